@@ -1,0 +1,47 @@
+// Package algo holds what every engine of the lab shares: the errors that
+// end a run and the error that names a bad parameter.
+//
+// An engine lives in a sub-package named for its family (algo/optim,
+// algo/mixture, algo/mcmc, ...). It is a plain struct built by a constructor
+// that validates its inputs and returns a *ParamError for any value out of
+// range, never panicking. Its Step method advances exactly one iteration (what
+// one iteration is for each algorithm is listed in the catalogues under
+// ../shared/notes). Randomness comes only from a *rand.Rand (math/rand/v2)
+// handed in by the caller, so a run is a pure function of its inputs and seed.
+// Engines never start goroutines, do no I/O and know nothing of the screen.
+package algo
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrConverged is returned by Step when the engine has met its stopping rule.
+// The engine's state stays valid and readable.
+var ErrConverged = errors.New("converged")
+
+// ErrDiverged is returned (wrapped, with the reason) by Step when the iterate
+// has become non-finite or has blown up. The engine's state is no longer
+// meaningful.
+var ErrDiverged = errors.New("diverged")
+
+// Diverged wraps ErrDiverged with a reason such as "f(x) = +Inf".
+func Diverged(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrDiverged, fmt.Sprintf(format, args...))
+}
+
+// ParamError reports a parameter whose value is outside its allowed range.
+type ParamError struct {
+	Name    string // the parameter's name, as the user types it
+	Value   any    // the value that was refused
+	Allowed string // the allowed range or set, e.g. "in (0, 10]"
+}
+
+func (e *ParamError) Error() string {
+	return fmt.Sprintf("parameter %s = %v: must be %s", e.Name, e.Value, e.Allowed)
+}
+
+// BadParam builds a *ParamError.
+func BadParam(name string, value any, allowed string) error {
+	return &ParamError{Name: name, Value: value, Allowed: allowed}
+}

@@ -1,0 +1,177 @@
+package sims
+
+// Frame is an immutable snapshot of a sim: the one data model that the TUI,
+// the headless output and the tests all read.
+//
+// A Frame and every slice it holds are never written after the sim returns
+// it. A sim may therefore share a slice that it never mutates (its data
+// points, say) between successive Frames, but must copy anything it goes on
+// updating.
+type Frame struct {
+	Sim     string   // the spec's name
+	Step    int      // iterations completed
+	Metrics []Metric // named scalars, in display order
+	Charts  []Chart  // the pictures, in display order
+	Text    []string // a few short lines shown under the charts
+}
+
+// Metric is a named scalar.
+type Metric struct {
+	Name  string
+	Value float64
+}
+
+// Metric returns the value of the named metric.
+func (f Frame) Metric(name string) (float64, bool) {
+	for _, m := range f.Metrics {
+		if m.Name == name {
+			return m.Value, true
+		}
+	}
+	return 0, false
+}
+
+// Series returns the first series of that name in any line chart.
+func (f Frame) Series(name string) (Series, bool) {
+	for _, c := range f.Charts {
+		if lc, ok := c.(LineChart); ok {
+			for _, s := range lc.Series {
+				if s.Name == name {
+					return s, true
+				}
+			}
+		}
+	}
+	return Series{}, false
+}
+
+// Chart is one picture in a Frame: a LineChart, CanvasChart, HistChart or
+// BarChart. The set is closed: a new kind of picture is added here and to the
+// renderer in tui/chart.
+type Chart interface {
+	ChartTitle() string
+}
+
+// LineChart draws curves against the step (or any evenly spaced x).
+type LineChart struct {
+	Title  string
+	Series []Series
+	// LogY draws log10(y); values at or below zero are floored at 1e-16
+	// (the notes' advice for gaps that reach zero).
+	LogY bool
+	// X0 and X1 are the x values of the first and last point of the longest
+	// series, for the axis ticks. Equal values mean "no x axis".
+	X0, X1 float64
+	XLabel string
+	YLabel string
+}
+
+// Series is a named curve of evenly spaced y values.
+type Series struct {
+	Name  string
+	Y     []float64
+	Class int  // colour index in the categorical palette
+	Bound bool // a theoretical bound or reference: drawn dotted
+}
+
+// CanvasChart is a 2-D picture in world coordinates: a coloured field,
+// level lines of another field, labelled points, polylines and markers,
+// layered in that order.
+type CanvasChart struct {
+	Title    string
+	View     Rect  // world rectangle shown
+	Heat     *Grid // drawn as coloured background (or shade glyphs in monochrome)
+	Contours *Grid // drawn as level lines
+	Points   []PointSet
+	Paths    []Path
+	Markers  []Marker
+	Legend   []string // Legend[i] names class i
+	XLabel   string
+	YLabel   string
+}
+
+// Rect is an axis-aligned rectangle in world coordinates.
+type Rect struct{ XMin, XMax, YMin, YMax float64 }
+
+// Grid is a scalar field sampled at the centres of NX×NY cells tiling the
+// chart's View. Z is row-major from the bottom row (y = YMin) upwards:
+// Z[j*NX+i] is the value in column i, row j.
+type Grid struct {
+	NX, NY int
+	Z      []float64
+	Scale  ColorScale
+	// Lo and Hi fix the colour range; when Lo >= Hi the data's range is used.
+	Lo, Hi float64
+	// Levels > 0 quantises the field into that many bands; contours are
+	// drawn between bands.
+	Levels int
+}
+
+// ColorScale says how grid values map to colour.
+type ColorScale int
+
+const (
+	Sequential  ColorScale = iota // low to high on one ramp
+	Diverging                     // two hues about the middle of [Lo, Hi]
+	Categorical                   // integer values are class indices
+)
+
+// PointSet is a set of 2-D points. Classes, when not nil, gives each point's
+// class; otherwise every point has Class. Class -1 is "unlabelled".
+type PointSet struct {
+	Name    string
+	X, Y    []float64
+	Classes []int
+	Class   int
+}
+
+// Path is a polyline, e.g. an iterate path or an ellipse.
+type Path struct {
+	X, Y   []float64
+	Class  int
+	Dotted bool
+}
+
+// Marker is a single glyph at a world position, e.g. the current iterate.
+type Marker struct {
+	X, Y  float64
+	Glyph rune
+	Class int
+}
+
+// HistChart is a histogram of densities on equal bins spanning [Lo, Hi], with
+// exact curves (such as the target density) drawn over it.
+type HistChart struct {
+	Title   string
+	Lo, Hi  float64
+	Density []float64 // per bin, normalised so that the bars integrate to one
+	Curves  []Curve
+	XLabel  string
+}
+
+// Curve is y = f(x) at increasing x, drawn over a histogram.
+type Curve struct {
+	Name  string
+	X, Y  []float64
+	Class int
+}
+
+// BarChart draws labelled horizontal bars.
+type BarChart struct {
+	Title string
+	Bars  []Bar
+	// Max fixes the full-bar value; when zero the largest bar is used.
+	Max float64
+}
+
+// Bar is one labelled bar.
+type Bar struct {
+	Label string
+	Value float64
+	Class int
+}
+
+func (c LineChart) ChartTitle() string   { return c.Title }
+func (c CanvasChart) ChartTitle() string { return c.Title }
+func (c HistChart) ChartTitle() string   { return c.Title }
+func (c BarChart) ChartTitle() string    { return c.Title }

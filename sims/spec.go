@@ -1,0 +1,117 @@
+// Package sims is the lab's runtime: the catalogue entry of a sim (Spec),
+// its parameters, the Frames it yields, and the Runner that drives one sim in
+// its own goroutine.
+//
+// A sim is an engine from algo/ together with its data, its parameters and
+// the description of what to draw. The TUI, the headless output and the
+// tests all read its Frames; none of them touches the engine.
+package sims
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/thelab/lab/algo"
+)
+
+// Errors that end a run cleanly. Step returns them (possibly wrapped).
+var (
+	ErrConverged = algo.ErrConverged
+	ErrDiverged  = algo.ErrDiverged
+)
+
+// Sim is one running instance: an engine, its data and what to draw.
+type Sim interface {
+	// Step advances one iteration. It returns nil, an error wrapping
+	// ErrConverged when the stopping rule is met, an error wrapping
+	// ErrDiverged when the iterate has blown up, or any other error when
+	// the engine fails.
+	Step() error
+	// Frame returns an immutable snapshot of what to show now.
+	Frame() Frame
+	// Result returns the run's outcome for headless output: JSON-encodable
+	// values such as the final iterate or the fitted parameters.
+	Result() map[string]any
+}
+
+// Config is everything a sim is built from.
+type Config struct {
+	Values Values
+	Seed   uint64
+	Data   *Table // from --data; nil when none was given
+}
+
+// Spec is the catalogue entry of a sim.
+type Spec struct {
+	Name   string // what the user types: `lab run gd`
+	Title  string // one line for the catalogue
+	Source string // the seed and section it implements
+	Params []Param
+	// Data says how a --data CSV is used; "" means the sim takes no data.
+	Data string
+	// Steps is the default number of steps of a headless run.
+	Steps int
+	// New builds a sim. It returns an error (never panics) when the
+	// configuration cannot be run, naming the parameter at fault.
+	New func(Config) (Sim, error)
+}
+
+// Defaults returns the spec's parameters all at their defaults.
+func (s *Spec) Defaults() Values {
+	v, err := Resolve(s.Params, nil)
+	if err != nil {
+		panic(err) // defaults are validated when the catalogue is built
+	}
+	return v
+}
+
+// Build validates a configuration for this spec and builds the sim.
+func (s *Spec) Build(cfg Config) (Sim, error) {
+	if cfg.Data != nil && s.Data == "" {
+		return nil, fmt.Errorf("sim %s takes no --data", s.Name)
+	}
+	if cfg.Values.params == nil {
+		cfg.Values = s.Defaults()
+	}
+	return s.New(cfg)
+}
+
+// Catalog is an ordered set of specs with unique names.
+type Catalog struct{ specs []*Spec }
+
+// NewCatalog checks that names are unique and that every default validates.
+func NewCatalog(specs ...*Spec) (*Catalog, error) {
+	c := &Catalog{}
+	for _, s := range specs {
+		if c.Lookup(s.Name) != nil {
+			return nil, fmt.Errorf("sims: duplicate sim name %q", s.Name)
+		}
+		if _, err := Resolve(s.Params, nil); err != nil {
+			return nil, fmt.Errorf("sims: %s: %w", s.Name, err)
+		}
+		c.specs = append(c.specs, s)
+	}
+	return c, nil
+}
+
+// Specs lists the catalogue in order.
+func (c *Catalog) Specs() []*Spec { return slices.Clone(c.specs) }
+
+// Lookup returns the named spec, or nil.
+func (c *Catalog) Lookup(name string) *Spec {
+	for _, s := range c.specs {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// Names lists the sim names in order.
+func (c *Catalog) Names() []string {
+	names := make([]string, len(c.specs))
+	for i, s := range c.specs {
+		names[i] = s.Name
+	}
+	return names
+}

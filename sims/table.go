@@ -1,0 +1,108 @@
+package sims
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Table is numeric data read from a CSV file with a header row.
+type Table struct {
+	Name    string      // where it came from, for messages
+	Columns []string    // header names
+	Rows    [][]float64 // one slice per data row, len(Columns) each
+}
+
+// LoadCSV reads a CSV file whose first row names the columns and whose other
+// rows are numbers. A missing file, an empty file, a ragged row or a
+// non-numeric cell is an error that says where.
+func LoadCSV(path string) (*Table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--data: %w", err)
+	}
+	defer f.Close()
+	t, err := ReadCSV(f)
+	if err != nil {
+		return nil, fmt.Errorf("--data %s: %w", path, err)
+	}
+	t.Name = path
+	return t, nil
+}
+
+// ReadCSV reads a table from r; see LoadCSV.
+func ReadCSV(r io.Reader) (*Table, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1 // raggedness is reported below, with the line
+	cr.TrimLeadingSpace = true
+	cr.Comment = '#'
+	header, err := cr.Read()
+	if errors.Is(err, io.EOF) {
+		return nil, errors.New("the file is empty: expected a header row and at least one data row")
+	}
+	if err != nil {
+		return nil, err
+	}
+	t := &Table{Columns: make([]string, len(header))}
+	for i, h := range header {
+		t.Columns[i] = strings.TrimSpace(h)
+	}
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue // a blank line
+		}
+		if len(rec) != len(header) {
+			return nil, fmt.Errorf("line %d has %d cells but the header has %d", line, len(rec), len(header))
+		}
+		row := make([]float64, len(rec))
+		for j, cell := range rec {
+			x, err := strconv.ParseFloat(strings.TrimSpace(cell), 64)
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+				return nil, fmt.Errorf("line %d, column %d (%s): %q is not a finite number", line, j+1, t.Columns[j], cell)
+			}
+			row[j] = x
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	if len(t.Rows) == 0 {
+		return nil, errors.New("the file has a header but no data rows")
+	}
+	return t, nil
+}
+
+// Column returns the index of the named column, or -1.
+func (t *Table) Column(name string) int {
+	for i, c := range t.Columns {
+		if c == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// XY returns the first two columns as point coordinates, or an error when
+// the table has fewer than two columns.
+func (t *Table) XY() (x, y []float64, err error) {
+	if len(t.Columns) < 2 {
+		return nil, nil, fmt.Errorf("--data %s: needs at least two numeric columns, found %d", t.Name, len(t.Columns))
+	}
+	x = make([]float64, len(t.Rows))
+	y = make([]float64, len(t.Rows))
+	for i, r := range t.Rows {
+		x[i], y[i] = r[0], r[1]
+	}
+	return x, y, nil
+}
