@@ -25,10 +25,16 @@ var ErrConverged = errors.New("converged")
 // meaningful.
 var ErrDiverged = errors.New("diverged")
 
-// Diverged wraps ErrDiverged with a reason such as "f(x) = +Inf".
+// Diverged returns an error that is ErrDiverged (for errors.Is) and reads
+// as its reason, such as "f(x) = +Inf at step 12".
 func Diverged(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrDiverged, fmt.Sprintf(format, args...))
+	return divergedError(fmt.Sprintf(format, args...))
 }
+
+type divergedError string
+
+func (e divergedError) Error() string        { return string(e) }
+func (e divergedError) Is(target error) bool { return target == ErrDiverged }
 
 // ParamError reports a parameter whose value is outside its allowed range.
 type ParamError struct {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -67,9 +66,10 @@ func (p Param) interval() string {
 // fmtNum prints a bound compactly: 10, 0.001, 1e+06.
 func fmtNum(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
-// parse checks text against the parameter's type and range and returns the
-// canonical text of the value.
-func (p Param) parse(text string) (string, error) {
+// Parse checks text against the parameter's type and range and returns the
+// canonical text of the value, or an error that names the parameter and
+// says what is allowed.
+func (p Param) Parse(text string) (string, error) {
 	text = strings.TrimSpace(text)
 	bad := func(why string) error {
 		return fmt.Errorf("parameter %s = %q: %s", p.Name, text, why)
@@ -151,7 +151,7 @@ func Resolve(params []Param, set map[string]string) (Values, error) {
 				}
 			}
 		}
-		canon, err := p.parse(text)
+		canon, err := p.Parse(text)
 		if err != nil {
 			if !user {
 				panic(fmt.Sprintf("sims: default of %s does not validate: %v", p.Name, err))
@@ -257,14 +257,4 @@ func (v Values) Summary() string {
 		fmt.Fprintf(&b, "%s=%s", p.Name, v.text[p.Name])
 	}
 	return b.String()
-}
-
-// sortedKeys returns a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -3,6 +3,7 @@ package sims
 import (
 	"errors"
 	"fmt"
+	"github.com/thelab/lab/algo"
 	"math"
 	"runtime/debug"
 	"sync"
@@ -91,6 +92,7 @@ const (
 	opToggle
 	opStep
 	opSpeed
+	opRateCap
 	opRestart
 )
 
@@ -115,7 +117,7 @@ func NewRunner(spec *Spec, cfg Config, opts RunnerOptions) (*Runner, error) {
 		done: make(chan struct{}),
 	}
 	r.seeds.Store(cfg.Seed)
-	l := &loop{r: r, sim: sim, vals: cfg.Values, seed: cfg.Seed, speed: opts.Speed, state: Running}
+	l := &loop{r: r, sim: sim, vals: cfg.Values, seed: cfg.Seed, speed: opts.Speed, rateCap: opts.RateCap, state: Running}
 	if opts.Paused {
 		l.state = Paused
 	}
@@ -141,6 +143,10 @@ func (r *Runner) StepOnce() { r.send(command{op: opStep}) }
 
 // SetSpeed sets the target steps per second; MaxSpeed means as fast as it goes.
 func (r *Runner) SetSpeed(stepsPerSec float64) { r.send(command{op: opSpeed, speed: stepsPerSec}) }
+
+// SetRateCap caps the steps per second whatever the speed (0 removes the
+// cap): a server's per-session budget, shared among its panes.
+func (r *Runner) SetRateCap(stepsPerSec float64) { r.send(command{op: opRateCap, speed: stepsPerSec}) }
 
 // Reset restarts the sim with the same parameters and seed.
 func (r *Runner) Reset() error {
@@ -209,6 +215,7 @@ type loop struct {
 	state   State
 	err     error
 	speed   float64
+	rateCap float64
 	version uint64
 
 	lastPublish time.Time
@@ -263,7 +270,7 @@ func (l *loop) run() {
 		l.paceDone += done
 		l.count(done)
 		if l.effectiveSpeed() == MaxSpeed {
-			l.adaptBatch(time.Since(start), done)
+			l.adaptBatch(time.Since(start))
 		}
 		if l.state != Running || time.Since(l.lastPublish) >= l.r.opts.Publish {
 			l.publish()
@@ -273,7 +280,7 @@ func (l *loop) run() {
 
 // effectiveSpeed is the speed after the runner's rate cap.
 func (l *loop) effectiveSpeed() float64 {
-	cap := l.r.opts.RateCap
+	cap := l.rateCap
 	if cap > 0 && (l.speed == MaxSpeed || l.speed > cap) {
 		return cap
 	}
@@ -309,19 +316,18 @@ func (l *loop) resetPace() {
 	l.rate = 0
 }
 
-func (l *loop) adaptBatch(took time.Duration, n int) {
+func (l *loop) adaptBatch(took time.Duration) {
 	switch {
 	case took < 500*time.Microsecond && l.batch < 1<<20:
 		l.batch *= 2
 	case took > 2*time.Millisecond && l.batch > 1:
 		l.batch /= 2
 	}
-	_ = n
 }
 
 func (l *loop) count(n int) {
 	l.rateSteps += n
-	if el := time.Since(l.rateStart); el >= 500*time.Millisecond {
+	if el := time.Since(l.rateStart); el >= 250*time.Millisecond {
 		l.rate = float64(l.rateSteps) / el.Seconds()
 		l.rateStart = time.Now()
 		l.rateSteps = 0
@@ -389,6 +395,9 @@ func (l *loop) handle(c command) {
 	case opSpeed:
 		l.speed = c.speed
 		l.resetPace()
+	case opRateCap:
+		l.rateCap = c.speed
+		l.resetPace()
 	case opRestart:
 		l.sim, l.vals, l.seed = c.sim, c.vals, c.seed
 		if l.state != Paused {
@@ -411,7 +420,7 @@ func (l *loop) publish() {
 	} else if !l.state.Done() {
 		for _, m := range frame.Metrics {
 			if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
-				l.finish(fmt.Errorf("%w: metric %s = %v", ErrDiverged, m.Name, m.Value))
+				l.finish(algo.Diverged("metric %s = %v", m.Name, m.Value))
 				break
 			}
 		}
@@ -419,6 +428,9 @@ func (l *loop) publish() {
 	l.version++
 	l.lastPublish = time.Now()
 	rate := l.rate
+	if el := time.Since(l.rateStart); rate == 0 && el > 50*time.Millisecond {
+		rate = float64(l.rateSteps) / el.Seconds() // before the first full window
+	}
 	if l.state != Running {
 		rate = 0
 	}

@@ -51,6 +51,9 @@ type Spec struct {
 	Data string
 	// Steps is the default number of steps of a headless run.
 	Steps int
+	// Speed is the steps per second at which a pane starts: slow enough to
+	// watch. 0 means as fast as it goes.
+	Speed float64
 	// New builds a sim. It returns an error (never panics) when the
 	// configuration cannot be run, naming the parameter at fault.
 	New func(Config) (Sim, error)

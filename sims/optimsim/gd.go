@@ -18,6 +18,7 @@ var GD = &sims.Spec{
 	Title:  "Gradient descent, momentum, Nesterov and Adam on 2-D test functions",
 	Source: "seed 001 §8 (Def 8.2, Thm 8.7)",
 	Steps:  1000,
+	Speed:  30,
 	Params: []sims.Param{
 		{Name: "fn", Kind: sims.Choice, Choices: optim.ProblemNames, Default: "quadratic",
 			Help: "function to minimise; quadratic is ½xᵀAx with eigenvalues 1 and kappa"},

@@ -1,0 +1,58 @@
+package chart
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/thelab/lab/sims"
+)
+
+// leftBlocks[i] fills i eighths of a cell from the left.
+var leftBlocks = []rune{' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉', '█'}
+
+// barChart draws one labelled horizontal bar per row.
+func barChart(c sims.BarChart, w, h int, o Options) []string {
+	b := newBuffer(w, h, o.Mono)
+	titleLine(b, 0, c.Title, "")
+	full := c.Max
+	labelW, valueW := 0, 0
+	for _, bar := range c.Bars {
+		full = math.Max(full, bar.Value)
+		labelW = max(labelW, len([]rune(bar.Label)))
+		valueW = max(valueW, len(num(bar.Value)))
+	}
+	labelW = min(labelW, w/3)
+	if !(full > 0) {
+		full = 1
+	}
+	room := w - labelW - valueW - 2
+	rows := h - 1
+	for i, bar := range c.Bars {
+		y := 1 + i
+		if i == rows-1 && len(c.Bars) > rows {
+			b.text(0, y, fmt.Sprintf("… %d more", len(c.Bars)-i), axisColor, false)
+			break
+		}
+		b.text(0, y, fmt.Sprintf("%-*s", labelW, truncRunes(bar.Label, labelW)), 0, false)
+		eighths := int(math.Round(math.Max(0, bar.Value) / full * float64(room*8)))
+		x := labelW + 1
+		for ; eighths >= 8; eighths -= 8 {
+			b.text(x, y, "█", classColor(bar.Class), false)
+			x++
+		}
+		if eighths > 0 {
+			b.text(x, y, string(leftBlocks[eighths]), classColor(bar.Class), false)
+			x++
+		}
+		b.text(x+1, y, num(bar.Value), axisColor, false)
+	}
+	return b.lines()
+}
+
+func truncRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n])
+}

@@ -1,0 +1,269 @@
+package chart
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/thelab/lab/sims"
+)
+
+// brailleBit[row][col] is the dot of a braille cell (2 columns, 4 rows).
+var brailleBit = [4][2]uint8{{0x01, 0x08}, {0x02, 0x10}, {0x04, 0x20}, {0x40, 0x80}}
+
+// canvas is the drawing area of a CanvasChart: per cell a background field
+// (two half-block colours, or a shade glyph in mono), braille dots with
+// their colour, and an optional glyph on top.
+type canvas struct {
+	w, h  int // in cells
+	view  sims.Rect
+	mono  bool
+	top   []rgb // heat colour of the upper half of each cell
+	bot   []rgb // heat colour of the lower half
+	shade []rune
+	dots  []uint8
+	ink   []rgb
+	layer []uint8 // the drawing layer that owns each cell's dots
+
+	glyph []rune
+	gink  []rgb
+}
+
+func newCanvas(w, h int, view sims.Rect, mono bool) *canvas {
+	n := w * h
+	return &canvas{
+		w: w, h: h, view: view, mono: mono,
+		top: make([]rgb, n), bot: make([]rgb, n), shade: make([]rune, n),
+		dots: make([]uint8, n), ink: make([]rgb, n), layer: make([]uint8, n),
+		glyph: make([]rune, n), gink: make([]rgb, n),
+	}
+}
+
+// pixel maps world coordinates to braille-pixel coordinates (y down).
+func (cv *canvas) pixel(x, y float64) (float64, float64) {
+	v := cv.view
+	px := (x - v.XMin) / (v.XMax - v.XMin) * float64(2*cv.w)
+	py := (v.YMax - y) / (v.YMax - v.YMin) * float64(4*cv.h)
+	return px, py
+}
+
+// Dot layers: a cell's dots belong to one layer; a higher layer (a path)
+// clears a lower one (level lines) so that it stays legible.
+const (
+	levelLayer uint8 = iota
+	pathLayer
+	pointLayer
+)
+
+func (cv *canvas) dot(px, py int, ink rgb, layer uint8) {
+	if px < 0 || py < 0 || px >= 2*cv.w || py >= 4*cv.h {
+		return
+	}
+	i := (py/4)*cv.w + px/2
+	if layer < cv.layer[i] && cv.dots[i] != 0 {
+		return
+	}
+	if layer > cv.layer[i] {
+		cv.dots[i] = 0
+	}
+	cv.layer[i] = layer
+	cv.dots[i] |= brailleBit[py%4][px%2]
+	cv.ink[i] = ink
+}
+
+func (cv *canvas) put(x, y float64, g rune, ink rgb) {
+	px, py := cv.pixel(x, y)
+	cx, cy := int(math.Floor(px/2)), int(math.Floor(py/4))
+	if cx < 0 || cy < 0 || cx >= cv.w || cy >= cv.h {
+		return
+	}
+	cv.glyph[cy*cv.w+cx] = g
+	cv.gink[cy*cv.w+cx] = ink
+}
+
+// heat fills the background from a field: half blocks in colour; in mono,
+// level lines for a banded field and shades for a continuous one.
+func (cv *canvas) heat(g *sims.Grid) {
+	if g.NX <= 0 || g.NY <= 0 || len(g.Z) < g.NX*g.NY {
+		return
+	}
+	s := newScale(g)
+	if cv.mono {
+		if g.Levels > 0 {
+			cv.levelLines(g, 0)
+			return
+		}
+		for cy := 0; cy < cv.h; cy++ {
+			for cx := 0; cx < cv.w; cx++ {
+				t := s.unit(gridAt(g, (float64(cx)+0.5)/float64(cv.w), 1-(float64(cy)+0.5)/float64(cv.h)))
+				cv.shade[cy*cv.w+cx] = shades[int(math.Round(t*float64(len(shades)-1)))]
+			}
+		}
+		return
+	}
+	for cy := 0; cy < cv.h; cy++ {
+		for cx := 0; cx < cv.w; cx++ {
+			u := (float64(cx) + 0.5) / float64(cv.w)
+			vt := 1 - (float64(cy)+0.25)/float64(cv.h)
+			vb := 1 - (float64(cy)+0.75)/float64(cv.h)
+			cv.top[cy*cv.w+cx] = s.color(gridAt(g, u, vt))
+			cv.bot[cy*cv.w+cx] = s.color(gridAt(g, u, vb))
+		}
+	}
+}
+
+// levelLines sets a braille dot wherever the band of the (bilinearly
+// interpolated) field changes between a pixel and its right or lower
+// neighbour.
+func (cv *canvas) levelLines(g *sims.Grid, ink rgb) {
+	if g.NX <= 0 || g.NY <= 0 || len(g.Z) < g.NX*g.NY {
+		return
+	}
+	s := newScale(g)
+	pw, ph := 2*cv.w, 4*cv.h
+	prev := make([]int, pw) // bands of the row above
+	row := make([]int, pw)
+	for py := 0; py < ph; py++ {
+		v := 1 - (float64(py)+0.5)/float64(ph)
+		for px := 0; px < pw; px++ {
+			row[px] = s.band(gridLerp(g, (float64(px)+0.5)/float64(pw), v))
+		}
+		for px := 0; px < pw; px++ {
+			if (px+1 < pw && row[px+1] != row[px]) || (py > 0 && prev[px] != row[px]) {
+				cv.dot(px, py, ink, levelLayer)
+			}
+		}
+		prev, row = row, prev
+	}
+}
+
+// path draws a polyline at braille resolution.
+func (cv *canvas) path(p sims.Path, ink rgb) {
+	n := min(len(p.X), len(p.Y))
+	if n == 0 {
+		return
+	}
+	x0, y0 := cv.pixel(p.X[0], p.Y[0])
+	cv.dot(int(math.Floor(x0)), int(math.Floor(y0)), ink, pathLayer)
+	count := 0
+	for i := 1; i < n; i++ {
+		x1, y1 := cv.pixel(p.X[i], p.Y[i])
+		cv.segment(x0, y0, x1, y1, ink, p.Dotted, &count)
+		x0, y0 = x1, y1
+	}
+}
+
+// segment draws a line between pixel positions by uniform sampling along
+// its longer axis; dotted lines keep every other pixel.
+func (cv *canvas) segment(x0, y0, x1, y1 float64, ink rgb, dotted bool, count *int) {
+	if math.IsNaN(x0+y0+x1+y1) || math.IsInf(x0+y0+x1+y1, 0) {
+		return
+	}
+	steps := int(math.Ceil(math.Max(math.Abs(x1-x0), math.Abs(y1-y0))))
+	// A segment far outside the canvas is clipped by dot; cap the work.
+	steps = min(steps, 4*(cv.w+cv.h)*4)
+	for s := 1; s <= steps; s++ {
+		t := float64(s) / float64(steps)
+		*count++
+		if dotted && *count%2 == 0 {
+			continue
+		}
+		cv.dot(int(math.Floor(x0+(x1-x0)*t)), int(math.Floor(y0+(y1-y0)*t)), ink, pathLayer)
+	}
+}
+
+// points draws a point set: braille dots in class colours, or class glyphs
+// at cell resolution in mono.
+func (cv *canvas) points(ps sims.PointSet) {
+	n := min(len(ps.X), len(ps.Y))
+	for i := 0; i < n; i++ {
+		class := ps.Class
+		if ps.Classes != nil && i < len(ps.Classes) {
+			class = ps.Classes[i]
+		}
+		if cv.mono {
+			cv.put(ps.X[i], ps.Y[i], classGlyph(class), 0)
+			continue
+		}
+		px, py := cv.pixel(ps.X[i], ps.Y[i])
+		cv.dot(int(math.Floor(px)), int(math.Floor(py)), classColor(class), pointLayer)
+	}
+}
+
+// draw composes the canvas into b at (x0, y0).
+func (cv *canvas) draw(b *buffer, x0, y0 int) {
+	for cy := 0; cy < cv.h; cy++ {
+		for cx := 0; cx < cv.w; cx++ {
+			i := cy*cv.w + cx
+			c := b.at(x0+cx, y0+cy)
+			if c == nil {
+				continue
+			}
+			top, bot := cv.top[i], cv.bot[i]
+			switch {
+			case cv.glyph[i] != 0:
+				c.r, c.fg, c.bold = cv.glyph[i], cv.gink[i], true
+				c.bg = blend(top, bot, 0.5)
+			case cv.dots[i] != 0:
+				c.r, c.fg = rune(0x2800+int(cv.dots[i])), cv.ink[i]
+				c.bg = blend(top, bot, 0.5)
+			case top != 0:
+				c.r, c.fg, c.bg = '▀', top, bot
+			case cv.shade[i] != 0:
+				c.r = cv.shade[i]
+			}
+		}
+	}
+}
+
+// canvasChart draws a title, the canvas, and a line with the axis ranges and
+// the legend.
+func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
+	b := newBuffer(w, h, o.Mono)
+	titleLine(b, 0, c.Title, "")
+	v := c.View
+	if !(v.XMax > v.XMin) || !(v.YMax > v.YMin) {
+		b.text(0, 1, "no data yet", axisColor, false)
+		return b.lines()
+	}
+	cv := newCanvas(w, h-2, v, o.Mono)
+	if c.Heat != nil {
+		cv.heat(c.Heat)
+	}
+	if c.Contours != nil {
+		cv.levelLines(c.Contours, contourInk)
+	}
+	for _, p := range c.Paths {
+		cv.path(p, classColor(p.Class))
+	}
+	for _, ps := range c.Points {
+		cv.points(ps)
+	}
+	for _, m := range c.Markers {
+		cv.put(m.X, m.Y, m.Glyph, classColor(m.Class))
+	}
+	cv.draw(b, 0, 1)
+
+	// The bottom line: the legend, then the axis ranges where there is room.
+	x := 0
+	for i, name := range c.Legend {
+		g := '■'
+		if o.Mono {
+			g = classGlyph(i)
+		}
+		b.text(x, h-1, string(g), classColor(i), true)
+		b.text(x+2, h-1, name, 0, false)
+		x += 2 + len([]rune(name)) + 2
+	}
+	xl, yl := c.XLabel, c.YLabel
+	if xl == "" {
+		xl = "x"
+	}
+	if yl == "" {
+		yl = "y"
+	}
+	axes := fmt.Sprintf("%s %s…%s  %s %s…%s", xl, num(v.XMin), num(v.XMax), yl, num(v.YMin), num(v.YMax))
+	if n := len([]rune(axes)); x+n <= w {
+		b.text(w-n, h-1, axes, axisColor, false)
+	}
+	return b.lines()
+}

@@ -1,0 +1,131 @@
+// Package chart draws the pictures of a sims.Frame as text: line charts
+// (through asciigraph), 2-D canvases in braille and half blocks, histograms
+// with an exact density over them, and bar charts.
+//
+// Every chart is a pure function of its data and a size: Render returns
+// exactly h lines of display width w. In colour mode it emits 24-bit ANSI
+// colours, which Bubble Tea (or colorprofile, for headless output) reduces to
+// what the terminal supports; in monochrome mode (NO_COLOR) it emits no
+// colour at all and tells classes apart by glyphs and shades instead.
+package chart
+
+import (
+	"strconv"
+	"strings"
+)
+
+// rgb is a 24-bit colour; the zero value means the terminal's default.
+type rgb uint32
+
+const colorSet rgb = 1 << 24
+
+func newRGB(r, g, b uint8) rgb { return colorSet | rgb(r)<<16 | rgb(g)<<8 | rgb(b) }
+
+func (c rgb) parts() (r, g, b uint8) { return uint8(c >> 16), uint8(c >> 8), uint8(c) }
+
+// blend mixes a and b (t = 0 gives a, 1 gives b); a default colour stays default.
+func blend(a, b rgb, t float64) rgb {
+	if a == 0 || b == 0 {
+		return a
+	}
+	ar, ag, ab := a.parts()
+	br, bg, bb := b.parts()
+	mix := func(x, y uint8) uint8 { return uint8(float64(x) + (float64(y)-float64(x))*t + 0.5) }
+	return newRGB(mix(ar, br), mix(ag, bg), mix(ab, bb))
+}
+
+// cell is one terminal cell.
+type cell struct {
+	r      rune
+	fg, bg rgb
+	bold   bool
+}
+
+// buffer is a w×h grid of cells, row 0 at the top. A mono buffer drops
+// colours when it is serialised (bold stays).
+type buffer struct {
+	w, h  int
+	mono  bool
+	cells []cell
+}
+
+func newBuffer(w, h int, mono bool) *buffer {
+	b := &buffer{w: w, h: h, mono: mono, cells: make([]cell, w*h)}
+	for i := range b.cells {
+		b.cells[i].r = ' '
+	}
+	return b
+}
+
+func (b *buffer) at(x, y int) *cell {
+	if x < 0 || y < 0 || x >= b.w || y >= b.h {
+		return nil
+	}
+	return &b.cells[y*b.w+x]
+}
+
+// text writes s from (x, y), clipped to the row.
+func (b *buffer) text(x, y int, s string, fg rgb, bold bool) {
+	for _, r := range s {
+		if c := b.at(x, y); c != nil {
+			c.r, c.fg, c.bold = r, fg, bold
+		}
+		x++
+	}
+}
+
+// lines serialises the buffer, changing SGR attributes only where they
+// change and resetting them at the end of every line.
+func (b *buffer) lines() []string {
+	out := make([]string, b.h)
+	var sb strings.Builder
+	for y := 0; y < b.h; y++ {
+		sb.Reset()
+		var fg, bg rgb
+		bold := false
+		for x := 0; x < b.w; x++ {
+			c := b.cells[y*b.w+x]
+			if b.mono {
+				c.fg, c.bg = 0, 0
+			}
+			if c.fg != fg || c.bg != bg || c.bold != bold {
+				writeSGR(&sb, c.fg, c.bg, c.bold)
+				fg, bg, bold = c.fg, c.bg, c.bold
+			}
+			sb.WriteRune(c.r)
+		}
+		if fg != 0 || bg != 0 || bold {
+			sb.WriteString("\x1b[m")
+		}
+		out[y] = sb.String()
+	}
+	return out
+}
+
+func writeSGR(sb *strings.Builder, fg, bg rgb, bold bool) {
+	sb.WriteString("\x1b[0")
+	if bold {
+		sb.WriteString(";1")
+	}
+	if fg != 0 {
+		r, g, b := fg.parts()
+		sb.WriteString(";38;2;")
+		writeTriple(sb, r, g, b)
+	}
+	if bg != 0 {
+		r, g, b := bg.parts()
+		sb.WriteString(";48;2;")
+		writeTriple(sb, r, g, b)
+	}
+	sb.WriteByte('m')
+}
+
+func writeTriple(sb *strings.Builder, r, g, b uint8) {
+	var buf [12]byte
+	n := strconv.AppendUint(buf[:0], uint64(r), 10)
+	n = append(n, ';')
+	n = strconv.AppendUint(n, uint64(g), 10)
+	n = append(n, ';')
+	n = strconv.AppendUint(n, uint64(b), 10)
+	sb.Write(n)
+}

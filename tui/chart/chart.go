@@ -1,0 +1,145 @@
+package chart
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/thelab/lab/sims"
+)
+
+// Options set how charts are drawn.
+type Options struct {
+	// Mono draws without colour: classes by glyph, fields by shade or
+	// level lines. It is what NO_COLOR gets.
+	Mono bool
+}
+
+// MinSize returns the smallest width and height at which a chart of this
+// kind is drawn; below it Render says "pane too small".
+func MinSize(c sims.Chart) (w, h int) {
+	switch c.(type) {
+	case sims.LineChart:
+		return 24, 6
+	case sims.CanvasChart:
+		return 12, 5
+	case sims.HistChart:
+		return 16, 5
+	case sims.BarChart:
+		return 16, 2
+	}
+	return 1, 1
+}
+
+// NaturalHeight is the number of lines a chart needs to show all it holds,
+// or 0 when it can use any height (line charts, canvases, histograms).
+func NaturalHeight(c sims.Chart) int {
+	if b, ok := c.(sims.BarChart); ok {
+		return len(b.Bars) + 1
+	}
+	return 0
+}
+
+// Render draws c in exactly h lines of display width w.
+func Render(c sims.Chart, w, h int, o Options) string {
+	return strings.Join(RenderLines(c, w, h, o), "\n")
+}
+
+// RenderLines is Render as a slice of lines.
+func RenderLines(c sims.Chart, w, h int, o Options) []string {
+	if w <= 0 || h <= 0 {
+		return nil
+	}
+	if mw, mh := MinSize(c); w < mw || h < mh {
+		return TooSmall(w, h)
+	}
+	var lines []string
+	switch c := c.(type) {
+	case sims.LineChart:
+		lines = lineChart(c, w, h, o)
+	case sims.CanvasChart:
+		lines = canvasChart(c, w, h, o)
+	case sims.HistChart:
+		lines = histChart(c, w, h, o)
+	case sims.BarChart:
+		lines = barChart(c, w, h, o)
+	default:
+		lines = []string{fmt.Sprintf("unknown chart %T", c)}
+	}
+	return Fit(lines, w, h)
+}
+
+// TooSmall is the block drawn when there is no room for a chart.
+func TooSmall(w, h int) []string {
+	msg := "pane too small"
+	if w < len(msg) {
+		msg = "small"
+	}
+	lines := make([]string, h)
+	for i := range lines {
+		lines[i] = strings.Repeat(" ", w)
+	}
+	if w >= len(msg) {
+		pad := (w - len(msg)) / 2
+		lines[h/2] = strings.Repeat(" ", pad) + msg + strings.Repeat(" ", w-pad-len(msg))
+	}
+	return lines
+}
+
+// Fit makes exactly h lines of display width exactly w: long lines are cut,
+// short ones padded with spaces, missing lines added.
+func Fit(lines []string, w, h int) []string {
+	out := make([]string, h)
+	for i := range out {
+		s := ""
+		if i < len(lines) {
+			s = lines[i]
+		}
+		out[i] = FitLine(s, w)
+	}
+	return out
+}
+
+// FitLine cuts or pads one line to display width w.
+func FitLine(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	if sw > w {
+		s = ansi.Truncate(s, w, "")
+		sw = ansi.StringWidth(s)
+	}
+	if sw < w {
+		s += strings.Repeat(" ", w-sw)
+	}
+	return s
+}
+
+// titleLine draws a chart's title in bold, with an optional note after it.
+func titleLine(b *buffer, y int, title, note string) {
+	b.text(0, y, title, titleColor, true)
+	if note != "" {
+		b.text(len([]rune(title))+1, y, note, axisColor, false)
+	}
+}
+
+// num formats a number compactly in at most about 8 characters.
+func num(x float64) string {
+	ax := math.Abs(x)
+	switch {
+	case x == 0:
+		return "0"
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case ax >= 1e5 || ax < 1e-3:
+		return strconv.FormatFloat(x, 'e', 1, 64)
+	case ax >= 100:
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	case ax >= 10:
+		return strconv.FormatFloat(x, 'f', 1, 64)
+	default:
+		s := strconv.FormatFloat(x, 'f', 3, 64)
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+		return s
+	}
+}

@@ -1,0 +1,180 @@
+package chart
+
+import (
+	"math"
+
+	"github.com/guptarohit/asciigraph"
+	"github.com/thelab/lab/sims"
+)
+
+// classAnsi is the categorical palette as xterm-256 colours: distinct on
+// dark and light backgrounds, and the same hues in line charts (asciigraph
+// takes 256-colour indices) and canvases (classColors, the same colours in
+// 24-bit).
+var (
+	classAnsi = []asciigraph.AnsiColor{
+		33,  // blue
+		214, // orange
+		72,  // green
+		205, // pink
+		220, // gold
+		98,  // purple
+		44,  // turquoise
+		196, // red
+		180, // tan
+		250, // grey
+	}
+	classColors = func() []rgb {
+		out := make([]rgb, len(classAnsi))
+		for i, c := range classAnsi {
+			out[i] = xterm256(int(c))
+		}
+		return out
+	}()
+	// classGlyphs tell classes apart without colour.
+	classGlyphs = []rune{'•', '+', 'x', 'o', '*', '#', '%', '@', '=', '~'}
+	unlabelled  = newRGB(0x9a, 0x9a, 0x9a)
+	axisColor   = newRGB(0x80, 0x80, 0x80)
+	titleColor  rgb // the terminal's own foreground, readable on dark and light
+	contourInk  = newRGB(0xf0, 0xf0, 0xf0)
+)
+
+func classColor(c int) rgb {
+	if c < 0 {
+		return unlabelled
+	}
+	return classColors[c%len(classColors)]
+}
+
+func classGlyph(c int) rune {
+	if c < 0 {
+		return '·'
+	}
+	return classGlyphs[c%len(classGlyphs)]
+}
+
+// viridis stops, for sequential scales.
+var viridis = []rgb{
+	newRGB(0x44, 0x01, 0x54), newRGB(0x41, 0x44, 0x87), newRGB(0x2a, 0x78, 0x8e),
+	newRGB(0x22, 0xa8, 0x84), newRGB(0x7a, 0xd1, 0x51), newRGB(0xfd, 0xe7, 0x25),
+}
+
+// diverging stops: blue, white, red.
+var diverging = []rgb{newRGB(0x2c, 0x6f, 0xd6), newRGB(0xf2, 0xf2, 0xf2), newRGB(0xd6, 0x33, 0x2c)}
+
+func ramp(stops []rgb, t float64) rgb {
+	t = math.Max(0, math.Min(1, t))
+	pos := t * float64(len(stops)-1)
+	i := int(pos)
+	if i >= len(stops)-1 {
+		return stops[len(stops)-1]
+	}
+	return blend(stops[i], stops[i+1], pos-float64(i))
+}
+
+// shades are the monochrome ramp for a continuous field, light to dark.
+var shades = []rune(" .:-=+*#%@")
+
+// scale maps a grid's values to [0, 1] (or to a band index).
+type scale struct {
+	g      *sims.Grid
+	lo, hi float64
+}
+
+func newScale(g *sims.Grid) scale {
+	lo, hi := g.Lo, g.Hi
+	if lo >= hi {
+		lo, hi = math.Inf(1), math.Inf(-1)
+		for _, z := range g.Z {
+			if !math.IsNaN(z) && !math.IsInf(z, 0) {
+				lo, hi = math.Min(lo, z), math.Max(hi, z)
+			}
+		}
+		if lo > hi { // no finite value
+			lo, hi = 0, 1
+		}
+		if lo == hi {
+			hi = lo + 1
+		}
+	}
+	return scale{g: g, lo: lo, hi: hi}
+}
+
+// unit maps z to [0, 1], quantised to the grid's levels when it has them.
+func (s scale) unit(z float64) float64 {
+	t := (z - s.lo) / (s.hi - s.lo)
+	if math.IsNaN(t) {
+		return 0
+	}
+	t = math.Max(0, math.Min(1, t))
+	if n := s.g.Levels; n > 0 {
+		band := math.Min(math.Floor(t*float64(n)), float64(n-1))
+		return band / math.Max(1, float64(n-1))
+	}
+	return t
+}
+
+// band is the level index of z (0..Levels-1), or a fine index when the grid
+// has no levels.
+func (s scale) band(z float64) int {
+	n := s.g.Levels
+	if n <= 0 {
+		n = 8
+	}
+	t := (z - s.lo) / (s.hi - s.lo)
+	if math.IsNaN(t) {
+		return 0
+	}
+	return int(math.Max(0, math.Min(float64(n-1), math.Floor(t*float64(n)))))
+}
+
+func (s scale) color(z float64) rgb {
+	switch s.g.Scale {
+	case sims.Categorical:
+		return classColor(int(math.Round(z)))
+	case sims.Diverging:
+		return ramp(diverging, s.unit(z))
+	default:
+		return ramp(viridis, s.unit(z))
+	}
+}
+
+// at samples the grid (nearest cell) at fractional position (u, v) in
+// [0, 1]², v = 0 at the bottom.
+func gridAt(g *sims.Grid, u, v float64) float64 {
+	i := int(u * float64(g.NX))
+	j := int(v * float64(g.NY))
+	i = max(0, min(g.NX-1, i))
+	j = max(0, min(g.NY-1, j))
+	return g.Z[j*g.NX+i]
+}
+
+// gridLerp samples the grid bilinearly between cell centres.
+func gridLerp(g *sims.Grid, u, v float64) float64 {
+	x := u*float64(g.NX) - 0.5
+	y := v*float64(g.NY) - 0.5
+	i0 := max(0, min(g.NX-1, int(math.Floor(x))))
+	j0 := max(0, min(g.NY-1, int(math.Floor(y))))
+	i1, j1 := min(g.NX-1, i0+1), min(g.NY-1, j0+1)
+	fx := math.Max(0, math.Min(1, x-float64(i0)))
+	fy := math.Max(0, math.Min(1, y-float64(j0)))
+	z00, z10 := g.Z[j0*g.NX+i0], g.Z[j0*g.NX+i1]
+	z01, z11 := g.Z[j1*g.NX+i0], g.Z[j1*g.NX+i1]
+	return (z00*(1-fx)+z10*fx)*(1-fy) + (z01*(1-fx)+z11*fx)*fy
+}
+
+// xterm256 is the 24-bit value of an xterm-256 colour index in 16..255.
+func xterm256(n int) rgb {
+	if n >= 232 {
+		v := uint8(8 + 10*(n-232))
+		return newRGB(v, v, v)
+	}
+	n -= 16
+	level := func(i int) uint8 {
+		if i == 0 {
+			return 0
+		}
+		return uint8(55 + 40*i)
+	}
+	return newRGB(level(n/36), level(n/6%6), level(n%6))
+}

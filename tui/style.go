@@ -1,0 +1,62 @@
+package tui
+
+import (
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/thelab/lab/tui/chart"
+)
+
+var (
+	boldStyle    = lipgloss.NewStyle().Bold(true)
+	dimStyle     = lipgloss.NewStyle().Foreground(lipgloss.Color("245"))
+	focusColor   = lipgloss.Color("212")
+	blurColor    = lipgloss.Color("240")
+	errorStyle   = lipgloss.NewStyle().Foreground(lipgloss.Color("196"))
+	keyStyle     = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("212"))
+	overlayStyle = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(focusColor).Padding(0, 1)
+)
+
+func bold(s string) string { return boldStyle.Render(s) }
+
+// dim greys out secondary text; in mono it is left plain.
+func dim(s string, st PaneStyle) string {
+	if st.Mono {
+		return s
+	}
+	return dimStyle.Render(s)
+}
+
+func color(c, s string) string {
+	return lipgloss.NewStyle().Foreground(lipgloss.Color(c)).Render(s)
+}
+
+// border glyphs: the focused pane has a heavy border, which shows focus
+// without colour.
+type border struct{ tl, tr, bl, br, h, v string }
+
+var (
+	lightBorder = border{"╭", "╮", "╰", "╯", "─", "│"}
+	heavyBorder = border{"┏", "┓", "┗", "┛", "━", "┃"}
+)
+
+// frame draws body (lines of width w-2) in a w×h border with title on the
+// top edge.
+func frame(body []string, w, h int, title string, st PaneStyle) []string {
+	b, ink := lightBorder, lipgloss.NewStyle().Foreground(blurColor)
+	if st.Focused {
+		b, ink = heavyBorder, lipgloss.NewStyle().Foreground(focusColor)
+	}
+	out := make([]string, 0, h)
+	title = ansi.Truncate(title, max(0, w-5), "…")
+	fill := max(0, w-5-ansi.StringWidth(title))
+	out = append(out, ink.Render(b.tl+b.h)+" "+title+" "+ink.Render(strings.Repeat(b.h, fill)+b.tr))
+	side := ink.Render(b.v)
+	body = chart.Fit(body, w-2, h-2)
+	for _, line := range body {
+		out = append(out, side+line+side)
+	}
+	out = append(out, ink.Render(b.bl+strings.Repeat(b.h, w-2)+b.br))
+	return out
+}
