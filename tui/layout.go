@@ -43,24 +43,30 @@ func gridLayout(n, w, h int) []rect {
 }
 
 // neighbour returns the index of the nearest pane in direction (dx, dy)
-// from pane i, or i when there is none.
+// from pane i, or i when there is none. A pane counts as lying that way
+// when it overlaps pane i across the direction (rows for left and right,
+// columns for up and down); the nearest along the direction wins, then the
+// best aligned.
 func neighbour(rects []rect, i, dx, dy int) int {
-	cx, cy := rects[i].centre()
-	best, bestDist := i, math.Inf(1)
+	a := rects[i]
+	ax, ay := a.centre()
+	best, bestAlong, bestAcross := i, math.Inf(1), math.Inf(1)
 	for j, r := range rects {
 		if j == i {
 			continue
 		}
+		overlap := r.y < a.y+a.h && a.y < r.y+r.h // rows in common
+		if dy != 0 {
+			overlap = r.x < a.x+a.w && a.x < r.x+r.w // columns in common
+		}
 		x, y := r.centre()
-		ax, ay := x-cx, y-cy
-		// Along the direction, and more along it than across it.
-		along := ax*float64(dx) + ay*float64(dy)
-		across := math.Abs(ax*float64(dy)) + math.Abs(ay*float64(dx))
-		if along <= 0 || across > along*2 {
+		along := (x-ax)*float64(dx) + (y-ay)*float64(dy)
+		across := math.Abs((x-ax)*float64(dy)) + math.Abs((y-ay)*float64(dx))
+		if !overlap || along <= 0 {
 			continue
 		}
-		if d := along + across; d < bestDist {
-			best, bestDist = j, d
+		if along < bestAlong || (along == bestAlong && across < bestAcross) {
+			best, bestAlong, bestAcross = j, along, across
 		}
 	}
 	return best

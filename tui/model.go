@@ -34,6 +34,8 @@ type Options struct {
 	// RateCap, when positive, caps the steps per second of the whole
 	// session, shared equally by its panes.
 	RateCap float64
+	// Paused opens every pane paused (for tests and screenshots).
+	Paused bool
 }
 
 // Model is the root Bubble Tea model of one lab session. Close it (Quit
@@ -104,7 +106,7 @@ func (m *Model) addPane(name string) error {
 	seed := m.seeds
 	m.seeds += 0x9e3779b97f4a7c15
 	idx := nearestSpeed(spec.Speed)
-	r, err := sims.NewRunner(spec, sims.Config{Seed: seed}, sims.RunnerOptions{Speed: sims.Speeds[idx]})
+	r, err := sims.NewRunner(spec, sims.Config{Seed: seed}, sims.RunnerOptions{Speed: sims.Speeds[idx], Paused: m.opts.Paused})
 	if err != nil {
 		return err
 	}

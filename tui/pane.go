@@ -35,17 +35,65 @@ func paneLines(s *sims.Snapshot, w, h int, st PaneStyle) []string {
 		return chart.TooSmall(w, h)
 	}
 	iw, ih := w-2, h-2
-	var body []string
-	body = append(body, chart.FitLine(metricsLine(s, st), iw))
+	o := chart.Options{Mono: st.Mono}
 	notes := paneNotes(s)
-	// Notes take what room the charts can spare, at most a third.
-	nNotes := min(len(notes), max(0, (ih-1)/3))
-	chartRows := ih - 1 - nNotes
-	body = append(body, chartBlock(s.Frame.Charts, iw, chartRows, chart.Options{Mono: st.Mono})...)
+	charts, nNotes := fitCharts(s.Frame.Charts, iw, ih-1, len(notes), stateNotes(s))
+	// Say what was left out, on a row the charts can spare.
+	if hidden := len(s.Frame.Charts) - len(charts); hidden > 0 && fits(charts, iw, ih-2-nNotes) {
+		hint := fmt.Sprintf("(%d more chart%s: enter zooms)", hidden, plural(hidden))
+		notes = append(notes[:nNotes:nNotes], hint)
+		nNotes++
+	}
+	body := []string{chart.FitLine(metricsLine(s, st), iw)}
+	body = append(body, chartBlock(charts, iw, ih-1-nNotes, o)...)
 	for _, n := range notes[:nNotes] {
 		body = append(body, chart.FitLine(dim(n, st), iw))
 	}
 	return frame(body, w, h, statusTitle(s, st), st)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// fitCharts decides what a pane of w×h (below its metrics row) shows: all
+// charts if they fit at their minimum sizes, with as many of the nNotes
+// note lines as leave them fitting (at most a third of the rows, and never
+// fewer than the keep lines that say why a run stopped); otherwise the
+// longest prefix of the charts that fits beside the keep lines.
+func fitCharts(charts []sims.Chart, w, h, nNotes, keep int) ([]sims.Chart, int) {
+	keep = min(keep, nNotes)
+	for n := min(nNotes, max(keep, h/3)); n >= keep; n-- {
+		if fits(charts, w, h-n) {
+			return charts, n
+		}
+	}
+	for k := len(charts) - 1; k >= 1; k-- {
+		if fits(charts[:k], w, h-keep) {
+			return charts[:k], keep
+		}
+	}
+	return charts[:min(1, len(charts))], keep
+}
+
+// fits reports whether the charts can all be drawn at their minimum sizes.
+func fits(charts []sims.Chart, w, h int) bool {
+	if len(charts) == 0 {
+		return h >= 0
+	}
+	_, ok := chartColumns(charts, w, h-stripHeight(charts, h))
+	return ok
+}
+
+// stateNotes is how many of paneNotes' lines say why the run stopped.
+func stateNotes(s *sims.Snapshot) int {
+	if s.State.Done() {
+		return 1
+	}
+	return 0
 }
 
 // statusTitle is the text on the pane's top edge: name, state, step, speed.
@@ -133,34 +181,77 @@ func paneNotes(s *sims.Snapshot) []string {
 	return append(notes, s.Frame.Text...)
 }
 
-// chartBlock lays the charts out in a grid that suits their number and the
-// room, and draws each one. A row of charts that need few lines (bar
-// charts) gets only those; the other rows share the rest.
+// chartBlock lays the charts out and draws each one. Charts with a natural
+// height (bar charts) become full-width strips at the bottom, given their
+// height while that leaves at least two thirds of the room; the others share
+// the rest in a grid that suits their number and shape.
 func chartBlock(charts []sims.Chart, w, h int, o chart.Options) []string {
 	if h <= 0 {
 		return nil
 	}
+	main, strips := splitStrips(charts, h)
+	stripRows := 0
+	for _, c := range strips {
+		stripRows += chart.NaturalHeight(c)
+	}
+	out := chartGrid(main, w, h-stripRows, o)
+	for _, c := range strips {
+		out = append(out, chart.RenderLines(c, w, chart.NaturalHeight(c), o)...)
+	}
+	return out
+}
+
+// splitStrips separates the charts drawn as full-width strips (those with
+// a natural height, while the strips take at most a third of h) from the
+// rest; when nothing else is left, everything goes in the grid.
+func splitStrips(charts []sims.Chart, h int) (main, strips []sims.Chart) {
+	rows := 0
+	for _, c := range charts {
+		if n := chart.NaturalHeight(c); n > 0 && (rows+n)*3 <= h {
+			strips = append(strips, c)
+			rows += n
+		} else {
+			main = append(main, c)
+		}
+	}
+	if len(main) == 0 {
+		return charts, nil
+	}
+	return main, strips
+}
+
+func stripHeight(charts []sims.Chart, h int) int {
+	_, strips := splitStrips(charts, h)
+	n := 0
+	for _, c := range strips {
+		n += chart.NaturalHeight(c)
+	}
+	return n
+}
+
+// chartGrid draws charts in a grid of equal cells filling w×h.
+func chartGrid(charts []sims.Chart, w, h int, o chart.Options) []string {
 	if len(charts) == 0 {
 		return chart.Fit(nil, w, h)
 	}
-	cols := chartColumns(charts, w, h)
+	cols, _ := chartColumns(charts, w, h)
 	rows := (len(charts) + cols - 1) / cols
-	heights := rowHeights(charts, cols, rows, h)
 	out := make([]string, 0, h)
 	for r := 0; r < rows; r++ {
-		rh := heights[r]
+		rh := h / rows
+		if r == rows-1 {
+			rh = h - rh*(rows-1)
+		}
 		first := r * cols
 		last := min(len(charts), first+cols)
 		n := last - first
 		blocks := make([][]string, n)
-		widths := make([]int, n)
 		for i := range n {
 			// One blank column between charts.
 			cw := (w - (n - 1)) / n
 			if i == n-1 {
 				cw = w - (n-1)*(cw+1)
 			}
-			widths[i] = cw
 			blocks[i] = chart.RenderLines(charts[first+i], cw, rh, o)
 		}
 		for y := 0; y < rh; y++ {
@@ -177,61 +268,12 @@ func chartBlock(charts []sims.Chart, w, h int, o chart.Options) []string {
 	return out
 }
 
-// rowHeights shares h lines among the rows of charts: a row whose charts
-// all have a natural height (chart.NaturalHeight) gets at most that, and
-// the other rows split what is left equally.
-func rowHeights(charts []sims.Chart, cols, rows, h int) []int {
-	heights := make([]int, rows)
-	want := make([]int, rows) // 0: as much as it can get
-	flexible, left := 0, h
-	for r := range rows {
-		for _, c := range charts[r*cols : min(len(charts), (r+1)*cols)] {
-			n := chart.NaturalHeight(c)
-			if n == 0 {
-				want[r] = 0
-				break
-			}
-			want[r] = max(want[r], n)
-		}
-		if want[r] == 0 {
-			flexible++
-		}
-	}
-	if flexible > 0 {
-		for r := range rows {
-			if want[r] > 0 {
-				heights[r] = min(want[r], h/rows)
-				left -= heights[r]
-			}
-		}
-	}
-	share := 0
-	for r := range rows {
-		if want[r] == 0 || flexible == 0 {
-			n := flexible
-			if n == 0 {
-				n = rows
-			}
-			heights[r] = left / n
-			share += heights[r]
-		}
-	}
-	// Rounding leftovers go to the last flexible row.
-	for r := rows - 1; r >= 0; r-- {
-		if want[r] == 0 || flexible == 0 {
-			heights[r] += left - share
-			break
-		}
-	}
-	return heights
-}
-
 // chartColumns picks how many charts go side by side: the layout whose
 // chart cells are closest to a 3:1 (cells) shape, among those where every
-// chart reaches its minimum size; one column if none does.
-func chartColumns(charts []sims.Chart, w, h int) int {
+// chart reaches its minimum size; ok is false (and cols 1) if none does.
+func chartColumns(charts []sims.Chart, w, h int) (cols int, ok bool) {
 	best, bestScore := 1, math.Inf(1)
-	for cols := 1; cols <= len(charts); cols++ {
+	for cols = 1; cols <= len(charts); cols++ {
 		rows := (len(charts) + cols - 1) / cols
 		cw, ch := (w-(cols-1))/cols, h/rows
 		fits := true
@@ -247,8 +289,8 @@ func chartColumns(charts []sims.Chart, w, h int) int {
 			score += 0.3 // a ragged last row leaves one chart stretched
 		}
 		if score < bestScore {
-			best, bestScore = cols, score
+			best, bestScore, ok = cols, score, true
 		}
 	}
-	return best
+	return best, ok
 }

@@ -22,7 +22,7 @@ type Options struct {
 func MinSize(c sims.Chart) (w, h int) {
 	switch c.(type) {
 	case sims.LineChart:
-		return 24, 6
+		return 24, 5
 	case sims.CanvasChart:
 		return 12, 5
 	case sims.HistChart:
@@ -73,6 +73,9 @@ func RenderLines(c sims.Chart, w, h int, o Options) []string {
 
 // TooSmall is the block drawn when there is no room for a chart.
 func TooSmall(w, h int) []string {
+	if w <= 0 || h <= 0 {
+		return make([]string, max(h, 0))
+	}
 	msg := "pane too small"
 	if w < len(msg) {
 		msg = "small"
