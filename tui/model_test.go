@@ -60,7 +60,7 @@ func press(t testing.TB, name string) tea.KeyPressMsg {
 
 // lab is a model under test, driven by direct Update calls.
 type lab struct {
-	t *testing.T
+	t testing.TB
 	m *Model
 }
 
@@ -382,8 +382,8 @@ func TestProgramRunsAndQuits(t *testing.T) {
 	tm.Send(press(t, "q"))
 	tm.Send(press(t, "q"))
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
-	if regexp.MustCompile(`\x1b\[[0-9;]*[34]8;`).Match(out.Bytes()) {
-		t.Error("colour escape codes under the Ascii profile")
+	if m := regexp.MustCompile(`\x1b\[[0-9;]*[34]8;[0-9;]*m`).Find(out.Bytes()); m != nil {
+		t.Errorf("colour escape code %q under the Ascii profile", m)
 	}
 	m.Close()
 	deadline := time.Now().Add(3 * time.Second)

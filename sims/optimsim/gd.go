@@ -140,11 +140,13 @@ func (s *gdSim) Frame() sims.Frame {
 		series = append(series, sims.Series{Name: "Thm 8.7 bound", Y: s.gap.Map(s.boundAt), Class: 1, Bound: true})
 	}
 	px, py := s.path.Column(0), s.path.Column(1)
-	markers := []sims.Marker{{X: s.x0[0], Y: s.x0[1], Glyph: '○', Class: 2}}
+	// Orange path and iterate, pink minima: both stand out on the dimmed
+	// viridis field.
+	markers := []sims.Marker{{X: s.x0[0], Y: s.x0[1], Glyph: '○', Class: 1}}
 	for _, m := range s.prob.Minima {
 		markers = append(markers, sims.Marker{X: m[0], Y: m[1], Glyph: '★', Class: 3})
 	}
-	markers = append(markers, sims.Marker{X: x[0], Y: x[1], Glyph: '●', Class: 0})
+	markers = append(markers, sims.Marker{X: x[0], Y: x[1], Glyph: '●', Class: 1})
 	return sims.Frame{
 		Sim:  "gd",
 		Step: s.d.Iter(),
@@ -158,7 +160,7 @@ func (s *gdSim) Frame() sims.Frame {
 			sims.CanvasChart{
 				Title: s.prob.Name + " contours and iterate path",
 				View:  s.view, Heat: s.heat,
-				Paths:   []sims.Path{{X: px, Y: py, Class: 0}},
+				Paths:   []sims.Path{{X: px, Y: py, Class: 1}},
 				Markers: markers,
 				XLabel:  "x", YLabel: "y",
 			},

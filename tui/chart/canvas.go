@@ -80,6 +80,12 @@ func (cv *canvas) put(x, y float64, g rune, ink rgb) {
 	cv.gink[cy*cv.w+cx] = ink
 }
 
+// A heat field is dimmed toward a dark shadow so that the points, paths and
+// markers drawn over it stand out.
+var heatShadow = newRGB(0x14, 0x14, 0x1a)
+
+const heatDim = 0.4
+
 // heat fills the background from a field: half blocks in colour; in mono,
 // level lines for a banded field and shades for a continuous one.
 func (cv *canvas) heat(g *sims.Grid) {
@@ -105,8 +111,8 @@ func (cv *canvas) heat(g *sims.Grid) {
 			u := (float64(cx) + 0.5) / float64(cv.w)
 			vt := 1 - (float64(cy)+0.25)/float64(cv.h)
 			vb := 1 - (float64(cy)+0.75)/float64(cv.h)
-			cv.top[cy*cv.w+cx] = s.color(gridAt(g, u, vt))
-			cv.bot[cy*cv.w+cx] = s.color(gridAt(g, u, vb))
+			cv.top[cy*cv.w+cx] = blend(s.color(gridAt(g, u, vt)), heatShadow, heatDim)
+			cv.bot[cy*cv.w+cx] = blend(s.color(gridAt(g, u, vb)), heatShadow, heatDim)
 		}
 	}
 }

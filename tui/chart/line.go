@@ -75,12 +75,15 @@ func lineChart(c sims.LineChart, w, h int, o Options) []string {
 	if withAxis {
 		plotRows -= 2
 	}
+	lo, hi := extent(data)
 	format := num
 	if c.LogY {
 		format = func(v float64) string { return num(math.Pow(10, v)) }
+		if hi-lo > 2 { // more than two decades: one scientific format for all
+			format = func(v float64) string { return strconv.FormatFloat(math.Pow(10, v), 'e', 1, 64) }
+		}
 	}
 	labelW := 0
-	lo, hi := extent(data)
 	for _, v := range []float64{lo, hi, (lo + hi) / 2} {
 		labelW = max(labelW, len(format(v)))
 	}

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/thelab/lab/sims/catalog"
+)
+
+// labBin is the binary built once for the tests of this package.
+var labBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "labtest")
+	if err != nil {
+		panic(err)
+	}
+	labBin = filepath.Join(dir, "lab")
+	if out, err := exec.Command("go", "build", "-o", labBin, ".").CombinedOutput(); err != nil {
+		panic("building lab: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// lab runs the binary and returns stdout, stderr and the exit status.
+func lab(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(labBin, args...)
+	cmd.Env = append(os.Environ(), "NO_COLOR=1")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestListShowsEverySim(t *testing.T) {
+	out, _, code := lab(t, "list")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, s := range catalog.All().Specs() {
+		if !strings.Contains(out, s.Name+" — "+s.Title) || !strings.Contains(out, s.Source) {
+			t.Errorf("list lacks %s", s.Name)
+		}
+		for _, p := range s.Params {
+			if !strings.Contains(out, p.Range()) {
+				t.Errorf("list lacks the range of %s.%s", s.Name, p.Name)
+			}
+		}
+	}
+}
+
+// TestRunJSON checks the JSON lines: one every K steps, then a final line
+// with the result, for every sim of the catalogue.
+func TestRunJSON(t *testing.T) {
+	for _, name := range catalog.All().Names() {
+		out, errs, code := lab(t, "run", name, "--steps", "40", "--every", "10", "--json", "--seed", "3")
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", name, code, errs)
+		}
+		var lines []map[string]any
+		sc := bufio.NewScanner(strings.NewReader(out))
+		for sc.Scan() {
+			var obj map[string]any
+			if err := json.Unmarshal(sc.Bytes(), &obj); err != nil {
+				t.Fatalf("%s: not JSON: %q: %v", name, sc.Text(), err)
+			}
+			lines = append(lines, obj)
+		}
+		if len(lines) < 2 {
+			t.Fatalf("%s: %d lines", name, len(lines))
+		}
+		for i, obj := range lines {
+			if obj["sim"] != name || obj["metrics"] == nil {
+				t.Errorf("%s line %d: %v", name, i, obj)
+			}
+			final := i == len(lines)-1
+			if (obj["final"] == true) != final || (obj["result"] != nil) != final {
+				t.Errorf("%s line %d: final=%v result=%v", name, i, obj["final"], obj["result"] != nil)
+			}
+		}
+		if lines[0]["step"].(float64) != 10 {
+			t.Errorf("%s: first line at step %v, want 10", name, lines[0]["step"])
+		}
+	}
+}
+
+func TestRunIsReproducible(t *testing.T) {
+	a, _, _ := lab(t, "run", "mh", "--steps", "3000", "--json", "--seed", "9")
+	b, _, _ := lab(t, "run", "mh", "--steps", "3000", "--json", "--seed", "9")
+	c, _, _ := lab(t, "run", "mh", "--steps", "3000", "--json", "--seed", "10")
+	if a != b || a == c {
+		t.Errorf("same seed differs or different seeds agree:\n%s\n%s\n%s", a, b, c)
+	}
+}
+
+func TestRunResults(t *testing.T) {
+	out, _, code := lab(t, "run", "gd", "--json", "--set", "fn=himmelblau")
+	var obj struct {
+		State  string
+		Result struct{ X []float64 }
+	}
+	if err := json.Unmarshal([]byte(out), &obj); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v: %s", code, err, out)
+	}
+	if obj.State != "converged" || len(obj.Result.X) != 2 {
+		t.Errorf("himmelblau: %+v", obj)
+	}
+	out, _, _ = lab(t, "run", "em-gmm", "--json", "--data", "../../testdata/blobs.csv", "--set", "k=3")
+	var em struct {
+		Result struct {
+			Weights     []float64
+			Means       [][]float64
+			Covariances [][][]float64
+			LoglikTrace []float64 `json:"loglik_trace"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &em); err != nil {
+		t.Fatal(err)
+	}
+	if len(em.Result.Weights) != 3 || len(em.Result.Means) != 3 || len(em.Result.Covariances) != 3 || len(em.Result.LoglikTrace) == 0 {
+		t.Errorf("em-gmm result: %+v", em.Result)
+	}
+}
+
+func TestRunFrames(t *testing.T) {
+	out, _, code := lab(t, "run", "gd", "--frames", "--size", "90x26", "--steps", "20", "--every", "10")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	frames := strings.Split(strings.TrimRight(out, "\n"), "\n\n")
+	if len(frames) != 2 {
+		t.Fatalf("%d frames, want 2 (step 10 and the final step 20)", len(frames))
+	}
+	for i, f := range frames {
+		lines := strings.Split(f, "\n")
+		if len(lines) != 26 {
+			t.Errorf("frame %d: %d lines", i, len(lines))
+		}
+		for _, l := range lines {
+			if ansi.StringWidth(l) != 90 {
+				t.Errorf("frame %d: line of width %d: %q", i, ansi.StringWidth(l), l)
+			}
+		}
+		if strings.Contains(f, "\x1b[") {
+			t.Errorf("frame %d: escape codes in non-terminal output", i)
+		}
+	}
+	if !strings.Contains(frames[1], "step 20") || !strings.Contains(frames[1], "quadratic contours") {
+		t.Errorf("final frame:\n%s", frames[1])
+	}
+}
+
+// TestExitStatus checks 0, 2 (usage or a bad parameter, named) and 1 (the
+// engine fails).
+func TestExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	tests := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run", "gd", "--steps", "5"}, 0, ""},
+		{[]string{"help"}, 0, ""},
+		{[]string{"run"}, 2, "which sim"},
+		{[]string{"run", "nope"}, 2, `unknown sim "nope"`},
+		{[]string{"nope"}, 2, `unknown sim "nope"`},
+		{[]string{"run", "gd", "--bogus"}, 2, "bogus"},
+		{[]string{"run", "gd", "--set", "lr=11"}, 2, "parameter lr"},
+		{[]string{"run", "gd", "--set", "lr"}, 2, "name=value"},
+		{[]string{"run", "gd", "--set", "speed=3"}, 2, `unknown parameter "speed"`},
+		{[]string{"run", "gd", "--json", "--frames"}, 2, "exclude"},
+		{[]string{"run", "gd", "--frames", "--size", "3x3"}, 2, "--size"},
+		{[]string{"run", "gd", "--data", "x.csv"}, 2, "takes no --data"},
+		{[]string{"run", "em-gmm", "--data", filepath.Join(dir, "missing.csv")}, 2, "no such file"},
+		{[]string{"run", "em-gmm", "--data", write("empty.csv", "")}, 2, "empty"},
+		{[]string{"run", "em-gmm", "--data", write("ragged.csv", "x,y\n1,2\n3\n")}, 2, "line 3"},
+		{[]string{"run", "em-gmm", "--data", write("text.csv", "x,y\n1,2\n3,abc\n")}, 2, "line 3, column 2"},
+		{[]string{"run", "em-gmm", "--data", write("one.csv", "x\n1\n2\n")}, 2, "two"},
+		{[]string{"run", "gd", "--set", "lr=0.3"}, 1, "diverged at step"},
+	}
+	for _, tt := range tests {
+		_, errs, code := lab(t, tt.args...)
+		if code != tt.code || !strings.Contains(errs, tt.want) {
+			t.Errorf("lab %s: exit %d, stderr %q; want exit %d and %q",
+				strings.Join(tt.args, " "), code, errs, tt.code, tt.want)
+		}
+		if strings.Contains(errs, "panic") || strings.Contains(errs, "goroutine") {
+			t.Errorf("lab %s panicked: %s", strings.Join(tt.args, " "), errs)
+		}
+	}
+}

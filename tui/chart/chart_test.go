@@ -1,0 +1,147 @@
+package chart
+
+import (
+	"math"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/thelab/lab/sims"
+)
+
+func sampleCharts() map[string]sims.Chart {
+	decay := make([]float64, 300)
+	bound := make([]float64, 300)
+	for k := range decay {
+		decay[k] = math.Pow(0.9, float64(k))
+		bound[k] = 2 * math.Pow(0.95, float64(k))
+	}
+	grid := sims.SampleGrid(sims.Rect{XMin: -2, XMax: 2, YMin: -1, YMax: 1}, 40, 20,
+		func(x, y float64) float64 { return x*x + 4*y*y })
+	grid.Levels = 8
+	xs, ys := make([]float64, 50), make([]float64, 50)
+	for i := range xs {
+		xs[i], ys[i] = -2+4*float64(i)/49, math.Sin(float64(i)/8)
+	}
+	return map[string]sims.Chart{
+		"line": sims.LineChart{Title: "gap", LogY: true, X0: 0, X1: 299, XLabel: "step",
+			Series: []sims.Series{{Name: "gap", Y: decay}, {Name: "bound", Y: bound, Class: 1, Bound: true}}},
+		"line-empty": sims.LineChart{Title: "nothing"},
+		"canvas": sims.CanvasChart{Title: "field", View: sims.Rect{XMin: -2, XMax: 2, YMin: -1, YMax: 1},
+			Heat: grid, Contours: grid, Legend: []string{"a", "b"},
+			Points:  []sims.PointSet{{X: xs, Y: ys, Classes: make([]int, 50)}},
+			Paths:   []sims.Path{{X: xs, Y: ys, Class: 1}},
+			Markers: []sims.Marker{{X: 0, Y: 0, Glyph: '★', Class: 2}}},
+		"hist": sims.HistChart{Title: "hist", Lo: -3, Hi: 3, Density: []float64{0.05, 0.2, 0.4, 0.2, 0.05},
+			Curves: []sims.Curve{{Name: "exact", X: xs, Y: ys}}},
+		"bars": sims.BarChart{Title: "weights", Bars: []sims.Bar{{Label: "one", Value: 0.5}, {Label: "two", Value: 0.25, Class: 1}}},
+	}
+}
+
+// TestExactSize: every chart, at every size, is exactly h lines of width w,
+// in colour and in mono, and says so when the room is below its minimum.
+func TestExactSize(t *testing.T) {
+	for name, c := range sampleCharts() {
+		mw, mh := MinSize(c)
+		for _, w := range []int{1, 5, mw - 1, mw, 31, 64, 157} {
+			for _, h := range []int{1, 2, mh - 1, mh, 9, 17, 48} {
+				for _, mono := range []bool{false, true} {
+					lines := RenderLines(c, w, h, Options{Mono: mono})
+					if len(lines) != h {
+						t.Fatalf("%s %dx%d: %d lines", name, w, h, len(lines))
+					}
+					for i, l := range lines {
+						if got := ansi.StringWidth(l); got != w {
+							t.Fatalf("%s %dx%d mono=%v: line %d has width %d: %q", name, w, h, mono, i, got, ansi.Strip(l))
+						}
+					}
+					small := w < mw || h < mh
+					said := strings.Contains(strings.Join(lines, ""), "pane too small")
+					if small && w >= 14 && !said {
+						t.Errorf("%s %dx%d: below the minimum but no message", name, w, h)
+					}
+					if !small && said {
+						t.Errorf("%s %dx%d: fits but says too small", name, w, h)
+					}
+				}
+			}
+		}
+	}
+}
+
+var colourCode = regexp.MustCompile(`\x1b\[[0-9;]*[34]8;[0-9;]*m`)
+
+func TestMonoHasNoColour(t *testing.T) {
+	for name, c := range sampleCharts() {
+		out := Render(c, 60, 16, Options{Mono: true})
+		if colourCode.MatchString(out) {
+			t.Errorf("%s: colour in mono output", name)
+		}
+		if colourCode.MatchString(Render(c, 60, 16, Options{})) == (name == "line-empty") {
+			t.Errorf("%s: colour mode without colour (or an empty chart with it)", name)
+		}
+	}
+}
+
+func TestLogScaleLabels(t *testing.T) {
+	out := ansi.Strip(Render(sampleCharts()["line"], 60, 16, Options{Mono: true}))
+	// The curve falls from 2 to 0.9^299 ≈ 2e-14: labels run in powers of ten.
+	if !strings.Contains(out, "e-1") || !strings.Contains(out, "(log scale)") {
+		t.Errorf("log labels missing:\n%s", out)
+	}
+	// The bound is dotted, and the legend names both series.
+	if !strings.Contains(out, "┄") || !strings.Contains(out, "gap") || !strings.Contains(out, "bound") {
+		t.Errorf("legend or dotted bound missing:\n%s", out)
+	}
+}
+
+// TestCanvasPlacesThings checks world-to-screen mapping: a marker at the
+// centre of the view is drawn in the middle cell, and mono classes get
+// their glyphs.
+func TestCanvasPlacesThings(t *testing.T) {
+	c := sims.CanvasChart{Title: "t", View: sims.Rect{XMin: 0, XMax: 10, YMin: 0, YMax: 10},
+		Points:  []sims.PointSet{{X: []float64{1, 9}, Y: []float64{9, 1}, Classes: []int{0, 1}}},
+		Markers: []sims.Marker{{X: 5, Y: 5, Glyph: '★'}}}
+	lines := RenderLines(c, 21, 13, Options{Mono: true}) // canvas area 21×11 below the title
+	at := func(x, y int) rune { return []rune(ansi.Strip(lines[1+y]))[x] }
+	if at(10, 5) != '★' {
+		t.Errorf("marker not at the centre cell:\n%s", strings.Join(lines, "\n"))
+	}
+	if at(2, 1) != classGlyph(0) || at(18, 9) != classGlyph(1) {
+		t.Errorf("points: %q %q", at(2, 1), at(18, 9))
+	}
+}
+
+func TestHistogramBars(t *testing.T) {
+	c := sims.HistChart{Title: "h", Lo: 0, Hi: 1, Density: []float64{1, 2}}
+	lines := RenderLines(c, 30, 12, Options{Mono: true})
+	// The right bin is twice the left: its column reaches higher.
+	height := func(col int) int {
+		n := 0
+		for _, l := range lines[1:10] {
+			if r := []rune(ansi.Strip(l)); r[col] != ' ' {
+				n++
+			}
+		}
+		return n
+	}
+	left, right := height(6), height(25)
+	if right < 2*left-1 || left == 0 {
+		t.Errorf("bar heights %d and %d for densities 1 and 2:\n%s", left, right, strings.Join(lines, "\n"))
+	}
+}
+
+func BenchmarkCanvas(b *testing.B) {
+	c := sampleCharts()["canvas"]
+	for b.Loop() {
+		RenderLines(c, 100, 40, Options{})
+	}
+}
+
+func BenchmarkLine(b *testing.B) {
+	c := sampleCharts()["line"]
+	for b.Loop() {
+		RenderLines(c, 100, 40, Options{})
+	}
+}
