@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/thelab/lab/algo/dataset"
 	"io"
 	"math"
 	"os"
@@ -91,6 +92,13 @@ func (t *Table) Column(name string) int {
 		}
 	}
 	return -1
+}
+
+// Labelled returns the table as features and a target (the column named
+// "label", else the last), with class labels when classify is set; see
+// dataset.FromColumns.
+func (t *Table) Labelled(classify bool) (*dataset.Labelled, error) {
+	return dataset.FromColumns("--data "+t.Name, t.Columns, t.Rows, classify)
 }
 
 // XY returns the first two columns as point coordinates, or an error when

@@ -103,7 +103,7 @@ func (l *Labelled) classLabels(col string) error {
 		seen[y] = true
 	}
 	switch {
-	case seen[-1] && !seen[0] && len(seen) <= 2: // −1/+1
+	case seen[-1] && len(seen) == 1+boolInt(seen[1]): // −1/+1
 		for i := range l.Y {
 			l.Y[i] = (l.Y[i] + 1) / 2
 		}
@@ -243,6 +243,13 @@ func Rings(rng *rand.Rand, n, rings int, noise float64) (*Labelled, error) {
 		l.Y = append(l.Y, float64(c))
 	}
 	return l, nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func b2f(b bool) float64 {
