@@ -1,0 +1,44 @@
+// Package stable holds the numerically stable elementary functions that many
+// engines share: log-sum-exp, softplus, the logistic sigmoid and its log.
+// Each is exact in floating point where the naive formula overflows or
+// cancels.
+package stable
+
+import "math"
+
+// LogSumExp returns log Σ exp(x_i), shifting by the maximum so that no
+// exponential overflows; it is −Inf for an empty slice or all −Inf.
+func LogSumExp(x []float64) float64 {
+	m := math.Inf(-1)
+	for _, v := range x {
+		m = math.Max(m, v)
+	}
+	if math.IsInf(m, 0) {
+		return m
+	}
+	s := 0.0
+	for _, v := range x {
+		s += math.Exp(v - m)
+	}
+	return m + math.Log(s)
+}
+
+// Softplus returns log(1 + e^x) as max(x, 0) + log1p(e^{−|x|}) (seed 001
+// catalogue, A6), which neither overflows for large x nor loses precision
+// for very negative x.
+func Softplus(x float64) float64 {
+	return math.Max(x, 0) + math.Log1p(math.Exp(-math.Abs(x)))
+}
+
+// Sigmoid returns 1/(1 + e^{−x}), evaluated on the side where the
+// exponential cannot overflow.
+func Sigmoid(x float64) float64 {
+	if x >= 0 {
+		return 1 / (1 + math.Exp(-x))
+	}
+	e := math.Exp(x)
+	return e / (1 + e)
+}
+
+// LogSigmoid returns log σ(x) = −softplus(−x).
+func LogSigmoid(x float64) float64 { return -Softplus(-x) }

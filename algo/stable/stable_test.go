@@ -1,0 +1,44 @@
+package stable
+
+import (
+	"math"
+	"testing"
+)
+
+func TestAgainstNaiveWhereSafe(t *testing.T) {
+	for _, x := range []float64{-30, -5, -0.5, 0, 0.3, 4, 30} {
+		if d := Softplus(x) - math.Log(1+math.Exp(x)); math.Abs(d) > 1e-14 {
+			t.Errorf("softplus(%v) off by %v", x, d)
+		}
+		if d := Sigmoid(x) - 1/(1+math.Exp(-x)); math.Abs(d) > 1e-15 {
+			t.Errorf("sigmoid(%v) off by %v", x, d)
+		}
+		if d := LogSigmoid(x) - math.Log(Sigmoid(x)); math.Abs(d) > 1e-14 {
+			t.Errorf("log sigmoid(%v) off by %v", x, d)
+		}
+	}
+	if d := LogSumExp([]float64{1, 2, 3}) - math.Log(math.E+math.Exp(2)+math.Exp(3)); math.Abs(d) > 1e-15 {
+		t.Errorf("logsumexp off by %v", d)
+	}
+}
+
+func TestExtremes(t *testing.T) {
+	if got := Softplus(1000); got != 1000 {
+		t.Errorf("softplus(1000) = %v", got)
+	}
+	if got := Softplus(-1000); got != 0 || math.IsNaN(got) {
+		t.Errorf("softplus(-1000) = %v", got)
+	}
+	if got := Sigmoid(-1000); got != 0 || math.IsNaN(got) {
+		t.Errorf("sigmoid(-1000) = %v", got)
+	}
+	if got := LogSigmoid(-1000); got != -1000 {
+		t.Errorf("log sigmoid(-1000) = %v", got)
+	}
+	if got := LogSumExp([]float64{1000, 1000}); math.Abs(got-1000-math.Ln2) > 1e-12 {
+		t.Errorf("logsumexp(1000, 1000) = %v", got)
+	}
+	if got := LogSumExp([]float64{math.Inf(-1), math.Inf(-1)}); !math.IsInf(got, -1) {
+		t.Errorf("logsumexp(-Inf, -Inf) = %v", got)
+	}
+}
