@@ -27,7 +27,10 @@ type Sim interface {
 	// ErrDiverged when the iterate has blown up, or any other error when
 	// the engine fails.
 	Step() error
-	// Frame returns an immutable snapshot of what to show now.
+	// Frame returns an immutable snapshot of what to show now. It is
+	// called on the same goroutine as Step (never concurrently with it), so
+	// it may refresh caches such as an expensive diagnostic, but it must
+	// stay cheap: a runner calls it up to 30 times a second.
 	Frame() Frame
 	// Result returns the run's outcome for headless output: JSON-encodable
 	// values such as the final iterate or the fitted parameters.
