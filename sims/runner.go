@@ -58,6 +58,12 @@ type RunnerOptions struct {
 	// RateCap, when positive, caps the steps per second whatever the speed
 	// (a server's per-session budget).
 	RateCap float64
+	// AckWait, when positive, bounds how long a command waits for the
+	// runner to carry it out (a step in progress must finish first). A
+	// screen sets it so that one slow step cannot freeze the keys; the
+	// command still takes effect, in order, and shows in a later snapshot.
+	// Zero waits until it is done.
+	AckWait time.Duration
 }
 
 // Runner owns one sim and drives it in its own goroutine. Its methods are
@@ -112,7 +118,7 @@ func NewRunner(spec *Spec, cfg Config, opts RunnerOptions) (*Runner, error) {
 		spec: spec,
 		data: cfg.Data,
 		opts: opts,
-		cmds: make(chan command),
+		cmds: make(chan command, 16),
 		quit: make(chan struct{}),
 		done: make(chan struct{}),
 	}
@@ -186,17 +192,26 @@ func (r *Runner) restart(vals Values, seed uint64) error {
 	return nil
 }
 
-// send delivers a command and waits until the loop has published its effect,
-// so that Latest reflects the command on return. After Close it does nothing.
+// send delivers a command and waits until the loop has published its effect
+// (or AckWait has passed), so that Latest reflects the command on return.
+// Commands are carried out in the order sent. After Close it does nothing.
 func (r *Runner) send(c command) {
 	c.ack = make(chan struct{})
 	select {
 	case r.cmds <- c:
-		select {
-		case <-c.ack:
-		case <-r.done:
-		}
 	case <-r.done:
+		return
+	}
+	var timeout <-chan time.Time
+	if r.opts.AckWait > 0 {
+		t := time.NewTimer(r.opts.AckWait)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-c.ack:
+	case <-r.done:
+	case <-timeout:
 	}
 }
 

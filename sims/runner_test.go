@@ -253,3 +253,27 @@ func TestRunnersDoNotLeak(t *testing.T) {
 		t.Errorf("%d goroutines before, %d after closing every runner", before, n)
 	}
 }
+
+// slow is a sim whose every step takes 200 ms.
+type slow struct{ counter }
+
+func (s *slow) Step() error { time.Sleep(200 * time.Millisecond); return s.counter.Step() }
+
+// TestAckWaitBoundsSlowSteps: with AckWait a command returns before a slow
+// step ends, and still takes effect.
+func TestAckWaitBoundsSlowSteps(t *testing.T) {
+	spec := *counterSpec
+	spec.New = func(c Config) (Sim, error) { return &slow{counter{limit: 1 << 30, fault: "none"}}, nil }
+	r, err := NewRunner(&spec, Config{}, RunnerOptions{AckWait: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	time.Sleep(20 * time.Millisecond) // a step is under way
+	start := time.Now()
+	r.Pause()
+	if took := time.Since(start); took > 100*time.Millisecond {
+		t.Errorf("Pause waited %v for a slow step", took)
+	}
+	waitFor(t, r, "the pause to land", func(s *Snapshot) bool { return s.State == Paused })
+}

@@ -11,7 +11,7 @@ import (
 
 // fourPanes is a 200×50 dashboard of four panes, each stepped 500 times.
 func fourPanes(b testing.TB, mono bool) *lab {
-	m, err := New(Options{Catalog: catalog.All(), Sims: []string{"gd", "em-gmm", "mh", "gd"}, Seed: 1, Paused: true})
+	m, err := New(Options{Catalog: catalog.All(), Sims: []string{"gd", "em-gmm", "mh", "gd"}, Seed: 1, Paused: true, AckWait: time.Minute})
 	if err != nil {
 		b.Fatal(err)
 	}

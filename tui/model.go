@@ -36,6 +36,10 @@ type Options struct {
 	RateCap float64
 	// Paused opens every pane paused (for tests and screenshots).
 	Paused bool
+	// AckWait bounds how long a key waits for a runner busy with a slow
+	// step (the command lands anyway, at a later tick); zero means 15 ms.
+	// Tests that check a command's effect at once set it long.
+	AckWait time.Duration
 }
 
 // Model is the root Bubble Tea model of one lab session. Close it (Quit
@@ -85,6 +89,9 @@ func New(o Options) (*Model, error) {
 	if o.Sims == nil {
 		o.Sims = DefaultSims
 	}
+	if o.AckWait == 0 {
+		o.AckWait = 15 * time.Millisecond
+	}
 	m := &Model{opts: o, keys: newKeyMap(), help: help.New(), seeds: o.Seed, w: 80, h: 24}
 	m.help.Styles = help.DefaultDarkStyles()
 	for _, name := range o.Sims {
@@ -106,7 +113,9 @@ func (m *Model) addPane(name string) error {
 	seed := m.seeds
 	m.seeds += 0x9e3779b97f4a7c15
 	idx := nearestSpeed(spec.Speed)
-	r, err := sims.NewRunner(spec, sims.Config{Seed: seed}, sims.RunnerOptions{Speed: sims.Speeds[idx], Paused: m.opts.Paused})
+	r, err := sims.NewRunner(spec, sims.Config{Seed: seed}, sims.RunnerOptions{
+		Speed: sims.Speeds[idx], Paused: m.opts.Paused, AckWait: m.opts.AckWait,
+	})
 	if err != nil {
 		return err
 	}

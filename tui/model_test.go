@@ -66,7 +66,7 @@ type lab struct {
 
 func newLab(t *testing.T, w, h int, mono bool, sims ...string) *lab {
 	t.Helper()
-	m, err := New(Options{Catalog: catalog.All(), Sims: sims, Seed: 1, Paused: true})
+	m, err := New(Options{Catalog: catalog.All(), Sims: sims, Seed: 1, Paused: true, AckWait: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
