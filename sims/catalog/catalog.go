@@ -13,6 +13,7 @@ import (
 func All() *sims.Catalog {
 	c, err := sims.NewCatalog(
 		optimsim.GD,
+		mixturesim.KMeans,
 		mixturesim.EMGMM,
 		mcmcsim.MH,
 	)
