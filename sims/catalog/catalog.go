@@ -15,6 +15,7 @@ func All() *sims.Catalog {
 		optimsim.GD,
 		mixturesim.KMeans,
 		mixturesim.EMGMM,
+		mixturesim.Ancestral,
 		mcmcsim.MH,
 	)
 	if err != nil {
