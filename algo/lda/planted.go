@@ -152,3 +152,47 @@ func (p *Planted) CompleteData() [][]float64 {
 	}
 	return out
 }
+
+// MatchTopics matches each true topic to a distinct fitted topic (fit has at
+// least as many rows as truth; rows are distributions over the same words),
+// minimising the total L1 distance over all injective matchings, by
+// branch and bound. It returns match[k], the fitted topic of true topic k, and
+// the L1 distance of each matched pair.
+func MatchTopics(fit, truth [][]float64) (match []int, dist []float64) {
+	k := len(truth)
+	cost := make([][]float64, k)
+	for t := range truth {
+		cost[t] = make([]float64, len(fit))
+		for f := range fit {
+			for v := range truth[t] {
+				cost[t][f] += math.Abs(fit[f][v] - truth[t][v])
+			}
+		}
+	}
+	best, bestCost := make([]int, k), math.Inf(1)
+	cur, used := make([]int, k), make([]bool, len(fit))
+	var rec func(t int, c float64)
+	rec = func(t int, c float64) {
+		if c >= bestCost {
+			return
+		}
+		if t == k {
+			bestCost = c
+			copy(best, cur)
+			return
+		}
+		for f := range fit {
+			if !used[f] {
+				used[f], cur[t] = true, f
+				rec(t+1, c+cost[t][f])
+				used[f] = false
+			}
+		}
+	}
+	rec(0, 0)
+	dist = make([]float64, k)
+	for t, f := range best {
+		dist[t] = cost[t][f]
+	}
+	return best, dist
+}

@@ -4,6 +4,7 @@ package catalog
 import (
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/dpsim"
+	"github.com/thelab/lab/sims/ldasim"
 	"github.com/thelab/lab/sims/mcmcsim"
 	"github.com/thelab/lab/sims/mixturesim"
 	"github.com/thelab/lab/sims/optimsim"
@@ -18,6 +19,7 @@ func All() *sims.Catalog {
 		mixturesim.EMGMM,
 		mixturesim.Ancestral,
 		mcmcsim.MH,
+		ldasim.LDA,
 		dpsim.DP,
 	)
 	if err != nil {
