@@ -169,7 +169,7 @@ func (e *LDA) thetaExp(g, dst []float64) {
 // without sweeping, once the last sweep raised the ELBO per word by less than
 // Tol, or not at all.
 func (e *LDA) Step() error {
-	if t := len(e.trace) - 1; t >= 1 && e.trace[t]-e.trace[t-1] < e.cfg.Tol {
+	if t := len(e.trace) - 1; t >= 1 && (e.trace[t]-e.trace[t-1] < e.cfg.Tol || e.trace[t] <= e.trace[t-1]) {
 		return algo.ErrConverged
 	}
 	e.local()
