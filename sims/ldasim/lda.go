@@ -156,21 +156,25 @@ func (s *ldaSim) Step() error {
 	return nil
 }
 
-// order returns each topic's word ids by decreasing weight.
-func order(row []float64) []int {
-	ids := make([]int, len(row))
-	for i := range ids {
-		ids[i] = i
-	}
-	slices.SortStableFunc(ids, func(a, b int) int {
-		switch {
-		case row[a] > row[b]:
-			return -1
-		case row[a] < row[b]:
-			return 1
+// top returns the ids of the n largest weights of row, largest first (ties
+// to the lower id), by insertion into a short list: O(V·n), not a sort.
+func top(row []float64, n int) []int {
+	n = min(n, len(row))
+	ids := make([]int, 0, n+1)
+	for w, x := range row {
+		if len(ids) == n && x <= row[ids[n-1]] {
+			continue
 		}
-		return 0
-	})
+		i := len(ids)
+		ids = append(ids, w)
+		for ; i > 0 && x > row[ids[i-1]]; i-- {
+			ids[i] = ids[i-1]
+		}
+		ids[i] = w
+		if len(ids) > n {
+			ids = ids[:n]
+		}
+	}
 	return ids
 }
 
@@ -185,17 +189,12 @@ func (s *ldaSim) Frame() sims.Frame {
 	seen := map[int]bool{}
 	tops := make([][]int, k)
 	for j, row := range topics {
-		tops[j] = order(row)
-		n := 0
+		tops[j] = top(row, topWords)
 		for _, w := range tops[j] {
-			if n == topWords || row[w] == 0 {
-				break
-			}
 			if !seen[w] {
 				seen[w] = true
 				cols = append(cols, w)
 			}
-			n++
 		}
 	}
 	heat := &sims.Grid{NX: len(cols), NY: k, Z: make([]float64, len(cols)*k), Scale: sims.Sequential}
@@ -296,17 +295,17 @@ func (s *ldaSim) Result() map[string]any {
 	e := s.e
 	c := e.Corpus()
 	topics := e.Topics(nil)
-	top := make([][]string, e.K())
+	words := make([][]string, e.K())
 	for j, row := range topics {
-		for _, w := range order(row)[:min(10, c.V())] {
-			top[j] = append(top[j], c.Vocab[w])
+		for _, w := range top(row, 10) {
+			words[j] = append(words[j], c.Vocab[w])
 		}
 	}
 	r := map[string]any{
 		"sweeps":     e.Sweeps(),
 		"elbo":       e.ELBOPerWord(),
 		"elbo_trace": slices.Clone(e.Trace()),
-		"top_words":  top,
+		"top_words":  words,
 		"shares":     e.Shares(),
 		"documents":  c.D(),
 		"tokens":     c.Tokens(),

@@ -127,8 +127,7 @@ func newMixDraws(g *ancestral.GMM, n int, model string) *mixDraws {
 			m.paths = append(m.paths, p)
 		}
 		b := sims.Ellipse(c.Mean[0], c.Mean[1], c.Cov[0][0], c.Cov[0][1], c.Cov[1][1], 2.5, j)
-		e := sims.Bounds(b.X, b.Y)
-		r = sims.Rect{XMin: min(r.XMin, e.XMin), XMax: max(r.XMax, e.XMax), YMin: min(r.YMin, e.YMin), YMax: max(r.YMax, e.YMax)}
+		r = union(r, sims.Bounds(b.X, b.Y))
 	}
 	m.view = r.Pad(0.03)
 	return m
@@ -253,6 +252,11 @@ func (s *ssmDraws) Step() error {
 	return nil
 }
 
+// union is the smallest Rect holding a and b.
+func union(a, b sims.Rect) sims.Rect {
+	return sims.Rect{XMin: min(a.XMin, b.XMin), XMax: max(a.XMax, b.XMax), YMin: min(a.YMin, b.YMin), YMax: max(a.YMax, b.YMax)}
+}
+
 // curve samples f on [lo, hi].
 func curve(f func(float64) float64, lo, hi float64, class int) sims.Path {
 	const n = 200
@@ -282,8 +286,8 @@ func (s *ssmDraws) Frame() sims.Frame {
 	}
 	fCurve := curve(s.ssm.F, lo, hi, 1)
 	hCurve := curve(s.ssm.H, lo, hi, 1)
-	fView := sims.Bounds(append(append([]float64{}, fCurve.X...), zs...), append(append([]float64{}, fCurve.Y...), zs...)).Pad(0.03)
-	hView := sims.Bounds(append(append([]float64{}, hCurve.X...), zs...), append(append([]float64{}, hCurve.Y...), xs...)).Pad(0.03)
+	fView := union(sims.Bounds(fCurve.X, fCurve.Y), sims.Bounds(zs, zs)).Pad(0.03)
+	hView := union(sims.Bounds(hCurve.X, hCurve.Y), sims.Bounds(zs, xs)).Pad(0.03)
 	var prevZ, nextZ []float64
 	if t > 1 {
 		prevZ, nextZ = zs[:t-1], zs[1:]

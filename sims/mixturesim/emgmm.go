@@ -277,10 +277,17 @@ func (s *emSim) Frame() sims.Frame {
 
 	ll := e.MeanLogLik()
 	metrics := []sims.Metric{{Name: "loglik", Value: ll}}
+	elbo, hasQ := e.ELBO()
+	assign := e.Assign(nil)
+	var hard, agree float64
+	if hasQ && run.km != nil {
+		// The εI limit's own measures first: they are its point.
+		hard, agree = s.hardness(run, assign)
+		metrics = append(metrics, sims.Metric{Name: "hard", Value: hard}, sims.Metric{Name: "agree", Value: agree})
+	}
 	if tr := e.Trace(); len(tr) > 1 {
 		metrics = append(metrics, sims.Metric{Name: "delta", Value: tr[len(tr)-1] - tr[len(tr)-2]})
 	}
-	elbo, hasQ := e.ELBO()
 	if hasQ {
 		n := float64(e.N())
 		metrics = append(metrics, sims.Metric{Name: "elbo", Value: elbo / n}, sims.Metric{Name: "kl", Value: ll - elbo/n})
@@ -288,12 +295,6 @@ func (s *emSim) Frame() sims.Frame {
 	metrics = append(metrics, sims.Metric{Name: "iter", Value: float64(e.Iter())})
 	if s.restarts > 1 {
 		metrics = append(metrics, sims.Metric{Name: "run", Value: float64(s.cur + 1)})
-	}
-	assign := e.Assign(nil)
-	var hard, agree float64
-	if hasQ && run.km != nil {
-		hard, agree = s.hardness(run, assign)
-		metrics = append(metrics, sims.Metric{Name: "hard", Value: hard}, sims.Metric{Name: "agree", Value: agree})
 	}
 
 	title := fmt.Sprintf("%d points, K = %d (1σ, 2σ ellipses)", e.N(), k)

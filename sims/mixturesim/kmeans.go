@@ -54,6 +54,9 @@ type kmSim struct {
 	rises int         // half-steps at which J rose beyond rounding (must stay 0)
 	worst float64     // the largest such relative rise
 	done  bool
+	// The assignment as of the last assignment step, shared by Frames until
+	// the next one (it changes only then); nil when stale.
+	assign []int
 }
 
 func newKMeans(cfg sims.Config) (sims.Sim, error) {
@@ -97,6 +100,8 @@ func (s *kmSim) Step() error {
 	}
 	if last, _ := s.km.Last(); last == mixture.Update {
 		s.addTrail()
+	} else {
+		s.assign = nil // a new assignment: the next Frame copies it
 	}
 	return nil
 }
@@ -104,7 +109,10 @@ func (s *kmSim) Step() error {
 func (s *kmSim) Frame() sims.Frame {
 	m := s.km
 	k := m.K()
-	assign := m.Assign(nil)
+	if s.assign == nil {
+		s.assign = m.Assign(nil)
+	}
+	assign := s.assign
 	centres := m.Centers()
 	counts := m.Counts(nil)
 
