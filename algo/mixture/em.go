@@ -196,7 +196,8 @@ type EM struct {
 // isotropic, σ²I with σ² the k-means++ potential per point and coordinate
 // (the mean squared distance of a point to its nearest seed, halved; s² when
 // that is below MinReg·s², the points all sitting on seeds), or the floor ε
-// if that is larger. The first Step is an E-step.
+// if that is larger; with CovSphericalFixed it is the fixed εI. The seeding
+// is shared with NewKMeans (see plusPlus). The first Step is an E-step.
 func New(points [][]float64, cfg Config, rng *rand.Rand) (*EM, error) {
 	if cfg.K < 1 || cfg.K > MaxK {
 		return nil, algo.BadParam("k", cfg.K, fmt.Sprintf("in 1..%d", MaxK))
