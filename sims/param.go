@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Kind is the type of a parameter's value.
@@ -16,7 +17,11 @@ const (
 	Int                // an integer in [Min, Max]
 	Choice             // one of Choices
 	Vector             // Len comma-separated reals, each in [Min, Max]
+	Text               // one line of free text, such as a file path (at most MaxText bytes)
 )
+
+// MaxText is the longest value of a Text parameter, in bytes.
+const MaxText = 4096
 
 // Param describes one parameter of a sim: its name, type, default, range and
 // a line of help. The same description drives `lab list`, the TUI's
@@ -50,6 +55,8 @@ func (p Param) Range() string {
 		return fmt.Sprintf("%s..%s", fmtNum(p.Min), fmtNum(p.Max))
 	case Vector:
 		return fmt.Sprintf("%d values in %s", p.Len, p.interval())
+	case Text:
+		return "text"
 	default:
 		return p.interval()
 	}
@@ -89,6 +96,16 @@ func (p Param) Parse(text string) (string, error) {
 			return "", bad("must be in " + p.Range())
 		}
 		return strconv.Itoa(n), nil
+	case Text:
+		switch {
+		case text == "":
+			return "", bad("must not be empty")
+		case len(text) > MaxText:
+			return "", bad(fmt.Sprintf("must be at most %d bytes", MaxText))
+		case strings.ContainsFunc(text, unicode.IsControl):
+			return "", bad("must be one line of text")
+		}
+		return text, nil
 	case Vector:
 		parts := strings.Split(text, ",")
 		if len(parts) != p.Len {
@@ -222,7 +239,7 @@ func (v Values) Int(name string) int {
 	return n
 }
 
-// String returns a Choice parameter.
+// String returns a Choice or Text parameter.
 func (v Values) String(name string) string { return v.must(name) }
 
 // Vector returns a Vector parameter as a fresh slice.

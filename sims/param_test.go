@@ -97,3 +97,24 @@ func TestParamRange(t *testing.T) {
 		}
 	}
 }
+
+// TestTextParam: a Text parameter takes one line of text, trimmed; an empty,
+// multi-line or over-long value is refused with the parameter's name.
+func TestTextParam(t *testing.T) {
+	p := Param{Name: "corpus", Kind: Text, Default: "planted"}
+	if p.Range() != "text" {
+		t.Errorf("range %q", p.Range())
+	}
+	if got, err := p.Parse("  my docs/file one.txt "); err != nil || got != "my docs/file one.txt" {
+		t.Errorf("Parse: %q, %v", got, err)
+	}
+	for _, bad := range []string{"", "   ", "two\nlines", "tab\there", strings.Repeat("x", MaxText+1)} {
+		if _, err := p.Parse(bad); err == nil || !strings.Contains(err.Error(), "corpus") {
+			t.Errorf("Parse(%.20q): got %v, want an error naming corpus", bad, err)
+		}
+	}
+	v, err := Resolve([]Param{p}, map[string]string{"corpus": "a.txt"})
+	if err != nil || v.String("corpus") != "a.txt" || !v.IsSet("corpus") {
+		t.Errorf("Resolve: %v, %v", v.Summary(), err)
+	}
+}

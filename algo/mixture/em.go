@@ -53,6 +53,34 @@ type Component struct {
 	Cov    [2][2]float64
 }
 
+// CovMode is the covariance structure an EM fits.
+type CovMode int
+
+const (
+	// CovFull fits every π_k, μ_k and a full Σ_k (eqs 2.13–2.15).
+	CovFull CovMode = iota
+	// CovSphericalFixed is the model of Exercise 2.2 (seed 002 L764–766):
+	// every component is N(x | μ_k, εI) with ε = Eps·s² fixed and the
+	// weights held at π_k = 1/K; only the means are learnt. The E-step is
+	// then a soft k-means assignment, γ_nk ∝ exp(−‖x_n − μ_k‖²/2ε), and the
+	// M-step the γ-weighted mean (2.13); as ε → 0 the responsibilities
+	// harden to the nearest-mean indicator (2.3) and EM becomes k-means
+	// (Remark 2.3, L673–675). Holding θ in a subset of the full parameter
+	// space keeps each M-step an exact argmax over that subset, so the
+	// monotonicity (2.37) still holds.
+	CovSphericalFixed
+)
+
+// CovModes are the names of the covariance modes, indexed by CovMode.
+var CovModes = []string{"full", "spherical-fixed"}
+
+func (m CovMode) String() string {
+	if m >= 0 && int(m) < len(CovModes) {
+		return CovModes[m]
+	}
+	return fmt.Sprintf("CovMode(%d)", int(m))
+}
+
 // Config configures an EM.
 type Config struct {
 	// K is the number of components, in 1..MaxK and at most the number of
@@ -68,6 +96,12 @@ type Config struct {
 	// a constraint rather than the "Σ_k ← Σ_k + εI" damping of the same
 	// remark.
 	Reg float64
+	// Cov is the covariance structure: CovFull (the zero value) or
+	// CovSphericalFixed.
+	Cov CovMode
+	// Eps sets the fixed variance ε = Eps·s² of CovSphericalFixed (ignored
+	// otherwise); it must be in [MinEps, MaxEps].
+	Eps float64
 	// Tol ends the run (ErrConverged) when a full iteration improves the mean
 	// log-likelihood per point by less than Tol nats, or not at all (so
 	// Tol = 0 runs until EM stops moving). Must be ≥ 0.
@@ -88,6 +122,16 @@ const DefaultReg = 1e-6
 // collapsed and ends the run (ErrDiverged); a floor of at least MinReg·s²
 // keeps every Σ_k clear of that.
 const MinReg = 1e-9
+
+// MinEps and MaxEps bound Config.Eps, the relative variance of the
+// spherical-fixed components: below MinEps the responsibilities are exact
+// indicators already (the log-likelihood gaps are over 1e5 nats) and the
+// Gaussians would be too narrow to draw; above MaxEps each component is wider
+// than the data.
+const (
+	MinEps = 1e-6
+	MaxEps = 10
+)
 
 // DefaultTol is the default stopping tolerance on the mean log-likelihood.
 const DefaultTol = 1e-8
@@ -118,7 +162,8 @@ type EM struct {
 	cfg    Config
 	n, k   int
 	x, y   []float64 // the points, never modified
-	eps    float64   // absolute covariance floor ε = Reg·s²
+	eps    float64   // absolute covariance floor ε = Reg·s², or the fixed variance of CovSphericalFixed
+	s2     float64   // the data's scale s² = (var x + var y)/2
 	minEig float64   // a Σ_k with an eigenvalue below this has collapsed
 	comps  []gauss
 
@@ -132,6 +177,8 @@ type EM struct {
 	wsum []float64 // Σ_k w
 
 	nk [MaxK]float64 // N_k of the last M-step
+
+	collapsed int // the component whose Σ_k collapsed, or −1
 
 	next  Phase
 	half  int       // half-steps taken
@@ -149,13 +196,20 @@ type EM struct {
 // isotropic, σ²I with σ² the k-means++ potential per point and coordinate
 // (the mean squared distance of a point to its nearest seed, halved; s² when
 // that is below MinReg·s², the points all sitting on seeds), or the floor ε
-// if that is larger. The first Step is an E-step.
+// if that is larger; with CovSphericalFixed it is the fixed εI. The seeding
+// is shared with NewKMeans (see plusPlus). The first Step is an E-step.
 func New(points [][]float64, cfg Config, rng *rand.Rand) (*EM, error) {
 	if cfg.K < 1 || cfg.K > MaxK {
 		return nil, algo.BadParam("k", cfg.K, fmt.Sprintf("in 1..%d", MaxK))
 	}
 	if !(cfg.Reg == 0 || cfg.Reg >= MinReg) || math.IsInf(cfg.Reg, 0) {
 		return nil, algo.BadParam("reg", cfg.Reg, fmt.Sprintf("0 (no floor) or a finite number ≥ %g", MinReg))
+	}
+	if cfg.Cov != CovFull && cfg.Cov != CovSphericalFixed {
+		return nil, algo.BadParam("cov", cfg.Cov, "full or spherical-fixed")
+	}
+	if cfg.Cov == CovSphericalFixed && !(cfg.Eps >= MinEps && cfg.Eps <= MaxEps) {
+		return nil, algo.BadParam("eps", cfg.Eps, fmt.Sprintf("in [%g, %g]", MinEps, float64(MaxEps)))
 	}
 	if !(cfg.Tol >= 0) || math.IsInf(cfg.Tol, 0) {
 		return nil, algo.BadParam("tol", cfg.Tol, "a finite number ≥ 0")
@@ -186,7 +240,12 @@ func New(points [][]float64, cfg Config, rng *rand.Rand) (*EM, error) {
 		return nil, algo.BadParam("data", fmt.Sprintf("variance %v", s2), "points that are not all equal (and of finite variance)")
 	}
 	e.eps = cfg.Reg * s2
+	if cfg.Cov == CovSphericalFixed {
+		e.eps = cfg.Eps * s2
+	}
 	e.minEig = MinReg / 2 * s2
+	e.s2 = s2
+	e.collapsed = -1
 
 	nk := n * e.k
 	e.lj, e.w, e.resp, e.logq = make([]float64, nk), make([]float64, nk), make([]float64, nk), make([]float64, nk)
@@ -203,50 +262,22 @@ func New(points [][]float64, cfg Config, rng *rand.Rand) (*EM, error) {
 }
 
 // seed places the initial means by k-means++ and sets equal weights and
-// isotropic covariances (see New).
+// isotropic covariances (see New); with CovSphericalFixed every covariance
+// is the fixed εI instead.
 func (e *EM) seed(rng *rand.Rand, s2 float64) {
-	d2 := e.lse // scratch: squared distance to the nearest chosen seed
-	c := rng.IntN(e.n)
-	e.comps[0].mx, e.comps[0].my = e.x[c], e.y[c]
-	for i := range d2 {
-		d2[i] = sq(e.x[i]-e.x[c]) + sq(e.y[i]-e.y[c])
-	}
-	for j := 1; j < e.k; j++ {
-		total := 0.0
-		for _, d := range d2 {
-			total += d
-		}
-		if total > 0 {
-			// Draw c with probability d2[c]/total; should rounding leave
-			// u ≥ 0 after the last point, take the last point with d2 > 0.
-			u := rng.Float64() * total
-			for i, d := range d2 {
-				if d > 0 {
-					c = i
-					if u -= d; u < 0 {
-						break
-					}
-				}
-			}
-		} else {
-			c = rng.IntN(e.n) // every point coincides with a seed: any will do
-		}
-		e.comps[j].mx, e.comps[j].my = e.x[c], e.y[c]
-		for i := range d2 {
-			d2[i] = min(d2[i], sq(e.x[i]-e.x[c])+sq(e.y[i]-e.y[c]))
-		}
-	}
-	phi := 0.0
-	for _, d := range d2 {
-		phi += d
-	}
+	var cx, cy [MaxK]float64
+	phi := plusPlus(e.x, e.y, e.k, rng, e.lse, cx[:e.k], cy[:e.k]) // e.lse: scratch
 	v := phi / float64(2*e.n)
 	if !(v >= MinReg*s2) {
 		v = s2 // the points coincide with the seeds: use the data's scale
 	}
 	v = max(v, e.eps)
+	if e.cfg.Cov == CovSphericalFixed {
+		v = e.eps
+	}
 	for j := range e.comps {
 		g := &e.comps[j]
+		g.mx, g.my = cx[j], cy[j]
 		g.weight = 1 / float64(e.k)
 		g.sxx, g.sxy, g.syy = v, 0, v
 	}
@@ -341,17 +372,22 @@ func (e *EM) mStep() error {
 		}
 	}
 	nf := float64(e.n)
+	fixed := e.cfg.Cov == CovSphericalFixed
 	for j := range e.comps {
 		c := &e.comps[j]
 		e.nk[j] = s0[j]
-		c.weight = s0[j] / nf
+		if !fixed {
+			c.weight = s0[j] / nf
+		}
 		if s0[j] < minCount {
 			continue // dead: keep μ_k and Σ_k (see minCount)
 		}
 		inv := 1 / s0[j]
 		mx, my := sx[j]*inv, sy[j]*inv
 		c.mx, c.my = cx[j]+mx, cy[j]+my
-		c.sxx, c.sxy, c.syy = floorEig(sxx[j]*inv-mx*mx, sxy[j]*inv-mx*my, syy[j]*inv-my*my, e.eps)
+		if !fixed {
+			c.sxx, c.sxy, c.syy = floorEig(sxx[j]*inv-mx*mx, sxy[j]*inv-mx*my, syy[j]*inv-my*my, e.eps)
+		}
 	}
 	if err := e.evaluate(); err != nil {
 		return err
@@ -375,6 +411,7 @@ func (e *EM) evaluate() error {
 		g := &e.comps[j]
 		lo := (g.sxx+g.syy)/2 - math.Hypot((g.sxx-g.syy)/2, g.sxy)
 		if !(lo >= e.minEig) || !finite(g.sxx+g.syy+g.sxy) {
+			e.collapsed = j
 			return algo.Diverged("Σ_%d = [[%.3g, %.3g], [%.3g, %.3g]] has collapsed (smaller eigenvalue %.3g < %.3g): set reg > 0 (Remark 2.10)",
 				j+1, g.sxx, g.sxy, g.sxy, g.syy, lo, e.minEig)
 		}
@@ -542,8 +579,22 @@ func (e *EM) ELBO() (elbo float64, ok bool) { return e.elbo, e.hasQ }
 // append to the trace).
 func (e *EM) Trace() []float64 { return e.trace[:len(e.trace):len(e.trace)] }
 
-// Eps is the absolute covariance floor ε = Reg·s²: every Σ_k ⪰ εI.
+// Eps is the absolute covariance floor ε = Reg·s²: every Σ_k ⪰ εI. With
+// CovSphericalFixed it is the fixed variance, Σ_k = εI.
 func (e *EM) Eps() float64 { return e.eps }
+
+// Scale is the data's scale s² = (var x + var y)/2, to which Reg and Eps
+// are relative.
+func (e *EM) Scale() float64 { return e.s2 }
+
+// Cov is the covariance mode.
+func (e *EM) Cov() CovMode { return e.cfg.Cov }
+
+// Collapsed returns the component whose covariance collapsed (the cause of
+// an ErrDiverged from Step, possible only with Reg = 0), and ok = false when
+// none has. Its parameters are those of the M-step that collapsed it; the
+// log-likelihood and the bound are still those of the θ before.
+func (e *EM) Collapsed() (j int, ok bool) { return e.collapsed, e.collapsed >= 0 }
 
 // floorEig returns the symmetric 2×2 matrix S = [[a, b], [b, c]] with its
 // eigenvalues raised to at least eps: S itself when both already are, eps·I

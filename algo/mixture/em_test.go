@@ -83,6 +83,52 @@ func TestMonotone(t *testing.T) {
 	}
 }
 
+// TestMonotoneSpherical is TestMonotone for the spherical-fixed model of
+// Exercise 2.2: only the means move, yet every M-step is an exact argmax over
+// them, so the log-likelihood still never falls (relative slack 1e-9), from
+// soft to nearly hard responsibilities, and each half-step keeps the order
+// log p(θ_old) ≤ L(q, θ_new) ≤ log p(θ_new) of (2.37).
+func TestMonotoneSpherical(t *testing.T) {
+	for _, eps := range []float64{MinEps, 1e-4, 1e-2, 0.3, 1, MaxEps} {
+		for _, k := range []int{1, 2, 4, 8} {
+			for seed := uint64(1); seed <= 3; seed++ {
+				t.Run(fmt.Sprintf("eps=%g/k=%d/seed=%d", eps, k, seed), func(t *testing.T) {
+					s, err := Blobs(newRNG(seed), 300, 3, 4)
+					if err != nil {
+						t.Fatal(err)
+					}
+					e, err := New(s.Points, Config{K: k, Cov: CovSphericalFixed, Eps: eps}, newRNG(seed))
+					if err != nil {
+						t.Fatal(err)
+					}
+					slack := func(x float64) float64 { return 1e-9 * math.Abs(x) }
+					for e.Iter() < 100 {
+						before := e.LogLik()
+						if err := e.Step(); errors.Is(err, algo.ErrConverged) {
+							break
+						} else if err != nil {
+							t.Fatal(err)
+						}
+						if err := e.Step(); err != nil {
+							t.Fatal(err)
+						}
+						l, _ := e.ELBO()
+						if l < before-slack(before) || e.LogLik() < l-slack(l) {
+							t.Fatalf("iteration %d: log p(θ_old) = %.15g, L = %.15g, log p(θ_new) = %.15g", e.Iter(), before, l, e.LogLik())
+						}
+						for j := range k {
+							c := e.Component(j)
+							if c.Cov != [2][2]float64{{e.Eps(), 0}, {0, e.Eps()}} || c.Weight != 1/float64(k) {
+								t.Fatalf("component %d moved off N(μ, εI) with π = 1/K: %+v", j, c)
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
 // TestHalfSteps checks the two halves of (2.37) at every iteration: after an
 // E-step the bound is tight, L(q, θ) = log p(x|θ) (2.34); after the M-step
 // L(q, θ_new) ≥ log p(x|θ_old) (2.36) and log p(x|θ_new) ≥ L(q, θ_new)
@@ -132,9 +178,22 @@ func TestHalfSteps(t *testing.T) {
 // TestELBOIdentity is item B3's oracle, eq (2.31): for any q, fresh or stale,
 // log p(x|θ) = L(q, θ) + KL(q ‖ p(z|x, θ)), to 1e-9 relative; KL ≥ 0, and KL = 0
 // for the q of the E-step just taken.
+// It runs for both covariance modes, the spherical-fixed one (Exercise 2.2)
+// from soft (ε = s²) to nearly hard (ε = 1e-4·s²) responsibilities.
 func TestELBOIdentity(t *testing.T) {
+	for _, cfg := range []Config{
+		{K: 3, Reg: DefaultReg},
+		{K: 3, Cov: CovSphericalFixed, Eps: 1},
+		{K: 3, Cov: CovSphericalFixed, Eps: 0.01},
+		{K: 5, Cov: CovSphericalFixed, Eps: 1e-4},
+	} {
+		t.Run(fmt.Sprintf("%v/eps=%g/k=%d", cfg.Cov, cfg.Eps, cfg.K), func(t *testing.T) { testELBOIdentity(t, cfg) })
+	}
+}
+
+func testELBOIdentity(t *testing.T, cfg Config) {
 	s := blobs(t, 7, 400, 3)
-	e, err := New(s.Points, Config{K: 3, Reg: DefaultReg}, newRNG(7))
+	e, err := New(s.Points, cfg, newRNG(7))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,9 +542,20 @@ func TestCollapse(t *testing.T) {
 		for e.HalfSteps() < 400 && stop == nil {
 			stop = e.Step()
 		}
+		j, collapsed := e.Collapsed()
 		switch {
 		case reg == 0 && !errors.Is(stop, algo.ErrDiverged):
 			t.Errorf("reg = 0: got %v, want ErrDiverged", stop)
+		case reg == 0 && !collapsed:
+			t.Errorf("reg = 0: diverged but Collapsed() names no component")
+		case reg == 0:
+			c := e.Component(j).Cov
+			lo := (c[0][0]+c[1][1])/2 - math.Hypot((c[0][0]-c[1][1])/2, c[0][1])
+			if lo >= MinReg/2*e.Scale() {
+				t.Errorf("reg = 0: component %d reported collapsed with smaller eigenvalue %g", j, lo)
+			}
+		case collapsed:
+			t.Errorf("reg = %g: component %d reported collapsed", reg, j)
 		case reg > 0 && stop != nil && !errors.Is(stop, algo.ErrConverged):
 			t.Errorf("reg = %g: got %v", reg, stop)
 		case reg > 0:
@@ -558,6 +628,11 @@ func TestBadParams(t *testing.T) {
 		{"reg NaN", good, Config{K: 2, Reg: math.NaN()}, newRNG(1), "reg"},
 		{"reg Inf", good, Config{K: 2, Reg: math.Inf(1)}, newRNG(1), "reg"},
 		{"tol<0", good, Config{K: 2, Tol: -1}, newRNG(1), "tol"},
+		{"cov unknown", good, Config{K: 2, Cov: 7}, newRNG(1), "cov"},
+		{"eps=0", good, Config{K: 2, Cov: CovSphericalFixed}, newRNG(1), "eps"},
+		{"eps<MinEps", good, Config{K: 2, Cov: CovSphericalFixed, Eps: 1e-7}, newRNG(1), "eps"},
+		{"eps>MaxEps", good, Config{K: 2, Cov: CovSphericalFixed, Eps: 11}, newRNG(1), "eps"},
+		{"eps NaN", good, Config{K: 2, Cov: CovSphericalFixed, Eps: math.NaN()}, newRNG(1), "eps"},
 		{"tol NaN", good, Config{K: 2, Tol: math.NaN()}, newRNG(1), "tol"},
 		{"nil rng", good, Config{K: 2}, nil, "rng"},
 		{"no points", nil, Config{K: 1}, newRNG(1), "data"},

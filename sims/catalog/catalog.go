@@ -3,6 +3,8 @@ package catalog
 
 import (
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/dpsim"
+	"github.com/thelab/lab/sims/ldasim"
 	"github.com/thelab/lab/sims/mcmcsim"
 	"github.com/thelab/lab/sims/mixturesim"
 	"github.com/thelab/lab/sims/optimsim"
@@ -13,8 +15,12 @@ import (
 func All() *sims.Catalog {
 	c, err := sims.NewCatalog(
 		optimsim.GD,
+		mixturesim.KMeans,
 		mixturesim.EMGMM,
+		mixturesim.Ancestral,
 		mcmcsim.MH,
+		ldasim.LDA,
+		dpsim.DP,
 	)
 	if err != nil {
 		panic(err)

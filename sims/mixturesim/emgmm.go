@@ -1,11 +1,13 @@
-// Package mixturesim turns the engines of algo/mixture into sims.
+// Package mixturesim turns the engines of algo/mixture into sims: EM for a
+// Gaussian mixture, k-means, and ancestral sampling of generative models.
 package mixturesim
 
 import (
+	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 
+	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/mixture"
 	"github.com/thelab/lab/sims"
 )
@@ -15,10 +17,27 @@ import (
 // component's 1σ and 2σ ellipses and mean, and the log-likelihood per
 // iteration, which EM never lets fall (eq 2.37). A step is a half-iteration,
 // E or M, so that each phase can be watched.
+//
+// Beyond the basic fit (item B2 of the seed-002 catalogue) it shows:
+//
+//   - the "staircase" of §2.5 (B3): log p(x|θ) and the bound L(q, θ) after
+//     every half-step, and the gap KL(q‖p(z|x,θ)) that each M-step opens and
+//     the next E-step closes (eq 2.31), against the rise of log p, which
+//     bounds it from above;
+//   - restarts from fresh k-means++ centres, their log-likelihood curves
+//     overlaid (Fig 2.3), keeping the best (EM finds a local maximum, §2.6);
+//   - the εI limit of Exercise 2.2 (B4): with cov = spherical-fixed every
+//     component is N(μ_k, εI) with equal weights, a k-means run from the same
+//     centres goes along in lockstep, and the pane shows how hard the
+//     responsibilities are and how many assignments agree with k-means;
+//   - the degeneracy of §2.5 (B5): with reg = 0 a component can collapse onto
+//     a point while the log-likelihood climbs towards +∞ (L842–852); the run
+//     then ends as diverged, the pane marks the collapsed component and names
+//     the remedy, the covariance floor of Remark 2.10.
 var EMGMM = &sims.Spec{
 	Name:   "em-gmm",
 	Title:  "EM for a 2-D Gaussian mixture, one E- or M-step at a time",
-	Source: "seed 002 §2.3 (EM for GMMs, eqs 2.12–2.15, monotonicity 2.37)",
+	Source: "seed 002 §2.3–2.5 (EM for GMMs, eqs 2.12–2.15, ELBO 2.31, monotonicity 2.37, Ex 2.2, Remark 2.10)",
 	Data: "the first two columns of --data are the points (x, y); without --data, " +
 		"n points are drawn from a random mixture of `clusters` Gaussians whose means are sep apart",
 	Steps: 200,
@@ -26,103 +45,208 @@ var EMGMM = &sims.Spec{
 	// enough to see what it changed (colours, then ellipses).
 	Speed: 2,
 	Params: []sims.Param{
+		{Name: "demo", Kind: sims.Choice, Choices: demos, Default: "fit",
+			Help: "a preset of the defaults below: fit (Ex 2.1, K = 3, N = 400); collapse (reg = 0, N = 30, K = 6: " +
+				"a component collapses onto a point, L842–852); kmeans-limit (Σ_k = εI fixed: EM → k-means as ε → 0, Ex 2.2)"},
 		{Name: "k", Kind: sims.Int, Min: 1, Max: mixture.MaxK, Default: "3",
+			DefaultFor: byDemo("", "6", ""), DefaultNote: "3; 6 for demo=collapse",
 			Help: "number of mixture components K (at most the number of points)"},
 		{Name: "clusters", Kind: sims.Int, Min: 1, Max: mixture.MaxK, Default: "3",
 			Help: "true number of clusters in the generated data (not used with --data)"},
 		{Name: "sep", Kind: sims.Float, Min: 0, Max: mixture.MaxSep, Default: "4",
 			Help: "least distance between the true means, in s.d. of the widest cluster: 8 well apart, 4 touching (not used with --data)"},
-		{Name: "n", Kind: sims.Int, Min: 50, Max: 20000, Default: "400",
-			Help: "number of generated points, 400 as in Example 2.1 (not used with --data)"},
+		{Name: "n", Kind: sims.Int, Min: 20, Max: 20000, Default: "400",
+			DefaultFor: byDemo("", "30", ""), DefaultNote: "400 as in Example 2.1; 30 for demo=collapse",
+			Help: "number of generated points (not used with --data)"},
+		{Name: "cov", Kind: sims.Choice, Choices: mixture.CovModes, Default: "full",
+			DefaultFor: byDemo("", "", "spherical-fixed"), DefaultNote: "full; spherical-fixed for demo=kmeans-limit",
+			Help: "full: learn π_k, μ_k, Σ_k; spherical-fixed: Σ_k = εI and π_k = 1/K fixed, learn μ_k only (Exercise 2.2)"},
+		{Name: "eps", Kind: sims.Float, Min: mixture.MinEps, Max: mixture.MaxEps, Default: "0.5",
+			Help: "cov=spherical-fixed: ε = eps·s² (s² the data's variance); as eps → 0 the responsibilities harden into k-means"},
 		{Name: "reg", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-6",
+			DefaultFor: byDemo("", "0", ""), DefaultNote: "1e-6; 0 for demo=collapse",
 			Help: "covariance floor: Σ_k ⪰ reg·s²·I, s² the data's variance (Remark 2.10); 0 lets a component collapse, else at least 1e-9"},
+		{Name: "restarts", Kind: sims.Int, Min: 1, Max: maxRestarts, Default: "1",
+			Help: "EM runs from fresh k-means++ centres, one after another; the best log-likelihood is kept"},
 		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-8",
-			Help: "stop when an iteration raises the mean log-likelihood by less than tol nats"},
+			Help: "stop a run when an iteration raises the mean log-likelihood by less than tol nats"},
 	},
 	New: newEMGMM,
 }
 
-// The PCG streams of the data and of the initialisation: both follow the
-// seed, and changing k leaves the generated data as it was.
-const (
-	dataStream = 0x6d6978747572655f // "mixture_"
-	initStream = 0x656d5f696e6974   // "em_init"
-)
+var demos = []string{"fit", "collapse", "kmeans-limit"}
+
+// byDemo returns a DefaultFor that gives the value for each demo (in the
+// order of demos); "" keeps the parameter's Default.
+func byDemo(values ...string) func(sims.Values) string {
+	return func(v sims.Values) string {
+		for i, d := range demos {
+			if v.String("demo") == d {
+				return values[i]
+			}
+		}
+		return ""
+	}
+}
+
+const maxRestarts = 20
 
 // monoSlack is the relative fall of the log-likelihood tolerated as rounding
 // before the pane reports a breach of (2.37); the engine's tests use the same.
 const monoSlack = 1e-9
 
-type emSim struct {
+// hardBins is the number of bins of the histogram of max_k γ_nk.
+const hardBins = 20
+
+// emRun is one EM run from one k-means++ start, with what its charts need.
+type emRun struct {
 	em     *mixture.EM
-	truth  []mixture.Component // the generating mixture; nil with --data
-	xLabel string
-	yLabel string
-	view   sims.Rect
-	ll     *sims.Trace // mean log-likelihood per iteration, for the chart
+	km     *mixture.KMeans // cov=spherical-fixed: k-means from the same centres
+	kmDone bool            // km has converged
+	ll     *sims.Trace     // mean log-likelihood per iteration
+	stair  *sims.Trace     // per half-step: log p and L(q, θ), per point
+	gap    *sims.Trace     // per M-step: the rise of log p and KL(q‖p(z|x,θ)), per point
 	// The worst fall of the log-likelihood between iterations, relative,
 	// and where it happened (0 when none beyond monoSlack).
 	worstFall float64
 	worstIter int
 }
 
+type emSim struct {
+	data     *points2D
+	cfg      mixture.Config
+	seed     uint64
+	restarts int
+	view     sims.Rect
+
+	runs  []*emRun
+	cur   int  // the run that is stepping
+	best  int  // the best finished run, −1 before one finishes
+	done  bool // every restart has finished: the best is on screen
+	steps int  // successful Steps
+
+	collapsed bool // the current run ended with a collapsed component
+}
+
 func newEMGMM(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	s := &emSim{xLabel: "x", yLabel: "y", ll: sims.NewTrace(0, 1)}
-	var points [][]float64
-	if t := cfg.Data; t != nil {
-		if len(t.Columns) < 2 {
-			return nil, fmt.Errorf("--data %s: needs at least two numeric columns, found %d", t.Name, len(t.Columns))
-		}
-		points = make([][]float64, len(t.Rows))
-		for i, r := range t.Rows {
-			if len(r) < 2 {
-				return nil, fmt.Errorf("--data %s: row %d has %d values, want at least 2", t.Name, i+1, len(r))
-			}
-			points[i] = r[:2:2] // a view: the engine copies the points
-		}
-		s.xLabel, s.yLabel = t.Columns[0], t.Columns[1]
-	} else {
-		sample, err := mixture.Blobs(rand.New(rand.NewPCG(cfg.Seed, dataStream)), v.Int("n"), v.Int("clusters"), v.Float("sep"))
-		if err != nil {
-			return nil, err
-		}
-		points, s.truth = sample.Points, sample.Truth
-	}
-	em, err := mixture.New(points, mixture.Config{K: v.Int("k"), Reg: v.Float("reg"), Tol: v.Float("tol")},
-		rand.New(rand.NewPCG(cfg.Seed, initStream)))
+	data, err := loadPoints(cfg)
 	if err != nil {
 		return nil, err
 	}
-	s.em = em
-	s.view = sims.Bounds(em.X(), em.Y()).Pad(0.05)
-	s.ll.Add(em.MeanLogLik())
+	cov := mixture.CovFull
+	if v.String("cov") == "spherical-fixed" {
+		cov = mixture.CovSphericalFixed
+	}
+	s := &emSim{
+		data: data, seed: cfg.Seed, restarts: v.Int("restarts"), best: -1,
+		cfg: mixture.Config{K: v.Int("k"), Reg: v.Float("reg"), Tol: v.Float("tol"), Cov: cov, Eps: v.Float("eps")},
+	}
+	if err := s.startRun(0); err != nil {
+		return nil, err
+	}
+	e := s.runs[0].em
+	s.view = sims.Bounds(e.X(), e.Y()).Pad(0.05)
 	return s, nil
 }
 
-func (s *emSim) Step() error {
-	if err := s.em.Step(); err != nil {
+// startRun builds run r from its own k-means++ start.
+func (s *emSim) startRun(r int) error {
+	em, err := mixture.New(s.data.points, s.cfg, initRNG(s.seed, r))
+	if err != nil {
 		return err
 	}
-	if last, _ := s.em.Last(); last == mixture.MStep {
-		tr := s.em.Trace()
-		t := len(tr) - 1
-		s.ll.Add(tr[t])
-		if fall := (tr[t-1] - tr[t]) / math.Abs(tr[t-1]); fall > monoSlack && fall > s.worstFall {
-			s.worstFall, s.worstIter = fall, t
+	run := &emRun{em: em, ll: sims.NewTrace(0, 1), stair: sims.NewTrace(1, 2), gap: sims.NewTrace(1, 2)}
+	run.ll.Add(em.MeanLogLik())
+	if s.cfg.Cov == mixture.CovSphericalFixed {
+		// The same rng state gives the same centres (mixture.plusPlus).
+		if run.km, err = mixture.NewKMeans(s.data.points, s.cfg.K, initRNG(s.seed, r)); err != nil {
+			return err
 		}
 	}
+	s.runs = append(s.runs, run)
+	s.cur = r
 	return nil
 }
 
+// Step takes one half-step of the current run. When a run converges and
+// restarts remain, the step starts the next run instead; after the last,
+// the best run is put on screen and ErrConverged returned.
+func (s *emSim) Step() error {
+	if s.done {
+		return algo.ErrConverged
+	}
+	run := s.runs[s.cur]
+	err := run.em.Step()
+	switch {
+	case errors.Is(err, algo.ErrConverged):
+		if s.best < 0 || run.em.LogLik() > s.runs[s.best].em.LogLik() {
+			s.best = s.cur
+		}
+		if s.cur+1 < s.restarts {
+			if err := s.startRun(s.cur + 1); err != nil {
+				return err
+			}
+			s.steps++
+			return nil
+		}
+		s.done = true
+		return err
+	case err != nil:
+		if _, ok := run.em.Collapsed(); ok {
+			s.collapsed = true
+		}
+		return err
+	}
+	s.steps++
+	s.record(run)
+	return nil
+}
+
+// record adds the last half-step to the run's traces and keeps the k-means
+// run in lockstep: its assignment with EM's E-step, its update with the M-step.
+func (s *emSim) record(run *emRun) {
+	e := run.em
+	n := float64(e.N())
+	elbo, _ := e.ELBO()
+	run.stair.Add(e.MeanLogLik(), elbo/n)
+	last, _ := e.Last()
+	if last == mixture.MStep {
+		tr := e.Trace()
+		t := len(tr) - 1
+		run.ll.Add(tr[t])
+		run.gap.Add(tr[t]-tr[t-1], e.MeanLogLik()-elbo/n)
+		if fall := (tr[t-1] - tr[t]) / math.Abs(tr[t-1]); fall > monoSlack && fall > run.worstFall {
+			run.worstFall, run.worstIter = fall, t
+		}
+	}
+	if run.km != nil && !run.kmDone {
+		if err := run.km.Step(); err != nil {
+			run.kmDone = true // converged: its assignments no longer change
+		}
+	}
+}
+
+// shown is the run on screen: the current one, or the best once all are done.
+func (s *emSim) shown() *emRun {
+	if s.done {
+		return s.runs[s.best]
+	}
+	return s.runs[s.cur]
+}
+
 func (s *emSim) Frame() sims.Frame {
-	e := s.em
+	run := s.shown()
+	e := run.em
 	k := e.K()
 	comps := e.Components()
+	collapsed, isCollapsed := -1, false
+	if s.collapsed {
+		collapsed, isCollapsed = e.Collapsed()
+	}
 	paths := make([]sims.Path, 0, 2*k)
-	markers := make([]sims.Marker, 0, k+len(s.truth))
+	markers := make([]sims.Marker, 0, 2*k+len(s.data.truth))
 	legend := make([]string, k)
-	bars := make([]sims.Bar, k)
 	for j, c := range comps {
 		mx, my := c.Mean[0], c.Mean[1]
 		sxx, sxy, syy := c.Cov[0][0], c.Cov[0][1], c.Cov[1][1]
@@ -130,93 +254,288 @@ func (s *emSim) Frame() sims.Frame {
 		two := sims.Ellipse(mx, my, sxx, sxy, syy, 2, j)
 		two.Dotted = true
 		paths = append(paths, two)
-		legend[j] = fmt.Sprintf("%d: π=%.2f", j+1, c.Weight)
-		bars[j] = sims.Bar{Label: fmt.Sprint(j + 1), Value: c.Weight, Class: j}
+		legend[j] = compLegend(j, c.Weight, k)
+		if j == collapsed && isCollapsed {
+			legend[j] = fmt.Sprintf("%d: collapsed", j+1)
+		}
 	}
-	for _, c := range s.truth {
+	for _, c := range s.data.truth {
 		markers = append(markers, sims.Marker{X: c.Mean[0], Y: c.Mean[1], Glyph: '×', Class: -1})
 	}
+	if run.km != nil {
+		for _, c := range run.km.Centers() {
+			markers = append(markers, sims.Marker{X: c[0], Y: c[1], Glyph: '○', Class: -1})
+		}
+	}
 	for j, c := range comps {
-		markers = append(markers, sims.Marker{X: c.Mean[0], Y: c.Mean[1], Glyph: '✚', Class: j})
+		g := '✚'
+		if j == collapsed && isCollapsed {
+			g = '✖'
+		}
+		markers = append(markers, sims.Marker{X: c.Mean[0], Y: c.Mean[1], Glyph: g, Class: j})
 	}
 
 	ll := e.MeanLogLik()
 	metrics := []sims.Metric{{Name: "loglik", Value: ll}}
+	elbo, hasQ := e.ELBO()
+	assign := e.Assign(nil)
+	var hard, agree float64
+	if hasQ && run.km != nil {
+		// The εI limit's own measures first: they are its point.
+		hard, agree = s.hardness(run, assign)
+		metrics = append(metrics, sims.Metric{Name: "hard", Value: hard}, sims.Metric{Name: "agree", Value: agree})
+	}
 	if tr := e.Trace(); len(tr) > 1 {
 		metrics = append(metrics, sims.Metric{Name: "delta", Value: tr[len(tr)-1] - tr[len(tr)-2]})
 	}
-	elbo, hasQ := e.ELBO()
 	if hasQ {
-		metrics = append(metrics, sims.Metric{Name: "elbo", Value: elbo / float64(e.N())})
+		n := float64(e.N())
+		metrics = append(metrics, sims.Metric{Name: "elbo", Value: elbo / n}, sims.Metric{Name: "kl", Value: ll - elbo/n})
 	}
 	metrics = append(metrics, sims.Metric{Name: "iter", Value: float64(e.Iter())})
+	if s.restarts > 1 {
+		metrics = append(metrics, sims.Metric{Name: "run", Value: float64(s.cur + 1)})
+	}
 
-	x0, x1 := s.ll.Span()
+	title := fmt.Sprintf("%d points, K = %d (1σ, 2σ ellipses)", e.N(), k)
+	switch {
+	case isCollapsed:
+		title = fmt.Sprintf("✖ Σ_%d collapsed: det → 0", collapsed+1)
+	case run.km != nil:
+		title = fmt.Sprintf("N(μ_k, εI), ε = %.3g; ○ k-means", e.Eps())
+	}
+	charts := []sims.Chart{
+		sims.CanvasChart{
+			Title: title,
+			View:  s.view,
+			Points: []sims.PointSet{{
+				Name: "data", X: e.X(), Y: e.Y(), Classes: assign,
+			}},
+			Paths:   paths,
+			Markers: markers,
+			Legend:  legend,
+			XLabel:  s.data.xLabel, YLabel: s.data.yLabel,
+		},
+		s.staircase(run),
+	}
+	if run.km != nil && hasQ && k > 1 {
+		charts = append(charts, s.hardHist(run))
+	}
+	if s.restarts > 1 {
+		charts = append(charts, s.runsChart())
+	}
+	charts = append(charts, s.gapChart(run))
 	return sims.Frame{
 		Sim:     EMGMM.Name,
-		Step:    e.HalfSteps(),
+		Step:    s.steps,
 		Metrics: metrics,
-		Charts: []sims.Chart{
-			sims.CanvasChart{
-				Title: fmt.Sprintf("%d points, K = %d (1σ, 2σ ellipses)", e.N(), k),
-				View:  s.view,
-				Points: []sims.PointSet{{
-					Name: "data", X: e.X(), Y: e.Y(), Classes: e.Assign(nil),
-				}},
-				Paths:   paths,
-				Markers: markers,
-				Legend:  legend,
-				XLabel:  s.xLabel, YLabel: s.yLabel,
-			},
-			sims.LineChart{
-				Title:  "mean log-likelihood",
-				Series: []sims.Series{{Name: "loglik", Y: s.ll.Column(0), Class: 0}},
-				X0:     x0, X1: x1,
-				XLabel: "iteration", YLabel: "nats/point",
-			},
-			sims.BarChart{Title: "weights π_k = N_k/N", Bars: bars},
-		},
-		Text: s.notes(ll, elbo, hasQ),
+		Charts:  charts,
+		Text:    s.notes(run, ll, elbo, hasQ, hard, agree, collapsed, isCollapsed),
 	}
 }
 
-// notes says which half-step was last, how the monotonicity check stands and,
-// once there is a q, the bound and its gap.
-func (s *emSim) notes(ll, elbo float64, hasQ bool) []string {
-	e := s.em
+// compLegend names a component and its weight, briefly when there are many.
+func compLegend(j int, w float64, k int) string {
+	if k > 5 {
+		return fmt.Sprintf("%d:%.2f", j+1, w)
+	}
+	return fmt.Sprintf("%d: π=%.2f", j+1, w)
+}
+
+// staircase draws log p and L(q, θ) per half-step: equal after an E-step
+// (2.34), L below log p after an M-step (2.36–2.37).
+func (s *emSim) staircase(run *emRun) sims.Chart {
+	x0, x1 := run.stair.Span()
+	return sims.LineChart{
+		Title: "staircase: log p and L(q,θ)",
+		Series: []sims.Series{
+			{Name: "log p(x|θ)", Y: run.stair.Column(0), Class: 0},
+			{Name: "L(q,θ)", Y: run.stair.Column(1), Class: 1},
+		},
+		X0: x0, X1: x1,
+		XLabel: "half-step", YLabel: "nats/point",
+	}
+}
+
+// gapChart draws, after each M-step, the gap KL(q‖p(z|x,θ_new)) that the
+// M-step opened, under the rise of log p it bounds: log p_new − log p_old =
+// (L(q,θ_new) − log p_old) + KL ≥ KL.
+func (s *emSim) gapChart(run *emRun) sims.Chart {
+	x0, x1 := run.gap.Span()
+	return sims.LineChart{
+		Title: "gap after each M-step",
+		Series: []sims.Series{
+			{Name: "Δ log p", Y: run.gap.Column(0), Class: 0, Bound: true},
+			{Name: "KL(q‖p(z|x,θ))", Y: run.gap.Column(1), Class: 2},
+		},
+		LogY: true,
+		X0:   x0, X1: x1,
+		XLabel: "iteration", YLabel: "nats/point",
+	}
+}
+
+// runsChart overlays the log-likelihood curves of the restarts (Fig 2.3).
+func (s *emSim) runsChart() sims.Chart {
+	series := make([]sims.Series, len(s.runs))
+	longest := 0
+	for r, run := range s.runs {
+		name := "log p"
+		if s.restarts > 1 {
+			name = fmt.Sprintf("run %d", r+1)
+			if r == s.best {
+				name += " (best)"
+			}
+		}
+		y := run.ll.Column(0)
+		longest = max(longest, len(y))
+		series[r] = sims.Series{Name: name, Y: y, Class: r}
+	}
+	title := "mean log-likelihood"
+	if s.restarts > 1 {
+		title = fmt.Sprintf("log-likelihood, %d of %d runs", len(s.runs), s.restarts)
+	}
+	return sims.LineChart{
+		Title: title, Series: series,
+		X0: 0, X1: float64(max(longest-1, 0)),
+		XLabel: "iteration", YLabel: "nats/point",
+	}
+}
+
+// hardness returns the mean of max_k γ_nk and the fraction of points whose
+// most responsible component is their k-means cluster.
+func (s *emSim) hardness(run *emRun, assign []int) (hard, agree float64) {
+	q, _ := run.em.Resp()
+	k := run.em.K()
+	km := run.km.Assign(nil)
+	for i, a := range assign {
+		hard += q[i*k+a]
+		if km[i] == a {
+			agree++
+		}
+	}
+	n := float64(len(assign))
+	return hard / n, agree / n
+}
+
+// centreGap is the largest distance between an EM mean and the k-means centre
+// of the same index, in units of the data's scale s.
+func (s *emSim) centreGap(run *emRun) float64 {
+	d := 0.0
+	for j, c := range run.km.Centers() {
+		m := run.em.Component(j).Mean
+		d = max(d, math.Hypot(m[0]-c[0], m[1]-c[1]))
+	}
+	return d / math.Sqrt(run.em.Scale())
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// hardHist is the histogram of max_k γ_nk over the points, on [1/K, 1].
+func (s *emSim) hardHist(run *emRun) sims.Chart {
+	q, _ := run.em.Resp()
+	k := run.em.K()
+	lo := 1 / float64(k)
+	counts := make([]float64, hardBins)
+	for i := 0; i < run.em.N(); i++ {
+		m := 0.0
+		for _, g := range q[i*k : i*k+k] {
+			m = max(m, g)
+		}
+		b := min(int((m-lo)/(1-lo)*hardBins), hardBins-1)
+		counts[max(b, 0)]++
+	}
+	width := (1 - lo) / hardBins
+	for b := range counts {
+		counts[b] /= float64(run.em.N()) * width
+	}
+	return sims.HistChart{Title: "max_k γ_nk: soft → hard", Lo: lo, Hi: 1, Density: counts, XLabel: "responsibility of the nearest mean"}
+}
+
+// notes says which half-step was last, how the monotonicity check stands,
+// the bound and its gap, and what the mode on screen shows.
+func (s *emSim) notes(run *emRun, ll, elbo float64, hasQ bool, hard, agree float64, collapsed int, isCollapsed bool) []string {
+	e := run.em
+	var lines []string
+	if isCollapsed {
+		nk := e.Counts(nil)[collapsed]
+		on := fmt.Sprintf("%.0f points (a line)", nk)
+		if math.Round(nk) <= 1 {
+			on = "one point"
+		}
+		lines = append(lines,
+			fmt.Sprintf("⚠ component %d sits on %s: det Σ → 0, so N(x_n; μ, Σ) → ∞ and log p → +∞ (L842–852);", collapsed+1, on),
+			"  EM climbed into it monotonically (L865). Remedy: set reg > 0 (p, reg=1e-3): Σ_k ⪰ reg·s²·I (Remark 2.10)")
+	}
 	var phase string
 	switch last, ok := e.Last(); {
 	case !ok:
 		phase = "start: k-means++ means, equal weights, round covariances; next: E-step"
 	case last == mixture.EStep:
-		phase = "E-step: responsibilities γ(z_nk) updated (eq 2.12); next: M-step"
+		phase = "E-step: responsibilities γ(z_nk) updated (eq 2.12), KL closed to 0; next: M-step"
+	case e.Cov() == mixture.CovSphericalFixed:
+		phase = "M-step: μ_k = γ-weighted means (eq 2.13), Σ_k = εI and π_k = 1/K fixed; next: E-step"
 	default:
-		phase = "M-step: π, μ, Σ updated (eqs 2.13–2.15); next: E-step"
+		phase = "M-step: π, μ, Σ updated (eqs 2.13–2.15), L rose, KL reopened; next: E-step"
 	}
-	var mono string
+	if s.restarts > 1 {
+		if s.done {
+			phase = fmt.Sprintf("best of %d runs: run %d, log p = %.6g per point", s.restarts, s.best+1, e.MeanLogLik())
+		} else {
+			phase = fmt.Sprintf("run %d/%d · ", s.cur+1, s.restarts) + phase
+		}
+	}
+	lines = append(lines, phase)
 	switch {
-	case s.worstFall > 0:
-		mono = fmt.Sprintf("⚠ the log-likelihood fell by %.2g (relative) at iteration %d: (2.37) is violated",
-			s.worstFall, s.worstIter)
+	case run.worstFall > 0:
+		lines = append(lines, fmt.Sprintf("⚠ the log-likelihood fell by %.2g (relative) at iteration %d: (2.37) is violated",
+			run.worstFall, run.worstIter))
 	case e.Iter() == 0:
-		mono = "monotonicity (2.37): the log-likelihood must never fall; watch the curve"
+		lines = append(lines, "monotonicity (2.37): the log-likelihood must never fall; watch the curve")
 	default:
-		mono = fmt.Sprintf("monotonicity (2.37) holds: the log-likelihood never fell in %d iterations", e.Iter())
+		lines = append(lines, fmt.Sprintf("monotonicity (2.37) holds: the log-likelihood never fell in %d iteration%s", e.Iter(), plural(e.Iter())))
 	}
-	lines := []string{phase, mono}
 	if hasQ {
 		n := float64(e.N())
 		lines = append(lines, fmt.Sprintf("per point: log p = %.6g = L(q,θ) %.6g + KL(q‖p) %.2g (eq 2.31)",
 			ll, elbo/n, ll-elbo/n))
 	}
-	if s.truth != nil {
+	if run.km != nil && hasQ {
+		lines = append(lines, fmt.Sprintf("Ex 2.2: mean max γ = %.4f, %.1f%% of argmax γ agree with k-means (○, same start), means %.2g·s apart; eps → 0: 1, 100%%, 0",
+			hard, 100*agree, s.centreGap(run)))
+	}
+	if j, ok := floored(e); ok && !isCollapsed {
+		lines = append(lines, fmt.Sprintf("Σ_%d is held at the floor reg·s²·I: with reg = 0 it would collapse (Remark 2.10)", j+1))
+	}
+	if s.data.truth != nil {
 		lines = append(lines, "× marks the true means of the generated data")
 	}
 	return lines
 }
 
+// floored reports a component whose smaller eigenvalue sits at the
+// covariance floor ε > 0 (to rounding): the floor is what keeps it from
+// collapsing.
+func floored(e *mixture.EM) (int, bool) {
+	if e.Cov() != mixture.CovFull || e.Eps() <= 0 || e.Iter() == 0 {
+		return 0, false
+	}
+	for j, c := range e.Components() {
+		a, b, d := c.Cov[0][0], c.Cov[0][1], c.Cov[1][1]
+		if lo := (a+d)/2 - math.Hypot((a-d)/2, b); lo <= e.Eps()*(1+1e-6) {
+			return j, true
+		}
+	}
+	return 0, false
+}
+
 func (s *emSim) Result() map[string]any {
-	e := s.em
+	run := s.shown()
+	e := run.em
 	k := e.K()
 	weights := make([]float64, k)
 	means := make([][]float64, k)
@@ -226,7 +545,7 @@ func (s *emSim) Result() map[string]any {
 		means[j] = []float64{c.Mean[0], c.Mean[1]}
 		covs[j] = [][]float64{{c.Cov[0][0], c.Cov[0][1]}, {c.Cov[1][0], c.Cov[1][1]}}
 	}
-	return map[string]any{
+	r := map[string]any{
 		"weights":      weights,
 		"means":        means,
 		"covariances":  covs,
@@ -234,5 +553,27 @@ func (s *emSim) Result() map[string]any {
 		"loglik":       e.MeanLogLik(),
 		"iterations":   e.Iter(),
 		"half_steps":   e.HalfSteps(),
+		"cov":          e.Cov().String(),
 	}
+	if s.restarts > 1 {
+		finals := make([]float64, len(s.runs))
+		for i, rr := range s.runs {
+			finals[i] = rr.em.MeanLogLik()
+		}
+		r["restarts"] = s.restarts
+		r["run"] = s.cur + 1
+		r["best_run"] = s.best + 1
+		r["run_logliks"] = finals
+	}
+	if j, ok := e.Collapsed(); ok && s.collapsed {
+		r["collapsed_component"] = j + 1
+	}
+	if run.km != nil {
+		if _, ok := e.ELBO(); ok {
+			hard, agree := s.hardness(run, e.Assign(nil))
+			r["mean_max_responsibility"] = hard
+			r["kmeans_agreement"] = agree
+		}
+	}
+	return r
 }

@@ -283,3 +283,255 @@ func TestCollapse(t *testing.T) {
 	}
 	t.Fatal("no collapse with reg = 0 and k = n")
 }
+
+// TestDemos checks that each demo presets its parameters, and that a value
+// the user types wins over the preset.
+func TestDemos(t *testing.T) {
+	cases := []struct {
+		demo string
+		want map[string]string
+	}{
+		{"fit", map[string]string{"k": "3", "n": "400", "reg": "1e-06", "cov": "full"}},
+		{"collapse", map[string]string{"k": "6", "n": "30", "reg": "0", "cov": "full"}},
+		{"kmeans-limit", map[string]string{"k": "3", "n": "400", "cov": "spherical-fixed"}},
+	}
+	for _, c := range cases {
+		v, err := sims.Resolve(EMGMM.Params, map[string]string{"demo": c.demo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, want := range c.want {
+			if got := v.Text(name); got != want {
+				t.Errorf("demo=%s: %s = %s, want %s", c.demo, name, got, want)
+			}
+		}
+	}
+	v, err := sims.Resolve(EMGMM.Params, map[string]string{"demo": "collapse", "reg": "0.001"})
+	if err != nil || v.Float("reg") != 0.001 {
+		t.Errorf("a typed reg lost to the demo's: %v, %v", v.Text("reg"), err)
+	}
+}
+
+// TestStaircase checks the ELBO charts frame by frame (item B3): the
+// staircase's last points are the log p and L(q, θ) of the metrics; after an
+// E-step the gap KL = log p − L is zero (eq 2.34); after an M-step
+// log p(θ_old) ≤ L(q, θ_new) ≤ log p(θ_new) (2.36–2.37), and the gap chart's
+// KL is at most its rise of log p (Δ log p = (L − log p_old) + KL ≥ KL). Slack
+// 1e-9 relative to |log p|, as in the engine's tests; it runs for both
+// covariance modes.
+func TestStaircase(t *testing.T) {
+	for _, set := range []map[string]string{{"k": "4"}, {"demo": "kmeans-limit", "eps": "0.3"}} {
+		s := build(t, set, nil, 4)
+		prev, _ := s.Frame().Metric("loglik")
+		for i := 1; i <= 40; i++ {
+			if err := s.Step(); errors.Is(err, sims.ErrConverged) {
+				break
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			f := s.Frame()
+			ll, _ := f.Metric("loglik")
+			elbo, _ := f.Metric("elbo")
+			kl, _ := f.Metric("kl")
+			slack := 1e-9 * math.Abs(ll)
+			lp, _ := f.Series("log p(x|θ)")
+			lq, _ := f.Series("L(q,θ)")
+			if len(lp.Y) != i || lp.Y[i-1] != ll || lq.Y[i-1] != elbo {
+				t.Fatalf("%v step %d: staircase has %d points ending (%v, %v); metrics (%v, %v)", set, i, len(lp.Y), lp.Y[len(lp.Y)-1], lq.Y[len(lq.Y)-1], ll, elbo)
+			}
+			if math.Abs(kl-(ll-elbo)) > slack || kl < -slack {
+				t.Fatalf("%v step %d: kl %v, log p − L = %v", set, i, kl, ll-elbo)
+			}
+			if i%2 == 1 {
+				if math.Abs(kl) > slack {
+					t.Fatalf("%v step %d (E): KL = %v, want 0", set, i, kl)
+				}
+				continue
+			}
+			if elbo < prev-slack || ll < elbo-slack {
+				t.Fatalf("%v step %d (M): log p_old %v, L %v, log p_new %v", set, i, prev, elbo, ll)
+			}
+			rise, _ := f.Series("Δ log p")
+			gap, _ := f.Series("KL(q‖p(z|x,θ))")
+			if n := len(gap.Y); n != i/2 || gap.Y[n-1] != kl || math.Abs(rise.Y[n-1]-(ll-prev)) > slack || gap.Y[n-1] > rise.Y[n-1]+slack {
+				t.Fatalf("%v step %d: gap chart %v ≤ %v, want KL %v ≤ Δ %v", set, i, gap.Y, rise.Y, kl, ll-prev)
+			}
+			prev = ll
+		}
+	}
+}
+
+// TestRestarts: with restarts = 4 the runs follow one another, each from its
+// own start, and the sim ends on the best: its log-likelihood is the largest
+// of the runs', and the Result says which it was.
+func TestRestarts(t *testing.T) {
+	s := build(t, map[string]string{"restarts": "4", "k": "4", "sep": "2"}, nil, 3)
+	runToEnd(t, s, 20000)
+	r := s.Result()
+	finals := r["run_logliks"].([]float64)
+	if len(finals) != 4 || r["restarts"].(int) != 4 {
+		t.Fatalf("%d runs of %v", len(finals), r["restarts"])
+	}
+	best := r["best_run"].(int) - 1
+	for i, l := range finals {
+		if l > finals[best] {
+			t.Errorf("run %d has log p %v > best run %d's %v", i+1, l, best+1, finals[best])
+		}
+	}
+	if ll, _ := s.Frame().Metric("loglik"); ll != finals[best] || r["loglik"].(float64) != ll {
+		t.Errorf("final loglik %v, best %v", ll, finals[best])
+	}
+	distinct := map[float64]bool{}
+	for _, l := range finals {
+		distinct[l] = true
+	}
+	if len(distinct) < 2 {
+		t.Errorf("four restarts all reached %v: the starts are not distinct", finals)
+	}
+	if _, ok := s.Frame().Series("run 1"); !ok {
+		if _, ok := s.Frame().Series("run 1 (best)"); !ok {
+			t.Error("no per-run log-likelihood curve")
+		}
+	}
+}
+
+// TestKMeansLimit: in the εI limit (item B4) the pane's agreement with the
+// k-means run from the same start is 1 at every E-step, and the
+// responsibilities are hard; at a large ε they are soft.
+func TestKMeansLimit(t *testing.T) {
+	for _, c := range []struct {
+		eps          string
+		hardAtLeast  float64
+		hardAtMost   float64
+		agreeAtLeast float64
+	}{{"1e-5", 0.9999, 1, 1}, {"2", 0, 0.9, 0}} {
+		s := build(t, map[string]string{"demo": "kmeans-limit", "eps": c.eps}, nil, 2)
+		for i := 0; i < 400; i++ {
+			err := s.Step()
+			if errors.Is(err, sims.ErrConverged) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := s.Frame()
+			agree, ok1 := f.Metric("agree")
+			hard, ok2 := f.Metric("hard")
+			if !ok1 || !ok2 {
+				t.Fatalf("eps=%s: no agree/hard metrics", c.eps)
+			}
+			if agree < c.agreeAtLeast || hard < c.hardAtLeast {
+				t.Fatalf("eps=%s step %d: agree %v, hard %v", c.eps, i, agree, hard)
+			}
+			if i > 4 && hard > c.hardAtMost {
+				t.Fatalf("eps=%s step %d: hard %v, want ≤ %v", c.eps, i, hard, c.hardAtMost)
+			}
+		}
+		r := s.Result()
+		if r["cov"] != "spherical-fixed" {
+			t.Errorf("result cov %v", r["cov"])
+		}
+		for _, w := range r["weights"].([]float64) {
+			if w != 1.0/3 {
+				t.Errorf("weights %v, want fixed 1/3", r["weights"])
+			}
+		}
+	}
+}
+
+// TestCollapseDemo is item B5's demo: with demo=collapse (reg = 0) the
+// log-likelihood climbs monotonically until a component collapses; the run
+// then ends as diverged, and the last frame names the collapsed component
+// and the remedy. With reg = 1e-3 the same start stays finite.
+func TestCollapseDemo(t *testing.T) {
+	s := build(t, map[string]string{"demo": "collapse"}, nil, 1)
+	var err error
+	for i := 0; i < 2000 && err == nil; i++ {
+		err = s.Step()
+	}
+	if !errors.Is(err, sims.ErrDiverged) {
+		t.Fatalf("demo=collapse: got %v, want ErrDiverged", err)
+	}
+	f := s.Frame()
+	if cc := f.Charts[0].(sims.CanvasChart); !strings.Contains(cc.Title, "collapsed") {
+		t.Errorf("canvas title %q does not say collapsed", cc.Title)
+	}
+	text := strings.Join(f.Text, "\n")
+	if !strings.Contains(text, "reg > 0") || !strings.Contains(text, "Remark 2.10") {
+		t.Errorf("no remedy in the notes: %q", text)
+	}
+	r := s.Result()
+	if _, ok := r["collapsed_component"]; !ok {
+		t.Errorf("result has no collapsed_component: %v", r)
+	}
+	tr := r["loglik_trace"].([]float64)
+	for i := 1; i < len(tr); i++ {
+		if tr[i] < tr[i-1] {
+			t.Fatalf("log-likelihood fell at %d on the way to the collapse: %v", i, tr)
+		}
+	}
+	if len(tr) < 3 || tr[len(tr)-1]-tr[0] < 1 {
+		t.Errorf("log-likelihood trace %v: want a climb of more than a nat per point", tr)
+	}
+
+	s = build(t, map[string]string{"demo": "collapse", "reg": "1e-3"}, nil, 1)
+	runToEnd(t, s, 5000)
+}
+
+func TestKMeansSim(t *testing.T) {
+	if _, err := sims.NewCatalog(KMeans); err != nil {
+		t.Fatal(err)
+	}
+	s, err := KMeans.Build(sims.Config{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := math.Inf(1)
+	steps := 0
+	for ; steps < 1000; steps++ {
+		err := s.Step()
+		if errors.Is(err, sims.ErrConverged) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := s.Frame()
+		j, ok := f.Metric("J")
+		if !ok || j > prev*(1+1e-12) {
+			t.Fatalf("step %d: J %v after %v", steps, j, prev)
+		}
+		prev = j
+		if f.Step != steps+1 {
+			t.Fatalf("Frame.Step %d after %d steps", f.Step, steps+1)
+		}
+	}
+	if steps == 1000 {
+		t.Fatal("kmeans did not converge")
+	}
+	f := s.Frame()
+	if !strings.Contains(strings.Join(f.Text, "\n"), "converged") {
+		t.Errorf("notes do not say converged: %q", f.Text)
+	}
+	r := s.Result()
+	if _, err := json.Marshal(r); err != nil {
+		t.Fatal(err)
+	}
+	if r["inertia"].(float64) != prev || len(r["centers"].([][]float64)) != 3 {
+		t.Errorf("result %v", r)
+	}
+	// The same seed and data as em-gmm: identical points.
+	e := build(t, nil, nil, 1)
+	pa := f.Charts[0].(sims.CanvasChart).Points[0]
+	pe := e.Frame().Charts[0].(sims.CanvasChart).Points[0]
+	if !reflect.DeepEqual(pa.X, pe.X) {
+		t.Error("kmeans and em-gmm draw different data from the same seed")
+	}
+	// Bad k.
+	v, _ := sims.Resolve(KMeans.Params, nil)
+	few := &sims.Table{Name: "few.csv", Columns: []string{"x", "y"}, Rows: [][]float64{{1, 2}, {2, 1}}}
+	var pe2 *algo.ParamError
+	if _, err := KMeans.Build(sims.Config{Values: v, Data: few}); !errors.As(err, &pe2) || pe2.Name != "k" {
+		t.Errorf("k = 3 on 2 rows: got %v", err)
+	}
+}

@@ -1,0 +1,319 @@
+// Package ldasim turns the engine of algo/lda into a sim.
+package ldasim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/thelab/lab/algo/lda"
+	"github.com/thelab/lab/sims"
+)
+
+// LDA is latent Dirichlet allocation by the coordinate ascent of seed 002
+// §3.5: one sweep (every document's φ and γ, then λ) per step, on the
+// planted corpus shipped in testdata/corpus.txt or on a text file of the
+// user's, one document per line. The pane shows the topic–word weights
+// E_q[β_kv] as a heat map (each topic's top words, topic by topic, so that
+// separated topics make a block diagonal), each topic's share of the words
+// with its top words, and the ELBO per sweep, which coordinate ascent never
+// lets fall. On the planted corpus it also shows how far the fitted topics
+// are from the planted ones.
+//
+// A text file does not fit the numeric --data table, so the corpus is a Text
+// parameter: `lab run lda --set corpus=notes.txt`, or the same value typed in
+// the pane's parameter editor. The file is tokenised by lda.Tokenize (words
+// of three letters or more, lower-cased, English stopwords dropped, words in
+// one document only dropped, at most 2000 words).
+var LDA = &sims.Spec{
+	Name:   "lda",
+	Title:  "Latent Dirichlet allocation by CAVI: topics, top words, ELBO",
+	Source: "seed 002 §3.5 (LDA, eq 3.17, γ and λ updates L1489–1495)",
+	Steps:  200,
+	Speed:  4,
+	Params: []sims.Param{
+		{Name: "corpus", Kind: sims.Text, Default: planted,
+			Help: "planted: testdata/corpus.txt, 300 documents from 4 planted topics (the truth is shown); " +
+				"or the path of a UTF-8 text file, one document per line"},
+		{Name: "k", Kind: sims.Int, Min: 2, Max: lda.MaxK, Default: "4",
+			Help: "number of topics K"},
+		{Name: "alpha", Kind: sims.Float, Min: 0, OpenMin: true, Max: 10, Default: "0.25",
+			Help: "Dirichlet prior of each document's topic proportions θ_d (small: few topics per document)"},
+		{Name: "eta", Kind: sims.Float, Min: 0, OpenMin: true, Max: 10, Default: "0.1",
+			Help: "Dirichlet prior of each topic's word distribution β_k (small: peaked topics)"},
+		{Name: "iters", Kind: sims.Int, Min: 1, Max: 1000, Default: "50",
+			Help: "at most this many φ/γ rounds per document per sweep (fewer once γ_d settles)"},
+		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-7",
+			Help: "stop when a sweep raises the ELBO by less than tol nats per word"},
+	},
+	New: newLDA,
+}
+
+const planted = "planted"
+
+// topWords is the number of words per topic in the heat map.
+const topWords = 8
+
+type ldaSim struct {
+	e      *lda.LDA
+	source string // what the corpus is, for the notes
+	elbo   *sims.Trace
+	falls  int // sweeps at which the ELBO fell beyond rounding (must stay 0)
+	done   bool
+
+	// The planted truth, over the corpus's vocabulary; nil for a file.
+	truth      [][]float64
+	names      []string  // the planted themes
+	bench      []float64 // complete-data L1 error of each planted topic
+	match      []int     // planted topic → fitted topic, after the last sweep
+	dist       []float64 // L1 distance of each matched pair
+	benchTotal float64
+}
+
+func newLDA(cfg sims.Config) (sims.Sim, error) {
+	v := cfg.Values
+	s := &ldaSim{elbo: sims.NewTrace(0, 1)}
+	var lines []string
+	var p *lda.Planted
+	if path := v.String("corpus"); path == planted {
+		var err error
+		if p, err = lda.NewPlanted(lda.DefaultPlanted, rand.New(rand.NewPCG(lda.PlantedSeed, 0))); err != nil {
+			return nil, err
+		}
+		lines = p.Lines
+		s.source = "planted corpus (testdata/corpus.txt)"
+	} else {
+		var err error
+		if lines, err = sims.ReadLines("corpus", path); err != nil {
+			return nil, err
+		}
+		s.source = path
+	}
+	c, err := lda.Tokenize(lines, lda.TokenizeOptions{})
+	if err != nil {
+		return nil, err
+	}
+	e, err := lda.New(c, lda.Config{K: v.Int("k"), Alpha: v.Float("alpha"), Eta: v.Float("eta"),
+		LocalIters: v.Int("iters"), LocalTol: 1e-3, Tol: v.Float("tol")},
+		rand.New(rand.NewPCG(cfg.Seed, 0x6c6461))) // "lda"
+	if err != nil {
+		return nil, err
+	}
+	s.e = e
+	if p != nil {
+		s.setTruth(p, c)
+	}
+	s.elbo.Add(e.ELBOPerWord())
+	return s, nil
+}
+
+// setTruth re-expresses the planted topics and their complete-data errors
+// over the corpus's vocabulary.
+func (s *ldaSim) setTruth(p *lda.Planted, c *lda.Corpus) {
+	idx := map[string]int{}
+	for i, w := range c.Vocab {
+		idx[w] = i
+	}
+	cd := p.CompleteData()
+	s.truth = make([][]float64, len(p.Beta))
+	s.bench = make([]float64, len(p.Beta))
+	for k := range p.Beta {
+		s.truth[k] = make([]float64, c.V())
+		for v, w := range p.Vocab {
+			s.truth[k][idx[w]] = p.Beta[k][v]
+			s.bench[k] += math.Abs(cd[k][v] - p.Beta[k][v])
+		}
+		s.names = append(s.names, lda.PlantedTopics[k].Name)
+		s.benchTotal += s.bench[k] / float64(len(p.Beta))
+	}
+	s.matchTruth()
+}
+
+// matchTruth matches the planted topics to the fitted ones, when there are
+// at least as many fitted topics.
+func (s *ldaSim) matchTruth() {
+	if s.truth == nil || s.e.K() < len(s.truth) {
+		return
+	}
+	s.match, s.dist = lda.MatchTopics(s.e.Topics(nil), s.truth)
+}
+
+func (s *ldaSim) Step() error {
+	prev := s.e.ELBOPerWord()
+	err := s.e.Step()
+	if err != nil {
+		s.done = true
+		return err
+	}
+	now := s.e.ELBOPerWord()
+	s.elbo.Add(now)
+	if now < prev-1e-9*math.Abs(prev) {
+		s.falls++
+	}
+	s.matchTruth()
+	return nil
+}
+
+// top returns the ids of the n largest weights of row, largest first (ties
+// to the lower id), by insertion into a short list: O(V·n), not a sort.
+func top(row []float64, n int) []int {
+	n = min(n, len(row))
+	ids := make([]int, 0, n+1)
+	for w, x := range row {
+		if len(ids) == n && x <= row[ids[n-1]] {
+			continue
+		}
+		i := len(ids)
+		ids = append(ids, w)
+		for ; i > 0 && x > row[ids[i-1]]; i-- {
+			ids[i] = ids[i-1]
+		}
+		ids[i] = w
+		if len(ids) > n {
+			ids = ids[:n]
+		}
+	}
+	return ids
+}
+
+func (s *ldaSim) Frame() sims.Frame {
+	e := s.e
+	c := e.Corpus()
+	k := e.K()
+	topics := e.Topics(nil)
+	shares := e.Shares()
+	// Columns: the top words of topic 1, then of topic 2, ... (each word once).
+	var cols []int
+	seen := map[int]bool{}
+	tops := make([][]int, k)
+	for j, row := range topics {
+		tops[j] = top(row, topWords)
+		for _, w := range tops[j] {
+			if !seen[w] {
+				seen[w] = true
+				cols = append(cols, w)
+			}
+		}
+	}
+	heat := &sims.Grid{NX: len(cols), NY: k, Z: make([]float64, len(cols)*k), Scale: sims.Sequential}
+	for j := range k {
+		row := k - 1 - j // topic 1 on top
+		for i, w := range cols {
+			heat.Z[row*len(cols)+i] = topics[j][w]
+			heat.Hi = max(heat.Hi, topics[j][w])
+		}
+	}
+	markers := make([]sims.Marker, k)
+	bars := make([]sims.Bar, k)
+	for j := range k {
+		markers[j] = sims.Marker{X: 0.3, Y: float64(k-j) - 0.5, Glyph: rune('0' + (j+1)%10), Class: -1}
+		words := make([]string, 0, 5)
+		for _, w := range tops[j][:min(5, len(tops[j]))] {
+			words = append(words, c.Vocab[w])
+		}
+		bars[j] = sims.Bar{Label: fmt.Sprintf("%d %s", j+1, strings.Join(words, " ")), Value: shares[j], Class: j}
+	}
+
+	tr := e.Trace()
+	metrics := []sims.Metric{
+		{Name: "sweep", Value: float64(e.Sweeps())},
+		{Name: "elbo", Value: e.ELBOPerWord()},
+	}
+	if len(tr) > 1 {
+		metrics = append(metrics, sims.Metric{Name: "delta", Value: tr[len(tr)-1] - tr[len(tr)-2]})
+	}
+	if s.match != nil {
+		metrics = append(metrics, sims.Metric{Name: "topic_err", Value: mean(s.dist)})
+	}
+	x0, x1 := s.elbo.Span()
+	return sims.Frame{
+		Sim:     LDA.Name,
+		Step:    e.Sweeps(),
+		Metrics: metrics,
+		Charts: []sims.Chart{
+			sims.CanvasChart{
+				Title: fmt.Sprintf("topic–word weights E[β_kv]: top %d words of each topic", topWords),
+				View:  sims.Rect{XMin: 0, XMax: float64(len(cols)), YMin: 0, YMax: float64(k)},
+				Heat:  heat, Markers: markers,
+				XLabel: "top words", YLabel: "topic",
+			},
+			sims.LineChart{
+				Title:  "ELBO per word",
+				Series: []sims.Series{{Name: "L(q)/N", Y: s.elbo.Column(0), Class: 0}},
+				X0:     x0, X1: x1, XLabel: "sweep", YLabel: "nats",
+			},
+			sims.BarChart{Title: "topics: share of the words · top words", Bars: bars},
+		},
+		Text: s.notes(topics, tops),
+	}
+}
+
+func mean(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
+}
+
+func (s *ldaSim) notes(topics [][]float64, tops [][]int) []string {
+	e := s.e
+	c := e.Corpus()
+	lines := []string{
+		fmt.Sprintf("%s: %d documents, %d words in a vocabulary of %d", s.source, c.D(), c.Tokens(), c.V()),
+		fmt.Sprintf("sweep %d: φ ∝ exp(E log θ + E log β) (3.17), γ = α + Σφ (%.1f rounds/doc); λ = η + Σφ·1{w=v}",
+			e.Sweeps(), e.LocalRounds()),
+	}
+	if s.falls > 0 {
+		lines = append(lines, fmt.Sprintf("⚠ the ELBO fell at %d sweeps: coordinate ascent is broken", s.falls))
+	} else {
+		lines = append(lines, fmt.Sprintf("the ELBO never fell in %d sweeps (every update maximises it over its block)", e.Sweeps()))
+	}
+	switch {
+	case s.match != nil:
+		var b strings.Builder
+		for t, f := range s.match {
+			if t > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "%s→%d %.2f", s.names[t], f+1, s.dist[t])
+		}
+		lines = append(lines, fmt.Sprintf("L1 error to the planted topics: %s; were every z known: %.2f", b.String(), s.benchTotal))
+	case s.truth != nil:
+		lines = append(lines, fmt.Sprintf("the corpus was planted with %d topics: set k ≥ %d to compare", len(s.truth), len(s.truth)))
+	}
+	if c.Dropped > 0 {
+		lines = append(lines, fmt.Sprintf("%d lines held no kept word and were left out", c.Dropped))
+	}
+	lines = append(lines, "CAVI finds a local optimum: R (a new seed) restarts from another random λ")
+	return lines
+}
+
+func (s *ldaSim) Result() map[string]any {
+	e := s.e
+	c := e.Corpus()
+	topics := e.Topics(nil)
+	words := make([][]string, e.K())
+	for j, row := range topics {
+		for _, w := range top(row, 10) {
+			words[j] = append(words[j], c.Vocab[w])
+		}
+	}
+	r := map[string]any{
+		"sweeps":     e.Sweeps(),
+		"elbo":       e.ELBOPerWord(),
+		"elbo_trace": slices.Clone(e.Trace()),
+		"top_words":  words,
+		"shares":     e.Shares(),
+		"documents":  c.D(),
+		"tokens":     c.Tokens(),
+		"vocabulary": c.V(),
+	}
+	if s.match != nil {
+		r["topic_l1_error"] = slices.Clone(s.dist)
+		r["complete_data_l1_error"] = slices.Clone(s.bench)
+	}
+	return r
+}

@@ -1,0 +1,222 @@
+package mixturesim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/mixture"
+	"github.com/thelab/lab/sims"
+)
+
+// KMeans is Lloyd's algorithm (seed 002 §2.1, eqs 2.2–2.4): points coloured
+// by their cluster over the Voronoi cells of the current centres, each
+// centre's trail, and the objective J per half-step, which never increases
+// (Remark 2.1). A step is a half-iteration, assignment (2.3) or update
+// (2.4): after an update the cells move and the points left in another
+// cluster's cell show what the next assignment will change. The run stops
+// when an assignment changes no point.
+var KMeans = &sims.Spec{
+	Name:   "kmeans",
+	Title:  "k-means (Lloyd): assignment and update half-steps, J never increasing",
+	Source: "seed 002 §2.1 (eqs 2.2–2.4, Remark 2.1)",
+	Data: "the first two columns of --data are the points (x, y); without --data, " +
+		"n points are drawn from a random mixture of `clusters` Gaussians whose means are sep apart",
+	Steps: 200,
+	Speed: 2,
+	Params: []sims.Param{
+		{Name: "k", Kind: sims.Int, Min: 1, Max: mixture.MaxK, Default: "3",
+			Help: "number of clusters K (at most the number of points)"},
+		{Name: "clusters", Kind: sims.Int, Min: 1, Max: mixture.MaxK, Default: "3",
+			Help: "true number of clusters in the generated data (not used with --data)"},
+		{Name: "sep", Kind: sims.Float, Min: 0, Max: mixture.MaxSep, Default: "4",
+			Help: "least distance between the true means, in s.d. of the widest cluster (not used with --data)"},
+		{Name: "n", Kind: sims.Int, Min: 20, Max: 100000, Default: "400",
+			Help: "number of generated points (not used with --data)"},
+	},
+	New: newKMeans,
+}
+
+// Cells of the Voronoi background.
+const (
+	voronoiNX = 96
+	voronoiNY = 48
+)
+
+type kmSim struct {
+	km    *mixture.KMeans
+	data  *points2D
+	view  sims.Rect
+	j     *sims.Trace // J per half-step
+	trail *sims.Trace // the centres after each update: x1, y1, x2, y2, ...
+	rises int         // half-steps at which J rose beyond rounding (must stay 0)
+	worst float64     // the largest such relative rise
+	done  bool
+	// The assignment as of the last assignment step, shared by Frames until
+	// the next one (it changes only then); nil when stale.
+	assign []int
+}
+
+func newKMeans(cfg sims.Config) (sims.Sim, error) {
+	data, err := loadPoints(cfg)
+	if err != nil {
+		return nil, err
+	}
+	k := cfg.Values.Int("k")
+	km, err := mixture.NewKMeans(data.points, k, initRNG(cfg.Seed, 0))
+	if err != nil {
+		return nil, err
+	}
+	s := &kmSim{km: km, data: data, j: sims.NewTrace(1, 1), trail: sims.NewTrace(0, 2*k)}
+	s.view = sims.Bounds(km.X(), km.Y()).Pad(0.05)
+	s.addTrail()
+	return s, nil
+}
+
+func (s *kmSim) addTrail() {
+	row := make([]float64, 0, 2*mixture.MaxK)
+	for _, c := range s.km.Centers() {
+		row = append(row, c[0], c[1])
+	}
+	s.trail.Add(row...)
+}
+
+func (s *kmSim) Step() error {
+	prev := s.km.J()
+	err := s.km.Step()
+	if errors.Is(err, algo.ErrConverged) {
+		s.done = true
+	}
+	if err != nil {
+		return err
+	}
+	j := s.km.J()
+	s.j.Add(j)
+	if rise := (j - prev) / prev; !math.IsInf(prev, 1) && rise > 1e-12 {
+		s.rises++
+		s.worst = math.Max(s.worst, rise)
+	}
+	if last, _ := s.km.Last(); last == mixture.Update {
+		s.addTrail()
+	} else {
+		s.assign = nil // a new assignment: the next Frame copies it
+	}
+	return nil
+}
+
+func (s *kmSim) Frame() sims.Frame {
+	m := s.km
+	k := m.K()
+	if s.assign == nil {
+		s.assign = m.Assign(nil)
+	}
+	assign := s.assign
+	centres := m.Centers()
+	counts := m.Counts(nil)
+
+	metrics := []sims.Metric{}
+	if j := m.J(); !math.IsInf(j, 1) {
+		metrics = append(metrics, sims.Metric{Name: "J", Value: j}, sims.Metric{Name: "J/n", Value: j / float64(m.N())})
+	}
+	metrics = append(metrics,
+		sims.Metric{Name: "changed", Value: float64(m.Changed())},
+		sims.Metric{Name: "iter", Value: float64(m.Iter())})
+
+	// Voronoi cells of the current centres: the assignment (2.3) they induce.
+	cells := sims.SampleGrid(s.view, voronoiNX, voronoiNY, func(x, y float64) float64 {
+		best, bj := math.Inf(1), 0
+		for j, c := range centres {
+			if d := (x-c[0])*(x-c[0]) + (y-c[1])*(y-c[1]); d < best {
+				best, bj = d, j
+			}
+		}
+		return float64(bj)
+	})
+	cells.Scale, cells.Lo, cells.Hi, cells.Levels = sims.Categorical, -0.5, float64(k)-0.5, k
+
+	paths := make([]sims.Path, k)
+	for j := range k {
+		paths[j] = sims.Path{X: s.trail.Column(2 * j), Y: s.trail.Column(2*j + 1), Class: j}
+	}
+	markers := make([]sims.Marker, 0, k+len(s.data.truth))
+	for _, c := range s.data.truth {
+		markers = append(markers, sims.Marker{X: c.Mean[0], Y: c.Mean[1], Glyph: '×', Class: -1})
+	}
+	legend := make([]string, k)
+	bars := make([]sims.Bar, k)
+	for j, c := range centres {
+		markers = append(markers, sims.Marker{X: c[0], Y: c[1], Glyph: '✚', Class: j})
+		legend[j] = strconv.Itoa(j+1) + ": " + strconv.Itoa(counts[j])
+		bars[j] = sims.Bar{Label: strconv.Itoa(j + 1), Value: float64(counts[j]), Class: j}
+	}
+
+	x0, x1 := s.j.Span()
+	charts := []sims.Chart{
+		sims.CanvasChart{
+			Title:   fmt.Sprintf("%d points, K = %d: cells of the centres ✚, trails", m.N(), k),
+			View:    s.view,
+			Heat:    cells,
+			Points:  []sims.PointSet{{Name: "data", X: m.X(), Y: m.Y(), Classes: assign}},
+			Paths:   paths,
+			Markers: markers,
+			Legend:  legend,
+			XLabel:  s.data.xLabel, YLabel: s.data.yLabel,
+		},
+		sims.LineChart{
+			Title:  "objective J (2.2)",
+			Series: []sims.Series{{Name: "J = Σ ‖x_n − μ_k‖²", Y: s.j.Column(0), Class: 0}},
+			LogY:   false,
+			X0:     x0, X1: x1,
+			XLabel: "half-step",
+		},
+		sims.BarChart{Title: "cluster sizes Σ_n r_nk", Bars: bars},
+	}
+	return sims.Frame{Sim: KMeans.Name, Step: m.HalfSteps(), Metrics: metrics, Charts: charts, Text: s.notes()}
+}
+
+func (s *kmSim) notes() []string {
+	m := s.km
+	var phase string
+	switch last, ok := m.Last(); {
+	case s.done:
+		phase = fmt.Sprintf("converged: an assignment changed no point, after %d iterations (finite, Remark 2.1)", m.Iter())
+	case !ok:
+		phase = "start: k-means++ centres; next: assign every point to its nearest centre (2.3)"
+	case last == mixture.Assign:
+		phase = fmt.Sprintf("assign (2.3): %d point%s changed cluster; next: move centres to their means (2.4)", m.Changed(), plural(m.Changed()))
+	default:
+		phase = fmt.Sprintf("update (2.4): centres moved, J fell by %.4g; points in another cell will switch next", m.Moved())
+	}
+	mono := fmt.Sprintf("J never increased in %d half-steps (each half-step minimises J over r or over μ)", m.HalfSteps())
+	if s.rises > 0 {
+		mono = fmt.Sprintf("⚠ J rose %d times (worst %.2g relative): Remark 2.1 is violated", s.rises, s.worst)
+	}
+	lines := []string{phase, mono}
+	if s.data.truth != nil {
+		lines = append(lines, "× marks the true means of the generated data")
+	}
+	return lines
+}
+
+func (s *kmSim) Result() map[string]any {
+	m := s.km
+	centres := make([][]float64, m.K())
+	for j, c := range m.Centers() {
+		centres[j] = []float64{c[0], c[1]}
+	}
+	sizes := m.Counts(nil)
+	inertia := m.J()
+	r := map[string]any{
+		"centers":    centres,
+		"sizes":      sizes,
+		"iterations": m.Iter(),
+		"half_steps": m.HalfSteps(),
+		"converged":  s.done,
+	}
+	if !math.IsInf(inertia, 1) {
+		r["inertia"] = inertia
+	}
+	return r
+}
