@@ -73,8 +73,8 @@ func BenchmarkKeyWhileRunningFlatOut(b *testing.B) {
 
 // TestKeyAnsweredWithinAFrame is the test form of the benchmark above.
 func TestKeyAnsweredWithinAFrame(t *testing.T) {
-	if testing.Short() {
-		t.Skip("timing test")
+	if testing.Short() || raceEnabled {
+		t.Skip("timing test: meaningless under -short or the race detector")
 	}
 	l := fourPanes(t, false)
 	for _, p := range l.m.panes {
