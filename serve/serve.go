@@ -142,7 +142,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		cfg:      cfg,
-		log:      slog.New(slog.NewTextHandler(cfg.Log, nil)),
+		log:      newLogger(cfg.Log),
 		limiter:  newAddrLimiter(cfg.ConnPerMinute),
 		sessions: map[ssh.Session]*session{},
 	}
@@ -186,6 +186,9 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
+// newLogger writes one logfmt line per event.
+func newLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
+
 // HostKey is the server's public host key.
 func (s *Server) HostKey() gossh.PublicKey { return s.hostKey }
 
@@ -228,9 +231,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
 	if !s.closing {
 		s.closing = true
-		// Sessions end a little before the grace period does, so that
-		// their goodbye reaches the client before the connection closes.
-		s.endAt = time.Now().Add(s.cfg.Grace * 3 / 4)
+		// Sessions end halfway through the grace period, so that their
+		// goodbye reaches the client before the connections are closed.
+		s.endAt = time.Now().Add(s.cfg.Grace / 2)
 	}
 	n := len(s.sessions)
 	s.mu.Unlock()

@@ -126,7 +126,10 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 		// The program has ended and the terminal is restored.
 		st.mu.Lock()
 		if st.reason == "" {
+			_, closing := s.shutdownDeadline()
 			switch {
+			case closing:
+				st.reason = reasonShutdown
 			case sess.Context().Err() != nil || st.inputEOF.Load():
 				st.reason = reasonClient
 			case st.quitSeen.Load():
