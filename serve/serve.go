@@ -44,6 +44,8 @@ const (
 	DefaultStepsPerSecond = 2000
 	DefaultConnPerMinute  = 30
 	DefaultGrace          = 5 * time.Second
+	// DefaultFPS is the lab's own refresh rate (tui.TickInterval).
+	DefaultFPS = 30
 )
 
 // Config is what an operator chooses. Start from DefaultConfig.
@@ -65,6 +67,9 @@ type Config struct {
 	// ConnPerMinute is how many new connections one address may open per
 	// minute, as a burst or spread out (0: no limit).
 	ConnPerMinute int
+	// FPS caps the frames per second sent to each client: fewer frames
+	// cost less bandwidth and CPU, each carrying the changes since the last.
+	FPS int
 	// Grace is how long sessions get, after Shutdown, to see the notice
 	// and end before their connections are closed.
 	Grace   time.Duration
@@ -86,6 +91,7 @@ func DefaultConfig() Config {
 		StepsPerSecond:     DefaultStepsPerSecond,
 		ConnPerMinute:      DefaultConnPerMinute,
 		Grace:              DefaultGrace,
+		FPS:                DefaultFPS,
 		Seed:               1,
 	}
 }
@@ -132,6 +138,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("--steps-per-second must be ≥ 0, got %g", cfg.StepsPerSecond)
 	case cfg.ConnPerMinute < 0:
 		return nil, fmt.Errorf("--conn-rate must be ≥ 0, got %d", cfg.ConnPerMinute)
+	case cfg.FPS < 1 || cfg.FPS > 60:
+		return nil, fmt.Errorf("--fps must be in 1..60, got %d", cfg.FPS)
 	case cfg.Grace <= 0:
 		return nil, fmt.Errorf("--grace must be > 0, got %s", cfg.Grace)
 	}
@@ -209,7 +217,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		"host_key", s.keyPath, "fingerprint", gossh.FingerprintSHA256(s.hostKey),
 		"max_sessions", s.cfg.MaxSessions, "idle_timeout", s.cfg.IdleTimeout,
 		"max_session_duration", s.cfg.MaxSessionDuration, "steps_per_second", s.cfg.StepsPerSecond,
-		"conn_per_minute", s.cfg.ConnPerMinute}
+		"conn_per_minute", s.cfg.ConnPerMinute, "fps", s.cfg.FPS}
 	if s.authKey != nil {
 		attrs = append(attrs, "authorized_keys", len(s.authKey))
 	} else {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -483,6 +484,7 @@ func TestPanicEndsOnlyItsSession(t *testing.T) {
 
 func TestClientLeavingClosesItsRunners(t *testing.T) {
 	ts := start(t, testConfig(t))
+	base := runtime.NumGoroutine()
 	// The connection drops.
 	a := ts.open(t, servetest.Options{User: "dropped"})
 	waitRunners(t, 3)
@@ -495,6 +497,15 @@ func TestClientLeavingClosesItsRunners(t *testing.T) {
 	b.Sess.Close()
 	ts.log.waitLog(t, "msg=disconnect", "user=closed", `reason="client closed"`)
 	waitRunners(t, 0)
+	// Nothing else of the sessions stays behind either.
+	b.Close()
+	deadline := time.Now().Add(wait)
+	for runtime.NumGoroutine() > base {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines after the sessions ended, %d before", runtime.NumGoroutine(), base)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func TestConnectionRateLimitPerAddress(t *testing.T) {

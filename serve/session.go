@@ -253,6 +253,7 @@ func (s *Server) program(sess ssh.Session) *tea.Program {
 	opts := append(bm.MakeOptions(sess),
 		// The server handles SIGINT/SIGTERM for all sessions at once.
 		tea.WithoutSignalHandler(),
+		tea.WithFPS(s.cfg.FPS),
 		tea.WithInput(m.in),
 		tea.WithFilter(m.filter),
 	)

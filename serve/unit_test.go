@@ -185,6 +185,7 @@ func TestConfigIsChecked(t *testing.T) {
 		"steps":    {func(c *Config) { c.StepsPerSecond = -1 }, "--steps-per-second"},
 		"rate":     {func(c *Config) { c.ConnPerMinute = -1 }, "--conn-rate"},
 		"grace":    {func(c *Config) { c.Grace = 0 }, "--grace"},
+		"fps":      {func(c *Config) { c.FPS = 0 }, "--fps"},
 		"sim":      {func(c *Config) { c.Sims = []string{"nope"} }, `unknown sim "nope"`},
 		"no dir":   {func(c *Config) { c.StateDir = "" }, "no state directory"},
 	} {

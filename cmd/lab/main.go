@@ -52,6 +52,8 @@ Serve flags (each SSH session gets its own lab with these panes, default gd em-g
   --steps-per-second N          engine steps per second of one session, shared by its
                                 panes (default 2000; 0 no cap)
   --conn-rate N                 new connections per minute from one address (default 30; 0 no limit)
+  --fps N                       frames per second sent to each visitor, 1..60 (default 30);
+                                fewer save bandwidth and CPU
   --grace D                     on SIGINT/SIGTERM, time sessions get to see the notice
                                 before they are closed (default 5s)
   --seed S                      seed of each session's first pane (default 1)

@@ -24,6 +24,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.Float64Var(&cfg.StepsPerSecond, "steps-per-second", cfg.StepsPerSecond, "")
 	fs.IntVar(&cfg.ConnPerMinute, "conn-rate", cfg.ConnPerMinute, "")
 	fs.DurationVar(&cfg.Grace, "grace", cfg.Grace, "")
+	fs.IntVar(&cfg.FPS, "fps", cfg.FPS, "")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "")
 	if err := fs.Parse(args); err != nil {
 		return usageErr("serve: %v (lab help shows the usage)", err)

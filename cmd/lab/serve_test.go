@@ -155,6 +155,7 @@ func TestUsageShowsServeAndItsDefaults(t *testing.T) {
 		fmt.Sprintf("(default %d;", serve.DefaultStepsPerSecond),
 		fmt.Sprintf("(default %d;", serve.DefaultConnPerMinute),
 		fmt.Sprintf("(default %s)", serve.DefaultGrace),
+		fmt.Sprintf("(default %d)", serve.DefaultFPS),
 		"--authorized-keys FILE", "--state-dir DIR",
 	} {
 		if !strings.Contains(out, want) {

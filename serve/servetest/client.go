@@ -138,7 +138,7 @@ func Start(c *gossh.Client, o Options) (*Session, error) {
 	s.counter = s.Screen
 	if o.Sync {
 		if s.counter == nil {
-			s.counter = NewScreen(1, 1) // counts frames, keeps no text
+			s.counter = NewCounter()
 		}
 		s.counter.Reply = func(b []byte) { go s.Send(string(b)) }
 	}

@@ -30,6 +30,7 @@ type Screen struct {
 	saved  [2]int
 	last   rune
 	frames int
+	count  bool // only count frames: keep no text
 	p      *ansi.Parser
 	// Reply, when set, receives the terminal's answers to queries.
 	Reply func([]byte)
@@ -46,6 +47,13 @@ func NewScreen(w, h int) *Screen {
 		HandleCsi: s.csi,
 		HandleEsc: s.esc,
 	})
+	return s
+}
+
+// NewCounter parses output only to count its frames (and answer queries).
+func NewCounter() *Screen {
+	s := NewScreen(1, 1)
+	s.count = true
 	return s
 }
 
@@ -112,6 +120,9 @@ func (s *Screen) Frames() int {
 }
 
 func (s *Screen) print(r rune) {
+	if s.count {
+		return
+	}
 	w := ansi.StringWidth(string(r))
 	if w == 0 {
 		return // a combining mark: keep the base character
@@ -147,6 +158,9 @@ func (s *Screen) print(r rune) {
 }
 
 func (s *Screen) execute(b byte) {
+	if s.count {
+		return
+	}
 	switch b {
 	case '\r':
 		s.x, s.wrap = 0, false
@@ -210,6 +224,9 @@ func (s *Screen) clamp() {
 }
 
 func (s *Screen) csi(cmd ansi.Cmd, params ansi.Params) {
+	if s.count && cmd.Prefix() != '?' {
+		return
+	}
 	n := func(i, def int) int {
 		v, _, _ := params.Param(i, def)
 		if v == 0 && def == 1 {
