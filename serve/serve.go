@@ -39,9 +39,11 @@ const (
 	DefaultIdleTimeout        = 10 * time.Minute
 	DefaultMaxSessionDuration = time.Hour
 	// DefaultStepsPerSecond caps the engine steps of one session, shared by
-	// its panes: enough to watch any sim move, far from what one visitor
-	// needs to starve the others.
-	DefaultStepsPerSecond = 2000
+	// its panes: ten times mh's default speed, and at most a few percent of
+	// a core for the sims at their default sizes. It bounds steps, not
+	// their cost: em-gmm at its largest (n = 20000, k = 10, about 2 ms a
+	// step) could still take a core or two, so a public demo may want less.
+	DefaultStepsPerSecond = 1000
 	DefaultConnPerMinute  = 30
 	DefaultGrace          = 5 * time.Second
 	// DefaultFPS is the lab's own refresh rate (tui.TickInterval).

@@ -60,13 +60,12 @@ func TestPTYSessionShowsTheLabReactsResizesAndQuits(t *testing.T) {
 	ts := start(t, testConfig(t))
 	s := ts.open(t, servetest.Options{W: 100, H: 30, User: "ada"})
 	waitRunners(t, 3)
-	screen := s.Screen.String()
+	// The lab fills the client's 100x30 terminal, the key help on its last row.
+	screen := waitScreen(t, s, "the lab at 100x30", func(sc string) bool {
+		return strings.Contains(strings.Split(sc, "\n")[29], "play/pause")
+	})
 	if got := title(screen, "gd"); !strings.Contains(got, "running") {
 		t.Fatalf("gd pane title %q, want it running; screen:\n%s", got, screen)
-	}
-	lines := strings.Split(screen, "\n")
-	if !strings.Contains(lines[29], "play/pause") {
-		t.Errorf("bottom row %q, want the key help", lines[29])
 	}
 
 	// space pauses the focused pane (gd), and only it.
@@ -413,10 +412,13 @@ loop:
 
 func TestShutdownTellsSessionsAndClosesThemWithinTheGrace(t *testing.T) {
 	cfg := testConfig(t)
-	cfg.Grace = time.Second
+	cfg.Grace = 1200 * time.Millisecond
+	// One pane on a small screen: little output, so that the test's
+	// clients (whose terminal emulator is slow under -race) keep up.
+	cfg.Sims = []string{"gd"}
 	ts := start(t, cfg)
-	a := ts.open(t, servetest.Options{User: "a"})
-	b := ts.open(t, servetest.Options{User: "b"})
+	a := ts.open(t, servetest.Options{User: "a", W: 80, H: 24})
+	b := ts.open(t, servetest.Options{User: "b", W: 80, H: 24})
 	// A connection with no session left open must not hold the server up.
 	idle, err := servetest.Dial(ts.addr, servetest.Options{})
 	if err != nil {
@@ -444,7 +446,7 @@ func TestShutdownTellsSessionsAndClosesThemWithinTheGrace(t *testing.T) {
 	case <-time.After(wait):
 		t.Fatal("Shutdown did not return")
 	}
-	if d := time.Since(began); d > cfg.Grace+500*time.Millisecond {
+	if d := time.Since(began); d > cfg.Grace+time.Second {
 		t.Errorf("shutdown took %s, grace %s", d, cfg.Grace)
 	}
 	waitRunners(t, 0)

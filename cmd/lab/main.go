@@ -50,7 +50,7 @@ Serve flags (each SSH session gets its own lab with these panes, default gd em-g
   --idle-timeout D              end a session after D without a key press (default 10m; 0 never)
   --max-session-duration D      end a session D after it began (default 1h; 0 never)
   --steps-per-second N          engine steps per second of one session, shared by its
-                                panes (default 2000; 0 no cap)
+                                panes (default 1000; 0 no cap)
   --conn-rate N                 new connections per minute from one address (default 30; 0 no limit)
   --fps N                       frames per second sent to each visitor, 1..60 (default 30);
                                 fewer save bandwidth and CPU

@@ -9,6 +9,7 @@
 //	/tmp/lab serve --listen 127.0.0.1:2299 --conn-rate 0 --max-sessions 200 mh mh mh mh &
 //	go run ./serve/sshload -addr 127.0.0.1:2299 -pid $! -n 20 -size 120x40
 //	go run ./serve/sshload -addr 127.0.0.1:2299 -pid $! -n 20 -pause 4   # idle sessions
+//	go run ./serve/sshload -addr 127.0.0.1:2299 -n 1 -nocolor            # a NO_COLOR client
 package main
 
 import (
@@ -30,6 +31,7 @@ func main() {
 	pid := flag.Int("pid", 0, "the server's pid, to read its memory and CPU from /proc")
 	warmup := flag.Duration("warmup", 3*time.Second, "time after the last session opened before measuring")
 	window := flag.Duration("d", 10*time.Second, "measurement window")
+	noColor := flag.Bool("nocolor", false, "send NO_COLOR=1, as a monochrome client would")
 	pause := flag.Int("pause", 0, "pause this many panes in every session (space, tab) to measure idle sessions")
 	flag.Parse()
 	var w, h int
@@ -38,9 +40,13 @@ func main() {
 	}
 
 	rss0, _ := procStats(*pid)
+	var env map[string]string
+	if *noColor {
+		env = map[string]string{"NO_COLOR": "1"}
+	}
 	sessions := make([]*servetest.Session, 0, *n)
 	for i := range *n {
-		s, err := servetest.Open(*addr, servetest.Options{User: fmt.Sprintf("load%d", i), W: w, H: h, Sync: true, Discard: true})
+		s, err := servetest.Open(*addr, servetest.Options{User: fmt.Sprintf("load%d", i), W: w, H: h, Env: env, Sync: true, Discard: true})
 		if err != nil {
 			fail("session %d: %v", i+1, err)
 		}
