@@ -177,8 +177,12 @@ func (s *Server) end(st *session) {
 		reason = "ended"
 	}
 	st.mu.Unlock()
-	s.log.Info("disconnect", "session", st.id, "addr", st.addr, "user", st.user,
-		"size", st.size(), "duration", time.Since(st.start).Round(time.Millisecond), "reason", reason)
+	attrs := []any{"session", st.id, "addr", st.addr, "user", st.user}
+	if st.term != "" {
+		attrs = append(attrs, "size", st.size())
+	}
+	attrs = append(attrs, "duration", time.Since(st.start).Round(time.Millisecond), "reason", reason)
+	s.log.Info("disconnect", attrs...)
 	s.mu.Lock()
 	delete(s.sessions, st.sess)
 	s.mu.Unlock()
