@@ -53,6 +53,7 @@ type Model struct {
 	zoom   bool
 	w, h   int
 	mono   bool
+	basic  bool // 16 colours: fields drawn as in mono, the rest in colour
 	seeds  uint64
 	modal  modal
 	flash  string
@@ -77,9 +78,9 @@ type pane struct {
 }
 
 type paneKey struct {
-	version       uint64
-	w, h          int
-	focused, mono bool
+	version              uint64
+	w, h                 int
+	focused, mono, basic bool
 }
 
 type tickMsg struct{}
@@ -194,6 +195,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case tea.ColorProfileMsg:
 		m.mono = msg.Profile == colorprofile.Ascii || msg.Profile == colorprofile.NoTTY
+		m.basic = msg.Profile == colorprofile.ANSI
 		return m, nil
 	case tickMsg:
 		m.refresh()
@@ -354,10 +356,10 @@ func (m *Model) dashboard() string {
 		}
 		lines[area/2] = chart.FitLine(centreText("No panes. Press a to add a sim, q to quit.", m.w), m.w)
 	case m.zoom:
-		copy(lines, m.panes[m.focus].render(m.w, area, true, m.mono))
+		copy(lines, m.panes[m.focus].render(m.w, area, PaneStyle{Focused: true, Mono: m.mono, Basic: m.basic}))
 	default:
 		for i, r := range m.rects() {
-			block := m.panes[i].render(r.w, r.h, i == m.focus, m.mono)
+			block := m.panes[i].render(r.w, r.h, PaneStyle{Focused: i == m.focus, Mono: m.mono, Basic: m.basic})
 			for y, line := range block {
 				lines[r.y+y] += line
 			}
@@ -373,10 +375,10 @@ func centreText(s string, w int) string {
 }
 
 // render draws the pane, reusing the last drawing when nothing changed.
-func (p *pane) render(w, h int, focused, mono bool) []string {
-	k := paneKey{version: p.snap.Version, w: w, h: h, focused: focused, mono: mono}
+func (p *pane) render(w, h int, st PaneStyle) []string {
+	k := paneKey{version: p.snap.Version, w: w, h: h, focused: st.Focused, mono: st.Mono, basic: st.Basic}
 	if k != p.cacheKey || p.cache == nil {
-		p.cache = paneLines(p.snap, w, h, PaneStyle{Focused: focused, Mono: mono})
+		p.cache = paneLines(p.snap, w, h, st)
 		p.cacheKey = k
 	}
 	return p.cache

@@ -168,6 +168,28 @@ func checkScreen(t *testing.T, screen string, w, h int) {
 	}
 }
 
+// TestSixteenColours: a 16-colour terminal (an ssh client with TERM=xterm,
+// say) gets its fields drawn plainly, as in mono, and keeps every other
+// colour; a later TrueColor profile brings the shaded fields back.
+func TestSixteenColours(t *testing.T) {
+	bg := regexp.MustCompile(`\x1b\[[0-9;]*48;2;`)
+	l := newLab(t, 120, 40, false, "gd", "mh")
+	l.send(tea.ColorProfileMsg{Profile: colorprofile.ANSI})
+	l.send(tickMsg{})
+	screen := l.m.Render()
+	if strings.Contains(ansi.Strip(screen), "▀") || bg.MatchString(screen) {
+		t.Errorf("16 colours: fields drawn as coloured half blocks:\n%s", ansi.Strip(screen))
+	}
+	if !strings.Contains(screen, "38;2;") || !strings.Contains(ansi.Strip(screen), "paused") {
+		t.Error("16 colours lost the colours, or went monochrome")
+	}
+	checkScreen(t, screen, 120, 40)
+	l.send(tea.ColorProfileMsg{Profile: colorprofile.TrueColor})
+	if !strings.Contains(ansi.Strip(l.m.Render()), "▀") {
+		t.Error("back in true colour, the fields are not shaded")
+	}
+}
+
 // TestEveryScreenSizeFits resizes through many sizes, small to large, with
 // every sim of the catalogue open, zoomed and not: no line may overflow.
 func TestEveryScreenSizeFits(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 type PaneStyle struct {
 	Focused bool
 	Mono    bool
+	Basic   bool // a 16-colour terminal: see chart.Options.Basic
 }
 
 // Minimum pane size: a border, a metrics row and the smallest chart.
@@ -35,7 +36,7 @@ func paneLines(s *sims.Snapshot, w, h int, st PaneStyle) []string {
 		return chart.TooSmall(w, h)
 	}
 	iw, ih := w-2, h-2
-	o := chart.Options{Mono: st.Mono}
+	o := chart.Options{Mono: st.Mono, Basic: st.Basic}
 	notes := paneNotes(s)
 	charts, nNotes := fitCharts(s.Frame.Charts, iw, ih-1, len(notes), stateNotes(s))
 	// Say what was left out, on a row the charts can spare.

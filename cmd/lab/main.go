@@ -4,6 +4,7 @@
 //	lab [SIM...]          open the TUI (default dashboard: gd em-gmm mh)
 //	lab list              print every sim with its parameters
 //	lab run SIM [flags]   run a sim headless and print JSON lines or frames
+//	lab serve [flags]     serve the lab over SSH, one independent lab per session
 //	lab help              print this help
 //
 // Exit status: 0 on success, 2 for bad usage or a bad parameter, 1 when an
@@ -11,10 +12,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 const usage = `lab: a terminal laboratory for the algorithms of the lecture notes.
@@ -23,6 +27,7 @@ Usage:
   lab [--seed S] [SIM...]    open the TUI with these sims (default: gd em-gmm mh)
   lab list                   print every sim with its parameters, defaults and ranges
   lab run SIM [flags]        run a sim without a terminal
+  lab serve [flags] [SIM...] serve the lab over SSH: ssh -p 2222 localhost
   lab help                   print this help
 
 Run flags:
@@ -34,6 +39,24 @@ Run flags:
   --json             one JSON object per line: {"sim","step","metrics"}; the last adds "final" and "result"
   --frames           print the rendered pane as text, exactly as the TUI draws it
   --size WxH         pane size for --frames (default 100x30)
+
+Serve flags (each SSH session gets its own lab with these panes, default gd em-gmm mh):
+  --listen ADDR                 address to listen on (default 127.0.0.1:2222; other
+                                interfaces only if you say so, e.g. --listen :2222)
+  --state-dir DIR               where the host key is made once and kept (default
+                                $XDG_STATE_HOME/lab or ~/.local/state/lab)
+  --authorized-keys FILE        admit only these public keys (default: anyone)
+  --max-sessions N              sessions at once; one more is told "server full" (default 32)
+  --idle-timeout D              end a session after D without a key press (default 10m; 0 never)
+  --max-session-duration D      end a session D after it began (default 1h; 0 never)
+  --steps-per-second N          engine steps per second of one session, shared by its
+                                panes (default 1000; 0 no cap)
+  --conn-rate N                 new connections per minute from one address (default 30; 0 no limit)
+  --fps N                       frames per second sent to each visitor, 1..60 (default 30);
+                                fewer save bandwidth and CPU
+  --grace D                     on SIGINT/SIGTERM, time sessions get to see the notice
+                                before they are closed (default 5s)
+  --seed S                      seed of each session's first pane (default 1)
 
 In the TUI press ? for the keys.
 `
@@ -63,6 +86,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = listCmd(args[1:], stdout)
 	case len(args) > 0 && args[0] == "run":
 		err = runCmd(args[1:], stdout)
+	case len(args) > 0 && args[0] == "serve":
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		err = serveCmd(ctx, args[1:], stderr)
+		stop()
 	case len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help"):
 		fmt.Fprint(stdout, usage)
 	default:

@@ -86,14 +86,15 @@ var heatShadow = newRGB(0x14, 0x14, 0x1a)
 
 const heatDim = 0.4
 
-// heat fills the background from a field: half blocks in colour; in mono,
-// level lines for a banded field and shades for a continuous one.
-func (cv *canvas) heat(g *sims.Grid) {
+// heat fills the background from a field: half blocks in colour; when
+// plain (mono, 16 colours), level lines for a banded field and shades for
+// a continuous one.
+func (cv *canvas) heat(g *sims.Grid, plain bool) {
 	if g.NX <= 0 || g.NY <= 0 || len(g.Z) < g.NX*g.NY {
 		return
 	}
 	s := newScale(g)
-	if cv.mono {
+	if plain {
 		if g.Levels > 0 {
 			cv.levelLines(g, 0)
 			return
@@ -233,7 +234,7 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	}
 	cv := newCanvas(w, h-2, v, o.Mono)
 	if c.Heat != nil {
-		cv.heat(c.Heat)
+		cv.heat(c.Heat, o.Mono || o.Basic)
 	}
 	if c.Contours != nil {
 		cv.levelLines(c.Contours, contourInk)

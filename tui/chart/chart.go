@@ -15,6 +15,10 @@ type Options struct {
 	// Mono draws without colour: classes by glyph, fields by shade or
 	// level lines. It is what NO_COLOR gets.
 	Mono bool
+	// Basic is for 16-colour terminals, where a shaded field would come out
+	// as bands of loud colour hiding what is drawn over it: fields are
+	// drawn as in Mono (level lines or shades), everything else in colour.
+	Basic bool
 }
 
 // MinSize returns the smallest width and height at which a chart of this

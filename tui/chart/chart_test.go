@@ -84,6 +84,28 @@ func TestMonoHasNoColour(t *testing.T) {
 	}
 }
 
+var background = regexp.MustCompile(`\x1b\[[0-9;]*48;[0-9;]*m`)
+
+// TestBasicDrawsFieldsPlainly: for a 16-colour terminal a field is drawn
+// with level lines or shades, not as coloured backgrounds, while the rest
+// keeps its colours.
+func TestBasicDrawsFieldsPlainly(t *testing.T) {
+	c := sampleCharts()["canvas"]
+	if !background.MatchString(Render(c, 60, 16, Options{})) {
+		t.Fatal("in colour the field should be a coloured background")
+	}
+	basic := Render(c, 60, 16, Options{Basic: true})
+	if background.MatchString(basic) {
+		t.Errorf("Basic drew the field as coloured backgrounds:\n%s", basic)
+	}
+	if !colourCode.MatchString(basic) {
+		t.Error("Basic lost the foreground colours")
+	}
+	if strings.Contains(ansi.Strip(basic), "▀") {
+		t.Errorf("Basic drew the field with half blocks:\n%s", ansi.Strip(basic))
+	}
+}
+
 func TestLogScaleLabels(t *testing.T) {
 	out := ansi.Strip(Render(sampleCharts()["line"], 60, 16, Options{Mono: true}))
 	// The curve falls from 2 to 0.9^299 ≈ 2e-14: labels run in powers of ten.

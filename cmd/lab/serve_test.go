@@ -1,0 +1,165 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/thelab/lab/serve"
+	"github.com/thelab/lab/serve/servetest"
+)
+
+// served is a running `lab serve` process and its log.
+type served struct {
+	cmd  *exec.Cmd
+	addr string
+	mu   sync.Mutex
+	log  strings.Builder
+	done chan error
+}
+
+func (s *served) logText() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.log.String()
+}
+
+var listenRE = regexp.MustCompile(`msg=listening addr=(\S+)`)
+
+// startServe runs `lab serve` on a free port and waits until it listens.
+func startServe(t *testing.T, args ...string) *served {
+	t.Helper()
+	args = append([]string{"serve", "--listen", "127.0.0.1:0", "--state-dir", t.TempDir()}, args...)
+	s := &served{cmd: exec.Command(labBin, args...), done: make(chan error, 1)}
+	stderr, err := s.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			s.mu.Lock()
+			s.log.WriteString(sc.Text() + "\n")
+			s.mu.Unlock()
+			if m := listenRE.FindStringSubmatch(sc.Text()); m != nil {
+				addr <- m[1]
+			}
+		}
+		s.done <- s.cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		if s.cmd.ProcessState == nil {
+			s.cmd.Process.Kill()
+			<-s.done
+		}
+	})
+	select {
+	case s.addr = <-addr:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("lab serve did not listen; log:\n%s", s.logText())
+	}
+	return s
+}
+
+func TestServeShutsDownGracefullyOnSignals(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			s := startServe(t, "--grace", "1s", "gd")
+			sess, err := servetest.Open(s.addr, servetest.Options{W: 100, H: 30})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			if screen, err := sess.WaitText(5*time.Second, "gd · ", "play/pause"); err != nil {
+				t.Fatalf("%v:\n%s", err, screen)
+			}
+			began := time.Now()
+			s.cmd.Process.Signal(sig)
+			if screen, err := sess.WaitText(2*time.Second, "The server is shutting down"); err != nil {
+				t.Fatalf("no notice: %v:\n%s", err, screen)
+			}
+			var exit error
+			select {
+			case exit = <-s.done:
+			case <-time.After(4 * time.Second):
+				t.Fatalf("lab serve still running 4 s after %v; log:\n%s", sig, s.logText())
+			}
+			if exit != nil {
+				t.Errorf("lab serve exited with %v after %v, want status 0", exit, sig)
+			}
+			if d := time.Since(began); d > 2*time.Second {
+				t.Errorf("shutdown took %s with a 1s grace", d)
+			}
+			sess.Wait(time.Second)
+			if !strings.Contains(sess.Text(), "Goodbye") {
+				t.Errorf("the session read %q, want the goodbye", sess.Text())
+			}
+			log := s.logText()
+			for _, want := range []string{`msg="shutting down"`, `reason="server shutdown"`, "msg=stopped"} {
+				if !strings.Contains(log, want) {
+					t.Errorf("log lacks %s:\n%s", want, log)
+				}
+			}
+		})
+	}
+}
+
+func TestServeStartupErrors(t *testing.T) {
+	badKey := t.TempDir()
+	os.Mkdir(filepath.Join(badKey, serve.HostKeyFile), 0o700)
+	garbage := t.TempDir()
+	os.WriteFile(filepath.Join(garbage, serve.HostKeyFile), []byte("junk"), 0o600)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--state-dir", badKey}, filepath.Join(badKey, serve.HostKeyFile)},
+		{[]string{"--state-dir", garbage}, "not a usable private key"},
+		{[]string{"--max-sessions", "0"}, "--max-sessions must be at least 1"},
+		{[]string{"--idle-timeout", "soon"}, "idle-timeout"},
+		{[]string{"--authorized-keys", "/nonexistent/keys"}, "authorized keys"},
+		{[]string{"--listen", "256.0.0.1:22"}, "256.0.0.1"},
+		{[]string{"nosuchsim"}, `unknown sim "nosuchsim"`},
+	} {
+		args := append([]string{"serve", "--listen", "127.0.0.1:0", "--state-dir", t.TempDir()}, tc.args...)
+		_, stderr, code := lab(t, args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("lab %s: exit %d, stderr %q; want 2 and %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
+	}
+}
+
+func TestUsageShowsServeAndItsDefaults(t *testing.T) {
+	out, _, code := lab(t, "help")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	for _, want := range []string{
+		"lab serve [flags] [SIM...]",
+		"default " + serve.DefaultAddr,
+		fmt.Sprintf("(default %d)", serve.DefaultMaxSessions),
+		fmt.Sprintf("default %s;", strings.TrimSuffix(serve.DefaultIdleTimeout.String(), "0s")),
+		fmt.Sprintf("default %s;", strings.TrimSuffix(serve.DefaultMaxSessionDuration.String(), "0m0s")),
+		fmt.Sprintf("(default %d;", serve.DefaultStepsPerSecond),
+		fmt.Sprintf("(default %d;", serve.DefaultConnPerMinute),
+		fmt.Sprintf("(default %s)", serve.DefaultGrace),
+		fmt.Sprintf("(default %d)", serve.DefaultFPS),
+		"--authorized-keys FILE", "--state-dir DIR",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("usage lacks %q", want)
+		}
+	}
+}

@@ -1,0 +1,213 @@
+package serve
+
+import (
+	"net"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/thelab/lab/sims/catalog"
+	"github.com/thelab/lab/tui"
+)
+
+func TestAddrLimiterRefillsPerAddress(t *testing.T) {
+	now := time.Unix(1000, 0)
+	l := newAddrLimiter(3)
+	l.now = func() time.Time { return now }
+	a := &net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 1}
+	a2 := &net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 2} // same address, other port
+	b := &net.TCPAddr{IP: net.IPv4(10, 0, 0, 2), Port: 1}
+	for i := range 3 {
+		if !l.allow(a) {
+			t.Fatalf("connection %d refused within the burst", i+1)
+		}
+	}
+	if l.allow(a2) {
+		t.Fatal("a fourth connection from the same address within the minute was allowed")
+	}
+	if !l.allow(b) {
+		t.Fatal("another address was refused")
+	}
+	now = now.Add(20 * time.Second) // 3/min: one token back
+	if !l.allow(a) || l.allow(a) {
+		t.Fatal("after 20 s at 3/min exactly one more connection should pass")
+	}
+	// Refilled buckets are forgotten.
+	now = now.Add(2 * time.Minute)
+	l.allow(b)
+	if len(l.buckets) != 1 {
+		t.Errorf("%d buckets kept after a quiet minute, want 1 (the one just used)", len(l.buckets))
+	}
+	if !newAddrLimiter(0).allow(a) {
+		t.Error("a zero rate must mean no limit")
+	}
+}
+
+// newModel is a sessionModel over a paused lab, outside any server.
+func newModel(t *testing.T, cfg Config) (*sessionModel, *Server) {
+	t.Helper()
+	lab, err := tui.New(tui.Options{Catalog: catalog.All(), Sims: []string{"gd"}, Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(lab.Close)
+	srv := &Server{cfg: cfg}
+	st := &session{srv: srv, w: 80, h: 24}
+	now := time.Now()
+	m := &sessionModel{st: st, lab: lab, cfg: cfg, started: now, lastInput: now}
+	m.in = newInput(strings.NewReader(""), func() {})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	m.lastInput = m.started
+	return m, srv
+}
+
+func bottom(m *sessionModel) string {
+	c := m.View().Content
+	return c[strings.LastIndexByte(c, '\n')+1:]
+}
+
+func TestLimitsWarnThenEnd(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.IdleTimeout = 4 * time.Minute
+	cfg.MaxSessionDuration = time.Hour
+	m, srv := newModel(t, cfg)
+	t0 := m.started
+
+	if m.check(t0.Add(time.Minute)) == nil || m.notice != "" {
+		t.Fatalf("a minute in: notice %q, want none and a next check", m.notice)
+	}
+	// 30 s before the idle limit the bottom line asks for a key.
+	m.check(t0.Add(3*time.Minute + 40*time.Second))
+	if !strings.Contains(bottom(m), "this session closes in 20 s. Press any key to stay") {
+		t.Fatalf("bottom line %q", bottom(m))
+	}
+	// The key that answers only does that: space does not start the pane.
+	m.Update(tea.KeyPressMsg{Code: ' ', Text: " "})
+	if m.notice != "" || !strings.Contains(m.lab.Render(), "paused") {
+		t.Fatalf("after the key: notice %q; the key reached the lab:\n%s", m.notice, m.lab.Render())
+	}
+	// Without keys the session ends at the limit.
+	m.lastInput = t0
+	if cmd := m.check(t0.Add(4 * time.Minute)); cmd == nil || m.st.reason != reasonIdle {
+		t.Fatalf("at the idle limit: reason %q", m.st.reason)
+	}
+
+	// The visit limit warns in its last 30 s and ends at the hour.
+	m, _ = newModel(t, cfg)
+	t0 = m.started
+	m.lastInput = t0.Add(59 * time.Minute)
+	m.check(t0.Add(59*time.Minute + 45*time.Second))
+	if !strings.Contains(bottom(m), "This visit ends in 15 s") {
+		t.Fatalf("bottom line %q", bottom(m))
+	}
+	m.check(t0.Add(time.Hour))
+	if m.st.reason != reasonMax {
+		t.Fatalf("at the hour: reason %q", m.st.reason)
+	}
+
+	// A shutdown notice takes over the bottom line and ends the session at
+	// the server's deadline.
+	m, srv = newModel(t, cfg)
+	srv.closing, srv.endAt = true, m.started.Add(3*time.Second)
+	m.check(m.started.Add(time.Second))
+	if !strings.Contains(bottom(m), "The server is shutting down: this session ends in 2 s") {
+		t.Fatalf("bottom line %q", bottom(m))
+	}
+	m.check(m.started.Add(3 * time.Second))
+	if m.st.reason != reasonShutdown {
+		t.Fatalf("at the deadline: reason %q", m.st.reason)
+	}
+}
+
+func TestPanicsInCommandsAndViewAreCaught(t *testing.T) {
+	msg := safe(func() tea.Msg { panic("in a command") })()
+	p, ok := msg.(panicMsg)
+	if !ok || p.v != "in a command" || len(p.stack) == 0 {
+		t.Fatalf("safe returned %#v", msg)
+	}
+	if safe(nil) != nil {
+		t.Error("safe(nil) must stay nil")
+	}
+
+	logs := &syncBuffer{}
+	m, srv := newModel(t, DefaultConfig())
+	srv.log = newLogger(logs)
+	m.st.id = 7
+	if _, cmd := m.Update(p); cmd == nil || m.st.reason != reasonPanic {
+		t.Fatalf("a panicMsg gave reason %q", m.st.reason)
+	}
+	if !strings.Contains(logs.String(), "msg=panic session=7") {
+		t.Errorf("log %q", logs.String())
+	}
+
+	// A panic in View shows a plain line and quits at the next check.
+	m, srv = newModel(t, DefaultConfig())
+	srv.log = newLogger(logs)
+	m.lab = nil // View will panic
+	if v := m.View(); !strings.Contains(v.Content, "something broke") {
+		t.Fatalf("view after a panic: %q", v.Content)
+	}
+	if m.check(time.Now()) == nil || m.st.reason != reasonPanic {
+		t.Fatalf("after a View panic: reason %q", m.st.reason)
+	}
+}
+
+func TestZeroSizeIsIgnored(t *testing.T) {
+	m, _ := newModel(t, DefaultConfig())
+	m.Update(tea.WindowSizeMsg{}) // what the middleware sends after the channel closed
+	if w, h := m.size(); w != 80 || h != 24 {
+		t.Errorf("size %dx%d after a 0x0 resize, want 80x24", w, h)
+	}
+}
+
+func TestDefaultStateDir(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", "/srv/state")
+	if d, _ := DefaultStateDir(); d != "/srv/state/lab" {
+		t.Errorf("with XDG_STATE_HOME: %s", d)
+	}
+	t.Setenv("XDG_STATE_HOME", "relative") // not absolute: ignored, as the spec says
+	t.Setenv("HOME", "/home/ada")
+	if d, _ := DefaultStateDir(); d != filepath.Join("/home/ada", ".local", "state", "lab") {
+		t.Errorf("without XDG_STATE_HOME: %s", d)
+	}
+}
+
+func TestConfigIsChecked(t *testing.T) {
+	for name, tc := range map[string]struct {
+		edit func(*Config)
+		want string
+	}{
+		"sessions": {func(c *Config) { c.MaxSessions = 0 }, "--max-sessions"},
+		"idle":     {func(c *Config) { c.IdleTimeout = -time.Second }, "--idle-timeout"},
+		"duration": {func(c *Config) { c.MaxSessionDuration = -time.Second }, "--max-session-duration"},
+		"steps":    {func(c *Config) { c.StepsPerSecond = -1 }, "--steps-per-second"},
+		"rate":     {func(c *Config) { c.ConnPerMinute = -1 }, "--conn-rate"},
+		"grace":    {func(c *Config) { c.Grace = 0 }, "--grace"},
+		"fps":      {func(c *Config) { c.FPS = 0 }, "--fps"},
+		"sim":      {func(c *Config) { c.Sims = []string{"nope"} }, `unknown sim "nope"`},
+		"no dir":   {func(c *Config) { c.StateDir = "" }, "no state directory"},
+	} {
+		cfg := DefaultConfig()
+		cfg.StateDir = t.TempDir()
+		tc.edit(&cfg)
+		if _, err := New(cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error mentioning %s", name, err, tc.want)
+		}
+	}
+}
+
+func TestConnectHint(t *testing.T) {
+	for addr, want := range map[string]string{
+		"127.0.0.1:2222": "ssh -p 2222 localhost",
+		"[::1]:2022":     "ssh -p 2022 localhost",
+		"0.0.0.0:22":     "ssh -p 22 localhost",
+		"192.0.2.7:2222": "ssh -p 2222 192.0.2.7",
+	} {
+		a, _ := net.ResolveTCPAddr("tcp", addr)
+		if got := connectHint(a); got != want {
+			t.Errorf("%s: %q, want %q", addr, got, want)
+		}
+	}
+}
