@@ -41,11 +41,13 @@ const (
 	// DefaultStepsPerSecond caps the engine steps of one session, shared by
 	// its panes: ten times mh's default speed, and at most a few percent of
 	// a core for the sims at their default sizes. It bounds steps, not
-	// their cost: em-gmm at its largest (n = 20000, k = 10, about 2 ms a
-	// step) could still take a core or two, so a public demo may want less.
+	// their cost; DefaultCPUPerSession bounds the cost.
 	DefaultStepsPerSecond = 1000
-	DefaultConnPerMinute  = 30
-	DefaultGrace          = 5 * time.Second
+	// DefaultCPUPerSession caps the CPU time a session's engines may use,
+	// in cores, whatever a step costs: a quarter of a core.
+	DefaultCPUPerSession = 0.25
+	DefaultConnPerMinute = 30
+	DefaultGrace         = 5 * time.Second
 	// DefaultFPS is the lab's own refresh rate (tui.TickInterval).
 	DefaultFPS = 30
 )
@@ -66,6 +68,9 @@ type Config struct {
 	// StepsPerSecond caps a session's engine steps per second, shared
 	// equally by its panes (0: no cap).
 	StepsPerSecond float64
+	// CPUPerSession caps the share of a core a session's engines may use,
+	// shared equally by its panes (0: no cap).
+	CPUPerSession float64
 	// ConnPerMinute is how many new connections one address may open per
 	// minute, as a burst or spread out (0: no limit).
 	ConnPerMinute int
@@ -91,6 +96,7 @@ func DefaultConfig() Config {
 		IdleTimeout:        DefaultIdleTimeout,
 		MaxSessionDuration: DefaultMaxSessionDuration,
 		StepsPerSecond:     DefaultStepsPerSecond,
+		CPUPerSession:      DefaultCPUPerSession,
 		ConnPerMinute:      DefaultConnPerMinute,
 		Grace:              DefaultGrace,
 		FPS:                DefaultFPS,
@@ -138,6 +144,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("--max-session-duration must be ≥ 0, got %s", cfg.MaxSessionDuration)
 	case cfg.StepsPerSecond < 0:
 		return nil, fmt.Errorf("--steps-per-second must be ≥ 0, got %g", cfg.StepsPerSecond)
+	case cfg.CPUPerSession < 0:
+		return nil, fmt.Errorf("--cpu-per-session must be ≥ 0, got %g", cfg.CPUPerSession)
 	case cfg.ConnPerMinute < 0:
 		return nil, fmt.Errorf("--conn-rate must be ≥ 0, got %d", cfg.ConnPerMinute)
 	case cfg.FPS < 1 || cfg.FPS > 60:
@@ -218,7 +226,7 @@ func (s *Server) Serve(ln net.Listener) error {
 	attrs := []any{"addr", ln.Addr().String(), "connect", connectHint(ln.Addr()),
 		"host_key", s.keyPath, "fingerprint", gossh.FingerprintSHA256(s.hostKey),
 		"max_sessions", s.cfg.MaxSessions, "idle_timeout", s.cfg.IdleTimeout,
-		"max_session_duration", s.cfg.MaxSessionDuration, "steps_per_second", s.cfg.StepsPerSecond,
+		"max_session_duration", s.cfg.MaxSessionDuration, "steps_per_second", s.cfg.StepsPerSecond, "cpu_per_session", s.cfg.CPUPerSession,
 		"conn_per_minute", s.cfg.ConnPerMinute, "fps", s.cfg.FPS}
 	if s.authKey != nil {
 		attrs = append(attrs, "authorized_keys", len(s.authKey))

@@ -113,7 +113,7 @@ func (s *Server) admit(next ssh.Handler) ssh.Handler {
 			return
 		}
 		defer s.give()
-		lab, err := tui.New(tui.Options{Catalog: s.cfg.Catalog, Sims: s.cfg.Sims, Seed: s.cfg.Seed, RateCap: s.cfg.StepsPerSecond})
+		lab, err := tui.New(tui.Options{Catalog: s.cfg.Catalog, Sims: s.cfg.Sims, Seed: s.cfg.Seed, RateCap: s.cfg.StepsPerSecond, CPUCap: s.cfg.CPUPerSession})
 		if err != nil {
 			st.refuse("error: "+err.Error(), "lab: "+err.Error())
 			return

@@ -58,6 +58,10 @@ type RunnerOptions struct {
 	// RateCap, when positive, caps the steps per second whatever the speed
 	// (a server's per-session budget).
 	RateCap float64
+	// CPUCap, when positive, caps the share of one core this runner's
+	// stepping may use (0.25: a quarter of a core), whatever a step costs:
+	// a server's per-session CPU budget, shared among its panes.
+	CPUCap float64
 	// AckWait, when positive, bounds how long a command waits for the
 	// runner to carry it out (a step in progress must finish first). A
 	// screen sets it so that one slow step cannot freeze the keys; the
@@ -99,6 +103,7 @@ const (
 	opStep
 	opSpeed
 	opRateCap
+	opCPUCap
 	opRestart
 )
 
@@ -123,7 +128,7 @@ func NewRunner(spec *Spec, cfg Config, opts RunnerOptions) (*Runner, error) {
 		done: make(chan struct{}),
 	}
 	r.seeds.Store(cfg.Seed)
-	l := &loop{r: r, sim: sim, vals: cfg.Values, seed: cfg.Seed, speed: opts.Speed, rateCap: opts.RateCap, state: Running}
+	l := &loop{r: r, sim: sim, vals: cfg.Values, seed: cfg.Seed, speed: opts.Speed, rateCap: opts.RateCap, cpuCap: opts.CPUCap, state: Running}
 	if opts.Paused {
 		l.state = Paused
 	}
@@ -153,6 +158,10 @@ func (r *Runner) SetSpeed(stepsPerSec float64) { r.send(command{op: opSpeed, spe
 // SetRateCap caps the steps per second whatever the speed (0 removes the
 // cap): a server's per-session budget, shared among its panes.
 func (r *Runner) SetRateCap(stepsPerSec float64) { r.send(command{op: opRateCap, speed: stepsPerSec}) }
+
+// SetCPUCap caps the share of a core the runner may spend stepping (0
+// removes the cap).
+func (r *Runner) SetCPUCap(cores float64) { r.send(command{op: opCPUCap, speed: cores}) }
 
 // Reset restarts the sim with the same parameters and seed.
 func (r *Runner) Reset() error {
@@ -231,7 +240,12 @@ type loop struct {
 	err     error
 	speed   float64
 	rateCap float64
+	cpuCap  float64
 	version uint64
+
+	// CPU budget: time spent stepping and publishing since budgetStart.
+	busy        time.Duration
+	budgetStart time.Time
 
 	lastPublish time.Time
 	// pacing: steps owed since paceStart at the current speed
@@ -267,6 +281,11 @@ func (l *loop) run() {
 		default:
 		}
 		n, wait := l.due()
+		if n > 0 {
+			if over := l.overBudget(); over > 0 {
+				n, wait = 0, over
+			}
+		}
 		if n == 0 {
 			t := time.NewTimer(wait)
 			select {
@@ -290,7 +309,31 @@ func (l *loop) run() {
 		if l.state != Running || time.Since(l.lastPublish) >= l.r.opts.Publish {
 			l.publish()
 		}
+		l.busy += time.Since(start)
 	}
+}
+
+// overBudget says how long to rest so that the time spent stepping stays
+// within cpuCap of the time elapsed (0: go on). The budget is counted over
+// windows of about a second, carrying any overspend into the next.
+func (l *loop) overBudget() time.Duration {
+	if l.cpuCap <= 0 {
+		return 0
+	}
+	now := time.Now()
+	if l.budgetStart.IsZero() {
+		l.budgetStart = now
+	}
+	elapsed := now.Sub(l.budgetStart)
+	allowed := time.Duration(float64(elapsed) * l.cpuCap)
+	if elapsed > time.Second {
+		l.busy = max(0, l.busy-allowed)
+		l.budgetStart, elapsed, allowed = now, 0, 0
+	}
+	if l.busy <= allowed {
+		return 0
+	}
+	return time.Duration(float64(l.busy)/l.cpuCap) - elapsed
 }
 
 // effectiveSpeed is the speed after the runner's rate cap.
@@ -413,6 +456,9 @@ func (l *loop) handle(c command) {
 	case opRateCap:
 		l.rateCap = c.speed
 		l.resetPace()
+	case opCPUCap:
+		l.cpuCap = c.speed
+		l.busy, l.budgetStart = 0, time.Time{}
 	case opRestart:
 		l.sim, l.vals, l.seed = c.sim, c.vals, c.seed
 		if l.state != Paused {

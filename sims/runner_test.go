@@ -277,3 +277,30 @@ func TestAckWaitBoundsSlowSteps(t *testing.T) {
 	}
 	waitFor(t, r, "the pause to land", func(s *Snapshot) bool { return s.State == Paused })
 }
+
+// busy is a sim whose every step burns about a millisecond of CPU.
+type busy struct{ counter }
+
+func (b *busy) Step() error {
+	for start := time.Now(); time.Since(start) < time.Millisecond; {
+	}
+	return b.counter.Step()
+}
+
+// TestCPUCap: a runner capped at a fifth of a core takes about a fifth as
+// many millisecond steps as the wall time allows, at full speed.
+func TestCPUCap(t *testing.T) {
+	spec := *counterSpec
+	spec.New = func(c Config) (Sim, error) { return &busy{counter{limit: 1 << 30, fault: "none"}}, nil }
+	r, err := NewRunner(&spec, Config{}, RunnerOptions{CPUCap: 0.2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	time.Sleep(1500 * time.Millisecond)
+	// 1.5 s at 0.2 core is 300 ms of stepping: at most ~300 steps (fewer on
+	// a loaded machine, where a step takes longer than 1 ms).
+	if n := r.Latest().Frame.Step; n > 400 || n < 30 {
+		t.Errorf("%d millisecond steps in 1.5 s at a 0.2-core cap", n)
+	}
+}

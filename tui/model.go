@@ -34,6 +34,9 @@ type Options struct {
 	// RateCap, when positive, caps the steps per second of the whole
 	// session, shared equally by its panes.
 	RateCap float64
+	// CPUCap, when positive, caps the share of a core the session's
+	// stepping may use, shared equally by its panes.
+	CPUCap float64
 	// Paused opens every pane paused (for tests and screenshots).
 	Paused bool
 	// AckWait bounds how long a key waits for a runner busy with a slow
@@ -146,14 +149,16 @@ func abs(x float64) float64 {
 	return x
 }
 
-// shareRateCap divides the session's step budget among its panes.
+// shareRateCap divides the session's step and CPU budgets among its panes.
 func (m *Model) shareRateCap() {
-	if m.opts.RateCap <= 0 || len(m.panes) == 0 {
-		return
-	}
-	each := m.opts.RateCap / float64(len(m.panes))
+	n := float64(len(m.panes))
 	for _, p := range m.panes {
-		p.r.SetRateCap(each)
+		if m.opts.RateCap > 0 {
+			p.r.SetRateCap(m.opts.RateCap / n)
+		}
+		if m.opts.CPUCap > 0 {
+			p.r.SetCPUCap(m.opts.CPUCap / n)
+		}
 	}
 }
 

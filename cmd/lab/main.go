@@ -51,6 +51,8 @@ Serve flags (each SSH session gets its own lab with these panes, default gd em-g
   --max-session-duration D      end a session D after it began (default 1h; 0 never)
   --steps-per-second N          engine steps per second of one session, shared by its
                                 panes (default 1000; 0 no cap)
+  --cpu-per-session C           share of a core one session's engines may use, whatever a
+                                step costs, shared by its panes (default 0.25; 0 no cap)
   --conn-rate N                 new connections per minute from one address (default 30; 0 no limit)
   --fps N                       frames per second sent to each visitor, 1..60 (default 30);
                                 fewer save bandwidth and CPU

@@ -22,6 +22,7 @@ func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", cfg.IdleTimeout, "")
 	fs.DurationVar(&cfg.MaxSessionDuration, "max-session-duration", cfg.MaxSessionDuration, "")
 	fs.Float64Var(&cfg.StepsPerSecond, "steps-per-second", cfg.StepsPerSecond, "")
+	fs.Float64Var(&cfg.CPUPerSession, "cpu-per-session", cfg.CPUPerSession, "")
 	fs.IntVar(&cfg.ConnPerMinute, "conn-rate", cfg.ConnPerMinute, "")
 	fs.DurationVar(&cfg.Grace, "grace", cfg.Grace, "")
 	fs.IntVar(&cfg.FPS, "fps", cfg.FPS, "")

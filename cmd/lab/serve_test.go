@@ -153,6 +153,7 @@ func TestUsageShowsServeAndItsDefaults(t *testing.T) {
 		fmt.Sprintf("default %s;", strings.TrimSuffix(serve.DefaultIdleTimeout.String(), "0s")),
 		fmt.Sprintf("default %s;", strings.TrimSuffix(serve.DefaultMaxSessionDuration.String(), "0m0s")),
 		fmt.Sprintf("(default %d;", serve.DefaultStepsPerSecond),
+		fmt.Sprintf("(default %g;", serve.DefaultCPUPerSession),
 		fmt.Sprintf("(default %d;", serve.DefaultConnPerMinute),
 		fmt.Sprintf("(default %s)", serve.DefaultGrace),
 		fmt.Sprintf("(default %d)", serve.DefaultFPS),
