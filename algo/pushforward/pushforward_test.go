@@ -147,7 +147,10 @@ func TestBadParams(t *testing.T) {
 		err  error
 		name string
 	}{
-		{func() error { _, err := NewSampler(so, q, Config{Batch: 1, Bins: 50}, rand.New(rand.NewPCG(1, 1))); return err }(), "source"},
+		{func() error {
+			_, err := NewSampler(so, q, Config{Batch: 1, Bins: 50}, rand.New(rand.NewPCG(1, 1)))
+			return err
+		}(), "source"},
 		{func() error {
 			d, _ := NewSource("discrete")
 			_, err := NewSampler(d, q, Config{Batch: 1, Bins: 50}, rand.New(rand.NewPCG(1, 1)))
