@@ -212,8 +212,14 @@ func TestBadParams(t *testing.T) {
 		{func() error { _, err := NewFit("tied"); return err }(), "fit"},
 		{func() error { _, err := NewStream(f, &bad, nil, nil, rng(1)); return err }(), "pi"},
 		{func() error { _, err := NewStream(f, &bad2, nil, nil, rng(1)); return err }(), "cov1"},
-		{func() error { _, err := NewStream(f, nil, [][2]float64{{0, 0}, {1, 1}}, []int{0, 0}, rng(1)); return err }(), "data"},
-		{func() error { _, err := NewStream(f, nil, [][2]float64{{0, 0}, {1, 1}}, []int{0, 2}, rng(1)); return err }(), "data"},
+		{func() error {
+			_, err := NewStream(f, nil, [][2]float64{{0, 0}, {1, 1}}, []int{0, 0}, rng(1))
+			return err
+		}(), "data"},
+		{func() error {
+			_, err := NewStream(f, nil, [][2]float64{{0, 0}, {1, 1}}, []int{0, 2}, rng(1))
+			return err
+		}(), "data"},
 	}
 	for _, c := range cases {
 		var pe *algo.ParamError

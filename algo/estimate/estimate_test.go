@@ -191,8 +191,14 @@ func TestBadParams(t *testing.T) {
 		{func() error { _, err := NewModel("gaussian", 0, 0); return err }(), "theta2"},
 		{func() error { _, err := NewModel("exponential", -1, 0); return err }(), "theta1"},
 		{func() error { _, err := NewModel("regression", math.NaN(), 1); return err }(), "theta1"},
-		{func() error { _, err := NewReplicates(Model{Kind: Gaussian, Theta: [2]float64{0, 1}}, 0, 50, rng(1)); return err }(), "n"},
-		{func() error { _, err := NewReplicates(Model{Kind: Gaussian, Theta: [2]float64{0, 1}}, 10, 5, rng(1)); return err }(), "bins"},
+		{func() error {
+			_, err := NewReplicates(Model{Kind: Gaussian, Theta: [2]float64{0, 1}}, 0, 50, rng(1))
+			return err
+		}(), "n"},
+		{func() error {
+			_, err := NewReplicates(Model{Kind: Gaussian, Theta: [2]float64{0, 1}}, 10, 5, rng(1))
+			return err
+		}(), "bins"},
 	}
 	for _, c := range cases {
 		var pe *algo.ParamError
