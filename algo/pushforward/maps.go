@@ -19,7 +19,7 @@ import (
 type Map interface {
 	// Name is the map's name, as the user types it.
 	Name() string
-	// Formula describes T, e.g. "y = x²".
+	// Formula is T(x) in short, e.g. "x²".
 	Formula() string
 	// Apply returns T(x).
 	Apply(x float64) float64
@@ -60,7 +60,7 @@ func NewMap(name string, a, b float64) (Map, error) {
 	case "ex1.2":
 		return ex12{}, nil
 	case "exp-quantile":
-		return quantile{name: name, formula: "y = −log(1 − x), the Exp(1) quantile",
+		return quantile{name: name, formula: "−log(1−x)",
 			f: func(u float64) float64 { return -math.Log1p(-u) },
 			cdf: func(y float64) float64 {
 				if y <= 0 {
@@ -76,17 +76,17 @@ func NewMap(name string, a, b float64) (Map, error) {
 			},
 			lo: 0, hi: math.Inf(1)}, nil
 	case "normal-quantile":
-		return quantile{name: name, formula: "y = Φ⁻¹(x), the N(0,1) quantile",
+		return quantile{name: name, formula: "Φ⁻¹(x)",
 			f:   func(u float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*u) },
 			cdf: func(y float64) float64 { return 0.5 * math.Erfc(-y/math.Sqrt2) },
 			pdf: func(y float64) float64 { return math.Exp(-y*y/2) / math.Sqrt(2*math.Pi) },
 			lo:  math.Inf(-1), hi: math.Inf(1)}, nil
 	case "cauchy-quantile":
-		return quantile{name: name, formula: "y = tan(π(x − ½)), the Cauchy quantile",
+		return quantile{name: name, formula: "tan(π(x−½))",
 			f:   func(u float64) float64 { return math.Tan(math.Pi * (u - 0.5)) },
 			cdf: func(y float64) float64 { return 0.5 + math.Atan(y)/math.Pi },
 			pdf: func(y float64) float64 { return 1 / (math.Pi * (1 + y*y)) },
-			lo:  math.Inf(-1), hi: math.Inf(1)}, nil
+			lo:  math.Inf(-1), hi: math.Inf(1), show: [2]float64{-10, 10}}, nil
 	}
 	return nil, badParam("map", name, fmt.Sprintf("one of %v", MapNames))
 }
@@ -95,7 +95,7 @@ func NewMap(name string, a, b float64) (Map, error) {
 type square struct{}
 
 func (square) Name() string             { return "square" }
-func (square) Formula() string          { return "y = x²" }
+func (square) Formula() string          { return "x²" }
 func (square) Apply(x float64) float64  { return x * x }
 func (square) Domain() (lo, hi float64) { return math.Inf(-1), math.Inf(1) }
 func (square) Range() (lo, hi float64)  { return 0, math.Inf(1) }
@@ -120,7 +120,7 @@ func (square) CDF(y float64, F func(float64) float64) float64 {
 type affine struct{ a, b float64 }
 
 func (m affine) Name() string            { return "affine" }
-func (m affine) Formula() string         { return fmt.Sprintf("y = %g x %+g", m.a, m.b) }
+func (m affine) Formula() string         { return fmt.Sprintf("%gx%+g", m.a, m.b) }
 func (m affine) Apply(x float64) float64 { return m.a*x + m.b }
 func (affine) Domain() (lo, hi float64)  { return math.Inf(-1), math.Inf(1) }
 func (affine) Range() (lo, hi float64)   { return math.Inf(-1), math.Inf(1) }
@@ -139,7 +139,7 @@ func (m affine) CDF(y float64, F func(float64) float64) float64 {
 type expMap struct{}
 
 func (expMap) Name() string             { return "exp" }
-func (expMap) Formula() string          { return "y = eˣ" }
+func (expMap) Formula() string          { return "eˣ" }
 func (expMap) Apply(x float64) float64  { return math.Exp(x) }
 func (expMap) Domain() (lo, hi float64) { return math.Inf(-1), math.Inf(1) }
 func (expMap) Range() (lo, hi float64)  { return 0, math.Inf(1) }
@@ -161,7 +161,7 @@ func (expMap) CDF(y float64, F func(float64) float64) float64 {
 type tanhMap struct{}
 
 func (tanhMap) Name() string             { return "tanh" }
-func (tanhMap) Formula() string          { return "y = tanh x" }
+func (tanhMap) Formula() string          { return "tanh x" }
 func (tanhMap) Apply(x float64) float64  { return math.Tanh(x) }
 func (tanhMap) Domain() (lo, hi float64) { return math.Inf(-1), math.Inf(1) }
 func (tanhMap) Range() (lo, hi float64)  { return -1, 1 }
@@ -188,7 +188,7 @@ func (tanhMap) CDF(y float64, F func(float64) float64) float64 {
 type ex12 struct{}
 
 func (ex12) Name() string    { return "ex1.2" }
-func (ex12) Formula() string { return "T(1) = a, T(2) = T(3) = b" }
+func (ex12) Formula() string { return "T(1)=a, T(2)=T(3)=b" }
 func (ex12) Apply(x float64) float64 {
 	if x < 1.5 {
 		return 0
@@ -226,6 +226,14 @@ type quantile struct {
 	name, formula string
 	f, cdf, pdf   func(float64) float64
 	lo, hi        float64
+	show          [2]float64 // a drawing range, when the default would not do
+}
+
+// Shown returns the range to draw Y on, when the map has one: the
+// Cauchy's heavy tails would otherwise stretch it to ±64 (its 0.5% and
+// 99.5% quantiles) and squash the peak into one bin.
+func (q quantile) Shown() (lo, hi float64, ok bool) {
+	return q.show[0], q.show[1], q.show != [2]float64{}
 }
 
 func (q quantile) Name() string            { return q.name }

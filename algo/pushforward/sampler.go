@@ -38,7 +38,8 @@ type Sampler struct {
 	cfg Config
 	rng *rand.Rand
 
-	n, below int // draws, draws with Y < c
+	n, below int     // draws, draws with Y < c
+	pBelow   float64 // exact P(Y < c)
 
 	// Continuous Y.
 	xlo, xhi, ylo, yhi float64
@@ -98,6 +99,13 @@ func NewSampler(src Source, m Map, cfg Config, rng *rand.Rand) (*Sampler, error)
 		s.xlo, s.xhi = displayRange(src.CDF, slo, shi)
 		rlo, rhi := m.Range()
 		s.ylo, s.yhi = displayRange(s.CDF, rlo, rhi)
+		if sh, ok := m.(interface {
+			Shown() (float64, float64, bool)
+		}); ok {
+			if a, b, ok := sh.Shown(); ok {
+				s.ylo, s.yhi = a, b
+			}
+		}
 		s.xCounts, s.yCounts = make([]float64, cfg.Bins), make([]float64, cfg.Bins)
 		s.pBin = make([]float64, cfg.Bins)
 		w := (s.yhi - s.ylo) / float64(cfg.Bins)
@@ -122,6 +130,7 @@ func NewSampler(src Source, m Map, cfg Config, rng *rand.Rand) (*Sampler, error)
 		}
 		s.yVals, s.yPMF = vals, pmf
 	}
+	s.pBelow = s.exactBelow()
 	return s, nil
 }
 
@@ -135,19 +144,24 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// displayRange returns [q(0.005), q(0.995)] of the law with CDF F, snapped
-// to a finite end of the support [lo, hi] when that end is within a tenth of
-// the width (so that x² is drawn from 0).
+// displayRange returns [q(0.005), q(0.995)] of the law with CDF F, rounded
+// outwards to two significant digits of the width (so the axis reads ±2.6,
+// not ±2.5758), and snapped to a finite end of the support [lo, hi] when
+// that end is within a tenth of the width (so that x² is drawn from 0).
 func displayRange(F func(float64) float64, lo, hi float64) (a, b float64) {
 	a, b = quantileOf(F, 0.005, lo, hi), quantileOf(F, 0.995, lo, hi)
 	w := b - a
+	if w > 0 {
+		unit := math.Pow(10, math.Floor(math.Log10(w))-1)
+		a, b = math.Floor(a/unit)*unit, math.Ceil(b/unit)*unit
+	}
 	if !math.IsInf(lo, 0) && a-lo < 0.1*w {
 		a = lo
 	}
 	if !math.IsInf(hi, 0) && hi-b < 0.1*w {
 		b = hi
 	}
-	return a, b
+	return math.Max(a, lo), math.Min(b, hi)
 }
 
 // quantileOf inverts a CDF by bisection within [lo, hi] (infinite ends are
@@ -263,20 +277,25 @@ func (s *Sampler) CDF(y float64) float64 {
 
 // Below returns the fraction of draws with Y < c and its exact value.
 func (s *Sampler) Below() (empirical, exact float64) {
-	c := s.cfg.Threshold
-	if s.yVals != nil {
-		for i, v := range s.yVals {
-			if v < c {
-				exact += s.yPMF[i]
-			}
-		}
-	} else {
-		exact = s.CDF(c)
-	}
 	if s.n > 0 {
 		empirical = float64(s.below) / float64(s.n)
 	}
-	return empirical, exact
+	return empirical, s.pBelow
+}
+
+// exactBelow is P(Y < c): the pmf below c, or the CDF at c.
+func (s *Sampler) exactBelow() float64 {
+	c := s.cfg.Threshold
+	if s.yVals == nil {
+		return s.CDF(c)
+	}
+	p := 0.0
+	for i, v := range s.yVals {
+		if v < c {
+			p += s.yPMF[i]
+		}
+	}
+	return p
 }
 
 // GoodnessOfFit returns Pearson's χ² statistic of the Y counts against the

@@ -6,6 +6,7 @@ import (
 	"github.com/thelab/lab/sims/mcmcsim"
 	"github.com/thelab/lab/sims/mixturesim"
 	"github.com/thelab/lab/sims/optimsim"
+	"github.com/thelab/lab/sims/pushforwardsim"
 )
 
 // All returns the full catalogue. It panics if two sims share a name or a
@@ -15,6 +16,7 @@ func All() *sims.Catalog {
 		optimsim.GD,
 		mixturesim.EMGMM,
 		mcmcsim.MH,
+		pushforwardsim.Pushforward,
 	)
 	if err != nil {
 		panic(err)
