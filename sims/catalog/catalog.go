@@ -3,6 +3,7 @@ package catalog
 
 import (
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/estimatesim"
 	"github.com/thelab/lab/sims/mcmcsim"
 	"github.com/thelab/lab/sims/mixturesim"
 	"github.com/thelab/lab/sims/optimsim"
@@ -17,6 +18,7 @@ func All() *sims.Catalog {
 		mixturesim.EMGMM,
 		mcmcsim.MH,
 		pushforwardsim.Pushforward,
+		estimatesim.MLE,
 	)
 	if err != nil {
 		panic(err)
