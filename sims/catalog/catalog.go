@@ -3,6 +3,7 @@ package catalog
 
 import (
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/classifysim"
 	"github.com/thelab/lab/sims/estimatesim"
 	"github.com/thelab/lab/sims/mcmcsim"
 	"github.com/thelab/lab/sims/mixturesim"
@@ -19,6 +20,7 @@ func All() *sims.Catalog {
 		mcmcsim.MH,
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,
+		classifysim.Classifier,
 	)
 	if err != nil {
 		panic(err)
