@@ -64,7 +64,7 @@ type clfSim struct {
 	yLabel string
 	testX  [][2]float64 // held-out points from the truth (nil with data)
 	testY  []int
-	bayes  float64 // the Bayes classifier's accuracy on them
+	bayes  float64     // the Bayes classifier's accuracy on them
 	acc    *sims.Trace // accuracy per step, from the first fit
 	// The fitted posterior's grid, recomputed when the fit changes.
 	heat  *sims.Grid
