@@ -180,38 +180,41 @@ func TestSequences(t *testing.T) {
 	if far.L1 > 1e-5 || math.Abs(far.KL-1) > 1e-5 || far.KLEps > 1e-4 || math.Abs(far.Chi2-1) > 1e-5 {
 		t.Errorf("limits: L1 %g (→0), KL %g (→1), KL_ε %g (→0), χ² %g (→1)", far.L1, far.KL, far.KLEps, far.Chi2)
 	}
-	s, err := NewSequences(50)
+	s, err := NewSequences(50, 30)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 49 {
+	for range 30 {
 		if err := s.Step(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Step(); !errors.Is(err, algo.ErrConverged) || len(s.Rows()) != 49 || s.Rows()[48].N != 50 {
-		t.Errorf("after n = 50: %v, %d rows", err, len(s.Rows()))
+	rows := s.Rows()
+	if err := s.Step(); !errors.Is(err, algo.ErrConverged) || len(rows) != 30 || rows[0].N != 2 || math.Abs(rows[29].N-50) > 1e-12 {
+		t.Errorf("after n = 50: %v, %d rows", err, len(rows))
 	}
-	_, err = NewSequences(2)
+	_, err = NewSequences(2, 10)
 	wantParam(t, err, "max_n")
+	_, err = NewSequences(20, 1)
+	wantParam(t, err, "points")
 }
 
 func TestGaussSweep(t *testing.T) {
-	g, err := NewGaussSweep(0.25, 4, 9)
+	g, err := NewGaussSweep(0.25, 4.25, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for g.Step() == nil {
 	}
 	rows := g.Rows()
-	if len(rows) != 9 || rows[0].V != 0.25 || math.Abs(rows[8].V-4) > 1e-12 || math.Abs(rows[4].V-1) > 1e-12 {
+	if len(rows) != 9 || rows[0].V != 0.25 || math.Abs(rows[8].V-4.25) > 1e-12 || math.Abs(rows[2].V-1.25) > 1e-12 {
 		t.Fatalf("grid %v", rows)
 	}
-	for i, r := range rows {
+	for _, r := range rows {
 		near(t, "forward by quadrature", r.ForwardQ, r.Forward, 1e-6)
 		near(t, "reverse by quadrature", r.ReverseQ, r.Reverse, 1e-6)
-		// KL(p‖q)(v) = KL(q‖p)(1/v): the grid is symmetric about v = 1.
-		near(t, "KL(p‖q)(v) − KL(q‖p)(1/v)", r.Forward, rows[8-i].Reverse, 1e-12)
+		// KL(p‖q)(v) = KL(q‖p)(1/v).
+		near(t, "KL(p‖q)(v) − KL(q‖p)(1/v)", r.Forward, EvalGauss(1/r.V).Reverse, 1e-12)
 	}
 	for _, bad := range []struct {
 		lo, hi float64

@@ -17,23 +17,37 @@ type SequenceRow struct {
 }
 
 // Sequences walks the notes' sequences of Remark 1.12 (seed 002 L457–487)
-// one index per Step: n = 2, 3, ..., MaxN, and ε = 1/n. As n grows, Ex
+// one index per Step, over a geometric grid of `points` values of n from 2
+// to MaxN (so that log n is evenly spaced), with ε = 1/n. As n grows, Ex
 // 1.9's q_n → p in L1 while KL(p‖q_n) → 1; Ex 1.10's pair converges in KL
 // while χ² → 1. Each Step evaluates the closed forms (1.33)–(1.37) and
 // checks them by integrating the densities themselves; the run ends
 // (ErrConverged) after MaxN.
 type Sequences struct {
-	maxN int
-	rows []SequenceRow
+	maxN   int
+	points int
+	rows   []SequenceRow
 }
 
-// NewSequences validates maxN (in 3..10000) and starts before n = 2.
-func NewSequences(maxN int) (*Sequences, error) {
-	if maxN < 3 || maxN > 10000 {
-		return nil, algo.BadParam("max_n", maxN, "in 3..10000")
+// NewSequences validates maxN (in 3..1000000) and points (2..1000) and
+// starts before n = 2.
+func NewSequences(maxN, points int) (*Sequences, error) {
+	if maxN < 3 || maxN > 1000000 {
+		return nil, algo.BadParam("max_n", maxN, "in 3..1000000")
 	}
-	return &Sequences{maxN: maxN, rows: make([]SequenceRow, 0, maxN)}, nil
+	if points < 2 || points > 1000 {
+		return nil, algo.BadParam("points", points, "in 2..1000")
+	}
+	return &Sequences{maxN: maxN, points: points, rows: make([]SequenceRow, 0, points)}, nil
 }
+
+// N returns the i-th n of the grid, 2 (maxN/2)^{i/(points−1)}.
+func (s *Sequences) N(i int) float64 {
+	return 2 * math.Pow(float64(s.maxN)/2, float64(i)/float64(s.points-1))
+}
+
+// Points is the number of indices of the grid.
+func (s *Sequences) Points() int { return s.points }
 
 // EvalSequences evaluates the closed forms and the integrals at n (> 1).
 func EvalSequences(n float64) SequenceRow {
@@ -51,11 +65,10 @@ func EvalSequences(n float64) SequenceRow {
 
 // Step evaluates the next index.
 func (s *Sequences) Step() error {
-	n := len(s.rows) + 2
-	if n > s.maxN {
+	if len(s.rows) == s.points {
 		return algo.ErrConverged
 	}
-	s.rows = append(s.rows, EvalSequences(float64(n)))
+	s.rows = append(s.rows, EvalSequences(s.N(len(s.rows))))
 	return nil
 }
 
@@ -93,7 +106,7 @@ func EvalGauss(v float64) GaussRow {
 }
 
 // GaussSweep is Fig 1.4 (seed 002 L497–511) drawn point by point: one v per
-// Step, on a log-spaced grid of Points values from VMin to VMax, then
+// Step, on an evenly spaced grid of Points values from VMin to VMax, then
 // ErrConverged.
 type GaussSweep struct {
 	vmin, vmax float64
@@ -117,8 +130,7 @@ func NewGaussSweep(vmin, vmax float64, points int) (*GaussSweep, error) {
 
 // V returns the i-th v of the grid.
 func (g *GaussSweep) V(i int) float64 {
-	t := float64(i) / float64(g.points-1)
-	return g.vmin * math.Pow(g.vmax/g.vmin, t)
+	return g.vmin + (g.vmax-g.vmin)*float64(i)/float64(g.points-1)
 }
 
 // Step evaluates the next v.

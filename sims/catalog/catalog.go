@@ -4,6 +4,7 @@ package catalog
 import (
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/classifysim"
+	"github.com/thelab/lab/sims/divergencesim"
 	"github.com/thelab/lab/sims/estimatesim"
 	"github.com/thelab/lab/sims/mcmcsim"
 	"github.com/thelab/lab/sims/mixturesim"
@@ -21,6 +22,7 @@ func All() *sims.Catalog {
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,
 		classifysim.Classifier,
+		divergencesim.Divergence,
 	)
 	if err != nil {
 		panic(err)
