@@ -23,6 +23,8 @@ func All() *sims.Catalog {
 		estimatesim.MLE,
 		classifysim.Classifier,
 		divergencesim.Divergence,
+		divergencesim.KLFlow,
+		divergencesim.KLFit,
 	)
 	if err != nil {
 		panic(err)
