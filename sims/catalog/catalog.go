@@ -10,6 +10,7 @@ import (
 	"github.com/thelab/lab/sims/mixturesim"
 	"github.com/thelab/lab/sims/optimsim"
 	"github.com/thelab/lab/sims/pushforwardsim"
+	"github.com/thelab/lab/sims/visim"
 )
 
 // All returns the full catalogue. It panics if two sims share a name or a
@@ -25,6 +26,7 @@ func All() *sims.Catalog {
 		divergencesim.Divergence,
 		divergencesim.KLFlow,
 		divergencesim.KLFit,
+		visim.VI,
 	)
 	if err != nil {
 		panic(err)
