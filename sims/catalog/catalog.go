@@ -27,6 +27,7 @@ func All() *sims.Catalog {
 		divergencesim.KLFlow,
 		divergencesim.KLFit,
 		visim.VI,
+		visim.BBVI,
 	)
 	if err != nil {
 		panic(err)
