@@ -18,14 +18,16 @@ import (
 func All() *sims.Catalog {
 	c, err := sims.NewCatalog(
 		optimsim.GD,
-		mixturesim.EMGMM,
-		mcmcsim.MH,
+		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,
 		classifysim.Classifier,
 		divergencesim.Divergence,
 		divergencesim.KLFlow,
 		divergencesim.KLFit,
+		// Chapters 2–3: mixtures, sampling, variational inference.
+		mixturesim.EMGMM,
+		mcmcsim.MH,
 		visim.VI,
 		visim.BBVI,
 	)
