@@ -104,14 +104,17 @@ func (s *Stream) Points() ([][2]float64, []int) {
 func (s *Stream) N() int { return len(s.xs) }
 
 // Accuracy is the fraction of points that p classifies correctly, with
-// the rule p(Y = 1 | x) > ½ (log-odds > 0).
+// the rule p(Y = 1 | x) > ½ (log-odds > 0), the log-odds evaluated in its
+// quadratic form (Params.Quadratic).
 func Accuracy(p Params, xs [][2]float64, ys []int) float64 {
 	if len(xs) == 0 {
 		return 0
 	}
+	a, b, c := p.Quadratic()
 	ok := 0
 	for i, x := range xs {
-		if (p.LogOdds(x) > 0) == (ys[i] == 1) {
+		g := x[0]*(a[0][0]*x[0]+a[0][1]*x[1]) + x[1]*(a[1][0]*x[0]+a[1][1]*x[1]) + b[0]*x[0] + b[1]*x[1] + c
+		if (g > 0) == (ys[i] == 1) {
 			ok++
 		}
 	}
