@@ -230,13 +230,13 @@ func (s *clfSim) notes(p classify.Params, ok bool) []string {
 		return []string{"waiting for enough points of each class to fit the covariances"}
 	}
 	a, b, c := p.Quadratic()
-	lines := []string{"log-odds = log(π/(1−π)) + log f₁(x) − log f₀(x) = xᵀAx + wᵀx + w₀, A = −½(Σ₁⁻¹ − Σ₀⁻¹)"}
+	lines := []string{"log-odds (1.4) = xᵀAx + wᵀx + w₀ with A = −½(Σ₁⁻¹ − Σ₀⁻¹)"}
 	if s.st.Fit().Covariance() == classify.Shared {
-		lines = append(lines, fmt.Sprintf("shared Σ: A = 0, the log-odds is affine, w = Σ⁻¹(μ₁−μ₀) = (%.3g, %.3g), w₀ = %.3g:", b[0], b[1], c),
-			"a straight boundary, p(Y=1|x) = σ(wᵀx + w₀), the logistic regression (1.2)")
+		lines = append(lines, fmt.Sprintf("shared Σ: A = 0, w = Σ⁻¹(μ₁−μ₀) = (%.3g, %.3g), w₀ = %.3g:", b[0], b[1], c),
+			"a straight boundary: p(Y=1|x) = σ(wᵀx + w₀), logistic regression (1.2)")
 	} else {
-		lines = append(lines, fmt.Sprintf("separate Σ₀, Σ₁: A = [[%.3g, %.3g], [%.3g, %.3g]] ≠ 0: a curved (conic) boundary; try fit=shared",
-			a[0][0], a[0][1], a[1][0], a[1][1]))
+		lines = append(lines, fmt.Sprintf("separate Σ₀, Σ₁: A = [[%.2g, %.2g], [%.2g, %.2g]] ≠ 0: a conic boundary",
+			a[0][0], a[0][1], a[1][0], a[1][1]), "try fit=shared: one pooled Σ makes the boundary straight")
 	}
 	return lines
 }

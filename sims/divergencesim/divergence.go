@@ -139,12 +139,12 @@ func (s *codingSim) Frame() sims.Frame {
 		}
 	}
 	lines := []string{
-		fmt.Sprintf("H(p) = %.4f ≤ log K = %.4f (1.22); H(p) ≤ H(p,q) (1.26–1.28); KL(p‖q) = H(p,q) − H(p) ≥ 0 (1.32)", h, math.Log(float64(len(p)))),
+		fmt.Sprintf("H(p) = %.4f ≤ log K = %.4f (1.22); KL(p‖q) = H(p,q) − H(p) (1.32)", h, math.Log(float64(len(p)))),
 	}
 	if math.IsInf(klpq, 1) {
-		lines = append(lines, "q(x) = 0 < p(x) for some x: p is not ≪ q, KL(p‖q) = H(p,q) = ∞ (L445): the q-code cannot send that symbol")
+		lines = append(lines, "q(x) = 0 < p(x): p not ≪ q, KL(p‖q) = ∞ (L445): q's code cannot send x")
 		if _, lq := s.c.MeanLengths(); math.IsInf(lq, 1) {
-			lines = append(lines, "… and such a symbol has been drawn: the q-code's length is infinite")
+			lines = append(lines, "… and such an x has been drawn: the q-code's length is infinite")
 		}
 	}
 	if math.IsInf(klqp, 1) {
@@ -153,7 +153,7 @@ func (s *codingSim) Frame() sims.Frame {
 		lines = append(lines, fmt.Sprintf("KL is not symmetric: KL(p‖q) = %.4f, KL(q‖p) = %.4f", klpq, klqp))
 	}
 	if n := s.c.N(); n > 1 {
-		lines = append(lines, fmt.Sprintf("mean length under p = %.4f, H(p) = %.4f, s.e. %.4f (law of large numbers)", lp, h, s.c.LengthSD()/math.Sqrt(float64(n))))
+		lines = append(lines, fmt.Sprintf("mean code length under p: %.4f → H(p) = %.4f (s.e. %.4f)", lp, h, s.c.LengthSD()/math.Sqrt(float64(n))))
 	}
 	return sims.Frame{Sim: Divergence.Name, Step: s.c.N(), Metrics: metrics, Charts: []sims.Chart{lengths, gap, bars}, Text: lines}
 }
@@ -212,7 +212,7 @@ func (s *seqSim) Frame() sims.Frame {
 	metrics := []sims.Metric{{Name: "n", Value: 0}, {Name: "L1", Value: 0}, {Name: "KL", Value: 0}, {Name: "ε", Value: 0},
 		{Name: "χ²", Value: 0}, {Name: "KL_ε", Value: 0}}
 	charts := []sims.Chart{ex19, ex110}
-	lines := []string{"Remark 1.12: the divergences induce different convergence; KL is among the stronger ones."}
+	lines := []string{"Remark 1.12: divergences differ in the convergence they demand"}
 	if n > 0 {
 		r := rows[n-1]
 		metrics = []sims.Metric{{Name: "n", Value: r.N}, {Name: "L1", Value: r.L1}, {Name: "KL", Value: r.KL}, {Name: "ε", Value: r.Eps},
@@ -236,9 +236,9 @@ func (s *seqSim) Frame() sims.Frame {
 				math.Max(math.Abs(r.Chi2-r.Chi2Sum), math.Abs(r.KLEps-r.KLEpsSum))))
 		}
 		lines = append(lines,
-			"Ex 1.9: q_n differs from p only on [0, 1/n], so L1 → 0, but there log(p/q_n) = n: KL → 1.",
-			"Ex 1.10: χ² weighs (p − q)² by 1/q; on the rare symbol q_ε = ε² makes that term (1 − ε)² → 1.",
-			fmt.Sprintf("closed forms (1.33)–(1.37) vs numerical integration of the densities: largest gap %.1e", worst))
+			"Ex 1.9: q_n ≠ p only on [0, 1/n]: L1 → 0, but log(p/q_n) = n there: KL → 1",
+			"Ex 1.10: χ² weighs (p − q)² by 1/q; the rare symbol's q = ε² keeps χ² → 1",
+			fmt.Sprintf("closed forms (1.33)–(1.37) vs integrating the densities: gap %.1e", worst))
 	}
 	return sims.Frame{Sim: Divergence.Name, Step: n, Metrics: metrics, Charts: charts, Text: lines}
 }
@@ -278,8 +278,9 @@ func (s *gaussSim) Frame() sims.Frame {
 	charts := []sims.Chart{curves}
 	two := divergence.EvalGauss(2)
 	lines := []string{
-		fmt.Sprintf("(1.38): KL(p‖q) = ½(log v² + v⁻² − 1), KL(q‖p) = ½(−log v² + v² − 1); at v = 2: %.6f and %.6f (Ex 1.11)", two.Forward, two.Reverse),
-		"KL(p‖q) punishes a q too narrow to cover p (v → 0); KL(q‖p) punishes a q too wide (v → ∞). Swapping v ↔ 1/v swaps them.",
+		"(1.38): KL(p‖q) = ½(log v² + v⁻² − 1), KL(q‖p) = ½(v² − log v² − 1)",
+		fmt.Sprintf("at v = 2: %.6f and %.6f (Ex 1.11); v ↔ 1/v swaps them", two.Forward, two.Reverse),
+		"KL(p‖q) punishes a q too narrow to cover p, KL(q‖p) a q too wide",
 	}
 	if n > 0 {
 		r := rows[n-1]
@@ -293,7 +294,7 @@ func (s *gaussSim) Frame() sims.Frame {
 		}
 		charts = append(charts, sims.LineChart{Title: fmt.Sprintf("densities at v = %.3g", r.V), X0: -5, X1: 5, XLabel: "x",
 			Series: []sims.Series{{Name: "p = N(0,1)", Y: dp, Class: 0}, {Name: "q = N(0,v²)", Y: dq, Class: 1}}})
-		lines = append(lines, fmt.Sprintf("closed form (1.38) vs quadrature: largest gap %.1e", worst))
+		lines = append(lines, fmt.Sprintf("(1.38) vs quadrature: largest gap %.1e", worst))
 	}
 	return sims.Frame{Sim: Divergence.Name, Step: n, Metrics: metrics, Charts: charts, Text: lines}
 }
@@ -385,12 +386,12 @@ func (s *mlSim) Frame() sims.Frame {
 	hist := sims.HistChart{Title: fmt.Sprintf("data from p = ½N(±%g, 1); the best Gaussian", s.m.D()), Lo: s.lo, Hi: s.hi,
 		Density: dens, Curves: []sims.Curve{cp, cb}, XLabel: "x"}
 	lines := []string{
-		"θ* = argmin KL(p‖q_θ) = argmax E_p[log q_θ] (1.43–1.45) ≈ argmax Σ log q_θ(xᵢ) (1.46): ML is KL minimisation.",
-		fmt.Sprintf("over Gaussians θ* matches p's moments: N(0, %.3g²), min KL = %.4f; H(p) = %.4f by quadrature", sdBest, best, s.m.Entropy()),
+		"ML is KL minimisation: argmax Σ log q_θ(xᵢ) ≈ argmin KL(p‖q_θ) (1.43–1.46)",
+		fmt.Sprintf("θ* = p's moments, N(0, %.3g²): min KL = %.4f (H(p) = %.4f)", sdBest, best, s.m.Entropy()),
 	}
 	if ok {
-		lines = append(lines,
-			fmt.Sprintf("MLE N(%.3f, %.3f²); empirical KL at θ* = %.4f ± %.4f; always emp(θ̂) ≤ emp(θ*) and KL(θ̂) ≥ min KL", mu, sd, atBest, se))
+		lines = append(lines, fmt.Sprintf("MLE N(%.3f, %.3f²); emp. KL at θ* = %.4f ± %.4f", mu, sd, atBest, se),
+			"always emp. KL(θ̂) ≤ emp. KL(θ*) and KL(p‖q_θ̂) ≥ min KL")
 	}
 	return sims.Frame{Sim: Divergence.Name, Step: n, Metrics: metrics, Charts: []sims.Chart{conv, hist}, Text: lines}
 }

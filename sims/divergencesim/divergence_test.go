@@ -104,7 +104,7 @@ func TestSequencesView(t *testing.T) {
 	if math.Abs(n-100000) > 1e-6 || l1 != seq.L1() || kl != seq.KL() || l1 > 1e-4 || math.Abs(kl-1) > 1e-4 || math.Abs(chi2-1) > 1e-4 || kle > 1e-3 {
 		t.Errorf("n %g L1 %g KL %g χ² %g KL_ε %g", n, l1, kl, chi2, kle)
 	}
-	if txt := strings.Join(f.Text, "\n"); !strings.Contains(txt, "largest gap") || strings.Contains(txt, "e-0") {
+	if txt := strings.Join(f.Text, "\n"); !strings.Contains(txt, "densities: gap") || strings.Contains(txt, "e-0") {
 		t.Errorf("notes %q", f.Text)
 	}
 }

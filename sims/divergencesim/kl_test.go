@@ -28,7 +28,7 @@ func TestKLFlowConverges(t *testing.T) {
 	}
 	f := s.Frame()
 	finiteMetrics(t, f)
-	if txt := strings.Join(f.Text, "\n"); !strings.Contains(txt, "drops (μ − μ0)²") || !strings.Contains(txt, "erratum") {
+	if txt := strings.Join(f.Text, "\n"); !strings.Contains(txt, "drops (μ−μ0)²") || !strings.Contains(txt, "erratum") {
 		t.Errorf("notes %q", f.Text)
 	}
 	kl, ok := f.Series("KL")

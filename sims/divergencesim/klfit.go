@@ -116,7 +116,7 @@ func (s *fitSim) Frame() sims.Frame {
 			Markers: []sims.Marker{{X: g.Mu[0], Y: g.Mu[1], Glyph: '●', Class: class}},
 			Legend:  legend, XLabel: "x", YLabel: "y"}
 	}
-	legend := []string{"forward fit", "reverse fit (1σ, 2σ, mean path)"}
+	legend := []string{"forward", "reverse (1σ, 2σ, mean path)"}
 	forward := canvas("forward KL(p‖q): covers the modes", fw, s.fwd, 0, legend)
 	reverse := canvas("reverse KL(q‖p): seeks a mode", rv, s.rev, 1, legend)
 	x0, x1 := s.kls.Span()
@@ -129,10 +129,10 @@ func (s *fitSim) Frame() sims.Frame {
 	sxx, sxy, syy := fw.Cov()
 	rxx, rxy, ryy := rv.Cov()
 	lines := []string{
-		fmt.Sprintf("forward: q must cover wherever p > 0 (L493); optimum = p's moments, mean 0, Σ = [[%.3g, %.3g], [%.3g, %.3g]]",
+		fmt.Sprintf("forward: q covers all of p (L493): p's moments, 0, [[%.3g, %.3g], [%.3g, %.3g]]",
 			1+s.d*s.d, s.d*s.d, s.d*s.d, 1+s.d*s.d),
 		fmt.Sprintf("  now mean (%.2f, %.2f), Σ = [[%.3g, %.3g], [%.3g, %.3g]]", fw.Mu[0], fw.Mu[1], sxx, sxy, sxy, syy),
-		"reverse: q must vanish where p does: it settles on one mode, KL → log 2 = 0.693 for two equal modes",
+		"reverse: q must vanish where p does: one mode, KL → log 2 = 0.693",
 		fmt.Sprintf("  now mean (%.2f, %.2f), Σ = [[%.2g, %.2g], [%.2g, %.2g]]", rv.Mu[0], rv.Mu[1], rxx, rxy, rxy, ryy),
 	}
 	if s.d < 1.5 {

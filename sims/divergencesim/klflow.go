@@ -140,17 +140,17 @@ func (s *flowSim) Frame() sims.Frame {
 
 func (s *flowSim) notes() []string {
 	c := s.f.Config()
-	lines := []string{"μ ← μ − η_μ (μ − μ0)/σ² (1.41);  σ ← σ − η_σ ∂KL/∂σ (1.42), both at the old (μ, σ)"}
+	lines := []string{"μ ← μ − η_μ(μ − μ0)/σ² (1.41);  σ ← σ − η_σ ∂KL/∂σ (1.42)"}
 	if c.Gradient == divergence.Exact {
 		lines = append(lines,
-			"∂KL/∂σ = 1/σ − (σ0² + (μ − μ0)²)/σ³: the notes' (1.40) drops (μ − μ0)² (erratum); this is the correct one.",
-			"far from μ0 the true gradient first widens q to cover p, then narrows it: KL never rises at small steps.")
+			"∂KL/∂σ = 1/σ − (σ0² + (μ−μ0)²)/σ³: the notes' (1.40) drops (μ−μ0)² (erratum)",
+			"the true gradient widens q to cover p, then narrows it; KL never rises")
 	} else {
-		lines = append(lines, "gradient=notes: σ follows (1.40) as printed, 1/σ − σ0²/σ³, missing (μ − μ0)² (erratum): not a gradient.")
+		lines = append(lines, "gradient=notes: (1.40) as printed, 1/σ − σ0²/σ³, lacks (μ−μ0)² (erratum)")
 		if s.rises > 0 {
-			lines = append(lines, fmt.Sprintf("⚠ KL rose at %d steps (first at step %d): the printed formula is not a descent direction", s.rises, s.first))
+			lines = append(lines, fmt.Sprintf("⚠ KL rose at %d steps (first: step %d): (1.40) is not a descent direction", s.rises, s.first))
 		} else {
-			lines = append(lines, "it has the same fixed point (μ0, σ0); try a larger eta_sigma to see the KL rise")
+			lines = append(lines, "same fixed point (μ0, σ0); raise eta_sigma to see the KL rise")
 		}
 	}
 	return lines

@@ -144,7 +144,7 @@ func (s *streamSim) Frame() sims.Frame {
 	if ok {
 		lc, logInt := s.likelihoodChart(th)
 		charts = append(charts, lc)
-		lnote = fmt.Sprintf("∫ L(%s) d%s = e^%.4g ≠ 1: the likelihood is not a density in θ (Remark 1.4)",
+		lnote = fmt.Sprintf("∫ L(%s) d%s = e^%.4g ≠ 1: L is not a density in θ (Remark 1.4)",
 			m.ParamNames()[0], m.ParamNames()[0], logInt)
 	}
 	return sims.Frame{Sim: MLE.Name, Step: st.N, Metrics: metrics, Charts: charts, Text: s.notes(th, ok, lnote)}
@@ -300,18 +300,18 @@ func (s *streamSim) notes(th [2]float64, ok bool, lnote string) []string {
 	var lines []string
 	switch m.Kind {
 	case estimate.Gaussian:
-		lines = append(lines, "μ̂ = ȳ, σ̂² = (1/n) Σ (y − ȳ)² (Ex 4.1: 1/n, not 1/(n − 1)); I(θ)⁻¹ = diag(σ², 2σ⁴).")
+		lines = append(lines, "μ̂ = ȳ, σ̂² = (1/n)Σ(y − ȳ)² (Ex 4.1: 1/n); I⁻¹ = diag(σ², 2σ⁴)")
 	case estimate.Bernoulli:
 		lines = append(lines, "p̂ = share of ones; I(p)⁻¹ = p(1 − p).")
 	case estimate.Exponential:
 		lines = append(lines, "λ̂ = 1/ȳ; I(λ)⁻¹ = λ².")
 	case estimate.Regression:
-		lines = append(lines, "â = Σxy/Σx²: maximising (1.11) is least squares (Remark 1.6); σ̂² = mean squared residual.")
+		lines = append(lines, "â = Σxy/Σx²: maximising (1.11) is least squares (Remark 1.6)")
 	}
 	if !ok {
 		return append(lines, "waiting for data: the MLE does not exist yet")
 	}
-	lines = append(lines, fmt.Sprintf("consistency: %s = %.4g → %g as n grows, within ±1.96 √(I⁻¹/n) 95%% of the time",
+	lines = append(lines, fmt.Sprintf("%s = %.4g → %g: inside ±1.96 √(I⁻¹/n) 95%% of the time",
 		hatNames(m)[0], th[0], m.Theta[0]))
 	return append(lines, lnote)
 }
@@ -376,15 +376,15 @@ func (s *samplingSim) Frame() sims.Frame {
 		Series: series, X0: x0, X1: x1, XLabel: "replicates"})
 	_, fails := s.r.Replicates()
 	lines := []string{
-		"asymptotic normality: √n(θ̂ − θ) → N(0, I(θ)⁻¹) as n → ∞ (L301); each step replicates the experiment.",
-		fmt.Sprintf("%s: mean %.3g (limit 0), variance %.4g (limit I⁻¹ = %.4g), %.1f%% within ±1.96 sd (limit 95%%)",
+		"√n(θ̂ − θ) → N(0, I(θ)⁻¹) (L301); each step replicates the experiment",
+		fmt.Sprintf("%s: mean %.3g (→ 0), var %.4g (→ I⁻¹ = %.4g), %.1f%% in ±1.96 sd (→ 95%%)",
 			m.ParamNames()[0], mean, v, inv[0], 100*in95),
 	}
 	switch m.Kind {
 	case estimate.Exponential:
-		lines = append(lines, "at small n the law of λ̂ = 1/ȳ is skewed right and biased (E λ̂ = nλ/(n − 1)): raise n.")
+		lines = append(lines, "small n: λ̂ = 1/ȳ is skewed and biased (E λ̂ = nλ/(n − 1)); raise n")
 	case estimate.Gaussian, estimate.Regression:
-		lines = append(lines, "σ̂² = (1/n) Σ is biased by −σ²/n: √n(σ̂² − σ²) is centred at −σ²/√n, → 0 as n grows.")
+		lines = append(lines, "σ̂² (1/n) is biased by −σ²/n: its z centres at −σ²/√n → 0")
 	}
 	if fails > 0 {
 		lines = append(lines, fmt.Sprintf("%d replicates had no MLE (p̂ = 0 or 1) and were skipped", fails))

@@ -209,15 +209,15 @@ func (p *pfSim) notes(emp, exact, chi2 float64, df int, pv float64) []string {
 	var lines []string
 	switch m := s.Map().Name(); {
 	case m == "ex1.2":
-		lines = append(lines, "Ex 1.2: (T#P)({a}) = P(1) = 0.2, (T#P)({b}) = P(2) + P(3) = 0.8 (eq 1.6); a is coded 0, b 1.")
+		lines = append(lines, "Ex 1.2: P(a) = P(1) = 0.2, P(b) = P(2) + P(3) = 0.8 (eq 1.6); a↦0, b↦1")
 	case s.Discrete():
-		lines = append(lines, "(T#P)({y}) = P(T⁻¹(y)) (eq 1.6): each value collects the mass of its preimages.")
+		lines = append(lines, "(T#P)({y}) = P(T⁻¹(y)) (eq 1.6): each value collects its preimages' mass")
 	case m == "square":
-		lines = append(lines, "x² is not invertible: p_Y(y) sums p_X(x)/|2x| over both branches x = ±√y (eq 1.5, Ex 1.3).")
+		lines = append(lines, "x² is not invertible: (1.5) sums over both branches x = ±√y (Ex 1.3)")
 	case strings.HasSuffix(m, "-quantile"):
-		lines = append(lines, "inverse-CDF sampling: Y = F⁻¹(U), U ~ U(0,1), has CDF F; (1.5) gives p_Y = F' = f.")
+		lines = append(lines, "inverse-CDF sampling: Y = F⁻¹(U), U ~ U(0,1), has CDF F (1.5: p_Y = f)")
 	default:
-		lines = append(lines, "p_Y(y) = p_X(T⁻¹(y)) |dT⁻¹/dy| (Thm 1.1, eq 1.5): the Jacobian of the inverse map.")
+		lines = append(lines, "p_Y(y) = p_X(T⁻¹(y)) |dT⁻¹/dy| (Thm 1.1, eq 1.5)")
 	}
 	if s.N() > 0 {
 		lines = append(lines, fmt.Sprintf("P(Y < %g) = %.6f exact, %.6f sampled (s.e. %.4f)", p.c, exact, emp,

@@ -210,12 +210,13 @@ func (s *bbviSim) Frame() sims.Frame {
 	dens := sims.LineChart{Title: "posterior p(z|x) and q = N(m, s²)", X0: s.xlo, X1: s.xhi, XLabel: "z",
 		Series: []sims.Series{{Name: "p(z|x)", Y: s.post, Class: 3}, {Name: "q", Y: q, Class: 2}}}
 	lines := []string{
-		"score: ĝ = (log p(x,z) − log q(z)) ∇_λ log q(z) (3.14); reparam: z = m + sε, ĝ = ∇_λ[log p(x, m+sε) − log q] (6.12)",
-		fmt.Sprintf("both unbiased; at the current λ the score estimator's variance is %.3g× the reparameterised one's (S = %d each)", ratio, s.b.Config().Samples),
-		fmt.Sprintf("ascent follows %s with η = %g; log p(x) − ELBO = KL(q‖p(z|x)) = %.4g (3.9)", s.b.Config().Estimator, s.b.Config().LR, s.evidence-s.b.ELBO()),
+		"score (3.14): ĝ = (log p(x,z) − log q(z)) ∇_λ log q(z)",
+		"reparam (6.12): z = m + sε, ĝ = ∇_λ[log p(x, z) − log q(z)]",
+		fmt.Sprintf("both unbiased; var(score) = %.3g × var(reparam) now, S = %d each", ratio, s.b.Config().Samples),
+		fmt.Sprintf("ascent: %s, η = %g; log p(x) − ELBO = KL(q‖p) = %.2g (3.9)", s.b.Config().Estimator, s.b.Config().LR, s.evidence-s.b.ELBO()),
 	}
 	if !math.IsNaN(s.postMean) {
-		lines = append(lines, fmt.Sprintf("conjugate model: the optimum is the exact posterior N(%.4f, %.4f²); now N(%.4f, %.4f²)", s.postMean, s.postSD, m, sd))
+		lines = append(lines, fmt.Sprintf("exact posterior N(%.3f, %.3f²); q = N(%.3f, %.3f²)", s.postMean, s.postSD, m, sd))
 	}
 	return sims.Frame{Sim: BBVI.Name, Step: s.b.Iter(), Metrics: metrics,
 		Charts: []sims.Chart{variances, hs, hr, elbo, dens}, Text: lines}

@@ -133,9 +133,9 @@ func (s *gaussSim) Frame() sims.Frame {
 	kl := sims.LineChart{Title: "KL(q‖p) − KL* per coordinate update", LogY: true, X0: x0, X1: x1, XLabel: "update",
 		Series: []sims.Series{{Name: "KL − KL*", Y: s.kl.Column(0), Class: 0}}}
 	lines := []string{
-		"CAVI (3.13): m_j ← μ_j − (Λ_jk/Λ_jj)(m_k − μ_k), s_j ← 1/Λ_jj with Λ = Σ⁻¹; each update lowers KL(q‖p) (L1315)",
-		fmt.Sprintf("Ex 3.6: s_j = 1/(Σ⁻¹)_jj = σ_jj(1 − ρ²) = %.4g < σ_jj = 1: mean field underestimates the marginal variances", shrink),
-		fmt.Sprintf("KL* = −½ log(1 − ρ²) = %.4f > 0: no factorised q reaches p; the mean's error contracts by ρ² = %.3g per sweep", s.best, rho*rho),
+		"CAVI (3.13): m_j ← μ_j − Λ_jk(m_k − μ_k)/Λ_jj, s_j ← 1/Λ_jj, Λ = Σ⁻¹",
+		fmt.Sprintf("Ex 3.6: s_j = σ_jj(1 − ρ²) = %.4g < σ_jj = 1: variances underestimated", shrink),
+		fmt.Sprintf("KL* = −½ log(1 − ρ²) = %.4f > 0; the mean's error shrinks ρ² = %.3g a sweep", s.best, rho*rho),
 	}
 	return sims.Frame{Sim: VI.Name, Step: s.mf.Updates(), Metrics: metrics, Charts: []sims.Chart{canvas, kl}, Text: lines}
 }
@@ -230,9 +230,9 @@ func (s *mixtureSim) Frame() sims.Frame {
 			{Name: "log p(x)", Y: s.elbo.Map(func(int) float64 { return c.LogEvidence() }), Class: 1, Bound: true},
 		}}
 	lines := []string{
-		"Ex 3.7: φ_nk ∝ π_k N(x_n | μ_k, Σ_k): the factors are the mixture responsibilities, EM's E-step (2.12)",
-		"the z_n are independent given fixed parameters, so mean field is exact: one sweep makes KL(q‖p(z|x)) = 0 (3.9)",
-		fmt.Sprintf("log p(x) − ELBO = KL(q‖p(z|x)) = %.4g; every update raises the ELBO (φ start at random)", gap),
+		"Ex 3.7: φ_nk ∝ π_k N(x_n | μ_k, Σ_k): EM's responsibilities (2.12)",
+		"fixed parameters: mean field is exact, one sweep closes the gap (3.9)",
+		fmt.Sprintf("log p(x) − ELBO = KL(q‖p(z|x)) = %.4g; each update raises the ELBO", gap),
 	}
 	return sims.Frame{Sim: VI.Name, Step: s.steps, Metrics: metrics, Charts: []sims.Chart{canvas, lc}, Text: lines}
 }
@@ -334,8 +334,9 @@ func (s *bgmmSim) Frame() sims.Frame {
 	}
 	lines := []string{
 		phase,
-		"local: φ_nk ∝ exp(E[log π_k] + m_kᵀx_n − ½(‖m_k‖² + d s_k²)); global: α_k = α₀ + N_k, s_k² = 1/(1/σ₀² + N_k), m_k = s_k² Σ φ_nk x_n",
-		fmt.Sprintf("q = Dir(π; α) Π N(μ_k; m_k, s_k² I) Π Cat(z_n; φ_n) (Ex 3.5); %d of %d components hold more than 1%% of the weight", used, g.K()),
+		"local: φ_nk ∝ exp(E log π_k + m_kᵀx_n − ½(‖m_k‖² + 2s_k²))",
+		"global: α_k = α₀ + N_k, s_k² = 1/(σ₀⁻² + N_k), m_k = s_k² Σ_n φ_nk x_n",
+		fmt.Sprintf("q = Dir(α) Π N(m_k, s_k²I) Π Cat(φ_n) (Ex 3.5); %d of %d hold > 1%%", used, g.K()),
 	}
 	return sims.Frame{Sim: VI.Name, Step: g.HalfSteps(), Metrics: metrics, Charts: []sims.Chart{canvas, lc, bars}, Text: lines}
 }
