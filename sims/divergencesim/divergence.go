@@ -114,13 +114,11 @@ func (s *codingSim) Frame() sims.Frame {
 	if !math.IsInf(klqp, 1) {
 		metrics = append(metrics, sims.Metric{Name: "KL(q‖p)", Value: klqp})
 	}
-	emp := s.c.Empirical(nil)
-	bars := sims.BarChart{Title: "p(x), q(x) and the symbols' frequencies", Max: 1}
+	bars := sims.BarChart{Title: "p(x) and q(x); the frequencies seen are in the result", Max: 1}
 	for i := range p {
 		bars.Bars = append(bars.Bars,
 			sims.Bar{Label: fmt.Sprintf("x=%d p", i+1), Value: p[i], Class: 0},
-			sims.Bar{Label: fmt.Sprintf("x=%d q", i+1), Value: q[i], Class: 1},
-			sims.Bar{Label: fmt.Sprintf("x=%d seen", i+1), Value: emp[i], Class: 2})
+			sims.Bar{Label: fmt.Sprintf("x=%d q", i+1), Value: q[i], Class: 1})
 	}
 	x0, x1 := s.lengths.Span()
 	lengths := sims.LineChart{Title: "mean code length per symbol (nats) → H(p), H(p,q)", X0: x0, X1: x1, XLabel: "symbols",
