@@ -17,6 +17,7 @@ import (
 	"math"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/stable"
 )
 
 // CheckPMF returns a ParamError naming name unless p is a probability
@@ -40,21 +41,12 @@ func CheckPMF(name string, p []float64) error {
 	return nil
 }
 
-// xlogy returns x log y with 0 log y = 0 for every y ≥ 0 (the convention
-// 0 log 0 = 0 of the entropy).
-func xlogy(x, y float64) float64 {
-	if x == 0 {
-		return 0
-	}
-	return x * math.Log(y)
-}
-
 // Entropy returns H(p) = −Σ_x p(x) log p(x) (eq 1.19), in nats. It lies in
 // [0, log K] for K outcomes, log K exactly for the uniform (1.22–1.23).
 func Entropy(p []float64) float64 {
 	h := 0.0
 	for _, v := range p {
-		h -= xlogy(v, v)
+		h -= stable.XLogY(v, v)
 	}
 	return h
 }
@@ -64,7 +56,7 @@ func Entropy(p []float64) float64 {
 func CrossEntropy(p, q []float64) float64 {
 	h := 0.0
 	for i, v := range p {
-		h -= xlogy(v, q[i])
+		h -= stable.XLogY(v, q[i])
 	}
 	return h
 }
@@ -116,5 +108,5 @@ func Chi2(p, q []float64) float64 {
 // BernoulliEntropy returns H = −θ log θ − (1 − θ) log(1 − θ) (Ex 1.7, Fig
 // 1.3), maximal, log 2, at θ = ½.
 func BernoulliEntropy(theta float64) float64 {
-	return -xlogy(theta, theta) - xlogy(1-theta, 1-theta)
+	return -stable.XLogY(theta, theta) - stable.XLogY(1-theta, 1-theta)
 }

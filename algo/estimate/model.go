@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/stable"
 )
 
 // Kind names a model.
@@ -197,7 +198,7 @@ func (s *Stats) LogLik(k Kind, theta [2]float64) float64 {
 		if !(p >= 0 && p <= 1) {
 			return math.Inf(-1)
 		}
-		return xlogy(ones, p) + xlogy(n-ones, 1-p)
+		return stable.XLogY(ones, p) + stable.XLogY(n-ones, 1-p)
 	case Exponential:
 		l := theta[0]
 		if !(l > 0) {
@@ -211,12 +212,4 @@ func (s *Stats) LogLik(k Kind, theta [2]float64) float64 {
 	}
 	a := theta[0]
 	return -n/2*math.Log(2*math.Pi*v) - (s.Syy-2*a*s.Sxy+a*a*s.Sxx)/(2*v) // eq 1.11
-}
-
-// xlogy is x log y with 0 log 0 = 0.
-func xlogy(x, y float64) float64 {
-	if x == 0 {
-		return 0
-	}
-	return x * math.Log(y)
 }

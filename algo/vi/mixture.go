@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/stable"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -140,7 +141,7 @@ func NewMixtureCAVI(points [][]float64, comps []Component, tol float64, rng *ran
 			}
 			c.lj[i*k+j] = ld.c - mat.Dot(diff, &sol)/2
 		}
-		c.lse[i] = logSumExp(c.lj[i*k : i*k+k])
+		c.lse[i] = stable.LogSumExp(c.lj[i*k : i*k+k])
 		c.logp += c.lse[i]
 		row := c.phi[i*k : i*k+k]
 		s := 0.0
@@ -240,21 +241,6 @@ func (c *MixtureCAVI) Dim() int { return c.d }
 
 // Point returns point i (a view).
 func (c *MixtureCAVI) Point(i int) []float64 { return c.x[i*c.d : (i+1)*c.d] }
-
-func logSumExp(x []float64) float64 {
-	m := math.Inf(-1)
-	for _, v := range x {
-		m = math.Max(m, v)
-	}
-	if math.IsInf(m, 0) {
-		return m
-	}
-	s := 0.0
-	for _, v := range x {
-		s += math.Exp(v - m)
-	}
-	return m + math.Log(s)
-}
 
 // Sample draws n points from the mixture by ancestral sampling (z ~ π, then
 // x ~ N(μ_z, Σ_z); seed 002 eq 2.8 and Remark 2.2), with their components.
