@@ -135,8 +135,11 @@ func (s *fitSim) Frame() sims.Frame {
 		"reverse: q must vanish where p does: one mode, KL → log 2 = 0.693",
 		fmt.Sprintf("  now mean (%.2f, %.2f), Σ = [[%.2g, %.2g], [%.2g, %.2g]]", rv.Mu[0], rv.Mu[1], rxx, rxy, rxy, ryy),
 	}
-	if s.d < 1.5 {
+	switch {
+	case s.d < 1.5:
 		lines = append(lines, "the modes overlap at this d: the reverse fit straddles them too (catalogue A10)")
+	case math.Hypot(rv.Mu[0], rv.Mu[1]) < s.d/2 && rxx > 2:
+		lines = append(lines, "the reverse fit sits between the modes: a local optimum; start off-centre")
 	}
 	return sims.Frame{Sim: KLFit.Name, Step: f.Iter(), Metrics: metrics, Charts: []sims.Chart{forward, reverse, kl}, Text: lines}
 }
