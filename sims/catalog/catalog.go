@@ -1,25 +1,44 @@
-// Package catalog lists every sim of the lab, in menu order.
+// Package catalog lists every sim of the lab, in menu order: by the notes'
+// topics.
 package catalog
 
 import (
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/classifysim"
+	"github.com/thelab/lab/sims/divergencesim"
 	"github.com/thelab/lab/sims/dpsim"
+	"github.com/thelab/lab/sims/estimatesim"
 	"github.com/thelab/lab/sims/ldasim"
 	"github.com/thelab/lab/sims/mcmcsim"
 	"github.com/thelab/lab/sims/mixturesim"
 	"github.com/thelab/lab/sims/optimsim"
+	"github.com/thelab/lab/sims/pushforwardsim"
+	"github.com/thelab/lab/sims/visim"
 )
 
 // All returns the full catalogue. It panics if two sims share a name or a
 // default fails to validate: both are programming errors caught by the tests.
 func All() *sims.Catalog {
 	c, err := sims.NewCatalog(
+		// Seed 001: optimisation.
 		optimsim.GD,
+		// Seed 002 chapter 1: push-forward, likelihood, information.
+		pushforwardsim.Pushforward,
+		estimatesim.MLE,
+		classifysim.Classifier,
+		divergencesim.Divergence,
+		divergencesim.KLFlow,
+		divergencesim.KLFit,
+		// Chapter 2: mixtures and EM.
 		mixturesim.KMeans,
 		mixturesim.EMGMM,
 		mixturesim.Ancestral,
+		// Chapter 3: sampling and variational inference.
 		mcmcsim.MH,
+		visim.VI,
+		visim.BBVI,
 		ldasim.LDA,
+		// Chapter 4: Dirichlet processes.
 		dpsim.DP,
 	)
 	if err != nil {
