@@ -3,6 +3,7 @@ package catalog
 
 import (
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/kernelsim"
 	"github.com/thelab/lab/sims/mcmcsim"
 	"github.com/thelab/lab/sims/mixturesim"
 	"github.com/thelab/lab/sims/optimsim"
@@ -15,6 +16,12 @@ func All() *sims.Catalog {
 		optimsim.GD,
 		mixturesim.EMGMM,
 		mcmcsim.MH,
+		kernelsim.SVM,
+		kernelsim.SVMPrimal,
+		kernelsim.Perceptron,
+		kernelsim.Ridge,
+		kernelsim.KPCA,
+		kernelsim.Gram,
 	)
 	if err != nil {
 		panic(err)
