@@ -7,6 +7,7 @@ import (
 	"github.com/thelab/lab/sims/mcmcsim"
 	"github.com/thelab/lab/sims/mixturesim"
 	"github.com/thelab/lab/sims/optimsim"
+	"github.com/thelab/lab/sims/rffsim"
 )
 
 // All returns the full catalogue. It panics if two sims share a name or a
@@ -22,6 +23,8 @@ func All() *sims.Catalog {
 		kernelsim.Ridge,
 		kernelsim.KPCA,
 		kernelsim.Gram,
+		rffsim.RFF,
+		rffsim.Bochner,
 	)
 	if err != nil {
 		panic(err)
