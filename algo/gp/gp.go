@@ -82,37 +82,12 @@ func Fit(k kernel.Kernel, x [][]float64, y []float64, noise float64) (*Posterior
 // factor factorises gram + (noise + jitter)I, escalating the jitter, and
 // solves for a.
 func (p *Posterior) factor(gram []float64) error {
+	jitter, err := factorJitter(&p.chol, gram, p.n, p.noise)
+	if err != nil {
+		return err
+	}
+	p.jitter = jitter
 	n := p.n
-	scale := 0.0
-	for i := 0; i < n; i++ {
-		scale += math.Abs(gram[i*n+i]) / float64(n)
-	}
-	if scale == 0 {
-		scale = 1
-	}
-	diag := make([]float64, n)
-	for i := range diag {
-		diag[i] = gram[i*n+i]
-	}
-	c := mat.NewSymDense(n, gram) // gram backs c; only its diagonal changes
-	for jitter := 0.0; ; {
-		for i := 0; i < n; i++ {
-			c.SetSym(i, i, diag[i]+p.noise+jitter)
-		}
-		if p.chol.Factorize(c) {
-			p.jitter = jitter
-			break
-		}
-		switch {
-		case jitter == 0:
-			jitter = JitterStart * scale
-		case jitter < JitterMax*scale*(1-1e-9):
-			jitter *= 10
-		default:
-			return fmt.Errorf("the covariance K + σ²I (%d×%d) is not positive definite even with jitter %.1g·mean(diag K): "+
-				"raise noise, or use a kernel that is positive semidefinite", n, n, JitterMax)
-		}
-	}
 	p.u = p.chol.RawU().(*mat.TriDense).RawTriangular()
 	av := mat.NewVecDense(n, nil)
 	if err := p.chol.SolveVecTo(av, mat.NewVecDense(n, p.y)); err != nil {
@@ -187,6 +162,72 @@ func (p *Posterior) Covariance(xs [][]float64) []float64 {
 	vg := blas64.General{Rows: p.n, Cols: m, Stride: m, Data: v}
 	blas64.Gemm(blas.Trans, blas.NoTrans, -1, vg, vg, 1, blas64.General{Rows: m, Cols: m, Stride: m, Data: cov})
 	return cov
+}
+
+// Samples draws len(z) functions from the posterior at xs, f = m + Lz with
+// LLᵀ the posterior covariance (jittered like Fit when it is numerically
+// singular, which a posterior covariance on a fine grid always is): each
+// z[s] holds len(xs) standard normal values, so fixed z make the samples
+// morph smoothly as the posterior changes (seed 002 D5's suggestion).
+func (p *Posterior) Samples(xs [][]float64, z [][]float64) ([][]float64, error) {
+	m := len(xs)
+	cov := p.Covariance(xs)
+	mean, _ := p.Predict(xs)
+	var ch mat.Cholesky
+	if _, err := factorJitter(&ch, cov, m, 0); err != nil {
+		return nil, err
+	}
+	var l mat.TriDense
+	ch.LTo(&l)
+	out := make([][]float64, len(z))
+	for s, zs := range z {
+		f := make([]float64, m)
+		for i := 0; i < m; i++ {
+			v := mean[i]
+			for j := 0; j <= i; j++ {
+				v += l.At(i, j) * zs[j]
+			}
+			f[i] = v
+		}
+		out[s] = f
+	}
+	return out, nil
+}
+
+// factorJitter factorises the n×n row-major matrix a + noise·I into ch,
+// adding jitter (see JitterStart, JitterMax) when it is not numerically
+// positive definite, and returns the jitter used. a's diagonal is
+// modified.
+func factorJitter(ch *mat.Cholesky, a []float64, n int, noise float64) (float64, error) {
+	scale := 0.0
+	for i := 0; i < n; i++ {
+		scale += math.Abs(a[i*n+i]) / float64(n)
+	}
+	if scale == 0 {
+		scale = 1
+	}
+	diag := make([]float64, n)
+	for i := range diag {
+		diag[i] = a[i*n+i]
+	}
+	c := mat.NewSymDense(n, a) // a backs c; only its diagonal changes
+	for jitter := 0.0; ; {
+		for i := 0; i < n; i++ {
+			c.SetSym(i, i, diag[i]+noise+jitter)
+		}
+		if ch.Factorize(c) {
+			return jitter, nil
+		}
+		switch {
+		case jitter == 0:
+			jitter = JitterStart * scale
+		case jitter < JitterMax*scale*(1-1e-9):
+			jitter *= 10
+		default:
+			return 0, fmt.Errorf("the covariance (%d×%d) is not positive definite even with jitter %.1g·mean(diag K): "+
+				"raise noise, or use a kernel that is positive semidefinite", n, n, JitterMax)
+		}
+	}
 }
 
 // LogMarginal returns log p(y | θ) = −½ yᵀC⁻¹y − ½ log|C| − (n/2) log 2π

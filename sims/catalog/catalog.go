@@ -3,6 +3,7 @@ package catalog
 
 import (
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/gpsim"
 	"github.com/thelab/lab/sims/kernelsim"
 	"github.com/thelab/lab/sims/mcmcsim"
 	"github.com/thelab/lab/sims/mixturesim"
@@ -25,6 +26,9 @@ func All() *sims.Catalog {
 		kernelsim.Gram,
 		rffsim.RFF,
 		rffsim.Bochner,
+		gpsim.GP,
+		gpsim.GPFit,
+		gpsim.BLR,
 	)
 	if err != nil {
 		panic(err)
