@@ -76,6 +76,44 @@ func TestPosteriorVarianceBounds(t *testing.T) {
 	}
 }
 
+// TestSamples: with z = 0 a sample is the posterior mean; over many z the
+// samples' variance at each point is the posterior variance (within 4
+// standard errors of a variance estimate, √(2/S)·v).
+func TestSamples(t *testing.T) {
+	x, y := sinusoid(t, 8, 10)
+	h := Hyper{Lengthscale: 0.2, Variance: 1, Noise: 0.05}
+	p, _ := Fit(h.Kernel(), x, y, h.Noise)
+	test := grid(0, 1, 15)
+	mean, v := p.Predict(test)
+	rng := rand.New(rand.NewPCG(1, 2))
+	const S = 4000
+	z := make([][]float64, S+1)
+	z[0] = make([]float64, len(test))
+	for s := 1; s <= S; s++ {
+		z[s] = make([]float64, len(test))
+		for i := range z[s] {
+			z[s][i] = rng.NormFloat64()
+		}
+	}
+	f, err := p.Samples(test, z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range test {
+		if math.Abs(f[0][i]-mean[i]) > 1e-12 {
+			t.Fatalf("z = 0 sample %v, mean %v", f[0][i], mean[i])
+		}
+		ss := 0.0
+		for s := 1; s <= S; s++ {
+			d := f[s][i] - mean[i]
+			ss += d * d
+		}
+		if got := ss / S; math.Abs(got-v[i]) > 4*math.Sqrt(2.0/S)*v[i]+1e-9 {
+			t.Errorf("x = %v: sample variance %v, posterior %v", test[i][0], got, v[i])
+		}
+	}
+}
+
 // TestMeanIsKernelRidge: the GP posterior mean is kernel ridge regression
 // with λ = σ² (seed 003 L1017–1018; seed-003 catalogue K3).
 func TestMeanIsKernelRidge(t *testing.T) {

@@ -150,6 +150,9 @@ type RidgeIter struct {
 	yNorm  float64
 	step   float64 // GD step
 	k      int
+	// logRate is the log of the bound's contraction factor per step,
+	// cached (0 until first needed).
+	logRate float64
 }
 
 // NewRidgeIter starts method on r from α = 0. The run converges when the
@@ -233,10 +236,21 @@ func (it *RidgeIter) Residual() float64 {
 // Bound returns the method's guaranteed relative A-norm error after k
 // steps from α = 0 (see RidgeIter).
 func (it *RidgeIter) Bound(k int) float64 {
-	kappa, _, _ := it.r.Cond()
-	if it.method == GD {
-		return math.Pow((kappa-1)/(kappa+1), float64(k))
+	if k <= 0 {
+		return 1
 	}
-	s := math.Sqrt(kappa)
-	return math.Min(1, 2*math.Pow((s-1)/(s+1), float64(k)))
+	if it.logRate == 0 {
+		kappa, _, _ := it.r.Cond()
+		if it.method == GD {
+			it.logRate = math.Log((kappa - 1) / (kappa + 1))
+		} else {
+			s := math.Sqrt(kappa)
+			it.logRate = math.Log((s - 1) / (s + 1))
+		}
+	}
+	b := math.Exp(float64(k) * it.logRate)
+	if it.method == CG {
+		b = math.Min(1, 2*b)
+	}
+	return b
 }

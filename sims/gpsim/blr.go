@@ -46,7 +46,6 @@ type blrSim struct {
 	chartX  []float64
 	chartIn [][]float64
 	view    sims.Rect
-	wview   sims.Rect
 	z       [][2]float64
 	// Comparisons, refreshed each step.
 	gpMean, gpVar []float64
@@ -90,12 +89,6 @@ func newBLR(cfg sims.Config) (sims.Sim, error) {
 	s.chartIn, s.chartX = axis(b.XMin-0.1*span, b.XMax+0.1*span, chartPoints)
 	ySpan := math.Max(b.YMax-b.YMin, 1e-9)
 	s.view = sims.Rect{XMin: s.chartX[0], XMax: s.chartX[chartPoints-1], YMin: b.YMin - 0.3*ySpan, YMax: b.YMax + 0.3*ySpan}
-	r := 2.5 / math.Sqrt(s.alpha) // the prior's 2.5σ
-	s.wview = sims.Rect{XMin: -r, XMax: r, YMin: -r, YMax: r}
-	if s.truth != nil {
-		s.wview.XMin, s.wview.XMax = math.Min(s.wview.XMin, s.truth[0]-0.2), math.Max(s.wview.XMax, s.truth[0]+0.2)
-		s.wview.YMin, s.wview.YMax = math.Min(s.wview.YMin, s.truth[1]-0.2), math.Max(s.wview.YMax, s.truth[1]+0.2)
-	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x7a))
 	s.z = make([][2]float64, blrSamples)
 	for i := range s.z {
@@ -167,10 +160,7 @@ func (s *blrSim) Frame() sims.Frame {
 		lines = append(lines, sims.Path{X: []float64{s.chartX[0], s.chartX[chartPoints-1]},
 			Y: []float64{w[0] + w[1]*s.chartX[0], w[0] + w[1]*s.chartX[chartPoints-1]}, Class: 2})
 	}
-	points := []sims.PointSet{
-		{Name: "pending", X: s.x[n:], Y: s.y[n:], Class: -1},
-		{Name: "observed", X: s.x[:n], Y: s.y[:n], Class: 0},
-	}
+	dots := dataMarkers(s.x, s.y, n)
 	m0, m1 := s.b.Mean()
 	s00, s01, s11 := s.b.Cov()
 	wPaths := []sims.Path{
@@ -180,9 +170,15 @@ func (s *blrSim) Frame() sims.Frame {
 	}
 	wPaths[0].Dotted, wPaths[2].Dotted = true, true
 	markers := []sims.Marker{{X: m0, Y: m1, Glyph: '●', Class: 1}}
+	// The view follows the posterior (its 3σ box, and the true w), so that
+	// its shrinking ellipse stays legible; the prior is clipped.
+	wview := sims.Rect{XMin: m0 - 3*math.Sqrt(s00), XMax: m0 + 3*math.Sqrt(s00), YMin: m1 - 3*math.Sqrt(s11), YMax: m1 + 3*math.Sqrt(s11)}
 	if s.truth != nil {
 		markers = append(markers, sims.Marker{X: s.truth[0], Y: s.truth[1], Glyph: '×', Class: 2})
+		wview.XMin, wview.XMax = math.Min(wview.XMin, s.truth[0]), math.Max(wview.XMax, s.truth[0])
+		wview.YMin, wview.YMax = math.Min(wview.YMin, s.truth[1]), math.Max(wview.YMax, s.truth[1])
 	}
+	wview = wview.Pad(0.1)
 	return sims.Frame{
 		Sim:  BLR.Name,
 		Step: n,
@@ -195,20 +191,20 @@ func (s *blrSim) Frame() sims.Frame {
 		},
 		Charts: []sims.Chart{
 			sims.CanvasChart{
-				Title: "BLR: lines from the posterior", View: s.view, Points: points,
+				Title: "BLR: posterior lines", View: s.view, Markers: dots,
 				Paths:  append(lines, bandPaths(s.chartX, mean, vari, 1)...),
-				Legend: []string{"observed", "mean ± 2σ", "sampled lines"},
+				Legend: []string{"observed ●", "mean ± 2σ", "sampled lines"},
 				XLabel: "x", YLabel: "y",
 			},
 			sims.CanvasChart{
-				Title: "GP, k = (1 + xx')/α: the same", View: s.view, Points: points,
+				Title: "GP, k = (1+xx')/α: same", View: s.view, Markers: dots,
 				Paths:  bandPaths(s.chartX, s.gpMean, s.gpVar, 1),
-				Legend: []string{"observed", "GP mean ± 2σ"},
+				Legend: []string{"observed ●", "GP mean ± 2σ"},
 				XLabel: "x", YLabel: "y",
 			},
 			sims.CanvasChart{
-				Title: "weights: posterior 1σ, 2σ; prior 2σ", View: s.wview, Paths: wPaths, Markers: markers,
-				Legend: []string{"prior", "posterior, ● mean", "true w"},
+				Title: "weights (w₀, w₁)", View: wview, Paths: wPaths, Markers: markers,
+				Legend: []string{"prior 2σ", "posterior 1σ 2σ ●", "true w ×"},
 				XLabel: "w₀", YLabel: "w₁",
 			},
 		},

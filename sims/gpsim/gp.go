@@ -89,6 +89,20 @@ func axis(lo, hi float64, m int) ([][]float64, []float64) {
 	return in, xs
 }
 
+// dataMarkers draws observations as filled dots and those still to come as
+// hollow ones, cell-sized so that they stand out from the curves (seed 002
+// L2016: "observations as disconnected dots").
+func dataMarkers(x, y []float64, n int) []sims.Marker {
+	m := make([]sims.Marker, 0, len(x))
+	for i := n; i < len(x); i++ {
+		m = append(m, sims.Marker{X: x[i], Y: y[i], Glyph: '○', Class: -1})
+	}
+	for i := 0; i < n; i++ {
+		m = append(m, sims.Marker{X: x[i], Y: y[i], Glyph: '●', Class: 0})
+	}
+	return m
+}
+
 // bandPaths returns the mean and the ±2σ band edges (dotted: the chart
 // renderer has no filled band) as paths of one class.
 func bandPaths(xs, mean, variance []float64, class int) []sims.Path {
@@ -217,10 +231,6 @@ func (s *gpSim) Frame() sims.Frame {
 	if n > 0 {
 		title = fmt.Sprintf("posterior after %d of %d observations", n, len(s.x))
 	}
-	points := []sims.PointSet{
-		{Name: "pending", X: s.x[n:], Y: s.y[n:], Class: -1},
-		{Name: "observed", X: s.x[:n], Y: s.y[:n], Class: 0},
-	}
 	x0, x1 := s.sd.Span()
 	meanSD, maxSD := 0.0, 0.0
 	for _, v := range s.seq.Variance() {
@@ -242,8 +252,8 @@ func (s *gpSim) Frame() sims.Frame {
 		Metrics: metrics,
 		Charts: []sims.Chart{
 			sims.CanvasChart{
-				Title: title, View: s.view, Points: points, Paths: paths,
-				Legend: []string{"observed", "mean ± 2σ", "samples"},
+				Title: title, View: s.view, Paths: paths, Markers: dataMarkers(s.x, s.y, n),
+				Legend: []string{"observed ●", "mean ± 2σ", "samples"},
 				XLabel: "x", YLabel: "y",
 			},
 			sims.LineChart{Title: "posterior σ over the x range", X0: x0, X1: x1, XLabel: "observations",
@@ -258,7 +268,7 @@ func (s *gpSim) Frame() sims.Frame {
 
 func (s *gpSim) notes() []string {
 	lines := []string{
-		fmt.Sprintf("k = %g·exp(−(x−x')²/(2·%g²)), σ² = %g; one step adds one observation (grey: still to come)",
+		fmt.Sprintf("k = %g·exp(−(x−x')²/(2·%g²)), σ² = %g; one step adds one observation (○: still to come)",
 			s.h.Variance, s.h.Lengthscale, s.h.Noise),
 		"m(x) = kᵀC⁻¹y, σ²(x) = k(x,x) − kᵀC⁻¹k (latent f; a new y adds σ²), C = K + σ²I by Cholesky; dotted: m ± 2σ",
 		"adding data never widens the band; it widens in gaps and beyond the data (seed 003 L1028)",

@@ -108,12 +108,12 @@ func (s *gpFitSim) Frame() sims.Frame {
 		},
 		Charts: []sims.Chart{
 			sims.CanvasChart{
-				Title:  fmt.Sprintf("fit at ℓ = %.3g, σ_f² = %.3g, σ² = %.3g", h.Lengthscale, h.Variance, h.Noise),
-				View:   s.view,
-				Points: []sims.PointSet{{Name: "data", X: s.x, Y: s.y, Class: 0}},
-				Paths:  bandPaths(s.chartX, s.mean, s.vari, 1),
-				Legend: []string{"data", "mean ± 2σ"},
-				XLabel: "x", YLabel: "y",
+				Title:   fmt.Sprintf("fit at ℓ = %.3g, σ_f² = %.3g, σ² = %.3g", h.Lengthscale, h.Variance, h.Noise),
+				View:    s.view,
+				Paths:   bandPaths(s.chartX, s.mean, s.vari, 1),
+				Markers: dataMarkers(s.x, s.y, len(s.x)),
+				Legend:  []string{"data ●", "mean ± 2σ"},
+				XLabel:  "x", YLabel: "y",
 			},
 			sims.LineChart{Title: "log p(y|θ)", X0: x0, X1: x1, XLabel: "accepted steps",
 				Series: []sims.Series{{Name: "log marginal likelihood", Y: s.trace.Column(0)}}},

@@ -61,6 +61,7 @@ func gramKernel(v sims.Values) (kernel.Kernel, error) {
 
 type gramSim struct {
 	c     *kernel.PSDCheck
+	cls   []float64   // class of each pool point: the heatmap groups rows by it
 	ratio *sims.Trace // λ_min/λ_max as points are added
 	steps int
 }
@@ -72,6 +73,7 @@ func newGram(cfg sims.Config) (sims.Sim, error) {
 		return nil, err
 	}
 	var pts [][]float64
+	var cls []float64
 	if t := cfg.Data; t != nil {
 		var l *dataset.Labelled
 		if t.Column("label") >= 0 {
@@ -88,7 +90,7 @@ func newGram(cfg sims.Config) (sims.Sim, error) {
 		if l.N() > 400 {
 			return nil, fmt.Errorf("--data %s: %d rows; the Gram sim shows at most 400", t.Name, l.N())
 		}
-		pts = sortedByClass(dataset.Standardize(l.X), l.Y)
+		pts, cls = dataset.Standardize(l.X), l.Y
 	} else {
 		l, err := dataset.Blobs(rand.New(rand.NewPCG(cfg.Seed, 0x6772616d)), v.Int("n"), 3, 1) // "gram"
 		if err != nil {
@@ -97,28 +99,26 @@ func newGram(cfg sims.Config) (sims.Sim, error) {
 		for i := range l.X { // blobs on a circle of radius 3: scale to unit size
 			l.X[i][0], l.X[i][1] = l.X[i][0]/3, l.X[i][1]/3
 		}
-		pts = sortedByClass(l.X, l.Y)
+		pts, cls = l.X, l.Y // the blobs alternate, so every blob grows from the start
 	}
 	c, err := kernel.NewPSDCheck(k, pts, min(2, len(pts)))
 	if err != nil {
 		return nil, err
 	}
-	s := &gramSim{c: c, ratio: sims.NewTrace(c.N(), 1)}
+	s := &gramSim{c: c, cls: cls, ratio: sims.NewTrace(c.N(), 1)}
 	s.record()
 	return s, nil
 }
 
-func sortedByClass(x [][]float64, y []float64) [][]float64 {
-	idx := make([]int, len(x))
+// order returns the indices of the first n points grouped by class (stable),
+// so that the heatmap shows one block per class.
+func (s *gramSim) order(n int) []int {
+	idx := make([]int, n)
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return y[idx[a]] < y[idx[b]] })
-	out := make([][]float64, len(x))
-	for i, j := range idx {
-		out[i] = x[j]
-	}
-	return out
+	sort.SliceStable(idx, func(a, b int) bool { return s.cls[idx[a]] < s.cls[idx[b]] })
+	return idx
 }
 
 func (s *gramSim) record() {
@@ -137,10 +137,14 @@ func (s *gramSim) Step() error {
 
 func (s *gramSim) Frame() sims.Frame {
 	n := s.c.N()
+	idx := s.order(n)
 	z := make([]float64, n*n)
-	for j := 0; j < n; j++ { // grid row j (from the bottom) is matrix row n−1−j
+	zlo, zhi := 0.0, math.Inf(-1)
+	for j := 0; j < n; j++ { // grid row j (from the bottom) is row n−1−j of the ordered matrix
 		for i := 0; i < n; i++ {
-			z[j*n+i] = s.c.At(n-1-j, i)
+			v := s.c.At(idx[n-1-j], idx[i])
+			z[j*n+i] = v
+			zlo, zhi = math.Min(zlo, v), math.Max(zhi, v)
 		}
 	}
 	lo, hi := s.c.MinMax()
@@ -170,9 +174,9 @@ func (s *gramSim) Frame() sims.Frame {
 		},
 		Charts: []sims.Chart{
 			sims.CanvasChart{
-				Title:  fmt.Sprintf("K_ij, %d×%d (row 1 at the top)", n, n),
+				Title:  fmt.Sprintf("K_ij, %d×%d, by blob", n, n),
 				View:   sims.Rect{XMin: 0, XMax: float64(n), YMin: 0, YMax: float64(n)},
-				Heat:   &sims.Grid{NX: n, NY: n, Z: z, Scale: sims.Sequential},
+				Heat:   &sims.Grid{NX: n, NY: n, Z: z, Scale: sims.Sequential, Lo: zlo, Hi: zhi},
 				XLabel: "j", YLabel: "i",
 			},
 			sims.LineChart{Title: "λ_min/λ_max as points arrive", X0: x0, X1: x1, XLabel: "points n",

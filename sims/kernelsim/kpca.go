@@ -30,7 +30,7 @@ var KPCA = &sims.Spec{
 		{Name: "n", Kind: sims.Int, Min: 10, Max: 1500, Default: "200",
 			Help: "number of generated points (not used with --data)"},
 		{Name: "tol", Kind: sims.Float, Min: 1e-14, Max: 0.1, Default: "1e-10",
-			Help: "stop when ‖K̃u − λu‖ ≤ tol·λ₁ for the two leading Ritz pairs"},
+			Help: "stop when ‖K_c u − λu‖ ≤ tol·λ₁ for the two leading Ritz pairs"},
 	}, KernelParams("rbf", 2, 1, 3)...),
 	New: newKPCA,
 }
@@ -184,12 +184,12 @@ func (s *kpcaSim) Frame() sims.Frame {
 		total += math.Max(l, 0)
 	}
 	for c := 0; c < min(8, len(exact)); c++ {
-		bars = append(bars, sims.Bar{Label: fmt.Sprintf("λ̃%d/N", c+1), Value: math.Max(exact[c], 0) / n, Class: min(c, 2)})
+		bars = append(bars, sims.Bar{Label: fmt.Sprintf("λ%d/N", c+1), Value: math.Max(exact[c], 0) / n, Class: min(c, 2)})
 	}
 	charts = append(charts, proj,
-		sims.LineChart{Title: "Ritz residual ‖K̃u−θu‖/λ̃₁", LogY: true, X0: x0, X1: x1, XLabel: "subspace iterations",
+		sims.LineChart{Title: "Ritz residual ‖K_c u−θu‖/λ₁", LogY: true, X0: x0, X1: x1, XLabel: "subspace iterations",
 			Series: []sims.Series{{Name: "residual", Y: s.res.Column(0)}}},
-		sims.BarChart{Title: "spectrum of K̃/N (component variances)", Bars: bars},
+		sims.BarChart{Title: "spectrum of K_c/N (component variances)", Bars: bars},
 	)
 	explained := 0.0
 	if total > 0 {
@@ -212,15 +212,15 @@ func (s *kpcaSim) Frame() sims.Frame {
 func (s *kpcaSim) notes(ritz []float64) []string {
 	n := float64(s.data.N())
 	lines := []string{
-		fmt.Sprintf("%s on %d points: K̃ = centred Gram matrix (4.60); y_k(x_j) = √λ̃_k u_kj (4.62); one step = one subspace iteration", s.k, s.data.N()),
-		fmt.Sprintf("Ritz λ̃/N = %.6g, %.6g; exact %.6g, %.6g", ritz[0]/n, ritz[1]/n, s.p.Exact()[0]/n, s.p.Exact()[1]/n),
+		fmt.Sprintf("%s on %d points: K_c = centred Gram matrix (4.60); y_k(x_j) = √λ_k u_kj (4.62); one step = one subspace iteration", s.k, s.data.N()),
+		fmt.Sprintf("Ritz λ/N = %.6g, %.6g; exact %.6g, %.6g", ritz[0]/n, ritz[1]/n, s.p.Exact()[0]/n, s.p.Exact()[1]/n),
 	}
 	if s.pca != nil {
 		parts := make([]string, 0, 2)
 		for _, v := range s.pca[:min(2, len(s.pca))] {
 			parts = append(parts, fmt.Sprintf("%.6g", v))
 		}
-		lines = append(lines, "linear kernel = PCA: covariance eigenvalues "+strings.Join(parts, ", ")+" (equal to λ̃/N)")
+		lines = append(lines, "linear kernel = PCA: covariance eigenvalues "+strings.Join(parts, ", ")+" (equal to λ/N)")
 	} else {
 		lines = append(lines, "the notes' claim that kPCA makes data linearly separable (L1826) holds only for a suitable kernel width")
 	}

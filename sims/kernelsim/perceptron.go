@@ -210,8 +210,17 @@ func (s *perceptronSim) Frame() sims.Frame {
 }
 
 func (s *perceptronSim) regionMap() sims.CanvasChart {
-	z := append([]float64(nil), s.fg...)
-	heat := &sims.Grid{NX: mapNX, NY: mapNY, Z: z, Scale: sims.Diverging, Lo: -1e-9, Hi: 1e-9, Levels: 2}
+	// Only the sign is drawn, as ±½ on a diverging scale of [−3, 3] in six
+	// bands: pale blue and pale red, on which points of both classes stay
+	// visible, with one level line (in monochrome) at F = 0.
+	z := make([]float64, len(s.fg))
+	for i, f := range s.fg {
+		z[i] = 0.5
+		if f <= 0 {
+			z[i] = -0.5
+		}
+	}
+	heat := &sims.Grid{NX: mapNX, NY: mapNY, Z: z, Scale: sims.Diverging, Lo: -3, Hi: 3, Levels: 6}
 	var markers []sims.Marker
 	for i, a := range s.p.Alpha() {
 		if a > 0 {
@@ -222,7 +231,7 @@ func (s *perceptronSim) regionMap() sims.CanvasChart {
 		markers = append(markers, sims.Marker{X: s.px[k], Y: s.py[k], Glyph: '◆', Class: 4})
 	}
 	return sims.CanvasChart{
-		Title: "sgn F(x) = sgn Σα_i y_i (k(x_i,x)+1)",
+		Title: "sign of F(x), ○ α > 0",
 		View:  s.view, Heat: heat,
 		Points:  []sims.PointSet{{Name: "data", X: s.px, Y: s.py, Classes: s.cls}},
 		Markers: markers, Legend: classLegend,

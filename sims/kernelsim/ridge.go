@@ -52,6 +52,7 @@ type ridgeSim struct {
 	star   []float64 // closed-form fit on xs
 	view   sims.Rect
 	px, py []float64
+	dots   []sims.Marker
 	err    *sims.Trace // A-norm errors of cg and gd
 	steps  int
 }
@@ -89,6 +90,9 @@ func newRidge(cfg sims.Config) (sims.Sim, error) {
 			s.px[i] = x[0]
 		}
 		s.py = data.Y
+		for i := range s.px {
+			s.dots = append(s.dots, sims.Marker{X: s.px[i], Y: s.py[i], Glyph: '●', Class: 0})
+		}
 		b := sims.Bounds(s.px, s.py)
 		lo, hi := b.XMin-0.05*(b.XMax-b.XMin), b.XMax+0.05*(b.XMax-b.XMin)
 		grid := make([][]float64, fitPoints)
@@ -183,15 +187,15 @@ func (s *ridgeSim) fitChart() sims.CanvasChart {
 		return s.targetChart()
 	}
 	return sims.CanvasChart{
-		Title:  fmt.Sprintf("f(x) = Σα_i k(x_i,x), λ = %g", s.r.Lambda()),
-		View:   s.view,
-		Points: []sims.PointSet{{Name: "data", X: s.px, Y: s.py, Class: 0}},
+		Title:   fmt.Sprintf("f(x) = Σα_i k(x_i,x), λ = %g", s.r.Lambda()),
+		View:    s.view,
+		Markers: s.dots,
 		Paths: []sims.Path{
 			{X: s.xs, Y: s.star, Class: 3, Dotted: true},
 			{X: s.xs, Y: s.curve(s.gd.Alpha()), Class: 2},
 			{X: s.xs, Y: s.curve(s.cg.Alpha()), Class: 1},
 		},
-		Legend: []string{"data", "CG", "GD", "Cholesky"},
+		Legend: []string{"data ●", "CG", "GD", "Cholesky"},
 		XLabel: s.data.Features[0], YLabel: "y",
 	}
 }

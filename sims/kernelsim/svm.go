@@ -72,7 +72,7 @@ func newSVM(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &svmSim{data: data, y: y, k: k, hard: v.String("margin") == "hard", tol: v.Float("tol"), cls: data.Int(), trace: sims.NewTrace(0, 3)}
+	s := &svmSim{data: data, y: y, k: k, hard: v.String("margin") == "hard", tol: v.Float("tol"), cls: data.Int(), trace: sims.NewTrace(1, 3)}
 	c := v.Float("C")
 	if s.hard {
 		c = math.Inf(1)
@@ -95,7 +95,8 @@ func newSVM(cfg sims.Config) (sims.Sim, error) {
 		}
 		s.fg = make([]float64, g)
 	}
-	s.record()
+	// The curves start after the first pair update: D(α) = 0 at α = 0 has
+	// no place on a log scale.
 	return s, nil
 }
 
@@ -174,13 +175,12 @@ func (s *svmSim) Frame() sims.Frame {
 		gapName = "|‖w‖² − Σα|"
 	}
 	charts = append(charts,
-		sims.LineChart{Title: "dual objective D(α)", Series: []sims.Series{{Name: "D(α)", Y: s.trace.Column(0)}},
-			X0: x0, X1: x1, XLabel: "SMO pair updates"},
-		sims.LineChart{Title: "gap & KKT violation", LogY: true, X0: x0, X1: x1, XLabel: "SMO pair updates",
+		sims.LineChart{Title: "D(α), gap, KKT violation", LogY: true, X0: x0, X1: x1, XLabel: "SMO pair updates",
 			Series: []sims.Series{
+				{Name: "tol", Y: s.trace.Map(func(int) float64 { return s.tol }), Class: 2, Bound: true},
+				{Name: "D(α)", Y: s.trace.Column(0), Class: 0},
 				{Name: gapName, Y: s.trace.Column(1), Class: 1},
 				{Name: "KKT m−M", Y: s.trace.Column(2), Class: 2},
-				{Name: "tol", Y: s.trace.Map(func(int) float64 { return s.tol }), Class: 2, Bound: true},
 			}},
 		sims.BarChart{Title: "support vectors", Max: float64(len(s.y)), Bars: []sims.Bar{
 			{Label: "free 0<α<C", Value: float64(free), Class: 2},
@@ -196,10 +196,11 @@ func (s *svmSim) decisionMap(b float64) sims.CanvasChart {
 	for i, f := range s.fg {
 		z[i] = f + b
 	}
-	// Four bands, [−2,−1), [−1,0), [0,1), [1,2] (F beyond ±2 clamps): the
-	// margin band |F| < 1 is shaded lighter, and the level lines fall at
-	// F = −1, 0, +1.
-	heat := &sims.Grid{NX: mapNX, NY: mapNY, Z: z, Scale: sims.Diverging, Lo: -2, Hi: 2, Levels: 4}
+	// The field in six bands of width 1 on [−3, 3] (beyond clamps): the
+	// margin band |F| < 1 is the palest, and the points, most of which
+	// have |F| < 3, stay visible on it; the level lines of the contour grid
+	// (four bands on [−2, 2]) fall at F = −1, 0, +1.
+	heat := &sims.Grid{NX: mapNX, NY: mapNY, Z: z, Scale: sims.Diverging, Lo: -3, Hi: 3, Levels: 6}
 	lines := &sims.Grid{NX: mapNX, NY: mapNY, Z: z, Lo: -2, Hi: 2, Levels: 4}
 	var markers []sims.Marker
 	for i, a := range s.smo.Alpha() {

@@ -128,7 +128,7 @@ func (s *svmPrimalSim) Frame() sims.Frame {
 	best, _, _ := s.p.Best()
 	x0, x1 := s.gap.Span()
 	charts := []sims.Chart{
-		sims.LineChart{Title: "P(w,b) − D* (dual optimum, SMO)", LogY: true, X0: x0, X1: x1, XLabel: "steps k",
+		sims.LineChart{Title: "P(w,b) − D* (SMO dual)", LogY: true, X0: x0, X1: x1, XLabel: "steps k",
 			Series: []sims.Series{
 				{Name: "P(w_k) − D*", Y: s.gap.Column(0), Class: 0},
 				{Name: "best so far", Y: s.gap.Column(1), Class: 1},

@@ -155,12 +155,12 @@ func (s *bochnerSim) Frame() sims.Frame {
 		Step:    m,
 		Metrics: metrics,
 		Charts: []sims.Chart{
-			sims.LineChart{Title: "K̂_m = (1/m)Σcos(w_iᵀδ)", X0: x0, X1: x1, XLabel: "log₂ m",
+			sims.LineChart{Title: "k_m = (1/m)Σcos(w_iᵀδ)", X0: x0, X1: x1, XLabel: "log₂ m",
 				Series: []sims.Series{
 					{Name: "k + 2σ/√m", Y: band(1), Class: 1, Bound: true},
 					{Name: "k − 2σ/√m", Y: band(-1), Class: 1, Bound: true},
 					{Name: "exact k", Y: exact, Class: 2, Bound: true},
-					{Name: "K̂_m", Y: append([]float64(nil), s.est...), Class: 0},
+					{Name: "k_m", Y: append([]float64(nil), s.est...), Class: 0},
 				}},
 			sims.HistChart{Title: "sampled w₁ vs spectral density " + law, Lo: s.lo, Hi: s.hi, Density: dens,
 				Curves: []sims.Curve{s.curve}, XLabel: "w₁"},
@@ -168,7 +168,7 @@ func (s *bochnerSim) Frame() sims.Frame {
 		Text: []string{
 			fmt.Sprintf("k(x,y) = %s = %.6f at ‖δ‖ = %g; w ~ its spectral density (Bochner, seed 004 L53–57); one step draws one w", kernelName, k, s.r),
 			fmt.Sprintf("unbiased (L64); Var cos(wᵀδ) = (1 + k(2δ))/2 − k² = %.4g; band ±2σ/√m; empirical 95%% CI ±%.3g", sd1*sd1, ci),
-			fmt.Sprintf("bounded terms, so Hoeffding: P(|K̂−k| ≥ ε) ≤ 2e^{−mε²/2} (L68) — at m = %d, ε = %.3g holds w.p. ≥ 95%%",
+			fmt.Sprintf("bounded terms, so Hoeffding: P(|k_m−k| ≥ ε) ≤ 2e^{−mε²/2} (L68) — at m = %d, ε = %.3g holds w.p. ≥ 95%%",
 				max(m, 1), math.Sqrt(2*math.Log(2/0.05)/float64(max(m, 1)))),
 		},
 	}
