@@ -1,6 +1,8 @@
 package kernel
 
 import (
+	"math"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 )
@@ -27,10 +29,21 @@ func Gram(k Kernel, x [][]float64) []float64 {
 	// Overwrite the upper triangle in place (each dot product is read
 	// before its slot is written; the diagonal last), then mirror it.
 	out := c.Data
-	for i := 0; i < n; i++ {
-		xx := out[i*n+i]
-		for j := i + 1; j < n; j++ {
-			out[i*n+j] = k.FromDot(out[i*n+j], xx, out[j*n+j])
+	if rbf, ok := k.(RBF); ok { // the common case, without an interface call per entry
+		g := rbf.Gamma
+		for i := 0; i < n; i++ {
+			xx := out[i*n+i]
+			row := out[i*n : (i+1)*n]
+			for j := i + 1; j < n; j++ {
+				row[j] = math.Exp(-g * sqDist(row[j], xx, out[j*n+j]))
+			}
+		}
+	} else {
+		for i := 0; i < n; i++ {
+			xx := out[i*n+i]
+			for j := i + 1; j < n; j++ {
+				out[i*n+j] = k.FromDot(out[i*n+j], xx, out[j*n+j])
+			}
 		}
 	}
 	for i := 0; i < n; i++ {

@@ -38,7 +38,7 @@ var SVM = &sims.Spec{
 const (
 	mapNX   = 64
 	mapNY   = 32
-	mapCost = 4_000_000 // largest n·(grid cells) kept as a cached kernel block
+	mapCost = 2000 * mapNX * mapNY // largest n·(grid cells) kept as a cached kernel block
 )
 
 type svmSim struct {
@@ -248,8 +248,12 @@ func (s *svmSim) notes(dual, primal float64) []string {
 	} else {
 		lines = append(lines, fmt.Sprintf("weak duality P ≥ D: P = %.5g ≥ D = %.5g; the gap closes at the optimum (strong duality)", primal, dual))
 	}
-	if s.fg == nil {
+	switch {
+	case s.fg != nil:
+	case s.data.D() != 2:
 		lines = append(lines, fmt.Sprintf("%d features: no decision map (it needs 2), margins shown instead", s.data.D()))
+	default:
+		lines = append(lines, fmt.Sprintf("%d points: too many for the cached decision map, margins shown instead", s.data.N()))
 	}
 	return lines
 }
