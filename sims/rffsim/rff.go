@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/rff"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/kernelsim"
@@ -22,8 +23,10 @@ var RFF = &sims.Spec{
 	Name:   "rff",
 	Title:  "Random Fourier features: error vs m (log-log), iid vs orthogonal; softmax trig vs positive",
 	Source: "seed 004 L37–144 (Bochner, RFF, softmax kernel, ORF, Gram–Schmidt); seed 000 §4.7 (eqs 4.26–4.32); seed 002 D8",
-	Steps:  4096,
-	Speed:  30,
+	Data: "a CSV of numeric columns (a \"label\" column is ignored): its rows, standardised, are the points " +
+		"(at most 300; d and n then come from the file)",
+	Steps: 4096,
+	Speed: 30,
 	Params: []sims.Param{
 		{Name: "kernel", Kind: sims.Choice, Choices: []string{"rbf", "softmax"}, Default: "rbf",
 			Help: "rbf: exp(−γ‖x−z‖²), iid vs orthogonal features; softmax: exp(xᵀz), trigonometric vs positive features"},
@@ -64,20 +67,36 @@ type rffSim struct {
 func newRFF(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
 	d, n := v.Int("d"), v.Int("n")
-	s := &rffSim{softmax: v.String("kernel") == "softmax", n: n, d: d, mMax: v.Int("m_max"), nextRec: 4}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x726666)) // "rff"
-	scale := 1.0
-	if s.softmax {
-		scale = 0.5 / math.Pow(float64(d), 0.25)
+	var x [][]float64
+	if t := cfg.Data; t != nil {
+		var err error
+		if x, d, err = tablePoints(t); err != nil {
+			return nil, err
+		}
+		n = len(x)
+	} else {
+		x = make([][]float64, n)
+		for i := range x {
+			x[i] = make([]float64, d)
+			for j := range x[i] {
+				x[i][j] = rng.NormFloat64()
+			}
+		}
 	}
-	x := make([][]float64, n)
-	for i := range x {
-		x[i] = make([]float64, d)
-		for j := range x[i] {
-			x[i][j] = scale * rng.NormFloat64()
+	s := &rffSim{softmax: v.String("kernel") == "softmax", n: n, d: d, mMax: v.Int("m_max"), nextRec: 4}
+	if s.softmax {
+		scale := 0.5 / math.Pow(float64(d), 0.25)
+		for _, r := range x {
+			for j := range r {
+				r[j] *= scale
+			}
 		}
 	}
 	gamma := v.Float("gamma")
+	if cfg.Data != nil && !v.IsSet("gamma") {
+		gamma = 1 / (2 * float64(d)) // the default rule, for the file's dimension
+	}
 	s.exact = make([]float64, n*n)
 	half := make([]float64, n)
 	for i := range x {
@@ -141,6 +160,36 @@ func newRFF(cfg sims.Config) (sims.Sim, error) {
 		}
 	}
 	return s, nil
+}
+
+// maxTablePoints is the most rows of --data the rff sim takes (its
+// matrices are n×n and a step costs O(n²)).
+const maxTablePoints = 300
+
+// tablePoints returns the CSV's numeric columns (but a "label" column) as
+// points, standardised.
+func tablePoints(t *sims.Table) ([][]float64, int, error) {
+	if len(t.Rows) > maxTablePoints {
+		return nil, 0, fmt.Errorf("--data %s: %d rows; the rff sim takes at most %d points", t.Name, len(t.Rows), maxTablePoints)
+	}
+	if len(t.Rows) < 2 {
+		return nil, 0, fmt.Errorf("--data %s: needs at least 2 rows", t.Name)
+	}
+	skip := t.Column("label")
+	var x [][]float64
+	for _, r := range t.Rows {
+		p := make([]float64, 0, len(r))
+		for j, v := range r {
+			if j != skip {
+				p = append(p, v)
+			}
+		}
+		x = append(x, p)
+	}
+	if len(x[0]) == 0 {
+		return nil, 0, fmt.Errorf("--data %s: no feature column", t.Name)
+	}
+	return dataset.Standardize(x), len(x[0]), nil
 }
 
 func dot(a, b []float64) float64 {
