@@ -137,7 +137,7 @@ func (s *svmPrimalSim) Frame() sims.Frame {
 	if s.px != nil {
 		w, b := s.p.W()
 		charts = append([]sims.Chart{sims.CanvasChart{
-			Title:  "current line and margins; optimum dotted",
+			Title:  "w·x+b = 0, ±1; optimum dotted",
 			View:   s.view,
 			Points: []sims.PointSet{{Name: "data", X: s.px, Y: s.py, Classes: s.cls}},
 			Paths: []sims.Path{

@@ -129,3 +129,27 @@ func TestBochnerPane(t *testing.T) {
 		}
 	}
 }
+
+// TestRFFData: --data rows are the points; too many rows are refused.
+func TestRFFData(t *testing.T) {
+	tab := &sims.Table{Name: "p.csv", Columns: []string{"a", "b", "label"}}
+	for i := range 12 {
+		tab.Rows = append(tab.Rows, []float64{float64(i), float64(i * i % 7), float64(i % 2)})
+	}
+	v, _ := sims.Resolve(RFF.Params, map[string]string{"m_max": "64"})
+	s, err := RFF.Build(sims.Config{Values: v, Data: tab})
+	if err != nil {
+		t.Fatal(err)
+	}
+	runAll(t, s)
+	r := s.(*rffSim)
+	if r.n != 12 || r.d != 2 {
+		t.Errorf("n = %d, d = %d, want 12 points in 2-D", r.n, r.d)
+	}
+	for range 300 {
+		tab.Rows = append(tab.Rows, tab.Rows[0])
+	}
+	if _, err := RFF.Build(sims.Config{Values: v, Data: tab}); err == nil || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("312 rows: %v", err)
+	}
+}
