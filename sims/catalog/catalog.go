@@ -8,11 +8,14 @@ import (
 	"github.com/thelab/lab/sims/divergencesim"
 	"github.com/thelab/lab/sims/dpsim"
 	"github.com/thelab/lab/sims/estimatesim"
+	"github.com/thelab/lab/sims/gpsim"
+	"github.com/thelab/lab/sims/kernelsim"
 	"github.com/thelab/lab/sims/ldasim"
 	"github.com/thelab/lab/sims/mcmcsim"
 	"github.com/thelab/lab/sims/mixturesim"
 	"github.com/thelab/lab/sims/optimsim"
 	"github.com/thelab/lab/sims/pushforwardsim"
+	"github.com/thelab/lab/sims/rffsim"
 	"github.com/thelab/lab/sims/visim"
 )
 
@@ -40,6 +43,19 @@ func All() *sims.Catalog {
 		ldasim.LDA,
 		// Chapter 4: Dirichlet processes.
 		dpsim.DP,
+		// Seeds 001 §5–7, 003, 004 and 002 §4.3–4.5: kernels, SVMs, random
+		// features, Gaussian processes.
+		kernelsim.SVM,
+		kernelsim.SVMPrimal,
+		kernelsim.Perceptron,
+		kernelsim.Ridge,
+		kernelsim.KPCA,
+		kernelsim.Gram,
+		rffsim.RFF,
+		rffsim.Bochner,
+		gpsim.GP,
+		gpsim.GPFit,
+		gpsim.BLR,
 	)
 	if err != nil {
 		panic(err)

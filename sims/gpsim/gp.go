@@ -1,0 +1,304 @@
+// Package gpsim turns the engines of algo/gp into sims: Gaussian-process
+// regression with observations arriving one at a time, learning its
+// hyperparameters by the marginal likelihood, and Bayesian linear
+// regression beside the GP with the matching kernel.
+package gpsim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/thelab/lab/algo/dataset"
+	"github.com/thelab/lab/algo/gp"
+	"github.com/thelab/lab/sims"
+)
+
+// NoiseHelp states the noise convention and the notes' erratum.
+const NoiseHelp = "noise variance σ², added to the diagonal: C = K + σ²I (seed 003 L955–989 writes 1/σ² there, " +
+	"inconsistent with L938/L1001: erratum 1 of the seed-003 catalogue)"
+
+// GP is Gaussian-process regression with observations arriving one per
+// step: prior samples first, then the posterior mean and ±2σ band.
+var GP = &sims.Spec{
+	Name:   "gp",
+	Title:  "Gaussian-process regression: the ±2σ band as observations arrive one at a time",
+	Source: "seed 003 L876–1031 (GP prior, predictive mean and variance); seed 002 §4.5 Algorithms 1, 3 (eqs 4.29–4.30)",
+	Data:   regDataNote,
+	Steps:  1000,
+	Speed:  2,
+	Params: []sims.Param{
+		{Name: "lengthscale", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1e4, Default: "0.1",
+			Help: "ℓ in k(x,x') = variance·exp(−(x−x')²/(2ℓ²)), i.e. rbf with γ = 1/(2ℓ²) (seed 003 L925 writes θ₁ = 1/ℓ²)"},
+		{Name: "variance", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1e4, Default: "1",
+			Help: "signal variance σ_f² = k(x, x)"},
+		{Name: "noise", Kind: sims.Float, Min: 0, Max: 1e4, Default: "0.09", Help: NoiseHelp},
+		{Name: "n", Kind: sims.Int, Min: 1, Max: 1000, Default: "20",
+			Help: "observations t = sin(2πx) + N(0, 0.3²) on [0, 1] with none in (0.45, 0.7) (not used with --data)"},
+		{Name: "grid_points", Kind: sims.Int, Min: 2, Max: 2000, Default: "100",
+			Help: "points of the result's x_test, evenly spaced over the data's range"},
+		{Name: "order", Kind: sims.Choice, Choices: []string{"random", "left-to-right"}, Default: "random",
+			Help: "the order in which the observations arrive"},
+	},
+	New: newGP,
+}
+
+// regDataNote is the --data description of the GP sims.
+const regDataNote = "a CSV whose first feature column is x and whose target column (named \"label\", else the last) is y"
+
+// Sizes of the drawn curves.
+const (
+	chartPoints = 120
+	nSamples    = 3
+)
+
+// regData returns 1-D regression data: the CSV's first feature column and
+// target, or n points of the sinusoid preset with a gap.
+func regData(cfg sims.Config, n int, gapLo, gapHi float64) (x, y []float64, truth bool, err error) {
+	if t := cfg.Data; t != nil {
+		l, err := t.Labelled(false)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		for i, r := range l.X {
+			x = append(x, r[0])
+			y = append(y, l.Y[i])
+		}
+		return x, y, false, nil
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6770)) // "gp"
+	l, err := dataset.Sinusoid(rng, n, 0.3, gapLo, gapHi)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	for i, r := range l.X {
+		x = append(x, r[0])
+		y = append(y, l.Y[i])
+	}
+	return x, y, true, nil
+}
+
+// axis returns m evenly spaced points from lo to hi, as 1-D inputs and as
+// plain values.
+func axis(lo, hi float64, m int) ([][]float64, []float64) {
+	in, xs := make([][]float64, m), make([]float64, m)
+	for i := range xs {
+		xs[i] = lo + (hi-lo)*float64(i)/float64(max(m-1, 1))
+		in[i] = []float64{xs[i]}
+	}
+	return in, xs
+}
+
+// dataMarkers draws observations as filled dots and those still to come as
+// hollow ones, cell-sized so that they stand out from the curves (seed 002
+// L2016: "observations as disconnected dots").
+func dataMarkers(x, y []float64, n int) []sims.Marker {
+	m := make([]sims.Marker, 0, len(x))
+	for i := n; i < len(x); i++ {
+		m = append(m, sims.Marker{X: x[i], Y: y[i], Glyph: '○', Class: -1})
+	}
+	for i := 0; i < n; i++ {
+		m = append(m, sims.Marker{X: x[i], Y: y[i], Glyph: '●', Class: 0})
+	}
+	return m
+}
+
+// bandPaths returns the mean and the ±2σ band edges (dotted: the chart
+// renderer has no filled band) as paths of one class.
+func bandPaths(xs, mean, variance []float64, class int) []sims.Path {
+	up, lo := make([]float64, len(xs)), make([]float64, len(xs))
+	for i := range xs {
+		s := 2 * math.Sqrt(variance[i])
+		up[i], lo[i] = mean[i]+s, mean[i]-s
+	}
+	return []sims.Path{
+		{X: xs, Y: up, Class: class, Dotted: true},
+		{X: xs, Y: lo, Class: class, Dotted: true},
+		{X: xs, Y: mean, Class: class},
+	}
+}
+
+type gpSim struct {
+	h        gp.Hyper
+	x, y     []float64 // in arrival order
+	in       [][]float64
+	seq      *gp.Sequential
+	chartIn  [][]float64
+	chartX   []float64
+	z        [][]float64 // fixed standard normals of the sample paths
+	samples  [][]float64
+	truth    bool
+	view     sims.Rect
+	sd       *sims.Trace // mean and max posterior σ on the chart grid
+	lo, hi   float64     // the data's x range
+	gridPts  int
+	sampleOK bool
+}
+
+func newGP(cfg sims.Config) (sims.Sim, error) {
+	v := cfg.Values
+	h := gp.Hyper{Lengthscale: v.Float("lengthscale"), Variance: v.Float("variance"), Noise: v.Float("noise")}
+	if err := h.Validate(); err != nil {
+		return nil, err
+	}
+	x, y, truth, err := regData(cfg, v.Int("n"), 0.45, 0.7)
+	if err != nil {
+		return nil, err
+	}
+	s := &gpSim{h: h, truth: truth, gridPts: v.Int("grid_points"), sd: sims.NewTrace(0, 2)}
+	// Arrival order.
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	if v.String("order") == "random" {
+		rand.New(rand.NewPCG(cfg.Seed, 0x6f72646572)).Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+	} else {
+		sortByX(idx, x)
+	}
+	for _, i := range idx {
+		s.x = append(s.x, x[i])
+		s.y = append(s.y, y[i])
+		s.in = append(s.in, []float64{x[i]})
+	}
+	b := sims.Bounds(s.x, s.y)
+	s.lo, s.hi = b.XMin, b.XMax
+	span := math.Max(s.hi-s.lo, 1e-9)
+	s.chartIn, s.chartX = axis(s.lo-0.15*span, s.hi+0.15*span, chartPoints)
+	if s.seq, err = gp.NewSequential(h.Kernel(), h.Noise, s.in, s.y, s.chartIn); err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x7a)) // "z"
+	s.z = make([][]float64, nSamples)
+	for k := range s.z {
+		s.z[k] = make([]float64, chartPoints)
+		for i := range s.z[k] {
+			s.z[k][i] = rng.NormFloat64()
+		}
+	}
+	ySpan := math.Max(b.YMax-b.YMin, 1e-9)
+	band := 2.5 * math.Sqrt(h.Variance)
+	s.view = sims.Rect{XMin: s.chartX[0], XMax: s.chartX[chartPoints-1],
+		YMin: math.Min(b.YMin-0.1*ySpan, -band), YMax: math.Max(b.YMax+0.1*ySpan, band)}
+	s.update()
+	return s, nil
+}
+
+func sortByX(idx []int, x []float64) {
+	for i := 1; i < len(idx); i++ { // insertion sort: n is small
+		for j := i; j > 0 && x[idx[j]] < x[idx[j-1]]; j-- {
+			idx[j], idx[j-1] = idx[j-1], idx[j]
+		}
+	}
+}
+
+// update redraws the samples and records the band's width.
+func (s *gpSim) update() {
+	samples, err := s.seq.Posterior().Samples(s.chartIn, s.z)
+	s.sampleOK = err == nil
+	if s.sampleOK {
+		s.samples = samples
+	}
+	mean, maxSD := 0.0, 0.0
+	for _, v := range s.seq.Variance() {
+		sd := math.Sqrt(v)
+		mean += sd / chartPoints
+		maxSD = math.Max(maxSD, sd)
+	}
+	s.sd.Add(mean, maxSD)
+}
+
+func (s *gpSim) Step() error {
+	if err := s.seq.Step(); err != nil {
+		return err
+	}
+	s.update()
+	return nil
+}
+
+func (s *gpSim) Frame() sims.Frame {
+	n := s.seq.N()
+	post := s.seq.Posterior()
+	lml, _, _ := post.LogMarginal()
+	var paths []sims.Path
+	if s.sampleOK {
+		for _, f := range s.samples {
+			paths = append(paths, sims.Path{X: s.chartX, Y: f, Class: 2})
+		}
+	}
+	paths = append(paths, bandPaths(s.chartX, s.seq.Mean(), s.seq.Variance(), 1)...)
+	title := "prior: mean 0 ± 2σ, samples"
+	if n > 0 {
+		title = fmt.Sprintf("posterior after %d of %d observations", n, len(s.x))
+	}
+	x0, x1 := s.sd.Span()
+	meanSD, maxSD := 0.0, 0.0
+	for _, v := range s.seq.Variance() {
+		meanSD += math.Sqrt(v) / chartPoints
+		maxSD = math.Max(maxSD, math.Sqrt(v))
+	}
+	metrics := []sims.Metric{
+		{Name: "n", Value: float64(n)},
+		{Name: "log_ml", Value: lml},
+		{Name: "mean_sd", Value: meanSD},
+		{Name: "max_sd", Value: maxSD},
+	}
+	if j := post.Jitter(); j > 0 {
+		metrics = append(metrics, sims.Metric{Name: "jitter", Value: j})
+	}
+	return sims.Frame{
+		Sim:     GP.Name,
+		Step:    n,
+		Metrics: metrics,
+		Charts: []sims.Chart{
+			sims.CanvasChart{
+				Title: title, View: s.view, Paths: paths, Markers: dataMarkers(s.x, s.y, n),
+				Legend: []string{"observed ●", "mean ± 2σ", "samples"},
+				XLabel: "x", YLabel: "y",
+			},
+			sims.LineChart{Title: "posterior σ over the x range", X0: x0, X1: x1, XLabel: "observations",
+				Series: []sims.Series{
+					{Name: "mean σ", Y: s.sd.Column(0), Class: 1},
+					{Name: "max σ", Y: s.sd.Column(1), Class: 3},
+				}},
+		},
+		Text: s.notes(),
+	}
+}
+
+func (s *gpSim) notes() []string {
+	lines := []string{
+		fmt.Sprintf("k = %g·exp(−(x−x')²/(2·%g²)), σ² = %g; one step adds one observation (○: still to come)",
+			s.h.Variance, s.h.Lengthscale, s.h.Noise),
+		"m(x) = kᵀC⁻¹y, σ²(x) = k(x,x) − kᵀC⁻¹k (latent f; a new y adds σ²), C = K + σ²I by Cholesky; dotted: m ± 2σ",
+		"adding data never widens the band; it widens in gaps and beyond the data (seed 003 L1028)",
+	}
+	if !s.sampleOK {
+		lines = append(lines, "posterior samples unavailable: the grid covariance is not positive definite even with jitter")
+	}
+	if s.truth {
+		lines = append(lines, "data: t = sin(2πx) + N(0, 0.3²), none in (0.45, 0.7)")
+	}
+	return lines
+}
+
+func (s *gpSim) Result() map[string]any {
+	post := s.seq.Posterior()
+	in, xs := axis(s.lo, s.hi, s.gridPts)
+	mean, variance := post.Predict(in)
+	std := make([]float64, len(variance))
+	for i, v := range variance {
+		std[i] = math.Sqrt(v)
+	}
+	lml, fit, complexity := post.LogMarginal()
+	return map[string]any{
+		"x_test":                  xs,
+		"mean":                    mean,
+		"std":                     std,
+		"log_marginal_likelihood": lml,
+		"data_fit":                fit,
+		"complexity":              complexity,
+		"n_observed":              s.seq.N(),
+		"jitter":                  post.Jitter(),
+	}
+}

@@ -1,0 +1,145 @@
+package gpsim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/thelab/lab/algo/gp"
+	"github.com/thelab/lab/sims"
+)
+
+// GPFit learns the GP's lengthscale, signal variance and noise by gradient
+// ascent on the log marginal likelihood, in log-parameters, one accepted
+// step per step, refitting the band as it goes.
+var GPFit = &sims.Spec{
+	Name:   "gp-fit",
+	Title:  "GP hyperparameters by gradient ascent on the log marginal likelihood",
+	Source: "seed 003 L1032–1037 (log p(Y|θ)); seed 002 §4.5 Algorithm 2 (L1953–1981)",
+	Data:   regDataNote,
+	Steps:  500,
+	Speed:  5,
+	Params: []sims.Param{
+		{Name: "lengthscale", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1e4, Default: "1",
+			Help: "initial ℓ of k = variance·exp(−(x−x')²/(2ℓ²))"},
+		{Name: "variance", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1e4, Default: "0.3",
+			Help: "initial signal variance σ_f²"},
+		{Name: "noise", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1e4, Default: "0.5",
+			Help: "initial " + NoiseHelp},
+		{Name: "lr", Kind: sims.Float, Min: 0, OpenMin: true, Max: 10, Default: "0.05",
+			Help: "initial step size in log-parameter space (halved until log p rises, then grown by 1.5)"},
+		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-4",
+			Help: "stop when every |∂ log p/∂ log θ| ≤ tol"},
+		{Name: "n", Kind: sims.Int, Min: 2, Max: 500, Default: "40",
+			Help: "observations t = sin(2πx) + N(0, 0.3²) on [0, 1] (not used with --data)"},
+	},
+	New: newGPFit,
+}
+
+type gpFitSim struct {
+	x, y    []float64
+	in      [][]float64
+	f       *gp.Fitter
+	chartIn [][]float64
+	chartX  []float64
+	mean    []float64
+	vari    []float64
+	view    sims.Rect
+	trace   *sims.Trace // log p, ℓ, σ_f², σ²
+	truth   bool
+}
+
+func newGPFit(cfg sims.Config) (sims.Sim, error) {
+	v := cfg.Values
+	x, y, truth, err := regData(cfg, v.Int("n"), 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	s := &gpFitSim{x: x, y: y, truth: truth, trace: sims.NewTrace(0, 4)}
+	for _, xi := range x {
+		s.in = append(s.in, []float64{xi})
+	}
+	h := gp.Hyper{Lengthscale: v.Float("lengthscale"), Variance: v.Float("variance"), Noise: v.Float("noise")}
+	if s.f, err = gp.NewFitter(s.in, y, h, v.Float("lr"), v.Float("tol")); err != nil {
+		return nil, err
+	}
+	b := sims.Bounds(x, y)
+	span := math.Max(b.XMax-b.XMin, 1e-9)
+	s.chartIn, s.chartX = axis(b.XMin-0.1*span, b.XMax+0.1*span, chartPoints)
+	ySpan := math.Max(b.YMax-b.YMin, 1e-9)
+	s.view = sims.Rect{XMin: s.chartX[0], XMax: s.chartX[chartPoints-1], YMin: b.YMin - 0.35*ySpan, YMax: b.YMax + 0.35*ySpan}
+	if err := s.update(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// update refits the band at the current hyperparameters and records them.
+func (s *gpFitSim) update() error {
+	ev := s.f.Evidence()
+	post, err := gp.Fit(ev.Hyper.Kernel(), s.in, s.y, ev.Hyper.Noise)
+	if err != nil {
+		return err
+	}
+	s.mean, s.vari = post.Predict(s.chartIn)
+	s.trace.Add(ev.LogML, ev.Hyper.Lengthscale, ev.Hyper.Variance, ev.Hyper.Noise)
+	return nil
+}
+
+func (s *gpFitSim) Step() error {
+	if err := s.f.Step(); err != nil {
+		return err
+	}
+	return s.update()
+}
+
+func (s *gpFitSim) Frame() sims.Frame {
+	ev := s.f.Evidence()
+	h := ev.Hyper
+	x0, x1 := s.trace.Span()
+	return sims.Frame{
+		Sim:  GPFit.Name,
+		Step: s.f.Iter(),
+		Metrics: []sims.Metric{
+			{Name: "log_ml", Value: ev.LogML},
+			{Name: "lengthscale", Value: h.Lengthscale},
+			{Name: "variance", Value: h.Variance},
+			{Name: "noise", Value: h.Noise},
+			{Name: "grad", Value: s.f.GradNorm()},
+		},
+		Charts: []sims.Chart{
+			sims.CanvasChart{
+				Title:   fmt.Sprintf("fit at ℓ = %.3g, σ_f² = %.3g, σ² = %.3g", h.Lengthscale, h.Variance, h.Noise),
+				View:    s.view,
+				Paths:   bandPaths(s.chartX, s.mean, s.vari, 1),
+				Markers: dataMarkers(s.x, s.y, len(s.x)),
+				Legend:  []string{"data ●", "mean ± 2σ"},
+				XLabel:  "x", YLabel: "y",
+			},
+			sims.LineChart{Title: "log p(y|θ)", X0: x0, X1: x1, XLabel: "accepted steps",
+				Series: []sims.Series{{Name: "log marginal likelihood", Y: s.trace.Column(0)}}},
+			sims.LineChart{Title: "hyperparameters", LogY: true, X0: x0, X1: x1, XLabel: "accepted steps",
+				Series: []sims.Series{
+					{Name: "ℓ", Y: s.trace.Column(1), Class: 1},
+					{Name: "σ_f²", Y: s.trace.Column(2), Class: 2},
+					{Name: "σ²", Y: s.trace.Column(3), Class: 3},
+				}},
+		},
+		Text: []string{
+			fmt.Sprintf("log p = data fit −½yᵀC⁻¹y (%.4g) + complexity −½log|C| (%.4g) − (n/2)log 2π (seed 003 L1037)", ev.DataFit, ev.Complexity),
+			"gradient ½tr((aaᵀ − C⁻¹)∂C/∂θ), a = C⁻¹y, in θ = log(ℓ, σ_f², σ²) (not in the notes: Rasmussen & Williams eq 5.9)",
+			fmt.Sprintf("one step = one accepted ascent step (halving until log p rises): log p never falls; next trial step %.3g", s.f.StepSize()),
+		},
+	}
+}
+
+func (s *gpFitSim) Result() map[string]any {
+	ev := s.f.Evidence()
+	return map[string]any{
+		"lengthscale":             ev.Hyper.Lengthscale,
+		"variance":                ev.Hyper.Variance,
+		"noise":                   ev.Hyper.Noise,
+		"log_marginal_likelihood": ev.LogML,
+		"gradient":                ev.Grad[:],
+		"steps":                   s.f.Iter(),
+	}
+}

@@ -1,0 +1,124 @@
+package gpsim
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/thelab/lab/algo/gp"
+	"github.com/thelab/lab/sims"
+)
+
+func build(t *testing.T, spec *sims.Spec, set map[string]string, data *sims.Table) sims.Sim {
+	t.Helper()
+	v, err := sims.Resolve(spec.Params, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := spec.Build(sims.Config{Values: v, Seed: 7, Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func runAll(t *testing.T, s sims.Sim, max int) {
+	t.Helper()
+	for range max {
+		err := s.Step()
+		if errors.Is(err, sims.ErrConverged) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Fatalf("no convergence in %d steps", max)
+}
+
+// TestGPSim: the band never widens as observations arrive (up to the
+// jitter's effect, √(1e-10) ≈ 1e-5 at worst, when σ² = 0), and the Result
+// has x_test evenly spanning the data's range with the latent mean and
+// std, and the log marginal likelihood of all the data.
+func TestGPSim(t *testing.T) {
+	for _, noise := range []string{"0.09", "0"} {
+		s := build(t, GP, map[string]string{"noise": noise, "grid_points": "50"}, nil)
+		runAll(t, s, 1000)
+		f := s.Frame()
+		slack := 1e-12
+		if noise == "0" {
+			slack = 1e-5
+		}
+		for _, name := range []string{"mean σ", "max σ"} {
+			sd, _ := f.Series(name)
+			for i := 1; i < len(sd.Y); i++ {
+				if sd.Y[i] > sd.Y[i-1]+slack {
+					t.Fatalf("noise %s: %s rose at %d", noise, name, i)
+				}
+			}
+		}
+		res := s.Result()
+		xs, mean, std := res["x_test"].([]float64), res["mean"].([]float64), res["std"].([]float64)
+		sim := s.(*gpSim)
+		if len(xs) != 50 || len(mean) != 50 || len(std) != 50 || xs[0] != sim.lo || xs[49] != sim.hi {
+			t.Fatalf("x_test %d points from %v to %v, data range %v…%v", len(xs), xs[0], xs[len(xs)-1], sim.lo, sim.hi)
+		}
+		for _, v := range std {
+			if !(v >= 0) {
+				t.Fatalf("std %v", v)
+			}
+		}
+		h := gp.Hyper{Lengthscale: 0.1, Variance: 1, Noise: sim.h.Noise}
+		ev, err := gp.LogMarginalSE(sim.in, sim.y, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res["log_marginal_likelihood"].(float64); math.Abs(got-ev.LogML) > 1e-9*math.Abs(ev.LogML) {
+			t.Errorf("log ml %v, direct %v", got, ev.LogML)
+		}
+	}
+}
+
+// TestGPFitSim: the log marginal likelihood curve never falls.
+func TestGPFitSim(t *testing.T) {
+	s := build(t, GPFit, nil, nil)
+	runAll(t, s, 2000)
+	lml, _ := s.Frame().Series("log marginal likelihood")
+	for i := 1; i < len(lml.Y); i++ {
+		if lml.Y[i] < lml.Y[i-1] {
+			t.Fatalf("log p fell at %d: %v → %v", i, lml.Y[i-1], lml.Y[i])
+		}
+	}
+	if len(lml.Y) < 5 {
+		t.Errorf("only %d steps", len(lml.Y))
+	}
+}
+
+// TestBLRSim: at every step the sequential posterior equals the batch one
+// and the GP with kernel (1 + xx')/α gives the same predictions.
+func TestBLRSim(t *testing.T) {
+	tab := &sims.Table{Name: "line.csv", Columns: []string{"x", "y"}}
+	for i := range 25 {
+		x := float64(i)/12 - 1
+		tab.Rows = append(tab.Rows, []float64{x, 0.3 - 0.8*x + 0.1*math.Sin(7*float64(i))})
+	}
+	for _, data := range []*sims.Table{nil, tab} {
+		s := build(t, BLR, nil, data)
+		for {
+			err := s.Step()
+			f := s.Frame()
+			if d, _ := f.Metric("gp_diff"); d > 1e-9 {
+				t.Fatalf("BLR and GP differ by %g", d)
+			}
+			if d, _ := f.Metric("batch_diff"); d > 1e-9 {
+				t.Fatalf("sequential and batch differ by %g", d)
+			}
+			if errors.Is(err, sims.ErrConverged) {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}

@@ -1,0 +1,314 @@
+package kernelsim
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/thelab/lab/algo/kernel"
+	"github.com/thelab/lab/sims"
+)
+
+func build(t *testing.T, spec *sims.Spec, set map[string]string, data *sims.Table) sims.Sim {
+	t.Helper()
+	v, err := sims.Resolve(spec.Params, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := spec.Build(sims.Config{Values: v, Seed: 3, Data: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// run steps s until it stops or max steps, returning the stopping error
+// (nil if it did not stop).
+func run(s sims.Sim, max int) error {
+	for range max {
+		if err := s.Step(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func metric(t *testing.T, f sims.Frame, name string) float64 {
+	t.Helper()
+	v, ok := f.Metric(name)
+	if !ok {
+		t.Fatalf("%s: no metric %q", f.Sim, name)
+	}
+	return v
+}
+
+func text(f sims.Frame) string { return strings.Join(f.Text, "\n") }
+
+func TestCatalog(t *testing.T) {
+	if _, err := sims.NewCatalog(SVM, SVMPrimal, Perceptron, Ridge, KPCA, Gram); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSVMConvergesAndMapIsF: the default SVM converges to its KKT
+// tolerance with a closed duality gap, and the incrementally maintained
+// decision map equals F(x) = Σα_i y_i k(x_i, x) + b computed from scratch.
+func TestSVMConvergesAndMapIsF(t *testing.T) {
+	for _, set := range []map[string]string{nil, {"kernel": "poly", "data": "circles", "C": "10"}, {"data": "ellipse", "kernel": "sum"}} {
+		s := build(t, SVM, set, nil)
+		if err := run(s, 100000); !errors.Is(err, sims.ErrConverged) {
+			t.Fatalf("%v: %v", set, err)
+		}
+		f := s.Frame()
+		if kkt := metric(t, f, "kkt"); kkt > 1e-3 {
+			t.Errorf("%v: KKT violation %g", set, kkt)
+		}
+		res := s.Result()
+		for _, key := range []string{"alpha", "b", "support_vectors", "dual_objective", "primal_objective", "accuracy"} {
+			if _, ok := res[key]; !ok {
+				t.Errorf("result lacks %s", key)
+			}
+		}
+		p, d := res["primal_objective"].(float64), res["dual_objective"].(float64)
+		if p < d-1e-9 || (p-d)/p > 1e-2 {
+			t.Errorf("%v: P = %v, D = %v", set, p, d)
+		}
+		sim := s.(*svmSim)
+		c := f.Charts[0].(sims.CanvasChart)
+		grid := gridPoints(sim.view, mapNX, mapNY)
+		cross := kernel.Cross(sim.k, grid, sim.data.X)
+		b := sim.smo.Bias()
+		n := sim.data.N()
+		for g := range grid {
+			want := sim.smo.Decision(cross[g*n:(g+1)*n], b)
+			if got := c.Heat.Z[g]; math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+				t.Fatalf("%v: map cell %d = %v, F = %v", set, g, got, want)
+			}
+		}
+	}
+}
+
+// TestSVMHardMargin: on separable data the hard-margin run ends with
+// ‖w‖² = Σα; on overlapping data it reports that no hyperplane separates.
+func TestSVMHardMargin(t *testing.T) {
+	s := build(t, SVM, map[string]string{"data": "separable", "margin": "hard", "kernel": "linear", "tol": "1e-8"}, nil)
+	if err := run(s, 200000); !errors.Is(err, sims.ErrConverged) {
+		t.Fatal(err)
+	}
+	sim := s.(*svmSim)
+	if ww, sa := sim.smo.WNormSq(), sim.smo.SumAlpha(); math.Abs(ww-sa) > 1e-6*sa {
+		t.Errorf("‖w‖² = %v, Σα = %v", ww, sa)
+	}
+	if !strings.Contains(text(s.Frame()), "‖w‖² = Σα") {
+		t.Errorf("notes: %q", text(s.Frame()))
+	}
+	s = build(t, SVM, map[string]string{"data": "overlap", "margin": "hard", "kernel": "linear"}, nil)
+	if err := run(s, 1000000); !errors.Is(err, sims.ErrDiverged) {
+		t.Errorf("hard margin on overlapping classes: %v", err)
+	}
+}
+
+// TestSVMCSV: CSV data with more than two features gets the margins
+// histogram; labels that are not two classes are refused.
+func TestSVMCSV(t *testing.T) {
+	tab := &sims.Table{Name: "t.csv", Columns: []string{"a", "b", "c", "label"}}
+	for i := range 40 {
+		x := float64(i%7) - 3
+		tab.Rows = append(tab.Rows, []float64{x, float64(i % 3), float64(i % 5), float64(i % 2)})
+	}
+	s := build(t, SVM, nil, tab)
+	run(s, 5000)
+	if _, ok := s.Frame().Charts[0].(sims.HistChart); !ok {
+		t.Errorf("3-feature data: first chart %T", s.Frame().Charts[0])
+	}
+	tab.Rows[0][3] = 2
+	v, _ := sims.Resolve(SVM.Params, nil)
+	if _, err := SVM.Build(sims.Config{Values: v, Data: tab}); err == nil || !strings.Contains(err.Error(), "two classes") {
+		t.Errorf("three classes: %v", err)
+	}
+	if _, err := sims.Resolve(SVM.Params, map[string]string{"C": "0"}); err == nil || !strings.Contains(err.Error(), "C") {
+		t.Errorf("C = 0: %v", err)
+	}
+}
+
+// TestSVMPrimalApproachesDual: the best primal objective approaches the
+// SMO dual optimum and never goes below it.
+func TestSVMPrimalApproachesDual(t *testing.T) {
+	for _, method := range []string{"subgradient", "sgd"} {
+		s := build(t, SVMPrimal, map[string]string{"method": method}, nil)
+		for range 5000 {
+			if err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
+			if f := s.Frame(); metric(t, f, "P") < metric(t, f, "D*")*(1-1e-9) {
+				t.Fatalf("%s: P below the dual optimum", method)
+			}
+		}
+		if g := metric(t, s.Frame(), "rel_gap"); g < 0 || g > 0.02 {
+			t.Errorf("%s: relative gap %v after 5000 steps", method, g)
+		}
+	}
+}
+
+// TestPerceptronSim: on the ellipse data the quadratic kernel converges and
+// the pane's primal check agrees; the linear kernel cycles and the run says
+// it cannot separate.
+func TestPerceptronSim(t *testing.T) {
+	s := build(t, Perceptron, nil, nil)
+	if err := run(s, 100000); !errors.Is(err, sims.ErrConverged) {
+		t.Fatal(err)
+	}
+	res := s.Result()
+	if res["primal_agrees"] != true || !strings.Contains(text(s.Frame()), "✓") {
+		t.Errorf("primal check: %v, %q", res["primal_agrees"], text(s.Frame()))
+	}
+	sum := 0
+	for _, a := range res["alpha"].([]int) {
+		sum += a
+	}
+	if sum != res["mistakes"] || metric(t, s.Frame(), "accuracy") != 1 {
+		t.Errorf("Σα = %d, mistakes %v, accuracy %v", sum, res["mistakes"], metric(t, s.Frame(), "accuracy"))
+	}
+	s = build(t, Perceptron, map[string]string{"kernel": "linear", "max_epochs": "20"}, nil)
+	if err := run(s, 100000); !errors.Is(err, sims.ErrDiverged) || !strings.Contains(err.Error(), "does not separate") {
+		t.Errorf("linear kernel on the ellipse: %v", err)
+	}
+	if s.Result()["primal_agrees"] != true {
+		t.Error("linear kernel: the primal check failed")
+	}
+	// rbf has no small explicit map: the pane says so.
+	s = build(t, Perceptron, map[string]string{"kernel": "rbf", "data": "moons"}, nil)
+	run(s, 10)
+	if !strings.Contains(text(s.Frame()), "no small explicit feature map") {
+		t.Errorf("rbf notes: %q", text(s.Frame()))
+	}
+}
+
+// TestRidgeSim: CG reaches the Cholesky solution within ~n steps while GD
+// crawls, both under their drawn bounds.
+func TestRidgeSim(t *testing.T) {
+	s := build(t, Ridge, nil, nil)
+	run(s, 200)
+	f := s.Frame()
+	if e := metric(t, f, "cg_error"); e > 1e-8 {
+		t.Errorf("cg error %g after 200 steps", e)
+	}
+	if e := metric(t, f, "gd_error"); e < 1e-3 {
+		t.Errorf("gd error %g: expected a crawl at κ = %g", e, metric(t, f, "kappa"))
+	}
+	for _, name := range []string{"CG", "GD"} {
+		got, _ := f.Series(name)
+		bound, _ := f.Series(name + " bound")
+		for i := range got.Y {
+			if got.Y[i] > bound.Y[i]*(1+1e-6)+1e-15 {
+				t.Fatalf("%s at %d: %g above its bound %g", name, i, got.Y[i], bound.Y[i])
+			}
+		}
+	}
+}
+
+// TestKPCASim: the iteration converges to the exact spectrum, and with the
+// linear kernel the component variances are PCA's.
+func TestKPCASim(t *testing.T) {
+	for _, k := range []string{"rbf", "linear"} {
+		s := build(t, KPCA, map[string]string{"kernel": k, "data": "blobs"}, nil)
+		if err := run(s, 5000); !errors.Is(err, sims.ErrConverged) {
+			t.Fatalf("%s: %v", k, err)
+		}
+		res := s.Result()
+		ev, ritz := res["eigenvalues"].([]float64), res["ritz"].([]float64)
+		for c := 0; c < 2; c++ {
+			if math.Abs(ev[c]-ritz[c]) > 1e-8*ev[0] {
+				t.Errorf("%s: Ritz %v vs exact %v", k, ritz[c], ev[c])
+			}
+		}
+		if k == "linear" {
+			pca := covEigen(s.(*kpcaSim).data.X)
+			for c := 0; c < 2; c++ {
+				if math.Abs(pca[c]-ev[c]) > 1e-10*pca[0] {
+					t.Errorf("PCA variance %v, kernel PCA %v", pca[c], ev[c])
+				}
+			}
+			if !strings.Contains(text(s.Frame()), "= PCA") {
+				t.Errorf("notes: %q", text(s.Frame()))
+			}
+		}
+	}
+}
+
+// TestGramSim: kernels and kernels built from kernels stay positive
+// semidefinite as points are added; ‖x − z‖, −k and tanh do not.
+func TestGramSim(t *testing.T) {
+	for _, k := range gramKernels {
+		s := build(t, Gram, map[string]string{"kernel": k, "n": "40"}, nil)
+		valid := k != "distance" && k != "negative" && k != "sigmoid"
+		for {
+			err := s.Step()
+			if valid && metric(t, s.Frame(), "psd") != 1 {
+				t.Fatalf("%s: not PSD at n = %v", k, metric(t, s.Frame(), "n"))
+			}
+			if err != nil {
+				break
+			}
+		}
+		if !valid && metric(t, s.Frame(), "psd") != 0 {
+			t.Errorf("%s passed the PSD check", k)
+		}
+		if !valid != strings.Contains(text(s.Frame()), "NOT positive semidefinite") {
+			t.Errorf("%s: notes %q", k, text(s.Frame()))
+		}
+	}
+}
+
+func TestFramesImmutable(t *testing.T) {
+	for _, spec := range []*sims.Spec{SVM, Perceptron, Ridge, KPCA, Gram, SVMPrimal} {
+		s := build(t, spec, nil, nil)
+		s.Step()
+		f := s.Frame()
+		snap := snapshot(f)
+		run(s, 30)
+		if snapshot(f) != snap {
+			t.Errorf("%s: a published frame changed", spec.Name)
+		}
+	}
+}
+
+// snapshot sums every number a frame's charts hold.
+func snapshot(f sims.Frame) float64 {
+	s := 0.0
+	add := func(v []float64) {
+		for _, x := range v {
+			if !math.IsNaN(x) && !math.IsInf(x, 0) {
+				s += x
+			}
+		}
+	}
+	for _, c := range f.Charts {
+		switch c := c.(type) {
+		case sims.LineChart:
+			for _, se := range c.Series {
+				add(se.Y)
+			}
+		case sims.CanvasChart:
+			if c.Heat != nil {
+				add(c.Heat.Z)
+			}
+			for _, p := range c.Paths {
+				add(p.X)
+				add(p.Y)
+			}
+			for _, p := range c.Points {
+				add(p.X)
+				add(p.Y)
+			}
+		case sims.HistChart:
+			add(c.Density)
+		case sims.BarChart:
+			for _, b := range c.Bars {
+				s += b.Value
+			}
+		}
+	}
+	return s
+}

@@ -1,0 +1,329 @@
+// Package rffsim turns the engines of algo/rff into sims: random Fourier
+// features approximating a kernel matrix as features accumulate (iid
+// against orthogonal; trigonometric against positive features for the
+// softmax kernel), and the Monte Carlo estimate of Bochner's theorem.
+package rffsim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/dataset"
+	"github.com/thelab/lab/algo/rff"
+	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/kernelsim"
+)
+
+// RFF approximates an exact kernel matrix by random features, one frequency
+// per step, with two estimators side by side.
+var RFF = &sims.Spec{
+	Name:   "rff",
+	Title:  "Random Fourier features: error vs m (log-log), iid vs orthogonal; softmax trig vs positive",
+	Source: "seed 004 L37–144 (Bochner, RFF, softmax kernel, ORF, Gram–Schmidt); seed 000 §4.7 (eqs 4.26–4.32); seed 002 D8",
+	Data: "a CSV of numeric columns (a \"label\" column is ignored): its rows, standardised, are the points " +
+		"(at most 300; d and n then come from the file)",
+	Steps: 4096,
+	Speed: 30,
+	Params: []sims.Param{
+		{Name: "kernel", Kind: sims.Choice, Choices: []string{"rbf", "softmax"}, Default: "rbf",
+			Help: "rbf: exp(−γ‖x−z‖²), iid vs orthogonal features; softmax: exp(xᵀz), trigonometric vs positive features"},
+		{Name: "d", Kind: sims.Int, Min: 1, Max: 256, Default: "16",
+			Help: "dimension of the points, drawn N(0, I) (rbf) or N(0, I)/(2d^¼) (softmax, the attention scaling)"},
+		{Name: "n", Kind: sims.Int, Min: 2, Max: 200, Default: "60",
+			Help: "number of points: the kernel matrix is n×n"},
+		{Name: "gamma", Kind: sims.Float, Min: 0, OpenMin: true, Max: 100, Default: "0.03125",
+			DefaultFor:  func(v sims.Values) string { return strconv.FormatFloat(1/(2*float64(v.Int("d"))), 'g', 6, 64) },
+			DefaultNote: "1/(2d), so that a typical kernel value is e^−1",
+			Help:        kernelsim.GammaHelp + " (rbf only; softmax uses w ~ N(0, I))"},
+		{Name: "m_max", Kind: sims.Int, Min: 16, Max: 65536, Default: "4096",
+			Help: "stop after this many frequencies (2m features)"},
+	},
+	New: newRFF,
+}
+
+type estimator struct {
+	name  string
+	a     *rff.Approx
+	err   []float64 // relative Frobenius error at the recorded m
+	var1  float64   // Σ_ij Var_ij of one frequency (theory), 0 when unknown
+	class int
+}
+
+type rffSim struct {
+	softmax bool
+	n, d    int
+	mMax    int
+	exact   []float64
+	kNorm   float64
+	est     [2]*estimator
+	ms      []int // recorded m, about geometric with ratio 2^¼
+	nextRec int
+	lo, hi  float64 // colour range of the heatmaps
+}
+
+func newRFF(cfg sims.Config) (sims.Sim, error) {
+	v := cfg.Values
+	d, n := v.Int("d"), v.Int("n")
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x726666)) // "rff"
+	var x [][]float64
+	if t := cfg.Data; t != nil {
+		var err error
+		if x, d, err = tablePoints(t); err != nil {
+			return nil, err
+		}
+		n = len(x)
+	} else {
+		x = make([][]float64, n)
+		for i := range x {
+			x[i] = make([]float64, d)
+			for j := range x[i] {
+				x[i][j] = rng.NormFloat64()
+			}
+		}
+	}
+	s := &rffSim{softmax: v.String("kernel") == "softmax", n: n, d: d, mMax: v.Int("m_max"), nextRec: 4}
+	if s.softmax {
+		scale := 0.5 / math.Pow(float64(d), 0.25)
+		for _, r := range x {
+			for j := range r {
+				r[j] *= scale
+			}
+		}
+	}
+	gamma := v.Float("gamma")
+	if cfg.Data != nil && !v.IsSet("gamma") {
+		gamma = 1 / (2 * float64(d)) // the default rule, for the file's dimension
+	}
+	s.exact = make([]float64, n*n)
+	half := make([]float64, n)
+	for i := range x {
+		half[i] = dot(x[i], x[i]) / 2
+	}
+	for i := range x {
+		for j := range x {
+			if s.softmax {
+				s.exact[i*n+j] = math.Exp(dot(x[i], x[j]))
+			} else {
+				s.exact[i*n+j] = math.Exp(-gamma * (2*half[i] + 2*half[j] - 2*dot(x[i], x[j])))
+			}
+		}
+	}
+	for _, e := range s.exact {
+		s.kNorm += e * e
+	}
+	s.kNorm = math.Sqrt(s.kNorm)
+	s.lo, s.hi = math.Inf(1), math.Inf(-1)
+	for _, e := range s.exact {
+		s.lo, s.hi = math.Min(s.lo, e), math.Max(s.hi, e)
+	}
+	mk := func(name string, kind rff.Kind, est rff.Estimator, g float64, class int, stream uint64) (*estimator, error) {
+		smp, err := rff.NewSampler(d, g, kind, rand.New(rand.NewPCG(cfg.Seed, stream)))
+		if err != nil {
+			return nil, err
+		}
+		a, err := rff.NewApprox(x, s.exact, est, smp)
+		if err != nil {
+			return nil, err
+		}
+		return &estimator{name: name, a: a, class: class}, nil
+	}
+	var err error
+	if s.softmax {
+		if s.est[0], err = mk("trig", rff.IID, rff.SoftmaxTrig, 0.5, 0, 1); err != nil {
+			return nil, err
+		}
+		if s.est[1], err = mk("positive", rff.IID, rff.SoftmaxPos, 0.5, 1, 2); err != nil {
+			return nil, err
+		}
+		for i := range x {
+			for j := range x {
+				sm := s.exact[i*n+j]
+				dd := 2*half[i] + 2*half[j] - 2*dot(x[i], x[j]) // ‖x−z‖²
+				ss := 2*half[i] + 2*half[j] + 2*dot(x[i], x[j]) // ‖x+z‖²
+				g := 1 - math.Exp(-dd)
+				s.est[0].var1 += math.Exp(2*half[i]+2*half[j]) * g * g / 2
+				s.est[1].var1 += sm * sm * math.Expm1(ss)
+			}
+		}
+	} else {
+		if s.est[0], err = mk("iid", rff.IID, rff.Gauss, gamma, 0, 1); err != nil {
+			return nil, err
+		}
+		if s.est[1], err = mk("orthogonal", rff.ORF, rff.Gauss, gamma, 1, 2); err != nil {
+			return nil, err
+		}
+		for _, e := range s.exact {
+			s.est[0].var1 += rff.GaussVariance(e)
+		}
+	}
+	return s, nil
+}
+
+// maxTablePoints is the most rows of --data the rff sim takes (its
+// matrices are n×n and a step costs O(n²)).
+const maxTablePoints = 300
+
+// tablePoints returns the CSV's numeric columns (but a "label" column) as
+// points, standardised.
+func tablePoints(t *sims.Table) ([][]float64, int, error) {
+	if len(t.Rows) > maxTablePoints {
+		return nil, 0, fmt.Errorf("--data %s: %d rows; the rff sim takes at most %d points", t.Name, len(t.Rows), maxTablePoints)
+	}
+	if len(t.Rows) < 2 {
+		return nil, 0, fmt.Errorf("--data %s: needs at least 2 rows", t.Name)
+	}
+	skip := t.Column("label")
+	var x [][]float64
+	for _, r := range t.Rows {
+		p := make([]float64, 0, len(r))
+		for j, v := range r {
+			if j != skip {
+				p = append(p, v)
+			}
+		}
+		x = append(x, p)
+	}
+	if len(x[0]) == 0 {
+		return nil, 0, fmt.Errorf("--data %s: no feature column", t.Name)
+	}
+	return dataset.Standardize(x), len(x[0]), nil
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
+
+// record keeps the errors at m = 4, then at each m ≥ 2^¼ times the last
+// recorded one, so the chart's x axis is (close to) log₂ m.
+func (s *rffSim) record(m int) {
+	if m < s.nextRec {
+		return
+	}
+	s.ms = append(s.ms, m)
+	for _, e := range s.est {
+		e.err = append(e.err, e.a.RelError())
+	}
+	s.nextRec = max(m+1, int(math.Round(float64(s.ms[0])*math.Pow(2, float64(len(s.ms))/4))))
+}
+
+func (s *rffSim) Step() error {
+	m := s.est[0].a.M()
+	if m >= s.mMax {
+		return algo.ErrConverged
+	}
+	for _, e := range s.est {
+		if err := e.a.Step(); err != nil {
+			return err
+		}
+	}
+	s.record(m + 1)
+	return nil
+}
+
+func (s *rffSim) theory(e *estimator, m int) float64 {
+	return math.Sqrt(e.var1/float64(m)) / s.kNorm
+}
+
+// heat draws matrices side by side in one picture (row 1 at the top), with
+// a dark gap between them, all on the exact matrix's colour range.
+func (s *rffSim) heat(title string, ks ...[]float64) sims.CanvasChart {
+	n := s.n
+	gap := max(2, n/6)
+	nx := len(ks)*n + (len(ks)-1)*gap
+	z := make([]float64, nx*n)
+	for j := 0; j < n; j++ {
+		row := z[j*nx : (j+1)*nx]
+		for c := range row {
+			row[c] = s.lo - (s.hi - s.lo) // below the range: the darkest colour
+		}
+		for b, k := range ks {
+			copy(row[b*(n+gap):], k[(n-1-j)*n:(n-j)*n])
+		}
+	}
+	return sims.CanvasChart{
+		Title:  title,
+		View:   sims.Rect{XMin: 0, XMax: float64(nx), YMin: 0, YMax: float64(n)},
+		Heat:   &sims.Grid{NX: nx, NY: n, Z: z, Scale: sims.Sequential, Lo: s.lo, Hi: s.hi},
+		XLabel: "j, block by block", YLabel: "i",
+	}
+}
+
+func (s *rffSim) Frame() sims.Frame {
+	m := s.est[0].a.M()
+	a, b := s.est[0], s.est[1]
+	// The theory lines first, so that the measured curves draw over them.
+	series := []sims.Series{}
+	for _, e := range s.est {
+		if e.var1 > 0 {
+			th := make([]float64, len(s.ms))
+			for i, mm := range s.ms {
+				th[i] = s.theory(e, mm)
+			}
+			series = append(series, sims.Series{Name: e.name + " theory ∝ m^−½", Y: th, Class: e.class, Bound: true})
+		}
+	}
+	for _, e := range s.est {
+		series = append(series, sims.Series{Name: e.name, Y: append([]float64(nil), e.err...), Class: e.class})
+	}
+	errChart := sims.LineChart{Title: "‖K_m−K‖_F/‖K‖_F", LogY: true, Series: series, XLabel: "log₂ m"}
+	if len(s.ms) > 1 {
+		errChart.X0, errChart.X1 = math.Log2(float64(s.ms[0])), math.Log2(float64(s.ms[len(s.ms)-1]))
+	}
+	kname := "K"
+	if s.softmax {
+		kname = "SM"
+	}
+	metrics := []sims.Metric{
+		{Name: "m", Value: float64(m)},
+		{Name: "err_" + a.name, Value: a.a.RelError()},
+		{Name: "err_" + b.name, Value: b.a.RelError()},
+	}
+	if m > 0 {
+		metrics = append(metrics, sims.Metric{Name: "theory_" + a.name, Value: s.theory(a, m)})
+	}
+	if s.softmax {
+		metrics = append(metrics, sims.Metric{Name: "negatives_trig", Value: float64(a.a.Negatives())})
+	}
+	return sims.Frame{
+		Sim:     RFF.Name,
+		Step:    m,
+		Metrics: metrics,
+		Charts: []sims.Chart{
+			errChart,
+			s.heat(fmt.Sprintf("%s (%d×%d) | %s | %s estimates, m = %d", kname, s.n, s.n, a.name, b.name, m),
+				s.exact, a.a.KHat(), b.a.KHat()),
+		},
+		Text: s.notes(),
+	}
+}
+
+func (s *rffSim) notes() []string {
+	if s.softmax {
+		return []string{
+			fmt.Sprintf("SM(x,z) = exp(xᵀz), %d points in %d-D; trig: φ = e^{‖x‖²/2}(cos, sin)(wᵀx)/√m (seed 004 L99); positive: e^{wᵀx−‖x‖²/2}/√m", s.n, s.d),
+			"both unbiased; trig is exact at x = z but can go negative (a negative attention weight); positive is exact at x = −z",
+			"dotted: the exact RMS error √(ΣVar_ij/m)/‖SM‖_F of each estimator, slope −½",
+		}
+	}
+	return []string{
+		fmt.Sprintf("K = exp(−γ‖x−z‖²), %d points in %d-D; φ(x) = (cos, sin)(Wx)/√m, w ~ N(0, 2γI) (Bochner, seed 004 L55–77)", s.n, s.d),
+		fmt.Sprintf("orthogonal: blocks of %d Gram–Schmidt rows with χ(%d) norms (L113–126), unbiased with lower variance", s.d, s.d),
+		"dotted: iid theory √(Σ(1−K_ij²)²/(2m))/‖K‖_F, a line of slope −½ on this log-log chart",
+	}
+}
+
+func (s *rffSim) Result() map[string]any {
+	out := map[string]any{"m": s.est[0].a.M(), "m_grid": append([]int(nil), s.ms...)}
+	for _, e := range s.est {
+		out["error_"+e.name] = append([]float64(nil), e.err...)
+		out["final_error_"+e.name] = e.a.RelError()
+	}
+	return out
+}
