@@ -2,6 +2,7 @@ package chart
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"math"
 
 	"github.com/thelab/lab/sims"
@@ -18,7 +19,7 @@ func barChart(c sims.BarChart, w, h int, o Options) []string {
 	labelW, valueW := 0, 0
 	for _, bar := range c.Bars {
 		full = math.Max(full, bar.Value)
-		labelW = max(labelW, len([]rune(bar.Label)))
+		labelW = max(labelW, ansi.StringWidth(bar.Label))
 		valueW = max(valueW, len(num(bar.Value)))
 	}
 	labelW = min(labelW, w/3)

@@ -2,6 +2,7 @@ package chart
 
 import (
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"math"
 
 	"github.com/thelab/lab/sims"
@@ -253,13 +254,16 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	// The bottom line: the legend, then the axis ranges where there is room.
 	x := 0
 	for i, name := range c.Legend {
+		if name == "" {
+			continue // a class with no legend entry
+		}
 		g := '■'
 		if o.Mono {
 			g = classGlyph(i)
 		}
 		b.text(x, h-1, string(g), classColor(i), true)
 		b.text(x+2, h-1, name, 0, false)
-		x += 2 + len([]rune(name)) + 2
+		x += 2 + ansi.StringWidth(name) + 2
 	}
 	xl, yl := c.XLabel, c.YLabel
 	if xl == "" {
@@ -269,7 +273,7 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 		yl = "y"
 	}
 	axes := fmt.Sprintf("%s %s…%s  %s %s…%s", xl, num(v.XMin), num(v.XMax), yl, num(v.YMin), num(v.YMax))
-	if n := len([]rune(axes)); x+n <= w {
+	if n := ansi.StringWidth(axes); x+n <= w {
 		b.text(w-n, h-1, axes, axisColor, false)
 	}
 	return b.lines()

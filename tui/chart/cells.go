@@ -12,6 +12,7 @@ package chart
 import (
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // rgb is a 24-bit colour; the zero value means the terminal's default.
@@ -34,9 +35,10 @@ func blend(a, b rgb, t float64) rgb {
 	return newRGB(mix(ar, br), mix(ag, bg), mix(ab, bb))
 }
 
-// cell is one terminal cell.
+// cell is one terminal cell: a rune and any combining marks after it.
 type cell struct {
 	r      rune
+	marks  string // combining marks (K̂, λ̃) drawn in the same cell
 	fg, bg rgb
 	bold   bool
 }
@@ -64,11 +66,18 @@ func (b *buffer) at(x, y int) *cell {
 	return &b.cells[y*b.w+x]
 }
 
-// text writes s from (x, y), clipped to the row.
+// text writes s from (x, y), clipped to the row. A combining mark joins
+// the cell before it, so "K̂" takes one cell, as the terminal draws it.
 func (b *buffer) text(x, y int, s string, fg rgb, bold bool) {
 	for _, r := range s {
+		if unicode.In(r, unicode.Mn, unicode.Me) {
+			if c := b.at(x-1, y); c != nil {
+				c.marks += string(r)
+			}
+			continue
+		}
 		if c := b.at(x, y); c != nil {
-			c.r, c.fg, c.bold = r, fg, bold
+			c.r, c.marks, c.fg, c.bold = r, "", fg, bold
 		}
 		x++
 	}
@@ -93,6 +102,7 @@ func (b *buffer) lines() []string {
 				fg, bg, bold = c.fg, c.bg, c.bold
 			}
 			sb.WriteRune(c.r)
+			sb.WriteString(c.marks)
 		}
 		if fg != 0 || bg != 0 || bold {
 			sb.WriteString("\x1b[m")

@@ -126,7 +126,7 @@ func FitLine(s string, w int) string {
 func titleLine(b *buffer, y int, title, note string) {
 	b.text(0, y, title, titleColor, true)
 	if note != "" {
-		b.text(len([]rune(title))+1, y, note, axisColor, false)
+		b.text(ansi.StringWidth(title)+1, y, note, axisColor, false)
 	}
 }
 

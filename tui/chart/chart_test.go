@@ -167,3 +167,17 @@ func BenchmarkLine(b *testing.B) {
 		RenderLines(c, 100, 40, Options{})
 	}
 }
+
+// TestCombiningMarksTakeNoCell: "K̂" and "λ̃" are one cell each, so titles
+// with them keep the chart's exact width.
+func TestCombiningMarksTakeNoCell(t *testing.T) {
+	c := sims.BarChart{Title: "K̂ against λ̃", Bars: []sims.Bar{{Label: "K̂", Value: 1}}}
+	for _, l := range RenderLines(c, 30, 3, Options{}) {
+		if w := ansi.StringWidth(l); w != 30 {
+			t.Errorf("width %d: %q", w, ansi.Strip(l))
+		}
+	}
+	if !strings.Contains(ansi.Strip(Render(c, 30, 3, Options{})), "K̂ against λ̃") {
+		t.Error("marks lost")
+	}
+}

@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"github.com/charmbracelet/x/ansi"
 	"math"
 	"strconv"
 	"strings"
@@ -166,7 +167,7 @@ func boolInt(b bool) int {
 }
 
 func centre(s string, w int) string {
-	n := len([]rune(s))
+	n := ansi.StringWidth(s)
 	if n >= w {
 		return s
 	}
@@ -188,7 +189,7 @@ func legendLine(items []legendItem, xlabel string, w int, o Options) string {
 	for _, it := range items {
 		b.text(x, 0, string(it.glyph)+string(it.glyph), classColor(it.class), true)
 		b.text(x+3, 0, it.label, 0, false)
-		x += 3 + len([]rune(it.label)) + 2
+		x += 3 + ansi.StringWidth(it.label) + 2
 	}
 	if xlabel != "" {
 		xl := []rune(xlabel + " →")
