@@ -124,18 +124,38 @@ func (m *Mixture) logSumExp(x []float64) float64 {
 
 func (m *Mixture) LogP(x []float64) float64 { return m.logSumExp(x) + m.logNorm }
 
+// Grad accumulates Σ_k r_k(x)(μ_k − x)/σ² in one pass with a streaming
+// log-sum-exp: the running maximum ℓ* of the ℓ_k, s = Σ_k e^{ℓ_k − ℓ*} and
+// the gradient numerator scaled by e^{−ℓ*}, both rescaled whenever ℓ*
+// grows; then ∇ log p = numerator/s. One exp per component (two when the
+// maximum moves), no allocation.
 func (m *Mixture) Grad(grad, x []float64) {
-	lse := m.logSumExp(x)
 	for i := range grad[:m.d] {
 		grad[i] = 0
 	}
-	s2 := m.sigma * m.sigma
+	inv := 1 / (m.sigma * m.sigma)
+	hi, s := math.Inf(-1), 0.0
 	for k := range m.logw {
-		r := math.Exp(m.component(k, x) - lse)
+		l := m.component(k, x)
+		w := 1.0
+		if l > hi {
+			scale := math.Exp(hi - l) // 0 on the first component
+			s *= scale
+			for i := range grad[:m.d] {
+				grad[i] *= scale
+			}
+			hi = l
+		} else {
+			w = math.Exp(l - hi)
+		}
+		s += w
 		mu := m.mu[k*m.d : (k+1)*m.d]
 		for i := range grad[:m.d] {
-			grad[i] += r * (mu[i] - x[i]) / s2
+			grad[i] += w * (mu[i] - x[i]) * inv
 		}
+	}
+	for i := range grad[:m.d] {
+		grad[i] /= s
 	}
 }
 
