@@ -44,6 +44,7 @@ type Gibbs struct {
 	logpx    float64
 	n        int
 	maxRatio float64 // largest |log α| over closed-form updates
+	sweepMax float64 // largest |log α| in the last sweep
 	checks   int     // closed-form updates checked
 	evals    int     // log p evaluations by the slice updates
 }
@@ -74,6 +75,7 @@ func NewGibbs(p Density, x0 []float64, width float64, rng *rand.Rand) (*Gibbs, e
 
 // Step makes one sweep over the coordinates, in order.
 func (g *Gibbs) Step() error {
+	g.sweepMax = 0
 	for i := range g.x {
 		if g.exact[i] {
 			g.drawExact(i)
@@ -93,11 +95,12 @@ func (g *Gibbs) drawExact(i int) {
 	g.x[i] = v
 	lpNew := g.p.LogP(g.x)
 	logRatio := lpNew + g.cond.CondLogPDF(i, g.x, old) - g.logpx - g.cond.CondLogPDF(i, g.x, v)
-	if !math.IsNaN(logRatio) {
-		g.maxRatio = math.Max(g.maxRatio, math.Abs(logRatio))
-	} else {
-		g.maxRatio = math.Inf(1)
+	a := math.Abs(logRatio)
+	if math.IsNaN(a) {
+		a = math.Inf(1)
 	}
+	g.maxRatio = math.Max(g.maxRatio, a)
+	g.sweepMax = math.Max(g.sweepMax, a)
 	g.checks++
 	g.logpx = lpNew
 }
@@ -160,6 +163,10 @@ func (g *Gibbs) Exact(i int) bool { return g.exact[i] }
 // MaxLogRatio is the largest |log α| of the Metropolis–Hastings ratio of a
 // closed-form conditional update so far, and the number of updates checked.
 func (g *Gibbs) MaxLogRatio() (maxAbs float64, checked int) { return g.maxRatio, g.checks }
+
+// SweepLogRatio is the largest |log α| of the closed-form updates of the
+// last sweep (0 when it had none).
+func (g *Gibbs) SweepLogRatio() float64 { return g.sweepMax }
 
 // SliceEvals is the number of log p evaluations the slice updates made.
 func (g *Gibbs) SliceEvals() int { return g.evals }

@@ -15,6 +15,10 @@ func All() *sims.Catalog {
 		optimsim.GD,
 		mixturesim.EMGMM,
 		mcmcsim.MH,
+		mcmcsim.Gibbs,
+		mcmcsim.HMC,
+		mcmcsim.MALA,
+		mcmcsim.Langevin,
 	)
 	if err != nil {
 		panic(err)
