@@ -19,6 +19,7 @@ func All() *sims.Catalog {
 		mcmcsim.HMC,
 		mcmcsim.MALA,
 		mcmcsim.Langevin,
+		mcmcsim.MCErrorSim,
 	)
 	if err != nil {
 		panic(err)

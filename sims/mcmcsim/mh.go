@@ -59,7 +59,7 @@ var MH = &sims.Spec{
 // the largest ESS in a scan of 0.3..3; for the donut and the funnel, 1. The
 // independence proposal defaults to N(0, 9I), the catalogue's (C4 [M]).
 func defaultStep(v sims.Values) string {
-	if v.String("proposal") == "independence" {
+	if v.Text("proposal") == "independence" { // "" in sims without a proposal choice
 		return "3"
 	}
 	switch v.String("target") {
