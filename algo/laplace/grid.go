@@ -16,6 +16,7 @@ type Grid struct {
 	Cell   []float64 // cell widths
 	Vol    float64   // cell volume
 	LogP   []float64 // normalised log density at the centres (−Inf outside the support); row-major from the bottom row in 2-D
+	LogZ   float64   // the log normaliser: log p(z) = m.LogP(z) − LogZ
 }
 
 // NewGrid evaluates m on n cells per axis over [lo, hi] (m.Dim() must be 1
@@ -47,9 +48,9 @@ func NewGrid(m Model, lo, hi []float64, n int) *Grid {
 	for _, lp := range g.LogP {
 		s += math.Exp(lp - hi0)
 	}
-	logZ := hi0 + math.Log(s*g.Vol)
+	g.LogZ = hi0 + math.Log(s*g.Vol)
 	for c := range g.LogP {
-		g.LogP[c] -= logZ
+		g.LogP[c] -= g.LogZ
 	}
 	return g
 }
@@ -124,10 +125,13 @@ func GaussLogPDF(z, mean []float64, cov [][]float64) float64 {
 // Divergences are the two Kullback–Leibler divergences between the target
 // p and a Gaussian q, by quadrature on the grid (seed 002 §1.5 defines
 // KL(p‖q) = ∫ p log(p/q)). KL(q‖p) is +Inf when q puts mass where p is
-// zero; QOutside is that mass plus q's mass outside the grid's box.
+// zero (QZero, inside the box); QBeyond is q's mass outside the box, where
+// the quadrature cannot follow it: KL(q‖p) is only reliable when QBeyond is
+// negligible. QOutside = QZero + QBeyond.
 type Divergences struct {
-	PQ, QP   float64
-	QOutside float64
+	PQ, QP         float64
+	QZero, QBeyond float64
+	QOutside       float64
 }
 
 // KL returns the divergences between the grid's target and N(mean, cov).
@@ -147,7 +151,8 @@ func (g *Grid) KL(mean []float64, cov [][]float64) Divergences {
 		out.PQ += math.Exp(lp) * g.Vol * (lp - lq)
 		out.QP += q * (lq - lp)
 	}
-	out.QOutside = qZero + math.Max(0, 1-qIn)
+	out.QZero, out.QBeyond = qZero, math.Max(0, 1-qIn)
+	out.QOutside = out.QZero + out.QBeyond
 	if qZero > 0 {
 		out.QP = math.Inf(1)
 	}

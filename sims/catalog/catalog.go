@@ -3,6 +3,7 @@ package catalog
 
 import (
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/laplacesim"
 	"github.com/thelab/lab/sims/mcmcsim"
 	"github.com/thelab/lab/sims/mixturesim"
 	"github.com/thelab/lab/sims/optimsim"
@@ -20,6 +21,7 @@ func All() *sims.Catalog {
 		mcmcsim.MALA,
 		mcmcsim.Langevin,
 		mcmcsim.MCErrorSim,
+		laplacesim.Laplace,
 	)
 	if err != nil {
 		panic(err)

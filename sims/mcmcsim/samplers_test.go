@@ -361,7 +361,10 @@ func TestSamplerFramesAreImmutableAndDeterministic(t *testing.T) {
 		s := buildSpec(t, spec, map[string]string{"burnin": "0"}, 1)
 		runSim(t, s, 1500)
 		f := s.Frame()
-		before, _ := json.Marshal(f)
+		before, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
 		runSim(t, s, 1500)
 		_ = s.Frame()
 		if after, _ := json.Marshal(f); string(before) != string(after) {
