@@ -82,7 +82,10 @@ func TestRunJSON(t *testing.T) {
 			}
 			lines = append(lines, obj)
 		}
-		if len(lines) < 2 {
+		// A sim that converges within ten steps (laplace: Newton) has only
+		// its final line.
+		converged := len(lines) > 0 && lines[len(lines)-1]["state"] == "converged"
+		if len(lines) < 2 && !(converged && len(lines) == 1) {
 			t.Fatalf("%s: %d lines", name, len(lines))
 		}
 		for i, obj := range lines {
@@ -94,7 +97,7 @@ func TestRunJSON(t *testing.T) {
 				t.Errorf("%s line %d: final=%v result=%v", name, i, obj["final"], obj["result"] != nil)
 			}
 		}
-		if lines[0]["step"].(float64) != 10 {
+		if len(lines) > 1 && lines[0]["step"].(float64) != 10 {
 			t.Errorf("%s: first line at step %v, want 10", name, lines[0]["step"])
 		}
 	}

@@ -362,9 +362,9 @@ func TestSamplerFramesAreImmutableAndDeterministic(t *testing.T) {
 		runSim(t, s, 1500)
 		f := s.Frame()
 		before, err := json.Marshal(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+		if err != nil {
+			t.Fatal(err)
+		}
 		runSim(t, s, 1500)
 		_ = s.Frame()
 		if after, _ := json.Marshal(f); string(before) != string(after) {
