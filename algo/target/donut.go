@@ -65,12 +65,12 @@ func (Donut) Name() string { return "donut" }
 func (Donut) Dim() int     { return 2 }
 
 func (d Donut) LogP(x []float64) float64 {
-	u := (math.Hypot(x[0], x[1]) - d.r) / d.sigma
+	u := (math.Sqrt(x[0]*x[0]+x[1]*x[1]) - d.r) / d.sigma
 	return -0.5*u*u + d.logNorm
 }
 
 func (d Donut) Grad(grad, x []float64) {
-	rho := math.Hypot(x[0], x[1])
+	rho := math.Sqrt(x[0]*x[0] + x[1]*x[1])
 	if rho == 0 {
 		grad[0], grad[1] = 0, 0
 		return

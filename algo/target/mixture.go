@@ -138,14 +138,17 @@ func (m *Mixture) Grad(grad, x []float64) {
 	for k := range m.logw {
 		l := m.component(k, x)
 		w := 1.0
-		if l > hi {
-			scale := math.Exp(hi - l) // 0 on the first component
+		switch {
+		case k == 0:
+			hi = l
+		case l > hi:
+			scale := math.Exp(hi - l)
 			s *= scale
 			for i := range grad[:m.d] {
 				grad[i] *= scale
 			}
 			hi = l
-		} else {
+		default:
 			w = math.Exp(l - hi)
 		}
 		s += w
