@@ -298,9 +298,9 @@ func TestULAStationaryVariance(t *testing.T) {
 // TestULACorrelated checks the closed form along the eigenvectors of Σ on
 // the correlated Gaussian: Var((x ± y)/√2) = λ/(1 − δ/(2λ)), λ = 1 ± ρ.
 func TestULACorrelated(t *testing.T) {
-	n := 300000
+	n := 150000
 	if testing.Short() {
-		n = 80000
+		n = 50000
 	}
 	const rho, delta = 0.8, 0.1
 	tg, _ := target.NewCorrelated(rho)

@@ -121,7 +121,7 @@ func strconvI(n int) string { b, _ := json.Marshal(n); return string(b) }
 // reported ESS (the Gaussian variance of (x_i − μ_i)(x_j − μ_j) for the
 // covariance entries), and R-hat below 1.01 on every coordinate.
 func TestSamplerMomentsOnCorrelated(t *testing.T) {
-	steps := map[string]int{"mh": 30000, "gibbs": 10000, "hmc": 4000, "mala": 30000}
+	steps := map[string]int{"mh": 20000, "gibbs": 5000, "hmc": 2000, "mala": 30000}
 	if testing.Short() {
 		for k := range steps {
 			steps[k] /= 3
