@@ -670,7 +670,22 @@ func (s *chainSim) table() []string {
 	if r := s.maxRHat(); r >= 1.01 {
 		verdict = fmt.Sprintf("R̂ = %s ≥ 1.01: the chains disagree — not mixed yet (or stuck in different modes).", fmtR(r))
 	}
-	return append(lines, verdict)
+	lines = append(lines, verdict)
+	var stuck []string
+	for c := range s.c {
+		if s.ens.Transitions() >= hintAfter && s.ens.Acceptance(c) < 0.01 {
+			stuck = append(stuck, strconv.Itoa(c+1))
+		}
+	}
+	switch len(stuck) {
+	case 0:
+	case 1:
+		lines = append(lines, fmt.Sprintf("chain %s accepts almost nothing: it sits where the step is too large for the local curvature.", stuck[0]))
+	default:
+		lines = append(lines, fmt.Sprintf("chains %s accept almost nothing: they sit where the step is too large for the local curvature.",
+			strings.Join(stuck, ", ")))
+	}
+	return lines
 }
 
 // arrowNote explains chain 1's proposal arrows on a 2-D canvas ("" when
