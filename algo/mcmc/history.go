@@ -93,6 +93,10 @@ func (h *History) Dim() int { return h.d }
 // Moments returns the running moments of all samples (do not modify).
 func (h *History) Moments() *Moments { return h.mom }
 
+// Run returns the kept run of coordinate i: samples 0, k, 2k, ... for
+// k = Stride() (a view: do not modify; it changes on Add).
+func (h *History) Run(i int) []float64 { return h.hist[i] }
+
 // Stride is the thinning of the kept run: it holds samples 0, k, 2k, ...
 func (h *History) Stride() int { return h.stride }
 

@@ -70,15 +70,9 @@ func NewMetropolis(p Density, x0 []float64, step float64, rng *rand.Rand) (*Metr
 	if !(step > 0) || math.IsInf(step, 0) {
 		return nil, algo.BadParam("step", step, "a finite number > 0")
 	}
-	if len(x0) != p.Dim() || !allFinite(x0) {
-		return nil, algo.BadParam("x0", x0, dimText(p.Dim()))
-	}
-	if rng == nil {
-		return nil, algo.BadParam("rng", nil, "a random source")
-	}
-	lp := p.LogP(x0)
-	if math.IsNaN(lp) || math.IsInf(lp, 0) {
-		return nil, algo.BadParam("x0", x0, "a point where log p is finite (inside the support)")
+	lp, err := startAt(p, x0, rng)
+	if err != nil {
+		return nil, err
 	}
 	m := &Metropolis{
 		p: p, step: step, rng: rng,

@@ -1,7 +1,9 @@
 package target
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/thelab/lab/algo"
 )
@@ -78,4 +80,37 @@ func (bn Banana) Bounds() (lo, hi []float64) {
 	r0, r1 := bn.ridge(0), bn.ridge(2.5*bn.a)
 	return []float64{-3 * bn.a, math.Min(r0, r1) - 3.5},
 		[]float64{3 * bn.a, math.Max(r0, r1) + 3.5}
+}
+
+// Formula is the density as shown on screen.
+func (bn Banana) Formula() string {
+	return fmt.Sprintf("x ~ N(0, %g²), y | x ~ N(%g(x² − %g), 1)", bn.a, bn.b, bn.a*bn.a)
+}
+
+// Draw writes an exact draw into dst: x₁, then x₂ given x₁.
+func (bn Banana) Draw(dst []float64, rng *rand.Rand) {
+	x1 := bn.a * rng.NormFloat64()
+	dst[0], dst[1] = x1, bn.ridge(x1)+rng.NormFloat64()
+}
+
+// HasConditional is true for x₂ (coordinate 1): x₂ | x₁ ~ N(b(x₁² − a²), 1).
+// The conditional of x₁ given x₂, ∝ exp(−x₁²/(2a²) − (x₂ − b(x₁² − a²))²/2),
+// has a quartic exponent: not a standard law.
+func (Banana) HasConditional(i int) bool { return i == 1 }
+
+// CondSample draws x₂ ~ N(b(x₁² − a²), 1) (i must be 1).
+func (bn Banana) CondSample(i int, x []float64, rng *rand.Rand) float64 {
+	if i != 1 {
+		panic("target: the banana's x₁ has no closed-form conditional")
+	}
+	return bn.ridge(x[0]) + rng.NormFloat64()
+}
+
+// CondLogPDF is log N(v; b(x₁² − a²), 1) (i must be 1).
+func (bn Banana) CondLogPDF(i int, x []float64, v float64) float64 {
+	if i != 1 {
+		panic("target: the banana's x₁ has no closed-form conditional")
+	}
+	d := v - bn.ridge(x[0])
+	return -0.5*d*d - halfLog2Pi
 }

@@ -1,7 +1,9 @@
 package target
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/thelab/lab/algo"
 )
@@ -102,4 +104,55 @@ func (c Correlated) Cov() [][]float64            { return [][]float64{{1, c.rho}
 // Bounds is the square [−3.5, 3.5]², 3.5 marginal standard deviations.
 func (Correlated) Bounds() (lo, hi []float64) {
 	return []float64{-3.5, -3.5}, []float64{3.5, 3.5}
+}
+
+// Formula is the density as shown on screen.
+func (n Normal) Formula() string { return fmt.Sprintf("p(x) = N(x; %g, %g²)", n.mu, n.sigma) }
+
+// Draw writes an exact draw into dst.
+func (n Normal) Draw(dst []float64, rng *rand.Rand) { dst[0] = n.mu + n.sigma*rng.NormFloat64() }
+
+// HasConditional is true: in one dimension the full conditional is the
+// target itself, and Gibbs sampling draws independent samples.
+func (Normal) HasConditional(i int) bool { return i == 0 }
+
+// CondSample draws from N(μ, σ²).
+func (n Normal) CondSample(_ int, _ []float64, rng *rand.Rand) float64 {
+	return n.mu + n.sigma*rng.NormFloat64()
+}
+
+// CondLogPDF is log N(v; μ, σ²).
+func (n Normal) CondLogPDF(_ int, _ []float64, v float64) float64 {
+	d := (v - n.mu) / n.sigma
+	return -0.5*d*d + n.logNorm
+}
+
+// Formula is the density as shown on screen.
+func (c Correlated) Formula() string {
+	return fmt.Sprintf("p(x, y) = N(0, [[1, ρ], [ρ, 1]]), ρ = %g", c.rho)
+}
+
+// Draw writes an exact draw into dst: x = z₁, y = ρz₁ + √(1 − ρ²) z₂ (the
+// Cholesky factor of Σ).
+func (c Correlated) Draw(dst []float64, rng *rand.Rand) {
+	z1, z2 := rng.NormFloat64(), rng.NormFloat64()
+	dst[0], dst[1] = z1, c.rho*z1+math.Sqrt(1-c.rho*c.rho)*z2
+}
+
+// HasConditional is true for both coordinates: for unit variances and
+// correlation ρ (seed-002-catalog C5 [D], the Gaussian conditioning formula)
+//
+//	x_i | x_j ~ N(ρ x_j, 1 − ρ²).
+func (Correlated) HasConditional(i int) bool { return i == 0 || i == 1 }
+
+// CondSample draws x_i ~ N(ρ x_j, 1 − ρ²), j the other coordinate.
+func (c Correlated) CondSample(i int, x []float64, rng *rand.Rand) float64 {
+	return c.rho*x[1-i] + math.Sqrt(1-c.rho*c.rho)*rng.NormFloat64()
+}
+
+// CondLogPDF is log N(v; ρ x_j, 1 − ρ²).
+func (c Correlated) CondLogPDF(i int, x []float64, v float64) float64 {
+	q := 1 - c.rho*c.rho
+	d := v - c.rho*x[1-i]
+	return -0.5*d*d/q - 0.5*math.Log(q) - halfLog2Pi
 }

@@ -3,6 +3,9 @@ package target
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
 
 	"github.com/thelab/lab/algo"
 )
@@ -121,18 +124,41 @@ func (m *Mixture) logSumExp(x []float64) float64 {
 
 func (m *Mixture) LogP(x []float64) float64 { return m.logSumExp(x) + m.logNorm }
 
+// Grad accumulates Σ_k r_k(x)(μ_k − x)/σ² in one pass with a streaming
+// log-sum-exp: the running maximum ℓ* of the ℓ_k, s = Σ_k e^{ℓ_k − ℓ*} and
+// the gradient numerator scaled by e^{−ℓ*}, both rescaled whenever ℓ*
+// grows; then ∇ log p = numerator/s. One exp per component (two when the
+// maximum moves), no allocation.
 func (m *Mixture) Grad(grad, x []float64) {
-	lse := m.logSumExp(x)
 	for i := range grad[:m.d] {
 		grad[i] = 0
 	}
-	s2 := m.sigma * m.sigma
+	inv := 1 / (m.sigma * m.sigma)
+	hi, s := math.Inf(-1), 0.0
 	for k := range m.logw {
-		r := math.Exp(m.component(k, x) - lse)
+		l := m.component(k, x)
+		w := 1.0
+		switch {
+		case k == 0:
+			hi = l
+		case l > hi:
+			scale := math.Exp(hi - l)
+			s *= scale
+			for i := range grad[:m.d] {
+				grad[i] *= scale
+			}
+			hi = l
+		default:
+			w = math.Exp(l - hi)
+		}
+		s += w
 		mu := m.mu[k*m.d : (k+1)*m.d]
 		for i := range grad[:m.d] {
-			grad[i] += r * (mu[i] - x[i]) / s2
+			grad[i] += w * (mu[i] - x[i]) * inv
 		}
+	}
+	for i := range grad[:m.d] {
+		grad[i] /= s
 	}
 }
 
@@ -188,4 +214,111 @@ func allFinite(x []float64) bool {
 		}
 	}
 	return true
+}
+
+// Formula is the density as shown on screen, e.g.
+// "p = 0.5 N((3,3), I) + 0.5 N((−3,−3), I)".
+func (m *Mixture) Formula() string {
+	var b strings.Builder
+	b.WriteString("p = ")
+	for k, lw := range m.logw {
+		if k > 0 {
+			b.WriteString(" + ")
+		}
+		fmt.Fprintf(&b, "%.3g N((", math.Exp(lw))
+		for i := range m.d {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strings.ReplaceAll(strconv.FormatFloat(m.mu[k*m.d+i], 'g', 4, 64), "-", "−"))
+		}
+		b.WriteString("), ")
+		if m.sigma != 1 {
+			fmt.Fprintf(&b, "%g²", m.sigma)
+		}
+		b.WriteString("I)")
+	}
+	return b.String()
+}
+
+// Draw writes an exact draw into dst: a component k with probability w_k,
+// then N(μ_k, σ²I).
+func (m *Mixture) Draw(dst []float64, rng *rand.Rand) {
+	u := rng.Float64()
+	k := len(m.logw) - 1
+	for j, lw := range m.logw {
+		if u -= math.Exp(lw); u < 0 {
+			k = j
+			break
+		}
+	}
+	for i := range dst[:m.d] {
+		dst[i] = m.mu[k*m.d+i] + m.sigma*rng.NormFloat64()
+	}
+}
+
+// HasConditional is true for every coordinate: with isotropic components
+// the full conditional of x_i is again a mixture of Gaussians,
+//
+//	p(x_i | x_{−i}) = Σ_k π_k N(x_i; μ_ki, σ²),
+//	π_k ∝ w_k Π_{j≠i} N(x_j; μ_kj, σ²),
+//
+// whose weights π_k are the responsibilities given the other coordinates
+// (Bayes' rule on the component label; the N(x_i; ·) factors do not enter).
+func (m *Mixture) HasConditional(i int) bool { return i >= 0 && i < m.d }
+
+// condLogWeight is log w_k − Σ_{j≠i} (x_j − μ_kj)²/(2σ²), the unnormalised
+// log π_k of the conditional of x_i.
+func (m *Mixture) condLogWeight(k, i int, x []float64) float64 {
+	mu := m.mu[k*m.d : (k+1)*m.d]
+	ss := 0.0
+	for j, xj := range x[:m.d] {
+		if j != i {
+			e := xj - mu[j]
+			ss += e * e
+		}
+	}
+	return m.logw[k] - ss/(2*m.sigma*m.sigma)
+}
+
+// CondSample draws x_i ~ p(x_i | x_{−i}): a component by its conditional
+// weight, then its Gaussian. It does not allocate.
+func (m *Mixture) CondSample(i int, x []float64, rng *rand.Rand) float64 {
+	hi := math.Inf(-1)
+	for k := range m.logw {
+		hi = math.Max(hi, m.condLogWeight(k, i, x))
+	}
+	total := 0.0
+	for k := range m.logw {
+		total += math.Exp(m.condLogWeight(k, i, x) - hi)
+	}
+	u := rng.Float64() * total
+	k := len(m.logw) - 1
+	for j := range m.logw {
+		if u -= math.Exp(m.condLogWeight(j, i, x) - hi); u < 0 {
+			k = j
+			break
+		}
+	}
+	return m.mu[k*m.d+i] + m.sigma*rng.NormFloat64()
+}
+
+// CondLogPDF is log p(x_i = v | x_{−i}), by log-sum-exp over components.
+func (m *Mixture) CondLogPDF(i int, x []float64, v float64) float64 {
+	s2 := m.sigma * m.sigma
+	hiW, hi := math.Inf(-1), math.Inf(-1)
+	for k := range m.logw {
+		w := m.condLogWeight(k, i, x)
+		e := v - m.mu[k*m.d+i]
+		hiW = math.Max(hiW, w)
+		hi = math.Max(hi, w-e*e/(2*s2))
+	}
+	sw, s := 0.0, 0.0
+	for k := range m.logw {
+		w := m.condLogWeight(k, i, x)
+		e := v - m.mu[k*m.d+i]
+		sw += math.Exp(w - hiW)
+		s += math.Exp(w - e*e/(2*s2) - hi)
+	}
+	return hi + math.Log(s) - hiW - math.Log(sw) - 0.5*(log2Pi+math.Log(s2))
 }

@@ -17,6 +17,7 @@ package target
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"github.com/thelab/lab/algo"
 )
@@ -46,8 +47,42 @@ type Target interface {
 	Bounds() (lo, hi []float64)
 }
 
+// Drawer is implemented by targets that can be sampled exactly (every
+// preset here): the starting points of dispersed chains and the independent
+// draws that Monte Carlo error is measured against.
+type Drawer interface {
+	// Draw writes an exact, independent draw from the target into dst
+	// (length Dim), using only rng. It does not allocate.
+	Draw(dst []float64, rng *rand.Rand)
+}
+
+// Conditionals is implemented by targets whose full conditionals
+// p(x_i | x_{−i}) are, for some coordinates, standard laws that can be drawn
+// exactly: what Gibbs sampling needs (seed 002 §3.2, L1108–1155).
+type Conditionals interface {
+	// HasConditional reports whether coordinate i's full conditional is
+	// known in closed form. CondSample and CondLogPDF may be called only
+	// for such i.
+	HasConditional(i int) bool
+	// CondSample draws x_i ~ p(x_i | x_{−i}); the value of x[i] is ignored.
+	// It does not allocate.
+	CondSample(i int, x []float64, rng *rand.Rand) float64
+	// CondLogPDF returns the normalised log density of x_i = v under
+	// p(x_i | x_{−i}); x[i] is ignored.
+	CondLogPDF(i int, x []float64, v float64) float64
+}
+
+// Formula returns the target's density as a line of text for the screen,
+// e.g. "p(x) = N(x; 0, 1²)", or its name when it has none.
+func Formula(t Target) string {
+	if f, ok := t.(interface{ Formula() string }); ok {
+		return f.Formula()
+	}
+	return t.Name()
+}
+
 // Names lists the presets that New knows, in menu order.
-var Names = []string{"normal", "mixture", "banana", "correlated"}
+var Names = []string{"normal", "mixture", "banana", "correlated", "donut", "funnel"}
 
 // Default parameters of the presets.
 const (
@@ -57,6 +92,12 @@ const (
 	// BananaA and BananaB are the scale and twist of the "banana" preset.
 	BananaA = 2.0
 	BananaB = 0.5
+	// DonutR and DonutSigma are the radius and width of the "donut".
+	DonutR     = 2.5
+	DonutSigma = 0.4
+	// FunnelTau is the log-scale standard deviation of the "funnel"
+	// (Neal's value).
+	FunnelTau = 3.0
 )
 
 // New returns a preset by name:
@@ -66,6 +107,8 @@ const (
 //	            notes' Fig 3.7 (see Fig37)
 //	banana      the twisted Gaussian of NewBanana with a = 2, b = 0.5
 //	correlated  the 2-D Gaussian with unit variances and correlation rho
+//	donut       the ring of NewDonut with r = 2.5, σ = 0.4
+//	funnel      Neal's funnel of NewFunnel with τ = 3
 //
 // rho is used by "correlated" only; it must lie in (−1, 1).
 func New(name string, rho float64) (Target, error) {
@@ -78,6 +121,10 @@ func New(name string, rho float64) (Target, error) {
 		return NewBanana(BananaA, BananaB)
 	case "correlated":
 		return NewCorrelated(rho)
+	case "donut":
+		return NewDonut(DonutR, DonutSigma)
+	case "funnel":
+		return NewFunnel(FunnelTau)
 	}
 	return nil, algo.BadParam("target", name, fmt.Sprintf("one of %v", Names))
 }

@@ -83,7 +83,8 @@ func TestRunJSON(t *testing.T) {
 			lines = append(lines, obj)
 		}
 		// A sim that converges within 10 steps (kmeans on well-separated
-		// clusters takes four) prints only its final line.
+		// clusters takes four, laplace's Newton eight) prints only its final
+		// line.
 		last := lines[len(lines)-1]
 		if len(lines) < 2 && !(len(lines) == 1 && last["state"] == "converged" && last["step"].(float64) < 10) {
 			t.Fatalf("%s: %d lines", name, len(lines))

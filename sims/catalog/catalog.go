@@ -10,6 +10,7 @@ import (
 	"github.com/thelab/lab/sims/estimatesim"
 	"github.com/thelab/lab/sims/gpsim"
 	"github.com/thelab/lab/sims/kernelsim"
+	"github.com/thelab/lab/sims/laplacesim"
 	"github.com/thelab/lab/sims/ldasim"
 	"github.com/thelab/lab/sims/mcmcsim"
 	"github.com/thelab/lab/sims/mixturesim"
@@ -38,6 +39,12 @@ func All() *sims.Catalog {
 		mixturesim.Ancestral,
 		// Chapter 3: sampling and variational inference.
 		mcmcsim.MH,
+		mcmcsim.Gibbs,
+		mcmcsim.HMC,
+		mcmcsim.MALA,
+		mcmcsim.Langevin,
+		mcmcsim.MCErrorSim,
+		laplacesim.Laplace,
 		visim.VI,
 		visim.BBVI,
 		ldasim.LDA,

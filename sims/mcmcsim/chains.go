@@ -1,0 +1,787 @@
+package mcmcsim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+
+	"github.com/thelab/lab/algo/mcmc"
+	"github.com/thelab/lab/algo/target"
+	"github.com/thelab/lab/sims"
+)
+
+// This file is the machinery that every sampler sim shares: the target
+// and chain parameters, the chains from dispersed starts driven by an
+// mcmc.Ensemble (burn-in, thinning, per-chain diagnostics), what is kept
+// for drawing, the frames (traces, autocorrelations, samples against the
+// exact density, the per-chain table) and the Result. A sampler sim adds
+// only its engine, its own parameters and the few charts and lines that
+// are about its method.
+
+// Sizes of what a chain sim keeps and draws.
+const (
+	recentLen  = 1000 // states per chain in the trace charts
+	pathLen    = 50   // states per chain in the canvas path
+	bins1D     = 60   // histogram bins of a 1-D target
+	binsX      = 60   // 2-D histogram columns
+	binsY      = 30   // 2-D histogram rows
+	maxLag     = 50   // lags in the autocorrelation charts
+	essBudget  = mcmc.WindowLen
+	essRefresh = 1000 // new samples before a frame recomputes an ESS
+	rhatBudget = 1024 // points per chain for the R-hat shown in a frame
+	hintAfter  = 200  // steps before the acceptance hints show
+	arrowsLen  = 6    // proposals of chain 1 drawn as arrows
+	maxChains  = 8    // the chains parameter's upper bound
+	// rhatCap is the R-hat reported as a metric when chains are stuck at
+	// distinct points (R-hat = +Inf): metrics must be finite.
+	rhatCap = 999
+)
+
+var coordNames = []string{"x", "y"}
+
+// targetParams are the target and its correlation, first in every sampler.
+func targetParams(def string) []sims.Param {
+	return []sims.Param{
+		{Name: "target", Kind: sims.Choice, Choices: target.Names, Default: def,
+			Help: "density to sample: 1-D N(0,1); Fig 3.7's ½N((3,3),I)+½N((−3,−3),I); a twisted Gaussian; a ρ-correlated Gaussian; a ring; Neal's funnel"},
+		{Name: "rho", Kind: sims.Float, Min: -0.995, Max: 0.995, Default: strconv.FormatFloat(target.DefaultRho, 'g', -1, 64),
+			Help: "correlation of the Gaussian (target=correlated only)"},
+	}
+}
+
+// chainParams are the multi-chain settings, shared by every sampler;
+// chains defaults to defChains.
+func chainParams(defChains int, defBurn string) []sims.Param {
+	return []sims.Param{
+		{Name: "chains", Kind: sims.Int, Min: 1, Max: maxChains, Default: strconv.Itoa(defChains),
+			Help: "chains run side by side: chain 1 from x0, the others from dispersed starts (exact draws pushed ×2 from the mean)"},
+		{Name: "burnin", Kind: sims.Int, Min: 0, Max: 1e6, Default: defBurn,
+			Help: "initial transitions of each chain whose states are discarded before the statistics start"},
+		{Name: "thin", Kind: sims.Int, Min: 1, Max: 1000, Default: "1",
+			Help: "keep every thin-th state after burn-in (the notes' 'one every 50 samples'); the ACF is of the kept samples"},
+		{Name: "x0", Kind: sims.Vector, Len: 2, Min: -10, Max: 10, Default: "0,0",
+			DefaultFor: defaultStart, DefaultNote: "3,−3 for correlated, 3 for normal, 2.5,0 for donut, else 0,0",
+			Help: "starting state x,y of chain 1 (the 1-D target uses x only)"},
+	}
+}
+
+// defaultStart starts the Gaussians far out, as the catalogue's measured
+// chains did, so that the burn-in shows; the donut on its ring; the others
+// at the origin (between the mixture's modes, in the funnel's middle).
+func defaultStart(v sims.Values) string {
+	switch v.String("target") {
+	case "correlated":
+		return "3,-3"
+	case "normal":
+		return "3,0"
+	case "donut":
+		return "2.5,0"
+	}
+	return "0,0"
+}
+
+// newTarget builds the chosen target.
+func newTarget(v sims.Values) (target.Target, error) {
+	return target.New(v.String("target"), v.Float("rho"))
+}
+
+// makeChain builds one chain of a sampler at x0 with its own random source.
+type makeChain func(x0 []float64, rng *rand.Rand) (mcmc.Sampler, error)
+
+// chainSim is the shared part of every sampler sim.
+type chainSim struct {
+	name string
+	tgt  target.Target
+	ens  *mcmc.Ensemble
+	d, c int
+
+	starts [][]float64
+	pre    *mcmc.Moments // states during burn-in, for the means shown then
+
+	recent   []float64 // per chain, a ring of recentLen states: c×recentLen×d
+	recentN  int
+	recentAt int
+	accRate  *sims.Trace // running acceptance rate of each chain
+	accRow   []float64
+
+	// Histogram of the kept samples over the drawing box.
+	lo, hi []float64
+	counts []float64
+	curve  sims.Curve
+	exact  *sims.Grid
+	view   sims.Rect
+	peak   float64
+	right  int // kept samples with x₁ > 0 (the mixture's mode balance)
+	kept   int // Ensemble.Kept() when last binned
+
+	// The last proposals of chain 1: from, to (d values each), accepted.
+	arrows   []float64
+	arrowOK  []bool
+	arrowN   int
+	arrowAt  int
+	prev0    []float64
+	noArrows bool   // samplers whose every move is accepted draw none
+	stairs   bool   // draw chain paths as Gibbs' axis-parallel half-moves
+	propName string // the legend of chain 1's proposals ("proposal")
+
+	// Diagnostics cache, refreshed a little per frame (see refresh).
+	tau   [][]float64   // τ̂ per chain and coordinate; 0 = not yet
+	acf   [][][]float64 // autocorrelations per chain and coordinate
+	essN  int           // kept samples at the last refresh of a pair
+	next  int           // the (chain, coordinate) pair to refresh next
+	rhat  []float64     // across chains, per coordinate (0 = not yet)
+	crhat [][]float64   // within each chain, per coordinate
+	rhatN int           // kept samples when the R-hats were computed
+}
+
+// newChainSim builds the chains of a sampler from the configuration: the
+// target, chain 1 at x0 and the others from dispersed starts, each chain
+// with its own PCG stream (chain 1's is `stream`, so a single chain
+// reproduces the runs of the one-chain mh sim), and the Ensemble.
+func newChainSim(name string, cfg sims.Config, tgt target.Target, stream uint64, mk makeChain) (*chainSim, error) {
+	v := cfg.Values
+	d := tgt.Dim()
+	x0 := v.Vector("x0")[:d]
+	nc := v.Int("chains")
+	starts := mcmc.DispersedStarts(tgt, x0, nc, rand.New(rand.NewPCG(cfg.Seed, stream^0x7374617274)))
+	var chains []mcmc.Sampler
+	for c, x := range starts {
+		ch, err := mk(x, rand.New(rand.NewPCG(cfg.Seed, stream+uint64(c))))
+		if err != nil {
+			return nil, err
+		}
+		chains = append(chains, ch)
+	}
+	ens, err := mcmc.NewEnsemble(chains, v.Int("burnin"), v.Int("thin"))
+	if err != nil {
+		return nil, err
+	}
+	s := &chainSim{
+		name: name, tgt: tgt, ens: ens, d: d, c: nc, starts: starts,
+		pre:      mcmc.NewMoments(d),
+		recent:   make([]float64, nc*recentLen*d),
+		accRate:  sims.NewTrace(1, nc),
+		accRow:   make([]float64, nc),
+		arrows:   make([]float64, arrowsLen*2*d),
+		arrowOK:  make([]bool, arrowsLen),
+		prev0:    append([]float64(nil), x0...),
+		tau:      make([][]float64, nc),
+		acf:      make([][][]float64, nc),
+		rhat:     make([]float64, d),
+		crhat:    make([][]float64, nc),
+		propName: "proposal",
+	}
+	for c := range nc {
+		s.tau[c] = make([]float64, d)
+		s.acf[c] = make([][]float64, d)
+		s.crhat[c] = make([]float64, d)
+	}
+	s.lo, s.hi = tgt.Bounds()
+	if d == 1 {
+		s.counts = make([]float64, bins1D)
+		const n = 241
+		s.curve = sims.Curve{Name: "exact density", X: make([]float64, n), Y: make([]float64, n), Class: 1}
+		for i := range n {
+			x := s.lo[0] + (s.hi[0]-s.lo[0])*float64(i)/(n-1)
+			s.curve.X[i], s.curve.Y[i] = x, tgt.Density([]float64{x})
+		}
+	} else {
+		s.counts = make([]float64, binsX*binsY)
+		s.view = sims.Rect{XMin: s.lo[0], XMax: s.hi[0], YMin: s.lo[1], YMax: s.hi[1]}
+		p := make([]float64, 2)
+		s.exact = sims.SampleGrid(s.view, 2*binsX, 2*binsY, func(x, y float64) float64 {
+			p[0], p[1] = x, y
+			return tgt.Density(p)
+		})
+		for _, z := range s.exact.Z {
+			s.peak = math.Max(s.peak, z)
+		}
+		s.exact.Levels, s.exact.Lo, s.exact.Hi = 6, 0, s.peak
+	}
+	for c := range nc {
+		s.pushRecent(c, starts[c])
+	}
+	s.advanceRecent()
+	return s, nil
+}
+
+// step makes one transition of every chain and records it: the traces, the
+// running acceptance rates, chain 1's proposal, and the kept samples in the
+// histogram. It does not allocate.
+func (s *chainSim) step() error {
+	if err := s.ens.Step(); err != nil {
+		return err
+	}
+	for c := range s.c {
+		ch := s.ens.Chain(c)
+		s.pushRecent(c, ch.X())
+		s.accRow[c] = s.ens.Acceptance(c)
+	}
+	s.advanceRecent()
+	s.accRate.Add(s.accRow...)
+	if !s.noArrows {
+		z, ok := s.ens.Chain(0).Proposal()
+		k := s.arrowAt * 2 * s.d
+		copy(s.arrows[k:], s.prev0)
+		copy(s.arrows[k+s.d:], z)
+		s.arrowOK[s.arrowAt] = ok
+		s.arrowAt = (s.arrowAt + 1) % arrowsLen
+		s.arrowN = min(s.arrowN+1, arrowsLen)
+	}
+	copy(s.prev0, s.ens.Chain(0).X())
+	if s.ens.Transitions() <= s.ens.BurnIn() {
+		for c := range s.c {
+			s.pre.Add(s.ens.Chain(c).X())
+		}
+		return nil
+	}
+	if k := s.ens.Kept(); k != s.kept {
+		s.kept = k
+		for c := range s.c {
+			x := s.ens.Chain(c).X()
+			s.bin(x)
+			if x[0] > 0 {
+				s.right++
+			}
+		}
+	}
+	return nil
+}
+
+func (s *chainSim) pushRecent(c int, x []float64) {
+	copy(s.recent[(c*recentLen+s.recentAt)*s.d:], x)
+}
+
+func (s *chainSim) advanceRecent() {
+	s.recentAt = (s.recentAt + 1) % recentLen
+	s.recentN = min(s.recentN+1, recentLen)
+}
+
+// recentCoord returns coordinate i of chain c's last n states, oldest
+// first (a fresh slice).
+func (s *chainSim) recentCoord(c, i, n int) []float64 {
+	n = min(n, s.recentN)
+	out := make([]float64, n)
+	k := (s.recentAt - n + recentLen) % recentLen
+	for j := range out {
+		out[j] = s.recent[(c*recentLen+k)*s.d+i]
+		if k++; k == recentLen {
+			k = 0
+		}
+	}
+	return out
+}
+
+// bin counts x into the histogram; states outside the box are not drawn
+// (but still count in the normalisation, so the bars show the mass inside).
+func (s *chainSim) bin(x []float64) {
+	cell := func(i, n int) int {
+		f := (x[i] - s.lo[i]) / (s.hi[i] - s.lo[i])
+		if !(f >= 0 && f < 1) {
+			return -1
+		}
+		return min(int(f*float64(n)), n-1)
+	}
+	if s.d == 1 {
+		if b := cell(0, bins1D); b >= 0 {
+			s.counts[b]++
+		}
+		return
+	}
+	bx, by := cell(0, binsX), cell(1, binsY)
+	if bx >= 0 && by >= 0 {
+		s.counts[by*binsX+bx]++
+	}
+}
+
+// refresh re-estimates τ̂ and the autocorrelations of one (chain,
+// coordinate) pair, round robin, when at least essRefresh samples per
+// chain have arrived since the last refresh, or on every frame while there
+// are fewer than essRefresh; pairs never estimated are estimated at once
+// (once per pair: at most 16 at the first frame after the burn-in). Each
+// estimate runs at most two FFTs on no more than mcmc.WindowLen points,
+// well under a millisecond. The R-hats are
+// recomputed on the same schedule, on at most rhatBudget points per chain.
+func (s *chainSim) refresh() {
+	n := s.ens.Kept()
+	pairs := s.c * s.d
+	c0, i0 := s.next/s.d, s.next%s.d
+	if n == 0 || n == s.essN || (n >= essRefresh && n-s.essN < essRefresh && s.tau[c0][i0] > 0) {
+		return
+	}
+	s.essN = n
+	for p := range pairs {
+		if c, i := p/s.d, p%s.d; s.tau[c][i] == 0 && p != s.next {
+			s.estimate(c, i)
+		}
+	}
+	s.estimate(c0, i0)
+	s.next = (s.next + 1) % pairs
+	s.rhatN = n
+	for i := range s.d {
+		s.rhat[i], _ = s.ens.RHat(i, rhatBudget)
+		for c := range s.c {
+			s.crhat[c][i], _ = s.ens.ChainRHat(c, i, rhatBudget)
+		}
+	}
+}
+
+func (s *chainSim) estimate(c, i int) {
+	h := s.ens.History(c)
+	ess, acf := h.Diagnose(i, essBudget, nil, maxLag)
+	s.tau[c][i], s.acf[c][i] = float64(h.N())/ess, acf
+}
+
+// chainESS is chain c's cached ESS of coordinate i (0 where none yet).
+func (s *chainSim) chainESS(c, i int) float64 {
+	if t := s.tau[c][i]; t > 0 {
+		return float64(s.ens.Kept()) / t
+	}
+	return 0
+}
+
+// essAt is the pooled cached ESS of coordinate i.
+func (s *chainSim) essAt(i int) float64 {
+	e := 0.0
+	for c := range s.c {
+		e += s.chainESS(c, i)
+	}
+	return e
+}
+
+// minESS is the smallest pooled ESS over the coordinates.
+func (s *chainSim) minESS() float64 {
+	m := math.Inf(1)
+	for i := range s.d {
+		m = math.Min(m, s.essAt(i))
+	}
+	return m
+}
+
+// maxRHat is the largest cross-chain R-hat, capped at rhatCap (0 while
+// there is none yet).
+func (s *chainSim) maxRHat() float64 {
+	m := 0.0
+	for _, r := range s.rhat {
+		m = math.Max(m, r)
+	}
+	return math.Min(m, rhatCap)
+}
+
+// runningMean is the pooled mean of the kept samples, or of the burn-in
+// states while there are none yet (and chain 1's start before the first
+// step).
+func (s *chainSim) runningMean(i int) float64 {
+	switch {
+	case s.ens.Samples() > 0:
+		return s.ens.Moments().MeanAt(i)
+	case s.pre.N() > 0:
+		return s.pre.MeanAt(i)
+	}
+	return s.starts[0][i]
+}
+
+// metrics are acceptance, ess, the means and, with several chains, the
+// largest R-hat: the metrics of every sampler, in that order.
+func (s *chainSim) metrics() []sims.Metric {
+	m := []sims.Metric{
+		{Name: "acceptance", Value: s.ens.AcceptanceAll()},
+		{Name: "ess", Value: s.minESS()},
+	}
+	for i := range s.d {
+		name := "mean"
+		if s.d > 1 {
+			name = "mean_" + coordNames[i]
+		}
+		m = append(m, sims.Metric{Name: name, Value: s.runningMean(i)})
+	}
+	if s.c > 1 {
+		m = append(m, sims.Metric{Name: "rhat", Value: s.maxRHat()})
+	}
+	return m
+}
+
+// chainLabel names chain c in legends (the chart titles say "per chain").
+func chainLabel(c int) string { return strconv.Itoa(c + 1) }
+
+// traceChart is coordinate i of every chain (i < 0: every coordinate of
+// the single chain) over the last recentLen transitions.
+func (s *chainSim) traceChart(i int) sims.LineChart {
+	n := s.ens.Transitions()
+	tr := sims.LineChart{Title: "trace", XLabel: "step", X1: float64(n)}
+	tr.X0 = float64(n - s.recentN + 1)
+	if i < 0 {
+		for j := range s.d {
+			tr.Series = append(tr.Series, sims.Series{Name: coordNames[j], Y: s.recentCoord(0, j, recentLen), Class: j})
+		}
+	} else {
+		tr.Title = "trace of " + coordNames[i] + ", per chain"
+		for c := range s.c {
+			tr.Series = append(tr.Series, sims.Series{Name: chainLabel(c), Y: s.recentCoord(c, i, recentLen), Class: c})
+		}
+	}
+	if b := s.ens.BurnIn(); b >= int(tr.X0) && b <= n {
+		tr.Title += fmt.Sprintf(" (burn-in ends at step %d)", b)
+	}
+	return tr
+}
+
+// accChart is the running acceptance rate of every chain.
+func (s *chainSim) accChart() sims.LineChart {
+	a0, a1 := s.accRate.Span()
+	ch := sims.LineChart{Title: "running acceptance rate", X0: a0, X1: a1, XLabel: "step"}
+	for c := range s.c {
+		name := "acceptance"
+		if s.c > 1 {
+			name = chainLabel(c)
+		}
+		ch.Series = append(ch.Series, sims.Series{Name: name, Y: s.accRate.Column(c), Class: c})
+	}
+	if s.c > 1 {
+		ch.Title = "acceptance rate, per chain"
+	}
+	return ch
+}
+
+// acfChart is the autocorrelation of coordinate i of every chain (i < 0:
+// every coordinate of the single chain), over the recent kept samples.
+func (s *chainSim) acfChart(i int) sims.LineChart {
+	title := fmt.Sprintf("autocorrelation (last %d samples)", min(s.ens.Kept(), mcmc.WindowLen))
+	switch {
+	case s.ens.Kept() == 0:
+		title = "autocorrelation (after burn-in)"
+	case s.ens.Thin() > 1:
+		title = fmt.Sprintf("autocorrelation, thinned ×%d (last %d)", s.ens.Thin(), min(s.ens.Kept(), mcmc.WindowLen))
+	}
+	ch := sims.LineChart{Title: title, X0: 0, X1: maxLag, XLabel: "lag"}
+	if i < 0 {
+		for j := range s.d {
+			if a := s.acf[0][j]; a != nil {
+				ch.Series = append(ch.Series, sims.Series{Name: "ρ_" + coordNames[j], Y: a, Class: j})
+			}
+		}
+	} else {
+		ch.Title = fmt.Sprintf("ACF of %s, per chain", coordNames[i])
+		if s.ens.Thin() > 1 {
+			ch.Title += fmt.Sprintf(" (thinned ×%d)", s.ens.Thin())
+		}
+		for c := range s.c {
+			if a := s.acf[c][i]; a != nil {
+				ch.Series = append(ch.Series, sims.Series{Name: chainLabel(c), Y: a, Class: c})
+			}
+		}
+	}
+	if len(ch.Series) > 0 {
+		ch.X1 = float64(len(ch.Series[0].Y) - 1)
+	}
+	return ch
+}
+
+// histChart is the kept samples of a 1-D target against its density.
+func (s *chainSim) histChart(title string, curves ...sims.Curve) sims.HistChart {
+	n := float64(s.ens.Samples())
+	w := (s.hi[0] - s.lo[0]) / bins1D
+	dens := make([]float64, bins1D)
+	if n > 0 {
+		for b, c := range s.counts {
+			dens[b] = c / (n * w)
+		}
+	}
+	return sims.HistChart{
+		Title: title,
+		Lo:    s.lo[0], Hi: s.hi[0],
+		Density: dens,
+		Curves:  append([]sims.Curve{s.curve}, curves...),
+		XLabel:  "x",
+	}
+}
+
+// canvasChart is the kept samples of a 2-D target (shade) against its
+// density (level lines), the last pathLen states of every chain, their
+// current states, chain 1's last proposals (solid when accepted, dotted
+// when rejected), and extra paths (the HMC trajectory) of class
+// proposalClass().
+func (s *chainSim) canvasChart(extra ...sims.Path) sims.CanvasChart {
+	n := float64(s.ens.Samples())
+	cell := (s.view.XMax - s.view.XMin) / binsX * (s.view.YMax - s.view.YMin) / binsY
+	heat := &sims.Grid{NX: binsX, NY: binsY, Z: make([]float64, len(s.counts)), Scale: sims.Sequential, Lo: 0, Hi: s.peak}
+	if n > 0 {
+		for b, c := range s.counts {
+			heat.Z[b] = c / (n * cell)
+		}
+	}
+	var paths []sims.Path
+	var markers []sims.Marker
+	for c := range s.c {
+		px, py := s.recentCoord(c, 0, pathLen), s.recentCoord(c, 1, pathLen)
+		if s.stairs {
+			px, py = staircase(px, py)
+		}
+		paths = append(paths, sims.Path{X: px, Y: py, Class: c})
+	}
+	pc := s.proposalClass()
+	if !s.noArrows && s.ens.Transitions() > 0 {
+		for j := range s.arrowN {
+			k := ((s.arrowAt - s.arrowN + j + arrowsLen) % arrowsLen) * 2 * s.d
+			a := s.arrows[k : k+2*s.d]
+			paths = append(paths, sims.Path{X: []float64{a[0], a[2]}, Y: []float64{a[1], a[3]}, Class: pc,
+				Dotted: !s.arrowOK[(s.arrowAt-s.arrowN+j+arrowsLen)%arrowsLen]})
+		}
+	}
+	paths = append(paths, extra...)
+	for c := range s.c {
+		x := s.ens.Chain(c).X()
+		markers = append(markers, sims.Marker{X: x[0], Y: x[1], Glyph: '●', Class: c})
+	}
+	if z, ok := s.ens.Chain(0).Proposal(); !s.noArrows && !ok && s.ens.Transitions() > 0 {
+		markers = append(markers, sims.Marker{X: z[0], Y: z[1], Glyph: '×', Class: pc})
+	}
+	legend := []string{"chain"}
+	if s.c > 1 {
+		legend = legend[:0]
+		for c := range s.c {
+			legend = append(legend, strconv.Itoa(c+1))
+		}
+	}
+	if !s.noArrows || len(extra) > 0 {
+		legend = append(legend, s.propName)
+	}
+	return sims.CanvasChart{
+		Title:    "samples (shade), p (lines)",
+		View:     s.view,
+		Heat:     heat,
+		Contours: s.exact,
+		Paths:    paths,
+		Markers:  markers,
+		Legend:   legend,
+		XLabel:   "x", YLabel: "y",
+	}
+}
+
+// proposalClass is the colour of chain 1's proposals: the first class
+// after the chains'.
+func (s *chainSim) proposalClass() int { return s.c }
+
+// staircase inserts the half-moves of a two-coordinate systematic scan:
+// from (x_t, y_t) the sweep moves to (x_{t+1}, y_t), then (x_{t+1}, y_{t+1}).
+func staircase(x, y []float64) (sx, sy []float64) {
+	if len(x) == 0 {
+		return x, y
+	}
+	sx, sy = make([]float64, 0, 2*len(x)), make([]float64, 0, 2*len(y))
+	sx, sy = append(sx, x[0]), append(sy, y[0])
+	for t := 1; t < len(x); t++ {
+		sx, sy = append(sx, x[t], x[t]), append(sy, y[t-1], y[t])
+	}
+	return sx, sy
+}
+
+// picture is the samples against the exact density: a histogram in 1-D, a
+// canvas in 2-D.
+func (s *chainSim) picture(extra ...sims.Path) sims.Chart {
+	if s.d == 1 {
+		return s.histChart("samples after burn-in vs exact density")
+	}
+	return s.canvasChart(extra...)
+}
+
+// charts are the charts every sampler shows, in order: the trace, the
+// samples against the exact density, the running acceptance rates and the
+// autocorrelations; with several chains the trace and the autocorrelations
+// are per chain, and a 2-D target's second coordinate gets its own trace
+// and autocorrelation charts after the others (tail, after the sampler's
+// own charts).
+func (s *chainSim) charts(extra ...sims.Path) (head, tail []sims.Chart) {
+	if s.c == 1 {
+		return []sims.Chart{s.traceChart(-1), s.picture(extra...), s.accChart(), s.acfChart(-1)}, nil
+	}
+	head = []sims.Chart{s.traceChart(0), s.picture(extra...), s.accChart(), s.acfChart(0)}
+	for i := 1; i < s.d; i++ {
+		tail = append(tail, s.traceChart(i), s.acfChart(i))
+	}
+	return head, tail
+}
+
+// fmtR prints an R-hat: "—" before there is one, "∞" for stuck chains.
+func fmtR(r float64) string {
+	switch {
+	case r == 0:
+		return "—"
+	case math.IsInf(r, 1):
+		return "∞"
+	}
+	return strconv.FormatFloat(r, 'f', 3, 64)
+}
+
+// fmtStart prints a starting point compactly.
+func fmtStart(x []float64) string {
+	parts := make([]string, len(x))
+	for i, v := range x {
+		parts[i] = strconv.FormatFloat(v, 'f', 1, 64)
+	}
+	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// table is the per-chain diagnostics: start, acceptance, ESS and split
+// R-hat per coordinate, then the pooled line with the cross-chain R-hat.
+// With one chain it is a single line.
+func (s *chainSim) table() []string {
+	if s.ens.Samples() == 0 {
+		return nil
+	}
+	if s.c == 1 {
+		var ess, rh []string
+		for i := range s.d {
+			ess = append(ess, fmt.Sprintf("%s %.0f", coordNames[i], s.chainESS(0, i)))
+			rh = append(rh, fmtR(s.crhat[0][i]))
+		}
+		return []string{fmt.Sprintf("ESS %s · split R̂ %s (first half vs second; near 1 when stationary)",
+			strings.Join(ess, ", "), strings.Join(rh, ", "))}
+	}
+	head := fmt.Sprintf("%-8s%-14s%7s", "chain", "start", "acc")
+	for i := range s.d {
+		head += fmt.Sprintf("%8s", "ESS "+coordNames[i])
+	}
+	for i := range s.d {
+		head += fmt.Sprintf("%9s", "R̂ "+coordNames[i]) // R̂ is two runes wide one cell
+	}
+	lines := []string{head}
+	for c := range s.c {
+		l := fmt.Sprintf("%-8d%-14s%7.3f", c+1, fmtStart(s.starts[c]), s.ens.Acceptance(c))
+		for i := range s.d {
+			l += fmt.Sprintf("%8.0f", s.chainESS(c, i))
+		}
+		for i := range s.d {
+			l += fmt.Sprintf("%8s", fmtR(s.crhat[c][i]))
+		}
+		lines = append(lines, l)
+	}
+	l := fmt.Sprintf("%-22s%7.3f", "all", s.ens.AcceptanceAll())
+	for i := range s.d {
+		l += fmt.Sprintf("%8.0f", s.essAt(i))
+	}
+	for i := range s.d {
+		l += fmt.Sprintf("%8s", fmtR(s.rhat[i]))
+	}
+	lines = append(lines, l)
+	verdict := "R̂ < 1.01 on every coordinate: the chains agree."
+	if r := s.maxRHat(); r >= 1.01 {
+		verdict = fmt.Sprintf("R̂ = %s ≥ 1.01: the chains disagree — not mixed yet (or stuck in different modes).", fmtR(r))
+	}
+	lines = append(lines, verdict)
+	var stuck []string
+	for c := range s.c {
+		if s.ens.Transitions() >= hintAfter && s.ens.Acceptance(c) < 0.01 {
+			stuck = append(stuck, strconv.Itoa(c+1))
+		}
+	}
+	switch len(stuck) {
+	case 0:
+	case 1:
+		lines = append(lines, fmt.Sprintf("chain %s accepts almost nothing: it sits where the step is too large for the local curvature.", stuck[0]))
+	default:
+		lines = append(lines, fmt.Sprintf("chains %s accept almost nothing: they sit where the step is too large for the local curvature.",
+			strings.Join(stuck, ", ")))
+	}
+	return lines
+}
+
+// arrowNote explains chain 1's proposal arrows on a 2-D canvas ("" when
+// there are none).
+func (s *chainSim) arrowNote() string {
+	if s.d < 2 || s.noArrows {
+		return ""
+	}
+	return fmt.Sprintf("arrows: chain 1's last %d proposals, solid if accepted, dotted if rejected (× the last rejected).", arrowsLen)
+}
+
+// burnNote is the burn-in line while it lasts, else "".
+func (s *chainSim) burnNote() string {
+	if n := s.ens.Transitions(); n <= s.ens.BurnIn() {
+		return fmt.Sprintf("burning in: %d of %d transitions discarded so far; statistics start after.", n, s.ens.BurnIn())
+	}
+	return ""
+}
+
+// targetNote is the target's exact density, and for the Gaussians and the
+// mixture how the samples compare with it.
+func (s *chainSim) targetNote() []string {
+	lines := []string{"target: " + target.Formula(s.tgt)}
+	h := s.ens.Samples()
+	if h == 0 {
+		return lines
+	}
+	switch tg := s.tgt.(type) {
+	case *target.Mixture:
+		lines = append(lines, fmt.Sprintf("samples in the mode x > 0: %.1f%% (exact 50%%)", 100*float64(s.right)/float64(h)))
+	case target.Correlated:
+		m := s.ens.Moments()
+		r := m.CovAt(0, 1) / math.Sqrt(m.CovAt(0, 0)*m.CovAt(1, 1))
+		if !math.IsNaN(r) {
+			lines = append(lines, fmt.Sprintf("sample correlation %.3f (exact ρ = %g)", r, tg.Rho()))
+		}
+	}
+	return lines
+}
+
+// result is what every sampler reports: the pooled statistics of the kept
+// samples — mean, covariance (unbiased), ESS per coordinate (estimated on
+// up to mcmc.HistoryCap kept samples per chain: every sample of a default
+// headless run), split R-hat across the chains per coordinate (on every
+// kept sample; null with fewer than four per chain) — the acceptance rate
+// over all transitions, the counts, and per chain the start, acceptance,
+// ESS and split R-hat. mean, cov, ess and rhat are null before a sample is
+// kept.
+func (s *chainSim) result() map[string]any {
+	res := map[string]any{
+		"acceptance": s.ens.AcceptanceAll(),
+		"steps":      s.ens.Transitions(),
+		"samples":    s.ens.Samples(),
+		"chains":     s.c,
+		"mean":       nil,
+		"cov":        nil,
+		"ess":        nil,
+		"rhat":       nil,
+	}
+	if s.ens.Samples() == 0 {
+		return res
+	}
+	ess := make([]float64, s.d)
+	var rhat []any
+	for i := range ess {
+		ess[i] = s.ens.ESS(i, 0)
+		if r, ok := s.ens.RHat(i, 0); ok {
+			rhat = append(rhat, jsonNum(r))
+		}
+	}
+	res["mean"] = s.ens.Moments().Mean()
+	res["cov"] = s.ens.Moments().Cov()
+	res["ess"] = ess
+	if rhat != nil {
+		res["rhat"] = rhat
+	}
+	var per []map[string]any
+	for c := range s.c {
+		e := make([]float64, s.d)
+		var r []any
+		for i := range e {
+			e[i] = s.ens.ChainESS(c, i, 0)
+			if v, ok := s.ens.ChainRHat(c, i, 0); ok {
+				r = append(r, jsonNum(v))
+			}
+		}
+		per = append(per, map[string]any{"start": s.starts[c], "acceptance": s.ens.Acceptance(c), "ess": e, "rhat": r})
+	}
+	res["per_chain"] = per
+	return res
+}
+
+// jsonNum is x, or nil when it is not finite (JSON has no Inf).
+func jsonNum(x float64) any {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return x
+}

@@ -1,0 +1,398 @@
+package mcmcsim
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/thelab/lab/algo/target"
+	"github.com/thelab/lab/sims"
+)
+
+// samplerSpecs are the sims built on the shared chain machinery.
+var samplerSpecs = []*sims.Spec{MH, Gibbs, HMC, MALA, Langevin}
+
+func buildSpec(t testing.TB, spec *sims.Spec, set map[string]string, seed uint64) sims.Sim {
+	t.Helper()
+	vals, err := sims.Resolve(spec.Params, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := spec.Build(sims.Config{Values: vals, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func runSim(t testing.TB, s sims.Sim, n int) {
+	t.Helper()
+	for range n {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestSamplersShareTheirFrames: every sampler, on every target, with one
+// chain and with several, gives finite metrics that start with acceptance,
+// ess, the means and (several chains) rhat; the charts every sampler shows
+// (trace, samples against the exact density, ACF); the target's formula and
+// the per-chain table in its text; and a Result with mean, cov, ess, rhat
+// and acceptance.
+func TestSamplersShareTheirFrames(t *testing.T) {
+	for _, spec := range samplerSpecs {
+		for _, name := range target.Names {
+			for _, chains := range []string{"1", "3"} {
+				s := buildSpec(t, spec, map[string]string{"target": name, "chains": chains, "burnin": "50"}, 1)
+				if f := s.Frame(); f.Step != 0 || len(f.Charts) < 4 {
+					t.Errorf("%s on %s: first frame step %d, %d charts", spec.Name, name, f.Step, len(f.Charts))
+				}
+				runSim(t, s, 300)
+				f := s.Frame()
+				d := 2
+				if name == "normal" {
+					d = 1
+				}
+				want := []string{"acceptance", "ess", "mean_x", "mean_y"}
+				if d == 1 {
+					want = []string{"acceptance", "ess", "mean"}
+				}
+				if chains != "1" {
+					want = append(want, "rhat")
+				}
+				for k, w := range want {
+					if k >= len(f.Metrics) || f.Metrics[k].Name != w {
+						t.Errorf("%s on %s, %s chains: metrics %v, want %v first", spec.Name, name, chains, f.Metrics, want)
+						break
+					}
+				}
+				for _, m := range f.Metrics {
+					if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
+						t.Errorf("%s on %s: metric %s = %v", spec.Name, name, m.Name, m.Value)
+					}
+				}
+				if _, ok := f.Charts[0].(sims.LineChart); !ok {
+					t.Errorf("%s: chart 0 is %T, want the trace", spec.Name, f.Charts[0])
+				}
+				switch f.Charts[1].(type) {
+				case sims.HistChart:
+					if d != 1 {
+						t.Errorf("%s on %s: a histogram for a 2-D target", spec.Name, name)
+					}
+				case sims.CanvasChart:
+					if d != 2 {
+						t.Errorf("%s on %s: a canvas for a 1-D target", spec.Name, name)
+					}
+				default:
+					t.Errorf("%s: chart 1 is %T", spec.Name, f.Charts[1])
+				}
+				text := strings.Join(f.Text, "\n")
+				tg, _ := target.New(name, target.DefaultRho)
+				if !strings.Contains(text, target.Formula(tg)) {
+					t.Errorf("%s on %s: the text does not show the density %q", spec.Name, name, target.Formula(tg))
+				}
+				if chains != "1" && !strings.Contains(text, "chain   start") {
+					t.Errorf("%s on %s: no per-chain table in %q", spec.Name, name, text)
+				}
+				res := s.Result()
+				for _, k := range []string{"mean", "cov", "ess", "rhat", "acceptance"} {
+					if res[k] == nil {
+						t.Errorf("%s on %s: result %s is null", spec.Name, name, k)
+					}
+				}
+				if _, err := json.Marshal(res); err != nil {
+					t.Errorf("%s: result does not encode: %v", spec.Name, err)
+				}
+				if c := res["chains"].(int); strconvI(c) != chains || len(res["per_chain"].([]map[string]any)) != c {
+					t.Errorf("%s: %v chains in the result", spec.Name, res["chains"])
+				}
+			}
+		}
+	}
+}
+
+func strconvI(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestSamplerMomentsOnCorrelated is the issue's oracle at the sim level:
+// each sampler's Result on `correlated` (four chains, its defaults) has the
+// exact mean and covariance within 4 standard errors computed from the
+// reported ESS (the Gaussian variance of (x_i − μ_i)(x_j − μ_j) for the
+// covariance entries), and R-hat below 1.01 on every coordinate.
+func TestSamplerMomentsOnCorrelated(t *testing.T) {
+	steps := map[string]int{"mh": 20000, "gibbs": 5000, "hmc": 2000, "mala": 30000}
+	if testing.Short() {
+		for k := range steps {
+			steps[k] /= 3
+		}
+	}
+	for _, spec := range []*sims.Spec{MH, Gibbs, HMC, MALA} {
+		for _, rho := range []string{"0.9", "-0.5"} {
+			s := buildSpec(t, spec, map[string]string{"target": "correlated", "rho": rho, "chains": "4"}, 2)
+			runSim(t, s, steps[spec.Name])
+			res := s.Result()
+			mean, cov, ess := res["mean"].([]float64), res["cov"].([][]float64), res["ess"].([]float64)
+			tg, _ := target.NewCorrelated(mustFloat(rho))
+			sigma := tg.Cov()
+			for i := range 2 {
+				if se := math.Sqrt(sigma[i][i] / ess[i]); math.Abs(mean[i]) > 4*se {
+					t.Errorf("%s ρ = %s: mean[%d] = %.4f, beyond 4 s.e. (%.4f)", spec.Name, rho, i, mean[i], se)
+				}
+				for j := range 2 {
+					e := math.Min(ess[i], ess[j])
+					se := math.Sqrt((sigma[i][i]*sigma[j][j] + sigma[i][j]*sigma[i][j]) / e)
+					if d := math.Abs(cov[i][j] - sigma[i][j]); d > 4*se {
+						t.Errorf("%s ρ = %s: cov[%d][%d] = %.4f, exact %g, beyond 4 s.e. (%.4f)", spec.Name, rho, i, j, cov[i][j], sigma[i][j], se)
+					}
+				}
+				if r := res["rhat"].([]any)[i].(float64); r > 1.01 {
+					t.Errorf("%s ρ = %s: R-hat[%d] = %.4f", spec.Name, rho, i, r)
+				}
+			}
+			t.Logf("%s ρ = %s: acceptance %.3f, ess %.0f, mean %.3f, cov %.3f", spec.Name, rho, res["acceptance"], ess, mean, cov)
+		}
+	}
+}
+
+// TestRHatFlagsStuckChains: random-walk MH with step 0.5 on the mixture
+// stays in the mode it starts in; chains started in both modes give an
+// R-hat far above 1.01 and the table says so, while step 2 mixes.
+func TestRHatFlagsStuckChains(t *testing.T) {
+	stuck := buildSpec(t, MH, map[string]string{"target": "mixture", "step": "0.5", "chains": "4", "x0": "3,3"}, 3)
+	runSim(t, stuck, 6000)
+	f := stuck.Frame()
+	r, _ := f.Metric("rhat")
+	if r < 1.5 {
+		t.Errorf("step 0.5: R-hat %.3f, want ≫ 1 (per chain: %v)", r, stuck.Result()["per_chain"])
+	}
+	if txt := strings.Join(f.Text, "\n"); !strings.Contains(txt, "the chains disagree") {
+		t.Errorf("no verdict in %q", txt)
+	}
+	mixed := buildSpec(t, MH, map[string]string{"target": "mixture", "step": "2", "chains": "4", "x0": "3,3"}, 3)
+	runSim(t, mixed, 30000)
+	if r, _ := mixed.Frame().Metric("rhat"); r > 1.1 {
+		t.Errorf("step 2: R-hat %.3f", r)
+	}
+}
+
+func TestBurnInAndThinning(t *testing.T) {
+	for _, spec := range samplerSpecs {
+		s := buildSpec(t, spec, map[string]string{"target": "correlated", "chains": "3", "burnin": "100", "thin": "7"}, 4)
+		runSim(t, s, 800)
+		if n := s.Result()["samples"].(int); n != 3*((800-100)/7) {
+			t.Errorf("%s: %d samples kept, want 3 × 100", spec.Name, n)
+		}
+		if f := s.Frame(); !strings.Contains(f.Charts[3].ChartTitle(), "thinned ×7") {
+			t.Errorf("%s: ACF title %q does not say the samples are thinned", spec.Name, f.Charts[3].ChartTitle())
+		}
+	}
+}
+
+func TestGibbsShowsAlphaIsOne(t *testing.T) {
+	for _, name := range []string{"correlated", "mixture", "banana", "funnel", "normal"} {
+		s := buildSpec(t, Gibbs, map[string]string{"target": name}, 5)
+		runSim(t, s, 2000)
+		f := s.Frame()
+		if r, _ := f.Metric("max_log_alpha"); r > 1e-12 {
+			t.Errorf("%s: max |log α| = %g", name, r)
+		}
+		if f.Metrics[0].Value != 1 {
+			t.Errorf("%s: acceptance %g", name, f.Metrics[0].Value)
+		}
+		if lc, ok := f.Charts[2].(sims.LineChart); !ok || !lc.LogY || len(lc.Series[0].Y) == 0 {
+			t.Errorf("%s: chart 2 %T is not the |log α| chart", name, f.Charts[2])
+		}
+		if !strings.Contains(strings.Join(f.Text, "\n"), "α ≡ 1") {
+			t.Errorf("%s: text %q", name, f.Text)
+		}
+	}
+	// The donut has no closed-form conditional: slice updates, acceptance chart.
+	s := buildSpec(t, Gibbs, map[string]string{"target": "donut"}, 5)
+	runSim(t, s, 500)
+	if f := s.Frame(); f.Charts[2].ChartTitle() != "acceptance rate, per chain" {
+		t.Errorf("donut: chart 2 %q", f.Charts[2].ChartTitle())
+	}
+	// The canvas path is the zig-zag: every other segment is horizontal.
+	s = buildSpec(t, Gibbs, map[string]string{"chains": "1"}, 5)
+	runSim(t, s, 100)
+	p := s.Frame().Charts[1].(sims.CanvasChart).Paths[0]
+	for k := 1; k+1 < len(p.X); k += 2 {
+		if p.Y[k] != p.Y[k-1] || p.X[k+1] != p.X[k] {
+			t.Fatalf("path is not axis-parallel at %d: %v→%v→%v", k, [2]float64{p.X[k-1], p.Y[k-1]}, [2]float64{p.X[k], p.Y[k]}, [2]float64{p.X[k+1], p.Y[k+1]})
+		}
+	}
+}
+
+func TestHMCTrajectoryAndDivergences(t *testing.T) {
+	s := buildSpec(t, HMC, map[string]string{"leapfrog_steps": "15"}, 6)
+	runSim(t, s, 50)
+	f := s.Frame()
+	cv := f.Charts[1].(sims.CanvasChart)
+	last := cv.Paths[len(cv.Paths)-1]
+	if len(last.X) != 16 {
+		t.Errorf("trajectory of %d points, want L + 1 = 16", len(last.X))
+	}
+	if e, ok := f.Charts[4].(sims.LineChart); !ok || !e.LogY || !strings.Contains(e.Title, "ΔH") {
+		t.Errorf("chart 4 %T is not the energy error", f.Charts[4])
+	}
+	if d, _ := f.Metric("divergent"); d != 0 {
+		t.Errorf("%g divergences on the banana with ε = 0.1", d)
+	}
+	// The funnel's neck with a large step: divergent transitions, reported.
+	s = buildSpec(t, HMC, map[string]string{"target": "funnel", "step": "0.6", "x0": "0,-4"}, 6)
+	runSim(t, s, 300)
+	f = s.Frame()
+	if d, _ := f.Metric("divergent"); d == 0 {
+		t.Error("no divergences in the funnel with ε = 0.6")
+	}
+	if !strings.Contains(strings.Join(f.Text, "\n"), "divergent transitions") {
+		t.Errorf("text %q", f.Text)
+	}
+	// Smaller steps over the same time T = εL, smaller energy error:
+	// about ε² (the mean over different trajectories, so not exactly 4).
+	dh := func(eps, steps string) float64 {
+		s := buildSpec(t, HMC, map[string]string{"target": "correlated", "step": eps, "leapfrog_steps": steps}, 7)
+		runSim(t, s, 400)
+		v, _ := s.Frame().Metric("mean_abs_dH")
+		return v
+	}
+	if r := dh("0.1", "10") / dh("0.05", "20"); r < 3 || r > 5.5 {
+		t.Errorf("mean |ΔH| ratio for ε 0.1 → 0.05 at T = 1 is %.2f, want about 4", r)
+	}
+}
+
+// TestLangevinBias: with δ = 0.5 on N(0, 1), ULA's variance settles near
+// its closed form 4/3 and MALA's near 1 (each within 4 s.e. from the ESS
+// the sim reports).
+func TestLangevinBias(t *testing.T) {
+	s := buildSpec(t, Langevin, map[string]string{"step": "0.5"}, 8)
+	runSim(t, s, 30000)
+	res := s.Result()
+	ess := res["ess"].([]float64)[0]
+	theory := res["var_x_ula_theory"].(float64)
+	if math.Abs(theory-4.0/3) > 1e-12 {
+		t.Errorf("theory %.6f, want 4/3", theory)
+	}
+	ula := res["var_x_ula"].(float64)
+	se := theory * math.Sqrt(2/ess)
+	if math.Abs(ula-theory) > 4*se || math.Abs(ula-1) < 4*se {
+		t.Errorf("ULA variance %.4f: theory %.4f, exact 1, s.e. %.4f", ula, theory, se)
+	}
+	if mala := res["var_x_mala"].(float64); math.Abs(mala-1) > 0.05 {
+		t.Errorf("MALA variance %.4f, want 1", mala)
+	}
+	f := s.Frame()
+	if _, ok := f.Series("ULA theory"); !ok {
+		t.Error("no ULA theory line")
+	}
+	h := f.Charts[1].(sims.HistChart)
+	if len(h.Curves) != 3 {
+		t.Errorf("%d curves over the histogram, want exact, ULA stationary, MALA", len(h.Curves))
+	}
+	// A step beyond 2s² diverges.
+	s = buildSpec(t, Langevin, map[string]string{"step": "2.2"}, 8)
+	var err error
+	for range 5000 {
+		if err = s.Step(); err != nil {
+			break
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), "chain") {
+		t.Errorf("δ = 2.2 on N(0, 1): %v, want a divergence", err)
+	}
+	// Without noise: gradient ascent to the mode, variance → 0.
+	s = buildSpec(t, Langevin, map[string]string{"noise": "off", "target": "mixture", "chains": "1", "x0": "1,1"}, 8)
+	runSim(t, s, 3000)
+	if m := s.Result()["mean"].([]float64); math.Abs(m[0]-3) > 1e-6 {
+		t.Errorf("noiseless mean %v, want the mode (3, 3)", m)
+	}
+}
+
+func TestIndependenceProposal(t *testing.T) {
+	s := buildSpec(t, MH, map[string]string{"proposal": "independence"}, 9)
+	runSim(t, s, 10000)
+	res := s.Result()
+	if a := res["acceptance"].(float64); a < 0.11 || a > 0.19 || res["proposal"] != "independence" {
+		t.Errorf("independence N(0, 9I) on Fig 3.7: acceptance %.3f (catalogue ≈ 0.149), proposal %v", a, res["proposal"])
+	}
+	if v, _ := sims.Resolve(MH.Params, map[string]string{"proposal": "independence"}); v.Text("step") != "3" {
+		t.Errorf("independence default step %s, want 3", v.Text("step"))
+	}
+}
+
+func TestSamplersInvalidParams(t *testing.T) {
+	cases := map[*sims.Spec][]map[string]string{
+		MH:       {{"chains": "0"}, {"chains": "9"}, {"thin": "0"}, {"proposal": "gibbs"}, {"center": "1"}},
+		Gibbs:    {{"width": "0"}, {"chains": "1.5"}},
+		HMC:      {{"step": "0"}, {"leapfrog_steps": "0"}, {"leapfrog_steps": "501"}},
+		MALA:     {{"step": "-1"}, {"target": "cauchy"}},
+		Langevin: {{"step": "0"}, {"noise": "maybe"}, {"thin": "1001"}},
+	}
+	for spec, sets := range cases {
+		for _, set := range sets {
+			if _, err := sims.Resolve(spec.Params, set); err == nil {
+				t.Errorf("%s: %v accepted", spec.Name, set)
+			} else {
+				for name := range set {
+					if !strings.Contains(err.Error(), name) {
+						t.Errorf("%s %v: error %q does not name %s", spec.Name, set, err, name)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestSamplerStepsDoNotAllocate(t *testing.T) {
+	for _, spec := range samplerSpecs {
+		for _, name := range target.Names {
+			s := buildSpec(t, spec, map[string]string{"target": name, "burnin": "20", "chains": "2"}, 1)
+			runSim(t, s, 50)
+			if a := testing.AllocsPerRun(2000, func() { _ = s.Step() }); a != 0 {
+				t.Errorf("%s on %s: Step allocates %v times", spec.Name, name, a)
+			}
+		}
+	}
+}
+
+func TestSamplerFramesAreImmutableAndDeterministic(t *testing.T) {
+	for _, spec := range samplerSpecs {
+		s := buildSpec(t, spec, map[string]string{"burnin": "0"}, 1)
+		runSim(t, s, 1500)
+		f := s.Frame()
+		before, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runSim(t, s, 1500)
+		_ = s.Frame()
+		if after, _ := json.Marshal(f); string(before) != string(after) {
+			t.Errorf("%s: a frame changed after it was returned", spec.Name)
+		}
+		res := func() string {
+			s := buildSpec(t, spec, nil, 7)
+			runSim(t, s, 1000)
+			b, _ := json.Marshal(s.Result())
+			return string(b)
+		}
+		if a, b := res(), res(); a != b {
+			t.Errorf("%s: same seed, different results", spec.Name)
+		}
+	}
+}
+
+// BenchmarkFrameManyChains is a frame of HMC with eight chains on a long
+// run: the refresh of one (chain, coordinate) ESS and the R-hats.
+func BenchmarkFrameManyChains(b *testing.B) {
+	s := buildSpec(b, HMC, map[string]string{"chains": "8", "burnin": "0", "leapfrog_steps": "5"}, 1)
+	runSim(b, s, 20000)
+	s.Frame()
+	b.ReportAllocs()
+	for b.Loop() {
+		for range 1000 {
+			_ = s.Step()
+		}
+		s.Frame()
+	}
+}
