@@ -3,6 +3,7 @@ package catalog
 
 import (
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/linearsim"
 	"github.com/thelab/lab/sims/mcmcsim"
 	"github.com/thelab/lab/sims/mixturesim"
 	"github.com/thelab/lab/sims/optimsim"
@@ -12,6 +13,11 @@ import (
 // default fails to validate: both are programming errors caught by the tests.
 func All() *sims.Catalog {
 	c, err := sims.NewCatalog(
+		linearsim.Perceptron,
+		linearsim.Linreg,
+		linearsim.Logreg,
+		linearsim.Softmax,
+		linearsim.Losses,
 		optimsim.GD,
 		mixturesim.EMGMM,
 		mcmcsim.MH,
