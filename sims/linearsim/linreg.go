@@ -231,8 +231,8 @@ func (s *linregSim) fitChart(th []float64) sims.CanvasChart {
 	if d == 1 {
 		v := s.fitView
 		return sims.CanvasChart{
-			Title: fmt.Sprintf("fit ŷ = %.3gx %+.3g", th[0], b),
-			View:  v,
+			Title:  fmt.Sprintf("fit ŷ = %.3gx %+.3g", th[0], b),
+			View:   v,
 			Points: []sims.PointSet{{Name: "data", X: s.xs, Y: s.ys, Class: 0}},
 			Paths: []sims.Path{
 				lineInView(v, th[0], -1, b, 1, false),
@@ -351,5 +351,3 @@ func (s *linregSim) Result() map[string]any {
 	}
 	return r
 }
-
-

@@ -519,5 +519,3 @@ func (s *gdSim) Result() map[string]any {
 	}
 	return r
 }
-
-
