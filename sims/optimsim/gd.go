@@ -459,7 +459,7 @@ func (s *gdSim) notes() []string {
 	case s.bound:
 		out := []string{line, fmt.Sprintf("Thm 8.7: f−f* ≤ γ^k (L/2)‖x0−x*‖², γ = 1 − 2tmL/(m+L) = %.4f.", s.gamma)}
 		if s.b85 {
-			out = append(out, "Thm 8.5 (convex, t ≤ 1/L): f−f* ≤ ‖x0−x*‖²/(2tk), the slower O(1/k) bound.")
+			out = append(out, "Thm 8.5 (convex, t ≤ 1/L): f−f* ≤ ‖x0−x*‖²/(2tk).")
 		}
 		return out
 	case s.b85:
