@@ -80,15 +80,16 @@ func lineInView(v sims.Rect, a, b, c float64, class int, dotted bool) sims.Path 
 	return p
 }
 
-// classLegend names the classes of a labelled set: "−1"/"+1" for two
-// classes (the ±1 labels of §2 and §4), else "class k".
+// classLegend names the classes of a labelled set, briefly (legends share
+// a line with the axis ranges): "y=−1"/"y=+1" for two classes (the ±1
+// labels of §2 and §4; class 0 is −1), else "k=0", "k=1", ...
 func classLegend(c int) []string {
 	if c == 2 {
-		return []string{"y = −1 (0)", "y = +1 (1)"}
+		return []string{"y=−1", "y=+1"}
 	}
 	out := make([]string, c)
 	for k := range out {
-		out[k] = "class " + strconv.Itoa(k)
+		out[k] = "k=" + strconv.Itoa(k)
 	}
 	return out
 }

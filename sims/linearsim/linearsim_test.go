@@ -182,7 +182,7 @@ func TestLogregPanes(t *testing.T) {
 	runAll(s, 500)
 	f := s.Frame()
 	gap, _ := f.Series("f − f*")
-	bound, ok := f.Series("Thm 8.5 bound")
+	bound, ok := f.Series("Thm 8.5")
 	if !ok || len(bound.Y) != len(gap.Y) {
 		t.Fatal("no Theorem 8.5 bound")
 	}
@@ -326,5 +326,24 @@ func TestFramesAreImmutableAndResultsEncode(t *testing.T) {
 		if _, err := json.Marshal(s.Result()); err != nil {
 			t.Errorf("%s: %v", spec.Name, err)
 		}
+	}
+}
+
+// BenchmarkFrame: a Frame of each sim after 200 steps (target < 1 ms: the
+// TUI asks for ~30 a second).
+func BenchmarkFrame(b *testing.B) {
+	for _, spec := range []*sims.Spec{Perceptron, Linreg, Logreg, Softmax, Losses} {
+		b.Run(spec.Name, func(b *testing.B) {
+			v, _ := sims.Resolve(spec.Params, nil)
+			s, err := spec.Build(sims.Config{Values: v, Seed: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			runAll(s, 200)
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = s.Frame()
+			}
+		})
 	}
 }

@@ -231,7 +231,7 @@ func (s *linregSim) fitChart(th []float64) sims.CanvasChart {
 	if d == 1 {
 		v := s.fitView
 		return sims.CanvasChart{
-			Title:  fmt.Sprintf("fit ŷ = %.3gx %+.3g", th[0], b),
+			Title:  fmt.Sprintf("fit ŷ = %.3gx %s %.3g", th[0], signOf(b), math.Abs(b)),
 			View:   v,
 			Points: []sims.PointSet{{Name: "data", X: s.xs, Y: s.ys, Class: 0}},
 			Paths: []sims.Path{
@@ -315,9 +315,9 @@ func (s *linregSim) notes(th []float64) []string {
 	case s.eng == nil:
 		lines = append(lines, fmt.Sprintf("solved: one Cholesky solve of the normal equation (L351, L373: note nλ = %.4g)", float64(n)*s.lambda))
 	default:
-		line := fmt.Sprintf("GD from 0, t = %.3g = %.3g/L; ∇²f = (2/n)X̃ᵀX̃ + 2λ diag(I,0) has L = %.4g, m = %.4g", s.lr, s.lr*s.L, s.L, s.m)
+		line := fmt.Sprintf("GD from 0, t = %.3g = %.3g/L; ∇²f has L = %.4g, m = %.4g", s.lr, s.lr*s.L, s.L, s.m)
 		if gamma, ok := optim.StronglyConvexRate(s.m, s.L, s.lr); ok && s.m > 0 {
-			line += fmt.Sprintf(": Thm 8.7 γ = %.4f", gamma)
+			line += fmt.Sprintf(", Thm 8.7 γ = %.4f", gamma)
 		}
 		lines = append(lines, line)
 	}
@@ -350,4 +350,12 @@ func (s *linregSim) Result() map[string]any {
 		r["cond"] = s.opt.Cond
 	}
 	return r
+}
+
+// signOf is "+" or "−" for printing a + b.
+func signOf(b float64) string {
+	if b < 0 {
+		return "−"
+	}
+	return "+"
 }

@@ -237,7 +237,7 @@ func (s *logregSim) Frame() sims.Frame {
 	x0, x1 := s.trace.Span()
 	loss := sims.LineChart{Title: "loss f", X0: x0, X1: x1, XLabel: "step"}
 	if s.xstar != nil {
-		loss.Title, loss.LogY = "f − f* (f* by Newton)", true
+		loss.Title, loss.LogY = "f − f*", true
 		fstar := s.fstar
 		gap := s.trace.Column(0)
 		for i := range gap {
@@ -246,14 +246,14 @@ func (s *logregSim) Frame() sims.Frame {
 		loss.Series = []sims.Series{{Name: "f − f*", Y: gap}}
 		if s.method == methodGD && s.lr <= 1/s.L {
 			t, r0 := s.lr, s.r0sq
-			loss.Series = append(loss.Series, sims.Series{Name: "Thm 8.5 bound", Class: 1, Bound: true,
+			loss.Series = append(loss.Series, sims.Series{Name: "Thm 8.5", Class: 1, Bound: true,
 				Y: s.trace.Map(func(k int) float64 {
 					b, _ := optim.ConvexBound(s.L, t, r0, max(k, 1))
 					return b
 				})})
 		}
 	} else {
-		loss.Series = []sims.Series{{Name: "f (no minimiser: inf f = 0)", Y: s.trace.Column(0)}}
+		loss.Series = []sims.Series{{Name: "f (inf f = 0)", Y: s.trace.Column(0)}}
 		loss.LogY = true
 	}
 	charts := []sims.Chart{}
@@ -294,7 +294,7 @@ func (s *logregSim) probChart(th []float64) sims.CanvasChart {
 	heat.Scale, heat.Lo, heat.Hi, heat.Levels = sims.Diverging, 0, 1, 6
 	boundary := &sims.Grid{NX: heat.NX, NY: heat.NY, Z: heat.Z, Lo: 0, Hi: 1, Levels: 2}
 	return sims.CanvasChart{
-		Title:    "p(y=+1|x); the line is p = ½",
+		Title:    "p(y=+1|x), line p = ½",
 		View:     s.view,
 		Heat:     heat,
 		Contours: boundary,
@@ -316,11 +316,10 @@ func (s *logregSim) notes(th []float64) []string {
 		lines = append(lines, fmt.Sprintf("GD, t = %.3g = %.3g/L, L = ¼λ_max(X̃ᵀX̃/n) + λ = %.4g", s.lr, s.lr*s.L, s.L))
 	}
 	if s.xstar != nil {
-		line := fmt.Sprintf("f* = %.6g at (w*, b*) = %s", s.fstar, fmtVec(s.xstar))
+		lines = append(lines, fmt.Sprintf("f* = %.6g (Newton) at (w*, b*) = %s", s.fstar, fmtVec(s.xstar)))
 		if s.method == methodGD && s.lr <= 1/s.L {
-			line += "; Thm 8.5: f − f* ≤ ‖θ₀−θ*‖²/(2tk)"
+			lines = append(lines, "Thm 8.5 (convex, t ≤ 1/L): f − f* ≤ ‖θ₀ − θ*‖²/(2tk)")
 		}
-		lines = append(lines, line)
 	}
 	switch {
 	case s.lambda == 0 && s.sep == linear.Separable:

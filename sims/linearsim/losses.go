@@ -106,7 +106,7 @@ func (s *lossesSim) Frame() sims.Frame {
 	p := s.cal.P()
 	charts := []sims.Chart{
 		sims.CanvasChart{Title: "loss ℓ(t) against t = yŷ", View: zooView, Paths: s.zoo,
-			Legend: lossNames(), XLabel: "t = yŷ", YLabel: "ℓ"},
+			Legend: lossNames(), XLabel: "yŷ", YLabel: "ℓ"},
 	}
 	var metrics []sims.Metric
 	if !math.IsNaN(p) {
@@ -127,7 +127,7 @@ func (s *lossesSim) Frame() sims.Frame {
 func lossNames() []string {
 	out := make([]string, len(linear.Losses))
 	for i, l := range linear.Losses {
-		out[i] = string(l)
+		out[i] = short(l)
 	}
 	return out
 }
@@ -144,7 +144,7 @@ func (s *lossesSim) riskChart(p float64) sims.CanvasChart {
 			markers = append(markers, sims.Marker{X: y, Y: l.ConditionalRisk(p, y), Glyph: '●', Class: i})
 		}
 	}
-	return sims.CanvasChart{Title: fmt.Sprintf("risk pℓ(ŷ)+(1−p)ℓ(−ŷ), p = %.2f", p), View: riskView,
+	return sims.CanvasChart{Title: fmt.Sprintf("risk C_p(ŷ), p = %.2f", p), View: riskView,
 		Paths: paths, Markers: markers, XLabel: "ŷ", YLabel: "C_p"}
 }
 
@@ -164,7 +164,7 @@ func (s *lossesSim) minimiserChart() sims.CanvasChart {
 			markers = append(markers, sims.Marker{X: p, Y: s.cal.Argmin(i), Glyph: '●', Class: i})
 		}
 	}
-	return sims.CanvasChart{Title: "minimiser ŷ*(p); green: Bayes sign", View: minView, Heat: s.bayes,
+	return sims.CanvasChart{Title: "ŷ*(p); green: Bayes sign", View: minView, Heat: s.bayes,
 		Paths: paths, Markers: markers, XLabel: "p", YLabel: "ŷ*"}
 }
 
@@ -176,13 +176,13 @@ func (s *lossesSim) notes(p float64) []string {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "p = %.2f:", p)
+	fmt.Fprintf(&b, "p = %.2f, ŷ* =", p)
 	for i, l := range linear.Losses {
 		if l.Convex() {
-			fmt.Fprintf(&b, " %s %.3f", l, s.cal.Argmin(i))
+			fmt.Fprintf(&b, " %s %.3g,", short(l), s.cal.Argmin(i))
 		}
 	}
-	lines := []string{b.String()}
+	lines := []string{strings.TrimSuffix(b.String(), ","), "  where C_p(ŷ) = p ℓ(ŷ) + (1−p) ℓ(−ŷ) is the conditional risk (Def 6.2)"}
 	var cal, not []string
 	for _, l := range linear.Losses {
 		if c, ok := l.CalibratedByTheorem(); ok && c {
@@ -193,8 +193,8 @@ func (s *lossesSim) notes(p float64) []string {
 	}
 	lines = append(lines,
 		"Thm 6.3: a convex ℓ is calibrated iff ℓ′(0) exists and is < 0:",
-		fmt.Sprintf("  ✓ %s;  ✗ %s (kink at 0, Remark 6.5: ŷ* = 0, no sign)",
-			strings.Join(cal, ", "), strings.Join(not, ", ")))
+		"  ✓ "+strings.Join(cal, ", "),
+		"  ✗ "+strings.Join(not, ", ")+": kink at 0 (Remark 6.5), ŷ* = 0 has no sign")
 	agree := true
 	for i, l := range linear.Losses {
 		if c, ok := l.CalibratedByTheorem(); ok && c != s.cal.SignsAgree(i) {
@@ -227,4 +227,19 @@ func (s *lossesSim) Result() map[string]any {
 		r["p"] = p
 	}
 	return r
+}
+
+// short abbreviates a loss's name for a line of text.
+func short(l linear.Loss) string {
+	switch l {
+	case linear.PerceptronL:
+		return "perc"
+	case linear.Exponential:
+		return "exp"
+	case linear.Squared:
+		return "sq"
+	case linear.LogisticL:
+		return "logit"
+	}
+	return string(l)
 }

@@ -92,7 +92,7 @@ func newSoftmax(cfg sims.Config) (sims.Sim, error) {
 	}
 	s.grad = make([]float64, s.sm.Dim())
 	theta0 := make([]float64, s.sm.Dim())
-	s.fstar, s.hasOpt = softmaxOptimum(s.sm)
+	s.fstar, s.hasOpt = softmaxOptimum(s.sm, s.L)
 	if s.method == methodSGD {
 		s.eng, s.lr, s.sched, err = newSGD(s.sm, x, theta0, v, cfg.Seed)
 	} else {
@@ -114,19 +114,30 @@ func newSoftmax(cfg sims.Config) (sims.Sim, error) {
 	return s, nil
 }
 
-// softmaxOptimum is the reference optimum by gonum's L-BFGS, from Θ = 0.
-// With λ = 0 on separable data there is none (ok = false).
-func softmaxOptimum(sm *linear.Softmax) (float64, bool) {
+// softmaxOptimum is the reference optimum: gonum's L-BFGS from Θ = 0, then
+// gradient steps of 1/L (monotone) until ‖∇f‖ ≤ 10⁻¹⁰, where L-BFGS's line
+// search gives up to rounding (~10⁻⁹). With λ = 0 there may be no
+// minimiser (separable data): ok = false.
+func softmaxOptimum(sm *linear.Softmax, L float64) (float64, bool) {
 	if sm.Lambda() == 0 {
 		return 0, false
 	}
 	p := optimize.Problem{Func: sm.Func, Grad: sm.Grad}
-	res, err := optimize.Minimize(p, make([]float64, sm.Dim()),
+	res, _ := optimize.Minimize(p, make([]float64, sm.Dim()),
 		&optimize.Settings{GradientThreshold: 1e-11, MajorIterations: 5000}, &optimize.LBFGS{})
-	if res == nil || (err != nil && res.Status != optimize.GradientThreshold) {
+	if res == nil {
 		return 0, false
 	}
-	return res.F, true
+	d, err := optim.NewDescent(sm, res.X, optim.DescentConfig{Method: optim.GD, LR: 1 / L, Tol: 1e-10})
+	if err != nil {
+		return 0, false
+	}
+	for k := 0; k < 5000 && d.Step() == nil; k++ {
+	}
+	if d.GradNorm() > 1e-7 {
+		return 0, false
+	}
+	return math.Min(d.F(), res.F), true
 }
 
 func (s *softmaxSim) record() {
@@ -153,7 +164,7 @@ func (s *softmaxSim) Frame() sims.Frame {
 		for i := range gap {
 			gap[i] -= fstar
 		}
-		loss = sims.LineChart{Title: "f − f* (f* by L-BFGS)", Series: []sims.Series{{Name: "f − f*", Y: gap}},
+		loss = sims.LineChart{Title: "f − f*", Series: []sims.Series{{Name: "f − f*", Y: gap}},
 			LogY: true, X0: x0, X1: x1, XLabel: "step"}
 	}
 	var charts []sims.Chart
@@ -182,30 +193,37 @@ func (s *softmaxSim) Frame() sims.Frame {
 // brightness channel for a categorical field, so confidence shows as lines.
 func (s *softmaxSim) regions(th []float64) sims.CanvasChart {
 	c := s.sm.Classes()
-	pr := make([]float64, c)
-	pt := make([]float64, 2)
-	cls := &sims.Grid{NX: gridX, NY: gridY, Z: make([]float64, gridX*gridY), Scale: sims.Categorical,
+	const nx, ny = 80, 40
+	z := make([]float64, c)
+	cls := &sims.Grid{NX: nx, NY: ny, Z: make([]float64, nx*ny), Scale: sims.Categorical,
 		Lo: 0, Hi: float64(c - 1), Levels: c}
-	conf := &sims.Grid{NX: gridX, NY: gridY, Z: make([]float64, gridX*gridY), Lo: 0, Hi: 1, Levels: 5}
+	conf := &sims.Grid{NX: nx, NY: ny, Z: make([]float64, nx*ny), Lo: 0, Hi: 1, Levels: 5}
 	v := s.view
-	dx, dy := (v.XMax-v.XMin)/gridX, (v.YMax-v.YMin)/gridY
-	for j := 0; j < gridY; j++ {
-		pt[1] = v.YMin + (float64(j)+0.5)*dy
-		for i := 0; i < gridX; i++ {
-			pt[0] = v.XMin + (float64(i)+0.5)*dx
-			s.sm.Probs(th, pt, pr)
+	dx, dy := (v.XMax-v.XMin)/nx, (v.YMax-v.YMin)/ny
+	p := 3 // θ_k = (w_k1, w_k2, b_k)
+	for j := 0; j < ny; j++ {
+		y := v.YMin + (float64(j)+0.5)*dy
+		for i := 0; i < nx; i++ {
+			x := v.XMin + (float64(i)+0.5)*dx
+			// The most probable class is the largest logit, and its
+			// probability is 1/Σ_l exp(z_l − z_max): one exp per class.
 			best := 0
-			for k := range pr {
-				if pr[k] > pr[best] {
+			for k := range z {
+				z[k] = th[k*p]*x + th[k*p+1]*y + th[k*p+2]
+				if z[k] > z[best] {
 					best = k
 				}
 			}
-			cls.Z[j*gridX+i] = float64(best)
-			conf.Z[j*gridX+i] = pr[best]
+			sum := 0.0
+			for _, zk := range z {
+				sum += math.Exp(zk - z[best])
+			}
+			cls.Z[j*nx+i] = float64(best)
+			conf.Z[j*nx+i] = 1 / sum
 		}
 	}
 	return sims.CanvasChart{
-		Title:    "argmax_k p_k(x); lines: max p",
+		Title:    "regions; lines: max p",
 		View:     v,
 		Heat:     cls,
 		Contours: conf,
@@ -223,12 +241,12 @@ func (s *softmaxSim) notes() []string {
 		lines = append(lines, fmt.Sprintf("GD, t = %.3g = %.3g/L, L = ½λ_max(X̃ᵀX̃/n) + λ = %.4g", s.lr, s.lr*s.L, s.L))
 	}
 	if s.hasOpt {
-		lines = append(lines, fmt.Sprintf("f* = %.6g (L-BFGS, gonum/optimize)", s.fstar))
+		lines = append(lines, fmt.Sprintf("f* = %.6g (gonum L-BFGS, then GD to ‖∇f‖ ≤ 1e-10)", s.fstar))
 	} else {
 		lines = append(lines, "λ = 0: the weights may grow without bound on separable data; no f* drawn")
 	}
 	lines = append(lines,
-		"Pr[Y=k|x] = exp⟨x̃,θ_k⟩ / Σ_l exp⟨x̃,θ_l⟩ (eq 4.b); colour = argmax class,",
+		"Pr[Y=k|x] = exp⟨x̃,θ_k⟩ / Σ_l exp⟨x̃,θ_l⟩ (eq 4.b); colour: argmax_k,",
 		"level lines of the confidence max_k p_k at 0.2, 0.4, 0.6, 0.8")
 	return lines
 }

@@ -188,3 +188,21 @@ func TestDefaultStepIsOneOverL(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFrame: a Frame of gd after 200 steps, default and SGD.
+func BenchmarkFrame(b *testing.B) {
+	for _, set := range []map[string]string{nil, {"fn": fnLSQ, "method": methodSGD}, {"fn": fnWavy}} {
+		b.Run(set["fn"]+set["method"], func(b *testing.B) {
+			v, _ := sims.Resolve(GD.Params, set)
+			s, err := GD.Build(sims.Config{Values: v, Seed: 1})
+			if err != nil {
+				b.Fatal(err)
+			}
+			run(s, 200)
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = s.Frame()
+			}
+		})
+	}
+}
