@@ -21,8 +21,9 @@ import (
 //	∇f(θ) = −(1/n) Σ_i y_i σ(−y_i ⟨x̃_i, θ⟩) x̃_i + λ(w, 0),
 //	∇²f(θ) = (1/n) Σ_i σ(z_i)(1 − σ(z_i)) x̃_i x̃_iᵀ + λ diag(I, 0),
 //
-// with log(1 + e^{−m}) evaluated as stable.Softplus(−m) and σ by
-// stable.Sigmoid (catalogue [A6], "must get right"). The notes average
+// with log(1 + e^{−m}) = softplus(−m) and σ(−m) evaluated stably, from one
+// exponential, by stable.SoftplusSigmoid (catalogue [A6], "must get
+// right"). The notes average
 // nothing (they sum, L433); the mean makes λ and the step size independent
 // of n and leaves the minimiser unchanged at λ = 0. It is a FiniteSum with
 // f_i = log(1 + exp(−y_i⟨x̃_i, θ⟩)) + (λ/2)‖w‖².
@@ -79,9 +80,9 @@ func (l *Logistic) eval(theta []float64) {
 	blas64.Gemv(blas.NoTrans, 1, l.x.a.RawMatrix(), vec(theta), 0, vec(l.z))
 	s := 0.0
 	for i, zi := range l.z {
-		m := l.y[i] * zi
-		s += stable.Softplus(-m)
-		l.c[i] = -l.y[i] * stable.Sigmoid(-m)
+		sp, sg := stable.SoftplusSigmoid(-l.y[i] * zi)
+		s += sp
+		l.c[i] = -l.y[i] * sg
 	}
 	l.loss = s / float64(len(l.z))
 	copy(l.last, theta)

@@ -107,9 +107,10 @@ type Perceptron struct {
 	clean       int // presentations since the last mistake
 	converged   bool
 
-	seen     map[string]int // state at an epoch's start → presentation
-	cycleAt  int            // presentation at which the repeat was seen
-	cyclePer int            // its period in presentations
+	seen     map[string][2]int // state at an epoch's start → (presentation, mistakes)
+	cycleAt  int               // presentation at which the repeat was seen
+	cyclePer int               // its period in presentations
+	cycleM   int               // mistakes per period
 }
 
 // NewPerceptron starts at w̃ = 0 on rows x with labels ±1 (y). The design
@@ -135,7 +136,7 @@ func NewPerceptron(x *Design, y []float64, order Order, rng *rand.Rand) (*Percep
 		pres: pres, alpha: make([]int, x.N()), lastI: -1,
 	}
 	if order == Cyclic {
-		p.seen = map[string]int{stateKey(p.w): 0}
+		p.seen = map[string][2]int{stateKey(p.w): {0, 0}}
 	}
 	return p, nil
 }
@@ -168,10 +169,10 @@ func (p *Perceptron) Step() error {
 	// is a cycle; an epoch without mistakes is convergence instead.
 	if eoe && !p.converged && p.seen != nil && p.cyclePer == 0 {
 		key := stateKey(p.w)
-		if t0, ok := p.seen[key]; ok {
-			p.cycleAt, p.cyclePer = p.t, p.t-t0
+		if at, ok := p.seen[key]; ok {
+			p.cycleAt, p.cyclePer, p.cycleM = p.t, p.t-at[0], p.m-at[1]
 		} else if len(p.seen) < maxStates {
-			p.seen[key] = p.t
+			p.seen[key] = [2]int{p.t, p.m}
 		}
 	}
 	if !allFiniteSlice(p.w) {
@@ -233,6 +234,10 @@ func (p *Perceptron) Converged() bool { return p.converged }
 func (p *Perceptron) Cycle() (period, at int, ok bool) {
 	return p.cyclePer, p.cycleAt, p.cyclePer > 0
 }
+
+// CycleMistakes is the number of mistakes in one period of the cycle (0
+// before one is found).
+func (p *Perceptron) CycleMistakes() int { return p.cycleM }
 
 // Design returns the data; Y the ±1 labels (a view).
 func (p *Perceptron) Design() *Design { return p.x }

@@ -118,7 +118,7 @@ func TestPerceptronXORCycles(t *testing.T) {
 		t.Fatalf("after 4: θ %v, %d mistakes", p.Theta(), p.Mistakes())
 	}
 	period, at, ok := p.Cycle()
-	if !ok || period != 4 || at != 4 {
+	if !ok || period != 4 || at != 4 || p.CycleMistakes() != 4 {
 		t.Fatalf("cycle %d at %d (%v), want period 4 at t = 4", period, at, ok)
 	}
 	if err := runToEnd(p, 396); err != nil {

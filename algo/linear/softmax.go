@@ -6,8 +6,6 @@ import (
 
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/stable"
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -77,20 +75,23 @@ func (s *Softmax) check(theta []float64) {
 	}
 }
 
-// eval computes the logits Z = X̃Θᵀ (one matrix product), the mean
-// cross-entropy and the residuals P − Y, unless Θ is the last point.
+// eval computes the logits Z = X̃Θᵀ, the mean cross-entropy and the
+// residuals P − Y, unless Θ is the last point.
 func (s *Softmax) eval(theta []float64) {
 	s.check(theta)
 	if s.valid && floats.Equal(theta, s.last) {
 		return
 	}
 	n, p, c := s.x.N(), s.x.P(), s.c
-	th := blas64.General{Rows: c, Cols: p, Stride: p, Data: theta}
-	z := blas64.General{Rows: n, Cols: c, Stride: c, Data: s.zr}
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1, s.x.a.RawMatrix(), th, 0, z)
 	sum := 0.0
 	for i := 0; i < n; i++ {
+		// Z = X̃Θᵀ row by row: with a few classes and features a loop beats
+		// a BLAS product, which would split the work across goroutines.
 		row := s.zr[i*c : (i+1)*c]
+		xt := s.x.Row(i)
+		for k := range row {
+			row[k] = floats.Dot(theta[k*p:(k+1)*p], xt)
+		}
 		lse := stable.LogSumExp(row)
 		sum += lse - row[s.y[i]]
 		for k := range row {
@@ -128,13 +129,18 @@ func (s *Softmax) CrossEntropy(theta []float64) float64 {
 	return s.loss
 }
 
-// Grad writes ∇f(Θ) = (P − Y)ᵀX̃ / n + λ(W, 0): one matrix product.
+// Grad writes ∇f(Θ) = (P − Y)ᵀX̃ / n + λ(W, 0).
 func (s *Softmax) Grad(grad, theta []float64) {
 	s.eval(theta)
 	n, p, c := s.x.N(), s.x.P(), s.c
-	r := blas64.General{Rows: n, Cols: c, Stride: c, Data: s.zr}
-	g := blas64.General{Rows: c, Cols: p, Stride: p, Data: grad}
-	blas64.Gemm(blas.Trans, blas.NoTrans, 1/float64(n), r, s.x.a.RawMatrix(), 0, g)
+	clear(grad)
+	for i := 0; i < n; i++ {
+		xt := s.x.Row(i)
+		for k, r := range s.zr[i*c : (i+1)*c] {
+			floats.AddScaled(grad[k*p:(k+1)*p], r, xt)
+		}
+	}
+	floats.Scale(1/float64(n), grad)
 	s.addPenaltyGrad(grad, theta)
 }
 

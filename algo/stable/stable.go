@@ -42,3 +42,17 @@ func Sigmoid(x float64) float64 {
 
 // LogSigmoid returns log σ(x) = −softplus(−x).
 func LogSigmoid(x float64) float64 { return -Softplus(-x) }
+
+// SoftplusSigmoid returns softplus(x) and σ(x) together from one
+// exponential, e^{−|x|}: softplus(x) = max(x, 0) + log1p(e^{−|x|}) and
+// σ(x) = 1/(1 + e^{−|x|}) for x ≥ 0, e^{−|x|}/(1 + e^{−|x|}) otherwise. The
+// logistic loss log(1 + e^{−m}) = softplus(−m) and its derivative −σ(−m)
+// come out of one call.
+func SoftplusSigmoid(x float64) (softplus, sigmoid float64) {
+	e := math.Exp(-math.Abs(x))
+	softplus = math.Max(x, 0) + math.Log1p(e)
+	if x >= 0 {
+		return softplus, 1 / (1 + e)
+	}
+	return softplus, e / (1 + e)
+}

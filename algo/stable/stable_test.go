@@ -42,3 +42,14 @@ func TestExtremes(t *testing.T) {
 		t.Errorf("logsumexp(-Inf, -Inf) = %v", got)
 	}
 }
+
+// TestSoftplusSigmoidFused: the fused pair equals the separate functions
+// bit for bit or to an ulp, across the range and at the extremes.
+func TestSoftplusSigmoidFused(t *testing.T) {
+	for _, x := range []float64{-1000, -40, -5, -0.5, -1e-300, 0, 1e-300, 0.3, 4, 40, 1000} {
+		sp, sg := SoftplusSigmoid(x)
+		if math.Abs(sp-Softplus(x)) > 1e-15*math.Max(1, math.Abs(sp)) || math.Abs(sg-Sigmoid(x)) > 1e-16 {
+			t.Errorf("x=%v: (%v, %v), separately (%v, %v)", x, sp, sg, Softplus(x), Sigmoid(x))
+		}
+	}
+}

@@ -28,6 +28,10 @@ const (
 	gridY = 48
 )
 
+// maxDrawn caps the points a Frame computes for a canvas (predictions of a
+// big --data file): more cannot be told apart, and a Frame must stay cheap.
+const maxDrawn = 2000
+
 // view is the data's bounding box with a margin.
 func view(x [][]float64) sims.Rect {
 	xs, ys := column(x, 0), column(x, 1)
@@ -170,6 +174,16 @@ func sgdParams() []sims.Param {
 		{Name: "decay", Kind: sims.Float, Min: 0, Max: 10, Default: "0",
 			Help: "c of the decaying schedules; 0 = B/n, one unit per epoch (method=sgd)"},
 	}
+}
+
+// gradNorm is ‖∇f‖ at the engine's iterate: the engine's own value when it
+// keeps one (gd, newton), else computed into scratch (sgd).
+func gradNorm(eng stepper, f optim.Objective, scratch []float64) float64 {
+	if g, ok := eng.(interface{ GradNorm() float64 }); ok {
+		return g.GradNorm()
+	}
+	f.Grad(scratch, eng.X())
+	return norm2(scratch)
 }
 
 // norm2 is ‖v‖₂.

@@ -64,6 +64,9 @@ type linregSim struct {
 	ls     *linear.LeastSquares
 	opt    linear.Solution // the closed form at λ
 	fstar  float64
+	gnStar float64 // ‖∇f‖ at the closed form
+	f0     float64 // f at θ = 0
+	gn0    float64 // ‖∇f‖ at θ = 0
 	method string
 	eng    *optim.Descent // nil for method=normal
 	solved bool           // method=normal: the solve has been made
@@ -112,6 +115,9 @@ func newLinreg(cfg sims.Config) (sims.Sim, error) {
 		return nil, err
 	}
 	s.fstar = s.ls.Func(s.opt.Theta)
+	g := make([]float64, x.P())
+	s.ls.Grad(g, s.opt.Theta)
+	s.gnStar = floats.Norm(g, 2)
 	if s.m, s.L, err = s.ls.Curvature(); err != nil {
 		return nil, err
 	}
@@ -136,7 +142,10 @@ func newLinreg(cfg sims.Config) (sims.Sim, error) {
 			return nil, err
 		}
 	}
-	s.loss.Add(s.ls.Func(theta0))
+	s.f0 = s.ls.Func(theta0)
+	s.ls.Grad(g, theta0)
+	s.gn0 = floats.Norm(g, 2)
+	s.loss.Add(s.f0)
 	if l.D() == 1 {
 		s.xs, s.ys = column(l.X, 0), l.Y
 		s.fitView = sims.Bounds(s.xs, s.ys).Pad(0.08)
@@ -187,9 +196,15 @@ func (s *linregSim) step() int {
 func (s *linregSim) Frame() sims.Frame {
 	th := s.theta()
 	d := s.data.D()
-	grad := make([]float64, len(th))
-	s.ls.Grad(grad, th)
-	f := s.ls.Func(th)
+	// f and ‖∇f‖ come from the engine or from New: a Frame makes no pass
+	// over the data but the (subsampled) predictions.
+	f, gn := s.f0, s.gn0
+	switch {
+	case s.eng != nil:
+		f, gn = s.eng.F(), s.eng.GradNorm()
+	case s.solved:
+		f, gn = s.fstar, s.gnStar
+	}
 	x0, x1 := s.loss.Span()
 	lossChart := sims.LineChart{
 		Title: "loss f and closed-form f*",
@@ -212,8 +227,8 @@ func (s *linregSim) Frame() sims.Frame {
 	wn := floats.Norm(th[:d], 2)
 	metrics := []sims.Metric{
 		{Name: "loss", Value: f},
-		{Name: "mse", Value: s.ls.MSE(th)},
-		{Name: "grad_norm", Value: floats.Norm(grad, 2)},
+		{Name: "mse", Value: f - s.lambda*wn*wn},
+		{Name: "grad_norm", Value: gn},
 		{Name: "w_norm", Value: wn},
 		{Name: "cond", Value: finiteOr(s.opt.Cond, 0)},
 	}
@@ -242,15 +257,18 @@ func (s *linregSim) fitChart(th []float64) sims.CanvasChart {
 			XLabel: s.names[0], YLabel: "y",
 		}
 	}
-	pred := make([]float64, s.data.N())
-	for i, row := range s.data.X {
-		pred[i] = floats.Dot(row, th[:d]) + b
+	// At most maxDrawn rows, evenly strided: a canvas cannot show more.
+	stride := (s.data.N() + maxDrawn - 1) / maxDrawn
+	var ys, pred []float64
+	for i := 0; i < s.data.N(); i += stride {
+		ys = append(ys, s.data.Y[i])
+		pred = append(pred, floats.Dot(s.data.X[i], th[:d])+b)
 	}
 	v := s.fitView
 	return sims.CanvasChart{
 		Title:  "ŷ against y",
 		View:   v,
-		Points: []sims.PointSet{{Name: "rows", X: s.data.Y, Y: pred, Class: 0}},
+		Points: []sims.PointSet{{Name: "rows", X: ys, Y: pred, Class: 0}},
 		Paths:  []sims.Path{{X: []float64{v.XMin, v.XMax}, Y: []float64{v.XMin, v.XMax}, Class: 1, Dotted: true}},
 		Legend: []string{"rows", "ŷ = y"},
 		XLabel: "y", YLabel: "ŷ",

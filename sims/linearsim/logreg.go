@@ -65,6 +65,8 @@ type logregSim struct {
 	trace  *sims.Trace // loss, accuracy, ‖w‖
 	sched  string
 	decade []float64 // ‖w‖ at k = 10, 100, 1000, ...
+	f, gn  float64   // f and ‖∇f‖ at the current iterate
+	acc    float64   // training accuracy at the current iterate
 }
 
 func logregData(cfg sims.Config) (*dataset.Labelled, error) {
@@ -216,7 +218,12 @@ func logisticOptimum(lg *linear.Logistic) ([]float64, float64, error) {
 func (s *logregSim) record() {
 	th := s.eng.X()
 	wn := norm2(th[:s.data.D()])
-	s.trace.Add(s.eng.F(), s.lg.Accuracy(th), wn)
+	// f, ∇f and the accuracy share one evaluation of the scores X̃θ (the
+	// objective caches it), so the Frame makes no pass over the data.
+	s.f = s.eng.F()
+	s.gn = gradNorm(s.eng, s.lg, s.grad)
+	s.acc = s.lg.Accuracy(th)
+	s.trace.Add(s.f, s.acc, wn)
 	if k := s.eng.Iter(); k >= 10 && k == int(math.Pow(10, float64(len(s.decade)+1))) {
 		s.decade = append(s.decade, wn)
 	}
@@ -233,7 +240,6 @@ func (s *logregSim) Step() error {
 func (s *logregSim) Frame() sims.Frame {
 	th := s.eng.X()
 	d := s.data.D()
-	s.lg.Grad(s.grad, th)
 	x0, x1 := s.trace.Span()
 	loss := sims.LineChart{Title: "loss f", X0: x0, X1: x1, XLabel: "step"}
 	if s.xstar != nil {
@@ -266,14 +272,13 @@ func (s *logregSim) Frame() sims.Frame {
 		sims.LineChart{Title: "‖w‖", Series: []sims.Series{{Name: "‖w‖", Y: s.trace.Column(2), Class: 4}},
 			X0: x0, X1: x1, XLabel: "step"},
 	)
-	f := s.eng.F()
 	return sims.Frame{
 		Sim:  Logreg.Name,
 		Step: s.eng.Iter(),
 		Metrics: []sims.Metric{
-			{Name: "loss", Value: f},
-			{Name: "accuracy", Value: s.lg.Accuracy(th)},
-			{Name: "grad_norm", Value: norm2(s.grad)},
+			{Name: "loss", Value: s.f},
+			{Name: "accuracy", Value: s.acc},
+			{Name: "grad_norm", Value: s.gn},
 			{Name: "w_norm", Value: norm2(th[:d])},
 		},
 		Charts: charts,

@@ -268,7 +268,7 @@ func (s *perceptronSim) notes(errs int) []string {
 	}
 	if period, at, ok := p.Cycle(); ok {
 		lines = append(lines, fmt.Sprintf("Thm 2.11: w̃(t=%d) = w̃(t=%d): cycling, period %d, %d mistakes per cycle",
-			at, at-period, period, s.cycleMistakes(period)))
+			at, at-period, period, p.CycleMistakes()))
 	}
 	switch {
 	case p.Converged():
@@ -289,16 +289,6 @@ func (s *perceptronSim) notes(errs int) []string {
 		lines = append(lines, fmt.Sprintf("test e-mail x′ = (1,1,0,0,0): score %.4g → %s", score, verdict))
 	}
 	return lines
-}
-
-// cycleMistakes is the number of mistakes in one period (all of them on
-// XOR): the growth of M over the last period.
-func (s *perceptronSim) cycleMistakes(period int) int {
-	m := s.mistakes.Column(0)
-	if len(m) <= period || s.mistakes.Len() != len(m) {
-		return period // every presentation of XOR's cycle is a mistake
-	}
-	return int(m[len(m)-1] - m[len(m)-1-period])
 }
 
 func (s *perceptronSim) multiFrame() sims.Frame {

@@ -56,6 +56,8 @@ type softmaxSim struct {
 	xl, yl string
 	grad   []float64
 	trace  *sims.Trace // loss, accuracy
+	f, gn  float64     // f and ‖∇f‖ at the current iterate
+	acc    float64     // training accuracy at the current iterate
 }
 
 func softmaxData(cfg sims.Config) (*dataset.Labelled, error) {
@@ -141,7 +143,12 @@ func softmaxOptimum(sm *linear.Softmax, L float64) (float64, bool) {
 }
 
 func (s *softmaxSim) record() {
-	s.trace.Add(s.eng.F(), s.sm.Accuracy(s.eng.X()))
+	// f, ∇f and the accuracy share one evaluation of the logits (cached).
+	th := s.eng.X()
+	s.f = s.eng.F()
+	s.gn = gradNorm(s.eng, s.sm, s.grad)
+	s.acc = s.sm.Accuracy(th)
+	s.trace.Add(s.f, s.acc)
 }
 
 func (s *softmaxSim) Step() error {
@@ -154,7 +161,6 @@ func (s *softmaxSim) Step() error {
 
 func (s *softmaxSim) Frame() sims.Frame {
 	th := s.eng.X()
-	s.sm.Grad(s.grad, th)
 	x0, x1 := s.trace.Span()
 	loss := sims.LineChart{Title: "cross-entropy f", Series: []sims.Series{{Name: "f", Y: s.trace.Column(0)}},
 		X0: x0, X1: x1, XLabel: "step"}
@@ -174,14 +180,13 @@ func (s *softmaxSim) Frame() sims.Frame {
 	charts = append(charts, loss,
 		sims.LineChart{Title: "training accuracy", Series: []sims.Series{{Name: "accuracy", Y: s.trace.Column(1), Class: 2}},
 			X0: x0, X1: x1, XLabel: "step"})
-	acc := s.sm.Accuracy(th)
 	return sims.Frame{
 		Sim:  Softmax.Name,
 		Step: s.eng.Iter(),
 		Metrics: []sims.Metric{
-			{Name: "loss", Value: s.eng.F()},
-			{Name: "accuracy", Value: acc},
-			{Name: "grad_norm", Value: norm2(s.grad)},
+			{Name: "loss", Value: s.f},
+			{Name: "accuracy", Value: s.acc},
+			{Name: "grad_norm", Value: s.gn},
 		},
 		Charts: charts,
 		Text:   s.notes(),
