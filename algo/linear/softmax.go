@@ -19,7 +19,8 @@ import (
 //	f(Θ) = (1/n) Σ_i [logΣ_l exp z_il − z_{i,y_i}] + (λ/2) Σ_k ‖w_k‖²,   z_ik = ⟨x̃_i, θ_k⟩,
 //	∇_{θ_k} f = (1/n) Σ_i (p_ik − 𝕀[y_i = k]) x̃_i + λ(w_k, 0)   (catalogue [A7]).
 //
-// The log-sum-exp is stable.LogSumExp, which subtracts the largest logit.
+// The log-sum-exp and the probabilities come from stable.Softmax, which
+// subtracts the largest logit.
 // Θ is flattened row by row: θ_k = theta[k·P : (k+1)·P], its bias last.
 // Adding one vector to every θ_k changes no probability (catalogue [A7]);
 // the ridge term pins the weights, and since the bias gradients sum to zero
@@ -92,11 +93,8 @@ func (s *Softmax) eval(theta []float64) {
 		for k := range row {
 			row[k] = floats.Dot(theta[k*p:(k+1)*p], xt)
 		}
-		lse := stable.LogSumExp(row)
-		sum += lse - row[s.y[i]]
-		for k := range row {
-			row[k] = math.Exp(row[k] - lse)
-		}
+		zy := row[s.y[i]]
+		sum += stable.Softmax(row, row) - zy
 		row[s.y[i]]--
 	}
 	s.loss = sum / float64(n)
@@ -186,10 +184,7 @@ func (s *Softmax) probsRow(theta, xt, dst []float64) {
 	for k := range dst {
 		dst[k] = floats.Dot(theta[k*p:(k+1)*p], xt)
 	}
-	lse := stable.LogSumExp(dst)
-	for k := range dst {
-		dst[k] = math.Exp(dst[k] - lse)
-	}
+	stable.Softmax(dst, dst)
 }
 
 // Probs writes Pr[Y = k | x; Θ], k = 0..c−1, for a feature vector x of
@@ -204,10 +199,7 @@ func (s *Softmax) Probs(theta, x, dst []float64) []float64 {
 			dst[k] += t[d]
 		}
 	}
-	lse := stable.LogSumExp(dst)
-	for k := range dst {
-		dst[k] = math.Exp(dst[k] - lse)
-	}
+	stable.Softmax(dst, dst)
 	return dst
 }
 

@@ -56,3 +56,28 @@ func SoftplusSigmoid(x float64) (softplus, sigmoid float64) {
 	}
 	return softplus, e / (1 + e)
 }
+
+// Softmax writes p_k = exp(x_k − LogSumExp(x)) into p (len(x); p may be x)
+// and returns LogSumExp(x), with one exponential per entry: the shift by
+// the maximum keeps every exponential ≤ 1 and the sum ≥ 1.
+func Softmax(p, x []float64) (lse float64) {
+	m := math.Inf(-1)
+	for _, v := range x {
+		m = math.Max(m, v)
+	}
+	if math.IsInf(m, 0) {
+		for i := range p {
+			p[i] = math.NaN()
+		}
+		return m
+	}
+	s := 0.0
+	for i, v := range x {
+		p[i] = math.Exp(v - m)
+		s += p[i]
+	}
+	for i := range p {
+		p[i] /= s
+	}
+	return m + math.Log(s)
+}

@@ -53,3 +53,27 @@ func TestSoftplusSigmoidFused(t *testing.T) {
 		}
 	}
 }
+
+// TestSoftmax: probabilities sum to one, match exp(x − LogSumExp(x)), and
+// survive huge logits; the returned value is LogSumExp.
+func TestSoftmax(t *testing.T) {
+	for _, x := range [][]float64{{1, 2, 3}, {1000, 1000, -1000}, {-800, -801}, {0}} {
+		p := make([]float64, len(x))
+		lse := Softmax(p, x)
+		if want := LogSumExp(x); math.Abs(lse-want) > 1e-12*math.Max(1, math.Abs(want)) {
+			t.Errorf("%v: lse %v, want %v", x, lse, want)
+		}
+		sum := 0.0
+		for i, v := range p {
+			sum += v
+			// exp(x − lse) loses ~1e-13 where |lse| ~ 1000; p is computed
+			// from x − max instead.
+			if math.Abs(v-math.Exp(x[i]-lse)) > 1e-12 {
+				t.Errorf("%v: p[%d] = %v", x, i, v)
+			}
+		}
+		if math.Abs(sum-1) > 1e-15 {
+			t.Errorf("%v: Σp = %v", x, sum)
+		}
+	}
+}

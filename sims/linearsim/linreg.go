@@ -21,7 +21,7 @@ var Linreg = &sims.Spec{
 	Name:   "linreg",
 	Title:  "Least squares and ridge: normal equation or GD, ridge path, conditioning, the ε example",
 	Source: "seed 001 §3 (L341–L393: normal equation, ε example, Def 3.4, Prop 3.5, Remark 3.6)",
-	Data:   "--data: numeric columns; the column named label (else the last) is the target y, the others the features",
+	Data:   "numeric columns; the column named label (else the last) is the target y, the others the features",
 	Steps:  500,
 	Speed:  20,
 	Params: []sims.Param{

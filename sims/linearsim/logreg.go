@@ -24,7 +24,7 @@ var Logreg = &sims.Spec{
 	Name:   "logreg",
 	Title:  "Logistic regression by GD, SGD or Newton: p(x) shading, loss, ‖w‖ on separable data",
 	Source: "seed 001 §4 (Def 4.1, Def 4.2, eq 4.a) and §8 (Thm 8.5)",
-	Data:   "--data: numeric columns; the column named label (else the last) holds 0/1 or −1/+1; p(x) is shaded when there are two features",
+	Data:   "numeric columns; the column named label (else the last) holds 0/1 or −1/+1; p(x) is shaded when there are two features",
 	Steps:  2000,
 	Speed:  30,
 	Params: append([]sims.Param{

@@ -21,7 +21,7 @@ var Perceptron = &sims.Spec{
 	Name:   "perceptron",
 	Title:  "Perceptron (Algorithm 1): mistakes under (C/γ)², XOR cycling, one-vs-all / one-vs-one",
 	Source: "seed 001 §2 (Algorithm 1, Thm 2.8, Thm 2.11, L309–L317); seed 003 L60–L65",
-	Data: "--data: numeric columns, the label in the column named label (else the last): 0/1 or −1/+1 " +
+	Data: "numeric columns, the label in the column named label (else the last): 0/1 or −1/+1 " +
 		"for one perceptron, 0..c−1 for c ≥ 3 classes (one-vs-all or one-vs-one); the canvas needs two features",
 	Steps: 1000,
 	// A few presentations a second: each point's visit, and each mistake's

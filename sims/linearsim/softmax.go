@@ -20,7 +20,7 @@ var Softmax = &sims.Spec{
 	Name:   "softmax",
 	Title:  "Softmax regression: class regions, confidence, cross-entropy",
 	Source: "seed 001 §4 (eq 4.b, L445–L455)",
-	Data:   "--data: numeric columns; the column named label (else the last) holds classes 0..c−1; regions are drawn when there are two features",
+	Data:   "numeric columns; the column named label (else the last) holds classes 0..c−1; regions are drawn when there are two features",
 	Steps:  2000,
 	Speed:  30,
 	Params: append([]sims.Param{
