@@ -4,7 +4,9 @@ import (
 	"math"
 
 	"github.com/thelab/lab/algo"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -44,9 +46,6 @@ type Newton struct {
 	gt    []float64 // ∇f at the trial point
 	fx    float64
 	h, hm *mat.SymDense
-	chol  mat.Cholesky
-	pv    *mat.VecDense
-	gv    *mat.VecDense
 	step  float64 // the last step length s
 	mu    float64 // the last damping μ
 }
@@ -69,8 +68,6 @@ func NewNewton(f TwiceDifferentiable, x0 []float64, cfg NewtonConfig) (*Newton, 
 		g: make([]float64, n), p: make([]float64, n), xt: make([]float64, n), gt: make([]float64, n),
 		h: mat.NewSymDense(n, nil), hm: mat.NewSymDense(n, nil),
 	}
-	nw.pv = mat.NewVecDense(n, nw.p)
-	nw.gv = mat.NewVecDense(n, nw.g)
 	nw.fx = f.Func(nw.x)
 	f.Grad(nw.g, nw.x)
 	return nw, nil
@@ -97,12 +94,16 @@ func (nw *Newton) Step() error {
 		scale = 1
 	}
 	nw.mu = 0
+	var tri blas64.Triangular
 	for try := 0; ; try++ {
 		nw.hm.CopySym(nw.h)
 		for i := 0; i < n; i++ {
 			nw.hm.SetSym(i, i, nw.h.At(i, i)+nw.mu)
 		}
-		if nw.chol.Factorize(nw.hm) {
+		// LAPACK's Cholesky in place (mat.Cholesky would also estimate a
+		// condition number, allocating): the line search guards the step.
+		var ok bool
+		if tri, ok = lapack64.Potrf(nw.hm.RawSymmetric()); ok {
 			break
 		}
 		if try > 40 {
@@ -114,8 +115,8 @@ func (nw *Newton) Step() error {
 			nw.mu *= 10
 		}
 	}
-	// Condition errors are tolerated: the line search guards the step.
-	_ = nw.chol.SolveVecTo(nw.pv, nw.gv)
+	copy(nw.p, nw.g)
+	lapack64.Potrs(tri, blas64.General{Rows: n, Cols: 1, Stride: 1, Data: nw.p})
 	floats.Scale(-1, nw.p)
 	slope := floats.Dot(nw.g, nw.p)
 	s := 1.0
