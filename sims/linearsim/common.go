@@ -145,7 +145,7 @@ func signedBars(names []string, v []float64) []sims.Bar {
 	return bars
 }
 
-// rng returns the data stream's generator for a seed.
+// dataRNG returns the data stream's generator for a seed.
 func dataRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, dataStream)) }
 
 // gdMethods are the optimisers the regression sims offer.

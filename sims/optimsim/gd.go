@@ -259,7 +259,7 @@ func newGD(cfg sims.Config) (sims.Sim, error) {
 func (s *gdSim) newSGD(v sims.Values, seed uint64) error {
 	fs, ok := s.prob.Objective.(optim.FiniteSum)
 	if !ok {
-		return algo.BadParam("method", methodSGD, "a finite-sum problem: fn=lsq or fn=logistic")
+		return algo.BadParam("method", methodSGD, "used with fn=lsq or fn=logistic (a finite sum)")
 	}
 	s.batch = v.Int("batch")
 	if n := fs.Len(); s.batch > n {
