@@ -5,6 +5,7 @@ package optim
 import (
 	"math"
 
+	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/functions"
 )
 
@@ -13,6 +14,13 @@ type Objective interface {
 	Func(x []float64) float64
 	// Grad writes ∇f(x) into grad, which has len(x).
 	Grad(grad, x []float64)
+}
+
+// TwiceDifferentiable is an Objective with a Hessian, for Newton's method.
+type TwiceDifferentiable interface {
+	Objective
+	// Hess writes ∇²f(x) into h, which is len(x)×len(x).
+	Hess(h *mat.SymDense, x []float64)
 }
 
 // Problem is a named 2-D test function with what is known about it.
@@ -26,8 +34,13 @@ type Problem struct {
 	// the minima.
 	Region [4]float64
 	// M and L bound the Hessian, m I ⪯ ∇²f ⪯ L I, everywhere; zero when no
-	// global bound exists (the function is not convex or not L-smooth).
+	// global bound exists (the function is not convex or not L-smooth). For
+	// a non-convex f, L > 0 means ‖∇²f‖ ≤ L everywhere (the reading of
+	// L-smoothness that Theorem 8.8 needs; erratum E8 of the seed-001
+	// catalogue) and M is 0.
 	M, L float64
+	// Convex says that f is convex, so that Theorem 8.5 applies when L > 0.
+	Convex bool
 }
 
 // Quadratic is f(x) = ½ xᵀAx with A = Rᵀ diag(1, κ) R, R a rotation by
@@ -75,11 +88,92 @@ func (Himmelblau) Grad(grad, x []float64) {
 	grad[1] = 2*a + 4*b*x[1]
 }
 
-// ProblemNames lists the test functions NewProblem knows, in menu order.
+func (Himmelblau) Hess(h *mat.SymDense, x []float64) {
+	a := x[0]*x[0] + x[1] - 11
+	b := x[0] + x[1]*x[1] - 7
+	h.SetSym(0, 0, 4*a+8*x[0]*x[0]+2)
+	h.SetSym(0, 1, 4*x[0]+4*x[1])
+	h.SetSym(1, 1, 2+4*b+8*x[1]*x[1])
+}
+
+// Hess writes the constant Hessian A.
+func (q Quadratic) Hess(h *mat.SymDense, _ []float64) {
+	h.SetSym(0, 0, q.a11)
+	h.SetSym(0, 1, q.a12)
+	h.SetSym(1, 1, q.a22)
+}
+
+// Rosenbrock is gonum's ExtendedRosenbrock (in 2-D, 100(y − x²)² + (1 − x)²)
+// with its Hessian, which gonum does not provide.
+type Rosenbrock struct{ functions.ExtendedRosenbrock }
+
+// Hess writes the Hessian of the 2-D Rosenbrock function.
+func (Rosenbrock) Hess(h *mat.SymDense, x []float64) {
+	h.SetSym(0, 0, 1200*x[0]*x[0]-400*x[1]+2)
+	h.SetSym(0, 1, -400*x[0])
+	h.SetSym(1, 1, 200)
+}
+
+// Beale is gonum's Beale function with a correct Hessian: gonum v0.17.0's
+// Beale.Hess evaluates its residuals f_i = c_i − x(1 − y^i) at x[1] in place
+// of x[0] (compare its Func), which the finite-difference test catches.
+type Beale struct{ functions.Beale }
+
+// Hess writes the Hessian of Σ f_i², f_i = c_i − x t_i, t_i = 1 − y^i:
+// ∂²/∂x² = 2Σ t_i², ∂²/∂x∂y = 2Σ i y^{i−1}(f_i − x t_i),
+// ∂²/∂y² = 2Σ [(i x y^{i−1})² + i(i−1) x y^{i−2} f_i].
+func (Beale) Hess(h *mat.SymDense, x []float64) {
+	a, y := x[0], x[1]
+	t1, t2, t3 := 1-y, 1-y*y, 1-y*y*y
+	f1, f2, f3 := 1.5-a*t1, 2.25-a*t2, 2.625-a*t3
+	h.SetSym(0, 0, 2*(t1*t1+t2*t2+t3*t3))
+	h.SetSym(0, 1, 2*(f1+y*(2*f2+3*y*f3)-a*(t1+y*(2*t2+3*y*t3))))
+	h.SetSym(1, 1, 2*a*(a+2*f2+y*(6*f3+a*y*(4+9*y*y))))
+}
+
+// Wavy is the non-convex, L-smooth f(x) = Σ_i ½x_i² + a·sin²(x_i) of the
+// seed-001 catalogue ([A13], "Checks"): f″ = 1 + 2a·cos 2x per coordinate,
+// so ‖∇²f‖ ≤ L = 1 + 2a, f* = 0 at x = 0, and for a = 4 each coordinate has
+// local minima at ±2.7607 (f = 4.3635 in one coordinate). Theorem 8.8
+// applies; Theorems 8.5 and 8.7 do not.
+type Wavy struct{ A float64 }
+
+func (w Wavy) Func(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		sn := math.Sin(v)
+		s += 0.5*v*v + w.A*sn*sn
+	}
+	return s
+}
+
+func (w Wavy) Grad(grad, x []float64) {
+	for i, v := range x {
+		grad[i] = v + w.A*math.Sin(2*v)
+	}
+}
+
+func (w Wavy) Hess(h *mat.SymDense, x []float64) {
+	n := len(x)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			h.SetSym(i, j, 0)
+		}
+		h.SetSym(i, i, 1+2*w.A*math.Cos(2*x[i]))
+	}
+}
+
+// WavyA is the amplitude of the "wavy" problem: L = 9, with local minima.
+const WavyA = 4
+
+// ProblemNames lists the classic test functions of NewProblem, in menu
+// order. NewProblem also knows "wavy" (see Wavy), the non-convex but
+// L-smooth function that Theorem 8.8 speaks of.
 var ProblemNames = []string{"quadratic", "rosenbrock", "beale", "himmelblau"}
 
 // NewProblem returns a named test function; kappa is used by "quadratic"
-// only. It returns nil for an unknown name.
+// only. It returns nil for an unknown name. Every problem's Objective is
+// TwiceDifferentiable.
 func NewProblem(name string, kappa float64) *Problem {
 	switch name {
 	case "quadratic":
@@ -87,17 +181,17 @@ func NewProblem(name string, kappa float64) *Problem {
 			Name: name, Objective: NewQuadratic(kappa),
 			Minima: [][]float64{{0, 0}}, Start: []float64{-2.5, 1.5},
 			Region: [4]float64{-3, 3, -2, 2},
-			M:      1, L: kappa,
+			M:      1, L: kappa, Convex: true,
 		}
 	case "rosenbrock":
 		return &Problem{
-			Name: name, Objective: functions.ExtendedRosenbrock{},
+			Name: name, Objective: Rosenbrock{},
 			Minima: [][]float64{{1, 1}}, Start: []float64{-1.2, 1},
 			Region: [4]float64{-2, 2, -1, 3},
 		}
 	case "beale":
 		return &Problem{
-			Name: name, Objective: functions.Beale{},
+			Name: name, Objective: Beale{},
 			Minima: [][]float64{{3, 0.5}}, Start: []float64{1, 1},
 			Region: [4]float64{-1, 4.5, -1.5, 2},
 		}
@@ -112,6 +206,13 @@ func NewProblem(name string, kappa float64) *Problem {
 			},
 			Start:  []float64{-0.5, -0.5},
 			Region: [4]float64{-5, 5, -5, 5},
+		}
+	case "wavy":
+		return &Problem{
+			Name: name, Objective: Wavy{A: WavyA},
+			Minima: [][]float64{{0, 0}}, Start: []float64{-2.5, 1.5},
+			Region: [4]float64{-4.5, 4.5, -3, 3},
+			L:      1 + 2*WavyA,
 		}
 	}
 	return nil

@@ -42,3 +42,42 @@ func Sigmoid(x float64) float64 {
 
 // LogSigmoid returns log σ(x) = −softplus(−x).
 func LogSigmoid(x float64) float64 { return -Softplus(-x) }
+
+// SoftplusSigmoid returns softplus(x) and σ(x) together from one
+// exponential, e^{−|x|}: softplus(x) = max(x, 0) + log1p(e^{−|x|}) and
+// σ(x) = 1/(1 + e^{−|x|}) for x ≥ 0, e^{−|x|}/(1 + e^{−|x|}) otherwise. The
+// logistic loss log(1 + e^{−m}) = softplus(−m) and its derivative −σ(−m)
+// come out of one call.
+func SoftplusSigmoid(x float64) (softplus, sigmoid float64) {
+	e := math.Exp(-math.Abs(x))
+	softplus = math.Max(x, 0) + math.Log1p(e)
+	if x >= 0 {
+		return softplus, 1 / (1 + e)
+	}
+	return softplus, e / (1 + e)
+}
+
+// Softmax writes p_k = exp(x_k − LogSumExp(x)) into p (len(x); p may be x)
+// and returns LogSumExp(x), with one exponential per entry: the shift by
+// the maximum keeps every exponential ≤ 1 and the sum ≥ 1.
+func Softmax(p, x []float64) (lse float64) {
+	m := math.Inf(-1)
+	for _, v := range x {
+		m = math.Max(m, v)
+	}
+	if math.IsInf(m, 0) {
+		for i := range p {
+			p[i] = math.NaN()
+		}
+		return m
+	}
+	s := 0.0
+	for i, v := range x {
+		p[i] = math.Exp(v - m)
+		s += p[i]
+	}
+	for i := range p {
+		p[i] /= s
+	}
+	return m + math.Log(s)
+}

@@ -42,3 +42,38 @@ func TestExtremes(t *testing.T) {
 		t.Errorf("logsumexp(-Inf, -Inf) = %v", got)
 	}
 }
+
+// TestSoftplusSigmoidFused: the fused pair equals the separate functions
+// bit for bit or to an ulp, across the range and at the extremes.
+func TestSoftplusSigmoidFused(t *testing.T) {
+	for _, x := range []float64{-1000, -40, -5, -0.5, -1e-300, 0, 1e-300, 0.3, 4, 40, 1000} {
+		sp, sg := SoftplusSigmoid(x)
+		if math.Abs(sp-Softplus(x)) > 1e-15*math.Max(1, math.Abs(sp)) || math.Abs(sg-Sigmoid(x)) > 1e-16 {
+			t.Errorf("x=%v: (%v, %v), separately (%v, %v)", x, sp, sg, Softplus(x), Sigmoid(x))
+		}
+	}
+}
+
+// TestSoftmax: probabilities sum to one, match exp(x − LogSumExp(x)), and
+// survive huge logits; the returned value is LogSumExp.
+func TestSoftmax(t *testing.T) {
+	for _, x := range [][]float64{{1, 2, 3}, {1000, 1000, -1000}, {-800, -801}, {0}} {
+		p := make([]float64, len(x))
+		lse := Softmax(p, x)
+		if want := LogSumExp(x); math.Abs(lse-want) > 1e-12*math.Max(1, math.Abs(want)) {
+			t.Errorf("%v: lse %v, want %v", x, lse, want)
+		}
+		sum := 0.0
+		for i, v := range p {
+			sum += v
+			// exp(x − lse) loses ~1e-13 where |lse| ~ 1000; p is computed
+			// from x − max instead.
+			if math.Abs(v-math.Exp(x[i]-lse)) > 1e-12 {
+				t.Errorf("%v: p[%d] = %v", x, i, v)
+			}
+		}
+		if math.Abs(sum-1) > 1e-15 {
+			t.Errorf("%v: Σp = %v", x, sum)
+		}
+	}
+}

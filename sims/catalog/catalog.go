@@ -12,6 +12,7 @@ import (
 	"github.com/thelab/lab/sims/kernelsim"
 	"github.com/thelab/lab/sims/laplacesim"
 	"github.com/thelab/lab/sims/ldasim"
+	"github.com/thelab/lab/sims/linearsim"
 	"github.com/thelab/lab/sims/mcmcsim"
 	"github.com/thelab/lab/sims/mixturesim"
 	"github.com/thelab/lab/sims/optimsim"
@@ -24,7 +25,12 @@ import (
 // default fails to validate: both are programming errors caught by the tests.
 func All() *sims.Catalog {
 	c, err := sims.NewCatalog(
-		// Seed 001: optimisation.
+		// Seed 001 §2–4, 6, 8: linear models and gradient methods.
+		linearsim.Perceptron,
+		linearsim.Linreg,
+		linearsim.Logreg,
+		linearsim.Softmax,
+		linearsim.Losses,
 		optimsim.GD,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,

@@ -4,123 +4,324 @@ package optimsim
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 
+	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/optim"
 	"github.com/thelab/lab/sims"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
 )
 
-// GD is the gradient-descent playground (seed 001 §8): a 2-D test function,
-// an update rule, its convergence curve against Theorem 8.7 and the iterate
-// path over the function's contours.
+// The methods beyond Descent's: damped Newton and mini-batch SGD.
+const (
+	methodNewton = "newton"
+	methodSGD    = "sgd"
+)
+
+var (
+	methodNames = append(append([]string(nil), optim.Methods...), methodNewton, methodSGD)
+	fnNames     = append(append([]string(nil), optim.ProblemNames...), fnWavy, fnLSQ, fnLogistic)
+)
+
+// GD is the gradient-descent playground (seed 001 §8): a 2-D test function
+// or a finite sum (least squares, logistic loss), an update rule (GD,
+// momentum, Nesterov, Adam, Newton, mini-batch SGD with a step-size
+// schedule), its convergence curve under the bounds of Theorems 8.5, 8.7
+// and 8.8 where their hypotheses hold, and the iterate path over the
+// contours. With SGD a second run with a contrasting schedule (constant vs
+// decaying) shares the batches: constant steps stall at a noise floor, a
+// decaying schedule goes below it.
 var GD = &sims.Spec{
 	Name:   "gd",
-	Title:  "Gradient descent, momentum, Nesterov and Adam on 2-D test functions",
-	Source: "seed 001 §8 (Def 8.2, Thm 8.7)",
+	Title:  "Gradient descent, momentum, Nesterov, Adam, Newton and SGD on 2-D problems",
+	Source: "seed 001 §8 (Def 8.2, Thms 8.5, 8.7, 8.8, SGD L891–L913) and §9 (L974–L982)",
 	Steps:  1000,
 	Speed:  30,
 	Params: []sims.Param{
-		{Name: "fn", Kind: sims.Choice, Choices: optim.ProblemNames, Default: "quadratic",
-			Help: "function to minimise; quadratic is ½xᵀAx with eigenvalues 1 and kappa"},
+		{Name: "fn", Kind: sims.Choice, Choices: fnNames, Default: "quadratic",
+			Help: "function to minimise; quadratic is ½xᵀAx with eigenvalues 1 and kappa; wavy is Σ ½x² + 4 sin²x " +
+				"(non-convex, L = 9); lsq and logistic are finite sums of n terms (SGD's problems)"},
 		{Name: "kappa", Kind: sims.Float, Min: 1, Max: 1000, Default: "10",
-			Help: "condition number L/m of the quadratic (fn=quadratic only)"},
-		{Name: "method", Kind: sims.Choice, Choices: optim.Methods, Default: "gd",
-			Help: "update rule: plain gradient descent, heavy-ball momentum, Nesterov, Adam"},
+			Help: "condition number L/m of the quadratic, and of the data of lsq and logistic"},
+		{Name: "n", Kind: sims.Int, Min: 10, Max: 100000, Default: "200",
+			Help: "number of terms of lsq and logistic"},
+		{Name: "noise", Kind: sims.Float, Min: 0, Max: 10, Default: "1",
+			Help: "s.d. σ of the lsq targets (f* ≈ σ²)"},
+		{Name: "lambda", Kind: sims.Float, Min: 0, Max: 10, Default: "0.1",
+			Help: "ridge weight of logistic: m = λ"},
+		{Name: "method", Kind: sims.Choice, Choices: methodNames, Default: "gd",
+			Help: "update rule: gradient descent, heavy ball, Nesterov, Adam, damped Newton, or mini-batch SGD (lsq, logistic)"},
 		{Name: "lr", Kind: sims.Float, Min: 0, OpenMin: true, Max: 10, Default: "0.1",
-			DefaultFor: defaultLR, DefaultNote: "1/L for the quadratic; 0.001 (rosenbrock), 0.01 (beale, himmelblau); adam 0.05",
-			Help: "step size t; on the quadratic GD converges iff t < 2/L"},
+			DefaultFor: defaultLR, DefaultNote: "1/L for quadratic, lsq, logistic, wavy; 0.001 (rosenbrock), 0.01 (beale, himmelblau); adam 0.05; sgd 0.1/L",
+			Help: "step size t (t₀ of the sgd schedule); on the quadratic GD converges iff t < 2/L; newton takes none"},
 		{Name: "beta", Kind: sims.Float, Min: 0, Max: 0.999, Default: "0.9",
 			Help: "momentum (momentum, nesterov) or first-moment decay (adam)"},
 		{Name: "x0", Kind: sims.Vector, Len: 2, Min: -10, Max: 10, Default: "-2.5,1.5",
 			DefaultFor: defaultStart, DefaultNote: "the function's standard start",
 			Help: "starting point x,y"},
 		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-8",
-			Help: "stop when ‖∇f‖ ≤ tol"},
+			Help: "stop when ‖∇f‖ ≤ tol (not sgd)"},
+		{Name: "batch", Kind: sims.Int, Min: 1, Max: 100000, Default: "1",
+			Help: "sgd: mini-batch size B, at most n"},
+		{Name: "schedule", Kind: sims.Choice, Choices: optim.Schedules, Default: string(optim.Constant),
+			Help: "sgd: t_k = t₀, t₀/(1+ck) or t₀/√(1+ck); a second run uses constant (or 1/k against constant)"},
+		{Name: "decay", Kind: sims.Float, Min: 0, Max: 10, Default: "0",
+			Help: "sgd: c of the decaying schedules; 0 = m t₀/2, so that t_k ≈ 2/(mk)"},
+		{Name: "sampling", Kind: sims.Choice, Choices: optim.Samplings, Default: string(optim.IID),
+			Help: "sgd: iid batches (the notes' uniform I) or epochs of a reshuffled permutation"},
 	},
 	New: newGD,
 }
 
+// lOf is L of the problem the parameters describe, when known before the
+// data are drawn (the data are shaped so that it is exact).
+func lOf(v sims.Values) float64 {
+	switch v.String("fn") {
+	case "quadratic", fnLSQ:
+		return v.Float("kappa")
+	case fnLogistic:
+		return v.Float("kappa")/4 + v.Float("lambda")
+	case fnWavy:
+		return 1 + 2*optim.WavyA
+	}
+	return 0
+}
+
 func defaultLR(v sims.Values) string {
-	if v.String("method") == string(optim.Adam) {
+	method := v.String("method")
+	if method == string(optim.Adam) {
 		return "0.05"
 	}
-	switch v.String("fn") {
-	case "quadratic":
-		return strconv.FormatFloat(1/v.Float("kappa"), 'g', 6, 64)
-	case "rosenbrock":
+	L := lOf(v)
+	if method == methodSGD && L > 0 {
+		return strconv.FormatFloat(0.1/L, 'g', 6, 64)
+	}
+	if L > 0 {
+		return strconv.FormatFloat(1/L, 'g', 6, 64)
+	}
+	if v.String("fn") == "rosenbrock" {
 		return "0.001"
 	}
 	return "0.01"
 }
 
 func defaultStart(v sims.Values) string {
-	p := optim.NewProblem(v.String("fn"), 1)
+	fn := v.String("fn")
+	if fn == fnLSQ || fn == fnLogistic {
+		return "-2.5,1.5"
+	}
+	p := optim.NewProblem(fn, 1)
 	return fmt.Sprintf("%g,%g", p.Start[0], p.Start[1])
+}
+
+// engine is what the sim needs of Descent, Newton and SGD.
+type engine interface {
+	Step() error
+	X() []float64
+	F() float64
+	Iter() int
 }
 
 type gdSim struct {
 	prob   *optim.Problem
-	d      *optim.Descent
+	eng    engine
+	comp   *optim.SGD // sgd: the run with the contrasting schedule
+	method string
 	lr     float64
-	method optim.Method
 	x0     []float64
 	r0sq   float64 // ‖x0 − x*‖², x* the nearest minimiser
+	gap0   float64 // f(x0) − f*
 	gamma  float64 // Theorem 8.7's rate, when its hypotheses hold
-	bound  bool
-	gap    *sims.Trace // f(x_k) − f*
-	path   *sims.Trace // x_k
+	bound  bool    // Theorem 8.7 applies
+	b85    bool    // Theorem 8.5 applies
+	b88    bool    // Theorem 8.8 applies (non-convex, L-smooth)
+	gap    *sims.Trace
+	grads  *sims.Trace // min_{i≤k} ‖∇f(x_i)‖ (Theorem 8.8)
+	cgap   *sims.Trace // the companion's f − f*
+	rates  *sims.Trace // t_k of both runs
+	path   *sims.Trace
+	cpath  *sims.Trace
 	heat   *sims.Grid
 	view   sims.Rect
+	g      []float64
+	best   float64
+	floor  float64 // sgd: the predicted noise floor of constant steps
+	hasFl  bool
+	sched  optim.Schedule
+	csched optim.Schedule
+	decay  float64
+	batch  int
+	samp   optim.Sampling
+}
+
+// gdStream seeds the SGD batches; both runs share it (common random numbers).
+const gdStream = 0x67645f736764 // "gd_sgd"
+
+func newProblem(v sims.Values, seed uint64) (*optim.Problem, error) {
+	kappa := v.Float("kappa")
+	switch fn := v.String("fn"); fn {
+	case fnLSQ:
+		p, err := lsqProblem(seed, v.Int("n"), kappa, v.Float("noise"))
+		if err != nil {
+			return nil, err
+		}
+		snap(&p.M, 1)
+		snap(&p.L, kappa)
+		return p, nil
+	case fnLogistic:
+		lam := v.Float("lambda")
+		p, err := logisticProblem(seed, v.Int("n"), kappa, lam)
+		if err != nil {
+			return nil, err
+		}
+		snap(&p.M, lam)
+		snap(&p.L, kappa/4+lam)
+		return p, nil
+	default:
+		return optim.NewProblem(fn, kappa), nil
+	}
+}
+
+// snap sets *x to exact when they agree to rounding: the shaped data make
+// the Hessian's extreme eigenvalues equal to their formulas, and computed
+// values an ulp above them would switch a theorem off at t = 1/L.
+func snap(x *float64, exact float64) {
+	if math.Abs(*x-exact) <= 1e-9*math.Max(1, math.Abs(exact)) {
+		*x = exact
+	}
 }
 
 func newGD(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	prob := optim.NewProblem(v.String("fn"), v.Float("kappa"))
+	prob, err := newProblem(v, cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
 	x0 := v.Vector("x0")
 	s := &gdSim{
 		prob:   prob,
 		lr:     v.Float("lr"),
-		method: optim.Method(v.String("method")),
+		method: v.String("method"),
 		x0:     x0,
 		gap:    sims.NewTrace(0, 1),
+		grads:  sims.NewTrace(0, 1),
 		path:   sims.NewTrace(0, 2),
+		g:      make([]float64, 2),
 	}
-	d, err := optim.NewDescent(prob, x0, optim.DescentConfig{
-		Method: s.method, LR: s.lr, Beta: v.Float("beta"), Tol: v.Float("tol"),
-	})
+	switch s.method {
+	case methodNewton:
+		s.eng, err = optim.NewNewton(prob.Objective.(optim.TwiceDifferentiable), x0, optim.NewtonConfig{Tol: v.Float("tol")})
+	case methodSGD:
+		err = s.newSGD(v, cfg.Seed)
+	default:
+		s.eng, err = optim.NewDescent(prob, x0, optim.DescentConfig{
+			Method: optim.Method(s.method), LR: s.lr, Beta: v.Float("beta"), Tol: v.Float("tol"),
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
-	s.d = d
 	s.r0sq = math.Inf(1)
 	for _, m := range prob.Minima {
 		dx, dy := x0[0]-m[0], x0[1]-m[1]
 		s.r0sq = math.Min(s.r0sq, dx*dx+dy*dy)
 	}
-	if s.method == optim.GD && prob.M > 0 {
-		s.gamma, s.bound = optim.StronglyConvexRate(prob.M, prob.L, s.lr)
+	s.gap0 = prob.Func(x0) - prob.FStar
+	if s.method == string(optim.GD) {
+		if prob.M > 0 {
+			s.gamma, s.bound = optim.StronglyConvexRate(prob.M, prob.L, s.lr)
+		}
+		_, s.b85 = optim.ConvexBound(prob.L, s.lr, s.r0sq, 1)
+		s.b85 = s.b85 && prob.Convex
+		_, s.b88 = optim.NonConvexBound(prob.L, s.lr, s.gap0, 0)
+		s.b88 = s.b88 && !prob.Convex
 	}
 	r := prob.Region
 	s.view = sims.Rect{XMin: r[0], XMax: r[1], YMin: r[2], YMax: r[3]}
 	// Widen the window to hold a start outside the standard region.
 	s.view.XMin, s.view.XMax = math.Min(s.view.XMin, x0[0]-0.2), math.Max(s.view.XMax, x0[0]+0.2)
 	s.view.YMin, s.view.YMax = math.Min(s.view.YMin, x0[1]-0.2), math.Max(s.view.YMax, x0[1]+0.2)
+	pt := make([]float64, 2)
 	s.heat = sims.SampleGrid(s.view, 160, 80, func(x, y float64) float64 {
-		return math.Log10(prob.Func([]float64{x, y}) - prob.FStar + 1e-3)
+		pt[0], pt[1] = x, y
+		return math.Log10(math.Max(prob.Func(pt)-prob.FStar, 0) + 1e-3)
 	})
 	s.heat.Levels = 14
+	s.best = math.Inf(1)
 	s.record()
 	return s, nil
 }
 
+// newSGD builds the SGD run and its companion with the contrasting
+// schedule, and predicts the constant-step noise floor.
+func (s *gdSim) newSGD(v sims.Values, seed uint64) error {
+	fs, ok := s.prob.Objective.(optim.FiniteSum)
+	if !ok {
+		return algo.BadParam("method", methodSGD, "used with fn=lsq or fn=logistic (a finite sum)")
+	}
+	s.batch = v.Int("batch")
+	if n := fs.Len(); s.batch > n {
+		return algo.BadParam("batch", s.batch, fmt.Sprintf("in 1..%d (n)", n))
+	}
+	s.sched = optim.Schedule(v.String("schedule"))
+	s.csched = optim.InvK
+	if s.sched != optim.Constant {
+		s.csched = optim.Constant
+	}
+	s.samp = optim.Sampling(v.String("sampling"))
+	s.decay = v.Float("decay")
+	if s.decay == 0 {
+		s.decay = s.prob.M * s.lr / 2
+		if s.decay == 0 {
+			s.decay = float64(s.batch) / float64(fs.Len())
+		}
+	}
+	cfg := optim.SGDConfig{LR: s.lr, Schedule: s.sched, Decay: s.decay, Batch: s.batch, Sampling: s.samp}
+	eng, err := optim.NewSGD(fs, s.x0, cfg, rand.New(rand.NewPCG(seed, gdStream)))
+	if err != nil {
+		return err
+	}
+	cfg.Schedule = s.csched
+	s.comp, err = optim.NewSGD(fs, s.x0, cfg, rand.New(rand.NewPCG(seed, gdStream)))
+	if err != nil {
+		return err
+	}
+	s.eng = eng
+	s.cgap = sims.NewTrace(0, 1)
+	s.cpath = sims.NewTrace(0, 2)
+	s.rates = sims.NewTrace(0, 2)
+	if td, ok := s.prob.Objective.(optim.TwiceDifferentiable); ok && len(s.prob.Minima) == 1 {
+		h := mat.NewSymDense(2, nil)
+		td.Hess(h, s.prob.Minima[0])
+		if fl, err := optim.SGDNoiseFloor(fs, h, s.prob.Minima[0], s.lr, s.batch); err == nil {
+			s.floor, s.hasFl = fl, true
+		}
+	}
+	return nil
+}
+
 func (s *gdSim) record() {
-	x := s.d.X()
-	s.gap.Add(s.d.F() - s.prob.FStar)
+	x := s.eng.X()
+	s.gap.Add(s.eng.F() - s.prob.FStar)
 	s.path.Add(x[0], x[1])
+	s.prob.Grad(s.g, x)
+	s.best = math.Min(s.best, floats.Norm(s.g, 2))
+	s.grads.Add(s.best)
+	if s.comp != nil {
+		cx := s.comp.X()
+		s.cgap.Add(s.comp.F() - s.prob.FStar)
+		s.cpath.Add(cx[0], cx[1])
+		s.rates.Add(s.eng.(*optim.SGD).LR(), s.comp.LR())
+	}
 }
 
 func (s *gdSim) Step() error {
-	err := s.d.Step()
+	err := s.eng.Step()
+	if err == nil && s.comp != nil {
+		err = s.comp.Step()
+	}
 	if err == nil {
 		s.record()
 	}
@@ -132,55 +333,137 @@ func (s *gdSim) boundAt(k int) float64 {
 	return math.Pow(s.gamma, float64(k)) * s.prob.L / 2 * s.r0sq
 }
 
+// bound85At is Theorem 8.5's ‖x0 − x*‖²/(2tk), shown at k = 0 with its
+// k = 1 value (a bound there too: r0²/(2t) ≥ (L/2)r0² ≥ f(x0) − f*).
+func (s *gdSim) bound85At(k int) float64 {
+	b, _ := optim.ConvexBound(s.prob.L, s.lr, s.r0sq, max(k, 1))
+	return b
+}
+
+func (s *gdSim) bound88At(k int) float64 {
+	b, _ := optim.NonConvexBound(s.prob.L, s.lr, s.gap0, k)
+	return b
+}
+
+func (s *gdSim) gradNorm() float64 {
+	s.prob.Grad(s.g, s.eng.X())
+	return floats.Norm(s.g, 2)
+}
+
 func (s *gdSim) Frame() sims.Frame {
-	x := s.d.X()
+	x := s.eng.X()
 	x0, x1 := s.gap.Span()
-	series := []sims.Series{{Name: "f−f*", Y: s.gap.Column(0), Class: 0}}
-	if s.bound {
-		series = append(series, sims.Series{Name: "Thm 8.7 bound", Y: s.gap.Map(s.boundAt), Class: 1, Bound: true})
+	var charts []sims.Chart
+	if s.comp != nil {
+		charts = append(charts, s.sgdGapChart(x0, x1))
+	} else {
+		series := []sims.Series{{Name: "f−f*", Y: s.gap.Column(0), Class: 0}}
+		if s.bound {
+			series = append(series, sims.Series{Name: "Thm 8.7 bound", Y: s.gap.Map(s.boundAt), Class: 1, Bound: true})
+		}
+		if s.b85 {
+			series = append(series, sims.Series{Name: "Thm 8.5 bound", Y: s.gap.Map(s.bound85At), Class: 3, Bound: true})
+		}
+		charts = append(charts, sims.LineChart{Title: "f(x_k) − f*", Series: series, LogY: true, X0: x0, X1: x1, XLabel: "step k"})
+	}
+	if s.b88 {
+		charts = append(charts, sims.LineChart{Title: "min_{i≤k} ‖∇f(x_i)‖",
+			Series: []sims.Series{
+				{Name: "min ‖∇f‖", Y: s.grads.Column(0), Class: 0},
+				{Name: "Thm 8.8 bound", Y: s.grads.Map(s.bound88At), Class: 1, Bound: true},
+			}, LogY: true, X0: x0, X1: x1, XLabel: "step k"})
 	}
 	px, py := s.path.Column(0), s.path.Column(1)
 	// Orange path and iterate, pink minima: both stand out on the dimmed
-	// viridis field.
+	// viridis field; the companion SGD run is green.
+	paths := []sims.Path{{X: px, Y: py, Class: 1}}
 	markers := []sims.Marker{{X: s.x0[0], Y: s.x0[1], Glyph: '○', Class: 1}}
 	for _, m := range s.prob.Minima {
 		markers = append(markers, sims.Marker{X: m[0], Y: m[1], Glyph: '★', Class: 3})
 	}
+	var legend []string
+	if s.comp != nil {
+		paths = append(paths, sims.Path{X: s.cpath.Column(0), Y: s.cpath.Column(1), Class: 2})
+		cx := s.comp.X()
+		markers = append(markers, sims.Marker{X: cx[0], Y: cx[1], Glyph: '●', Class: 2})
+		legend = []string{"", string(s.sched), string(s.csched)}
+	}
 	markers = append(markers, sims.Marker{X: x[0], Y: x[1], Glyph: '●', Class: 1})
+	charts = append(charts, sims.CanvasChart{
+		Title: s.prob.Name + " contours and iterate path",
+		View:  s.view, Heat: s.heat,
+		Paths:   paths,
+		Markers: markers,
+		Legend:  legend,
+		XLabel:  "x", YLabel: "y",
+	})
+	if s.comp != nil {
+		r0, r1 := s.rates.Span()
+		charts = append(charts, sims.LineChart{Title: "step size t_k",
+			Series: []sims.Series{
+				{Name: string(s.sched), Y: s.rates.Column(0), Class: 1},
+				{Name: string(s.csched), Y: s.rates.Column(1), Class: 2},
+			}, LogY: true, X0: r0, X1: r1, XLabel: "step k"})
+	}
+	gn := s.gradNorm()
 	return sims.Frame{
 		Sim:  "gd",
-		Step: s.d.Iter(),
+		Step: s.eng.Iter(),
 		Metrics: []sims.Metric{
-			{Name: "f", Value: s.d.F()},
-			{Name: "grad_norm", Value: s.d.GradNorm()},
-			{Name: "gap", Value: s.d.F() - s.prob.FStar},
+			{Name: "f", Value: s.eng.F()},
+			{Name: "grad_norm", Value: gn},
+			{Name: "gap", Value: s.eng.F() - s.prob.FStar},
 		},
-		Charts: []sims.Chart{
-			sims.LineChart{Title: "f(x_k) − f*", Series: series, LogY: true, X0: x0, X1: x1, XLabel: "step k"},
-			sims.CanvasChart{
-				Title: s.prob.Name + " contours and iterate path",
-				View:  s.view, Heat: s.heat,
-				Paths:   []sims.Path{{X: px, Y: py, Class: 1}},
-				Markers: markers,
-				XLabel:  "x", YLabel: "y",
-			},
-		},
-		Text: s.notes(),
+		Charts: charts,
+		Text:   s.notes(),
 	}
+}
+
+// sgdGapChart draws both SGD runs' gaps with the predicted noise floor of
+// constant steps.
+func (s *gdSim) sgdGapChart(x0, x1 float64) sims.LineChart {
+	series := []sims.Series{
+		{Name: "sgd, " + string(s.sched), Y: s.gap.Column(0), Class: 1},
+		{Name: string(s.csched), Y: s.cgap.Column(0), Class: 2},
+	}
+	if s.hasFl && s.samp == optim.IID {
+		fl := s.floor
+		series = append(series, sims.Series{Name: "noise floor", Y: s.gap.Map(func(int) float64 { return fl }), Class: 4, Bound: true})
+	}
+	return sims.LineChart{Title: "f(x_k) − f*", Series: series, LogY: true, X0: x0, X1: x1, XLabel: "step k"}
 }
 
 // notes explains which theory applies to the current settings.
 func (s *gdSim) notes() []string {
 	p := s.prob
-	if p.M == 0 {
+	if s.method == methodNewton {
+		st, mu := s.eng.(*optim.Newton).LastStep()
+		return []string{fmt.Sprintf("Newton: x ← x − s(∇²f + μI)⁻¹∇f, Cholesky solve; last s = %.3g, μ = %.3g", st, mu),
+			"no step size: on a quadratic the first step lands on x*; Thms 8.5–8.8 are for GD."}
+	}
+	if p.L == 0 {
 		return []string{fmt.Sprintf("%s is not convex (or not L-smooth): no global rate applies; watch ‖∇f‖.", p.Name)}
 	}
-	line := fmt.Sprintf("m = %g, L = %g, t = %.3g = %.3g/L.", p.M, p.L, s.lr, s.lr*p.L)
+	line := fmt.Sprintf("m = %.4g, L = %.4g, t = %.3g = %.3g/L.", p.M, p.L, s.lr, s.lr*p.L)
 	switch {
-	case s.method != optim.GD:
-		return []string{line, "Theorem 8.7 is stated for plain GD (method=gd)."}
+	case s.method == methodSGD:
+		return s.sgdNotes()
+	case s.method != string(optim.GD):
+		return []string{line, "Theorems 8.5, 8.7 and 8.8 are stated for plain GD (method=gd)."}
+	case !p.Convex:
+		if s.b88 {
+			return []string{line + " f is not convex: Thm 8.8 bounds the least gradient so far:",
+				"min_{i≤k} ‖∇f(x_i)‖ ≤ √(2(f(x0) − f*)/(t(k+1))); x_k may stop at a local minimum."}
+		}
+		return []string{line, fmt.Sprintf("Thm 8.8 needs t ≤ 1/L = %.3g: no bound drawn.", 1/p.L)}
 	case s.bound:
-		return []string{line, fmt.Sprintf("Thm 8.7: f−f* ≤ γ^k (L/2)‖x0−x*‖², γ = 1 − 2tmL/(m+L) = %.4f.", s.gamma)}
+		out := []string{line, fmt.Sprintf("Thm 8.7: f−f* ≤ γ^k (L/2)‖x0−x*‖², γ = 1 − 2tmL/(m+L) = %.4f.", s.gamma)}
+		if s.b85 {
+			out = append(out, "Thm 8.5 (convex, t ≤ 1/L): f−f* ≤ ‖x0−x*‖²/(2tk).")
+		}
+		return out
+	case s.b85:
+		return []string{line, "Thm 8.5 (convex, t ≤ 1/L): f−f* ≤ ‖x0−x*‖²/(2tk); m = 0: no linear rate."}
 	case s.lr >= 2/p.L:
 		return []string{line, "t ≥ 2/L: GD diverges on this quadratic."}
 	default:
@@ -188,11 +471,51 @@ func (s *gdSim) notes() []string {
 	}
 }
 
-func (s *gdSim) Result() map[string]any {
-	return map[string]any{
-		"x":         append([]float64(nil), s.d.X()...),
-		"f":         s.d.F(),
-		"grad_norm": s.d.GradNorm(),
-		"steps":     s.d.Iter(),
+func (s *gdSim) sgdNotes() []string {
+	p := s.prob
+	n := p.Objective.(optim.FiniteSum).Len()
+	lines := []string{
+		fmt.Sprintf("m = %.4g, L = %.4g; SGD, B = %d of n = %d (%s), t₀ = %.3g = %.3g/L, c = %.3g",
+			p.M, p.L, s.batch, n, s.samp, s.lr, s.lr*p.L, s.decay),
+		fmt.Sprintf("orange: t_k = %s; green, same batches: t_k = %s", scheduleText(s.sched), scheduleText(s.csched)),
 	}
+	switch {
+	case !s.hasFl:
+		lines = append(lines, "no stationary noise floor at this t₀")
+	case s.samp == optim.IID:
+		lines = append(lines, fmt.Sprintf("constant t stalls near E[f−f*] ≈ ½tr(HP) = %.3g (linearised, exact for lsq);", s.floor),
+			"1/k steps keep shrinking the noise and go below it (notes L911: t = 1/k)")
+	default:
+		lines = append(lines, fmt.Sprintf("epoch sampling: constant steps stall below the iid floor %.3g (the noise of an epoch cancels)", s.floor))
+	}
+	return lines
+}
+
+func scheduleText(s optim.Schedule) string {
+	switch s {
+	case optim.InvK:
+		return "t₀/(1+ck)"
+	case optim.InvSqrtK:
+		return "t₀/√(1+ck)"
+	}
+	return "t₀"
+}
+
+func (s *gdSim) Result() map[string]any {
+	r := map[string]any{
+		"x":         append([]float64(nil), s.eng.X()...),
+		"f":         s.eng.F(),
+		"grad_norm": s.gradNorm(),
+		"steps":     s.eng.Iter(),
+		"method":    s.method,
+		"f_star":    s.prob.FStar,
+	}
+	if s.comp != nil {
+		r["companion_schedule"] = string(s.csched)
+		r["companion_gap"] = s.comp.F() - s.prob.FStar
+		if s.hasFl {
+			r["noise_floor"] = s.floor
+		}
+	}
+	return r
 }

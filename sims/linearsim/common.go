@@ -1,0 +1,190 @@
+// Package linearsim turns the engines of algo/linear into sims: the
+// perceptron, least squares and ridge, logistic and softmax regression, and
+// the loss zoo of seed 001 §2–§6.
+package linearsim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strconv"
+
+	"github.com/thelab/lab/algo/dataset"
+	"github.com/thelab/lab/algo/optim"
+	"github.com/thelab/lab/sims"
+	"gonum.org/v1/gonum/floats"
+)
+
+// dataStream is the PCG stream of every generated data set: the data follow
+// the seed and stay put when a parameter of the method changes.
+const (
+	dataStream  = 0x6c696e6561725f64 // "linear_d"
+	orderStream = 0x6c696e6561725f6f // "linear_o"
+)
+
+// The canvas grids: fine enough for half-block cells on a wide pane.
+const (
+	gridX = 96
+	gridY = 48
+)
+
+// maxDrawn caps the points a Frame computes for a canvas (predictions of a
+// big --data file): more cannot be told apart, and a Frame must stay cheap.
+const maxDrawn = 2000
+
+// view is the data's bounding box with a margin.
+func view(x [][]float64) sims.Rect {
+	xs, ys := column(x, 0), column(x, 1)
+	return sims.Bounds(xs, ys).Pad(0.08)
+}
+
+// column returns feature j of every row (a fresh slice).
+func column(x [][]float64, j int) []float64 {
+	out := make([]float64, len(x))
+	for i, r := range x {
+		out[i] = r[j]
+	}
+	return out
+}
+
+// lineInView returns the segment of {(x, y): a·x + b·y + c = 0} inside v,
+// or an empty path when the line misses it (or a = b = 0).
+func lineInView(v sims.Rect, a, b, c float64, class int, dotted bool) sims.Path {
+	p := sims.Path{Class: class, Dotted: dotted}
+	var xs, ys []float64
+	add := func(x, y float64) {
+		const eps = 1e-9
+		if x >= v.XMin-eps*(v.XMax-v.XMin) && x <= v.XMax+eps*(v.XMax-v.XMin) &&
+			y >= v.YMin-eps*(v.YMax-v.YMin) && y <= v.YMax+eps*(v.YMax-v.YMin) {
+			xs, ys = append(xs, x), append(ys, y)
+		}
+	}
+	if b != 0 {
+		add(v.XMin, -(a*v.XMin+c)/b)
+		add(v.XMax, -(a*v.XMax+c)/b)
+	}
+	if a != 0 {
+		add(-(b*v.YMin+c)/a, v.YMin)
+		add(-(b*v.YMax+c)/a, v.YMax)
+	}
+	if len(xs) < 2 {
+		return p
+	}
+	// The two points farthest apart (corners may repeat).
+	bi, bj, best := 0, 1, -1.0
+	for i := range xs {
+		for j := i + 1; j < len(xs); j++ {
+			if d := math.Hypot(xs[i]-xs[j], ys[i]-ys[j]); d > best {
+				bi, bj, best = i, j, d
+			}
+		}
+	}
+	p.X = []float64{xs[bi], xs[bj]}
+	p.Y = []float64{ys[bi], ys[bj]}
+	return p
+}
+
+// classLegend names the classes of a labelled set, briefly (legends share
+// a line with the axis ranges): "y=−1"/"y=+1" for two classes (the ±1
+// labels of §2 and §4; class 0 is −1), else "k=0", "k=1", ...
+func classLegend(c int) []string {
+	if c == 2 {
+		return []string{"y=−1", "y=+1"}
+	}
+	out := make([]string, c)
+	for k := range out {
+		out[k] = "k=" + strconv.Itoa(k)
+	}
+	return out
+}
+
+// fmtVec prints a short vector: (2, 2) or (0.123, −4.5).
+func fmtVec(v []float64) string {
+	s := "("
+	for i, x := range v {
+		if i > 0 {
+			s += ", "
+		}
+		s += strconv.FormatFloat(x, 'g', 4, 64)
+	}
+	return s + ")"
+}
+
+// featureNames returns the data's feature names, or x1..xd.
+func featureNames(l *dataset.Labelled) []string {
+	if len(l.Features) == l.D() {
+		return l.Features
+	}
+	out := make([]string, l.D())
+	for j := range out {
+		out[j] = fmt.Sprintf("x%d", j+1)
+	}
+	return out
+}
+
+// axisLabels are the names of the first two features.
+func axisLabels(l *dataset.Labelled) (string, string) {
+	f := featureNames(l)
+	if len(f) < 2 {
+		return f[0], "y"
+	}
+	return f[0], f[1]
+}
+
+// signedBars draws a signed vector as bars of |v_j| coloured by sign, the
+// sign also in the label (the bar chart has no negative side).
+func signedBars(names []string, v []float64) []sims.Bar {
+	bars := make([]sims.Bar, len(v))
+	for j, x := range v {
+		label, class := names[j]+" +", 0
+		if x < 0 {
+			label, class = names[j]+" −", 7
+		}
+		bars[j] = sims.Bar{Label: label, Value: math.Abs(x), Class: class}
+	}
+	return bars
+}
+
+// dataRNG returns the data stream's generator for a seed.
+func dataRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, dataStream)) }
+
+// gdMethods are the optimisers the regression sims offer.
+const (
+	methodGD     = "gd"
+	methodSGD    = "sgd"
+	methodNewton = "newton"
+	methodNormal = "normal"
+)
+
+// stepper is what the regression sims need of an optim engine.
+type stepper interface {
+	Step() error
+	X() []float64
+	F() float64
+	Iter() int
+}
+
+// sgdParams are the parameters of SGD shared by logreg and softmax.
+func sgdParams() []sims.Param {
+	return []sims.Param{
+		{Name: "batch", Kind: sims.Int, Min: 1, Max: 100000, Default: "10",
+			Help: "mini-batch size B (method=sgd; at most the number of rows)"},
+		{Name: "schedule", Kind: sims.Choice, Choices: optim.Schedules, Default: string(optim.InvSqrtK),
+			Help: "step sizes t_k = t0, t0/(1+ck) or t0/√(1+ck) (method=sgd)"},
+		{Name: "decay", Kind: sims.Float, Min: 0, Max: 10, Default: "0",
+			Help: "c of the decaying schedules; 0 = B/n, one unit per epoch (method=sgd)"},
+	}
+}
+
+// gradNorm is ‖∇f‖ at the engine's iterate: the engine's own value when it
+// keeps one (gd, newton), else computed into scratch (sgd).
+func gradNorm(eng stepper, f optim.Objective, scratch []float64) float64 {
+	if g, ok := eng.(interface{ GradNorm() float64 }); ok {
+		return g.GradNorm()
+	}
+	f.Grad(scratch, eng.X())
+	return norm2(scratch)
+}
+
+// norm2 is ‖v‖₂.
+func norm2(v []float64) float64 { return floats.Norm(v, 2) }

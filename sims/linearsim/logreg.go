@@ -1,0 +1,362 @@
+package linearsim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/dataset"
+	"github.com/thelab/lab/algo/linear"
+	"github.com/thelab/lab/algo/optim"
+	"github.com/thelab/lab/sims"
+	"gonum.org/v1/gonum/floats"
+)
+
+// Logreg is binary logistic regression (seed 001 §4): the mean log-loss
+// plus (λ/2)‖w‖² minimised by gradient descent, SGD or Newton, with the
+// probability p(x) shaded around the p = ½ boundary, the loss against its
+// optimum, the accuracy and ‖w‖; on separable data it shows ‖w‖ growing
+// without bound instead of claiming convergence.
+var Logreg = &sims.Spec{
+	Name:   "logreg",
+	Title:  "Logistic regression by GD, SGD or Newton: p(x) shading, loss, ‖w‖ on separable data",
+	Source: "seed 001 §4 (Def 4.1, Def 4.2, eq 4.a) and §8 (Thm 8.5)",
+	Data:   "numeric columns; the column named label (else the last) holds 0/1 or −1/+1; p(x) is shaded when there are two features",
+	Steps:  2000,
+	Speed:  30,
+	Params: append([]sims.Param{
+		{Name: "data", Kind: sims.Choice, Choices: []string{"overlap", "separable", "moons", "or", "xor", "spam"}, Default: "overlap",
+			Help: "overlap: two Gaussian classes that overlap; separable: margin ≥ gamma; moons; the notes' or, xor, spam"},
+		{Name: "n", Kind: sims.Int, Min: 4, Max: 100000, Default: "200", Help: "number of points (overlap, separable, moons)"},
+		{Name: "sd", Kind: sims.Float, Min: 0, OpenMin: true, Max: 20, Default: "2",
+			Help: "s.d. of each class of overlap, whose centres are 6 apart"},
+		{Name: "gamma", Kind: sims.Float, Min: 0, OpenMin: true, Max: 0.49, Default: "0.1", Help: "margin of the separable points"},
+		{Name: "lambda", Kind: sims.Float, Min: 0, Max: 100, Default: "0", Help: "ridge weight λ on w (the bias is not penalised)"},
+		{Name: "method", Kind: sims.Choice, Choices: []string{methodGD, methodSGD, methodNewton}, Default: methodGD,
+			Help: "gd: full gradient steps; sgd: mini-batches; newton: damped Newton with line search"},
+		{Name: "lr", Kind: sims.Float, Min: 0, Max: 1000, Default: "0",
+			Help: "step size t (t₀ for sgd); 0 = 1/L for gd, 1/L_max of a single term for sgd (newton takes none)"},
+		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-8", Help: "gd and newton stop when ‖∇f‖ ≤ tol"},
+	}, sgdParams()...),
+	New: newLogreg,
+}
+
+type logregSim struct {
+	data   *dataset.Labelled
+	lg     *linear.Logistic
+	eng    stepper
+	method string
+	lr     float64
+	L      float64
+	lambda float64
+	sep    linear.Separability
+	xstar  []float64 // the reference minimiser, nil when none exists
+	fstar  float64
+	r0sq   float64
+	two    bool
+	xs, ys []float64
+	cls    []int
+	view   sims.Rect
+	xl, yl string
+	grad   []float64
+	trace  *sims.Trace // loss, accuracy, ‖w‖
+	sched  string
+	decade []float64 // ‖w‖ at k = 10, 100, 1000, ...
+	f, gn  float64   // f and ‖∇f‖ at the current iterate
+	acc    float64   // training accuracy at the current iterate
+}
+
+func logregData(cfg sims.Config) (*dataset.Labelled, error) {
+	if cfg.Data != nil {
+		l, err := cfg.Data.Labelled(true)
+		if err != nil {
+			return nil, err
+		}
+		if l.Classes != 2 {
+			return nil, fmt.Errorf("--data %s: logistic regression needs two classes, found %d (softmax takes more)", cfg.Data.Name, l.Classes)
+		}
+		return l, nil
+	}
+	v := cfg.Values
+	rng := dataRNG(cfg.Seed)
+	switch v.String("data") {
+	case "separable":
+		l, _, err := dataset.Separable(rng, v.Int("n"), v.Float("gamma"))
+		return l, err
+	case "moons":
+		return dataset.Moons(rng, v.Int("n"), 0.15)
+	case "or":
+		return dataset.Or(), nil
+	case "xor":
+		return dataset.Xor(), nil
+	case "spam":
+		return dataset.Spam(), nil
+	}
+	return dataset.Blobs(rng, v.Int("n"), 2, v.Float("sd"))
+}
+
+func newLogreg(cfg sims.Config) (sims.Sim, error) {
+	v := cfg.Values
+	l, err := logregData(cfg)
+	if err != nil {
+		return nil, err
+	}
+	x, err := linear.NewDesign(l.X, true)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", l.Name, err)
+	}
+	y, err := l.PlusMinus()
+	if err != nil {
+		return nil, err
+	}
+	s := &logregSim{data: l, method: v.String("method"), lambda: v.Float("lambda"),
+		trace: sims.NewTrace(0, 3), grad: make([]float64, x.P()), two: l.D() == 2}
+	if s.lg, err = linear.NewLogistic(x, y, s.lambda); err != nil {
+		return nil, err
+	}
+	if _, s.L, err = s.lg.Curvature(); err != nil {
+		return nil, err
+	}
+	// Is there a minimiser? With λ = 0 not on separable data (catalogue
+	// [A6]); with λ > 0 always. The reference optimum comes from Newton.
+	s.sep = linear.MaxMargin(x, y).Sep
+	theta0 := make([]float64, x.P())
+	if s.lambda > 0 || s.sep == linear.NotSeparable {
+		if s.xstar, s.fstar, err = logisticOptimum(s.lg); err != nil {
+			return nil, err
+		}
+		s.r0sq = floats.Distance(theta0, s.xstar, 2)
+		s.r0sq *= s.r0sq
+	}
+	switch s.method {
+	case methodNewton:
+		s.eng, err = optim.NewNewton(s.lg, theta0, optim.NewtonConfig{Tol: v.Float("tol")})
+	case methodSGD:
+		s.eng, s.lr, s.sched, err = newSGD(s.lg, x, theta0, v, cfg.Seed)
+	default:
+		s.lr = v.Float("lr")
+		if s.lr == 0 {
+			s.lr = 1 / s.L
+		}
+		s.eng, err = optim.NewDescent(s.lg, theta0, optim.DescentConfig{Method: optim.GD, LR: s.lr, Tol: v.Float("tol")})
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.two {
+		s.xs, s.ys, s.cls = column(l.X, 0), column(l.X, 1), l.Int()
+		s.view = view(l.X)
+		s.xl, s.yl = axisLabels(l)
+	}
+	s.record()
+	return s, nil
+}
+
+// newSGD builds the SGD engine of logreg and softmax: t₀ = lr or 1/L_max,
+// L_max = c·max_i ‖x̃_i‖² + λ the smoothness of a single term, and decay
+// c = decay or B/n. It returns the engine, t₀ and a description.
+func newSGD(f optim.FiniteSum, x *linear.Design, theta0 []float64, v sims.Values, seed uint64) (stepper, float64, string, error) {
+	batch := v.Int("batch")
+	if batch > x.N() {
+		return nil, 0, "", algo.BadParam("batch", batch, fmt.Sprintf("in 1..%d (the number of rows)", x.N()))
+	}
+	t0 := v.Float("lr")
+	if t0 == 0 {
+		maxSq := 0.0
+		for i := 0; i < x.N(); i++ {
+			maxSq = math.Max(maxSq, floats.Dot(x.Row(i), x.Row(i)))
+		}
+		lam := 0.0
+		if lg, ok := f.(*linear.Logistic); ok {
+			lam, maxSq = lg.Lambda(), maxSq/4
+		} else if sm, ok := f.(*linear.Softmax); ok {
+			lam, maxSq = sm.Lambda(), maxSq/2
+		}
+		t0 = 1 / (maxSq + lam)
+	}
+	c := v.Float("decay")
+	if c == 0 {
+		c = float64(batch) / float64(x.N())
+	}
+	sched := optim.Schedule(v.String("schedule"))
+	eng, err := optim.NewSGD(f, theta0, optim.SGDConfig{LR: t0, Schedule: sched, Decay: c, Batch: batch},
+		rand.New(rand.NewPCG(seed, orderStream)))
+	desc := fmt.Sprintf("SGD, B = %d, t_k = %s with t₀ = %.3g, c = %.3g", batch, schedFormula(sched), t0, c)
+	return eng, t0, desc, err
+}
+
+func schedFormula(s optim.Schedule) string {
+	switch s {
+	case optim.InvK:
+		return "t₀/(1+ck)"
+	case optim.InvSqrtK:
+		return "t₀/√(1+ck)"
+	}
+	return "t₀"
+}
+
+// logisticOptimum runs Newton to working precision.
+func logisticOptimum(lg *linear.Logistic) ([]float64, float64, error) {
+	nw, err := optim.NewNewton(lg, make([]float64, lg.Design().P()), optim.NewtonConfig{Tol: 1e-12})
+	if err != nil {
+		return nil, 0, err
+	}
+	for k := 0; k < 200; k++ {
+		if err = nw.Step(); err != nil {
+			break
+		}
+	}
+	if err != nil && !errors.Is(err, algo.ErrConverged) {
+		return nil, 0, fmt.Errorf("reference optimum: %w", err)
+	}
+	return append([]float64(nil), nw.X()...), nw.F(), nil
+}
+
+func (s *logregSim) record() {
+	th := s.eng.X()
+	wn := norm2(th[:s.data.D()])
+	// f, ∇f and the accuracy share one evaluation of the scores X̃θ (the
+	// objective caches it), so the Frame makes no pass over the data.
+	s.f = s.eng.F()
+	s.gn = gradNorm(s.eng, s.lg, s.grad)
+	s.acc = s.lg.Accuracy(th)
+	s.trace.Add(s.f, s.acc, wn)
+	if k := s.eng.Iter(); k >= 10 && k == int(math.Pow(10, float64(len(s.decade)+1))) {
+		s.decade = append(s.decade, wn)
+	}
+}
+
+func (s *logregSim) Step() error {
+	err := s.eng.Step()
+	if err == nil {
+		s.record()
+	}
+	return err
+}
+
+func (s *logregSim) Frame() sims.Frame {
+	th := s.eng.X()
+	d := s.data.D()
+	x0, x1 := s.trace.Span()
+	loss := sims.LineChart{Title: "loss f", X0: x0, X1: x1, XLabel: "step"}
+	if s.xstar != nil {
+		loss.Title, loss.LogY = "f − f*", true
+		fstar := s.fstar
+		gap := s.trace.Column(0)
+		for i := range gap {
+			gap[i] -= fstar
+		}
+		loss.Series = []sims.Series{{Name: "f − f*", Y: gap}}
+		if s.method == methodGD && s.lr <= 1/s.L {
+			t, r0 := s.lr, s.r0sq
+			loss.Series = append(loss.Series, sims.Series{Name: "Thm 8.5", Class: 1, Bound: true,
+				Y: s.trace.Map(func(k int) float64 {
+					b, _ := optim.ConvexBound(s.L, t, r0, max(k, 1))
+					return b
+				})})
+		}
+	} else {
+		loss.Series = []sims.Series{{Name: "f (inf f = 0)", Y: s.trace.Column(0)}}
+		loss.LogY = true
+	}
+	charts := []sims.Chart{}
+	if s.two {
+		charts = append(charts, s.probChart(th))
+	}
+	charts = append(charts, loss,
+		sims.LineChart{Title: "training accuracy", Series: []sims.Series{{Name: "accuracy", Y: s.trace.Column(1), Class: 2}},
+			X0: x0, X1: x1, XLabel: "step"},
+		sims.LineChart{Title: "‖w‖", Series: []sims.Series{{Name: "‖w‖", Y: s.trace.Column(2), Class: 4}},
+			X0: x0, X1: x1, XLabel: "step"},
+	)
+	return sims.Frame{
+		Sim:  Logreg.Name,
+		Step: s.eng.Iter(),
+		Metrics: []sims.Metric{
+			{Name: "loss", Value: s.f},
+			{Name: "accuracy", Value: s.acc},
+			{Name: "grad_norm", Value: s.gn},
+			{Name: "w_norm", Value: norm2(th[:d])},
+		},
+		Charts: charts,
+		Text:   s.notes(th),
+	}
+}
+
+// probChart shades p(x) = σ(⟨x, w⟩ + b) from blue (0) through white (½) to
+// red (1), with the boundary p = ½ as a level line.
+func (s *logregSim) probChart(th []float64) sims.CanvasChart {
+	pt := make([]float64, 2)
+	heat := sims.SampleGrid(s.view, gridX, gridY, func(x, y float64) float64 {
+		pt[0], pt[1] = x, y
+		return s.lg.Prob(th, pt)
+	})
+	// Six bands: a graded shading in colour, level lines of p at sixths in
+	// monochrome (where shades would drown the class glyphs).
+	heat.Scale, heat.Lo, heat.Hi, heat.Levels = sims.Diverging, 0, 1, 6
+	boundary := &sims.Grid{NX: heat.NX, NY: heat.NY, Z: heat.Z, Lo: 0, Hi: 1, Levels: 2}
+	return sims.CanvasChart{
+		Title:    "p(y=+1|x), line p = ½",
+		View:     s.view,
+		Heat:     heat,
+		Contours: boundary,
+		Points:   []sims.PointSet{{Name: "data", X: s.xs, Y: s.ys, Classes: s.cls}},
+		Legend:   classLegend(2),
+		XLabel:   s.xl, YLabel: s.yl,
+	}
+}
+
+func (s *logregSim) notes(th []float64) []string {
+	var lines []string
+	switch s.method {
+	case methodNewton:
+		st, mu := s.eng.(*optim.Newton).LastStep()
+		lines = append(lines, fmt.Sprintf("Newton: θ ← θ − s(∇²f + μI)⁻¹∇f (Cholesky solve); last s = %.3g, μ = %.3g", st, mu))
+	case methodSGD:
+		lines = append(lines, s.sched)
+	default:
+		lines = append(lines, fmt.Sprintf("GD, t = %.3g = %.3g/L, L = ¼λ_max(X̃ᵀX̃/n) + λ = %.4g", s.lr, s.lr*s.L, s.L))
+	}
+	if s.xstar != nil {
+		lines = append(lines, fmt.Sprintf("f* = %.6g (Newton) at (w*, b*) = %s", s.fstar, fmtVec(s.xstar)))
+		if s.method == methodGD && s.lr <= 1/s.L {
+			lines = append(lines, "Thm 8.5 (convex, t ≤ 1/L): f − f* ≤ ‖θ₀ − θ*‖²/(2tk)")
+		}
+	}
+	switch {
+	case s.lambda == 0 && s.sep == linear.Separable:
+		lines = append(lines, "separable data, λ = 0: no minimiser; f → 0 only as ‖w‖ → ∞:",
+			"the iterates diverge slowly, they never converge (catalogue A6)")
+		if len(s.decade) >= 2 {
+			var b strings.Builder
+			fmt.Fprintf(&b, "‖w‖ at k = 10^1..10^%d:", len(s.decade))
+			for _, w := range s.decade {
+				fmt.Fprintf(&b, " %.3g", w)
+			}
+			k := len(s.decade) - 1
+			fmt.Fprintf(&b, " (+%.3g per decade: ~ log k)", s.decade[k]-s.decade[k-1])
+			lines = append(lines, b.String())
+		}
+	case s.lambda == 0 && s.lg.Separates(th):
+		lines = append(lines, "the current w separates the data: no finite minimiser (λ = 0)")
+	}
+	lines = append(lines, "p(x) = σ(⟨x,w⟩ + b) (Def 4.2); predict +1 iff p > ½ (L441)")
+	return lines
+}
+
+func (s *logregSim) Result() map[string]any {
+	th := s.eng.X()
+	d := s.data.D()
+	r := map[string]any{
+		"w": append([]float64(nil), th[:d]...), "b": th[d],
+		"loss": s.eng.F(), "log_loss": s.lg.LogLoss(th), "accuracy": s.lg.Accuracy(th),
+		"steps": s.eng.Iter(), "separable": s.sep.String(),
+	}
+	if s.xstar != nil {
+		r["f_star"] = s.fstar
+	}
+	return r
+}

@@ -1,0 +1,402 @@
+package linearsim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/thelab/lab/algo/dataset"
+	"github.com/thelab/lab/algo/linear"
+	"github.com/thelab/lab/sims"
+)
+
+// Perceptron is Algorithm 1 of seed 001 §2 on the notes' data (OR, XOR,
+// spam), on separable data with a chosen margin, or on 3+ classes by
+// one-vs-all or one-vs-one: the points, the hyperplane and the point being
+// presented; the mistakes so far under Theorem 2.8's bound (C/γ)², with γ
+// the max-margin γ of the homogeneous form; the cycling of Theorem 2.11 on
+// XOR.
+var Perceptron = &sims.Spec{
+	Name:   "perceptron",
+	Title:  "Perceptron (Algorithm 1): mistakes under (C/γ)², XOR cycling, one-vs-all / one-vs-one",
+	Source: "seed 001 §2 (Algorithm 1, Thm 2.8, Thm 2.11, L309–L317); seed 003 L60–L65",
+	Data: "numeric columns, the label in the column named label (else the last): 0/1 or −1/+1 " +
+		"for one perceptron, 0..c−1 for c ≥ 3 classes (one-vs-all or one-vs-one); the canvas needs two features",
+	Steps: 1000,
+	// A few presentations a second: each point's visit, and each mistake's
+	// jump of the line, can be followed.
+	Speed: 4,
+	Params: []sims.Param{
+		{Name: "data", Kind: sims.Choice, Choices: []string{"separable", "or", "xor", "spam", "blobs"}, Default: "separable",
+			Help: "separable: random points with margin ≥ gamma; or, xor, spam: the notes' tables (Ex 1.2, 1.3, 2.10); blobs: c classes"},
+		{Name: "n", Kind: sims.Int, Min: 4, Max: 5000, Default: "40",
+			Help: "number of points (separable, blobs)"},
+		{Name: "gamma", Kind: sims.Float, Min: 0, OpenMin: true, Max: 0.49, Default: "0.1",
+			Help: "least margin |⟨x, w*⟩| of the separable points about a random unit w* through 0"},
+		{Name: "classes", Kind: sims.Int, Min: 3, Max: 8, Default: "3",
+			Help: "number of classes (blobs)"},
+		{Name: "multiclass", Kind: sims.Choice, Choices: linear.Schemes, Default: string(linear.OneVsOne),
+			Help: "with 3+ classes: ova trains c perceptrons k-vs-rest, ovo C(c,2) perceptrons k-vs-l"},
+		{Name: "order", Kind: sims.Choice, Choices: linear.Orders, Default: string(linear.Cyclic),
+			Help: "presentation order: cyclic x1..xn (the catalogue's traces), or a random permutation per epoch"},
+	},
+	New: newPerceptron,
+}
+
+// blobsSD is the spread of the blobs preset: separable clusters.
+const blobsSD = 0.7
+
+type perceptronSim struct {
+	data  *dataset.Labelled
+	names []string
+	xs    []float64 // first two features, for the canvas
+	ys    []float64
+	cls   []int
+	view  sims.Rect
+	two   bool // two features: draw the plane
+	xl    string
+	yl    string
+
+	bin    *linear.Perceptron // binary
+	multi  *linear.Multiclass // 3+ classes
+	margin linear.Margin      // max-margin (binary)
+	c2     float64            // C² = max ‖(x, 1)‖²
+	bound  float64            // C²/γ², +Inf when none
+	gammaP float64            // the preset's planted margin (separable), else 0
+
+	mistakes *sims.Trace
+}
+
+func perceptronData(cfg sims.Config) (*dataset.Labelled, error) {
+	if cfg.Data != nil {
+		return cfg.Data.Labelled(true)
+	}
+	v := cfg.Values
+	switch v.String("data") {
+	case "or":
+		return dataset.Or(), nil
+	case "xor":
+		return dataset.Xor(), nil
+	case "spam":
+		return dataset.Spam(), nil
+	case "blobs":
+		return dataset.Blobs(dataRNG(cfg.Seed), v.Int("n"), v.Int("classes"), blobsSD)
+	}
+	l, _, err := dataset.Separable(dataRNG(cfg.Seed), v.Int("n"), v.Float("gamma"))
+	return l, err
+}
+
+func newPerceptron(cfg sims.Config) (sims.Sim, error) {
+	v := cfg.Values
+	l, err := perceptronData(cfg)
+	if err != nil {
+		return nil, err
+	}
+	x, err := linear.NewDesign(l.X, true)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", l.Name, err)
+	}
+	order := linear.Order(v.String("order"))
+	rng := rand.New(rand.NewPCG(cfg.Seed, orderStream))
+	s := &perceptronSim{data: l, names: featureNames(l), two: l.D() == 2, mistakes: sims.NewTrace(0, 1), bound: math.Inf(1)}
+	if s.two {
+		s.xs, s.ys, s.cls = column(l.X, 0), column(l.X, 1), l.Int()
+		s.view = view(l.X)
+		s.xl, s.yl = axisLabels(l)
+	}
+	if l.Classes > 2 {
+		s.multi, err = linear.NewMulticlass(x, l.Int(), l.Classes, linear.Scheme(v.String("multiclass")), order, rng)
+		if err != nil {
+			return nil, err
+		}
+	} else {
+		y, err := l.PlusMinus()
+		if err != nil {
+			return nil, err
+		}
+		s.bin, err = linear.NewPerceptron(x, y, order, rng)
+		if err != nil {
+			return nil, err
+		}
+		s.margin = linear.MaxMargin(x, y)
+		if s.margin.Sep == linear.Separable {
+			s.c2, _, s.bound, _ = linear.Novikoff(x, y, s.margin.W)
+		}
+		if cfg.Data == nil && v.String("data") == "separable" {
+			s.gammaP = v.Float("gamma")
+		}
+	}
+	s.mistakes.Add(0)
+	return s, nil
+}
+
+func (s *perceptronSim) Step() error {
+	var err error
+	if s.bin != nil {
+		err = s.bin.Step()
+		if err == nil {
+			s.mistakes.Add(float64(s.bin.Mistakes()))
+		}
+	} else {
+		err = s.multi.Step()
+		if err == nil {
+			s.mistakes.Add(float64(s.multi.Mistakes()))
+		}
+	}
+	return err
+}
+
+func (s *perceptronSim) Frame() sims.Frame {
+	if s.multi != nil {
+		return s.multiFrame()
+	}
+	p := s.bin
+	x0, x1 := s.mistakes.Span()
+	series := []sims.Series{{Name: "mistakes M", Y: s.mistakes.Column(0), Class: 0}}
+	if !math.IsInf(s.bound, 1) {
+		series = append(series, sims.Series{Name: fmt.Sprintf("(C/γ)² = %.4g", s.bound),
+			Y: s.mistakes.Map(func(int) float64 { return s.bound }), Class: 1, Bound: true})
+	}
+	var charts []sims.Chart
+	if s.two {
+		charts = append(charts, s.plane())
+	}
+	charts = append(charts, sims.LineChart{
+		Title: "mistakes vs Thm 2.8", Series: series, X0: x0, X1: x1, XLabel: "presentation t",
+	})
+	if !s.two {
+		charts = append(charts, sims.BarChart{Title: "|w_j|, |b| (sign in label)",
+			Bars: signedBars(append(append([]string(nil), s.names...), "b"), p.Theta())})
+	}
+	if n := s.data.N(); n <= 12 {
+		bars := make([]sims.Bar, n)
+		for i, a := range p.Alpha() {
+			bars[i] = sims.Bar{Label: fmt.Sprintf("x%d", i+1), Value: float64(a), Class: s.data.Int()[i]}
+		}
+		charts = append(charts, sims.BarChart{Title: "α_i = mistakes on x_i", Bars: bars})
+	}
+	errs := p.Errors()
+	return sims.Frame{
+		Sim:  Perceptron.Name,
+		Step: p.Presentations(),
+		Metrics: []sims.Metric{
+			{Name: "mistakes", Value: float64(p.Mistakes())},
+			{Name: "errors", Value: float64(errs)},
+			{Name: "epoch", Value: float64(p.Epochs())},
+			{Name: "bound", Value: finiteOr(s.bound, 0)},
+		},
+		Charts: charts,
+		Text:   s.notes(errs),
+	}
+}
+
+func finiteOr(x, alt float64) float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return alt
+	}
+	return x
+}
+
+// plane draws the points, the shaded half-planes, the line ⟨x, w⟩ + b = 0,
+// the normal w (Prop 2.7: w ⟂ H) and the point presented last.
+func (s *perceptronSim) plane() sims.CanvasChart {
+	th := s.bin.Theta()
+	w1, w2, b := th[0], th[1], th[2]
+	heat := sims.SampleGrid(s.view, gridX, gridY, func(x, y float64) float64 {
+		if w1*x+w2*y+b > 0 {
+			return 1
+		}
+		return 0
+	})
+	// Levels makes a monochrome screen draw the boundary as a level line
+	// rather than shading a half-plane.
+	heat.Scale, heat.Lo, heat.Hi, heat.Levels = sims.Categorical, 0, 1, 2
+	paths := []sims.Path{lineInView(s.view, w1, w2, b, 4, false)}
+	if nw := math.Hypot(w1, w2); nw > 0 {
+		// The normal w, drawn from the point of H nearest the view's centre.
+		cx, cy := (s.view.XMin+s.view.XMax)/2, (s.view.YMin+s.view.YMax)/2
+		d := (w1*cx + w2*cy + b) / (nw * nw)
+		px, py := cx-d*w1, cy-d*w2
+		l := 0.12 * math.Min(s.view.XMax-s.view.XMin, s.view.YMax-s.view.YMin)
+		paths = append(paths, sims.Path{X: []float64{px, px + l*w1/nw}, Y: []float64{py, py + l*w2/nw}, Class: 4})
+	}
+	var markers []sims.Marker
+	if i, mistake := s.bin.Last(); i >= 0 {
+		m := sims.Marker{X: s.xs[i], Y: s.ys[i], Glyph: '◉', Class: 2}
+		if mistake {
+			m.Glyph, m.Class = '✗', 7
+		}
+		markers = append(markers, m)
+	}
+	return sims.CanvasChart{
+		Title:   "H: ⟨x,w⟩ + b = 0, normal w",
+		View:    s.view,
+		Heat:    heat,
+		Points:  []sims.PointSet{{Name: "data", X: s.xs, Y: s.ys, Classes: s.cls}},
+		Paths:   paths,
+		Markers: markers,
+		Legend:  classLegend(2),
+		XLabel:  s.xl, YLabel: s.yl,
+	}
+}
+
+func (s *perceptronSim) notes(errs int) []string {
+	p := s.bin
+	var lines []string
+	if i, mistake := p.Last(); i >= 0 {
+		verdict := "correct: no update"
+		if mistake {
+			verdict = "mistake (y⟨x̃,w̃⟩ ≤ 0): w ← w + y x, b ← b + y"
+		}
+		lines = append(lines, fmt.Sprintf("t = %d: x%d (y = %s) %s", p.Presentations(), i+1, pm(p.Y()[i]), verdict))
+	} else {
+		lines = append(lines, "start: w = 0, b = 0; each step presents one point (≤ 0 counts as a mistake)")
+	}
+	m := p.Mistakes()
+	switch s.margin.Sep {
+	case linear.Separable:
+		g := fmt.Sprintf("  C² = max‖(x,1)‖² = %.4g, γ = %.4g of the max-margin w*", s.c2, s.margin.Gamma)
+		if s.gammaP > 0 {
+			g += fmt.Sprintf(" (planted: ≥ %g)", s.gammaP)
+		}
+		lines = append(lines, fmt.Sprintf("Thm 2.8: M = %d mistakes ≤ (C/γ)² = %.4g", m, s.bound), g)
+	case linear.NotSeparable:
+		lines = append(lines, "not linearly separable: 0 lies in the hull of the y·(x,1), so no (C/γ)² bound")
+	default:
+		lines = append(lines, "separability undetermined within the budget: no bound drawn")
+	}
+	if period, at, ok := p.Cycle(); ok {
+		lines = append(lines, fmt.Sprintf("Thm 2.11: w̃(t=%d) = w̃(t=%d): cycling, period %d, %d mistakes per cycle",
+			at, at-period, period, p.CycleMistakes()))
+	}
+	switch {
+	case p.Converged():
+		lines = append(lines, fmt.Sprintf("converged: a full pass without mistakes, w = %s, b = %.4g", fmtVec(p.W()), p.B()))
+	case errs > 0:
+		lines = append(lines, fmt.Sprintf("%d of %d points misclassified now; w = %s, b = %.4g", errs, s.data.N(), fmtVec(p.W()), p.B()))
+	}
+	if s.data.Name == "spam" {
+		q := p.W()
+		score := p.B()
+		for j, v := range dataset.SpamQuery {
+			score += q[j] * v
+		}
+		verdict := "spam (+)"
+		if score <= 0 {
+			verdict = "not spam (−)"
+		}
+		lines = append(lines, fmt.Sprintf("test e-mail x′ = (1,1,0,0,0): score %.4g → %s", score, verdict))
+	}
+	return lines
+}
+
+func (s *perceptronSim) multiFrame() sims.Frame {
+	mc := s.multi
+	x0, x1 := s.mistakes.Span()
+	bins := mc.Binaries()
+	bars := make([]sims.Bar, len(bins))
+	for i, b := range bins {
+		label := fmt.Sprintf("%d vs rest", b.Pos)
+		if b.Neg >= 0 {
+			label = fmt.Sprintf("%d vs %d", b.Pos, b.Neg)
+		}
+		bars[i] = sims.Bar{Label: label, Value: float64(b.Mistakes), Class: b.Pos}
+	}
+	var charts []sims.Chart
+	if s.two {
+		scratch := make([]float64, mc.Classes())
+		pt := make([]float64, 2)
+		heat := sims.SampleGrid(s.view, gridX, gridY, func(x, y float64) float64 {
+			pt[0], pt[1] = x, y
+			return float64(mc.Predict(pt, scratch))
+		})
+		heat.Scale, heat.Lo, heat.Hi, heat.Levels = sims.Categorical, 0, float64(mc.Classes()-1), mc.Classes()
+		var markers []sims.Marker
+		if i, mistake := mc.Last(); i >= 0 {
+			m := sims.Marker{X: s.xs[i], Y: s.ys[i], Glyph: '◉', Class: 9}
+			if mistake {
+				m.Glyph, m.Class = '✗', 7
+			}
+			markers = append(markers, m)
+		}
+		charts = append(charts, sims.CanvasChart{
+			Title:   fmt.Sprintf("%s regions, %d classes", strings.ToUpper(string(mc.Scheme())), mc.Classes()),
+			View:    s.view,
+			Heat:    heat,
+			Points:  []sims.PointSet{{Name: "data", X: s.xs, Y: s.ys, Classes: s.cls}},
+			Markers: markers,
+			Legend:  classLegend(mc.Classes()),
+			XLabel:  s.xl, YLabel: s.yl,
+		})
+	}
+	charts = append(charts,
+		sims.BarChart{Title: "mistakes per perceptron", Bars: bars},
+		sims.LineChart{Title: "total mistakes", Series: []sims.Series{{Name: "mistakes", Y: s.mistakes.Column(0)}},
+			X0: x0, X1: x1, XLabel: "presentation t"},
+	)
+	acc := mc.Accuracy()
+	scheme := "one-vs-all: ŷ = argmax_k ⟨x̃, w_k⟩ (c imbalanced perceptrons)"
+	if mc.Scheme() == linear.OneVsOne {
+		scheme = "one-vs-one: ŷ = argmax_k Σ_l ⟨x̃, w_kl⟩, w_lk = −w_kl (C(c,2) balanced perceptrons)"
+	}
+	lines := []string{scheme, fmt.Sprintf("training accuracy %.3f after %d presentations (%d epochs); ties go to the lowest class",
+		acc, mc.Presentations(), mc.Epochs())}
+	if mc.Converged() {
+		lines = append(lines, "converged: every binary perceptron made a full pass without mistakes")
+	} else if mc.Scheme() == linear.OneVsAll {
+		lines = append(lines, "a class need not be separable from the rest: one-vs-all may never converge")
+	}
+	return sims.Frame{
+		Sim:  Perceptron.Name,
+		Step: mc.Presentations(),
+		Metrics: []sims.Metric{
+			{Name: "mistakes", Value: float64(mc.Mistakes())},
+			{Name: "accuracy", Value: acc},
+			{Name: "epoch", Value: float64(mc.Epochs())},
+		},
+		Charts: charts,
+		Text:   lines,
+	}
+}
+
+func (s *perceptronSim) Result() map[string]any {
+	if s.multi != nil {
+		mc := s.multi
+		var ws [][]float64
+		var bs []float64
+		var pairs [][2]int
+		d := s.data.D()
+		for _, b := range mc.Binaries() {
+			ws = append(ws, append([]float64(nil), b.W[:d]...))
+			bs = append(bs, b.W[d])
+			pairs = append(pairs, [2]int{b.Pos, b.Neg})
+		}
+		return map[string]any{
+			"scheme": string(mc.Scheme()), "w": ws, "b": bs, "pairs": pairs,
+			"mistakes": mc.Mistakes(), "accuracy": mc.Accuracy(), "presentations": mc.Presentations(),
+			"converged": mc.Converged(),
+		}
+	}
+	p := s.bin
+	r := map[string]any{
+		"w": p.W(), "b": p.B(), "mistakes": p.Mistakes(), "presentations": p.Presentations(),
+		"converged": p.Converged(), "errors": p.Errors(), "separability": s.margin.Sep.String(),
+	}
+	if !math.IsInf(s.bound, 1) {
+		r["bound"] = s.bound
+		r["gamma"] = s.margin.Gamma
+	}
+	if period, _, ok := p.Cycle(); ok {
+		r["cycle_period"] = period
+	}
+	return r
+}
+
+// pm prints a ±1 label.
+func pm(y float64) string {
+	if y > 0 {
+		return "+1"
+	}
+	return "−1"
+}

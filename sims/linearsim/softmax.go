@@ -1,0 +1,275 @@
+package linearsim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/thelab/lab/algo/dataset"
+	"github.com/thelab/lab/algo/linear"
+	"github.com/thelab/lab/algo/optim"
+	"github.com/thelab/lab/sims"
+	"gonum.org/v1/gonum/optimize"
+)
+
+// Softmax is multiclass softmax regression (seed 001 §4, eq 4.b): the mean
+// cross-entropy plus (λ/2)‖W‖² minimised by gradient descent or SGD, with
+// the plane coloured by the most probable class and level lines of that
+// class's probability (its confidence), the loss against an L-BFGS optimum
+// and the accuracy.
+var Softmax = &sims.Spec{
+	Name:   "softmax",
+	Title:  "Softmax regression: class regions, confidence, cross-entropy",
+	Source: "seed 001 §4 (eq 4.b, L445–L455)",
+	Data:   "numeric columns; the column named label (else the last) holds classes 0..c−1; regions are drawn when there are two features",
+	Steps:  2000,
+	Speed:  30,
+	Params: append([]sims.Param{
+		{Name: "data", Kind: sims.Choice, Choices: []string{"blobs", "rings", "moons"}, Default: "blobs",
+			Help: "blobs: c Gaussian clusters; rings: c concentric rings (not linearly separable); moons: two classes"},
+		{Name: "classes", Kind: sims.Int, Min: 2, Max: 8, Default: "3", Help: "number of classes c (blobs, rings)"},
+		{Name: "n", Kind: sims.Int, Min: 4, Max: 100000, Default: "300", Help: "number of points"},
+		{Name: "sd", Kind: sims.Float, Min: 0, OpenMin: true, Max: 20, Default: "1.2",
+			Help: "s.d. of each blob; the centres are 3 from the origin"},
+		{Name: "lambda", Kind: sims.Float, Min: 0, Max: 100, Default: "0.01", Help: "ridge weight λ on the weights (not the biases)"},
+		{Name: "method", Kind: sims.Choice, Choices: []string{methodGD, methodSGD}, Default: methodGD,
+			Help: "gd: full gradient steps; sgd: mini-batches"},
+		{Name: "lr", Kind: sims.Float, Min: 0, Max: 1000, Default: "0",
+			Help: "step size t (t₀ for sgd); 0 = 1/L for gd, 1/L_max of a single term for sgd"},
+		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-8", Help: "gd stops when ‖∇f‖ ≤ tol"},
+	}, sgdParams()...),
+	New: newSoftmax,
+}
+
+type softmaxSim struct {
+	data   *dataset.Labelled
+	sm     *linear.Softmax
+	eng    stepper
+	method string
+	lr, L  float64
+	fstar  float64
+	hasOpt bool
+	sched  string
+	two    bool
+	xs, ys []float64
+	cls    []int
+	view   sims.Rect
+	xl, yl string
+	grad   []float64
+	trace  *sims.Trace // loss, accuracy
+	f, gn  float64     // f and ‖∇f‖ at the current iterate
+	acc    float64     // training accuracy at the current iterate
+}
+
+func softmaxData(cfg sims.Config) (*dataset.Labelled, error) {
+	if cfg.Data != nil {
+		return cfg.Data.Labelled(true)
+	}
+	v := cfg.Values
+	rng := dataRNG(cfg.Seed)
+	switch v.String("data") {
+	case "rings":
+		return dataset.Rings(rng, v.Int("n"), v.Int("classes"), 0.15)
+	case "moons":
+		return dataset.Moons(rng, v.Int("n"), 0.15)
+	}
+	return dataset.Blobs(rng, v.Int("n"), v.Int("classes"), v.Float("sd"))
+}
+
+func newSoftmax(cfg sims.Config) (sims.Sim, error) {
+	v := cfg.Values
+	l, err := softmaxData(cfg)
+	if err != nil {
+		return nil, err
+	}
+	x, err := linear.NewDesign(l.X, true)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", l.Name, err)
+	}
+	s := &softmaxSim{data: l, method: v.String("method"), two: l.D() == 2, trace: sims.NewTrace(0, 2)}
+	if s.sm, err = linear.NewSoftmax(x, l.Int(), l.Classes, v.Float("lambda")); err != nil {
+		return nil, err
+	}
+	if _, s.L, err = s.sm.Curvature(); err != nil {
+		return nil, err
+	}
+	s.grad = make([]float64, s.sm.Dim())
+	theta0 := make([]float64, s.sm.Dim())
+	s.fstar, s.hasOpt = softmaxOptimum(s.sm, s.L)
+	if s.method == methodSGD {
+		s.eng, s.lr, s.sched, err = newSGD(s.sm, x, theta0, v, cfg.Seed)
+	} else {
+		s.lr = v.Float("lr")
+		if s.lr == 0 {
+			s.lr = 1 / s.L
+		}
+		s.eng, err = optim.NewDescent(s.sm, theta0, optim.DescentConfig{Method: optim.GD, LR: s.lr, Tol: v.Float("tol")})
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.two {
+		s.xs, s.ys, s.cls = column(l.X, 0), column(l.X, 1), l.Int()
+		s.view = view(l.X)
+		s.xl, s.yl = axisLabels(l)
+	}
+	s.record()
+	return s, nil
+}
+
+// softmaxOptimum is the reference optimum: gonum's L-BFGS from Θ = 0, then
+// gradient steps of 1/L (monotone) until ‖∇f‖ ≤ 10⁻¹⁰, where L-BFGS's line
+// search gives up to rounding (~10⁻⁹). With λ = 0 there may be no
+// minimiser (separable data): ok = false.
+func softmaxOptimum(sm *linear.Softmax, L float64) (float64, bool) {
+	if sm.Lambda() == 0 {
+		return 0, false
+	}
+	p := optimize.Problem{Func: sm.Func, Grad: sm.Grad}
+	res, _ := optimize.Minimize(p, make([]float64, sm.Dim()),
+		&optimize.Settings{GradientThreshold: 1e-11, MajorIterations: 5000}, &optimize.LBFGS{})
+	if res == nil {
+		return 0, false
+	}
+	d, err := optim.NewDescent(sm, res.X, optim.DescentConfig{Method: optim.GD, LR: 1 / L, Tol: 1e-10})
+	if err != nil {
+		return 0, false
+	}
+	for k := 0; k < 5000 && d.Step() == nil; k++ {
+	}
+	if d.GradNorm() > 1e-7 {
+		return 0, false
+	}
+	return math.Min(d.F(), res.F), true
+}
+
+func (s *softmaxSim) record() {
+	// f, ∇f and the accuracy share one evaluation of the logits (cached).
+	th := s.eng.X()
+	s.f = s.eng.F()
+	s.gn = gradNorm(s.eng, s.sm, s.grad)
+	s.acc = s.sm.Accuracy(th)
+	s.trace.Add(s.f, s.acc)
+}
+
+func (s *softmaxSim) Step() error {
+	err := s.eng.Step()
+	if err == nil {
+		s.record()
+	}
+	return err
+}
+
+func (s *softmaxSim) Frame() sims.Frame {
+	th := s.eng.X()
+	x0, x1 := s.trace.Span()
+	loss := sims.LineChart{Title: "cross-entropy f", Series: []sims.Series{{Name: "f", Y: s.trace.Column(0)}},
+		X0: x0, X1: x1, XLabel: "step"}
+	if s.hasOpt {
+		fstar := s.fstar
+		gap := s.trace.Column(0)
+		for i := range gap {
+			gap[i] -= fstar
+		}
+		loss = sims.LineChart{Title: "f − f*", Series: []sims.Series{{Name: "f − f*", Y: gap}},
+			LogY: true, X0: x0, X1: x1, XLabel: "step"}
+	}
+	var charts []sims.Chart
+	if s.two {
+		charts = append(charts, s.regions(th))
+	}
+	charts = append(charts, loss,
+		sims.LineChart{Title: "training accuracy", Series: []sims.Series{{Name: "accuracy", Y: s.trace.Column(1), Class: 2}},
+			X0: x0, X1: x1, XLabel: "step"})
+	return sims.Frame{
+		Sim:  Softmax.Name,
+		Step: s.eng.Iter(),
+		Metrics: []sims.Metric{
+			{Name: "loss", Value: s.f},
+			{Name: "accuracy", Value: s.acc},
+			{Name: "grad_norm", Value: s.gn},
+		},
+		Charts: charts,
+		Text:   s.notes(),
+	}
+}
+
+// regions colours the plane by argmax_k p_k(x) and draws level lines of the
+// confidence max_k p_k(x) at 0.2, 0.4, 0.6, 0.8: the renderer has no
+// brightness channel for a categorical field, so confidence shows as lines.
+func (s *softmaxSim) regions(th []float64) sims.CanvasChart {
+	c := s.sm.Classes()
+	const nx, ny = 80, 40
+	z := make([]float64, c)
+	cls := &sims.Grid{NX: nx, NY: ny, Z: make([]float64, nx*ny), Scale: sims.Categorical,
+		Lo: 0, Hi: float64(c - 1), Levels: c}
+	conf := &sims.Grid{NX: nx, NY: ny, Z: make([]float64, nx*ny), Lo: 0, Hi: 1, Levels: 5}
+	v := s.view
+	dx, dy := (v.XMax-v.XMin)/nx, (v.YMax-v.YMin)/ny
+	p := 3 // θ_k = (w_k1, w_k2, b_k)
+	for j := 0; j < ny; j++ {
+		y := v.YMin + (float64(j)+0.5)*dy
+		for i := 0; i < nx; i++ {
+			x := v.XMin + (float64(i)+0.5)*dx
+			// The most probable class is the largest logit, and its
+			// probability is 1/Σ_l exp(z_l − z_max): one exp per class.
+			best := 0
+			for k := range z {
+				z[k] = th[k*p]*x + th[k*p+1]*y + th[k*p+2]
+				if z[k] > z[best] {
+					best = k
+				}
+			}
+			sum := 0.0
+			for _, zk := range z {
+				sum += math.Exp(zk - z[best])
+			}
+			cls.Z[j*nx+i] = float64(best)
+			conf.Z[j*nx+i] = 1 / sum
+		}
+	}
+	return sims.CanvasChart{
+		Title:    "regions; lines: max p",
+		View:     v,
+		Heat:     cls,
+		Contours: conf,
+		Points:   []sims.PointSet{{Name: "data", X: s.xs, Y: s.ys, Classes: s.cls}},
+		Legend:   classLegend(c),
+		XLabel:   s.xl, YLabel: s.yl,
+	}
+}
+
+func (s *softmaxSim) notes() []string {
+	var lines []string
+	if s.method == methodSGD {
+		lines = append(lines, s.sched)
+	} else {
+		lines = append(lines, fmt.Sprintf("GD, t = %.3g = %.3g/L, L = ½λ_max(X̃ᵀX̃/n) + λ = %.4g", s.lr, s.lr*s.L, s.L))
+	}
+	if s.hasOpt {
+		lines = append(lines, fmt.Sprintf("f* = %.6g (gonum L-BFGS, then GD to ‖∇f‖ ≤ 1e-10)", s.fstar))
+	} else {
+		lines = append(lines, "λ = 0: the weights may grow without bound on separable data; no f* drawn")
+	}
+	lines = append(lines,
+		"Pr[Y=k|x] = exp⟨x̃,θ_k⟩ / Σ_l exp⟨x̃,θ_l⟩ (eq 4.b); colour: argmax_k,",
+		"level lines of the confidence max_k p_k at 0.2, 0.4, 0.6, 0.8")
+	return lines
+}
+
+func (s *softmaxSim) Result() map[string]any {
+	th := s.eng.X()
+	c, d := s.sm.Classes(), s.data.D()
+	p := d + 1
+	w := make([][]float64, c)
+	b := make([]float64, c)
+	for k := 0; k < c; k++ {
+		w[k] = append([]float64(nil), th[k*p:k*p+d]...)
+		b[k] = th[k*p+d]
+	}
+	r := map[string]any{"W": w, "b": b, "loss": s.eng.F(), "cross_entropy": s.sm.CrossEntropy(th),
+		"accuracy": s.sm.Accuracy(th), "steps": s.eng.Iter()}
+	if s.hasOpt && !math.IsNaN(s.fstar) {
+		r["f_star"] = s.fstar
+	}
+	return r
+}
