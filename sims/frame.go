@@ -105,6 +105,10 @@ type Grid struct {
 	// Levels > 0 quantises the field into that many bands; contours are
 	// drawn between bands.
 	Levels int
+	// Shade, when it has NX·NY values in [0, 1], sets each cell's
+	// brightness (0 dim, 1 full): a class region's colour with its
+	// confidence, say. Monochrome drawing ignores it.
+	Shade []float64
 }
 
 // ColorScale says how grid values map to colour.

@@ -193,15 +193,16 @@ func (s *softmaxSim) Frame() sims.Frame {
 	}
 }
 
-// regions colours the plane by argmax_k p_k(x) and draws level lines of the
-// confidence max_k p_k(x) at 0.2, 0.4, 0.6, 0.8: the renderer has no
-// brightness channel for a categorical field, so confidence shows as lines.
+// regions colours the plane by argmax_k p_k(x), bright where the confidence
+// max_k p_k(x) is near 1 and dim where it falls to 1/K, and draws level
+// lines of the confidence at 0.2, 0.4, 0.6, 0.8 (which monochrome shows
+// instead of the colours).
 func (s *softmaxSim) regions(th []float64) sims.CanvasChart {
 	c := s.sm.Classes()
 	const nx, ny = 80, 40
 	z := make([]float64, c)
 	cls := &sims.Grid{NX: nx, NY: ny, Z: make([]float64, nx*ny), Scale: sims.Categorical,
-		Lo: 0, Hi: float64(c - 1), Levels: c}
+		Lo: 0, Hi: float64(c - 1), Levels: c, Shade: make([]float64, nx*ny)}
 	conf := &sims.Grid{NX: nx, NY: ny, Z: make([]float64, nx*ny), Lo: 0, Hi: 1, Levels: 5}
 	v := s.view
 	dx, dy := (v.XMax-v.XMin)/nx, (v.YMax-v.YMin)/ny
@@ -225,10 +226,11 @@ func (s *softmaxSim) regions(th []float64) sims.CanvasChart {
 			}
 			cls.Z[j*nx+i] = float64(best)
 			conf.Z[j*nx+i] = 1 / sum
+			cls.Shade[j*nx+i] = (1/sum - 1/float64(c)) / (1 - 1/float64(c))
 		}
 	}
 	return sims.CanvasChart{
-		Title:    "regions; lines: max p",
+		Title:    "regions, bright where sure; lines: max p",
 		View:     v,
 		Heat:     cls,
 		Contours: conf,
@@ -251,7 +253,7 @@ func (s *softmaxSim) notes() []string {
 		lines = append(lines, "λ = 0: the weights may grow without bound on separable data; no f* drawn")
 	}
 	lines = append(lines,
-		"Pr[Y=k|x] = exp⟨x̃,θ_k⟩ / Σ_l exp⟨x̃,θ_l⟩ (eq 4.b); colour: argmax_k,",
+		"Pr[Y=k|x] = exp⟨x̃,θ_k⟩ / Σ_l exp⟨x̃,θ_l⟩ (eq 4.b); colour: argmax_k, brightness and",
 		"level lines of the confidence max_k p_k at 0.2, 0.4, 0.6, 0.8")
 	return lines
 }

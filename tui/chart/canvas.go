@@ -108,13 +108,20 @@ func (cv *canvas) heat(g *sims.Grid, plain bool) {
 		}
 		return
 	}
+	shaded := len(g.Shade) >= g.NX*g.NY
+	at := func(u, v float64) rgb {
+		c := s.color(gridAt(g, u, v))
+		if shaded {
+			b := math.Max(0, math.Min(1, gridValue(g, g.Shade, u, v)))
+			c = blend(heatShadow, c, 0.2+0.8*b)
+		}
+		return blend(c, heatShadow, heatDim)
+	}
 	for cy := 0; cy < cv.h; cy++ {
 		for cx := 0; cx < cv.w; cx++ {
 			u := (float64(cx) + 0.5) / float64(cv.w)
-			vt := 1 - (float64(cy)+0.25)/float64(cv.h)
-			vb := 1 - (float64(cy)+0.75)/float64(cv.h)
-			cv.top[cy*cv.w+cx] = blend(s.color(gridAt(g, u, vt)), heatShadow, heatDim)
-			cv.bot[cy*cv.w+cx] = blend(s.color(gridAt(g, u, vb)), heatShadow, heatDim)
+			cv.top[cy*cv.w+cx] = at(u, 1-(float64(cy)+0.25)/float64(cv.h))
+			cv.bot[cy*cv.w+cx] = at(u, 1-(float64(cy)+0.75)/float64(cv.h))
 		}
 	}
 }
@@ -155,14 +162,30 @@ func (cv *canvas) path(p sims.Path, ink rgb) {
 	count := 0
 	for i := 1; i < n; i++ {
 		x1, y1 := cv.pixel(p.X[i], p.Y[i])
-		cv.segment(x0, y0, x1, y1, ink, p.Dotted, &count)
+		cv.segment(x0, y0, x1, y1, ink, dashes(p, cv.mono), &count)
 		x0, y0 = x1, y1
 	}
 }
 
+// dashes is a path's pixel pattern: every other pixel for a dotted path;
+// in monochrome, where colour cannot tell curves apart, a dash pattern per
+// class (solid, long dashes, short dashes, dash-dot, ...).
+func dashes(p sims.Path, mono bool) func(int) bool {
+	switch {
+	case p.Dotted:
+		return func(i int) bool { return i%2 == 1 }
+	case !mono || p.Class <= 0:
+		return func(int) bool { return true }
+	}
+	pattern := monoDashes[(p.Class-1)%len(monoDashes)]
+	return func(i int) bool { return pattern[i%len(pattern)] == '#' }
+}
+
+var monoDashes = []string{"######..", "###...", "#####..#..", "##.", "#...."}
+
 // segment draws a line between pixel positions by uniform sampling along
-// its longer axis; dotted lines keep every other pixel.
-func (cv *canvas) segment(x0, y0, x1, y1 float64, ink rgb, dotted bool, count *int) {
+// its longer axis, keeping the pixels the dash pattern keeps.
+func (cv *canvas) segment(x0, y0, x1, y1 float64, ink rgb, keep func(int) bool, count *int) {
 	if math.IsNaN(x0+y0+x1+y1) || math.IsInf(x0+y0+x1+y1, 0) {
 		return
 	}
@@ -172,7 +195,7 @@ func (cv *canvas) segment(x0, y0, x1, y1 float64, ink rgb, dotted bool, count *i
 	for s := 1; s <= steps; s++ {
 		t := float64(s) / float64(steps)
 		*count++
-		if dotted && *count%2 == 0 {
+		if !keep(*count) {
 			continue
 		}
 		cv.dot(int(math.Floor(x0+(x1-x0)*t)), int(math.Floor(y0+(y1-y0)*t)), ink, pathLayer)

@@ -181,3 +181,16 @@ func TestCombiningMarksTakeNoCell(t *testing.T) {
 		t.Error("marks lost")
 	}
 }
+
+// TestShadeDimsCells: a cell of a shaded field with brightness 0 is drawn
+// darker than one with brightness 1, in the same class colour.
+func TestShadeDimsCells(t *testing.T) {
+	g := &sims.Grid{NX: 2, NY: 1, Z: []float64{1, 1}, Scale: sims.Categorical, Lo: 0, Hi: 1, Shade: []float64{0, 1}}
+	cv := newCanvas(2, 1, sims.Rect{XMin: 0, XMax: 2, YMin: 0, YMax: 1}, false)
+	cv.heat(g, false)
+	dim, full := cv.top[0], cv.top[1]
+	lum := func(c rgb) int { r, g, b := c.parts(); return int(r) + int(g) + int(b) }
+	if lum(dim) >= lum(full) || dim == 0 || full == 0 {
+		t.Errorf("shade 0 gives %06x, shade 1 gives %06x", dim&0xffffff, full&0xffffff)
+	}
+}

@@ -13,12 +13,14 @@ import (
 // logFloor keeps log-scale values finite when a gap reaches zero.
 const logFloor = 1e-16
 
-// dotted draws bounds and references; the mono charsets tell series apart.
+// Bounds and references are drawn dotted, each in its own dot style so
+// that several stay apart without colour; the mono charsets tell the other
+// series apart.
 var (
-	dotted = asciigraph.CharSet{
-		Horizontal: "┄", VerticalLine: "┆",
-		ArcDownRight: "·", ArcDownLeft: "·", ArcUpRight: "·", ArcUpLeft: "·",
-		EndCap: "·", StartCap: "·", UpRight: "└", DownHorizontal: "┬",
+	boundSets = []asciigraph.CharSet{
+		dotSet("┄", "┆", "·"),
+		dotSet("╌", "╎", "'"),
+		dotSet("·", ":", "·"),
 	}
 	monoSets = []asciigraph.CharSet{
 		asciigraph.DefaultCharSet,
@@ -47,6 +49,7 @@ func lineChart(c sims.LineChart, w, h int, o Options) []string {
 	var sets []asciigraph.CharSet
 	var colors []asciigraph.AnsiColor
 	var legend []legendItem
+	bounds := 0
 	for i, s := range c.Series {
 		y := finite(s.Y, c.LogY)
 		if len(y) == 0 {
@@ -59,7 +62,8 @@ func lineChart(c sims.LineChart, w, h int, o Options) []string {
 		set := asciigraph.DefaultCharSet
 		switch {
 		case s.Bound:
-			set = dotted
+			set = boundSets[bounds%len(boundSets)]
+			bounds++
 		case o.Mono:
 			set = monoSets[i%len(monoSets)]
 		}
@@ -132,6 +136,14 @@ func axisFormat(x0, x1 float64) func(float64) string {
 		return func(v float64) string { return strconv.FormatFloat(math.Round(v), 'f', 0, 64) }
 	}
 	return num
+}
+
+func dotSet(h, v, corner string) asciigraph.CharSet {
+	return asciigraph.CharSet{
+		Horizontal: h, VerticalLine: v,
+		ArcDownRight: corner, ArcDownLeft: corner, ArcUpRight: corner, ArcUpLeft: corner,
+		EndCap: corner, StartCap: corner, UpRight: "└", DownHorizontal: "┬",
+	}
 }
 
 // finite returns the values to plot: logs (floored) on a log scale, with

@@ -141,12 +141,15 @@ func (s scale) color(z float64) rgb {
 
 // at samples the grid (nearest cell) at fractional position (u, v) in
 // [0, 1]², v = 0 at the bottom.
-func gridAt(g *sims.Grid, u, v float64) float64 {
+func gridAt(g *sims.Grid, u, v float64) float64 { return gridValue(g, g.Z, u, v) }
+
+// gridValue samples values laid out like g.Z (nearest cell).
+func gridValue(g *sims.Grid, z []float64, u, v float64) float64 {
 	i := int(u * float64(g.NX))
 	j := int(v * float64(g.NY))
 	i = max(0, min(g.NX-1, i))
 	j = max(0, min(g.NY-1, j))
-	return g.Z[j*g.NX+i]
+	return z[j*g.NX+i]
 }
 
 // gridLerp samples the grid bilinearly between cell centres.
