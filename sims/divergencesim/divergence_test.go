@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/algo/divergence"
-	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/simtest"
 )
 
@@ -122,10 +121,7 @@ func TestDivergenceBadParams(t *testing.T) {
 		{map[string]string{"max_n": "2"}, "max_n"},
 		{map[string]string{"view": "ml", "d": "-1"}, "d"},
 	} {
-		v, err := sims.Resolve(Divergence.Params, c.set)
-		if err == nil {
-			_, err = Divergence.Build(sims.Config{Values: v, Seed: 1})
-		}
+		_, err := simtest.BuildErr(Divergence, c.set, 1, nil)
 		if err == nil || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%v: error %v does not name %s", c.set, err, c.name)
 		}

@@ -99,10 +99,7 @@ func TestKLBadParams(t *testing.T) {
 		{KLFit, map[string]string{"start": "1"}, "start"},
 		{KLFit, map[string]string{"d": "7"}, "d"},
 	} {
-		v, err := sims.Resolve(c.spec.Params, c.set)
-		if err == nil {
-			_, err = c.spec.Build(sims.Config{Values: v, Seed: 1})
-		}
+		_, err := simtest.BuildErr(c.spec, c.set, 1, nil)
 		if err == nil || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%s %v: error %v does not name %s", c.spec.Name, c.set, err, c.name)
 		}

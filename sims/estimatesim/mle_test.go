@@ -96,10 +96,7 @@ func TestBadParams(t *testing.T) {
 		{map[string]string{"n": "0"}, "n"},
 		{map[string]string{"mode": "batch"}, "mode"},
 	} {
-		v, err := sims.Resolve(MLE.Params, c.set)
-		if err == nil {
-			_, err = MLE.Build(sims.Config{Values: v, Seed: 1})
-		}
+		_, err := simtest.BuildErr(MLE, c.set, 1, nil)
 		if err == nil || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%v: error %v does not name %s", c.set, err, c.name)
 		}

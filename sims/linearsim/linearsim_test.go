@@ -306,11 +306,7 @@ func TestFramesAreImmutableAndResultsEncode(t *testing.T) {
 func BenchmarkFrame(b *testing.B) {
 	for _, spec := range []*sims.Spec{Perceptron, Linreg, Logreg, Softmax, Losses} {
 		b.Run(spec.Name, func(b *testing.B) {
-			v, _ := sims.Resolve(spec.Params, nil)
-			s, err := spec.Build(sims.Config{Values: v, Seed: 1})
-			if err != nil {
-				b.Fatal(err)
-			}
+			s := simtest.Build(b, spec, nil, 1, nil)
 			simtest.RunErr(s, 200)
 			b.ReportAllocs()
 			for b.Loop() {

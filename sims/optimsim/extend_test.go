@@ -8,7 +8,6 @@ import (
 
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/optim"
-	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/simtest"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -176,11 +175,7 @@ func TestDefaultStepIsOneOverL(t *testing.T) {
 func BenchmarkFrame(b *testing.B) {
 	for _, set := range []map[string]string{nil, {"fn": fnLSQ, "method": methodSGD}, {"fn": fnWavy}} {
 		b.Run(set["fn"]+set["method"], func(b *testing.B) {
-			v, _ := sims.Resolve(GD.Params, set)
-			s, err := GD.Build(sims.Config{Values: v, Seed: 1})
-			if err != nil {
-				b.Fatal(err)
-			}
+			s := simtest.Build(b, GD, set, 1, nil)
 			simtest.RunErr(s, 200)
 			b.ReportAllocs()
 			for b.Loop() {

@@ -105,10 +105,7 @@ func TestBadParams(t *testing.T) {
 		{map[string]string{"batch": "0"}, "batch"},
 		{map[string]string{"map": "cube"}, "map"},
 	} {
-		v, err := sims.Resolve(Pushforward.Params, c.set)
-		if err == nil {
-			_, err = Pushforward.Build(sims.Config{Values: v, Seed: 1})
-		}
+		_, err := simtest.BuildErr(Pushforward, c.set, 1, nil)
 		if err == nil || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%v: error %v does not name %s", c.set, err, c.name)
 		}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/simtest"
 )
 
@@ -99,10 +98,7 @@ func TestVIBadParams(t *testing.T) {
 		{map[string]string{"model": "bgmm", "n": "5"}, "n"},
 		{map[string]string{"m0": "1"}, "m0"},
 	} {
-		v, err := sims.Resolve(VI.Params, c.set)
-		if err == nil {
-			_, err = VI.Build(sims.Config{Values: v, Seed: 1})
-		}
+		_, err := simtest.BuildErr(VI, c.set, 1, nil)
 		if err == nil || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%v: error %v does not name %s", c.set, err, c.name)
 		}
