@@ -105,6 +105,15 @@ func TestSchedules(t *testing.T) {
 	}
 }
 
+// TestScheduleFormula: the text of each schedule is its t_k.
+func TestScheduleFormula(t *testing.T) {
+	for s, want := range map[Schedule]string{Constant: "t₀", InvK: "t₀/(1+ck)", InvSqrtK: "t₀/√(1+ck)"} {
+		if got := s.Formula(); got != want {
+			t.Errorf("%s: %q, want %q", s, got, want)
+		}
+	}
+}
+
 // TestSGDFullBatchIsGD: with B = n and a constant step, SGD takes the same
 // steps as Descent's gd.
 func TestSGDFullBatchIsGD(t *testing.T) {

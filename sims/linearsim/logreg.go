@@ -184,18 +184,8 @@ func newSGD(f optim.FiniteSum, x *linear.Design, theta0 []float64, v sims.Values
 	sched := optim.Schedule(v.String("schedule"))
 	eng, err := optim.NewSGD(f, theta0, optim.SGDConfig{LR: t0, Schedule: sched, Decay: c, Batch: batch},
 		rand.New(rand.NewPCG(seed, orderStream)))
-	desc := fmt.Sprintf("SGD, B = %d, t_k = %s with t₀ = %.3g, c = %.3g", batch, schedFormula(sched), t0, c)
+	desc := fmt.Sprintf("SGD, B = %d, t_k = %s with t₀ = %.3g, c = %.3g", batch, sched.Formula(), t0, c)
 	return eng, t0, desc, err
-}
-
-func schedFormula(s optim.Schedule) string {
-	switch s {
-	case optim.InvK:
-		return "t₀/(1+ck)"
-	case optim.InvSqrtK:
-		return "t₀/√(1+ck)"
-	}
-	return "t₀"
 }
 
 // logisticOptimum runs Newton to working precision.
