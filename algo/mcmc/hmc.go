@@ -135,7 +135,7 @@ func (h *HMC) Step() error {
 		return nil
 	}
 	h.sumAbsDH += math.Abs(h.dH)
-	h.last = h.dH <= 0 || math.Log(h.rng.Float64()) < -h.dH
+	h.last = accept(h.rng, -h.dH)
 	if h.last {
 		copy(h.x, h.q)
 		copy(h.gx, h.gq)

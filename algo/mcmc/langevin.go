@@ -161,7 +161,7 @@ func (m *MALA) Step() error {
 		rev += b * b
 	}
 	d := lpz - m.logpx + (fwd-rev)/(4*m.delta)
-	m.last = d >= 0 || math.Log(m.rng.Float64()) < d
+	m.last = accept(m.rng, d)
 	if m.last {
 		copy(m.x, m.z)
 		copy(m.gx, m.gz)
