@@ -51,3 +51,10 @@ func (e *ParamError) Error() string {
 func BadParam(name string, value any, allowed string) error {
 	return &ParamError{Name: name, Value: value, Allowed: allowed}
 }
+
+// IsParamError reports whether err is (or wraps) a *ParamError naming the
+// parameter name.
+func IsParamError(err error, name string) bool {
+	var pe *ParamError
+	return errors.As(err, &pe) && pe.Name == name
+}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/dataset"
 	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/floats"
@@ -373,7 +374,7 @@ func checkBatches(t *testing.T, f batcher, x []float64) {
 
 func TestLeastSquaresValidation(t *testing.T) {
 	d, _ := NewDesign([][]float64{{1}, {2}}, true)
-	if _, err := NewLeastSquares(d, []float64{1, 2}, -1); !isParam(err, "lambda") {
+	if _, err := NewLeastSquares(d, []float64{1, 2}, -1); !algo.IsParamError(err, "lambda") {
 		t.Errorf("λ < 0: %v", err)
 	}
 	if _, err := NewLeastSquares(d, []float64{1}, 0); err == nil {
@@ -385,7 +386,7 @@ func TestLeastSquaresValidation(t *testing.T) {
 	if _, err := NewDesign([][]float64{{1, 2}, {3}}, true); err == nil {
 		t.Error("ragged rows accepted")
 	}
-	if _, err := NewDesign(nil, true); !isParam(err, "n") {
+	if _, err := NewDesign(nil, true); !algo.IsParamError(err, "n") {
 		t.Errorf("no rows: %v", err)
 	}
 }

@@ -225,7 +225,7 @@ func TestLogisticValidation(t *testing.T) {
 	if _, err := NewLogistic(d, []float64{0, 1}, 0); err == nil {
 		t.Error("labels 0/1 accepted")
 	}
-	if _, err := NewLogistic(d, []float64{-1, 1}, math.Inf(1)); !isParam(err, "lambda") {
+	if _, err := NewLogistic(d, []float64{-1, 1}, math.Inf(1)); !algo.IsParamError(err, "lambda") {
 		t.Errorf("λ = ∞: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/thelab/lab/algo"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -263,11 +264,11 @@ func TestSGDValidation(t *testing.T) {
 		{SGDConfig{LR: 0.1, Batch: 1, Decay: -1}, "decay"},
 		{SGDConfig{LR: 0.1, Batch: 1, Sampling: "stratified"}, "sampling"},
 	} {
-		if _, err := NewSGD(q, []float64{0, 0}, tt.cfg, rng); !isParam(err, tt.name) {
+		if _, err := NewSGD(q, []float64{0, 0}, tt.cfg, rng); !algo.IsParamError(err, tt.name) {
 			t.Errorf("%+v: %v, want a ParamError naming %s", tt.cfg, err, tt.name)
 		}
 	}
-	if _, err := NewSGD(q, []float64{0, 0}, SGDConfig{LR: 0.1, Batch: 1}, nil); !isParam(err, "rng") {
+	if _, err := NewSGD(q, []float64{0, 0}, SGDConfig{LR: 0.1, Batch: 1}, nil); !algo.IsParamError(err, "rng") {
 		t.Errorf("nil rng: %v", err)
 	}
 }
