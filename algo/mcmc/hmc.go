@@ -125,7 +125,7 @@ func (h *HMC) Step() error {
 	lpq := h.g.LogP(h.q)
 	h.dH = -lpq + 0.5*sqNorm(h.r) - h0
 	h.n++
-	h.lastDiverg = !(h.dH <= MaxEnergyError) || !allFinite(h.q)
+	h.lastDiverg = !(h.dH <= MaxEnergyError) || !algo.AllFinite(h.q)
 	if h.lastDiverg {
 		h.divergent++
 		h.last = false

@@ -43,7 +43,7 @@ func NewIndependence(p Density, x0, mean []float64, scale float64, rng *rand.Ran
 	if err := checkStep("step", scale); err != nil {
 		return nil, err
 	}
-	if len(mean) != p.Dim() || !allFinite(mean) {
+	if len(mean) != p.Dim() || !algo.AllFinite(mean) {
 		return nil, algo.BadParam("center", mean, dimText(p.Dim()))
 	}
 	lp, err := startAt(p, x0, rng)

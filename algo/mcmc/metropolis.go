@@ -131,15 +131,6 @@ func (m *Metropolis) AcceptanceRate() float64 {
 	return float64(m.accepted) / float64(m.n)
 }
 
-func allFinite(x []float64) bool {
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
-}
-
 func dimText(d int) string {
 	if d == 1 {
 		return "1 finite number"

@@ -49,7 +49,7 @@ func (s rwSampler) Step() error {
 // x0 of p.Dim() finite coordinates inside the support (log p finite), and
 // a random source. It returns log p(x0).
 func startAt(p Density, x0 []float64, rng *rand.Rand) (float64, error) {
-	if len(x0) != p.Dim() || !allFinite(x0) {
+	if len(x0) != p.Dim() || !algo.AllFinite(x0) {
 		return 0, algo.BadParam("x0", x0, dimText(p.Dim()))
 	}
 	if rng == nil {

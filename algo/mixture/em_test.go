@@ -564,7 +564,7 @@ func TestCollapse(t *testing.T) {
 				if tr[i] < tr[i-1]-1e-9*math.Abs(tr[i-1]) {
 					t.Errorf("reg = %g: log-likelihood fell at iteration %d: %g → %g", reg, i, tr[i-1], tr[i])
 				}
-				if !finite(tr[i]) {
+				if !algo.Finite(tr[i]) {
 					t.Errorf("reg = %g: log-likelihood %v", reg, tr[i])
 				}
 			}
@@ -599,11 +599,11 @@ func TestDeadComponent(t *testing.T) {
 		t.Errorf("dead component changed: %+v → %+v", before, after)
 	}
 	for _, v := range e.Trace() {
-		if !finite(v) {
+		if !algo.Finite(v) {
 			t.Fatalf("trace has %v", v)
 		}
 	}
-	if l, ok := e.ELBO(); !ok || !finite(l) {
+	if l, ok := e.ELBO(); !ok || !algo.Finite(l) {
 		t.Fatalf("ELBO = %v, %v", l, ok)
 	}
 }

@@ -148,7 +148,7 @@ func (d *Descent) GradNorm() float64 { return floats.Norm(d.g, 2) }
 
 // checkStart validates a starting point x0: non-empty and finite.
 func checkStart(x0 []float64) error {
-	if len(x0) == 0 || !allFinite(x0) {
+	if len(x0) == 0 || !algo.AllFinite(x0) {
 		return algo.BadParam("x0", x0, "a non-empty vector of finite numbers")
 	}
 	return nil
@@ -158,7 +158,7 @@ func checkStart(x0 []float64) error {
 // ErrDiverged error when f(x) or ∇f(x) is not finite or x has left the
 // ball of radius blowup, else nil.
 func checkStep(fx float64, g, x []float64, blowup float64, k int) error {
-	if math.IsNaN(fx) || math.IsInf(fx, 0) || !allFinite(g) {
+	if math.IsNaN(fx) || math.IsInf(fx, 0) || !algo.AllFinite(g) {
 		return algo.Diverged("f(x) = %v at step %d", fx, k)
 	}
 	return checkBlowup(x, blowup, k)
@@ -170,13 +170,4 @@ func checkBlowup(x []float64, blowup float64, k int) error {
 		return algo.Diverged("‖x‖ = %.3g > %.3g at step %d", nx, blowup, k)
 	}
 	return nil
-}
-
-func allFinite(x []float64) bool {
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
 }

@@ -208,7 +208,7 @@ func (s *SGD) Step() error {
 	s.f.GradBatch(s.g, s.x, batch)
 	floats.AddScaled(s.x, -s.t, s.g)
 	s.k++
-	if !allFinite(s.x) {
+	if !algo.AllFinite(s.x) {
 		return algo.Diverged("x is not finite at step %d", s.k)
 	}
 	return checkBlowup(s.x, s.cfg.Blowup, s.k)

@@ -8,7 +8,6 @@ package kernelsim
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strconv"
 
@@ -163,12 +162,3 @@ func gridPoints(view sims.Rect, nx, ny int) [][]float64 {
 
 // classLegend names the two classes by their ±1 labels.
 var classLegend = []string{"y = −1", "y = +1"}
-
-// finite replaces a non-finite value by 0, for metrics that are undefined
-// early in a run (a metric must be finite).
-func finite(x float64) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return 0
-	}
-	return x
-}

@@ -144,7 +144,7 @@ func (s *svmSim) Frame() sims.Frame {
 		{Name: "accuracy", Value: s.accuracy(b)},
 	}
 	if s.hard {
-		metrics = append(metrics, sims.Metric{Name: "violation", Value: finite(s.smo.Violation())})
+		metrics = append(metrics, sims.Metric{Name: "violation", Value: sims.FiniteOr(s.smo.Violation(), 0)})
 	}
 	x0, x1 := s.trace.Span()
 	charts := []sims.Chart{}
@@ -251,7 +251,7 @@ func (s *svmSim) Result() map[string]any {
 		"free_sv":          free,
 		"bound_sv":         bounded,
 		"dual_objective":   s.smo.Dual(),
-		"primal_objective": finite(s.smo.Primal()),
+		"primal_objective": sims.FiniteOr(s.smo.Primal(), 0),
 		"accuracy":         s.accuracy(b),
 		"kkt_violation":    s.smo.KKT(),
 		"steps":            s.smo.Iter(),

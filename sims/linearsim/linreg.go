@@ -222,7 +222,7 @@ func (s *linregSim) Frame() sims.Frame {
 		{Name: "mse", Value: f - s.lambda*wn*wn},
 		{Name: "grad_norm", Value: gn},
 		{Name: "w_norm", Value: wn},
-		{Name: "cond", Value: finiteOr(s.opt.Cond, 0)},
+		{Name: "cond", Value: sims.FiniteOr(s.opt.Cond, 0)},
 	}
 	return sims.Frame{Sim: Linreg.Name, Step: s.step(), Metrics: metrics, Charts: charts, Text: s.notes(th)}
 }

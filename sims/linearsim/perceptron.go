@@ -173,18 +173,11 @@ func (s *perceptronSim) Frame() sims.Frame {
 			{Name: "mistakes", Value: float64(p.Mistakes())},
 			{Name: "errors", Value: float64(errs)},
 			{Name: "epoch", Value: float64(p.Epochs())},
-			{Name: "bound", Value: finiteOr(s.bound, 0)},
+			{Name: "bound", Value: sims.FiniteOr(s.bound, 0)},
 		},
 		Charts: charts,
 		Text:   s.notes(errs),
 	}
-}
-
-func finiteOr(x, alt float64) float64 {
-	if math.IsInf(x, 0) || math.IsNaN(x) {
-		return alt
-	}
-	return x
 }
 
 // plane draws the points, the shaded half-planes, the line ⟨x, w⟩ + b = 0,
