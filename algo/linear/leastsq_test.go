@@ -191,11 +191,11 @@ func TestRidgePathMatchesSolve(t *testing.T) {
 	}
 }
 
-// naiveLSQ is the ridge objective written out with loops, independently of
-// LeastSquares, for the L-BFGS cross-check.
-func naiveLSQ(x [][]float64, y []float64, bias bool, lambda float64) optimize.Problem {
-	n, d := len(x), len(x[0])
-	pred := func(th []float64, i int) float64 {
+// naiveScore is the linear predictor ⟨x_i, w⟩ (+ b, θ's last coordinate,
+// with a bias) of the naive objectives, written out with loops.
+func naiveScore(x [][]float64, bias bool) func(th []float64, i int) float64 {
+	d := len(x[0])
+	return func(th []float64, i int) float64 {
 		s := 0.0
 		for j := 0; j < d; j++ {
 			s += x[i][j] * th[j]
@@ -205,6 +205,13 @@ func naiveLSQ(x [][]float64, y []float64, bias bool, lambda float64) optimize.Pr
 		}
 		return s
 	}
+}
+
+// naiveLSQ is the ridge objective written out with loops, independently of
+// LeastSquares, for the L-BFGS cross-check.
+func naiveLSQ(x [][]float64, y []float64, bias bool, lambda float64) optimize.Problem {
+	n, d := len(x), len(x[0])
+	pred := naiveScore(x, bias)
 	return optimize.Problem{
 		Func: func(th []float64) float64 {
 			s := 0.0
