@@ -113,7 +113,7 @@ func TestCorrelatedMoments(t *testing.T) {
 		simtest.Run(t, s, 50000)
 		res := s.Result()
 		mean, cov, ess := res["mean"].([]float64), res["cov"].([][]float64), res["ess"].([]float64)
-		tg, _ := target.New("correlated", mustFloat(c.rho))
+		tg, _ := target.New("correlated", simtest.Float(c.rho))
 		sigma := tg.Cov()
 		if res["samples"].(int) != 50000-1000 {
 			t.Errorf("samples %v, want 49000", res["samples"])
@@ -135,14 +135,6 @@ func TestCorrelatedMoments(t *testing.T) {
 			t.Errorf("text %q", f.Text)
 		}
 	}
-}
-
-func mustFloat(s string) float64 {
-	var x float64
-	if err := json.Unmarshal([]byte(s), &x); err != nil {
-		panic(err)
-	}
-	return x
 }
 
 func TestBurnInFrames(t *testing.T) {

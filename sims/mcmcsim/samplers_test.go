@@ -112,7 +112,7 @@ func TestSamplerMomentsOnCorrelated(t *testing.T) {
 			simtest.Run(t, s, steps[spec.Name])
 			res := s.Result()
 			mean, cov, ess := res["mean"].([]float64), res["cov"].([][]float64), res["ess"].([]float64)
-			tg, _ := target.NewCorrelated(mustFloat(rho))
+			tg, _ := target.NewCorrelated(simtest.Float(rho))
 			sigma := tg.Cov()
 			for i := range 2 {
 				if se := math.Sqrt(sigma[i][i] / ess[i]); math.Abs(mean[i]) > 4*se {

@@ -8,6 +8,7 @@
 package simtest
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"strings"
@@ -105,6 +106,16 @@ func FiniteMetrics(t testing.TB, f sims.Frame) bool {
 		}
 	}
 	return ok
+}
+
+// Float is the number that a setting's text (a test's own constant, such
+// as "0.9") stands for; it panics on anything else.
+func Float(s string) float64 {
+	var x float64
+	if err := json.Unmarshal([]byte(s), &x); err != nil {
+		panic(err)
+	}
+	return x
 }
 
 // Text is the frame's text lines joined by newlines.

@@ -122,6 +122,9 @@ func TestFrameReaders(t *testing.T) {
 	if r := try(func(t testing.TB) { FiniteMetrics(t, f) }); r.failed {
 		t.Errorf("FiniteMetrics(2): %s", r.msg)
 	}
+	if got := Float("-0.9"); got != -0.9 {
+		t.Errorf("Float = %v", got)
+	}
 	if got := Text(f); got != "a\nb" {
 		t.Errorf("Text = %q", got)
 	}

@@ -20,7 +20,7 @@ func TestGaussianModel(t *testing.T) {
 		}
 		f := s.Frame()
 		simtest.FiniteMetrics(t, f)
-		r := mustFloat(rho)
+		r := simtest.Float(rho)
 		s1, _ := f.Metric("s₁")
 		s2, _ := f.Metric("s₂")
 		kl, _ := f.Metric("KL(q‖p)")
@@ -35,14 +35,6 @@ func TestGaussianModel(t *testing.T) {
 			}
 		}
 	}
-}
-
-func mustFloat(s string) float64 {
-	var x float64
-	if err := json.Unmarshal([]byte(s), &x); err != nil {
-		panic(err)
-	}
-	return x
 }
 
 // TestMixtureModel checks that one sweep closes the ELBO's gap to log p(x)
