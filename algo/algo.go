@@ -14,6 +14,7 @@ package algo
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // ErrConverged is returned by Step when the engine has met its stopping rule.
@@ -36,6 +37,20 @@ type divergedError string
 func (e divergedError) Error() string        { return string(e) }
 func (e divergedError) Is(target error) bool { return target == ErrDiverged }
 
+// Finite reports whether x is a number: neither NaN nor ±Inf.
+func Finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// AllFinite reports whether every value of x is Finite: the test behind
+// most Diverged errors and most starting-point checks.
+func AllFinite(x []float64) bool {
+	for _, v := range x {
+		if !Finite(v) {
+			return false
+		}
+	}
+	return true
+}
+
 // ParamError reports a parameter whose value is outside its allowed range.
 type ParamError struct {
 	Name    string // the parameter's name, as the user types it
@@ -50,4 +65,11 @@ func (e *ParamError) Error() string {
 // BadParam builds a *ParamError.
 func BadParam(name string, value any, allowed string) error {
 	return &ParamError{Name: name, Value: value, Allowed: allowed}
+}
+
+// IsParamError reports whether err is (or wraps) a *ParamError naming the
+// parameter name.
+func IsParamError(err error, name string) bool {
+	var pe *ParamError
+	return errors.As(err, &pe) && pe.Name == name
 }

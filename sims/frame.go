@@ -1,5 +1,7 @@
 package sims
 
+import "math"
+
 // Frame is an immutable snapshot of a sim: the one data model that the TUI,
 // the headless output and the tests all read.
 //
@@ -19,6 +21,15 @@ type Frame struct {
 type Metric struct {
 	Name  string
 	Value float64
+}
+
+// FiniteOr returns x, or alt when x is NaN or infinite: a metric must be
+// finite, and some are undefined early in a run or on some data.
+func FiniteOr(x, alt float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return alt
+	}
+	return x
 }
 
 // Metric returns the value of the named metric.

@@ -46,7 +46,7 @@ func NewGMM(comps []mixture.Component, rng *rand.Rand) (*GMM, error) {
 		}
 		total += c.Weight
 		g.p[k] = c.Weight
-		if !finite(c.Mean[0]) || !finite(c.Mean[1]) {
+		if !algo.Finite(c.Mean[0]) || !algo.Finite(c.Mean[1]) {
 			return nil, algo.BadParam("means", c.Mean, fmt.Sprintf("finite (component %d)", k+1))
 		}
 		l, ok := chol2(c.Cov)
@@ -63,7 +63,7 @@ func NewGMM(comps []mixture.Component, rng *rand.Rand) (*GMM, error) {
 
 // chol2 factors a symmetric positive definite 2×2 matrix.
 func chol2(c [2][2]float64) ([3]float64, bool) {
-	if c[0][1] != c[1][0] || !(c[0][0] > 0) || !finite(c[0][1]) || !finite(c[1][1]) {
+	if c[0][1] != c[1][0] || !(c[0][0] > 0) || !algo.Finite(c[0][1]) || !algo.Finite(c[1][1]) {
 		return [3]float64{}, false
 	}
 	l11 := math.Sqrt(c[0][0])
@@ -127,7 +127,7 @@ func NewHierGMM(cfg HierConfig, rng *rand.Rand) (*GMM, error) {
 	if !(cfg.Sigma > 0) || math.IsInf(cfg.Sigma, 0) {
 		return nil, algo.BadParam("sigma", cfg.Sigma, "finite and > 0")
 	}
-	if !finite(cfg.M0[0]) || !finite(cfg.M0[1]) {
+	if !algo.Finite(cfg.M0[0]) || !algo.Finite(cfg.M0[1]) {
 		return nil, algo.BadParam("m0", cfg.M0, "finite")
 	}
 	if rng == nil {
@@ -155,5 +155,3 @@ func NewHierGMM(cfg HierConfig, rng *rand.Rand) (*GMM, error) {
 	return NewGMM(comps, rng) // a Dirichlet draw sums to 1 within 1e-12
 
 }
-
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -1,7 +1,6 @@
 package ancestral
 
 import (
-	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -11,11 +10,6 @@ import (
 )
 
 func newRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0xa5)) }
-
-func isParam(err error, name string) bool {
-	var pe *algo.ParamError
-	return errors.As(err, &pe) && pe.Name == name
-}
 
 // moments2 accumulates the mean and covariance of 2-D points.
 type moments2 struct {
@@ -261,7 +255,7 @@ func TestBadParams(t *testing.T) {
 		{"ssm dynamics", func() error { _, err := NewSSM(SSMConfig{Dynamics: 5, Q: 1, R: 1}, newRNG(1)); return err }(), "dynamics"},
 	}
 	for _, c := range cases {
-		if !isParam(c.err, c.param) {
+		if !algo.IsParamError(c.err, c.param) {
 			t.Errorf("%s: got %v, want an error naming %s", c.name, c.err, c.param)
 		}
 	}

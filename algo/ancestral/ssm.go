@@ -90,7 +90,7 @@ func (s *SSM) Step() error {
 	}
 	s.x = s.H(s.z) + s.cfg.R*s.rng.NormFloat64()
 	s.t++
-	if !finite(s.z) || !finite(s.x) {
+	if !algo.Finite(s.z) || !algo.Finite(s.x) {
 		return algo.Diverged("state %v, observation %v at t = %d", s.z, s.x, s.t)
 	}
 	return nil

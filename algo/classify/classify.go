@@ -36,10 +36,10 @@ func (p Params) Check() error {
 	}
 	for k := range 2 {
 		c := p.Cov[k]
-		if !finite(p.Mu[k][0]) || !finite(p.Mu[k][1]) {
+		if !algo.Finite(p.Mu[k][0]) || !algo.Finite(p.Mu[k][1]) {
 			return algo.BadParam(fmt.Sprintf("mu%d", k), p.Mu[k], "finite numbers")
 		}
-		if c[0][1] != c[1][0] || !(c[0][0] > 0) || !(c[0][0]*c[1][1]-c[0][1]*c[0][1] > 0) || !finite(c[0][0]+c[1][1]+c[0][1]) {
+		if c[0][1] != c[1][0] || !(c[0][0] > 0) || !(c[0][0]*c[1][1]-c[0][1]*c[0][1] > 0) || !algo.Finite(c[0][0]+c[1][1]+c[0][1]) {
 			return algo.BadParam(fmt.Sprintf("cov%d", k), c, "a symmetric positive definite 2×2 matrix")
 		}
 	}
@@ -190,5 +190,3 @@ func (f *Fit) Params() (p Params, ok bool) {
 	}
 	return p, p.Check() == nil
 }
-
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

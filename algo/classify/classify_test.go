@@ -7,14 +7,8 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/algotest"
 )
-
-func near(t *testing.T, what string, got, want, tol float64) {
-	t.Helper()
-	if !(math.Abs(got-want) <= tol) {
-		t.Errorf("%s = %.12g, want %.12g (±%g)", what, got, want, tol)
-	}
-}
 
 func rng(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x636c66)) }
 
@@ -44,9 +38,9 @@ func TestPosteriorIsBayesRule(t *testing.T) {
 			x := [2]float64{4 * r.NormFloat64(), 4 * r.NormFloat64()}
 			f0, f1 := gauss(x, p.Mu[0], p.Cov[0]), gauss(x, p.Mu[1], p.Cov[1])
 			bayes := p.Pi * f1 / (p.Pi*f1 + (1-p.Pi)*f0)
-			near(t, "p(Y=1|x) vs Bayes' rule", p.Posterior(x), bayes, 1e-12)
+			algotest.Near(t, "p(Y=1|x) vs Bayes' rule", p.Posterior(x), bayes, 1e-12)
 			quad := x[0]*(a[0][0]*x[0]+a[0][1]*x[1]) + x[1]*(a[1][0]*x[0]+a[1][1]*x[1]) + b[0]*x[0] + b[1]*x[1] + c
-			near(t, "xᵀAx + bᵀx + c vs log-odds", quad, p.LogOdds(x), 1e-9*math.Max(1, math.Abs(quad)))
+			algotest.Near(t, "xᵀAx + bᵀx + c vs log-odds", quad, p.LogOdds(x), 1e-9*math.Max(1, math.Abs(quad)))
 		}
 	}
 }
@@ -68,9 +62,9 @@ func TestSharedCovarianceIsLinear(t *testing.T) {
 		return m[0]*(s[0][0]*m[0]+s[0][1]*m[1]) + m[1]*(s[1][0]*m[0]+s[1][1]*m[1])
 	}
 	w0 := -quad(equal.Mu[1])/2 + quad(equal.Mu[0])/2 + math.Log(0.4/0.6)
-	near(t, "w₁", b[0], w[0], 1e-12)
-	near(t, "w₂", b[1], w[1], 1e-12)
-	near(t, "w₀", c, w0, 1e-12)
+	algotest.Near(t, "w₁", b[0], w[0], 1e-12)
+	algotest.Near(t, "w₂", b[1], w[1], 1e-12)
+	algotest.Near(t, "w₀", c, w0, 1e-12)
 	r := rng(2)
 	worst := func(p Params) float64 {
 		m := 0.0
@@ -144,21 +138,21 @@ func TestFitIsMLE(t *testing.T) {
 		if !ok {
 			t.Fatal("no fit")
 		}
-		near(t, "π̂", p.Pi, n[1]/(n[0]+n[1]), 1e-15)
+		algotest.Near(t, "π̂", p.Pi, n[1]/(n[0]+n[1]), 1e-15)
 		for k := range 2 {
 			for a := range 2 {
-				near(t, "μ̂", p.Mu[k][a], mu[k][a], 1e-10)
+				algotest.Near(t, "μ̂", p.Mu[k][a], mu[k][a], 1e-10)
 				for b := range 2 {
 					want := cov[k][a][b]
 					if mode == Shared {
 						want = (n[0]*cov[0][a][b] + n[1]*cov[1][a][b]) / (n[0] + n[1])
 					}
-					near(t, "Σ̂", p.Cov[k][a][b], want, 1e-10)
+					algotest.Near(t, "Σ̂", p.Cov[k][a][b], want, 1e-10)
 					if mode == Separate {
-						near(t, "Σ̂ vs truth", p.Cov[k][a][b], different.Cov[k][a][b], 0.05)
+						algotest.Near(t, "Σ̂ vs truth", p.Cov[k][a][b], different.Cov[k][a][b], 0.05)
 					}
 				}
-				near(t, "μ̂ vs truth", p.Mu[k][a], different.Mu[k][a], 0.05)
+				algotest.Near(t, "μ̂ vs truth", p.Mu[k][a], different.Mu[k][a], 0.05)
 			}
 		}
 		// The separate fit approaches the Bayes classifier's accuracy.

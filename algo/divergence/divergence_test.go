@@ -7,33 +7,19 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/algotest"
 	"gonum.org/v1/gonum/mat"
 )
-
-func near(t *testing.T, what string, got, want, tol float64) {
-	t.Helper()
-	if !(math.Abs(got-want) <= tol) {
-		t.Errorf("%s = %.9g, want %.9g (±%g)", what, got, want, tol)
-	}
-}
-
-func wantParam(t *testing.T, err error, name string) {
-	t.Helper()
-	var pe *algo.ParamError
-	if !errors.As(err, &pe) || pe.Name != name {
-		t.Errorf("got %v, want a ParamError naming %s", err, name)
-	}
-}
 
 // TestDiscrete checks the A6 identities and numbers: H ≤ log K with
 // equality for the uniform (1.22–1.23), the Bernoulli entropy of Ex 1.7,
 // H(p) ≤ H(p, q) (1.26–1.28), KL = H(p, q) − H(p) (1.32), 0 log 0 = 0 and
 // KL = ∞ when p is not ≪ q.
 func TestDiscrete(t *testing.T) {
-	near(t, "H(uniform 4)", Entropy([]float64{.25, .25, .25, .25}), math.Log(4), 1e-15)
-	near(t, "H(Bernoulli ½)", BernoulliEntropy(0.5), math.Log(2), 1e-15)
-	near(t, "H(Bernoulli 0.1)", BernoulliEntropy(0.1), 0.325083, 1e-6)
-	near(t, "H(point mass)", Entropy([]float64{0, 1, 0}), 0, 0)
+	algotest.Near(t, "H(uniform 4)", Entropy([]float64{.25, .25, .25, .25}), math.Log(4), 1e-15)
+	algotest.Near(t, "H(Bernoulli ½)", BernoulliEntropy(0.5), math.Log(2), 1e-15)
+	algotest.Near(t, "H(Bernoulli 0.1)", BernoulliEntropy(0.1), 0.325083, 1e-6)
+	algotest.Near(t, "H(point mass)", Entropy([]float64{0, 1, 0}), 0, 0)
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 200 {
 		k := 2 + rng.IntN(8)
@@ -45,14 +31,14 @@ func TestDiscrete(t *testing.T) {
 		if ce < h-1e-12 || kl < 0 {
 			t.Errorf("H(p,q) = %g < H(p) = %g or KL = %g < 0", ce, h, kl)
 		}
-		near(t, "KL − (H(p,q) − H(p))", kl, ce-h, 1e-12)
-		near(t, "KL(p‖p)", KL(p, p), 0, 0)
+		algotest.Near(t, "KL − (H(p,q) − H(p))", kl, ce-h, 1e-12)
+		algotest.Near(t, "KL(p‖p)", KL(p, p), 0, 0)
 	}
 	p, q := []float64{0.5, 0.5, 0}, []float64{0.5, 0, 0.5}
 	if !math.IsInf(KL(p, q), 1) || !math.IsInf(CrossEntropy(p, q), 1) || !math.IsInf(Chi2(p, q), 1) {
 		t.Errorf("p not ≪ q: KL %g, H(p,q) %g, χ² %g, want +Inf", KL(p, q), CrossEntropy(p, q), Chi2(p, q))
 	}
-	near(t, "L1", L1(p, q), 1, 1e-15)
+	algotest.Near(t, "L1", L1(p, q), 1, 1e-15)
 }
 
 func randPMF(rng *rand.Rand, k int) []float64 {
@@ -69,10 +55,10 @@ func randPMF(rng *rand.Rand, k int) []float64 {
 }
 
 func TestCheckPMF(t *testing.T) {
-	wantParam(t, CheckPMF("p", []float64{0.5, 0.6}), "p")
-	wantParam(t, CheckPMF("q", []float64{-0.1, 1.1}), "q")
-	wantParam(t, CheckPMF("q", nil), "q")
-	wantParam(t, CheckPMF("p", []float64{math.NaN(), 1}), "p")
+	algotest.WantParam(t, CheckPMF("p", []float64{0.5, 0.6}), "p")
+	algotest.WantParam(t, CheckPMF("q", []float64{-0.1, 1.1}), "q")
+	algotest.WantParam(t, CheckPMF("q", nil), "q")
+	algotest.WantParam(t, CheckPMF("p", []float64{math.NaN(), 1}), "p")
 	if err := CheckPMF("p", []float64{0, 1}); err != nil {
 		t.Error(err)
 	}
@@ -89,19 +75,19 @@ func TestKLNormal(t *testing.T) {
 		hi := math.Max(c.m0+14*c.s0, c.m1+14*c.s1)
 		q := KLQuad(func(x float64) float64 { return LogNormalPDF(x, c.m0, c.s0) },
 			func(x float64) float64 { return LogNormalPDF(x, c.m1, c.s1) }, []float64{lo, hi}, 40)
-		near(t, "KL by quadrature − (1.38)", q, KLNormal(c.m0, c.s0, c.m1, c.s1), 1e-9)
+		algotest.Near(t, "KL by quadrature − (1.38)", q, KLNormal(c.m0, c.s0, c.m1, c.s1), 1e-9)
 	}
 	r := EvalGauss(2)
-	near(t, "KL(p‖q) at v=2", r.Forward, 0.318147, 5e-7)
-	near(t, "KL(q‖p) at v=2", r.Reverse, 0.806853, 5e-7)
-	near(t, "quadrature KL(p‖q)", r.ForwardQ, r.Forward, 1e-6)
-	near(t, "quadrature KL(q‖p)", r.ReverseQ, r.Reverse, 1e-6)
-	near(t, "notes' form KL(p‖q)", r.ForwardF, r.Forward, 1e-14)
-	near(t, "notes' form KL(q‖p)", r.ReverseF, r.Reverse, 1e-14)
+	algotest.Near(t, "KL(p‖q) at v=2", r.Forward, 0.318147, 5e-7)
+	algotest.Near(t, "KL(q‖p) at v=2", r.Reverse, 0.806853, 5e-7)
+	algotest.Near(t, "quadrature KL(p‖q)", r.ForwardQ, r.Forward, 1e-6)
+	algotest.Near(t, "quadrature KL(q‖p)", r.ReverseQ, r.Reverse, 1e-6)
+	algotest.Near(t, "notes' form KL(p‖q)", r.ForwardF, r.Forward, 1e-14)
+	algotest.Near(t, "notes' form KL(q‖p)", r.ReverseF, r.Reverse, 1e-14)
 	h := EvalGauss(0.5)
-	near(t, "KL(p‖q) at v=½", h.Forward, 0.806853, 5e-7)
-	near(t, "KL(q‖p) at v=½", h.Reverse, 0.318147, 5e-7)
-	near(t, "entropy of N(0, 4)", EntropyNormal(2), EntropyQuad(func(x float64) float64 { return LogNormalPDF(x, 0, 2) }, []float64{-40, 40}, 20), 1e-10)
+	algotest.Near(t, "KL(p‖q) at v=½", h.Forward, 0.806853, 5e-7)
+	algotest.Near(t, "KL(q‖p) at v=½", h.Reverse, 0.318147, 5e-7)
+	algotest.Near(t, "entropy of N(0, 4)", EntropyNormal(2), EntropyQuad(func(x float64) float64 { return LogNormalPDF(x, 0, 2) }, []float64{-40, 40}, 20), 1e-10)
 }
 
 // TestKLGaussian checks the d-dimensional formula against (1.38) in one
@@ -112,9 +98,9 @@ func TestKLGaussian(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	near(t, "1-D", kl, KLNormal(1, 0.5, -2, 3), 1e-14)
+	algotest.Near(t, "1-D", kl, KLNormal(1, 0.5, -2, 3), 1e-14)
 	kl, _ = KLGaussian([]float64{1, 0}, mat.NewSymDense(2, []float64{0.25, 0, 0, 4}), []float64{-2, 1}, mat.NewSymDense(2, []float64{9, 0, 0, 1}))
-	near(t, "independent coordinates", kl, KLNormal(1, 0.5, -2, 3)+KLNormal(0, 2, 1, 1), 1e-13)
+	algotest.Near(t, "independent coordinates", kl, KLNormal(1, 0.5, -2, 3)+KLNormal(0, 2, 1, 1), 1e-13)
 	// Ex 3.6: q = N(m, diag(s)), p = N(μ, Σ).
 	sig := mat.NewSymDense(2, []float64{1, 1.2, 1.2, 2})
 	m, mu, s := []float64{0.3, -0.4}, []float64{1, -1}, []float64{0.5, 0.7}
@@ -124,9 +110,9 @@ func TestKLGaussian(t *testing.T) {
 	dm := []float64{m[0] - mu[0], m[1] - mu[1]}
 	maha := dm[0]*(inv[0][0]*dm[0]+inv[0][1]*dm[1]) + dm[1]*(inv[1][0]*dm[0]+inv[1][1]*dm[1])
 	want := 0.5 * (math.Log(det/(s[0]*s[1])) - 2 + inv[0][0]*s[0] + inv[1][1]*s[1] + maha)
-	near(t, "Ex 3.6 (L1315)", kl, want, 1e-13)
+	algotest.Near(t, "Ex 3.6 (L1315)", kl, want, 1e-13)
 	_, err = KLGaussian([]float64{0, 0}, mat.NewSymDense(2, []float64{1, 2, 2, 1}), []float64{0, 0}, sig)
-	wantParam(t, err, "S0")
+	algotest.WantParam(t, err, "S0")
 }
 
 // TestKLNormalGrad checks the corrected σ-derivative against finite
@@ -138,11 +124,11 @@ func TestKLNormalGrad(t *testing.T) {
 		const h = 1e-6
 		fm := (KLNormal(c.m0, c.s0, c.m1+h, c.s1) - KLNormal(c.m0, c.s0, c.m1-h, c.s1)) / (2 * h)
 		fs := (KLNormal(c.m0, c.s0, c.m1, c.s1+h) - KLNormal(c.m0, c.s0, c.m1, c.s1-h)) / (2 * h)
-		near(t, "∂KL/∂μ", dm, fm, 1e-7)
-		near(t, "∂KL/∂σ", ds, fs, 1e-7)
+		algotest.Near(t, "∂KL/∂μ", dm, fm, 1e-7)
+		algotest.Near(t, "∂KL/∂σ", ds, fs, 1e-7)
 		_, ns := NotesGrad(c.m0, c.s0, c.m1, c.s1)
 		if c.m0 == c.m1 {
-			near(t, "notes' ∂KL/∂σ at μ = μ0", ns, ds, 1e-15)
+			algotest.Near(t, "notes' ∂KL/∂σ at μ = μ0", ns, ds, 1e-15)
 		} else if math.Abs(ns-ds) < 1e-3 {
 			t.Errorf("notes' (1.40) = %g agrees with the derivative %g although μ ≠ μ0", ns, ds)
 		}
@@ -160,21 +146,21 @@ func TestSequences(t *testing.T) {
 		{1000, 1.001001, 0.002000, 0.999001},
 	} {
 		s := StepSequence{N: c.n}
-		near(t, "c_n", s.C(), c.cn, 1e-6)
-		near(t, "L1 (1.34)", s.L1(), c.l1, 1e-6)
-		near(t, "KL (1.35)", s.KL(), c.kl, 1e-6)
+		algotest.Near(t, "c_n", s.C(), c.cn, 1e-6)
+		algotest.Near(t, "L1 (1.34)", s.L1(), c.l1, 1e-6)
+		algotest.Near(t, "KL (1.35)", s.KL(), c.kl, 1e-6)
 		r := EvalSequences(c.n)
-		near(t, "L1 by quadrature", r.L1Quad, r.L1, 1e-12)
-		near(t, "KL by quadrature", r.KLQuad, r.KL, 1e-12)
+		algotest.Near(t, "L1 by quadrature", r.L1Quad, r.L1, 1e-12)
+		algotest.Near(t, "KL by quadrature", r.KLQuad, r.KL, 1e-12)
 	}
 	for _, c := range []struct{ eps, chi2, kl float64 }{
 		{0.5, 0.333333, 0.143841}, {0.1, 0.818182, 0.144479}, {0.01, 0.980198, 0.036201}, {0.001, 0.998002, 0.005909},
 	} {
 		b := BernoulliSequence{Eps: c.eps}
-		near(t, "χ² (1.36)", b.Chi2(), c.chi2, 1e-6)
-		near(t, "KL (1.37)", b.KL(), c.kl, 1e-6)
-		near(t, "χ² by the sum", Chi2(b.P(), b.Q()), b.Chi2(), 1e-12)
-		near(t, "KL by the sum", KL(b.P(), b.Q()), b.KL(), 1e-12)
+		algotest.Near(t, "χ² (1.36)", b.Chi2(), c.chi2, 1e-6)
+		algotest.Near(t, "KL (1.37)", b.KL(), c.kl, 1e-6)
+		algotest.Near(t, "χ² by the sum", Chi2(b.P(), b.Q()), b.Chi2(), 1e-12)
+		algotest.Near(t, "KL by the sum", KL(b.P(), b.Q()), b.KL(), 1e-12)
 	}
 	far := EvalSequences(1e6)
 	if far.L1 > 1e-5 || math.Abs(far.KL-1) > 1e-5 || far.KLEps > 1e-4 || math.Abs(far.Chi2-1) > 1e-5 {
@@ -194,9 +180,9 @@ func TestSequences(t *testing.T) {
 		t.Errorf("after n = 50: %v, %d rows", err, len(rows))
 	}
 	_, err = NewSequences(2, 10)
-	wantParam(t, err, "max_n")
+	algotest.WantParam(t, err, "max_n")
 	_, err = NewSequences(20, 1)
-	wantParam(t, err, "points")
+	algotest.WantParam(t, err, "points")
 }
 
 func TestGaussSweep(t *testing.T) {
@@ -211,10 +197,10 @@ func TestGaussSweep(t *testing.T) {
 		t.Fatalf("grid %v", rows)
 	}
 	for _, r := range rows {
-		near(t, "forward by quadrature", r.ForwardQ, r.Forward, 1e-6)
-		near(t, "reverse by quadrature", r.ReverseQ, r.Reverse, 1e-6)
+		algotest.Near(t, "forward by quadrature", r.ForwardQ, r.Forward, 1e-6)
+		algotest.Near(t, "reverse by quadrature", r.ReverseQ, r.Reverse, 1e-6)
 		// KL(p‖q)(v) = KL(q‖p)(1/v).
-		near(t, "KL(p‖q)(v) − KL(q‖p)(1/v)", r.Forward, EvalGauss(1/r.V).Reverse, 1e-12)
+		algotest.Near(t, "KL(p‖q)(v) − KL(q‖p)(1/v)", r.Forward, EvalGauss(1/r.V).Reverse, 1e-12)
 	}
 	for _, bad := range []struct {
 		lo, hi float64
@@ -222,7 +208,7 @@ func TestGaussSweep(t *testing.T) {
 		name   string
 	}{{0, 1, 5, "v_min"}, {2, 1, 5, "v_min"}, {1, 200, 5, "v_max"}, {1, 2, 1, "points"}} {
 		_, err := NewGaussSweep(bad.lo, bad.hi, bad.n)
-		wantParam(t, err, bad.name)
+		algotest.WantParam(t, err, bad.name)
 	}
 }
 
@@ -241,11 +227,11 @@ func TestCoding(t *testing.T) {
 	}
 	lp, lq := c.MeanLengths()
 	se := c.LengthSD() / math.Sqrt(n)
-	near(t, "mean length under p", lp, Entropy(p), 4*se)
-	near(t, "mean length under q (uniform: exactly log 4)", lq, math.Log(4), 1e-9)
+	algotest.Near(t, "mean length under p", lp, Entropy(p), 4*se)
+	algotest.Near(t, "mean length under q (uniform: exactly log 4)", lq, math.Log(4), 1e-9)
 	emp := c.Empirical(nil)
 	for i := range p {
-		near(t, "frequency", emp[i], p[i], 4*math.Sqrt(p[i]*(1-p[i])/n))
+		algotest.Near(t, "frequency", emp[i], p[i], 4*math.Sqrt(p[i]*(1-p[i])/n))
 	}
 	z, err := NewCoding([]float64{0.5, 0.5}, []float64{1, 0}, rand.New(rand.NewPCG(1, 1)))
 	if err != nil {
@@ -258,9 +244,9 @@ func TestCoding(t *testing.T) {
 		t.Errorf("q-code length %g after a symbol with q = 0, want +Inf", lq)
 	}
 	_, err = NewCoding(p, []float64{0.5, 0.5}, rand.New(rand.NewPCG(1, 1)))
-	wantParam(t, err, "q")
+	algotest.WantParam(t, err, "q")
 	_, err = NewCoding([]float64{0.5, 0.4}, q, rand.New(rand.NewPCG(1, 1)))
-	wantParam(t, err, "p")
+	algotest.WantParam(t, err, "p")
 	if a := testing.AllocsPerRun(1000, func() { _ = c.Step() }); a != 0 {
 		t.Errorf("Step allocates %v times", a)
 	}
@@ -277,11 +263,11 @@ func TestMLasKL(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, sb, best := m.Best()
-		near(t, "σ*", sb, math.Sqrt(1+d*d), 1e-15)
+		algotest.Near(t, "σ*", sb, math.Sqrt(1+d*d), 1e-15)
 		// H(p) by quadrature: for d = 0, p = N(0, 1) exactly.
 		if d == 0 {
-			near(t, "H(N(0,1))", m.Entropy(), EntropyNormal(1), 1e-10)
-			near(t, "min KL at d = 0", best, 0, 1e-10)
+			algotest.Near(t, "H(N(0,1))", m.Entropy(), EntropyNormal(1), 1e-10)
+			algotest.Near(t, "min KL at d = 0", best, 0, 1e-10)
 		}
 		for i := 0; i < 50000; i++ {
 			_ = m.Step()
@@ -298,14 +284,14 @@ func TestMLasKL(t *testing.T) {
 			}
 		}
 		atBest, atMLE, se, _ := m.Empirical()
-		near(t, "empirical KL at θ*", atBest, best, 4*se)
-		near(t, "empirical KL at the MLE", atMLE, best, 4*se+1e-3)
+		algotest.Near(t, "empirical KL at θ*", atBest, best, 4*se)
+		algotest.Near(t, "empirical KL at the MLE", atMLE, best, 4*se+1e-3)
 		// Reference: the catalogue's A10 table gives forward-KL optima 0.462
 		// at d = 3 (N(0, 3.162²)).
 		if d == 3 {
-			near(t, "min KL at d = 3", best, 0.462, 1e-3)
+			algotest.Near(t, "min KL at d = 3", best, 0.462, 1e-3)
 		}
 	}
 	_, err := NewMLasKL(-1, rand.New(rand.NewPCG(1, 1)))
-	wantParam(t, err, "d")
+	algotest.WantParam(t, err, "d")
 }

@@ -124,7 +124,7 @@ func NewFit(p target.Target, cfg FitConfig) (*Fit, error) {
 	}
 	d := p.Dim()
 	switch {
-	case len(cfg.Start) != d || !finite(cfg.Start[0]) || !finite(cfg.Start[d-1]):
+	case len(cfg.Start) != d || !algo.Finite(cfg.Start[0]) || !algo.Finite(cfg.Start[d-1]):
 		return nil, algo.BadParam("start", cfg.Start, fmt.Sprintf("%d finite numbers", d))
 	case !(cfg.StartSD > 0) || math.IsInf(cfg.StartSD, 0):
 		return nil, algo.BadParam("start_sd", cfg.StartSD, "a finite number > 0")
@@ -298,7 +298,7 @@ func (f *Fit) Step() error {
 	f.apply(&f.rev, f.rg, f.cfg.LR)
 	f.evaluate()
 	f.k++
-	if !finite(f.fwdKL) || !finite(f.revKL) {
+	if !algo.Finite(f.fwdKL) || !algo.Finite(f.revKL) {
 		return algo.Diverged("KL = %v (forward), %v (reverse) at step %d: lower lr", f.fwdKL, f.revKL, f.k)
 	}
 	return nil

@@ -62,11 +62,11 @@ type Flow struct {
 // NewFlow validates cfg and starts the flow.
 func NewFlow(cfg FlowConfig) (*Flow, error) {
 	switch {
-	case !finite(cfg.Mu0):
+	case !algo.Finite(cfg.Mu0):
 		return nil, algo.BadParam("mu0", cfg.Mu0, "a finite number")
 	case !(cfg.Sigma0 > 0) || math.IsInf(cfg.Sigma0, 0):
 		return nil, algo.BadParam("sigma0", cfg.Sigma0, "a finite number > 0")
-	case !finite(cfg.Mu):
+	case !algo.Finite(cfg.Mu):
 		return nil, algo.BadParam("mu", cfg.Mu, "a finite number")
 	case !(cfg.Sigma > 0) || math.IsInf(cfg.Sigma, 0):
 		return nil, algo.BadParam("sigma", cfg.Sigma, "a finite number > 0")
@@ -98,7 +98,7 @@ func (f *Flow) Step() error {
 		dm, ds = KLNormalGrad(c.Mu0, c.Sigma0, f.mu, f.sigma)
 	}
 	mu, sigma := f.mu-c.EtaMu*dm, f.sigma-c.EtaSigma*ds
-	if !(sigma > 0) || !finite(mu) || math.IsInf(sigma, 0) {
+	if !(sigma > 0) || !algo.Finite(mu) || math.IsInf(sigma, 0) {
 		return algo.Diverged("σ = %.3g after step %d: η_σ = %g is too large for σ = %.3g (the σ-gradient grows like 1/σ³)",
 			sigma, f.k+1, c.EtaSigma, f.sigma)
 	}
@@ -130,5 +130,3 @@ func (f *Flow) Grad() (dm, ds float64) {
 
 // GradNorm is the Euclidean norm of the exact gradient.
 func (f *Flow) GradNorm() float64 { return math.Hypot(f.Grad()) }
-
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

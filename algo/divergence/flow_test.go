@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/algotest"
 	"github.com/thelab/lab/algo/target"
 )
 
@@ -38,9 +39,9 @@ func TestFlowConverges(t *testing.T) {
 		if !errors.Is(stepErr, algo.ErrConverged) {
 			t.Fatalf("%+v: %v after %d steps", c, stepErr, f.Iter())
 		}
-		near(t, "μ", f.Mu(), c.Mu0, 1e-8)
-		near(t, "σ", f.Sigma(), c.Sigma0, 1e-8)
-		near(t, "KL at the end", f.KL(), 0, 1e-15)
+		algotest.Near(t, "μ", f.Mu(), c.Mu0, 1e-8)
+		algotest.Near(t, "σ", f.Sigma(), c.Sigma0, 1e-8)
+		algotest.Near(t, "KL at the end", f.KL(), 0, 1e-15)
 	}
 }
 
@@ -67,8 +68,8 @@ func TestNotesGradientIsNotDescent(t *testing.T) {
 	fn, _ = NewFlow(notes)
 	for fn.Step() == nil {
 	}
-	near(t, "notes' flow μ", fn.Mu(), 0, 1e-8)
-	near(t, "notes' flow σ", fn.Sigma(), 1, 1e-8)
+	algotest.Near(t, "notes' flow μ", fn.Mu(), 0, 1e-8)
+	algotest.Near(t, "notes' flow σ", fn.Sigma(), 1, 1e-8)
 }
 
 func TestFlowDivergesAndBadParams(t *testing.T) {
@@ -94,7 +95,7 @@ func TestFlowDivergesAndBadParams(t *testing.T) {
 		cfg := ok
 		c.mod(&cfg)
 		_, err := NewFlow(cfg)
-		wantParam(t, err, c.name)
+		algotest.WantParam(t, err, c.name)
 	}
 	f, _ = NewFlow(ok)
 	if a := testing.AllocsPerRun(1000, func() { _ = f.Step() }); a != 0 {
@@ -123,8 +124,8 @@ func TestFitGradients(t *testing.T) {
 				plus, minus := perturb(q, i, h), perturb(q, i, -h)
 				fp, rp := f.KLs(plus)
 				fm, rm := f.KLs(minus)
-				near(t, "∂KL(p‖q)", gf[i], (fp-fm)/(2*h), 1e-6)
-				near(t, "∂KL(q‖p)", gr[i], (rp-rm)/(2*h), 1e-6)
+				algotest.Near(t, "∂KL(p‖q)", gf[i], (fp-fm)/(2*h), 1e-6)
+				algotest.Near(t, "∂KL(q‖p)", gr[i], (rp-rm)/(2*h), 1e-6)
 			}
 		}
 	}
@@ -180,19 +181,19 @@ func TestFitOptima(t *testing.T) {
 		}
 		fw, rv := f.Forward(), f.Reverse()
 		sxx, sxy, syy := fw.Cov()
-		near(t, "forward μ₁", fw.Mu[0], 0, 1e-6)
-		near(t, "forward μ₂", fw.Mu[1], 0, 1e-6)
-		near(t, "forward Σ₁₁", sxx, 10, 1e-5)
-		near(t, "forward Σ₁₂", sxy, 9, 1e-5)
-		near(t, "forward Σ₂₂", syy, 10, 1e-5)
-		near(t, "forward KL", f.ForwardKL(), -f.TargetEntropyValue()+math.Log(2*math.Pi*math.E)+0.5*math.Log(19), 1e-9)
+		algotest.Near(t, "forward μ₁", fw.Mu[0], 0, 1e-6)
+		algotest.Near(t, "forward μ₂", fw.Mu[1], 0, 1e-6)
+		algotest.Near(t, "forward Σ₁₁", sxx, 10, 1e-5)
+		algotest.Near(t, "forward Σ₁₂", sxy, 9, 1e-5)
+		algotest.Near(t, "forward Σ₂₂", syy, 10, 1e-5)
+		algotest.Near(t, "forward KL", f.ForwardKL(), -f.TargetEntropyValue()+math.Log(2*math.Pi*math.E)+0.5*math.Log(19), 1e-9)
 		rxx, rxy, ryy := rv.Cov()
-		near(t, "reverse μ₁", rv.Mu[0], c.mode, 1e-3)
-		near(t, "reverse μ₂", rv.Mu[1], c.mode, 1e-3)
-		near(t, "reverse Σ₁₁", rxx, 1, 1e-3)
-		near(t, "reverse Σ₁₂", rxy, 0, 1e-3)
-		near(t, "reverse Σ₂₂", ryy, 1, 1e-3)
-		near(t, "reverse KL", f.ReverseKL(), math.Log(2), 1e-3)
+		algotest.Near(t, "reverse μ₁", rv.Mu[0], c.mode, 1e-3)
+		algotest.Near(t, "reverse μ₂", rv.Mu[1], c.mode, 1e-3)
+		algotest.Near(t, "reverse Σ₁₁", rxx, 1, 1e-3)
+		algotest.Near(t, "reverse Σ₁₂", rxy, 0, 1e-3)
+		algotest.Near(t, "reverse Σ₂₂", ryy, 1, 1e-3)
+		algotest.Near(t, "reverse KL", f.ReverseKL(), math.Log(2), 1e-3)
 	}
 	// H(Fig 3.7): along (1, 1)/√2 the target is ½N(±3√2, 1), across it
 	// N(0, 1); the entropy is the sum of the two 1-D entropies.
@@ -200,7 +201,7 @@ func TestFitOptima(t *testing.T) {
 	m1, _ := target.NewMixture([]float64{0.5, 0.5}, [][]float64{{-3 * math.Sqrt2}, {3 * math.Sqrt2}}, 1)
 	x := []float64{0}
 	h1 := EntropyQuad(func(t float64) float64 { x[0] = t; return m1.LogP(x) }, []float64{-20, 20}, 100)
-	near(t, "H(p)", f.TargetEntropyValue(), h1+EntropyNormal(1), 1e-9)
+	algotest.Near(t, "H(p)", f.TargetEntropyValue(), h1+EntropyNormal(1), 1e-9)
 }
 
 // TestFitCloseModes repeats the catalogue's A10 observation in 1-D for
@@ -220,14 +221,14 @@ func TestFitCloseModes(t *testing.T) {
 		for f.Step() == nil {
 		}
 		rv := f.Reverse()
-		near(t, "reverse μ", rv.Mu[0], c.mu, 0.02)
-		near(t, "reverse σ", rv.L[0], c.sigma, 0.03)
-		near(t, "reverse KL", f.ReverseKL(), c.kl, 1e-3)
+		algotest.Near(t, "reverse μ", rv.Mu[0], c.mu, 0.02)
+		algotest.Near(t, "reverse σ", rv.L[0], c.sigma, 0.03)
+		algotest.Near(t, "reverse KL", f.ReverseKL(), c.kl, 1e-3)
 		x := []float64{0}
 		quad := KLQuad(func(t float64) float64 { return LogNormalPDF(t, rv.Mu[0], rv.L[0]) },
 			func(t float64) float64 { x[0] = t; return p.LogP(x) }, []float64{-40, 40}, 200)
-		near(t, "reverse KL against quadrature", f.ReverseKL(), quad, 1e-8)
-		near(t, "forward σ", f.Forward().L[0], math.Sqrt(1+c.d*c.d), 1e-6)
+		algotest.Near(t, "reverse KL against quadrature", f.ReverseKL(), quad, 1e-8)
+		algotest.Near(t, "forward σ", f.Forward().L[0], math.Sqrt(1+c.d*c.d), 1e-6)
 	}
 }
 
@@ -245,7 +246,7 @@ func TestFitBadParams(t *testing.T) {
 		cfg := ok
 		c.mod(&cfg)
 		_, err := NewFit(target.Fig37(), cfg)
-		wantParam(t, err, c.name)
+		algotest.WantParam(t, err, c.name)
 	}
 	b, _ := target.NewBanana(1, 1)
 	f, err := NewFit(b, ok)

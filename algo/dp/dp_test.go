@@ -15,11 +15,6 @@ import (
 
 func newRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0xd9)) }
 
-func isParam(err error, name string) bool {
-	var pe *algo.ParamError
-	return errors.As(err, &pe) && pe.Name == name
-}
-
 // TestDirichlet is item D1's oracle (eq 4.14, Remark 4.3): normalised Gammas
 // are Dir(α), so over S draws each C_k's mean is α_k/α₀ and its variance
 // α_k(α₀ − α_k)/(α₀²(α₀ + 1)). Means are checked to 5 standard errors
@@ -471,7 +466,7 @@ func TestBadParams(t *testing.T) {
 		{"mixture 3-D", func() error { _, err := NewMixture([][]float64{{1, 2, 3}}, good, rng); return err }(), "data"},
 	}
 	for _, c := range cases {
-		if !isParam(c.err, c.param) {
+		if !algo.IsParamError(c.err, c.param) {
 			t.Errorf("%s: got %v, want an error naming %s", c.name, c.err, c.param)
 		}
 	}

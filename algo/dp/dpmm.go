@@ -76,7 +76,7 @@ func NewMixture(points [][]float64, cfg MixtureConfig, rng *rand.Rand) (*Mixture
 	if !(cfg.Tau > 0) || math.IsInf(cfg.Tau, 0) {
 		return nil, algo.BadParam("tau", cfg.Tau, "finite and > 0")
 	}
-	if !finite(cfg.M0[0]) || !finite(cfg.M0[1]) {
+	if !algo.Finite(cfg.M0[0]) || !algo.Finite(cfg.M0[1]) {
 		return nil, algo.BadParam("m0", cfg.M0, "finite")
 	}
 	if rng == nil {
@@ -92,7 +92,7 @@ func NewMixture(points [][]float64, cfg MixtureConfig, rng *rand.Rand) (*Mixture
 		label: make([]int, n), act: make([]int, 0, n), pos: make([]int, n), free: make([]int, 0, n),
 		logw: make([]float64, n+1)}
 	for i, p := range points {
-		if len(p) != 2 || !finite(p[0]) || !finite(p[1]) {
+		if len(p) != 2 || !algo.Finite(p[0]) || !algo.Finite(p[1]) {
 			return nil, algo.BadParam("data", fmt.Sprintf("point %d is %v", i+1, p), "finite 2-D points (x, y)")
 		}
 		m.x[i], m.y[i] = p[0]-cfg.M0[0], p[1]-cfg.M0[1]
@@ -273,5 +273,3 @@ func (m *Mixture) Sweeps() int { return m.sweeps }
 
 // Config is the model.
 func (m *Mixture) Config() MixtureConfig { return m.cfg }
-
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

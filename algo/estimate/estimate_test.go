@@ -8,14 +8,8 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/algotest"
 )
-
-func near(t *testing.T, what string, got, want, tol float64) {
-	t.Helper()
-	if !(math.Abs(got-want) <= tol) {
-		t.Errorf("%s = %.9g, want %.9g (±%g)", what, got, want, tol)
-	}
-}
 
 func rng(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x6d6c65)) }
 
@@ -62,20 +56,20 @@ func TestMLEClosedForms(t *testing.T) {
 			for _, y := range ys {
 				v += (y - mean) * (y - mean)
 			}
-			near(t, "μ̂", th[0], mean, 1e-12)
-			near(t, "σ̂² (1/N)", th[1], v/500, 1e-12)
+			algotest.Near(t, "μ̂", th[0], mean, 1e-12)
+			algotest.Near(t, "σ̂² (1/N)", th[1], v/500, 1e-12)
 		case Bernoulli:
-			near(t, "p̂", th[0], mean, 1e-15)
+			algotest.Near(t, "p̂", th[0], mean, 1e-15)
 		case Exponential:
-			near(t, "λ̂", th[0], 1/mean, 1e-12)
+			algotest.Near(t, "λ̂", th[0], 1/mean, 1e-12)
 		case Regression:
 			a := sxy / sxx
 			rss := 0.0
 			for i := range ys {
 				rss += (ys[i] - a*xs[i]) * (ys[i] - a*xs[i])
 			}
-			near(t, "â (least squares)", th[0], a, 1e-12)
-			near(t, "σ̂²", th[1], rss/500, 1e-10)
+			algotest.Near(t, "â (least squares)", th[0], a, 1e-12)
+			algotest.Near(t, "σ̂²", th[1], rss/500, 1e-10)
 		}
 		best := st.LogLik(m.Kind, th)
 		for j := range m.NumParams() {
@@ -84,7 +78,7 @@ func TestMLEClosedForms(t *testing.T) {
 			up[j] += h
 			dn[j] -= h
 			g := (st.LogLik(m.Kind, up) - st.LogLik(m.Kind, dn)) / (2 * h)
-			near(t, fmt.Sprintf("%s ∂l/∂θ%d at the MLE", m.Kind, j+1), g, 0, 1e-4)
+			algotest.Near(t, fmt.Sprintf("%s ∂l/∂θ%d at the MLE", m.Kind, j+1), g, 0, 1e-4)
 			for _, d := range []float64{-0.01, 0.01} {
 				p := th
 				p[j] += d * math.Max(0.1, math.Abs(th[j]))
@@ -118,7 +112,7 @@ func TestStreamConsistency(t *testing.T) {
 		}
 		inv := m.InverseFisher()
 		for j := range m.NumParams() {
-			near(t, fmt.Sprintf("%s θ̂%d", m.Kind, j+1), th[j], m.Theta[j], 4*math.Sqrt(inv[j]/n))
+			algotest.Near(t, fmt.Sprintf("%s θ̂%d", m.Kind, j+1), th[j], m.Theta[j], 4*math.Sqrt(inv[j]/n))
 		}
 		if x, y := s.Recent(); len(x) != RecentCap || len(y) != RecentCap {
 			t.Errorf("recent: %d", len(x))
@@ -163,11 +157,11 @@ func TestSamplingDistribution(t *testing.T) {
 			seMean := math.Sqrt(c.vr[j] / R)
 			seVar := c.vr[j] * math.Sqrt(2.0/R) * 1.5 // 1.5: room for excess kurtosis at n = 200
 			name := fmt.Sprintf("%s z%d", c.m.Kind, j+1)
-			near(t, name+" mean (exact)", mean, c.mean[j], 4*seMean)
-			near(t, name+" variance (exact)", v, c.vr[j], 4*seVar)
-			near(t, name+" mean (asymptotic 0)", mean, 0, 4*seMean+math.Abs(c.mean[j]))
-			near(t, name+" variance (asymptotic I⁻¹)", v, inv[j], 4*seVar+math.Abs(c.vr[j]-inv[j]))
-			near(t, name+" fraction within ±1.96 sd", in95, 0.95, 4*math.Sqrt(0.95*0.05/R)+0.01)
+			algotest.Near(t, name+" mean (exact)", mean, c.mean[j], 4*seMean)
+			algotest.Near(t, name+" variance (exact)", v, c.vr[j], 4*seVar)
+			algotest.Near(t, name+" mean (asymptotic 0)", mean, 0, 4*seMean+math.Abs(c.mean[j]))
+			algotest.Near(t, name+" variance (asymptotic I⁻¹)", v, inv[j], 4*seVar+math.Abs(c.vr[j]-inv[j]))
+			algotest.Near(t, name+" fraction within ±1.96 sd", in95, 0.95, 4*math.Sqrt(0.95*0.05/R)+0.01)
 			lo, hi := r.Range(j)
 			w := (hi - lo) / 60
 			mass := 0.0

@@ -137,7 +137,7 @@ func (n *Newton) Step() error {
 			n.lp, n.t = lp, t
 			n.iter++
 			n.eval()
-			if !allFinite(n.g) || !allFinite(n.h) {
+			if !algo.AllFinite(n.g) || !algo.AllFinite(n.h) {
 				return algo.Diverged("∇ log p not finite at %v", n.z)
 			}
 			return nil
@@ -222,13 +222,4 @@ func (n *Newton) Taylor() (mean []float64, cov [][]float64, ok bool) {
 		mean[i] = n.z[i] + step[i]
 	}
 	return mean, cov, true
-}
-
-func allFinite(x []float64) bool {
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
 }

@@ -19,11 +19,6 @@ const corpusFile = "../../testdata/corpus.txt"
 
 func newRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x1da)) }
 
-func isParam(err error, name string) bool {
-	var pe *algo.ParamError
-	return errors.As(err, &pe) && pe.Name == name
-}
-
 // shipped returns the planted corpus of testdata/corpus.txt, regenerated.
 func shipped(t testing.TB) *Planted {
 	t.Helper()
@@ -80,10 +75,10 @@ func TestTokenize(t *testing.T) {
 	if c.DocLen(0) != 3 || c.Tokens() != 3+3+3 {
 		t.Fatalf("doc 0 has %v words, corpus %d", c.DocLen(0), c.Tokens())
 	}
-	if _, err := Tokenize([]string{"one line only"}, TokenizeOptions{}); !isParam(err, "corpus") {
+	if _, err := Tokenize([]string{"one line only"}, TokenizeOptions{}); !algo.IsParamError(err, "corpus") {
 		t.Errorf("a one-document corpus: got %v, want an error naming corpus", err)
 	}
-	if _, err := Tokenize([]string{"the and", "of the"}, TokenizeOptions{}); !isParam(err, "corpus") {
+	if _, err := Tokenize([]string{"the and", "of the"}, TokenizeOptions{}); !algo.IsParamError(err, "corpus") {
 		t.Errorf("a corpus of stopwords: got %v", err)
 	}
 	c, err = Tokenize([]string{"the cat", "the dog"}, TokenizeOptions{KeepStopwords: true, MinDocs: 1})
@@ -126,7 +121,7 @@ func TestPlanted(t *testing.T) {
 			t.Errorf("topic %d: complete-data L1 error %v", k, l1)
 		}
 	}
-	if _, err := NewPlanted(PlantedConfig{K: 9, D: 10, MinLen: 1, MaxLen: 2, Alpha: 1}, newRNG(1)); !isParam(err, "k") {
+	if _, err := NewPlanted(PlantedConfig{K: 9, D: 10, MinLen: 1, MaxLen: 2, Alpha: 1}, newRNG(1)); !algo.IsParamError(err, "k") {
 		t.Errorf("k = 9: %v", err)
 	}
 }
@@ -332,14 +327,14 @@ func TestBadParams(t *testing.T) {
 	for _, tc := range cases {
 		cfg := good
 		tc.cfg(&cfg)
-		if _, err := New(c, cfg, newRNG(1)); !isParam(err, tc.param) {
+		if _, err := New(c, cfg, newRNG(1)); !algo.IsParamError(err, tc.param) {
 			t.Errorf("%s: got %v, want an error naming %s", tc.name, err, tc.param)
 		}
 	}
-	if _, err := New(nil, good, newRNG(1)); !isParam(err, "corpus") {
+	if _, err := New(nil, good, newRNG(1)); !algo.IsParamError(err, "corpus") {
 		t.Errorf("nil corpus: %v", err)
 	}
-	if _, err := New(c, good, nil); !isParam(err, "rng") {
+	if _, err := New(c, good, nil); !algo.IsParamError(err, "rng") {
 		t.Errorf("nil rng: %v", err)
 	}
 }

@@ -101,6 +101,52 @@ func (x *Design) dot(i int, theta []float64) float64 {
 // ridge term) rather than the bias.
 func (x *Design) penalised(j int) bool { return !x.bias || j < x.d }
 
+// weightSq is ‖w‖², the sum of the squared weights of θ, the bias left
+// out: the ridge term of every objective here. θ is one block (w, b) of P
+// coordinates, or several in a row (softmax's θ_k, one per class).
+func (x *Design) weightSq(theta []float64) float64 {
+	p := x.P()
+	s := 0.0
+	for k := 0; k < len(theta); k += p {
+		for j, v := range theta[k : k+p] {
+			if x.penalised(j) {
+				s += v * v
+			}
+		}
+	}
+	return s
+}
+
+// addWeights adds r·(w, 0), the gradient of (r/2)‖w‖², to grad, blockwise
+// as weightSq.
+func (x *Design) addWeights(grad, theta []float64, r float64) {
+	p := x.P()
+	for k := 0; k < len(theta); k += p {
+		for j, v := range theta[k : k+p] {
+			if x.penalised(j) {
+				grad[k+j] += r * v
+			}
+		}
+	}
+}
+
+// checkClasses validates class labels y for the rows of x: classes ≥ 2,
+// one label a row, each in 0..classes−1.
+func checkClasses(x *Design, y []int, classes int) error {
+	if classes < 2 {
+		return algo.BadParam("classes", classes, "≥ 2")
+	}
+	if len(y) != x.N() {
+		return fmt.Errorf("%d labels for %d rows", len(y), x.N())
+	}
+	for i, v := range y {
+		if v < 0 || v >= classes {
+			return fmt.Errorf("label %d is %d, not in 0..%d", i+1, v, classes-1)
+		}
+	}
+	return nil
+}
+
 // gramEigen returns the eigenvalues (ascending) of AᵀA/n.
 func (x *Design) gramEigen() ([]float64, error) {
 	p := x.P()

@@ -70,13 +70,7 @@ func (ls *LeastSquares) residuals(theta []float64) {
 }
 
 func (ls *LeastSquares) penalty(theta []float64) float64 {
-	s := 0.0
-	for j, v := range theta {
-		if ls.x.penalised(j) {
-			s += v * v
-		}
-	}
-	return ls.lambda * s
+	return ls.lambda * ls.x.weightSq(theta)
 }
 
 // Func is f(θ).
@@ -99,11 +93,7 @@ func (ls *LeastSquares) Grad(grad, theta []float64) {
 }
 
 func (ls *LeastSquares) addPenaltyGrad(grad, theta []float64) {
-	for j, v := range theta {
-		if ls.x.penalised(j) {
-			grad[j] += 2 * ls.lambda * v
-		}
-	}
+	ls.x.addWeights(grad, theta, 2*ls.lambda)
 }
 
 // GradBatch writes (1/|B|) Σ_{i∈B} ∇f_i(θ) = (2/|B|) Σ x̃_i(x̃_iᵀθ − y_i) + 2λ(w, 0).

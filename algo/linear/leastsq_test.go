@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/dataset"
 	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/floats"
@@ -190,11 +191,11 @@ func TestRidgePathMatchesSolve(t *testing.T) {
 	}
 }
 
-// naiveLSQ is the ridge objective written out with loops, independently of
-// LeastSquares, for the L-BFGS cross-check.
-func naiveLSQ(x [][]float64, y []float64, bias bool, lambda float64) optimize.Problem {
-	n, d := len(x), len(x[0])
-	pred := func(th []float64, i int) float64 {
+// naiveScore is the linear predictor ⟨x_i, w⟩ (+ b, θ's last coordinate,
+// with a bias) of the naive objectives, written out with loops.
+func naiveScore(x [][]float64, bias bool) func(th []float64, i int) float64 {
+	d := len(x[0])
+	return func(th []float64, i int) float64 {
 		s := 0.0
 		for j := 0; j < d; j++ {
 			s += x[i][j] * th[j]
@@ -204,6 +205,13 @@ func naiveLSQ(x [][]float64, y []float64, bias bool, lambda float64) optimize.Pr
 		}
 		return s
 	}
+}
+
+// naiveLSQ is the ridge objective written out with loops, independently of
+// LeastSquares, for the L-BFGS cross-check.
+func naiveLSQ(x [][]float64, y []float64, bias bool, lambda float64) optimize.Problem {
+	n, d := len(x), len(x[0])
+	pred := naiveScore(x, bias)
 	return optimize.Problem{
 		Func: func(th []float64) float64 {
 			s := 0.0
@@ -373,7 +381,7 @@ func checkBatches(t *testing.T, f batcher, x []float64) {
 
 func TestLeastSquaresValidation(t *testing.T) {
 	d, _ := NewDesign([][]float64{{1}, {2}}, true)
-	if _, err := NewLeastSquares(d, []float64{1, 2}, -1); !isParam(err, "lambda") {
+	if _, err := NewLeastSquares(d, []float64{1, 2}, -1); !algo.IsParamError(err, "lambda") {
 		t.Errorf("λ < 0: %v", err)
 	}
 	if _, err := NewLeastSquares(d, []float64{1}, 0); err == nil {
@@ -385,7 +393,7 @@ func TestLeastSquaresValidation(t *testing.T) {
 	if _, err := NewDesign([][]float64{{1, 2}, {3}}, true); err == nil {
 		t.Error("ragged rows accepted")
 	}
-	if _, err := NewDesign(nil, true); !isParam(err, "n") {
+	if _, err := NewDesign(nil, true); !algo.IsParamError(err, "n") {
 		t.Errorf("no rows: %v", err)
 	}
 }

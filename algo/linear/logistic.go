@@ -90,13 +90,7 @@ func (l *Logistic) eval(theta []float64) {
 }
 
 func (l *Logistic) penalty(theta []float64) float64 {
-	s := 0.0
-	for j, v := range theta {
-		if l.x.penalised(j) {
-			s += v * v
-		}
-	}
-	return l.lambda / 2 * s
+	return l.lambda / 2 * l.x.weightSq(theta)
 }
 
 // Func is f(θ).
@@ -119,11 +113,7 @@ func (l *Logistic) Grad(grad, theta []float64) {
 }
 
 func (l *Logistic) addPenaltyGrad(grad, theta []float64) {
-	for j, v := range theta {
-		if l.x.penalised(j) {
-			grad[j] += l.lambda * v
-		}
-	}
+	l.x.addWeights(grad, theta, l.lambda)
 }
 
 // GradBatch writes (1/|B|) Σ_{i∈B} ∇f_i(θ).

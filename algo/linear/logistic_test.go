@@ -46,16 +46,7 @@ func TestLogisticDerivatives(t *testing.T) {
 // plus (λ/2)‖w‖². It shares no code with Logistic.
 func naiveLogistic(x [][]float64, y01 []float64, bias bool, lambda float64) optimize.Problem {
 	n, d := len(x), len(x[0])
-	score := func(th []float64, i int) float64 {
-		s := 0.0
-		for j := 0; j < d; j++ {
-			s += x[i][j] * th[j]
-		}
-		if bias {
-			s += th[d]
-		}
-		return s
-	}
+	score := naiveScore(x, bias)
 	return optimize.Problem{
 		Func: func(th []float64) float64 {
 			s := 0.0
@@ -225,7 +216,7 @@ func TestLogisticValidation(t *testing.T) {
 	if _, err := NewLogistic(d, []float64{0, 1}, 0); err == nil {
 		t.Error("labels 0/1 accepted")
 	}
-	if _, err := NewLogistic(d, []float64{-1, 1}, math.Inf(1)); !isParam(err, "lambda") {
+	if _, err := NewLogistic(d, []float64{-1, 1}, math.Inf(1)); !algo.IsParamError(err, "lambda") {
 		t.Errorf("λ = ∞: %v", err)
 	}
 }

@@ -98,10 +98,10 @@ func TestLossValues(t *testing.T) {
 			t.Errorf("%s(%v) = %v, want %v", tt.l, tt.t, got, tt.v)
 		}
 	}
-	if _, err := NewCalibration(0, 0.7); !isParam(err, "grid") {
+	if _, err := NewCalibration(0, 0.7); !algo.IsParamError(err, "grid") {
 		t.Errorf("grid 0: %v", err)
 	}
-	if _, err := NewCalibration(10, 1); !isParam(err, "p") {
+	if _, err := NewCalibration(10, 1); !algo.IsParamError(err, "p") {
 		t.Errorf("p = 1: %v", err)
 	}
 }

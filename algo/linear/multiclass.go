@@ -62,16 +62,8 @@ func NewMulticlass(x *Design, y []int, classes int, scheme Scheme, order Order, 
 	if !x.Bias() {
 		return nil, fmt.Errorf("perceptron: the design needs the bias column (x, 1)")
 	}
-	if classes < 2 {
-		return nil, algo.BadParam("classes", classes, "≥ 2")
-	}
-	if len(y) != x.N() {
-		return nil, fmt.Errorf("%d labels for %d rows", len(y), x.N())
-	}
-	for i, v := range y {
-		if v < 0 || v >= classes {
-			return nil, fmt.Errorf("label %d is %d, not in 0..%d", i+1, v, classes-1)
-		}
+	if err := checkClasses(x, y, classes); err != nil {
+		return nil, err
 	}
 	mc := &Multiclass{x: x, y: append([]int(nil), y...), c: classes, scheme: scheme, lastI: -1}
 	switch scheme {

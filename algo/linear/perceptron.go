@@ -175,7 +175,7 @@ func (p *Perceptron) Step() error {
 			p.seen[key] = [2]int{p.t, p.m}
 		}
 	}
-	if !allFiniteSlice(p.w) {
+	if !algo.AllFinite(p.w) {
 		return algo.Diverged("w is not finite at presentation %d", p.t)
 	}
 	return nil
@@ -262,13 +262,4 @@ func Novikoff(x *Design, y, wstar []float64) (c2, gamma, bound float64, ok bool)
 		return c2, gamma, math.Inf(1), false
 	}
 	return c2, gamma, c2 / (gamma * gamma), true
-}
-
-func allFiniteSlice(x []float64) bool {
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
 }

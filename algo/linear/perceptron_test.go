@@ -302,10 +302,10 @@ func TestMulticlass(t *testing.T) {
 func TestPerceptronValidation(t *testing.T) {
 	x, _ := NewDesign(dataset.Or().X, true)
 	y, _ := dataset.Or().PlusMinus()
-	if _, err := NewPerceptron(x, y, "zigzag", nil); !isParam(err, "order") {
+	if _, err := NewPerceptron(x, y, "zigzag", nil); !algo.IsParamError(err, "order") {
 		t.Errorf("bad order: %v", err)
 	}
-	if _, err := NewPerceptron(x, y, Random, nil); !isParam(err, "rng") {
+	if _, err := NewPerceptron(x, y, Random, nil); !algo.IsParamError(err, "rng") {
 		t.Errorf("random order without rng: %v", err)
 	}
 	if _, err := NewPerceptron(x, []float64{0, 1, 1, 1}, Cyclic, nil); err == nil {
@@ -315,17 +315,12 @@ func TestPerceptronValidation(t *testing.T) {
 	if _, err := NewPerceptron(nb, y, Cyclic, nil); err == nil {
 		t.Error("a design without the bias column accepted")
 	}
-	if _, err := NewMulticlass(x, []int{0, 1, 2, 1}, 3, "all", Cyclic, nil); !isParam(err, "multiclass") {
+	if _, err := NewMulticlass(x, []int{0, 1, 2, 1}, 3, "all", Cyclic, nil); !algo.IsParamError(err, "multiclass") {
 		t.Errorf("bad scheme: %v", err)
 	}
 	if _, err := NewMulticlass(x, []int{0, 1, 5, 1}, 3, OneVsAll, Cyclic, nil); err == nil {
 		t.Error("label 5 of 3 classes accepted")
 	}
-}
-
-func isParam(err error, name string) bool {
-	var pe *algo.ParamError
-	return errors.As(err, &pe) && pe.Name == name
 }
 
 func BenchmarkPerceptronStep(b *testing.B) {

@@ -38,16 +38,8 @@ type Softmax struct {
 
 // NewSoftmax validates labels in 0..classes−1, classes ≥ 2 and λ ≥ 0.
 func NewSoftmax(x *Design, y []int, classes int, lambda float64) (*Softmax, error) {
-	if classes < 2 {
-		return nil, algo.BadParam("classes", classes, "≥ 2")
-	}
-	if len(y) != x.N() {
-		return nil, fmt.Errorf("%d labels for %d rows", len(y), x.N())
-	}
-	for i, v := range y {
-		if v < 0 || v >= classes {
-			return nil, fmt.Errorf("label %d is %d, not in 0..%d", i+1, v, classes-1)
-		}
+	if err := checkClasses(x, y, classes); err != nil {
+		return nil, err
 	}
 	if !(lambda >= 0) || math.IsInf(lambda, 0) {
 		return nil, algo.BadParam("lambda", lambda, "a finite number ≥ 0")
@@ -103,16 +95,7 @@ func (s *Softmax) eval(theta []float64) {
 }
 
 func (s *Softmax) penalty(theta []float64) float64 {
-	p := s.x.P()
-	t := 0.0
-	for k := 0; k < s.c; k++ {
-		for j, v := range theta[k*p : (k+1)*p] {
-			if s.x.penalised(j) {
-				t += v * v
-			}
-		}
-	}
-	return s.lambda / 2 * t
+	return s.lambda / 2 * s.x.weightSq(theta)
 }
 
 // Func is f(Θ).
@@ -143,14 +126,7 @@ func (s *Softmax) Grad(grad, theta []float64) {
 }
 
 func (s *Softmax) addPenaltyGrad(grad, theta []float64) {
-	p := s.x.P()
-	for k := 0; k < s.c; k++ {
-		for j := 0; j < p; j++ {
-			if s.x.penalised(j) {
-				grad[k*p+j] += s.lambda * theta[k*p+j]
-			}
-		}
-	}
+	s.x.addWeights(grad, theta, s.lambda)
 }
 
 // GradBatch writes (1/|B|) Σ_{i∈B} ∇f_i(Θ) with f_i the cross-entropy of

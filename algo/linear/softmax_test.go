@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/optim"
 	"gonum.org/v1/gonum/floats"
@@ -187,13 +188,13 @@ func TestSoftmaxAgreesWithLBFGS(t *testing.T) {
 
 func TestSoftmaxValidation(t *testing.T) {
 	d, _ := NewDesign([][]float64{{1}, {2}}, true)
-	if _, err := NewSoftmax(d, []int{0, 1}, 1, 0); !isParam(err, "classes") {
+	if _, err := NewSoftmax(d, []int{0, 1}, 1, 0); !algo.IsParamError(err, "classes") {
 		t.Errorf("one class: %v", err)
 	}
 	if _, err := NewSoftmax(d, []int{0, 3}, 3, 0); err == nil {
 		t.Error("label 3 of 3 classes accepted")
 	}
-	if _, err := NewSoftmax(d, []int{0, 1}, 2, -0.5); !isParam(err, "lambda") {
+	if _, err := NewSoftmax(d, []int{0, 1}, 2, -0.5); !algo.IsParamError(err, "lambda") {
 		t.Errorf("λ < 0: %v", err)
 	}
 }

@@ -118,17 +118,7 @@ func (e *Ensemble) Acceptance(c int) float64 {
 }
 
 // AcceptanceAll is the acceptance rate over every chain's transitions.
-func (e *Ensemble) AcceptanceAll() float64 {
-	acc, n := 0, 0
-	for _, s := range e.chains {
-		acc += s.Accepted()
-		n += s.Steps()
-	}
-	if n == 0 {
-		return 0
-	}
-	return float64(acc) / float64(n)
-}
+func (e *Ensemble) AcceptanceAll() float64 { return pooledAcceptance(e.chains) }
 
 // ChainESS is chain c's ESS of coordinate i (History.ESS with the budget).
 func (e *Ensemble) ChainESS(c, i, budget int) float64 { return e.hist[c].ESS(i, budget) }

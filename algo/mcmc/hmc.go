@@ -125,7 +125,7 @@ func (h *HMC) Step() error {
 	lpq := h.g.LogP(h.q)
 	h.dH = -lpq + 0.5*sqNorm(h.r) - h0
 	h.n++
-	h.lastDiverg = !(h.dH <= MaxEnergyError) || !allFinite(h.q)
+	h.lastDiverg = !(h.dH <= MaxEnergyError) || !algo.AllFinite(h.q)
 	if h.lastDiverg {
 		h.divergent++
 		h.last = false
@@ -135,7 +135,7 @@ func (h *HMC) Step() error {
 		return nil
 	}
 	h.sumAbsDH += math.Abs(h.dH)
-	h.last = h.dH <= 0 || math.Log(h.rng.Float64()) < -h.dH
+	h.last = accept(h.rng, -h.dH)
 	if h.last {
 		copy(h.x, h.q)
 		copy(h.gx, h.gq)

@@ -1,7 +1,6 @@
 package mcmc
 
 import (
-	"math"
 	"math/rand/v2"
 
 	"github.com/thelab/lab/algo"
@@ -44,7 +43,7 @@ func NewIndependence(p Density, x0, mean []float64, scale float64, rng *rand.Ran
 	if err := checkStep("step", scale); err != nil {
 		return nil, err
 	}
-	if len(mean) != p.Dim() || !allFinite(mean) {
+	if len(mean) != p.Dim() || !algo.AllFinite(mean) {
 		return nil, algo.BadParam("center", mean, dimText(p.Dim()))
 	}
 	lp, err := startAt(p, x0, rng)
@@ -75,7 +74,7 @@ func (m *Independence) Step() error {
 	lpz, lqz := m.p.LogP(m.z), m.logq(m.z)
 	m.n++
 	d := lpz - m.logpx + m.logqx - lqz
-	m.last = d >= 0 || math.Log(m.rng.Float64()) < d
+	m.last = accept(m.rng, d)
 	if m.last {
 		copy(m.x, m.z)
 		m.logpx, m.logqx = lpz, lqz

@@ -3,6 +3,8 @@ package mcmc
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/thelab/lab/algo"
 )
 
 // Langevin is the unadjusted Langevin algorithm (ULA), the Langevin
@@ -62,7 +64,7 @@ func (l *Langevin) Step() error {
 		l.x[i] += l.delta*l.grad[i] + s*l.rng.NormFloat64()
 	}
 	l.n++
-	if !allFinite(l.x) {
+	if !algo.AllFinite(l.x) {
 		return divergedState("Langevin", l.n, l.delta)
 	}
 	l.g.Grad(l.grad, l.x)
@@ -149,7 +151,7 @@ func (m *MALA) Step() error {
 	m.n++
 	lpz := m.g.LogP(m.z)
 	m.last = false
-	if math.IsNaN(lpz) || math.IsInf(lpz, 0) || !allFinite(m.z) {
+	if math.IsNaN(lpz) || math.IsInf(lpz, 0) || !algo.AllFinite(m.z) {
 		return nil
 	}
 	m.g.Grad(m.gz, m.z)
@@ -161,7 +163,7 @@ func (m *MALA) Step() error {
 		rev += b * b
 	}
 	d := lpz - m.logpx + (fwd-rev)/(4*m.delta)
-	m.last = d >= 0 || math.Log(m.rng.Float64()) < d
+	m.last = accept(m.rng, d)
 	if m.last {
 		copy(m.x, m.z)
 		copy(m.gx, m.gz)

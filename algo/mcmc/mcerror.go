@@ -218,17 +218,7 @@ func (e *MCError) Estimates(dst []float64) []float64 {
 func (e *MCError) Replicates() int { return len(e.sumI) }
 
 // Acceptance is the chains' pooled acceptance rate.
-func (e *MCError) Acceptance() float64 {
-	a, n := 0, 0
-	for _, c := range e.chains {
-		a += c.Accepted()
-		n += c.Steps()
-	}
-	if n == 0 {
-		return 0
-	}
-	return float64(a) / float64(n)
-}
+func (e *MCError) Acceptance() float64 { return pooledAcceptance(e.chains) }
 
 // Checkpoints returns the checkpoints reached, S_k = round(10^{1+k/10}),
 // and the RMSE there of the independent and of the chain estimates. The

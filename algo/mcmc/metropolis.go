@@ -95,7 +95,7 @@ func (m *Metropolis) Step() (accepted bool) {
 	// with a symmetric π, Remark 3.4). NaN and −Inf compare false: reject.
 	// When log α ≥ 0 the move is accepted without drawing u.
 	d := m.logpz - m.logpx
-	m.last = d >= 0 || math.Log(m.rng.Float64()) < d
+	m.last = accept(m.rng, d)
 	if m.last {
 		copy(m.x, m.z)
 		m.logpx = m.logpz
@@ -129,15 +129,6 @@ func (m *Metropolis) AcceptanceRate() float64 {
 		return 0
 	}
 	return float64(m.accepted) / float64(m.n)
-}
-
-func allFinite(x []float64) bool {
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
 }
 
 func dimText(d int) string {

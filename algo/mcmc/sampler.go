@@ -49,7 +49,7 @@ func (s rwSampler) Step() error {
 // x0 of p.Dim() finite coordinates inside the support (log p finite), and
 // a random source. It returns log p(x0).
 func startAt(p Density, x0 []float64, rng *rand.Rand) (float64, error) {
-	if len(x0) != p.Dim() || !allFinite(x0) {
+	if len(x0) != p.Dim() || !algo.AllFinite(x0) {
 		return 0, algo.BadParam("x0", x0, dimText(p.Dim()))
 	}
 	if rng == nil {
@@ -91,4 +91,28 @@ func sqNorm(x []float64) float64 {
 // divergedState is the error of a chain whose state has become non-finite.
 func divergedState(name string, step int, h float64) error {
 	return algo.Diverged("%s state not finite at step %d: step %g is too large for the target's curvature", name, step, h)
+}
+
+// accept is the Metropolis–Hastings test of eq 3.2 (seed 002 §3.2): it
+// accepts with probability min(1, e^logAlpha), drawing u ~ U(0, 1) unless
+// logAlpha ≥ 0; NaN and −Inf reject.
+func accept(rng *rand.Rand, logAlpha float64) bool {
+	return logAlpha >= 0 || math.Log(rng.Float64()) < logAlpha
+}
+
+// pooledAcceptance is the acceptance rate over every chain's transitions,
+// or 0 before the first.
+func pooledAcceptance[S interface {
+	Accepted() int
+	Steps() int
+}](chains []S) float64 {
+	acc, n := 0, 0
+	for _, c := range chains {
+		acc += c.Accepted()
+		n += c.Steps()
+	}
+	if n == 0 {
+		return 0
+	}
+	return float64(acc) / float64(n)
 }

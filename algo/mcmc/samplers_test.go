@@ -474,7 +474,7 @@ func TestHMCDivergencesInTheFunnel(t *testing.T) {
 		if err := h.Step(); err != nil {
 			t.Fatal(err)
 		}
-		if !allFinite(h.X()) {
+		if !algo.AllFinite(h.X()) {
 			t.Fatalf("state %v", h.X())
 		}
 	}

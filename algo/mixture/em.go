@@ -229,7 +229,7 @@ func New(points [][]float64, cfg Config, rng *rand.Rand) (*EM, error) {
 		if len(p) != 2 {
 			return nil, algo.BadParam("data", fmt.Sprintf("point %d has %d coordinates", i+1, len(p)), "2-D points (x, y)")
 		}
-		if !finite(p[0]) || !finite(p[1]) {
+		if !algo.Finite(p[0]) || !algo.Finite(p[1]) {
 			return nil, algo.BadParam("data", fmt.Sprintf("point %d is (%v, %v)", i+1, p[0], p[1]), "finite numbers")
 		}
 		e.x[i], e.y[i] = p[0], p[1]
@@ -394,7 +394,7 @@ func (e *EM) mStep() error {
 	}
 	mean := e.ll / nf
 	e.trace = append(e.trace, mean)
-	if !finite(mean) || !finite(e.elbo) {
+	if !algo.Finite(mean) || !algo.Finite(e.elbo) {
 		return algo.Diverged("log-likelihood = %v after M-step %d", mean, len(e.trace)-1)
 	}
 	return nil
@@ -410,7 +410,7 @@ func (e *EM) evaluate() error {
 	for j := range e.comps {
 		g := &e.comps[j]
 		lo := (g.sxx+g.syy)/2 - math.Hypot((g.sxx-g.syy)/2, g.sxy)
-		if !(lo >= e.minEig) || !finite(g.sxx+g.syy+g.sxy) {
+		if !(lo >= e.minEig) || !algo.Finite(g.sxx+g.syy+g.sxy) {
 			e.collapsed = j
 			return algo.Diverged("Σ_%d = [[%.3g, %.3g], [%.3g, %.3g]] has collapsed (smaller eigenvalue %.3g < %.3g): set reg > 0 (Remark 2.10)",
 				j+1, g.sxx, g.sxy, g.sxy, g.syy, lo, e.minEig)
@@ -638,5 +638,3 @@ func grow[T any](s []T, n int) []T {
 }
 
 func sq(x float64) float64 { return x * x }
-
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -252,7 +252,7 @@ func testELBOIdentity(t *testing.T, cfg Config) {
 		}
 	}
 	check("random q", q, false)
-	if _, _, err := e.Bound(q[1:]); !isParam(err, "q") {
+	if _, _, err := e.Bound(q[1:]); !algo.IsParamError(err, "q") {
 		t.Errorf("Bound with a short q: got %v, want an error naming q", err)
 	}
 }
@@ -564,7 +564,7 @@ func TestCollapse(t *testing.T) {
 				if tr[i] < tr[i-1]-1e-9*math.Abs(tr[i-1]) {
 					t.Errorf("reg = %g: log-likelihood fell at iteration %d: %g → %g", reg, i, tr[i-1], tr[i])
 				}
-				if !finite(tr[i]) {
+				if !algo.Finite(tr[i]) {
 					t.Errorf("reg = %g: log-likelihood %v", reg, tr[i])
 				}
 			}
@@ -599,11 +599,11 @@ func TestDeadComponent(t *testing.T) {
 		t.Errorf("dead component changed: %+v → %+v", before, after)
 	}
 	for _, v := range e.Trace() {
-		if !finite(v) {
+		if !algo.Finite(v) {
 			t.Fatalf("trace has %v", v)
 		}
 	}
-	if l, ok := e.ELBO(); !ok || !finite(l) {
+	if l, ok := e.ELBO(); !ok || !algo.Finite(l) {
 		t.Fatalf("ELBO = %v, %v", l, ok)
 	}
 }
@@ -648,7 +648,7 @@ func TestBadParams(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			e, err := New(c.points, c.cfg, c.rng)
-			if e != nil || !isParam(err, c.param) {
+			if e != nil || !algo.IsParamError(err, c.param) {
 				t.Fatalf("got %v, %v; want an error naming %q", e, err, c.param)
 			}
 		})
@@ -657,23 +657,18 @@ func TestBadParams(t *testing.T) {
 		n, k  int
 		param string
 	}{{10, 0, "clusters"}, {10, 11, "clusters"}, {0, 3, "n"}, {-1, 3, "n"}} {
-		if _, err := Blobs(newRNG(1), c.n, c.k, DefaultSep); !isParam(err, c.param) {
+		if _, err := Blobs(newRNG(1), c.n, c.k, DefaultSep); !algo.IsParamError(err, c.param) {
 			t.Errorf("Blobs(%d, %d): got %v, want an error naming %q", c.n, c.k, err, c.param)
 		}
 	}
 	for _, sep := range []float64{-1, math.NaN(), math.Inf(1), MaxSep + 1} {
-		if _, err := Blobs(newRNG(1), 10, 2, sep); !isParam(err, "sep") {
+		if _, err := Blobs(newRNG(1), 10, 2, sep); !algo.IsParamError(err, "sep") {
 			t.Errorf("Blobs(sep = %v): got %v, want an error naming sep", sep, err)
 		}
 	}
-	if _, err := Blobs(nil, 10, 2, DefaultSep); !isParam(err, "rng") {
+	if _, err := Blobs(nil, 10, 2, DefaultSep); !algo.IsParamError(err, "rng") {
 		t.Errorf("Blobs(nil rng): got %v", err)
 	}
-}
-
-func isParam(err error, name string) bool {
-	var pe *algo.ParamError
-	return errors.As(err, &pe) && pe.Name == name
 }
 
 // TestStepAllocs checks that a full iteration (E + M) allocates nothing once

@@ -89,7 +89,7 @@ func NewKMeans(points [][]float64, k int, rng *rand.Rand) (*KMeans, error) {
 		if len(p) != 2 {
 			return nil, algo.BadParam("data", fmt.Sprintf("point %d has %d coordinates", i+1, len(p)), "2-D points (x, y)")
 		}
-		if !finite(p[0]) || !finite(p[1]) {
+		if !algo.Finite(p[0]) || !algo.Finite(p[1]) {
 			return nil, algo.BadParam("data", fmt.Sprintf("point %d is (%v, %v)", i+1, p[0], p[1]), "finite numbers")
 		}
 		m.x[i], m.y[i] = p[0], p[1]

@@ -209,7 +209,7 @@ func TestKMeansBadParams(t *testing.T) {
 		{"nil rng", good, 2, nil, "rng"},
 	}
 	for _, c := range cases {
-		if _, err := NewKMeans(c.points, c.k, c.rng); !isParam(err, c.param) {
+		if _, err := NewKMeans(c.points, c.k, c.rng); !algo.IsParamError(err, c.param) {
 			t.Errorf("%s: got %v, want an error naming %s", c.name, err, c.param)
 		}
 	}

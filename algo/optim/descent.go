@@ -76,8 +76,8 @@ func NewDescent(f Objective, x0 []float64, cfg DescentConfig) (*Descent, error) 
 	if !(cfg.Tol >= 0) {
 		return nil, algo.BadParam("tol", cfg.Tol, "≥ 0")
 	}
-	if len(x0) == 0 || !allFinite(x0) {
-		return nil, algo.BadParam("x0", x0, "a non-empty vector of finite numbers")
+	if err := checkStart(x0); err != nil {
+		return nil, err
 	}
 	if cfg.Blowup == 0 {
 		cfg.Blowup = 1e8
@@ -131,13 +131,7 @@ func (d *Descent) Step() error {
 	}
 	d.k++
 	d.eval()
-	if math.IsNaN(d.fx) || math.IsInf(d.fx, 0) || !allFinite(d.g) {
-		return algo.Diverged("f(x) = %v at step %d", d.fx, d.k)
-	}
-	if nx := floats.Norm(d.x, 2); nx > d.cfg.Blowup {
-		return algo.Diverged("‖x‖ = %.3g > %.3g at step %d", nx, d.cfg.Blowup, d.k)
-	}
-	return nil
+	return checkStep(d.fx, d.g, d.x, d.cfg.Blowup, d.k)
 }
 
 // Iter is the number of steps taken.
@@ -152,11 +146,28 @@ func (d *Descent) F() float64 { return d.fx }
 // GradNorm returns ‖∇f‖₂ at the current iterate.
 func (d *Descent) GradNorm() float64 { return floats.Norm(d.g, 2) }
 
-func allFinite(x []float64) bool {
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
+// checkStart validates a starting point x0: non-empty and finite.
+func checkStart(x0 []float64) error {
+	if len(x0) == 0 || !algo.AllFinite(x0) {
+		return algo.BadParam("x0", x0, "a non-empty vector of finite numbers")
 	}
-	return true
+	return nil
+}
+
+// checkStep is the divergence test after step k of Descent and Newton: an
+// ErrDiverged error when f(x) or ∇f(x) is not finite or x has left the
+// ball of radius blowup, else nil.
+func checkStep(fx float64, g, x []float64, blowup float64, k int) error {
+	if math.IsNaN(fx) || math.IsInf(fx, 0) || !algo.AllFinite(g) {
+		return algo.Diverged("f(x) = %v at step %d", fx, k)
+	}
+	return checkBlowup(x, blowup, k)
+}
+
+// checkBlowup returns an ErrDiverged error when ‖x‖ > blowup after step k.
+func checkBlowup(x []float64, blowup float64, k int) error {
+	if nx := floats.Norm(x, 2); nx > blowup {
+		return algo.Diverged("‖x‖ = %.3g > %.3g at step %d", nx, blowup, k)
+	}
+	return nil
 }

@@ -55,8 +55,8 @@ func NewNewton(f TwiceDifferentiable, x0 []float64, cfg NewtonConfig) (*Newton, 
 	if !(cfg.Tol >= 0) {
 		return nil, algo.BadParam("tol", cfg.Tol, "≥ 0")
 	}
-	if len(x0) == 0 || !allFinite(x0) {
-		return nil, algo.BadParam("x0", x0, "a non-empty vector of finite numbers")
+	if err := checkStart(x0); err != nil {
+		return nil, err
 	}
 	if cfg.Blowup == 0 {
 		cfg.Blowup = 1e8
@@ -150,13 +150,7 @@ func (nw *Newton) Step() error {
 	copy(nw.g, nw.gt)
 	nw.fx = ft
 	nw.k++
-	if math.IsNaN(nw.fx) || math.IsInf(nw.fx, 0) || !allFinite(nw.g) {
-		return algo.Diverged("f(x) = %v at step %d", nw.fx, nw.k)
-	}
-	if nx := floats.Norm(nw.x, 2); nx > nw.cfg.Blowup {
-		return algo.Diverged("‖x‖ = %.3g > %.3g at step %d", nx, nw.cfg.Blowup, nw.k)
-	}
-	return nil
+	return checkStep(nw.fx, nw.g, nw.x, nw.cfg.Blowup, nw.k)
 }
 
 // Iter is the number of steps taken.

@@ -93,17 +93,12 @@ func TestNewtonConverges(t *testing.T) {
 func TestNewtonValidation(t *testing.T) {
 	p := NewProblem("quadratic", 10)
 	f := p.Objective.(TwiceDifferentiable)
-	if _, err := NewNewton(f, []float64{0, 0}, NewtonConfig{Tol: -1}); !isParam(err, "tol") {
+	if _, err := NewNewton(f, []float64{0, 0}, NewtonConfig{Tol: -1}); !algo.IsParamError(err, "tol") {
 		t.Errorf("tol < 0: %v", err)
 	}
-	if _, err := NewNewton(f, []float64{math.Inf(1), 0}, NewtonConfig{}); !isParam(err, "x0") {
+	if _, err := NewNewton(f, []float64{math.Inf(1), 0}, NewtonConfig{}); !algo.IsParamError(err, "x0") {
 		t.Errorf("x0 = ∞: %v", err)
 	}
-}
-
-func isParam(err error, name string) bool {
-	var pe *algo.ParamError
-	return errors.As(err, &pe) && pe.Name == name
 }
 
 func BenchmarkNewtonStep(b *testing.B) {

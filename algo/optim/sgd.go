@@ -62,6 +62,17 @@ func (s Schedule) StepSize(t0, c float64, k int) float64 {
 	return t0
 }
 
+// Formula is t_k as shown on screen: t₀, t₀/(1+ck) or t₀/√(1+ck).
+func (s Schedule) Formula() string {
+	switch s {
+	case InvK:
+		return "t₀/(1+ck)"
+	case InvSqrtK:
+		return "t₀/√(1+ck)"
+	}
+	return "t₀"
+}
+
 // Sampling says how SGD draws its mini-batches.
 type Sampling string
 
@@ -140,8 +151,8 @@ func NewSGD(f FiniteSum, x0 []float64, cfg SGDConfig, rng *rand.Rand) (*SGD, err
 	if cfg.Sampling != IID && cfg.Sampling != Epoch {
 		return nil, algo.BadParam("sampling", cfg.Sampling, fmt.Sprintf("one of %v", Samplings))
 	}
-	if len(x0) == 0 || !allFinite(x0) {
-		return nil, algo.BadParam("x0", x0, "a non-empty vector of finite numbers")
+	if err := checkStart(x0); err != nil {
+		return nil, err
 	}
 	if rng == nil {
 		return nil, algo.BadParam("rng", nil, "a random source")
@@ -197,13 +208,10 @@ func (s *SGD) Step() error {
 	s.f.GradBatch(s.g, s.x, batch)
 	floats.AddScaled(s.x, -s.t, s.g)
 	s.k++
-	if !allFinite(s.x) {
+	if !algo.AllFinite(s.x) {
 		return algo.Diverged("x is not finite at step %d", s.k)
 	}
-	if nx := floats.Norm(s.x, 2); nx > s.cfg.Blowup {
-		return algo.Diverged("‖x‖ = %.3g > %.3g at step %d", nx, s.cfg.Blowup, s.k)
-	}
-	return nil
+	return checkBlowup(s.x, s.cfg.Blowup, s.k)
 }
 
 // Iter is the number of updates taken.

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/thelab/lab/algo"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -101,6 +102,15 @@ func TestSchedules(t *testing.T) {
 	} {
 		if got := tt.s.StepSize(0.2, 0.5, tt.k); math.Abs(got-tt.want) > 1e-15 {
 			t.Errorf("%s at k=%d: %v, want %v", tt.s, tt.k, got, tt.want)
+		}
+	}
+}
+
+// TestScheduleFormula: the text of each schedule is its t_k.
+func TestScheduleFormula(t *testing.T) {
+	for s, want := range map[Schedule]string{Constant: "t₀", InvK: "t₀/(1+ck)", InvSqrtK: "t₀/√(1+ck)"} {
+		if got := s.Formula(); got != want {
+			t.Errorf("%s: %q, want %q", s, got, want)
 		}
 	}
 }
@@ -254,11 +264,11 @@ func TestSGDValidation(t *testing.T) {
 		{SGDConfig{LR: 0.1, Batch: 1, Decay: -1}, "decay"},
 		{SGDConfig{LR: 0.1, Batch: 1, Sampling: "stratified"}, "sampling"},
 	} {
-		if _, err := NewSGD(q, []float64{0, 0}, tt.cfg, rng); !isParam(err, tt.name) {
+		if _, err := NewSGD(q, []float64{0, 0}, tt.cfg, rng); !algo.IsParamError(err, tt.name) {
 			t.Errorf("%+v: %v, want a ParamError naming %s", tt.cfg, err, tt.name)
 		}
 	}
-	if _, err := NewSGD(q, []float64{0, 0}, SGDConfig{LR: 0.1, Batch: 1}, nil); !isParam(err, "rng") {
+	if _, err := NewSGD(q, []float64{0, 0}, SGDConfig{LR: 0.1, Batch: 1}, nil); !algo.IsParamError(err, "rng") {
 		t.Errorf("nil rng: %v", err)
 	}
 }

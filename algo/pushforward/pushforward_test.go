@@ -7,15 +7,9 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/algotest"
 	"github.com/thelab/lab/algo/integrate"
 )
-
-func near(t *testing.T, what string, got, want, tol float64) {
-	t.Helper()
-	if !(math.Abs(got-want) <= tol) {
-		t.Errorf("%s = %.9g, want %.9g (±%g)", what, got, want, tol)
-	}
-}
 
 func build(t *testing.T, src, m string, a, b float64, cfg Config, seed uint64) *Sampler {
 	t.Helper()
@@ -48,17 +42,17 @@ func TestExample12(t *testing.T) {
 	if !s.Discrete() || len(s.Values()) != 2 {
 		t.Fatalf("values %v", s.Values())
 	}
-	near(t, "P(a)", s.PMF()[0], 0.2, 1e-15)
-	near(t, "P(b)", s.PMF()[1], 0.8, 1e-15)
+	algotest.Near(t, "P(a)", s.PMF()[0], 0.2, 1e-15)
+	algotest.Near(t, "P(b)", s.PMF()[1], 0.8, 1e-15)
 	if Label(s.Map(), s.Values()[0]) != "a" || Label(s.Map(), s.Values()[1]) != "b" {
 		t.Errorf("labels %q %q", Label(s.Map(), s.Values()[0]), Label(s.Map(), s.Values()[1]))
 	}
 	run(s, 100)
 	n := float64(s.N())
-	near(t, "sampled P(a)", float64(s.Counts()[0])/n, 0.2, 4*math.Sqrt(0.16/n))
+	algotest.Near(t, "sampled P(a)", float64(s.Counts()[0])/n, 0.2, 4*math.Sqrt(0.16/n))
 	emp, exact := s.Below()
-	near(t, "P(Y < ½) = P(a)", exact, 0.2, 1e-15)
-	near(t, "sampled P(Y < ½)", emp, 0.2, 4*math.Sqrt(0.16/n))
+	algotest.Near(t, "P(Y < ½) = P(a)", exact, 0.2, 1e-15)
+	algotest.Near(t, "sampled P(Y < ½)", emp, 0.2, 4*math.Sqrt(0.16/n))
 	if _, df, p := s.GoodnessOfFit(); df != 1 || p < 1e-3 {
 		t.Errorf("goodness of fit: df %d, p %g", df, p)
 	}
@@ -76,14 +70,14 @@ func TestExample12(t *testing.T) {
 func TestExample13(t *testing.T) {
 	s := build(t, "normal", "square", 1, 0, Config{Batch: 10000, Bins: 60, Threshold: 1}, 2)
 	for _, y := range []float64{0.01, 0.3, 1, 2.5, 7} {
-		near(t, "p_Y", s.Density(y), math.Exp(-y/2)/math.Sqrt(2*math.Pi*y), 1e-14)
+		algotest.Near(t, "p_Y", s.Density(y), math.Exp(-y/2)/math.Sqrt(2*math.Pi*y), 1e-14)
 	}
 	_, exact := s.Below()
-	near(t, "P(Y < 1)", exact, 0.682689, 5e-7)
+	algotest.Near(t, "P(Y < 1)", exact, 0.682689, 5e-7)
 	run(s, 20)
 	emp, _ := s.Below()
 	n := float64(s.N())
-	near(t, "sampled P(Y < 1)", emp, exact, 4*math.Sqrt(exact*(1-exact)/n))
+	algotest.Near(t, "sampled P(Y < 1)", emp, exact, 4*math.Sqrt(exact*(1-exact)/n))
 	if lo, _ := s.YRange(); lo != 0 {
 		t.Errorf("x² drawn from %g, want 0", lo)
 	}
@@ -105,24 +99,24 @@ func TestLaws(t *testing.T) {
 		for _, ab := range [][2]float64{{0.2, 0.4}, {0.5, 0.9}} {
 			a, b := lo+ab[0]*(hi-lo), lo+ab[1]*(hi-lo)
 			got := integrate.Integrate(s.Density, a, b, 16)
-			near(t, c.src+"/"+c.m+": ∫p_Y vs ΔF", got, s.CDF(b)-s.CDF(a), 1e-9)
+			algotest.Near(t, c.src+"/"+c.m+": ∫p_Y vs ΔF", got, s.CDF(b)-s.CDF(a), 1e-9)
 		}
 		total := s.pLow + s.pHigh
 		for _, p := range s.BinMass() {
 			total += p
 		}
-		near(t, c.src+"/"+c.m+": total mass", total, 1, 1e-12)
+		algotest.Near(t, c.src+"/"+c.m+": total mass", total, 1, 1e-12)
 		run(s, 10)
 		if chi2, df, p := s.GoodnessOfFit(); p < 1e-3 {
 			t.Errorf("%s/%s: χ² = %.1f on %d df, p = %.2g", c.src, c.m, chi2, df, p)
 		}
 	}
 	aff := build(t, "normal", "affine", -2, 1, Config{Batch: 1, Bins: 50}, 1)
-	near(t, "affine: N(1, 4) density", aff.Density(2), math.Exp(-1.0/8)/math.Sqrt(8*math.Pi), 1e-15)
+	algotest.Near(t, "affine: N(1, 4) density", aff.Density(2), math.Exp(-1.0/8)/math.Sqrt(8*math.Pi), 1e-15)
 	ex := build(t, "uniform", "exp-quantile", 1, 0, Config{Batch: 1, Bins: 50}, 1)
-	near(t, "Exp(1) CDF", ex.CDF(1.3), 1-math.Exp(-1.3), 1e-15)
+	algotest.Near(t, "Exp(1) CDF", ex.CDF(1.3), 1-math.Exp(-1.3), 1e-15)
 	ln := build(t, "normal", "exp", 1, 0, Config{Batch: 1, Bins: 50}, 1)
-	near(t, "log-normal density", ln.Density(2), math.Exp(-math.Log(2)*math.Log(2)/2)/(2*math.Sqrt(2*math.Pi)), 1e-15)
+	algotest.Near(t, "log-normal density", ln.Density(2), math.Exp(-math.Log(2)*math.Log(2)/2)/(2*math.Sqrt(2*math.Pi)), 1e-15)
 }
 
 // TestGoodnessOfFitDetectsTheWrongLaw replaces the exact bin masses of x²

@@ -42,7 +42,7 @@ func NewBanana(a, b float64) (Banana, error) {
 	if !(a > 0) || math.IsInf(a, 0) {
 		return Banana{}, algo.BadParam("a", a, "a finite number > 0")
 	}
-	if !finite(b) {
+	if !algo.Finite(b) {
 		return Banana{}, algo.BadParam("b", b, "a finite number")
 	}
 	return Banana{a: a, b: b, logNorm: -math.Log(a) - log2Pi}, nil

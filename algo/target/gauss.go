@@ -20,7 +20,7 @@ type Normal struct {
 
 // NewNormal returns N(mu, sigma²); mu must be finite and sigma finite and > 0.
 func NewNormal(mu, sigma float64) (Normal, error) {
-	if !finite(mu) {
+	if !algo.Finite(mu) {
 		return Normal{}, algo.BadParam("mu", mu, "a finite number")
 	}
 	if !(sigma > 0) || math.IsInf(sigma, 0) {

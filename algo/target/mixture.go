@@ -54,7 +54,7 @@ func NewMixture(weights []float64, means [][]float64, sigma float64) (*Mixture, 
 	}
 	d := len(means[0])
 	for _, m := range means {
-		if len(m) != d || !allFinite(m) {
+		if len(m) != d || !algo.AllFinite(m) {
 			return nil, algo.BadParam("means", means, fmt.Sprintf("%d finite vectors of the same dimension", len(weights)))
 		}
 	}
@@ -205,15 +205,6 @@ func (m *Mixture) Bounds() (lo, hi []float64) {
 		}
 	}
 	return lo, hi
-}
-
-func allFinite(x []float64) bool {
-	for _, v := range x {
-		if !finite(v) {
-			return false
-		}
-	}
-	return true
 }
 
 // Formula is the density as shown on screen, e.g.

@@ -134,5 +134,3 @@ var (
 	log2Pi     = math.Log(2 * math.Pi)
 	halfLog2Pi = 0.5 * log2Pi
 )
-
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -118,7 +118,7 @@ func NewBBVI(p Density1D, cfg BBVIConfig, rng *rand.Rand) (*BBVI, error) {
 	b := &BBVI{p: p, cfg: cfg, rng: rng, rule: rule, m: cfg.M0, w: math.Log(cfg.S0),
 		lastScore: make([]float64, 2*cfg.Samples), lastRep: make([]float64, 2*cfg.Samples)}
 	b.elbo, b.exact = b.Exact(b.m, b.w)
-	if !finite(b.elbo) {
+	if !algo.Finite(b.elbo) {
 		return nil, algo.BadParam("m0", cfg.M0, fmt.Sprintf("a start where the ELBO is finite (it is %v)", b.elbo))
 	}
 	return b, nil
@@ -186,7 +186,7 @@ func (b *BBVI) Step() error {
 	}
 	m := b.m + b.cfg.LR*chosen.Mean[0]
 	w := b.w + b.cfg.LR*chosen.Mean[1]
-	if !finite(m) || !finite(w) || w > 50 || w < -50 {
+	if !algo.Finite(m) || !algo.Finite(w) || w > 50 || w < -50 {
 		return algo.Diverged("λ = (%.3g, log s = %.3g) after step %d: lower lr or use more samples", m, w, b.k+1)
 	}
 	b.m, b.w = m, w
@@ -244,5 +244,3 @@ func (b *BBVI) Iter() int { return b.k }
 
 // Config returns the configuration.
 func (b *BBVI) Config() BBVIConfig { return b.cfg }
-
-func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

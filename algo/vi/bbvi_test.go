@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/thelab/lab/algo/algotest"
 	"github.com/thelab/lab/algo/target"
 )
 
@@ -30,9 +31,9 @@ func TestBBVIExact(t *testing.T) {
 		m, s := l[0], math.Exp(l[1])
 		el, g := b.Exact(m, l[1])
 		want := -((m-3)*(m-3)+s*s)/(2*2.25) - math.Log(1.5) - 0.5*math.Log(2*math.Pi) + math.Log(s) + 0.5*math.Log(2*math.Pi*math.E)
-		near(t, "ELBO", el, want, 1e-12)
-		near(t, "∇_m", g[0], -(m-3)/2.25, 1e-12)
-		near(t, "∇_ω", g[1], 1-s*s/2.25, 1e-12)
+		algotest.Near(t, "ELBO", el, want, 1e-12)
+		algotest.Near(t, "∇_m", g[0], -(m-3)/2.25, 1e-12)
+		algotest.Near(t, "∇_ω", g[1], 1-s*s/2.25, 1e-12)
 	}
 }
 
@@ -102,7 +103,7 @@ func TestEstimatorsUnbiased(t *testing.T) {
 				mean := s1[k] / n
 				v := s2[k]/n - mean*mean
 				vars[e][k] = v
-				near(t, fmt.Sprintf("%s: %s mean of component %d", c.name, est, k), mean, exact[k], 4*math.Sqrt(v/n))
+				algotest.Near(t, fmt.Sprintf("%s: %s mean of component %d", c.name, est, k), mean, exact[k], 4*math.Sqrt(v/n))
 			}
 		}
 		t.Logf("%s: variances score %.4g, reparam %.4g", c.name, vars[0], vars[1])
@@ -111,8 +112,8 @@ func TestEstimatorsUnbiased(t *testing.T) {
 				t.Errorf("%s component %d: reparameterisation variance %g not below score-function variance %g", c.name, k, vars[1][k], vars[0][k])
 			}
 			if c.score[k] > 0 {
-				near(t, c.name+" score variance", vars[0][k], c.score[k], 0.05*c.score[k])
-				near(t, c.name+" reparam variance", vars[1][k], c.rep[k], 0.05*c.rep[k])
+				algotest.Near(t, c.name+" score variance", vars[0][k], c.score[k], 0.05*c.score[k])
+				algotest.Near(t, c.name+" reparam variance", vars[1][k], c.rep[k], 0.05*c.rep[k])
 			}
 		}
 	}
@@ -127,26 +128,26 @@ func TestModels(t *testing.T) {
 	m, s := conj.Posterior()
 	ev := conj.LogEvidence()
 	for _, z := range []float64{-3, m, 0.7} {
-		near(t, "log p(x,z) − log p(z|x)", conj.LogP([]float64{z})+0.5*sq((z-m)/s)+math.Log(s)+0.5*math.Log(2*math.Pi), ev, 1e-9)
+		algotest.Near(t, "log p(x,z) − log p(z|x)", conj.LogP([]float64{z})+0.5*sq((z-m)/s)+math.Log(s)+0.5*math.Log(2*math.Pi), ev, 1e-9)
 	}
 	w := []float64{0}
 	q := math.Log(integrateExp(func(z float64) float64 { w[0] = z; return conj.LogP(w) - ev }, m-12*s, m+12*s))
-	near(t, "log ∫ p(x, z) dz − log p(x)", q, 0, 1e-10)
+	algotest.Near(t, "log ∫ p(x, z) dz − log p(x)", q, 0, 1e-10)
 	logit, _ := NewLogistic(Ex34X, Ex34Y, 2)
 	g := []float64{0}
 	for _, z := range []float64{-1, 0, 1.2, 3} {
 		logit.Grad(g, []float64{z})
 		const h = 1e-6
 		fd := (logit.LogP([]float64{z + h}) - logit.LogP([]float64{z - h})) / (2 * h)
-		near(t, "logistic gradient", g[0], fd, 1e-6)
+		algotest.Near(t, "logistic gradient", g[0], fd, 1e-6)
 	}
 	ev = logit.LogEvidence()
 	q = math.Log(integrateExp(func(z float64) float64 { w[0] = z; return logit.LogP(w) - ev }, -30, 30))
-	near(t, "logistic evidence", q, 0, 1e-9)
+	algotest.Near(t, "logistic evidence", q, 0, 1e-9)
 	_, err := NewLogistic([]float64{1}, []float64{2}, 1)
-	wantParam(t, err, "data")
+	algotest.WantParam(t, err, "data")
 	_, err = NewConjugate(0, 0, 1, 0, 5, rng(1))
-	wantParam(t, err, "prior_sd")
+	algotest.WantParam(t, err, "prior_sd")
 }
 
 // integrateExp is ∫ exp(f) by the trapezoid rule on 200 001 points.
@@ -192,9 +193,9 @@ func TestBBVIConverges(t *testing.T) {
 		mean := sm / h
 		spread[est] = math.Sqrt(math.Max(sm2/h-mean*mean, 0))
 		if est == Reparam {
-			near(t, "reparam mean m", mean, pm, 0.02)
-			near(t, "reparam mean log s", sw/h, math.Log(ps), 0.02)
-			near(t, "reparam ELBO", se/h, conj.LogEvidence(), 0.01)
+			algotest.Near(t, "reparam mean m", mean, pm, 0.02)
+			algotest.Near(t, "reparam mean log s", sw/h, math.Log(ps), 0.02)
+			algotest.Near(t, "reparam ELBO", se/h, conj.LogEvidence(), 0.01)
 		}
 	}
 	if !(spread[Reparam] < spread[Score]/3) {
@@ -218,10 +219,10 @@ func TestBBVIBadParams(t *testing.T) {
 		cfg := ok
 		c.mod(&cfg)
 		_, err := NewBBVI(p, cfg, rng(1))
-		wantParam(t, err, c.name)
+		algotest.WantParam(t, err, c.name)
 	}
 	_, err := NewBBVI(target.Fig37(), ok, rng(1))
-	wantParam(t, err, "target")
+	algotest.WantParam(t, err, "target")
 	b, _ := NewBBVI(p, ok, rng(1))
 	if a := testing.AllocsPerRun(1000, func() { _ = b.Step() }); a != 0 {
 		t.Errorf("Step allocates %v times", a)

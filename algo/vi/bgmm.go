@@ -112,7 +112,7 @@ func NewBayesGMM(points [][]float64, cfg BGMMConfig, rng *rand.Rand) (*BayesGMM,
 		elogp: make([]float64, k), nk: make([]float64, k), sx: make([]float64, k*d),
 		trace: make([]float64, 0, 256)}
 	for i, p := range points {
-		if len(p) != d || !allFinite(p) {
+		if len(p) != d || !algo.AllFinite(p) {
 			return nil, algo.BadParam("data", fmt.Sprintf("point %d = %v", i+1, p), fmt.Sprintf("%d finite coordinates", d))
 		}
 		g.x = append(g.x, p...)

@@ -61,7 +61,7 @@ type MeanField struct {
 // run ends (ErrConverged) when a full sweep moves no m_j by more than tol.
 func NewMeanField(mu []float64, sigma [][]float64, m0 []float64, s0, tol float64) (*MeanField, error) {
 	d := len(mu)
-	if d < 1 || d > MaxDim || !allFinite(mu) {
+	if d < 1 || d > MaxDim || !algo.AllFinite(mu) {
 		return nil, algo.BadParam("mu", mu, fmt.Sprintf("1..%d finite numbers", MaxDim))
 	}
 	if len(sigma) != d {
@@ -69,7 +69,7 @@ func NewMeanField(mu []float64, sigma [][]float64, m0 []float64, s0, tol float64
 	}
 	sym := mat.NewSymDense(d, nil)
 	for i, row := range sigma {
-		if len(row) != d || !allFinite(row) {
+		if len(row) != d || !algo.AllFinite(row) {
 			return nil, algo.BadParam("sigma", sigma, fmt.Sprintf("a %d×%d matrix of finite numbers", d, d))
 		}
 		for j := range row {
@@ -83,7 +83,7 @@ func NewMeanField(mu []float64, sigma [][]float64, m0 []float64, s0, tol float64
 	if !ch.Factorize(sym) {
 		return nil, algo.BadParam("sigma", sigma, "a positive definite matrix")
 	}
-	if len(m0) != d || !allFinite(m0) {
+	if len(m0) != d || !algo.AllFinite(m0) {
 		return nil, algo.BadParam("m0", m0, fmt.Sprintf("%d finite numbers", d))
 	}
 	if !(s0 > 0) || math.IsInf(s0, 0) {
@@ -180,12 +180,3 @@ func (mf *MeanField) Updates() int { return mf.k }
 
 // Dim is the dimension.
 func (mf *MeanField) Dim() int { return mf.d }
-
-func allFinite(x []float64) bool {
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
-}

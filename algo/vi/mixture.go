@@ -41,7 +41,7 @@ func newLogDensities(comps []Component) ([]logDensity, int, error) {
 			return nil, 0, algo.BadParam("weights", c.Weight, "positive numbers summing to 1")
 		}
 		sum += c.Weight
-		if len(c.Mean) != d || d == 0 || !allFinite(c.Mean) {
+		if len(c.Mean) != d || d == 0 || !algo.AllFinite(c.Mean) {
 			return nil, 0, algo.BadParam("means", c.Mean, fmt.Sprintf("finite vectors of one dimension (%d)", d))
 		}
 		if len(c.Cov) != d {
@@ -49,7 +49,7 @@ func newLogDensities(comps []Component) ([]logDensity, int, error) {
 		}
 		sym := mat.NewSymDense(d, nil)
 		for i, row := range c.Cov {
-			if len(row) != d || !allFinite(row) {
+			if len(row) != d || !algo.AllFinite(row) {
 				return nil, 0, algo.BadParam("covariances", c.Cov, fmt.Sprintf("%d×%d matrices of finite numbers", d, d))
 			}
 			for j := range row {
@@ -128,7 +128,7 @@ func NewMixtureCAVI(points [][]float64, comps []Component, tol float64, rng *ran
 	diff := mat.NewVecDense(d, nil)
 	var sol mat.VecDense
 	for i, p := range points {
-		if len(p) != d || !allFinite(p) {
+		if len(p) != d || !algo.AllFinite(p) {
 			return nil, algo.BadParam("data", fmt.Sprintf("point %d = %v", i+1, p), fmt.Sprintf("%d finite coordinates", d))
 		}
 		c.x = append(c.x, p...)

@@ -30,13 +30,13 @@ type Conjugate struct {
 // returns the model with prior N(m0, tau0²).
 func NewConjugate(m0, tau0, sigma, zTrue float64, n int, rng *rand.Rand) (*Conjugate, error) {
 	switch {
-	case !finite(m0):
+	case !algo.Finite(m0):
 		return nil, algo.BadParam("prior_mean", m0, "a finite number")
 	case !(tau0 > 0) || math.IsInf(tau0, 0):
 		return nil, algo.BadParam("prior_sd", tau0, "a finite number > 0")
 	case !(sigma > 0) || math.IsInf(sigma, 0):
 		return nil, algo.BadParam("noise_sd", sigma, "a finite number > 0")
-	case !finite(zTrue):
+	case !algo.Finite(zTrue):
 		return nil, algo.BadParam("z_true", zTrue, "a finite number")
 	case n < 1 || n > 1e6:
 		return nil, algo.BadParam("n", n, "in 1..1000000")
@@ -112,7 +112,7 @@ var (
 // NewLogistic validates the data (equal lengths, labels 0 or 1, finite
 // inputs) and the prior's standard deviation tau > 0.
 func NewLogistic(x, y []float64, tau float64) (*Logistic, error) {
-	if len(x) == 0 || len(x) != len(y) || !allFinite(x) {
+	if len(x) == 0 || len(x) != len(y) || !algo.AllFinite(x) {
 		return nil, algo.BadParam("data", fmt.Sprintf("%d inputs, %d labels", len(x), len(y)), "as many finite inputs as labels, at least one")
 	}
 	for _, v := range y {

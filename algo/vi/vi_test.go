@@ -8,27 +8,13 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/algotest"
 	"github.com/thelab/lab/algo/divergence"
 	"github.com/thelab/lab/algo/mixture"
 	"github.com/thelab/lab/algo/target"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
-
-func near(t *testing.T, what string, got, want, tol float64) {
-	t.Helper()
-	if !(math.Abs(got-want) <= tol) {
-		t.Errorf("%s = %.10g, want %.10g (±%g)", what, got, want, tol)
-	}
-}
-
-func wantParam(t *testing.T, err error, name string) {
-	t.Helper()
-	var pe *algo.ParamError
-	if !errors.As(err, &pe) || pe.Name != name {
-		t.Errorf("got %v, want a ParamError naming %s", err, name)
-	}
-}
 
 func rng(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x7669)) }
 
@@ -62,7 +48,7 @@ func TestMeanFieldCorrelated(t *testing.T) {
 			prev = mf.KL()
 			if mf.Updates() == 2 {
 				for j, s := range mf.S() {
-					near(t, fmt.Sprintf("ρ=%g s_%d after one sweep", rho, j+1), s, 1-rho*rho, 1e-14)
+					algotest.Near(t, fmt.Sprintf("ρ=%g s_%d after one sweep", rho, j+1), s, 1-rho*rho, 1e-14)
 				}
 			}
 			if mf.Updates() > 100000 {
@@ -70,16 +56,16 @@ func TestMeanFieldCorrelated(t *testing.T) {
 			}
 		}
 		for j := range 2 {
-			near(t, "m", mf.M()[j], 0, 1e-10)
+			algotest.Near(t, "m", mf.M()[j], 0, 1e-10)
 		}
-		near(t, "KL at the optimum", mf.KL(), -0.5*math.Log(1-rho*rho), 1e-12)
+		algotest.Near(t, "KL at the optimum", mf.KL(), -0.5*math.Log(1-rho*rho), 1e-12)
 		// The engine's KL (L1315) against the general Gaussian KL.
 		m, s := mf.M(), mf.S()
 		want, err := divergence.KLGaussian(m, mat.NewSymDense(2, []float64{s[0], 0, 0, s[1]}), tg.Mean(), mat.NewSymDense(2, []float64{1, rho, rho, 1}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		near(t, "KL vs divergence.KLGaussian", mf.KL(), want, 1e-12)
+		algotest.Near(t, "KL vs divergence.KLGaussian", mf.KL(), want, 1e-12)
 	}
 }
 
@@ -98,30 +84,30 @@ func TestMeanFieldCatalogue(t *testing.T) {
 		_ = mf.Step()
 		_ = mf.Step()
 		e := math.Hypot(mf.M()[0]-1, mf.M()[1]+1)
-		near(t, fmt.Sprintf("error after sweep %d", sweep+1), e, w, 0.006)
+		algotest.Near(t, fmt.Sprintf("error after sweep %d", sweep+1), e, w, 0.006)
 		if sweep > 0 {
-			near(t, "contraction", e/prev, 0.72, 1e-9)
+			algotest.Near(t, "contraction", e/prev, 0.72, 1e-9)
 		}
 		prev = e
 	}
-	near(t, "s₁", mf.S()[0], 0.28, 1e-12)
-	near(t, "s₂", mf.S()[1], 0.56, 1e-12)
+	algotest.Near(t, "s₁", mf.S()[0], 0.28, 1e-12)
+	algotest.Near(t, "s₂", mf.S()[1], 0.56, 1e-12)
 	opt := mf.Optimum()
-	near(t, "optimum s₁", opt[0], 0.28, 1e-12)
+	algotest.Near(t, "optimum s₁", opt[0], 0.28, 1e-12)
 }
 
 func TestMeanFieldBadParams(t *testing.T) {
 	cov := [][]float64{{1, 0}, {0, 1}}
 	_, err := NewMeanField([]float64{0, 0}, [][]float64{{1, 2}, {2, 1}}, []float64{0, 0}, 1, 0)
-	wantParam(t, err, "sigma")
+	algotest.WantParam(t, err, "sigma")
 	_, err = NewMeanField([]float64{0, 0}, [][]float64{{1, 0.5}, {0.4, 1}}, []float64{0, 0}, 1, 0)
-	wantParam(t, err, "sigma")
+	algotest.WantParam(t, err, "sigma")
 	_, err = NewMeanField([]float64{0, 0}, cov, []float64{0}, 1, 0)
-	wantParam(t, err, "m0")
+	algotest.WantParam(t, err, "m0")
 	_, err = NewMeanField([]float64{0, 0}, cov, []float64{0, 0}, 0, 0)
-	wantParam(t, err, "s0")
+	algotest.WantParam(t, err, "s0")
 	_, err = NewMeanField(nil, cov, nil, 1, 0)
-	wantParam(t, err, "mu")
+	algotest.WantParam(t, err, "mu")
 	mf, _ := NewMeanField([]float64{0, 0}, [][]float64{{1, 0.9}, {0.9, 1}}, []float64{3, 3}, 1, 0)
 	if a := testing.AllocsPerRun(1000, func() { _ = mf.Step() }); a != 0 {
 		t.Errorf("Step allocates %v times", a)
@@ -156,7 +142,7 @@ func TestMixtureCAVI(t *testing.T) {
 	for _, p := range pts {
 		logp += tg.LogP(p)
 	}
-	near(t, "log p(x) against the target", c.LogEvidence(), logp, 1e-9*math.Abs(logp))
+	algotest.Near(t, "log p(x) against the target", c.LogEvidence(), logp, 1e-9*math.Abs(logp))
 	if c.ELBO() > c.LogEvidence() {
 		t.Errorf("ELBO %g above the evidence %g", c.ELBO(), c.LogEvidence())
 	}
@@ -171,7 +157,7 @@ func TestMixtureCAVI(t *testing.T) {
 		}
 		prev = c.ELBO()
 		if c.Updates() == c.N() {
-			near(t, "gap after one sweep", c.LogEvidence()-c.ELBO(), 0, 1e-9)
+			algotest.Near(t, "gap after one sweep", c.LogEvidence()-c.ELBO(), 0, 1e-9)
 		}
 	}
 	if !errors.Is(stepErr, algo.ErrConverged) || c.Updates() != 2*c.N() {
@@ -179,7 +165,7 @@ func TestMixtureCAVI(t *testing.T) {
 	}
 	for i, p := range pts {
 		r := math.Exp(-0.5*(sq(p[0]-3)+sq(p[1]-3)) + math.Log(0.5) - math.Log(2*math.Pi) - tg.LogP(p))
-		near(t, "φ_n1", c.Phi()[2*i], r, 1e-12)
+		algotest.Near(t, "φ_n1", c.Phi()[2*i], r, 1e-12)
 	}
 }
 
@@ -226,7 +212,7 @@ func TestMixtureCAVIEqualsEM(t *testing.T) {
 		if worst > 1e-12 {
 			t.Errorf("seed %d: CAVI factors differ from EM's responsibilities by %g", seed, worst)
 		}
-		near(t, "CAVI evidence vs EM log-likelihood", cv.LogEvidence(), em.LogLik(), 1e-9*math.Abs(em.LogLik()))
+		algotest.Near(t, "CAVI evidence vs EM log-likelihood", cv.LogEvidence(), em.LogLik(), 1e-9*math.Abs(em.LogLik()))
 	}
 }
 
@@ -235,17 +221,17 @@ func TestMixtureCAVIBadParams(t *testing.T) {
 	bad := fig37()
 	bad[0].Weight = 0.7
 	_, err := NewMixtureCAVI(pts, bad, 0, rng(1))
-	wantParam(t, err, "weights")
+	algotest.WantParam(t, err, "weights")
 	bad = fig37()
 	bad[1].Cov = [][]float64{{1, 2}, {2, 1}}
 	_, err = NewMixtureCAVI(pts, bad, 0, rng(1))
-	wantParam(t, err, "covariances")
+	algotest.WantParam(t, err, "covariances")
 	_, err = NewMixtureCAVI([][]float64{{0}}, fig37(), 0, rng(1))
-	wantParam(t, err, "data")
+	algotest.WantParam(t, err, "data")
 	_, err = NewMixtureCAVI(nil, fig37(), 0, rng(1))
-	wantParam(t, err, "data")
+	algotest.WantParam(t, err, "data")
 	_, _, err = Sample(fig37(), 0, rng(1))
-	wantParam(t, err, "n")
+	algotest.WantParam(t, err, "n")
 	c, _ := NewMixtureCAVI(pts, fig37(), 0, rng(1))
 	if a := testing.AllocsPerRun(1000, func() { _ = c.Step() }); a != 0 {
 		t.Errorf("Step allocates %v times", a)
@@ -277,13 +263,13 @@ func TestSample(t *testing.T) {
 		sxy += (p[0] + 2) * (p[1] - 1)
 		syy += (p[1] - 1) * (p[1] - 1)
 	}
-	near(t, "frequency of component 1", float64(cnt)/n, 0.3, 4*math.Sqrt(0.21/n))
+	algotest.Near(t, "frequency of component 1", float64(cnt)/n, 0.3, 4*math.Sqrt(0.21/n))
 	m := float64(cnt)
-	near(t, "mean x", sx/m, -2, 4*math.Sqrt(1/m))
-	near(t, "mean y", sy/m, 1, 4*math.Sqrt(2/m))
-	near(t, "var x", sxx/m, 1, 4*math.Sqrt(2/m))
-	near(t, "cov xy", sxy/m, 0.5, 4*math.Sqrt((2+0.25)/m))
-	near(t, "var y", syy/m, 2, 4*math.Sqrt(8/m))
+	algotest.Near(t, "mean x", sx/m, -2, 4*math.Sqrt(1/m))
+	algotest.Near(t, "mean y", sy/m, 1, 4*math.Sqrt(2/m))
+	algotest.Near(t, "var x", sxx/m, 1, 4*math.Sqrt(2/m))
+	algotest.Near(t, "cov xy", sxy/m, 0.5, 4*math.Sqrt((2+0.25)/m))
+	algotest.Near(t, "var y", syy/m, 2, 4*math.Sqrt(8/m))
 }
 
 // ringData draws n points from k unit-variance clusters on a ring of radius
@@ -432,7 +418,7 @@ func TestBayesGMMELBOByMonteCarlo(t *testing.T) {
 		}
 		mean := sum / draws
 		se := math.Sqrt((sum2/draws - mean*mean) / draws)
-		near(t, fmt.Sprintf("ELBO after %d half-steps (MC)", halves), g.ELBO(), mean, 4*se)
+		algotest.Near(t, fmt.Sprintf("ELBO after %d half-steps (MC)", halves), g.ELBO(), mean, 4*se)
 	}
 }
 
@@ -452,10 +438,10 @@ func TestBayesGMMBadParams(t *testing.T) {
 		cfg := ok
 		c.mod(&cfg)
 		_, err := NewBayesGMM(pts, cfg, rng(1))
-		wantParam(t, err, c.name)
+		algotest.WantParam(t, err, c.name)
 	}
 	_, err := NewBayesGMM([][]float64{{0, 0}, {1}}, ok, rng(1))
-	wantParam(t, err, "data")
+	algotest.WantParam(t, err, "data")
 	g, _ := NewBayesGMM(ringData(t, 100, 2, 4, 1), ok, rng(1))
 	if a := testing.AllocsPerRun(50, func() { _ = g.Step() }); a > 0.1 {
 		t.Errorf("Step allocates %v times", a)

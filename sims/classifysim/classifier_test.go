@@ -7,29 +7,8 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 )
-
-func build(t *testing.T, set map[string]string, data *sims.Table, seed uint64) sims.Sim {
-	t.Helper()
-	v, err := sims.Resolve(Classifier.Params, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Classifier.Build(sims.Config{Values: v, Seed: seed, Data: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func run(t *testing.T, s sims.Sim, n int) {
-	t.Helper()
-	for range n {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // TestSharedIsLinear checks the pane's answer to Exercise 1.1: with
 // fit=shared the quadratic coefficient A of the log-odds is exactly zero
@@ -37,8 +16,8 @@ func run(t *testing.T, s sims.Sim, n int) {
 // classes of different covariances A is not zero. Both approach the Bayes
 // accuracy when the model is right.
 func TestSharedIsLinear(t *testing.T) {
-	s := build(t, nil, nil, 1)
-	run(t, s, 800)
+	s := simtest.Build(t, Classifier, nil, 1, nil)
+	simtest.Run(t, s, 800)
 	f := s.Frame()
 	if a, _ := f.Metric("‖A‖"); a != 0 {
 		t.Errorf("shared fit: ‖A‖ = %g", a)
@@ -51,8 +30,8 @@ func TestSharedIsLinear(t *testing.T) {
 	if txt := strings.Join(f.Text, "\n"); !strings.Contains(txt, "A = 0") || !strings.Contains(txt, "straight") {
 		t.Errorf("notes %q", f.Text)
 	}
-	q := build(t, map[string]string{"fit": "separate", "truth": "different"}, nil, 1)
-	run(t, q, 800)
+	q := simtest.Build(t, Classifier, map[string]string{"fit": "separate", "truth": "different"}, 1, nil)
+	simtest.Run(t, q, 800)
 	g := q.Frame()
 	if a, _ := g.Metric("‖A‖"); a < 0.5 {
 		t.Errorf("separate fit on different covariances: ‖A‖ = %g, want the true ≈ 1.1", a)
@@ -76,7 +55,7 @@ func TestData(t *testing.T) {
 		t.Fatal(err)
 	}
 	tab.Name = "test.csv"
-	s := build(t, map[string]string{"fit": "separate"}, tab, 1)
+	s := simtest.Build(t, Classifier, map[string]string{"fit": "separate"}, 1, tab)
 	var stepErr error
 	for i := 0; stepErr == nil && i < 20; i++ {
 		stepErr = s.Step()
@@ -109,19 +88,19 @@ func TestBadParams(t *testing.T) {
 
 func TestDeterministicImmutableNoAlloc(t *testing.T) {
 	res := func() string {
-		s := build(t, map[string]string{"fit": "separate"}, nil, 5)
-		run(t, s, 100)
+		s := simtest.Build(t, Classifier, map[string]string{"fit": "separate"}, 5, nil)
+		simtest.Run(t, s, 100)
 		b, _ := json.Marshal(s.Result())
 		return string(b)
 	}
 	if a, b := res(), res(); a != b {
 		t.Error("same seed, different results")
 	}
-	s := build(t, nil, nil, 1)
-	run(t, s, 50)
+	s := simtest.Build(t, Classifier, nil, 1, nil)
+	simtest.Run(t, s, 50)
 	f := s.Frame()
 	before, _ := json.Marshal(f)
-	run(t, s, 50)
+	simtest.Run(t, s, 50)
 	_ = s.Frame()
 	if after, _ := json.Marshal(f); string(before) != string(after) {
 		t.Error("a frame changed after it was returned")

@@ -71,14 +71,6 @@ func newDivergence(cfg sims.Config) (sims.Sim, error) {
 	return &codingSim{c: c, lengths: sims.NewTrace(1, 3)}, nil
 }
 
-// finiteOr returns x, or alt where x is not finite (a metric must be).
-func finiteOr(x, alt float64) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return alt
-	}
-	return x
-}
-
 // ---- coding ----
 
 type codingSim struct {
@@ -91,7 +83,7 @@ func (s *codingSim) Step() error {
 		return err
 	}
 	lp, lq := s.c.MeanLengths()
-	s.lengths.Add(lp, finiteOr(lq, math.NaN()), finiteOr(lq-lp, math.NaN()))
+	s.lengths.Add(lp, sims.FiniteOr(lq, math.NaN()), sims.FiniteOr(lq-lp, math.NaN()))
 	return nil
 }
 
@@ -108,7 +100,7 @@ func (s *codingSim) Frame() sims.Frame {
 	// The metrics that are infinite for this p and q are left out: which
 	// ones is fixed by the parameters, so the order is stable.
 	if !math.IsInf(ce, 1) {
-		metrics = append(metrics, sims.Metric{Name: "H(p,q)", Value: ce}, sims.Metric{Name: "mean len q", Value: finiteOr(lq, ce)},
+		metrics = append(metrics, sims.Metric{Name: "H(p,q)", Value: ce}, sims.Metric{Name: "mean len q", Value: sims.FiniteOr(lq, ce)},
 			sims.Metric{Name: "KL(p‖q)", Value: klpq})
 	}
 	if !math.IsInf(klqp, 1) {

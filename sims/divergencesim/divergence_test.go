@@ -2,59 +2,23 @@ package divergencesim
 
 import (
 	"encoding/json"
-	"errors"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/thelab/lab/algo/divergence"
-	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 )
-
-func build(t *testing.T, spec *sims.Spec, set map[string]string, seed uint64) sims.Sim {
-	t.Helper()
-	v, err := sims.Resolve(spec.Params, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := spec.Build(sims.Config{Values: v, Seed: seed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// runUntil steps s n times or until it converges; any other error fails.
-func runUntil(t *testing.T, s sims.Sim, n int) {
-	t.Helper()
-	for range n {
-		if err := s.Step(); err != nil {
-			if errors.Is(err, sims.ErrConverged) {
-				return
-			}
-			t.Fatal(err)
-		}
-	}
-}
-
-func finiteMetrics(t *testing.T, f sims.Frame) {
-	t.Helper()
-	for _, m := range f.Metrics {
-		if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
-			t.Errorf("%s: metric %s = %v", f.Sim, m.Name, m.Value)
-		}
-	}
-}
 
 // TestCodingView checks the coding view against the closed forms: the
 // metrics H(p), H(p,q), KL both ways, and the mean code length under p
 // within 4 Monte Carlo standard errors of H(p); with a zero in q where
 // p > 0 the KL(p‖q) metric is left out and the notes say ∞.
 func TestCodingView(t *testing.T) {
-	s := build(t, Divergence, nil, 1)
-	runUntil(t, s, 5000)
+	s := simtest.Build(t, Divergence, nil, 1, nil)
+	simtest.RunUntil(t, s, 5000)
 	f := s.Frame()
-	finiteMetrics(t, f)
+	simtest.FiniteMetrics(t, f)
 	p, q := []float64{0.1, 0.2, 0.4, 0.3}, []float64{0.25, 0.25, 0.25, 0.25}
 	for name, want := range map[string]float64{
 		"H(p)": divergence.Entropy(p), "H(p,q)": math.Log(4), "KL(p‖q)": divergence.KL(p, q), "KL(q‖p)": divergence.KL(q, p),
@@ -72,10 +36,10 @@ func TestCodingView(t *testing.T) {
 	if math.Abs(lp-divergence.Entropy(p)) > 4*math.Sqrt(sd/5000) {
 		t.Errorf("mean length %g, H(p) %g", lp, divergence.Entropy(p))
 	}
-	z := build(t, Divergence, map[string]string{"q": "0.5,0.5,0,0"}, 1)
-	runUntil(t, z, 100)
+	z := simtest.Build(t, Divergence, map[string]string{"q": "0.5,0.5,0,0"}, 1, nil)
+	simtest.RunUntil(t, z, 100)
 	g := z.Frame()
-	finiteMetrics(t, g)
+	simtest.FiniteMetrics(t, g)
 	if _, ok := g.Metric("KL(p‖q)"); ok {
 		t.Error("an infinite KL(p‖q) shown as a metric")
 	}
@@ -91,10 +55,10 @@ func TestCodingView(t *testing.T) {
 // forms and the limits of Remark 1.12, and that the notes report a
 // closed-form-vs-quadrature gap below 1e-9.
 func TestSequencesView(t *testing.T) {
-	s := build(t, Divergence, map[string]string{"view": "sequences", "max_n": "100000"}, 1)
-	runUntil(t, s, 1000)
+	s := simtest.Build(t, Divergence, map[string]string{"view": "sequences", "max_n": "100000"}, 1, nil)
+	simtest.RunUntil(t, s, 1000)
 	f := s.Frame()
-	finiteMetrics(t, f)
+	simtest.FiniteMetrics(t, f)
 	n, _ := f.Metric("n")
 	l1, _ := f.Metric("L1")
 	kl, _ := f.Metric("KL")
@@ -112,10 +76,10 @@ func TestSequencesView(t *testing.T) {
 // TestGaussiansView sweeps v and checks Ex 1.11's values at v = 2 in the
 // result, and the quadrature check in the metrics.
 func TestGaussiansView(t *testing.T) {
-	s := build(t, Divergence, map[string]string{"view": "gaussians"}, 1)
-	runUntil(t, s, 1000)
+	s := simtest.Build(t, Divergence, map[string]string{"view": "gaussians"}, 1, nil)
+	simtest.RunUntil(t, s, 1000)
 	f := s.Frame()
-	finiteMetrics(t, f)
+	simtest.FiniteMetrics(t, f)
 	if e, _ := f.Metric("quad err"); e > 1e-6 {
 		t.Errorf("quadrature error %g", e)
 	}
@@ -135,10 +99,10 @@ func TestGaussiansView(t *testing.T) {
 // TestMLView checks the ml view: after 20 000 points the empirical KL at θ*
 // is within 4 s.e. of min KL, and the exact KL of the MLE is at least min KL.
 func TestMLView(t *testing.T) {
-	s := build(t, Divergence, map[string]string{"view": "ml", "d": "3"}, 2)
-	runUntil(t, s, 20000)
+	s := simtest.Build(t, Divergence, map[string]string{"view": "ml", "d": "3"}, 2, nil)
+	simtest.RunUntil(t, s, 20000)
 	f := s.Frame()
-	finiteMetrics(t, f)
+	simtest.FiniteMetrics(t, f)
 	res := s.Result()
 	best, emp, se, kl := res["min_kl"].(float64), res["empirical_kl_best"].(float64), res["se"].(float64), res["kl_mle"].(float64)
 	if math.Abs(emp-best) > 4*se || kl < best || math.Abs(best-0.462) > 1e-3 {
@@ -157,10 +121,7 @@ func TestDivergenceBadParams(t *testing.T) {
 		{map[string]string{"max_n": "2"}, "max_n"},
 		{map[string]string{"view": "ml", "d": "-1"}, "d"},
 	} {
-		v, err := sims.Resolve(Divergence.Params, c.set)
-		if err == nil {
-			_, err = Divergence.Build(sims.Config{Values: v, Seed: 1})
-		}
+		_, err := simtest.BuildErr(Divergence, c.set, 1, nil)
 		if err == nil || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%v: error %v does not name %s", c.set, err, c.name)
 		}
@@ -170,19 +131,19 @@ func TestDivergenceBadParams(t *testing.T) {
 func TestDivergenceDeterministicImmutable(t *testing.T) {
 	for _, view := range []string{"coding", "sequences", "gaussians", "ml"} {
 		res := func() string {
-			s := build(t, Divergence, map[string]string{"view": view}, 3)
-			runUntil(t, s, 300)
+			s := simtest.Build(t, Divergence, map[string]string{"view": view}, 3, nil)
+			simtest.RunUntil(t, s, 300)
 			b, _ := json.Marshal(s.Result())
 			return string(b)
 		}
 		if a, b := res(), res(); a != b {
 			t.Errorf("%s: same seed, different results", view)
 		}
-		s := build(t, Divergence, map[string]string{"view": view}, 1)
-		runUntil(t, s, 40)
+		s := simtest.Build(t, Divergence, map[string]string{"view": view}, 1, nil)
+		simtest.RunUntil(t, s, 40)
 		f := s.Frame()
 		before, _ := json.Marshal(f)
-		runUntil(t, s, 40)
+		simtest.RunUntil(t, s, 40)
 		_ = s.Frame()
 		if after, _ := json.Marshal(f); string(before) != string(after) {
 			t.Errorf("%s: a frame changed after it was returned", view)

@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 )
 
 // TestKLFlowConverges runs the default (exact gradient) to convergence: it
 // must reach (μ0, σ0) = (2, 1), with the KL never rising, and the notes
 // must say that (1.40) was corrected.
 func TestKLFlowConverges(t *testing.T) {
-	s := build(t, KLFlow, nil, 1)
+	s := simtest.Build(t, KLFlow, nil, 1, nil)
 	var err error
 	for i := 0; i < 10000 && err == nil; i++ {
 		err = s.Step()
@@ -27,7 +28,7 @@ func TestKLFlowConverges(t *testing.T) {
 		t.Errorf("result %v", res)
 	}
 	f := s.Frame()
-	finiteMetrics(t, f)
+	simtest.FiniteMetrics(t, f)
 	if txt := strings.Join(f.Text, "\n"); !strings.Contains(txt, "drops (μ−μ0)²") || !strings.Contains(txt, "erratum") {
 		t.Errorf("notes %q", f.Text)
 	}
@@ -45,15 +46,15 @@ func TestKLFlowConverges(t *testing.T) {
 // TestKLFlowNotes shows the erratum in the pane: with the printed gradient
 // and a large η_σ the KL rises and the notes say so.
 func TestKLFlowNotes(t *testing.T) {
-	s := build(t, KLFlow, map[string]string{"gradient": "notes", "eta_sigma": "0.5", "eta_mu": "0.02"}, 1)
-	runUntil(t, s, 50)
+	s := simtest.Build(t, KLFlow, map[string]string{"gradient": "notes", "eta_sigma": "0.5", "eta_mu": "0.02"}, 1, nil)
+	simtest.RunUntil(t, s, 50)
 	if s.Result()["kl_rises"].(int) == 0 {
 		t.Error("the KL never rose under the notes' gradient")
 	}
 	if txt := strings.Join(s.Frame().Text, "\n"); !strings.Contains(txt, "KL rose") {
 		t.Errorf("notes %q", s.Frame().Text)
 	}
-	d := build(t, KLFlow, map[string]string{"sigma": "2", "eta_sigma": "10", "mu": "2"}, 1)
+	d := simtest.Build(t, KLFlow, map[string]string{"sigma": "2", "eta_sigma": "10", "mu": "2"}, 1, nil)
 	if err := d.Step(); !errors.Is(err, sims.ErrDiverged) {
 		t.Errorf("σ = 2, η_σ = 10: %v, want diverged (σ would be 2 − 3.75)", err)
 	}
@@ -63,7 +64,7 @@ func TestKLFlowNotes(t *testing.T) {
 // convergence: the forward fit matches its moments, the reverse fit sits on
 // the mode (3, 3) with KL ≈ log 2.
 func TestKLFitOptima(t *testing.T) {
-	s := build(t, KLFit, nil, 1)
+	s := simtest.Build(t, KLFit, nil, 1, nil)
 	var err error
 	for i := 0; i < 3000 && err == nil; i++ {
 		err = s.Step()
@@ -79,7 +80,7 @@ func TestKLFitOptima(t *testing.T) {
 		t.Errorf("result %v", res)
 	}
 	f := s.Frame()
-	finiteMetrics(t, f)
+	simtest.FiniteMetrics(t, f)
 	if len(f.Charts) != 3 {
 		t.Errorf("%d charts", len(f.Charts))
 	}
@@ -98,10 +99,7 @@ func TestKLBadParams(t *testing.T) {
 		{KLFit, map[string]string{"start": "1"}, "start"},
 		{KLFit, map[string]string{"d": "7"}, "d"},
 	} {
-		v, err := sims.Resolve(c.spec.Params, c.set)
-		if err == nil {
-			_, err = c.spec.Build(sims.Config{Values: v, Seed: 1})
-		}
+		_, err := simtest.BuildErr(c.spec, c.set, 1, nil)
 		if err == nil || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%s %v: error %v does not name %s", c.spec.Name, c.set, err, c.name)
 		}
@@ -110,11 +108,11 @@ func TestKLBadParams(t *testing.T) {
 
 func TestKLImmutableNoAlloc(t *testing.T) {
 	for _, spec := range []*sims.Spec{KLFlow, KLFit} {
-		s := build(t, spec, nil, 1)
-		runUntil(t, s, 20)
+		s := simtest.Build(t, spec, nil, 1, nil)
+		simtest.RunUntil(t, s, 20)
 		f := s.Frame()
 		before, _ := json.Marshal(f)
-		runUntil(t, s, 20)
+		simtest.RunUntil(t, s, 20)
 		_ = s.Frame()
 		if after, _ := json.Marshal(f); string(before) != string(after) {
 			t.Errorf("%s: a frame changed after it was returned", spec.Name)

@@ -2,7 +2,6 @@ package dpsim
 
 import (
 	"encoding/json"
-	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -10,39 +9,20 @@ import (
 
 	"github.com/thelab/lab/algo/dp"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 )
 
-func build(t *testing.T, set map[string]string, data *sims.Table, seed uint64) sims.Sim {
-	t.Helper()
-	v, err := sims.Resolve(DP.Params, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := DP.Build(sims.Config{Values: v, Seed: seed, Data: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // run steps s until it converges or has taken max steps, checking every
-// frame's metrics are finite.
+// 97th frame's metrics are finite; it returns the steps taken before
+// convergence, or max.
 func run(t *testing.T, s sims.Sim, max int) int {
 	t.Helper()
 	for i := 0; i < max; i++ {
-		err := s.Step()
-		if errors.Is(err, sims.ErrConverged) {
+		if _, converged := simtest.RunUntil(t, s, 1); converged {
 			return i
 		}
-		if err != nil {
-			t.Fatalf("step %d: %v", i, err)
-		}
-		if i%97 == 0 {
-			for _, m := range s.Frame().Metrics {
-				if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
-					t.Fatalf("step %d: metric %s = %v", i, m.Name, m.Value)
-				}
-			}
+		if i%97 == 0 && !simtest.FiniteMetrics(t, s.Frame()) {
+			t.Fatalf("step %d: metrics not finite", i)
 		}
 	}
 	return max
@@ -53,7 +33,7 @@ func TestModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mode := range modes {
-		s := build(t, map[string]string{"mode": mode, "n": "50"}, nil, 1)
+		s := simtest.Build(t, DP, map[string]string{"mode": mode, "n": "50"}, 1, nil)
 		f0 := s.Frame()
 		snap, _ := json.Marshal(f0)
 		run(t, s, 300)
@@ -73,7 +53,7 @@ func TestModes(t *testing.T) {
 // TestDirichletMode: after n draws the running means are within 5 standard
 // errors of α_k/α₀ (D1), and the run ends after exactly n draws.
 func TestDirichletMode(t *testing.T) {
-	s := build(t, map[string]string{"mode": "dirichlet", "alphas": "0.5,1,3", "n": "4000"}, nil, 2)
+	s := simtest.Build(t, DP, map[string]string{"mode": "dirichlet", "alphas": "0.5,1,3", "n": "4000"}, 2, nil)
 	if n := run(t, s, 10000); n != 4000 {
 		t.Fatalf("converged after %d steps, want 4000", n)
 	}
@@ -93,7 +73,7 @@ func TestDirichletMode(t *testing.T) {
 // corrected product and the sum ΣC_k + rest = 1.
 func TestStickMode(t *testing.T) {
 	const alpha, n = 3.0, 1500
-	s := build(t, map[string]string{"mode": "stick", "alpha": "3", "n": "1500", "tol": "1e-4"}, nil, 3)
+	s := simtest.Build(t, DP, map[string]string{"mode": "stick", "alpha": "3", "n": "1500", "tol": "1e-4"}, 3, nil)
 	run(t, s, 1_000_000)
 	r := s.Result()
 	if r["draws"].(int) != n {
@@ -121,7 +101,7 @@ func TestStickMode(t *testing.T) {
 // TestCRPMode: the tables metric counts the tables, the expectation curve is
 // Σ_{i<n} α/(α+i), and the customers sum to n.
 func TestCRPMode(t *testing.T) {
-	s := build(t, map[string]string{"mode": "crp", "alpha": "2", "n": "500"}, nil, 4)
+	s := simtest.Build(t, DP, map[string]string{"mode": "crp", "alpha": "2", "n": "500"}, 4, nil)
 	if n := run(t, s, 1000); n != 500 {
 		t.Fatalf("converged after %d customers", n)
 	}
@@ -158,7 +138,7 @@ func TestMixtureMode(t *testing.T) {
 		tab.Rows = append(tab.Rows, []float64{float64(c%2)*8 + 0.4*rng.NormFloat64(), float64(c/2)*8 + 0.4*rng.NormFloat64()})
 		truth = append(truth, c)
 	}
-	s := build(t, map[string]string{"mode": "dpmm", "sigma": "0.4", "tau": "6"}, tab, 6)
+	s := simtest.Build(t, DP, map[string]string{"mode": "dpmm", "sigma": "0.4", "tau": "6"}, 6, tab)
 	for range 40 {
 		if err := s.Step(); err != nil {
 			t.Fatal(err)

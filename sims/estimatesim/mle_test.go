@@ -8,29 +8,8 @@ import (
 
 	"github.com/thelab/lab/algo/estimate"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 )
-
-func build(t *testing.T, set map[string]string, seed uint64) sims.Sim {
-	t.Helper()
-	v, err := sims.Resolve(MLE.Params, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := MLE.Build(sims.Config{Values: v, Seed: seed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func run(t *testing.T, s sims.Sim, n int) {
-	t.Helper()
-	for range n {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // TestStreamPanes runs every model in stream mode: the estimate in the
 // result is within 4 asymptotic standard errors of the truth, the pane has
@@ -39,9 +18,9 @@ func run(t *testing.T, s sims.Sim, n int) {
 // ∫₀¹ p^k (1 − p)^{n−k} dp = B(k + 1, n − k + 1).
 func TestStreamPanes(t *testing.T) {
 	for _, model := range estimate.Kinds {
-		s := build(t, map[string]string{"model": model}, 1)
+		s := simtest.Build(t, MLE, map[string]string{"model": model}, 1, nil)
 		const n = 3000
-		run(t, s, n)
+		simtest.Run(t, s, n)
 		res := s.Result()
 		mle, truth := res["mle"].([]float64), res["truth"].([]float64)
 		m, _ := estimate.NewModel(model, truth[0], append(truth, 1)[1])
@@ -83,8 +62,8 @@ func TestStreamPanes(t *testing.T) {
 // s.e. of 0, its variance within 15% of I⁻¹ = σ², and two histograms (μ and
 // σ²).
 func TestSamplingPane(t *testing.T) {
-	s := build(t, map[string]string{"mode": "sampling", "n": "100"}, 2)
-	run(t, s, 2000)
+	s := simtest.Build(t, MLE, map[string]string{"mode": "sampling", "n": "100"}, 2, nil)
+	simtest.Run(t, s, 2000)
 	f := s.Frame()
 	mean, _ := f.Metric("mean z")
 	v, _ := f.Metric("var z")
@@ -117,10 +96,7 @@ func TestBadParams(t *testing.T) {
 		{map[string]string{"n": "0"}, "n"},
 		{map[string]string{"mode": "batch"}, "mode"},
 	} {
-		v, err := sims.Resolve(MLE.Params, c.set)
-		if err == nil {
-			_, err = MLE.Build(sims.Config{Values: v, Seed: 1})
-		}
+		_, err := simtest.BuildErr(MLE, c.set, 1, nil)
 		if err == nil || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%v: error %v does not name %s", c.set, err, c.name)
 		}
@@ -130,19 +106,19 @@ func TestBadParams(t *testing.T) {
 func TestDeterministicImmutableNoAlloc(t *testing.T) {
 	for _, mode := range []string{"stream", "sampling"} {
 		res := func() string {
-			s := build(t, map[string]string{"mode": mode}, 9)
-			run(t, s, 200)
+			s := simtest.Build(t, MLE, map[string]string{"mode": mode}, 9, nil)
+			simtest.Run(t, s, 200)
 			b, _ := json.Marshal(s.Result())
 			return string(b)
 		}
 		if a, b := res(), res(); a != b {
 			t.Errorf("%s: same seed, different results", mode)
 		}
-		s := build(t, map[string]string{"mode": mode, "model": "regression"}, 1)
-		run(t, s, 50)
+		s := simtest.Build(t, MLE, map[string]string{"mode": mode, "model": "regression"}, 1, nil)
+		simtest.Run(t, s, 50)
 		f := s.Frame()
 		before, _ := json.Marshal(f)
-		run(t, s, 50)
+		simtest.Run(t, s, 50)
 		_ = s.Frame()
 		if after, _ := json.Marshal(f); string(before) != string(after) {
 			t.Errorf("%s: a frame changed after it was returned", mode)

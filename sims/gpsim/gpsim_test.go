@@ -7,34 +7,8 @@ import (
 
 	"github.com/thelab/lab/algo/gp"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 )
-
-func build(t *testing.T, spec *sims.Spec, set map[string]string, data *sims.Table) sims.Sim {
-	t.Helper()
-	v, err := sims.Resolve(spec.Params, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := spec.Build(sims.Config{Values: v, Seed: 7, Data: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func runAll(t *testing.T, s sims.Sim, max int) {
-	t.Helper()
-	for range max {
-		err := s.Step()
-		if errors.Is(err, sims.ErrConverged) {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Fatalf("no convergence in %d steps", max)
-}
 
 // TestGPSim: the band never widens as observations arrive (up to the
 // jitter's effect, √(1e-10) ≈ 1e-5 at worst, when σ² = 0), and the Result
@@ -42,8 +16,8 @@ func runAll(t *testing.T, s sims.Sim, max int) {
 // std, and the log marginal likelihood of all the data.
 func TestGPSim(t *testing.T) {
 	for _, noise := range []string{"0.09", "0"} {
-		s := build(t, GP, map[string]string{"noise": noise, "grid_points": "50"}, nil)
-		runAll(t, s, 1000)
+		s := simtest.Build(t, GP, map[string]string{"noise": noise, "grid_points": "50"}, 7, nil)
+		simtest.RunToEnd(t, s, 1000)
 		f := s.Frame()
 		slack := 1e-12
 		if noise == "0" {
@@ -81,8 +55,8 @@ func TestGPSim(t *testing.T) {
 
 // TestGPFitSim: the log marginal likelihood curve never falls.
 func TestGPFitSim(t *testing.T) {
-	s := build(t, GPFit, nil, nil)
-	runAll(t, s, 2000)
+	s := simtest.Build(t, GPFit, nil, 7, nil)
+	simtest.RunToEnd(t, s, 2000)
 	lml, _ := s.Frame().Series("log marginal likelihood")
 	for i := 1; i < len(lml.Y); i++ {
 		if lml.Y[i] < lml.Y[i-1] {
@@ -103,7 +77,7 @@ func TestBLRSim(t *testing.T) {
 		tab.Rows = append(tab.Rows, []float64{x, 0.3 - 0.8*x + 0.1*math.Sin(7*float64(i))})
 	}
 	for _, data := range []*sims.Table{nil, tab} {
-		s := build(t, BLR, nil, data)
+		s := simtest.Build(t, BLR, nil, 7, data)
 		for {
 			err := s.Step()
 			f := s.Frame()

@@ -8,7 +8,6 @@ package kernelsim
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strconv"
 
@@ -102,6 +101,51 @@ func columns(l *dataset.Labelled) (x, y []float64) {
 	return x, y
 }
 
+// classSetup reads what the kernel classifiers share: the two-class data
+// of the data and n parameters (classData), the kernel and the ±1 labels.
+func classSetup(cfg sims.Config) (*dataset.Labelled, kernel.Kernel, []float64, error) {
+	v := cfg.Values
+	data, err := classData(cfg, v.String("data"), v.Int("n"))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	k, err := KernelFrom(v)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	y, err := data.PlusMinus()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return data, k, y, nil
+}
+
+// decisionMap is what a kernel classifier caches to draw its decision map
+// when the data is 2-D (px, py from columns) and n·mapNX·mapNY ≤ mapCost:
+// the view, and kg[i·G+g] = k(x_i, grid_g) for the G centres of the map's
+// grid, point i's column contiguous, plus 1 (the input x₀ = 1 of a bias)
+// when bias is set. kg is nil otherwise.
+func decisionMap(k kernel.Kernel, data *dataset.Labelled, px, py []float64, bias bool) (view sims.Rect, kg []float64) {
+	if px == nil || data.N()*mapNX*mapNY > mapCost {
+		return sims.Rect{}, nil
+	}
+	view = sims.Bounds(px, py).Pad(0.08)
+	grid := gridPoints(view, mapNX, mapNY)
+	cross := kernel.Cross(k, grid, data.X) // G×n
+	g, n := len(grid), data.N()
+	kg = make([]float64, n*g)
+	for a := 0; a < g; a++ {
+		for i := 0; i < n; i++ {
+			c := cross[a*n+i]
+			if bias {
+				c++
+			}
+			kg[i*g+a] = c
+		}
+	}
+	return view, kg
+}
+
 // gridPoints returns the centres of an nx×ny tiling of view, in the layout
 // of sims.Grid (bottom row first).
 func gridPoints(view sims.Rect, nx, ny int) [][]float64 {
@@ -118,12 +162,3 @@ func gridPoints(view sims.Rect, nx, ny int) [][]float64 {
 
 // classLegend names the two classes by their ±1 labels.
 var classLegend = []string{"y = −1", "y = +1"}
-
-// finite replaces a non-finite value by 0, for metrics that are undefined
-// early in a run (a metric must be finite).
-func finite(x float64) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return 0
-	}
-	return x
-}

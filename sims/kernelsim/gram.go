@@ -170,7 +170,7 @@ func (s *gramSim) Frame() sims.Frame {
 			{Name: "lambda_min", Value: lo},
 			{Name: "lambda_max", Value: hi},
 			{Name: "psd", Value: psd},
-			{Name: "cs_excess", Value: finite(s.c.CauchySchwarz())},
+			{Name: "cs_excess", Value: sims.FiniteOr(s.c.CauchySchwarz(), 0)},
 		},
 		Charts: []sims.Chart{
 			sims.CanvasChart{

@@ -8,42 +8,8 @@ import (
 
 	"github.com/thelab/lab/algo/kernel"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 )
-
-func build(t *testing.T, spec *sims.Spec, set map[string]string, data *sims.Table) sims.Sim {
-	t.Helper()
-	v, err := sims.Resolve(spec.Params, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := spec.Build(sims.Config{Values: v, Seed: 3, Data: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// run steps s until it stops or max steps, returning the stopping error
-// (nil if it did not stop).
-func run(s sims.Sim, max int) error {
-	for range max {
-		if err := s.Step(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func metric(t *testing.T, f sims.Frame, name string) float64 {
-	t.Helper()
-	v, ok := f.Metric(name)
-	if !ok {
-		t.Fatalf("%s: no metric %q", f.Sim, name)
-	}
-	return v
-}
-
-func text(f sims.Frame) string { return strings.Join(f.Text, "\n") }
 
 func TestCatalog(t *testing.T) {
 	if _, err := sims.NewCatalog(SVM, SVMPrimal, Perceptron, Ridge, KPCA, Gram); err != nil {
@@ -56,12 +22,12 @@ func TestCatalog(t *testing.T) {
 // decision map equals F(x) = Σα_i y_i k(x_i, x) + b computed from scratch.
 func TestSVMConvergesAndMapIsF(t *testing.T) {
 	for _, set := range []map[string]string{nil, {"kernel": "poly", "data": "circles", "C": "10"}, {"data": "ellipse", "kernel": "sum"}} {
-		s := build(t, SVM, set, nil)
-		if err := run(s, 100000); !errors.Is(err, sims.ErrConverged) {
+		s := simtest.Build(t, SVM, set, 3, nil)
+		if err := simtest.RunErr(s, 100000); !errors.Is(err, sims.ErrConverged) {
 			t.Fatalf("%v: %v", set, err)
 		}
 		f := s.Frame()
-		if kkt := metric(t, f, "kkt"); kkt > 1e-3 {
+		if kkt := simtest.Metric(t, f, "kkt"); kkt > 1e-3 {
 			t.Errorf("%v: KKT violation %g", set, kkt)
 		}
 		res := s.Result()
@@ -92,19 +58,19 @@ func TestSVMConvergesAndMapIsF(t *testing.T) {
 // TestSVMHardMargin: on separable data the hard-margin run ends with
 // ‖w‖² = Σα; on overlapping data it reports that no hyperplane separates.
 func TestSVMHardMargin(t *testing.T) {
-	s := build(t, SVM, map[string]string{"data": "separable", "margin": "hard", "kernel": "linear", "tol": "1e-8"}, nil)
-	if err := run(s, 200000); !errors.Is(err, sims.ErrConverged) {
+	s := simtest.Build(t, SVM, map[string]string{"data": "separable", "margin": "hard", "kernel": "linear", "tol": "1e-8"}, 3, nil)
+	if err := simtest.RunErr(s, 200000); !errors.Is(err, sims.ErrConverged) {
 		t.Fatal(err)
 	}
 	sim := s.(*svmSim)
 	if ww, sa := sim.smo.WNormSq(), sim.smo.SumAlpha(); math.Abs(ww-sa) > 1e-6*sa {
 		t.Errorf("‖w‖² = %v, Σα = %v", ww, sa)
 	}
-	if !strings.Contains(text(s.Frame()), "‖w‖² = Σα") {
-		t.Errorf("notes: %q", text(s.Frame()))
+	if !strings.Contains(simtest.Text(s.Frame()), "‖w‖² = Σα") {
+		t.Errorf("notes: %q", simtest.Text(s.Frame()))
 	}
-	s = build(t, SVM, map[string]string{"data": "overlap", "margin": "hard", "kernel": "linear"}, nil)
-	if err := run(s, 1000000); !errors.Is(err, sims.ErrDiverged) {
+	s = simtest.Build(t, SVM, map[string]string{"data": "overlap", "margin": "hard", "kernel": "linear"}, 3, nil)
+	if err := simtest.RunErr(s, 1000000); !errors.Is(err, sims.ErrDiverged) {
 		t.Errorf("hard margin on overlapping classes: %v", err)
 	}
 }
@@ -117,8 +83,8 @@ func TestSVMCSV(t *testing.T) {
 		x := float64(i%7) - 3
 		tab.Rows = append(tab.Rows, []float64{x, float64(i % 3), float64(i % 5), float64(i % 2)})
 	}
-	s := build(t, SVM, nil, tab)
-	run(s, 5000)
+	s := simtest.Build(t, SVM, nil, 3, tab)
+	simtest.RunErr(s, 5000)
 	if _, ok := s.Frame().Charts[0].(sims.HistChart); !ok {
 		t.Errorf("3-feature data: first chart %T", s.Frame().Charts[0])
 	}
@@ -136,16 +102,16 @@ func TestSVMCSV(t *testing.T) {
 // SMO dual optimum and never goes below it.
 func TestSVMPrimalApproachesDual(t *testing.T) {
 	for _, method := range []string{"subgradient", "sgd"} {
-		s := build(t, SVMPrimal, map[string]string{"method": method}, nil)
+		s := simtest.Build(t, SVMPrimal, map[string]string{"method": method}, 3, nil)
 		for range 5000 {
 			if err := s.Step(); err != nil {
 				t.Fatal(err)
 			}
-			if f := s.Frame(); metric(t, f, "P") < metric(t, f, "D*")*(1-1e-9) {
+			if f := s.Frame(); simtest.Metric(t, f, "P") < simtest.Metric(t, f, "D*")*(1-1e-9) {
 				t.Fatalf("%s: P below the dual optimum", method)
 			}
 		}
-		if g := metric(t, s.Frame(), "rel_gap"); g < 0 || g > 0.02 {
+		if g := simtest.Metric(t, s.Frame(), "rel_gap"); g < 0 || g > 0.02 {
 			t.Errorf("%s: relative gap %v after 5000 steps", method, g)
 		}
 	}
@@ -155,47 +121,47 @@ func TestSVMPrimalApproachesDual(t *testing.T) {
 // the pane's primal check agrees; the linear kernel cycles and the run says
 // it cannot separate.
 func TestPerceptronSim(t *testing.T) {
-	s := build(t, Perceptron, nil, nil)
-	if err := run(s, 100000); !errors.Is(err, sims.ErrConverged) {
+	s := simtest.Build(t, Perceptron, nil, 3, nil)
+	if err := simtest.RunErr(s, 100000); !errors.Is(err, sims.ErrConverged) {
 		t.Fatal(err)
 	}
 	res := s.Result()
-	if res["primal_agrees"] != true || !strings.Contains(text(s.Frame()), "✓") {
-		t.Errorf("primal check: %v, %q", res["primal_agrees"], text(s.Frame()))
+	if res["primal_agrees"] != true || !strings.Contains(simtest.Text(s.Frame()), "✓") {
+		t.Errorf("primal check: %v, %q", res["primal_agrees"], simtest.Text(s.Frame()))
 	}
 	sum := 0
 	for _, a := range res["alpha"].([]int) {
 		sum += a
 	}
-	if sum != res["mistakes"] || metric(t, s.Frame(), "accuracy") != 1 {
-		t.Errorf("Σα = %d, mistakes %v, accuracy %v", sum, res["mistakes"], metric(t, s.Frame(), "accuracy"))
+	if sum != res["mistakes"] || simtest.Metric(t, s.Frame(), "accuracy") != 1 {
+		t.Errorf("Σα = %d, mistakes %v, accuracy %v", sum, res["mistakes"], simtest.Metric(t, s.Frame(), "accuracy"))
 	}
-	s = build(t, Perceptron, map[string]string{"kernel": "linear", "max_epochs": "20"}, nil)
-	if err := run(s, 100000); !errors.Is(err, sims.ErrDiverged) || !strings.Contains(err.Error(), "does not separate") {
+	s = simtest.Build(t, Perceptron, map[string]string{"kernel": "linear", "max_epochs": "20"}, 3, nil)
+	if err := simtest.RunErr(s, 100000); !errors.Is(err, sims.ErrDiverged) || !strings.Contains(err.Error(), "does not separate") {
 		t.Errorf("linear kernel on the ellipse: %v", err)
 	}
 	if s.Result()["primal_agrees"] != true {
 		t.Error("linear kernel: the primal check failed")
 	}
 	// rbf has no small explicit map: the pane says so.
-	s = build(t, Perceptron, map[string]string{"kernel": "rbf", "data": "moons"}, nil)
-	run(s, 10)
-	if !strings.Contains(text(s.Frame()), "no small explicit feature map") {
-		t.Errorf("rbf notes: %q", text(s.Frame()))
+	s = simtest.Build(t, Perceptron, map[string]string{"kernel": "rbf", "data": "moons"}, 3, nil)
+	simtest.RunErr(s, 10)
+	if !strings.Contains(simtest.Text(s.Frame()), "no small explicit feature map") {
+		t.Errorf("rbf notes: %q", simtest.Text(s.Frame()))
 	}
 }
 
 // TestRidgeSim: CG reaches the Cholesky solution within ~n steps while GD
 // crawls, both under their drawn bounds.
 func TestRidgeSim(t *testing.T) {
-	s := build(t, Ridge, nil, nil)
-	run(s, 200)
+	s := simtest.Build(t, Ridge, nil, 3, nil)
+	simtest.RunErr(s, 200)
 	f := s.Frame()
-	if e := metric(t, f, "cg_error"); e > 1e-8 {
+	if e := simtest.Metric(t, f, "cg_error"); e > 1e-8 {
 		t.Errorf("cg error %g after 200 steps", e)
 	}
-	if e := metric(t, f, "gd_error"); e < 1e-3 {
-		t.Errorf("gd error %g: expected a crawl at κ = %g", e, metric(t, f, "kappa"))
+	if e := simtest.Metric(t, f, "gd_error"); e < 1e-3 {
+		t.Errorf("gd error %g: expected a crawl at κ = %g", e, simtest.Metric(t, f, "kappa"))
 	}
 	for _, name := range []string{"CG", "GD"} {
 		got, _ := f.Series(name)
@@ -212,8 +178,8 @@ func TestRidgeSim(t *testing.T) {
 // linear kernel the component variances are PCA's.
 func TestKPCASim(t *testing.T) {
 	for _, k := range []string{"rbf", "linear"} {
-		s := build(t, KPCA, map[string]string{"kernel": k, "data": "blobs"}, nil)
-		if err := run(s, 5000); !errors.Is(err, sims.ErrConverged) {
+		s := simtest.Build(t, KPCA, map[string]string{"kernel": k, "data": "blobs"}, 3, nil)
+		if err := simtest.RunErr(s, 5000); !errors.Is(err, sims.ErrConverged) {
 			t.Fatalf("%s: %v", k, err)
 		}
 		res := s.Result()
@@ -230,8 +196,8 @@ func TestKPCASim(t *testing.T) {
 					t.Errorf("PCA variance %v, kernel PCA %v", pca[c], ev[c])
 				}
 			}
-			if !strings.Contains(text(s.Frame()), "= PCA") {
-				t.Errorf("notes: %q", text(s.Frame()))
+			if !strings.Contains(simtest.Text(s.Frame()), "= PCA") {
+				t.Errorf("notes: %q", simtest.Text(s.Frame()))
 			}
 		}
 	}
@@ -241,33 +207,33 @@ func TestKPCASim(t *testing.T) {
 // semidefinite as points are added; ‖x − z‖, −k and tanh do not.
 func TestGramSim(t *testing.T) {
 	for _, k := range gramKernels {
-		s := build(t, Gram, map[string]string{"kernel": k, "n": "40"}, nil)
+		s := simtest.Build(t, Gram, map[string]string{"kernel": k, "n": "40"}, 3, nil)
 		valid := k != "distance" && k != "negative" && k != "sigmoid"
 		for {
 			err := s.Step()
-			if valid && metric(t, s.Frame(), "psd") != 1 {
-				t.Fatalf("%s: not PSD at n = %v", k, metric(t, s.Frame(), "n"))
+			if valid && simtest.Metric(t, s.Frame(), "psd") != 1 {
+				t.Fatalf("%s: not PSD at n = %v", k, simtest.Metric(t, s.Frame(), "n"))
 			}
 			if err != nil {
 				break
 			}
 		}
-		if !valid && metric(t, s.Frame(), "psd") != 0 {
+		if !valid && simtest.Metric(t, s.Frame(), "psd") != 0 {
 			t.Errorf("%s passed the PSD check", k)
 		}
-		if !valid != strings.Contains(text(s.Frame()), "NOT positive semidefinite") {
-			t.Errorf("%s: notes %q", k, text(s.Frame()))
+		if !valid != strings.Contains(simtest.Text(s.Frame()), "NOT positive semidefinite") {
+			t.Errorf("%s: notes %q", k, simtest.Text(s.Frame()))
 		}
 	}
 }
 
 func TestFramesImmutable(t *testing.T) {
 	for _, spec := range []*sims.Spec{SVM, Perceptron, Ridge, KPCA, Gram, SVMPrimal} {
-		s := build(t, spec, nil, nil)
+		s := simtest.Build(t, spec, nil, 3, nil)
 		s.Step()
 		f := s.Frame()
 		snap := snapshot(f)
-		run(s, 30)
+		simtest.RunErr(s, 30)
 		if snapshot(f) != snap {
 			t.Errorf("%s: a published frame changed", spec.Name)
 		}

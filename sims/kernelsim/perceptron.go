@@ -57,15 +57,7 @@ type perceptronSim struct {
 
 func newPerceptron(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	data, err := classData(cfg, v.String("data"), v.Int("n"))
-	if err != nil {
-		return nil, err
-	}
-	k, err := KernelFrom(v)
-	if err != nil {
-		return nil, err
-	}
-	y, err := data.PlusMinus()
+	data, k, y, err := classSetup(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -86,18 +78,10 @@ func newPerceptron(cfg sims.Config) (sims.Sim, error) {
 		s.primal, _ = kernel.NewPrimal(feats, y)
 		s.mapDoc = doc
 	}
-	if s.px, s.py = columns(data); s.px != nil && data.N()*mapNX*mapNY <= mapCost {
-		s.view = sims.Bounds(s.px, s.py).Pad(0.08)
-		grid := gridPoints(s.view, mapNX, mapNY)
-		cross := kernel.Cross(k, grid, data.X)
-		g, n := len(grid), data.N()
-		s.kg = make([]float64, n*g)
-		for a := 0; a < g; a++ {
-			for i := 0; i < n; i++ {
-				s.kg[i*g+a] = cross[a*n+i] + 1 // the bias input x₀ = 1
-			}
-		}
-		s.fg = make([]float64, g)
+	s.px, s.py = columns(data)
+	if s.view, s.kg = decisionMap(k, data, s.px, s.py, true); s.kg != nil {
+		s.fg = make([]float64, mapNX*mapNY)
+		n := data.N()
 		s.fx, s.fy = make([]float64, n), make([]float64, n)
 		for i := range s.fx {
 			s.fx[i], s.fy[i] = s.px[i]*s.px[i], s.py[i]*s.py[i]

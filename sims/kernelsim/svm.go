@@ -60,15 +60,7 @@ type svmSim struct {
 
 func newSVM(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	data, err := classData(cfg, v.String("data"), v.Int("n"))
-	if err != nil {
-		return nil, err
-	}
-	k, err := KernelFrom(v)
-	if err != nil {
-		return nil, err
-	}
-	y, err := data.PlusMinus()
+	data, k, y, err := classSetup(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -82,18 +74,9 @@ func newSVM(cfg sims.Config) (sims.Sim, error) {
 		return nil, err
 	}
 	s.prevA = make([]float64, data.N())
-	if s.px, s.py = columns(data); s.px != nil && data.N()*mapNX*mapNY <= mapCost {
-		s.view = sims.Bounds(s.px, s.py).Pad(0.08)
-		grid := gridPoints(s.view, mapNX, mapNY)
-		cross := kernel.Cross(k, grid, data.X) // G×n
-		g, n := len(grid), data.N()
-		s.kg = make([]float64, n*g)
-		for a := 0; a < g; a++ {
-			for i := 0; i < n; i++ {
-				s.kg[i*g+a] = cross[a*n+i]
-			}
-		}
-		s.fg = make([]float64, g)
+	s.px, s.py = columns(data)
+	if s.view, s.kg = decisionMap(k, data, s.px, s.py, false); s.kg != nil {
+		s.fg = make([]float64, mapNX*mapNY)
 	}
 	// The curves start after the first pair update: D(α) = 0 at α = 0 has
 	// no place on a log scale.
@@ -161,7 +144,7 @@ func (s *svmSim) Frame() sims.Frame {
 		{Name: "accuracy", Value: s.accuracy(b)},
 	}
 	if s.hard {
-		metrics = append(metrics, sims.Metric{Name: "violation", Value: finite(s.smo.Violation())})
+		metrics = append(metrics, sims.Metric{Name: "violation", Value: sims.FiniteOr(s.smo.Violation(), 0)})
 	}
 	x0, x1 := s.trace.Span()
 	charts := []sims.Chart{}
@@ -268,7 +251,7 @@ func (s *svmSim) Result() map[string]any {
 		"free_sv":          free,
 		"bound_sv":         bounded,
 		"dual_objective":   s.smo.Dual(),
-		"primal_objective": finite(s.smo.Primal()),
+		"primal_objective": sims.FiniteOr(s.smo.Primal(), 0),
 		"accuracy":         s.accuracy(b),
 		"kkt_violation":    s.smo.KKT(),
 		"steps":            s.smo.Iter(),

@@ -2,54 +2,26 @@ package laplacesim
 
 import (
 	"encoding/json"
-	"errors"
 	"math"
 	"strings"
 	"testing"
 
-	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 	"gonum.org/v1/gonum/mathext"
 )
-
-func build(t *testing.T, set map[string]string, data *sims.Table) sims.Sim {
-	t.Helper()
-	vals, err := sims.Resolve(Laplace.Params, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Laplace.Build(sims.Config{Values: vals, Seed: 1, Data: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// converge steps until the sim reports convergence.
-func converge(t *testing.T, s sims.Sim) int {
-	t.Helper()
-	for k := range 100 {
-		if err := s.Step(); errors.Is(err, algo.ErrConverged) {
-			return k
-		} else if err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Fatal("no convergence in 100 steps")
-	return 0
-}
 
 // TestChiSquarePane is the oracle at the sim level: χ²(10) gives
 // q = N(8, 16); the pane's KL(p‖q) is the closed form
 // −H(χ²₁₀) + ½ log(32π) + 24/32 and KL(q‖p) is infinite (null), with q's
 // mass Φ(−2) on z ≤ 0 reported.
 func TestChiSquarePane(t *testing.T) {
-	s := build(t, nil, nil)
+	s := simtest.Build(t, Laplace, nil, 1, nil)
 	f := s.Frame()
 	if len(f.Charts) != 3 || f.Step != 0 {
 		t.Fatalf("first frame: %d charts, step %d", len(f.Charts), f.Step)
 	}
-	converge(t, s)
+	simtest.RunToEnd(t, s, 100)
 	res := s.Result()
 	mode, cov := res["mode"].([]float64), res["cov"].([][]float64)
 	if math.Abs(mode[0]-8) > 1e-9 || math.Abs(cov[0][0]-16) > 1e-7 || res["converged"] != true {
@@ -83,8 +55,8 @@ func TestChiSquarePane(t *testing.T) {
 }
 
 func TestExample34Pane(t *testing.T) {
-	s := build(t, map[string]string{"model": "logistic"}, nil)
-	if n := converge(t, s); n > 8 {
+	s := simtest.Build(t, Laplace, map[string]string{"model": "logistic"}, 1, nil)
+	if n := simtest.RunToEnd(t, s, 100); n > 8 {
 		t.Errorf("%d Newton steps", n)
 	}
 	res := s.Result()
@@ -109,8 +81,8 @@ func TestLogistic2DPane(t *testing.T) {
 		table.Rows = append(table.Rows, []float64{x, y})
 	}
 	for _, data := range []*sims.Table{nil, table} {
-		s := build(t, map[string]string{"model": "logistic2d"}, data)
-		converge(t, s)
+		s := simtest.Build(t, Laplace, map[string]string{"model": "logistic2d"}, 1, data)
+		simtest.RunToEnd(t, s, 100)
 		f := s.Frame()
 		if len(f.Charts) != 4 {
 			t.Fatalf("%d charts", len(f.Charts))
@@ -155,14 +127,14 @@ func TestLaplaceBadConfig(t *testing.T) {
 }
 
 func TestLaplaceFramesAreImmutable(t *testing.T) {
-	s := build(t, map[string]string{"model": "logistic2d"}, nil)
+	s := simtest.Build(t, Laplace, map[string]string{"model": "logistic2d"}, 1, nil)
 	s.Step()
 	f := s.Frame()
 	before, err := json.Marshal(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	converge(t, s)
+	simtest.RunToEnd(t, s, 100)
 	s.Frame()
 	if after, _ := json.Marshal(f); string(before) != string(after) {
 		t.Error("a frame changed after it was returned")

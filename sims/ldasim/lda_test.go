@@ -2,7 +2,6 @@ package ldasim
 
 import (
 	"encoding/json"
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,30 +9,8 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 )
-
-func build(t *testing.T, set map[string]string, seed uint64) (sims.Sim, error) {
-	t.Helper()
-	v, err := sims.Resolve(LDA.Params, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return LDA.Build(sims.Config{Values: v, Seed: seed})
-}
-
-func runToEnd(t *testing.T, s sims.Sim) {
-	t.Helper()
-	for i := 0; i < 1000; i++ {
-		err := s.Step()
-		if errors.Is(err, sims.ErrConverged) {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Fatal("no convergence in 1000 sweeps")
-}
 
 // TestPlanted runs the default (the shipped planted corpus) to convergence:
 // the ELBO curve never falls, the planted topics are matched within twice
@@ -44,11 +21,11 @@ func TestPlanted(t *testing.T) {
 	if _, err := sims.NewCatalog(LDA); err != nil {
 		t.Fatal(err)
 	}
-	s, err := build(t, nil, 1)
+	s, err := simtest.BuildErr(LDA, nil, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	runToEnd(t, s)
+	simtest.RunToEnd(t, s, 1000)
 	f := s.Frame()
 	elbo, _ := f.Series("L(q)/N")
 	for i := 1; i < len(elbo.Y); i++ {
@@ -94,11 +71,11 @@ func TestFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := build(t, map[string]string{"corpus": path, "k": "2"}, 2)
+	s, err := simtest.BuildErr(LDA, map[string]string{"corpus": path, "k": "2"}, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	runToEnd(t, s)
+	simtest.RunToEnd(t, s, 1000)
 	r := s.Result()
 	if r["documents"].(int) != 40 {
 		t.Fatalf("%v documents", r["documents"])
@@ -115,7 +92,7 @@ func TestFile(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{filepath.Join(dir, "missing.txt"), writeEmpty(t, dir)} {
-		if _, err := build(t, map[string]string{"corpus": bad}, 1); err == nil || !strings.Contains(err.Error(), "corpus") {
+		if _, err := simtest.BuildErr(LDA, map[string]string{"corpus": bad}, 1, nil); err == nil || !strings.Contains(err.Error(), "corpus") {
 			t.Errorf("%s: got %v, want an error naming corpus", bad, err)
 		}
 	}
@@ -132,7 +109,7 @@ func writeEmpty(t *testing.T, dir string) string {
 // TestFewTopics: with fewer topics than were planted the pane says so
 // instead of matching.
 func TestFewTopics(t *testing.T) {
-	s, err := build(t, map[string]string{"k": "3"}, 1)
+	s, err := simtest.BuildErr(LDA, map[string]string{"k": "3"}, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

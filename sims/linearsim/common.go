@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/thelab/lab/algo/dataset"
+	"github.com/thelab/lab/algo/linear"
 	"github.com/thelab/lab/algo/optim"
 	"github.com/thelab/lab/sims"
 	"gonum.org/v1/gonum/floats"
@@ -162,6 +163,51 @@ type stepper interface {
 	X() []float64
 	F() float64
 	Iter() int
+}
+
+// loadDesign reads a sim's data set (its --data table, else its preset)
+// and makes its design matrix, with the bias column when bias is set.
+func loadDesign(cfg sims.Config, data func(sims.Config) (*dataset.Labelled, error), bias bool) (*dataset.Labelled, *linear.Design, error) {
+	l, err := data(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	x, err := linear.NewDesign(l.X, bias)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", l.Name, err)
+	}
+	return l, x, nil
+}
+
+// scatter is a data set with two features as a canvas draws it: its
+// points, their classes, the view and the axis names.
+type scatter struct {
+	xs, ys []float64
+	cls    []int
+	view   sims.Rect
+	xl, yl string
+}
+
+func newScatter(l *dataset.Labelled) scatter {
+	s := scatter{xs: column(l.X, 0), ys: column(l.X, 1), cls: l.Int(), view: view(l.X)}
+	s.xl, s.yl = axisLabels(l)
+	return s
+}
+
+// points is the canvas layer of the data, coloured by class.
+func (s scatter) points() []sims.PointSet {
+	return []sims.PointSet{{Name: "data", X: s.xs, Y: s.ys, Classes: s.cls}}
+}
+
+// newGD is gradient descent on f from theta0 with the step t = lr, or 1/L
+// when lr is 0, stopping at ‖∇f‖ ≤ tol; it returns the engine and t.
+func newGD(f optim.Objective, theta0 []float64, v sims.Values, L float64) (*optim.Descent, float64, error) {
+	lr := v.Float("lr")
+	if lr == 0 {
+		lr = 1 / L
+	}
+	eng, err := optim.NewDescent(f, theta0, optim.DescentConfig{Method: optim.GD, LR: lr, Tol: v.Float("tol")})
+	return eng, lr, err
 }
 
 // sgdParams are the parameters of SGD shared by logreg and softmax.

@@ -9,37 +9,9 @@ import (
 
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 	"gonum.org/v1/gonum/floats"
 )
-
-func build(t *testing.T, spec *sims.Spec, set map[string]string, data *sims.Table) sims.Sim {
-	t.Helper()
-	s, err := buildErr(spec, set, data)
-	if err != nil {
-		t.Fatalf("%s %v: %v", spec.Name, set, err)
-	}
-	return s
-}
-
-func buildErr(spec *sims.Spec, set map[string]string, data *sims.Table) (sims.Sim, error) {
-	v, err := sims.Resolve(spec.Params, set)
-	if err != nil {
-		return nil, err
-	}
-	return spec.Build(sims.Config{Values: v, Seed: 7, Data: data})
-}
-
-// runAll steps until an error or max steps; it returns the error.
-func runAll(s sims.Sim, max int) error {
-	for k := 0; k < max; k++ {
-		if err := s.Step(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func text(f sims.Frame) string { return strings.Join(f.Text, "\n") }
 
 func table(t *testing.T, csv string) *sims.Table {
 	t.Helper()
@@ -55,8 +27,8 @@ func table(t *testing.T, csv string) *sims.Table {
 // and its mistakes stay under the drawn bound 27; XOR's pane reports the
 // period-4 cycle; spam's classifies the test e-mail as spam.
 func TestPerceptronPanes(t *testing.T) {
-	s := build(t, Perceptron, map[string]string{"data": "or"}, nil)
-	if err := runAll(s, 1000); !errors.Is(err, algo.ErrConverged) {
+	s := simtest.Build(t, Perceptron, map[string]string{"data": "or"}, 7, nil)
+	if err := simtest.RunErr(s, 1000); !errors.Is(err, algo.ErrConverged) {
 		t.Fatal(err)
 	}
 	r := s.Result()
@@ -69,23 +41,23 @@ func TestPerceptronPanes(t *testing.T) {
 	if !ok || len(b.Y) != len(m.Y) || floats.Max(m.Y) > b.Y[0] {
 		t.Errorf("mistakes %v against bound %v", m.Y, b.Y)
 	}
-	if !strings.Contains(text(f), "converged") {
-		t.Errorf("notes %q", text(f))
+	if !strings.Contains(simtest.Text(f), "converged") {
+		t.Errorf("notes %q", simtest.Text(f))
 	}
 
-	x := build(t, Perceptron, map[string]string{"data": "xor"}, nil)
-	runAll(x, 40)
-	if tx := text(x.Frame()); !strings.Contains(tx, "period 4") || !strings.Contains(tx, "not linearly separable") {
+	x := simtest.Build(t, Perceptron, map[string]string{"data": "xor"}, 7, nil)
+	simtest.RunErr(x, 40)
+	if tx := simtest.Text(x.Frame()); !strings.Contains(tx, "period 4") || !strings.Contains(tx, "not linearly separable") {
 		t.Errorf("XOR notes %q", tx)
 	}
 	if x.Result()["cycle_period"] != 4 {
 		t.Errorf("XOR result %v", x.Result())
 	}
 
-	sp := build(t, Perceptron, map[string]string{"data": "spam"}, nil)
-	runAll(sp, 100)
-	if r := sp.Result(); r["mistakes"] != 4 || !strings.Contains(text(sp.Frame()), "score 2 → spam (+)") {
-		t.Errorf("spam %v %q", r, text(sp.Frame()))
+	sp := simtest.Build(t, Perceptron, map[string]string{"data": "spam"}, 7, nil)
+	simtest.RunErr(sp, 100)
+	if r := sp.Result(); r["mistakes"] != 4 || !strings.Contains(simtest.Text(sp.Frame()), "score 2 → spam (+)") {
+		t.Errorf("spam %v %q", r, simtest.Text(sp.Frame()))
 	}
 }
 
@@ -95,8 +67,8 @@ func TestPerceptronPanes(t *testing.T) {
 // with one-vs-all ("k vs the rest" need not be separable).
 func TestPerceptronMulticlass(t *testing.T) {
 	for scheme, bars := range map[string]int{"ova": 4, "ovo": 6} {
-		s := build(t, Perceptron, map[string]string{"data": "blobs", "classes": "4", "multiclass": scheme, "n": "80"}, nil)
-		runAll(s, 20000)
+		s := simtest.Build(t, Perceptron, map[string]string{"data": "blobs", "classes": "4", "multiclass": scheme, "n": "80"}, 7, nil)
+		simtest.RunErr(s, 20000)
 		f := s.Frame()
 		if acc, _ := f.Metric("accuracy"); acc < 0.95 || (scheme == "ovo" && acc != 1) {
 			t.Errorf("%s: accuracy %v", scheme, acc)
@@ -126,8 +98,8 @@ func TestPerceptronMulticlass(t *testing.T) {
 // TestPerceptronCSV: a CSV with ±1 labels in a "label" column.
 func TestPerceptronCSV(t *testing.T) {
 	tb := table(t, "label,a,b\n-1,0,0\n1,1,0\n1,0,1\n1,1,1\n")
-	s := build(t, Perceptron, nil, tb)
-	runAll(s, 1000)
+	s := simtest.Build(t, Perceptron, nil, 7, tb)
+	simtest.RunErr(s, 1000)
 	if r := s.Result(); r["mistakes"] != 9 || r["b"] != -1.0 {
 		t.Errorf("OR from CSV: %v", r)
 	}
@@ -136,7 +108,7 @@ func TestPerceptronCSV(t *testing.T) {
 // TestLinregPanes: the ε example solves to (−2/ε, 1); GD reaches the closed
 // form; with a repeated column the pane reports the rank deficiency.
 func TestLinregPanes(t *testing.T) {
-	s := build(t, Linreg, map[string]string{"data": "epsilon", "method": "normal"}, nil)
+	s := simtest.Build(t, Linreg, map[string]string{"data": "epsilon", "method": "normal"}, 7, nil)
 	if err := s.Step(); err != nil {
 		t.Fatal(err)
 	}
@@ -147,11 +119,11 @@ func TestLinregPanes(t *testing.T) {
 	if w := r["w"].([]float64); math.Abs(w[0]+20) > 1e-9 || math.Abs(w[1]-1) > 1e-12 {
 		t.Errorf("ε = 0.1: w = %v, want (−20, 1)", w)
 	}
-	if !strings.Contains(text(s.Frame()), "(−2/ε, 1) = (-20, 1)") {
-		t.Errorf("notes %q", text(s.Frame()))
+	if !strings.Contains(simtest.Text(s.Frame()), "(−2/ε, 1) = (-20, 1)") {
+		t.Errorf("notes %q", simtest.Text(s.Frame()))
 	}
-	g := build(t, Linreg, map[string]string{"data": "linear", "lambda": "0.1"}, nil)
-	if err := runAll(g, 20000); !errors.Is(err, algo.ErrConverged) {
+	g := simtest.Build(t, Linreg, map[string]string{"data": "linear", "lambda": "0.1"}, 7, nil)
+	if err := simtest.RunErr(g, 20000); !errors.Is(err, algo.ErrConverged) {
 		t.Fatal(err)
 	}
 	gr := g.Result()
@@ -167,10 +139,10 @@ func TestLinregPanes(t *testing.T) {
 		t.Errorf("loss %v ends below the optimum %v", loss.Y[len(loss.Y)-1], opt.Y)
 	}
 	tb := table(t, "a,b,c,y\n1,2,4,1\n2,1,2,3\n3,5,10,2\n4,3,6,5\n5,8,16,4\n")
-	d := build(t, Linreg, map[string]string{"method": "normal"}, tb)
+	d := simtest.Build(t, Linreg, map[string]string{"method": "normal"}, 7, tb)
 	d.Step()
-	if !strings.Contains(text(d.Frame()), "rank deficient") || d.Result()["rank_deficient"] != true {
-		t.Errorf("collinear columns: %q", text(d.Frame()))
+	if !strings.Contains(simtest.Text(d.Frame()), "rank deficient") || d.Result()["rank_deficient"] != true {
+		t.Errorf("collinear columns: %q", simtest.Text(d.Frame()))
 	}
 }
 
@@ -178,8 +150,8 @@ func TestLinregPanes(t *testing.T) {
 // drawn bound and the probability field lies in [0, 1] with the ½ line; on
 // separable data the pane says there is no minimiser and ‖w‖ keeps growing.
 func TestLogregPanes(t *testing.T) {
-	s := build(t, Logreg, nil, nil)
-	runAll(s, 500)
+	s := simtest.Build(t, Logreg, nil, 7, nil)
+	simtest.RunErr(s, 500)
 	f := s.Frame()
 	gap, _ := f.Series("f − f*")
 	bound, ok := f.Series("Thm 8.5")
@@ -200,8 +172,8 @@ func TestLogregPanes(t *testing.T) {
 			t.Fatalf("p = %v", p)
 		}
 	}
-	sep := build(t, Logreg, map[string]string{"data": "separable"}, nil)
-	runAll(sep, 1000)
+	sep := simtest.Build(t, Logreg, map[string]string{"data": "separable"}, 7, nil)
+	simtest.RunErr(sep, 1000)
 	sf := sep.Frame()
 	wn, _ := sf.Series("‖w‖")
 	for k := 1; k < len(wn.Y); k++ {
@@ -209,21 +181,21 @@ func TestLogregPanes(t *testing.T) {
 			t.Fatalf("‖w‖ fell at %d", k)
 		}
 	}
-	if tx := text(sf); !strings.Contains(tx, "no minimiser") || !strings.Contains(tx, "per decade") {
+	if tx := simtest.Text(sf); !strings.Contains(tx, "no minimiser") || !strings.Contains(tx, "per decade") {
 		t.Errorf("separable notes %q", tx)
 	}
 	if r := sep.Result(); r["accuracy"] != 1.0 || r["separable"] != "separable" {
 		t.Errorf("separable result %v", r)
 	}
-	nw := build(t, Logreg, map[string]string{"method": "newton"}, nil)
-	if err := runAll(nw, 100); !errors.Is(err, algo.ErrConverged) {
+	nw := simtest.Build(t, Logreg, map[string]string{"method": "newton"}, 7, nil)
+	if err := simtest.RunErr(nw, 100); !errors.Is(err, algo.ErrConverged) {
 		t.Errorf("newton: %v", err)
 	}
 	if g, _ := nw.Frame().Metric("grad_norm"); g > 1e-8 {
 		t.Errorf("newton ended with ‖∇f‖ = %v", g)
 	}
-	sgd := build(t, Logreg, map[string]string{"method": "sgd", "schedule": "1/k"}, nil)
-	runAll(sgd, 3000)
+	sgd := simtest.Build(t, Logreg, map[string]string{"method": "sgd", "schedule": "1/k"}, 7, nil)
+	simtest.RunErr(sgd, 3000)
 	if acc, _ := sgd.Frame().Metric("accuracy"); acc < 0.8 {
 		t.Errorf("sgd accuracy %v", acc)
 	}
@@ -233,8 +205,8 @@ func TestLogregPanes(t *testing.T) {
 // lie in [1/c, 1], the gap to the L-BFGS optimum closes, and the result has
 // one weight row per class.
 func TestSoftmaxPanes(t *testing.T) {
-	s := build(t, Softmax, nil, nil)
-	if err := runAll(s, 5000); err != nil && !errors.Is(err, algo.ErrConverged) {
+	s := simtest.Build(t, Softmax, nil, 7, nil)
+	if err := simtest.RunErr(s, 5000); err != nil && !errors.Is(err, algo.ErrConverged) {
 		t.Fatal(err)
 	}
 	f := s.Frame()
@@ -255,16 +227,16 @@ func TestSoftmaxPanes(t *testing.T) {
 	if w := r["W"].([][]float64); len(w) != 3 || len(w[0]) != 2 || len(r["b"].([]float64)) != 3 {
 		t.Errorf("result %v", r)
 	}
-	if !strings.Contains(text(f), "level lines of the confidence") {
-		t.Errorf("notes %q", text(f))
+	if !strings.Contains(simtest.Text(f), "level lines of the confidence") {
+		t.Errorf("notes %q", simtest.Text(f))
 	}
 }
 
 // TestLossesPane: the sweep ends on p = 0.7 with the catalogue's
 // minimisers and Theorem 6.3's verdicts.
 func TestLossesPane(t *testing.T) {
-	s := build(t, Losses, nil, nil)
-	if err := runAll(s, 1000); !errors.Is(err, algo.ErrConverged) {
+	s := simtest.Build(t, Losses, nil, 7, nil)
+	if err := simtest.RunErr(s, 1000); !errors.Is(err, algo.ErrConverged) {
 		t.Fatal(err)
 	}
 	r := s.Result()
@@ -282,7 +254,7 @@ func TestLossesPane(t *testing.T) {
 	if p, _ := s.Frame().Metric("p"); p != 0.7 {
 		t.Errorf("p = %v", p)
 	}
-	if tx := text(s.Frame()); !strings.Contains(tx, "agrees") {
+	if tx := simtest.Text(s.Frame()); !strings.Contains(tx, "agrees") {
 		t.Errorf("notes %q", tx)
 	}
 }
@@ -299,13 +271,13 @@ func TestBadParameters(t *testing.T) {
 		{Logreg, map[string]string{"method": "sgd", "batch": "500"}, "batch"},
 		{Softmax, map[string]string{"method": "sgd", "batch": "400"}, "batch"},
 	} {
-		_, err := buildErr(tt.spec, tt.set, nil)
+		_, err := simtest.BuildErr(tt.spec, tt.set, 7, nil)
 		var pe *algo.ParamError
 		if !errors.As(err, &pe) || pe.Name != tt.name {
 			t.Errorf("%s %v: %v, want a ParamError naming %s", tt.spec.Name, tt.set, err, tt.name)
 		}
 	}
-	if _, err := buildErr(Logreg, nil, table(t, "a,label\n1,0\n2,1\n3,2\n")); err == nil || !strings.Contains(err.Error(), "two classes") {
+	if _, err := simtest.BuildErr(Logreg, nil, 7, table(t, "a,label\n1,0\n2,1\n3,2\n")); err == nil || !strings.Contains(err.Error(), "two classes") {
 		t.Errorf("3 classes to logreg: %v", err)
 	}
 }
@@ -314,11 +286,11 @@ func TestBadParameters(t *testing.T) {
 // as the sim steps on; every result encodes as JSON.
 func TestFramesAreImmutableAndResultsEncode(t *testing.T) {
 	for _, spec := range []*sims.Spec{Perceptron, Linreg, Logreg, Softmax, Losses} {
-		s := build(t, spec, nil, nil)
+		s := simtest.Build(t, spec, nil, 7, nil)
 		s.Step()
 		f := s.Frame()
 		before, _ := json.Marshal(f.Charts)
-		runAll(s, 50)
+		simtest.RunErr(s, 50)
 		after, _ := json.Marshal(f.Charts)
 		if string(before) != string(after) {
 			t.Errorf("%s: a published frame changed", spec.Name)
@@ -334,12 +306,8 @@ func TestFramesAreImmutableAndResultsEncode(t *testing.T) {
 func BenchmarkFrame(b *testing.B) {
 	for _, spec := range []*sims.Spec{Perceptron, Linreg, Logreg, Softmax, Losses} {
 		b.Run(spec.Name, func(b *testing.B) {
-			v, _ := sims.Resolve(spec.Params, nil)
-			s, err := spec.Build(sims.Config{Values: v, Seed: 1})
-			if err != nil {
-				b.Fatal(err)
-			}
-			runAll(s, 200)
+			s := simtest.Build(b, spec, nil, 1, nil)
+			simtest.RunErr(s, 200)
 			b.ReportAllocs()
 			for b.Loop() {
 				_ = s.Frame()

@@ -98,13 +98,9 @@ func linregData(cfg sims.Config) (*dataset.Labelled, error) {
 
 func newLinreg(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	l, err := linregData(cfg)
+	l, x, err := loadDesign(cfg, linregData, v.String("bias") == "on")
 	if err != nil {
 		return nil, err
-	}
-	x, err := linear.NewDesign(l.X, v.String("bias") == "on")
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", l.Name, err)
 	}
 	s := &linregSim{data: l, names: featureNames(l), method: v.String("method"), lambda: v.Float("lambda"),
 		loss: sims.NewTrace(0, 1)}
@@ -133,11 +129,7 @@ func newLinreg(cfg sims.Config) (sims.Sim, error) {
 	}
 	theta0 := make([]float64, x.P())
 	if s.method == methodGD {
-		s.lr = v.Float("lr")
-		if s.lr == 0 {
-			s.lr = 1 / s.L
-		}
-		s.eng, err = optim.NewDescent(s.ls, theta0, optim.DescentConfig{Method: optim.GD, LR: s.lr, Tol: v.Float("tol")})
+		s.eng, s.lr, err = newGD(s.ls, theta0, v, s.L)
 		if err != nil {
 			return nil, err
 		}
@@ -230,7 +222,7 @@ func (s *linregSim) Frame() sims.Frame {
 		{Name: "mse", Value: f - s.lambda*wn*wn},
 		{Name: "grad_norm", Value: gn},
 		{Name: "w_norm", Value: wn},
-		{Name: "cond", Value: finiteOr(s.opt.Cond, 0)},
+		{Name: "cond", Value: sims.FiniteOr(s.opt.Cond, 0)},
 	}
 	return sims.Frame{Sim: Linreg.Name, Step: s.step(), Metrics: metrics, Charts: charts, Text: s.notes(th)}
 }

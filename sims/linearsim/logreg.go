@@ -57,10 +57,7 @@ type logregSim struct {
 	fstar  float64
 	r0sq   float64
 	two    bool
-	xs, ys []float64
-	cls    []int
-	view   sims.Rect
-	xl, yl string
+	scatter
 	grad   []float64
 	trace  *sims.Trace // loss, accuracy, ‖w‖
 	sched  string
@@ -100,13 +97,9 @@ func logregData(cfg sims.Config) (*dataset.Labelled, error) {
 
 func newLogreg(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	l, err := logregData(cfg)
+	l, x, err := loadDesign(cfg, logregData, true)
 	if err != nil {
 		return nil, err
-	}
-	x, err := linear.NewDesign(l.X, true)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", l.Name, err)
 	}
 	y, err := l.PlusMinus()
 	if err != nil {
@@ -137,19 +130,13 @@ func newLogreg(cfg sims.Config) (sims.Sim, error) {
 	case methodSGD:
 		s.eng, s.lr, s.sched, err = newSGD(s.lg, x, theta0, v, cfg.Seed)
 	default:
-		s.lr = v.Float("lr")
-		if s.lr == 0 {
-			s.lr = 1 / s.L
-		}
-		s.eng, err = optim.NewDescent(s.lg, theta0, optim.DescentConfig{Method: optim.GD, LR: s.lr, Tol: v.Float("tol")})
+		s.eng, s.lr, err = newGD(s.lg, theta0, v, s.L)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if s.two {
-		s.xs, s.ys, s.cls = column(l.X, 0), column(l.X, 1), l.Int()
-		s.view = view(l.X)
-		s.xl, s.yl = axisLabels(l)
+		s.scatter = newScatter(l)
 	}
 	s.record()
 	return s, nil
@@ -184,18 +171,8 @@ func newSGD(f optim.FiniteSum, x *linear.Design, theta0 []float64, v sims.Values
 	sched := optim.Schedule(v.String("schedule"))
 	eng, err := optim.NewSGD(f, theta0, optim.SGDConfig{LR: t0, Schedule: sched, Decay: c, Batch: batch},
 		rand.New(rand.NewPCG(seed, orderStream)))
-	desc := fmt.Sprintf("SGD, B = %d, t_k = %s with t₀ = %.3g, c = %.3g", batch, schedFormula(sched), t0, c)
+	desc := fmt.Sprintf("SGD, B = %d, t_k = %s with t₀ = %.3g, c = %.3g", batch, sched.Formula(), t0, c)
 	return eng, t0, desc, err
-}
-
-func schedFormula(s optim.Schedule) string {
-	switch s {
-	case optim.InvK:
-		return "t₀/(1+ck)"
-	case optim.InvSqrtK:
-		return "t₀/√(1+ck)"
-	}
-	return "t₀"
 }
 
 // logisticOptimum runs Newton to working precision.
@@ -303,7 +280,7 @@ func (s *logregSim) probChart(th []float64) sims.CanvasChart {
 		View:     s.view,
 		Heat:     heat,
 		Contours: boundary,
-		Points:   []sims.PointSet{{Name: "data", X: s.xs, Y: s.ys, Classes: s.cls}},
+		Points:   s.points(),
 		Legend:   classLegend(2),
 		XLabel:   s.xl, YLabel: s.yl,
 	}

@@ -50,13 +50,8 @@ const blobsSD = 0.7
 type perceptronSim struct {
 	data  *dataset.Labelled
 	names []string
-	xs    []float64 // first two features, for the canvas
-	ys    []float64
-	cls   []int
-	view  sims.Rect
 	two   bool // two features: draw the plane
-	xl    string
-	yl    string
+	scatter
 
 	bin    *linear.Perceptron // binary
 	multi  *linear.Multiclass // 3+ classes
@@ -89,21 +84,15 @@ func perceptronData(cfg sims.Config) (*dataset.Labelled, error) {
 
 func newPerceptron(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	l, err := perceptronData(cfg)
+	l, x, err := loadDesign(cfg, perceptronData, true)
 	if err != nil {
 		return nil, err
-	}
-	x, err := linear.NewDesign(l.X, true)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", l.Name, err)
 	}
 	order := linear.Order(v.String("order"))
 	rng := rand.New(rand.NewPCG(cfg.Seed, orderStream))
 	s := &perceptronSim{data: l, names: featureNames(l), two: l.D() == 2, mistakes: sims.NewTrace(0, 1), bound: math.Inf(1)}
 	if s.two {
-		s.xs, s.ys, s.cls = column(l.X, 0), column(l.X, 1), l.Int()
-		s.view = view(l.X)
-		s.xl, s.yl = axisLabels(l)
+		s.scatter = newScatter(l)
 	}
 	if l.Classes > 2 {
 		s.multi, err = linear.NewMulticlass(x, l.Int(), l.Classes, linear.Scheme(v.String("multiclass")), order, rng)
@@ -184,18 +173,11 @@ func (s *perceptronSim) Frame() sims.Frame {
 			{Name: "mistakes", Value: float64(p.Mistakes())},
 			{Name: "errors", Value: float64(errs)},
 			{Name: "epoch", Value: float64(p.Epochs())},
-			{Name: "bound", Value: finiteOr(s.bound, 0)},
+			{Name: "bound", Value: sims.FiniteOr(s.bound, 0)},
 		},
 		Charts: charts,
 		Text:   s.notes(errs),
 	}
-}
-
-func finiteOr(x, alt float64) float64 {
-	if math.IsInf(x, 0) || math.IsNaN(x) {
-		return alt
-	}
-	return x
 }
 
 // plane draws the points, the shaded half-planes, the line ⟨x, w⟩ + b = 0,
@@ -233,7 +215,7 @@ func (s *perceptronSim) plane() sims.CanvasChart {
 		Title:   "H: ⟨x,w⟩ + b = 0, normal w",
 		View:    s.view,
 		Heat:    heat,
-		Points:  []sims.PointSet{{Name: "data", X: s.xs, Y: s.ys, Classes: s.cls}},
+		Points:  s.points(),
 		Paths:   paths,
 		Markers: markers,
 		Legend:  classLegend(2),
@@ -324,7 +306,7 @@ func (s *perceptronSim) multiFrame() sims.Frame {
 			Title:   fmt.Sprintf("%s regions, %d classes", strings.ToUpper(string(mc.Scheme())), mc.Classes()),
 			View:    s.view,
 			Heat:    heat,
-			Points:  []sims.PointSet{{Name: "data", X: s.xs, Y: s.ys, Classes: s.cls}},
+			Points:  s.points(),
 			Markers: markers,
 			Legend:  classLegend(mc.Classes()),
 			XLabel:  s.xl, YLabel: s.yl,

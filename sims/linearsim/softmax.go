@@ -50,14 +50,11 @@ type softmaxSim struct {
 	hasOpt bool
 	sched  string
 	two    bool
-	xs, ys []float64
-	cls    []int
-	view   sims.Rect
-	xl, yl string
-	grad   []float64
-	trace  *sims.Trace // loss, accuracy
-	f, gn  float64     // f and ‖∇f‖ at the current iterate
-	acc    float64     // training accuracy at the current iterate
+	scatter
+	grad  []float64
+	trace *sims.Trace // loss, accuracy
+	f, gn float64     // f and ‖∇f‖ at the current iterate
+	acc   float64     // training accuracy at the current iterate
 }
 
 func softmaxData(cfg sims.Config) (*dataset.Labelled, error) {
@@ -77,13 +74,9 @@ func softmaxData(cfg sims.Config) (*dataset.Labelled, error) {
 
 func newSoftmax(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	l, err := softmaxData(cfg)
+	l, x, err := loadDesign(cfg, softmaxData, true)
 	if err != nil {
 		return nil, err
-	}
-	x, err := linear.NewDesign(l.X, true)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", l.Name, err)
 	}
 	s := &softmaxSim{data: l, method: v.String("method"), two: l.D() == 2, trace: sims.NewTrace(0, 2)}
 	if s.sm, err = linear.NewSoftmax(x, l.Int(), l.Classes, v.Float("lambda")); err != nil {
@@ -98,19 +91,13 @@ func newSoftmax(cfg sims.Config) (sims.Sim, error) {
 	if s.method == methodSGD {
 		s.eng, s.lr, s.sched, err = newSGD(s.sm, x, theta0, v, cfg.Seed)
 	} else {
-		s.lr = v.Float("lr")
-		if s.lr == 0 {
-			s.lr = 1 / s.L
-		}
-		s.eng, err = optim.NewDescent(s.sm, theta0, optim.DescentConfig{Method: optim.GD, LR: s.lr, Tol: v.Float("tol")})
+		s.eng, s.lr, err = newGD(s.sm, theta0, v, s.L)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if s.two {
-		s.xs, s.ys, s.cls = column(l.X, 0), column(l.X, 1), l.Int()
-		s.view = view(l.X)
-		s.xl, s.yl = axisLabels(l)
+		s.scatter = newScatter(l)
 	}
 	s.record()
 	return s, nil
@@ -234,7 +221,7 @@ func (s *softmaxSim) regions(th []float64) sims.CanvasChart {
 		View:     v,
 		Heat:     cls,
 		Contours: conf,
-		Points:   []sims.PointSet{{Name: "data", X: s.xs, Y: s.ys, Classes: s.cls}},
+		Points:   s.points(),
 		Legend:   classLegend(c),
 		XLabel:   s.xl, YLabel: s.yl,
 	}

@@ -604,6 +604,20 @@ func (s *chainSim) charts(extra ...sims.Path) (head, tail []sims.Chart) {
 	return head, tail
 }
 
+// frame is the Frame of a sampler that shows what every sampler shows (the
+// metrics and charts above) and its own notes, written after the refresh.
+func (s *chainSim) frame(notes func() []string) sims.Frame {
+	s.refresh()
+	head, tail := s.charts()
+	return sims.Frame{
+		Sim:     s.name,
+		Step:    s.ens.Transitions(),
+		Metrics: s.metrics(),
+		Charts:  append(head, tail...),
+		Text:    notes(),
+	}
+}
+
 // fmtR prints an R-hat: "—" before there is one, "∞" for stuck chains.
 func fmtR(r float64) string {
 	switch {

@@ -70,17 +70,7 @@ func newMALA(cfg sims.Config) (sims.Sim, error) {
 
 func (s *malaSim) Step() error { return s.step() }
 
-func (s *malaSim) Frame() sims.Frame {
-	s.refresh()
-	head, tail := s.charts()
-	return sims.Frame{
-		Sim:     "mala",
-		Step:    s.ens.Transitions(),
-		Metrics: s.metrics(),
-		Charts:  append(head, tail...),
-		Text:    s.notes(),
-	}
-}
+func (s *malaSim) Frame() sims.Frame { return s.frame(s.notes) }
 
 func (s *malaSim) notes() []string {
 	lines := []string{

@@ -88,14 +88,6 @@ func (s *mcErrorSim) Step() error {
 	return nil
 }
 
-// finiteOr0 keeps metrics finite: a slope with too few points is 0.
-func finiteOr0(x float64) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return 0
-	}
-	return x
-}
-
 func (s *mcErrorSim) Frame() sims.Frame {
 	e := s.e
 	checks, iid, chain := e.Checkpoints()
@@ -110,8 +102,9 @@ func (s *mcErrorSim) Frame() sims.Frame {
 		{Name: "S", Value: float64(e.S())},
 		{Name: "rmse_iid", Value: last(iid)},
 		{Name: "rmse_mh", Value: last(chain)},
-		{Name: "slope_iid", Value: finiteOr0(slopeI)},
-		{Name: "slope_mh", Value: finiteOr0(slopeM)},
+		// a slope with too few points is 0
+		{Name: "slope_iid", Value: sims.FiniteOr(slopeI, 0)},
+		{Name: "slope_mh", Value: sims.FiniteOr(slopeM, 0)},
 	}
 
 	// (1) RMSE against S on log-log axes, with the two 1/√S laws.

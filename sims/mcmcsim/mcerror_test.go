@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 )
 
 // TestMCErrorPane runs the mcerror sim at its defaults: the fitted slope of
@@ -14,7 +15,7 @@ import (
 // chart holds the RMSEs and the σ/√S line, the CLT histogram integrates to
 // the fraction of estimates within ±4 s.e., and the text states the law.
 func TestMCErrorPane(t *testing.T) {
-	s := buildSpec(t, MCErrorSim, nil, 1)
+	s := simtest.Build(t, MCErrorSim, nil, 1, nil)
 	if f := s.Frame(); f.Step != 0 || len(f.Charts) != 2 {
 		t.Errorf("first frame: step %d, %d charts", f.Step, len(f.Charts))
 	}
@@ -22,7 +23,7 @@ func TestMCErrorPane(t *testing.T) {
 	if testing.Short() {
 		n = 2000
 	}
-	runSim(t, s, n)
+	simtest.Run(t, s, n)
 	f := s.Frame()
 	for _, m := range f.Metrics {
 		if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {

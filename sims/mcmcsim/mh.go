@@ -109,17 +109,7 @@ func newMH(cfg sims.Config) (sims.Sim, error) {
 
 func (s *mhSim) Step() error { return s.step() }
 
-func (s *mhSim) Frame() sims.Frame {
-	s.refresh()
-	head, tail := s.charts()
-	return sims.Frame{
-		Sim:     "mh",
-		Step:    s.ens.Transitions(),
-		Metrics: s.metrics(),
-		Charts:  append(head, tail...),
-		Text:    s.notes(),
-	}
-}
+func (s *mhSim) Frame() sims.Frame { return s.frame(s.notes) }
 
 // notes give the counts, a hint that ties the acceptance rate to mixing,
 // the target, and the per-chain diagnostics.

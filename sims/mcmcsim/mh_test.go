@@ -8,29 +8,8 @@ import (
 
 	"github.com/thelab/lab/algo/target"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 )
-
-func build(t *testing.T, set map[string]string, seed uint64) sims.Sim {
-	t.Helper()
-	vals, err := sims.Resolve(MH.Params, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := MH.Build(sims.Config{Values: vals, Seed: seed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func run(t *testing.T, s sims.Sim, n int) {
-	t.Helper()
-	for range n {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func TestDefaultsBuildAndRun(t *testing.T) {
 	if _, err := sims.NewCatalog(MH); err != nil {
@@ -44,7 +23,7 @@ func TestDefaultsBuildAndRun(t *testing.T) {
 	if f.Sim != "mh" || f.Step != 0 {
 		t.Errorf("first frame: sim %q step %d", f.Sim, f.Step)
 	}
-	run(t, s, MH.Steps)
+	simtest.Run(t, s, MH.Steps)
 	f = s.Frame()
 	var names []string
 	for _, m := range f.Metrics {
@@ -93,8 +72,8 @@ func TestDefaultsBuildAndRun(t *testing.T) {
 }
 
 func TestOneDimensionalTarget(t *testing.T) {
-	s := build(t, map[string]string{"target": "normal"}, 3)
-	run(t, s, 20000)
+	s := simtest.Build(t, MH, map[string]string{"target": "normal"}, 3, nil)
+	simtest.Run(t, s, 20000)
 	f := s.Frame()
 	if _, ok := f.Metric("mean"); !ok {
 		t.Error("no mean metric for a 1-D target")
@@ -130,11 +109,11 @@ func TestCorrelatedMoments(t *testing.T) {
 		rho  string
 		seed uint64
 	}{{"0.9", 1}, {"0.9", 2}, {"0", 3}, {"-0.7", 4}} {
-		s := build(t, map[string]string{"target": "correlated", "rho": c.rho}, c.seed)
-		run(t, s, 50000)
+		s := simtest.Build(t, MH, map[string]string{"target": "correlated", "rho": c.rho}, c.seed, nil)
+		simtest.Run(t, s, 50000)
 		res := s.Result()
 		mean, cov, ess := res["mean"].([]float64), res["cov"].([][]float64), res["ess"].([]float64)
-		tg, _ := target.New("correlated", mustFloat(c.rho))
+		tg, _ := target.New("correlated", simtest.Float(c.rho))
 		sigma := tg.Cov()
 		if res["samples"].(int) != 50000-1000 {
 			t.Errorf("samples %v, want 49000", res["samples"])
@@ -158,17 +137,9 @@ func TestCorrelatedMoments(t *testing.T) {
 	}
 }
 
-func mustFloat(s string) float64 {
-	var x float64
-	if err := json.Unmarshal([]byte(s), &x); err != nil {
-		panic(err)
-	}
-	return x
-}
-
 func TestBurnInFrames(t *testing.T) {
-	s := build(t, map[string]string{"target": "correlated", "burnin": "500"}, 1)
-	run(t, s, 300)
+	s := simtest.Build(t, MH, map[string]string{"target": "correlated", "burnin": "500"}, 1, nil)
+	simtest.Run(t, s, 300)
 	f := s.Frame()
 	if ess, _ := f.Metric("ess"); ess != 0 {
 		t.Errorf("ESS during burn-in = %g, want 0", ess)
@@ -183,7 +154,7 @@ func TestBurnInFrames(t *testing.T) {
 	if _, err := json.Marshal(res); err != nil {
 		t.Error(err)
 	}
-	run(t, s, 1500)
+	simtest.Run(t, s, 1500)
 	f = s.Frame()
 	if ess, _ := f.Metric("ess"); !(ess > 0) {
 		t.Errorf("ESS after burn-in = %g", ess)
@@ -191,13 +162,13 @@ func TestBurnInFrames(t *testing.T) {
 }
 
 func TestHints(t *testing.T) {
-	small := build(t, map[string]string{"target": "mixture", "step": "0.1", "burnin": "0"}, 1)
-	run(t, small, 2000)
+	small := simtest.Build(t, MH, map[string]string{"target": "mixture", "step": "0.1", "burnin": "0"}, 1, nil)
+	simtest.Run(t, small, 2000)
 	if txt := strings.Join(small.Frame().Text, "\n"); !strings.Contains(txt, "high acceptance but slow mixing") {
 		t.Errorf("step 0.1: %q", txt)
 	}
-	large := build(t, map[string]string{"target": "correlated", "rho": "0.99", "step": "8", "burnin": "0"}, 1)
-	run(t, large, 2000)
+	large := simtest.Build(t, MH, map[string]string{"target": "correlated", "rho": "0.99", "step": "8", "burnin": "0"}, 1, nil)
+	simtest.Run(t, large, 2000)
 	if txt := strings.Join(large.Frame().Text, "\n"); !strings.Contains(txt, "most proposals rejected") {
 		t.Errorf("step 8: %q", txt)
 	}
@@ -251,8 +222,8 @@ func TestInvalidParams(t *testing.T) {
 
 func TestStepDoesNotAllocate(t *testing.T) {
 	for _, name := range target.Names {
-		s := build(t, map[string]string{"target": name, "burnin": "100"}, 1)
-		run(t, s, 50)
+		s := simtest.Build(t, MH, map[string]string{"target": name, "burnin": "100"}, 1, nil)
+		simtest.Run(t, s, 50)
 		if a := testing.AllocsPerRun(10000, func() { _ = s.Step() }); a != 0 {
 			t.Errorf("%s: Step allocates %v times", name, a)
 		}
@@ -261,8 +232,8 @@ func TestStepDoesNotAllocate(t *testing.T) {
 
 func TestDeterministic(t *testing.T) {
 	res := func() string {
-		s := build(t, nil, 7)
-		run(t, s, 5000)
+		s := simtest.Build(t, MH, nil, 7, nil)
+		simtest.Run(t, s, 5000)
 		b, _ := json.Marshal(s.Result())
 		return string(b)
 	}
@@ -274,11 +245,11 @@ func TestDeterministic(t *testing.T) {
 // TestFramesAreImmutable checks that a frame's slices do not change as the
 // sim goes on.
 func TestFramesAreImmutable(t *testing.T) {
-	s := build(t, map[string]string{"burnin": "0"}, 1)
-	run(t, s, 3000)
+	s := simtest.Build(t, MH, map[string]string{"burnin": "0"}, 1, nil)
+	simtest.Run(t, s, 3000)
 	f := s.Frame()
 	before, _ := json.Marshal(f)
-	run(t, s, 3000)
+	simtest.Run(t, s, 3000)
 	_ = s.Frame()
 	after, _ := json.Marshal(f)
 	if string(before) != string(after) {

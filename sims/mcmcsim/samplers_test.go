@@ -8,32 +8,11 @@ import (
 
 	"github.com/thelab/lab/algo/target"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 )
 
 // samplerSpecs are the sims built on the shared chain machinery.
 var samplerSpecs = []*sims.Spec{MH, Gibbs, HMC, MALA, Langevin}
-
-func buildSpec(t testing.TB, spec *sims.Spec, set map[string]string, seed uint64) sims.Sim {
-	t.Helper()
-	vals, err := sims.Resolve(spec.Params, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := spec.Build(sims.Config{Values: vals, Seed: seed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func runSim(t testing.TB, s sims.Sim, n int) {
-	t.Helper()
-	for range n {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // TestSamplersShareTheirFrames: every sampler, on every target, with one
 // chain and with several, gives finite metrics that start with acceptance,
@@ -45,11 +24,11 @@ func TestSamplersShareTheirFrames(t *testing.T) {
 	for _, spec := range samplerSpecs {
 		for _, name := range target.Names {
 			for _, chains := range []string{"1", "3"} {
-				s := buildSpec(t, spec, map[string]string{"target": name, "chains": chains, "burnin": "50"}, 1)
+				s := simtest.Build(t, spec, map[string]string{"target": name, "chains": chains, "burnin": "50"}, 1, nil)
 				if f := s.Frame(); f.Step != 0 || len(f.Charts) < 4 {
 					t.Errorf("%s on %s: first frame step %d, %d charts", spec.Name, name, f.Step, len(f.Charts))
 				}
-				runSim(t, s, 300)
+				simtest.Run(t, s, 300)
 				f := s.Frame()
 				d := 2
 				if name == "normal" {
@@ -129,11 +108,11 @@ func TestSamplerMomentsOnCorrelated(t *testing.T) {
 	}
 	for _, spec := range []*sims.Spec{MH, Gibbs, HMC, MALA} {
 		for _, rho := range []string{"0.9", "-0.5"} {
-			s := buildSpec(t, spec, map[string]string{"target": "correlated", "rho": rho, "chains": "4"}, 2)
-			runSim(t, s, steps[spec.Name])
+			s := simtest.Build(t, spec, map[string]string{"target": "correlated", "rho": rho, "chains": "4"}, 2, nil)
+			simtest.Run(t, s, steps[spec.Name])
 			res := s.Result()
 			mean, cov, ess := res["mean"].([]float64), res["cov"].([][]float64), res["ess"].([]float64)
-			tg, _ := target.NewCorrelated(mustFloat(rho))
+			tg, _ := target.NewCorrelated(simtest.Float(rho))
 			sigma := tg.Cov()
 			for i := range 2 {
 				if se := math.Sqrt(sigma[i][i] / ess[i]); math.Abs(mean[i]) > 4*se {
@@ -159,8 +138,8 @@ func TestSamplerMomentsOnCorrelated(t *testing.T) {
 // stays in the mode it starts in; chains started in both modes give an
 // R-hat far above 1.01 and the table says so, while step 2 mixes.
 func TestRHatFlagsStuckChains(t *testing.T) {
-	stuck := buildSpec(t, MH, map[string]string{"target": "mixture", "step": "0.5", "chains": "4", "x0": "3,3"}, 3)
-	runSim(t, stuck, 6000)
+	stuck := simtest.Build(t, MH, map[string]string{"target": "mixture", "step": "0.5", "chains": "4", "x0": "3,3"}, 3, nil)
+	simtest.Run(t, stuck, 6000)
 	f := stuck.Frame()
 	r, _ := f.Metric("rhat")
 	if r < 1.5 {
@@ -169,8 +148,8 @@ func TestRHatFlagsStuckChains(t *testing.T) {
 	if txt := strings.Join(f.Text, "\n"); !strings.Contains(txt, "the chains disagree") {
 		t.Errorf("no verdict in %q", txt)
 	}
-	mixed := buildSpec(t, MH, map[string]string{"target": "mixture", "step": "2", "chains": "4", "x0": "3,3"}, 3)
-	runSim(t, mixed, 30000)
+	mixed := simtest.Build(t, MH, map[string]string{"target": "mixture", "step": "2", "chains": "4", "x0": "3,3"}, 3, nil)
+	simtest.Run(t, mixed, 30000)
 	if r, _ := mixed.Frame().Metric("rhat"); r > 1.1 {
 		t.Errorf("step 2: R-hat %.3f", r)
 	}
@@ -178,8 +157,8 @@ func TestRHatFlagsStuckChains(t *testing.T) {
 
 func TestBurnInAndThinning(t *testing.T) {
 	for _, spec := range samplerSpecs {
-		s := buildSpec(t, spec, map[string]string{"target": "correlated", "chains": "3", "burnin": "100", "thin": "7"}, 4)
-		runSim(t, s, 800)
+		s := simtest.Build(t, spec, map[string]string{"target": "correlated", "chains": "3", "burnin": "100", "thin": "7"}, 4, nil)
+		simtest.Run(t, s, 800)
 		if n := s.Result()["samples"].(int); n != 3*((800-100)/7) {
 			t.Errorf("%s: %d samples kept, want 3 × 100", spec.Name, n)
 		}
@@ -191,8 +170,8 @@ func TestBurnInAndThinning(t *testing.T) {
 
 func TestGibbsShowsAlphaIsOne(t *testing.T) {
 	for _, name := range []string{"correlated", "mixture", "banana", "funnel", "normal"} {
-		s := buildSpec(t, Gibbs, map[string]string{"target": name}, 5)
-		runSim(t, s, 2000)
+		s := simtest.Build(t, Gibbs, map[string]string{"target": name}, 5, nil)
+		simtest.Run(t, s, 2000)
 		f := s.Frame()
 		if r, _ := f.Metric("max_log_alpha"); r > 1e-12 {
 			t.Errorf("%s: max |log α| = %g", name, r)
@@ -208,14 +187,14 @@ func TestGibbsShowsAlphaIsOne(t *testing.T) {
 		}
 	}
 	// The donut has no closed-form conditional: slice updates, acceptance chart.
-	s := buildSpec(t, Gibbs, map[string]string{"target": "donut"}, 5)
-	runSim(t, s, 500)
+	s := simtest.Build(t, Gibbs, map[string]string{"target": "donut"}, 5, nil)
+	simtest.Run(t, s, 500)
 	if f := s.Frame(); f.Charts[2].ChartTitle() != "acceptance rate, per chain" {
 		t.Errorf("donut: chart 2 %q", f.Charts[2].ChartTitle())
 	}
 	// The canvas path is the zig-zag: every other segment is horizontal.
-	s = buildSpec(t, Gibbs, map[string]string{"chains": "1"}, 5)
-	runSim(t, s, 100)
+	s = simtest.Build(t, Gibbs, map[string]string{"chains": "1"}, 5, nil)
+	simtest.Run(t, s, 100)
 	p := s.Frame().Charts[1].(sims.CanvasChart).Paths[0]
 	for k := 1; k+1 < len(p.X); k += 2 {
 		if p.Y[k] != p.Y[k-1] || p.X[k+1] != p.X[k] {
@@ -225,8 +204,8 @@ func TestGibbsShowsAlphaIsOne(t *testing.T) {
 }
 
 func TestHMCTrajectoryAndDivergences(t *testing.T) {
-	s := buildSpec(t, HMC, map[string]string{"leapfrog_steps": "15"}, 6)
-	runSim(t, s, 50)
+	s := simtest.Build(t, HMC, map[string]string{"leapfrog_steps": "15"}, 6, nil)
+	simtest.Run(t, s, 50)
 	f := s.Frame()
 	cv := f.Charts[1].(sims.CanvasChart)
 	last := cv.Paths[len(cv.Paths)-1]
@@ -240,8 +219,8 @@ func TestHMCTrajectoryAndDivergences(t *testing.T) {
 		t.Errorf("%g divergences on the banana with ε = 0.1", d)
 	}
 	// The funnel's neck with a large step: divergent transitions, reported.
-	s = buildSpec(t, HMC, map[string]string{"target": "funnel", "step": "0.6", "x0": "0,-4"}, 6)
-	runSim(t, s, 300)
+	s = simtest.Build(t, HMC, map[string]string{"target": "funnel", "step": "0.6", "x0": "0,-4"}, 6, nil)
+	simtest.Run(t, s, 300)
 	f = s.Frame()
 	if d, _ := f.Metric("divergent"); d == 0 {
 		t.Error("no divergences in the funnel with ε = 0.6")
@@ -252,8 +231,8 @@ func TestHMCTrajectoryAndDivergences(t *testing.T) {
 	// Smaller steps over the same time T = εL, smaller energy error:
 	// about ε² (the mean over different trajectories, so not exactly 4).
 	dh := func(eps, steps string) float64 {
-		s := buildSpec(t, HMC, map[string]string{"target": "correlated", "step": eps, "leapfrog_steps": steps}, 7)
-		runSim(t, s, 400)
+		s := simtest.Build(t, HMC, map[string]string{"target": "correlated", "step": eps, "leapfrog_steps": steps}, 7, nil)
+		simtest.Run(t, s, 400)
 		v, _ := s.Frame().Metric("mean_abs_dH")
 		return v
 	}
@@ -266,8 +245,8 @@ func TestHMCTrajectoryAndDivergences(t *testing.T) {
 // its closed form 4/3 and MALA's near 1 (each within 4 s.e. from the ESS
 // the sim reports).
 func TestLangevinBias(t *testing.T) {
-	s := buildSpec(t, Langevin, map[string]string{"step": "0.5"}, 8)
-	runSim(t, s, 30000)
+	s := simtest.Build(t, Langevin, map[string]string{"step": "0.5"}, 8, nil)
+	simtest.Run(t, s, 30000)
 	res := s.Result()
 	ess := res["ess"].([]float64)[0]
 	theory := res["var_x_ula_theory"].(float64)
@@ -291,7 +270,7 @@ func TestLangevinBias(t *testing.T) {
 		t.Errorf("%d curves over the histogram, want exact, ULA stationary, MALA", len(h.Curves))
 	}
 	// A step beyond 2s² diverges.
-	s = buildSpec(t, Langevin, map[string]string{"step": "2.2"}, 8)
+	s = simtest.Build(t, Langevin, map[string]string{"step": "2.2"}, 8, nil)
 	var err error
 	for range 5000 {
 		if err = s.Step(); err != nil {
@@ -302,16 +281,16 @@ func TestLangevinBias(t *testing.T) {
 		t.Errorf("δ = 2.2 on N(0, 1): %v, want a divergence", err)
 	}
 	// Without noise: gradient ascent to the mode, variance → 0.
-	s = buildSpec(t, Langevin, map[string]string{"noise": "off", "target": "mixture", "chains": "1", "x0": "1,1"}, 8)
-	runSim(t, s, 3000)
+	s = simtest.Build(t, Langevin, map[string]string{"noise": "off", "target": "mixture", "chains": "1", "x0": "1,1"}, 8, nil)
+	simtest.Run(t, s, 3000)
 	if m := s.Result()["mean"].([]float64); math.Abs(m[0]-3) > 1e-6 {
 		t.Errorf("noiseless mean %v, want the mode (3, 3)", m)
 	}
 }
 
 func TestIndependenceProposal(t *testing.T) {
-	s := buildSpec(t, MH, map[string]string{"proposal": "independence"}, 9)
-	runSim(t, s, 10000)
+	s := simtest.Build(t, MH, map[string]string{"proposal": "independence"}, 9, nil)
+	simtest.Run(t, s, 10000)
 	res := s.Result()
 	if a := res["acceptance"].(float64); a < 0.11 || a > 0.19 || res["proposal"] != "independence" {
 		t.Errorf("independence N(0, 9I) on Fig 3.7: acceptance %.3f (catalogue ≈ 0.149), proposal %v", a, res["proposal"])
@@ -347,8 +326,8 @@ func TestSamplersInvalidParams(t *testing.T) {
 func TestSamplerStepsDoNotAllocate(t *testing.T) {
 	for _, spec := range samplerSpecs {
 		for _, name := range target.Names {
-			s := buildSpec(t, spec, map[string]string{"target": name, "burnin": "20", "chains": "2"}, 1)
-			runSim(t, s, 50)
+			s := simtest.Build(t, spec, map[string]string{"target": name, "burnin": "20", "chains": "2"}, 1, nil)
+			simtest.Run(t, s, 50)
 			if a := testing.AllocsPerRun(2000, func() { _ = s.Step() }); a != 0 {
 				t.Errorf("%s on %s: Step allocates %v times", spec.Name, name, a)
 			}
@@ -358,21 +337,21 @@ func TestSamplerStepsDoNotAllocate(t *testing.T) {
 
 func TestSamplerFramesAreImmutableAndDeterministic(t *testing.T) {
 	for _, spec := range samplerSpecs {
-		s := buildSpec(t, spec, map[string]string{"burnin": "0"}, 1)
-		runSim(t, s, 1500)
+		s := simtest.Build(t, spec, map[string]string{"burnin": "0"}, 1, nil)
+		simtest.Run(t, s, 1500)
 		f := s.Frame()
 		before, err := json.Marshal(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		runSim(t, s, 1500)
+		simtest.Run(t, s, 1500)
 		_ = s.Frame()
 		if after, _ := json.Marshal(f); string(before) != string(after) {
 			t.Errorf("%s: a frame changed after it was returned", spec.Name)
 		}
 		res := func() string {
-			s := buildSpec(t, spec, nil, 7)
-			runSim(t, s, 1000)
+			s := simtest.Build(t, spec, nil, 7, nil)
+			simtest.Run(t, s, 1000)
 			b, _ := json.Marshal(s.Result())
 			return string(b)
 		}
@@ -385,8 +364,8 @@ func TestSamplerFramesAreImmutableAndDeterministic(t *testing.T) {
 // BenchmarkFrameManyChains is a frame of HMC with eight chains on a long
 // run: the refresh of one (chain, coordinate) ESS and the R-hats.
 func BenchmarkFrameManyChains(b *testing.B) {
-	s := buildSpec(b, HMC, map[string]string{"chains": "8", "burnin": "0", "leapfrog_steps": "5"}, 1)
-	runSim(b, s, 20000)
+	s := simtest.Build(b, HMC, map[string]string{"chains": "8", "burnin": "0", "leapfrog_steps": "5"}, 1, nil)
+	simtest.Run(b, s, 20000)
 	s.Frame()
 	b.ReportAllocs()
 	for b.Loop() {

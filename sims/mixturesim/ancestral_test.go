@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 )
 
 // TestAncestral runs every model to its n draws: the run ends with
@@ -17,14 +18,7 @@ import (
 func TestAncestral(t *testing.T) {
 	for _, model := range ancestralModels {
 		t.Run(model, func(t *testing.T) {
-			v, err := sims.Resolve(Ancestral.Params, map[string]string{"model": model, "n": "300"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := Ancestral.Build(sims.Config{Values: v, Seed: 7})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := simtest.Build(t, Ancestral, map[string]string{"model": model, "n": "300"}, 7, nil)
 			var early sims.Frame
 			for i := 0; ; i++ {
 				err := s.Step()

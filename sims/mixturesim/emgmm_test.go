@@ -12,37 +12,8 @@ import (
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/mixture"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 )
-
-func build(t *testing.T, set map[string]string, data *sims.Table, seed uint64) sims.Sim {
-	t.Helper()
-	v, err := sims.Resolve(EMGMM.Params, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := EMGMM.Build(sims.Config{Values: v, Seed: seed, Data: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// runToEnd steps s until it converges, failing on any other error or when it
-// has not converged within max steps.
-func runToEnd(t *testing.T, s sims.Sim, max int) int {
-	t.Helper()
-	for i := 0; i < max; i++ {
-		err := s.Step()
-		if errors.Is(err, sims.ErrConverged) {
-			return i
-		}
-		if err != nil {
-			t.Fatalf("step %d: %v", i, err)
-		}
-	}
-	t.Fatalf("no convergence in %d steps", max)
-	return max
-}
 
 func TestCatalog(t *testing.T) {
 	if _, err := sims.NewCatalog(EMGMM); err != nil {
@@ -85,7 +56,7 @@ func TestDefaults(t *testing.T) {
 		t.Fatalf("chart 1 is %T, want a LineChart", f.Charts[1])
 	}
 
-	steps := runToEnd(t, s, EMGMM.Steps*10)
+	steps := simtest.RunToEnd(t, s, EMGMM.Steps*10)
 	f = s.Frame()
 	if f.Step != steps {
 		t.Errorf("Frame.Step = %d after %d successful steps", f.Step, steps)
@@ -132,7 +103,7 @@ func TestDefaults(t *testing.T) {
 // TestPhases checks that steps alternate E and M, that the loglik metric moves
 // only at M-steps and that after an E-step the ELBO equals the loglik (2.34).
 func TestPhases(t *testing.T) {
-	s := build(t, map[string]string{"k": "4", "clusters": "3"}, nil, 2)
+	s := simtest.Build(t, EMGMM, map[string]string{"k": "4", "clusters": "3"}, 2, nil)
 	prev, _ := s.Frame().Metric("loglik")
 	for i := 1; i <= 20; i++ {
 		if err := s.Step(); err != nil {
@@ -166,7 +137,7 @@ func TestTable(t *testing.T) {
 	for i, p := range sample.Points {
 		tab.Rows = append(tab.Rows, []float64{p[0], p[1], float64(sample.Labels[i])})
 	}
-	s := build(t, map[string]string{"k": "2", "n": "5000"}, tab, 1)
+	s := simtest.Build(t, EMGMM, map[string]string{"k": "2", "n": "5000"}, 1, tab)
 	cc := s.Frame().Charts[0].(sims.CanvasChart)
 	ps := cc.Points[0]
 	if len(ps.X) != 120 {
@@ -180,7 +151,7 @@ func TestTable(t *testing.T) {
 	if cc.XLabel != "u" || cc.YLabel != "v" {
 		t.Errorf("axis labels %q, %q; want the column names", cc.XLabel, cc.YLabel)
 	}
-	runToEnd(t, s, 2000)
+	simtest.RunToEnd(t, s, 2000)
 	// Two well-separated clusters: the fit recovers the labels up to a swap.
 	cls := s.Frame().Charts[0].(sims.CanvasChart).Points[0].Classes
 	agree := 0
@@ -226,7 +197,7 @@ func TestBadConfig(t *testing.T) {
 
 // TestFramesImmutable checks that a Frame is not changed by later steps.
 func TestFramesImmutable(t *testing.T) {
-	s := build(t, nil, nil, 3)
+	s := simtest.Build(t, EMGMM, nil, 3, nil)
 	for range 3 {
 		if err := s.Step(); err != nil {
 			t.Fatal(err)
@@ -251,13 +222,13 @@ func TestFramesImmutable(t *testing.T) {
 // TestDeterministic: the same seed gives the same run; changing k keeps the
 // generated data.
 func TestDeterministic(t *testing.T) {
-	a, b := build(t, nil, nil, 5), build(t, nil, nil, 5)
-	runToEnd(t, a, 2000)
-	runToEnd(t, b, 2000)
+	a, b := simtest.Build(t, EMGMM, nil, 5, nil), simtest.Build(t, EMGMM, nil, 5, nil)
+	simtest.RunToEnd(t, a, 2000)
+	simtest.RunToEnd(t, b, 2000)
 	if !reflect.DeepEqual(a.Result(), b.Result()) {
 		t.Fatal("two runs with seed 5 differ")
 	}
-	c := build(t, map[string]string{"k": "5"}, nil, 5)
+	c := simtest.Build(t, EMGMM, map[string]string{"k": "5"}, 5, nil)
 	pa := a.Frame().Charts[0].(sims.CanvasChart).Points[0]
 	pc := c.Frame().Charts[0].(sims.CanvasChart).Points[0]
 	if !reflect.DeepEqual(pa.X, pc.X) || !reflect.DeepEqual(pa.Y, pc.Y) {
@@ -270,7 +241,7 @@ func TestDeterministic(t *testing.T) {
 func TestCollapse(t *testing.T) {
 	tab := &sims.Table{Name: "tiny.csv", Columns: []string{"x", "y"},
 		Rows: [][]float64{{0, 0}, {1, 0}, {0, 1}, {5, 5}, {5.5, 5}, {9, 0}}}
-	s := build(t, map[string]string{"k": "6", "reg": "0", "tol": "0"}, tab, 1)
+	s := simtest.Build(t, EMGMM, map[string]string{"k": "6", "reg": "0", "tol": "0"}, 1, tab)
 	for i := 0; i < 2000; i++ {
 		err := s.Step()
 		if errors.Is(err, sims.ErrDiverged) {
@@ -321,7 +292,7 @@ func TestDemos(t *testing.T) {
 // covariance modes.
 func TestStaircase(t *testing.T) {
 	for _, set := range []map[string]string{{"k": "4"}, {"demo": "kmeans-limit", "eps": "0.3"}} {
-		s := build(t, set, nil, 4)
+		s := simtest.Build(t, EMGMM, set, 4, nil)
 		prev, _ := s.Frame().Metric("loglik")
 		for i := 1; i <= 40; i++ {
 			if err := s.Step(); errors.Is(err, sims.ErrConverged) {
@@ -365,8 +336,8 @@ func TestStaircase(t *testing.T) {
 // own start, and the sim ends on the best: its log-likelihood is the largest
 // of the runs', and the Result says which it was.
 func TestRestarts(t *testing.T) {
-	s := build(t, map[string]string{"restarts": "4", "k": "4", "sep": "2"}, nil, 3)
-	runToEnd(t, s, 20000)
+	s := simtest.Build(t, EMGMM, map[string]string{"restarts": "4", "k": "4", "sep": "2"}, 3, nil)
+	simtest.RunToEnd(t, s, 20000)
 	r := s.Result()
 	finals := r["run_logliks"].([]float64)
 	if len(finals) != 4 || r["restarts"].(int) != 4 {
@@ -405,7 +376,7 @@ func TestKMeansLimit(t *testing.T) {
 		hardAtMost   float64
 		agreeAtLeast float64
 	}{{"1e-5", 0.9999, 1, 1}, {"2", 0, 0.9, 0}} {
-		s := build(t, map[string]string{"demo": "kmeans-limit", "eps": c.eps}, nil, 2)
+		s := simtest.Build(t, EMGMM, map[string]string{"demo": "kmeans-limit", "eps": c.eps}, 2, nil)
 		for i := 0; i < 400; i++ {
 			err := s.Step()
 			if errors.Is(err, sims.ErrConverged) {
@@ -444,7 +415,7 @@ func TestKMeansLimit(t *testing.T) {
 // then ends as diverged, and the last frame names the collapsed component
 // and the remedy. With reg = 1e-3 the same start stays finite.
 func TestCollapseDemo(t *testing.T) {
-	s := build(t, map[string]string{"demo": "collapse"}, nil, 1)
+	s := simtest.Build(t, EMGMM, map[string]string{"demo": "collapse"}, 1, nil)
 	var err error
 	for i := 0; i < 2000 && err == nil; i++ {
 		err = s.Step()
@@ -474,8 +445,8 @@ func TestCollapseDemo(t *testing.T) {
 		t.Errorf("log-likelihood trace %v: want a climb of more than a nat per point", tr)
 	}
 
-	s = build(t, map[string]string{"demo": "collapse", "reg": "1e-3"}, nil, 1)
-	runToEnd(t, s, 5000)
+	s = simtest.Build(t, EMGMM, map[string]string{"demo": "collapse", "reg": "1e-3"}, 1, nil)
+	simtest.RunToEnd(t, s, 5000)
 }
 
 func TestKMeansSim(t *testing.T) {
@@ -521,7 +492,7 @@ func TestKMeansSim(t *testing.T) {
 		t.Errorf("result %v", r)
 	}
 	// The same seed and data as em-gmm: identical points.
-	e := build(t, nil, nil, 1)
+	e := simtest.Build(t, EMGMM, nil, 1, nil)
 	pa := f.Charts[0].(sims.CanvasChart).Points[0]
 	pe := e.Frame().Charts[0].(sims.CanvasChart).Points[0]
 	if !reflect.DeepEqual(pa.X, pe.X) {

@@ -8,28 +8,10 @@ import (
 
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/optim"
-	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
-
-func buildErr(set map[string]string) error {
-	v, err := sims.Resolve(GD.Params, set)
-	if err != nil {
-		return err
-	}
-	_, err = GD.Build(sims.Config{Values: v, Seed: 1})
-	return err
-}
-
-func run(s sims.Sim, steps int) error {
-	for k := 0; k < steps; k++ {
-		if err := s.Step(); err != nil {
-			return err
-		}
-	}
-	return nil
-}
 
 // TestFiniteSumProblemsKnowMAndL: the shaped data make the Hessian of lsq
 // exactly A (eigenvalues 1 and κ) and the logistic bound L = κ/4 + λ; the
@@ -80,8 +62,8 @@ func TestTheoremOverlaysHold(t *testing.T) {
 		{fnWavy, "min ‖∇f‖", []string{"Thm 8.8 bound"}},
 	} {
 		for _, x0 := range []string{"-2.5,1.5", "2.9,-1.9", "0.4,1"} {
-			s := build(t, map[string]string{"fn": tt.fn, "x0": x0})
-			run(s, 600)
+			s := simtest.Build(t, GD, map[string]string{"fn": tt.fn, "x0": x0}, 0, nil)
+			simtest.RunErr(s, 600)
 			f := s.Frame()
 			c, ok := f.Series(tt.curve)
 			if !ok || len(c.Y) < 2 {
@@ -107,8 +89,8 @@ func TestTheoremOverlaysHold(t *testing.T) {
 // sample; the engine's own test pins the floor to 4 standard errors) and
 // the 1/k run goes well below it.
 func TestSGDNoiseFloorPicture(t *testing.T) {
-	s := build(t, map[string]string{"fn": fnLSQ, "method": methodSGD})
-	if err := run(s, 40000); err != nil {
+	s := simtest.Build(t, GD, map[string]string{"fn": fnLSQ, "method": methodSGD}, 0, nil)
+	if err := simtest.RunErr(s, 40000); err != nil {
 		t.Fatal(err)
 	}
 	f := s.Frame()
@@ -138,7 +120,7 @@ func TestSGDNoiseFloorPicture(t *testing.T) {
 // TestNewtonInGD: Newton lands on the quadratic's minimiser in one step and
 // then reports convergence.
 func TestNewtonInGD(t *testing.T) {
-	s := build(t, map[string]string{"method": methodNewton, "kappa": "500"})
+	s := simtest.Build(t, GD, map[string]string{"method": methodNewton, "kappa": "500"}, 0, nil)
 	if err := s.Step(); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +144,7 @@ func TestGDParameterErrors(t *testing.T) {
 		{map[string]string{"method": methodSGD}, "method"},
 		{map[string]string{"fn": fnLSQ, "method": methodSGD, "batch": "500"}, "batch"},
 	} {
-		err := buildErr(tt.set)
+		_, err := simtest.BuildErr(GD, tt.set, 1, nil)
 		var pe *algo.ParamError
 		if !errors.As(err, &pe) || pe.Name != tt.name {
 			t.Errorf("%v: %v, want a ParamError naming %s", tt.set, err, tt.name)
@@ -182,7 +164,7 @@ func TestDefaultStepIsOneOverL(t *testing.T) {
 		{map[string]string{"fn": fnWavy}, 1.0 / 9},
 		{map[string]string{"fn": fnLSQ, "method": methodSGD}, 0.01},
 	} {
-		s := build(t, tt.set).(*gdSim)
+		s := simtest.Build(t, GD, tt.set, 0, nil).(*gdSim)
 		if math.Abs(s.lr-tt.lr) > 1e-6*tt.lr {
 			t.Errorf("%v: lr %v, want %v", tt.set, s.lr, tt.lr)
 		}
@@ -193,12 +175,8 @@ func TestDefaultStepIsOneOverL(t *testing.T) {
 func BenchmarkFrame(b *testing.B) {
 	for _, set := range []map[string]string{nil, {"fn": fnLSQ, "method": methodSGD}, {"fn": fnWavy}} {
 		b.Run(set["fn"]+set["method"], func(b *testing.B) {
-			v, _ := sims.Resolve(GD.Params, set)
-			s, err := GD.Build(sims.Config{Values: v, Seed: 1})
-			if err != nil {
-				b.Fatal(err)
-			}
-			run(s, 200)
+			s := simtest.Build(b, GD, set, 1, nil)
+			simtest.RunErr(s, 200)
 			b.ReportAllocs()
 			for b.Loop() {
 				_ = s.Frame()

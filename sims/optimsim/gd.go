@@ -477,7 +477,7 @@ func (s *gdSim) sgdNotes() []string {
 	lines := []string{
 		fmt.Sprintf("m = %.4g, L = %.4g; SGD, B = %d of n = %d (%s), t₀ = %.3g = %.3g/L, c = %.3g",
 			p.M, p.L, s.batch, n, s.samp, s.lr, s.lr*p.L, s.decay),
-		fmt.Sprintf("orange: t_k = %s; green, same batches: t_k = %s", scheduleText(s.sched), scheduleText(s.csched)),
+		fmt.Sprintf("orange: t_k = %s; green, same batches: t_k = %s", s.sched.Formula(), s.csched.Formula()),
 	}
 	switch {
 	case !s.hasFl:
@@ -489,16 +489,6 @@ func (s *gdSim) sgdNotes() []string {
 		lines = append(lines, fmt.Sprintf("epoch sampling: constant steps stall below the iid floor %.3g (the noise of an epoch cancels)", s.floor))
 	}
 	return lines
-}
-
-func scheduleText(s optim.Schedule) string {
-	switch s {
-	case optim.InvK:
-		return "t₀/(1+ck)"
-	case optim.InvSqrtK:
-		return "t₀/√(1+ck)"
-	}
-	return "t₀"
 }
 
 func (s *gdSim) Result() map[string]any {

@@ -4,28 +4,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 )
-
-func build(t *testing.T, set map[string]string) sims.Sim {
-	t.Helper()
-	v, err := sims.Resolve(GD.Params, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := GD.Build(sims.Config{Values: v})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 // TestBoundCurveDominatesGap checks the pane's promise: on the quadratic
 // with t = 1/L the drawn Theorem 8.7 bound lies above f(x_k) − f* at every
 // recorded step.
 func TestBoundCurveDominatesGap(t *testing.T) {
 	for _, kappa := range []string{"2", "10", "100"} {
-		s := build(t, map[string]string{"kappa": kappa})
+		s := simtest.Build(t, GD, map[string]string{"kappa": kappa}, 0, nil)
 		for range 400 {
 			if s.Step() != nil {
 				break
@@ -46,7 +33,7 @@ func TestBoundCurveDominatesGap(t *testing.T) {
 }
 
 func TestStepSizeFollowsKappaAndNotes(t *testing.T) {
-	s := build(t, map[string]string{"kappa": "50"})
+	s := simtest.Build(t, GD, map[string]string{"kappa": "50"}, 0, nil)
 	if got := s.(*gdSim).lr; got != 0.02 {
 		t.Errorf("default lr for κ=50: %v, want 1/L = 0.02", got)
 	}
@@ -60,7 +47,7 @@ func TestStepSizeFollowsKappaAndNotes(t *testing.T) {
 		{map[string]string{"fn": "rosenbrock"}, "not convex"},
 	}
 	for _, tt := range tests {
-		text := strings.Join(build(t, tt.set).Frame().Text, " ")
+		text := strings.Join(simtest.Build(t, GD, tt.set, 0, nil).Frame().Text, " ")
 		if !strings.Contains(text, tt.want) {
 			t.Errorf("%v: notes %q lack %q", tt.set, text, tt.want)
 		}
@@ -68,7 +55,7 @@ func TestStepSizeFollowsKappaAndNotes(t *testing.T) {
 }
 
 func TestFrameIsImmutable(t *testing.T) {
-	s := build(t, nil)
+	s := simtest.Build(t, GD, nil, 0, nil)
 	s.Step()
 	f := s.Frame()
 	gap, _ := f.Series("f−f*")

@@ -8,37 +8,16 @@ import (
 
 	"github.com/thelab/lab/algo/pushforward"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 )
-
-func build(t *testing.T, set map[string]string, seed uint64) sims.Sim {
-	t.Helper()
-	v, err := sims.Resolve(Pushforward.Params, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Pushforward.Build(sims.Config{Values: v, Seed: seed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func run(t *testing.T, s sims.Sim, n int) {
-	t.Helper()
-	for range n {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // TestExample13Pane runs the default (Ex 1.3, x² of N(0,1)) and checks
 // what the pane shows: P(Y < 1) exact 0.682689 and sampled within 4 s.e.,
 // the χ² test passing, two histograms that integrate to their mass in
 // range, and the density curve finite (clipped at 0).
 func TestExample13Pane(t *testing.T) {
-	s := build(t, nil, 1)
-	run(t, s, 200)
+	s := simtest.Build(t, Pushforward, nil, 1, nil)
+	simtest.Run(t, s, 200)
 	f := s.Frame()
 	exact, _ := f.Metric("exact")
 	emp, _ := f.Metric("P(Y<c)")
@@ -79,8 +58,8 @@ func TestExample12Pane(t *testing.T) {
 	if v.String("source") != "discrete" || v.Float("c") != 0.5 {
 		t.Fatalf("defaults for ex1.2: source %s c %g", v.String("source"), v.Float("c"))
 	}
-	s := build(t, map[string]string{"map": "ex1.2"}, 2)
-	run(t, s, 50)
+	s := simtest.Build(t, Pushforward, map[string]string{"map": "ex1.2"}, 2, nil)
+	simtest.Run(t, s, 50)
 	res := s.Result()
 	pmf := res["pmf"].([]float64)
 	if labels := res["values"].([]string); len(labels) != 2 || labels[0] != "a" || labels[1] != "b" || pmf[0] != 0.2 || pmf[1] != 0.8 {
@@ -102,8 +81,8 @@ func TestExample12Pane(t *testing.T) {
 // χ² test passes and the frame is well formed.
 func TestEveryMapRuns(t *testing.T) {
 	for _, m := range pushforward.MapNames {
-		s := build(t, map[string]string{"map": m}, 3)
-		run(t, s, 100)
+		s := simtest.Build(t, Pushforward, map[string]string{"map": m}, 3, nil)
+		simtest.Run(t, s, 100)
 		f := s.Frame()
 		for _, mt := range f.Metrics {
 			if math.IsNaN(mt.Value) || math.IsInf(mt.Value, 0) {
@@ -126,10 +105,7 @@ func TestBadParams(t *testing.T) {
 		{map[string]string{"batch": "0"}, "batch"},
 		{map[string]string{"map": "cube"}, "map"},
 	} {
-		v, err := sims.Resolve(Pushforward.Params, c.set)
-		if err == nil {
-			_, err = Pushforward.Build(sims.Config{Values: v, Seed: 1})
-		}
+		_, err := simtest.BuildErr(Pushforward, c.set, 1, nil)
 		if err == nil || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%v: error %v does not name %s", c.set, err, c.name)
 		}
@@ -138,19 +114,19 @@ func TestBadParams(t *testing.T) {
 
 func TestDeterministicAndImmutable(t *testing.T) {
 	res := func() string {
-		s := build(t, nil, 7)
-		run(t, s, 30)
+		s := simtest.Build(t, Pushforward, nil, 7, nil)
+		simtest.Run(t, s, 30)
 		b, _ := json.Marshal(s.Result())
 		return string(b)
 	}
 	if a, b := res(), res(); a != b {
 		t.Error("same seed, different results")
 	}
-	s := build(t, nil, 1)
-	run(t, s, 10)
+	s := simtest.Build(t, Pushforward, nil, 1, nil)
+	simtest.Run(t, s, 10)
 	f := s.Frame()
 	before, _ := json.Marshal(f)
-	run(t, s, 10)
+	simtest.Run(t, s, 10)
 	_ = s.Frame()
 	if after, _ := json.Marshal(f); string(before) != string(after) {
 		t.Error("a frame changed after it was returned")

@@ -1,56 +1,25 @@
 package rffsim
 
 import (
-	"errors"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 )
 
-func build(t *testing.T, spec *sims.Spec, set map[string]string, seed uint64) sims.Sim {
-	t.Helper()
-	v, err := sims.Resolve(spec.Params, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := spec.Build(sims.Config{Values: v, Seed: seed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-func metric(t *testing.T, f sims.Frame, name string) float64 {
-	t.Helper()
-	v, ok := f.Metric(name)
-	if !ok {
-		t.Fatalf("no metric %q", name)
-	}
-	return v
-}
-
-func runAll(t *testing.T, s sims.Sim) {
-	t.Helper()
-	for {
-		err := s.Step()
-		if errors.Is(err, sims.ErrConverged) {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+// maxSteps bounds a run to its end: an RFF run takes one step per feature,
+// m_max ≤ 1024 of them here.
+const maxSteps = 100_000
 
 // TestRFFPane: the measured iid error follows the drawn m^−½ theory line,
 // orthogonal features end below iid ones, and the chart's x axis spans
 // log₂ m.
 func TestRFFPane(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
-		s := build(t, RFF, map[string]string{"m_max": "1024"}, seed)
-		runAll(t, s)
+		s := simtest.Build(t, RFF, map[string]string{"m_max": "1024"}, seed, nil)
+		simtest.RunToEnd(t, s, maxSteps)
 		f := s.Frame()
 		iid, _ := f.Series("iid")
 		orf, _ := f.Series("orthogonal")
@@ -76,8 +45,8 @@ func TestRFFPane(t *testing.T) {
 // TestRFFSoftmax: positive features never give a negative entry; both
 // estimators follow their theory lines.
 func TestRFFSoftmax(t *testing.T) {
-	s := build(t, RFF, map[string]string{"kernel": "softmax", "m_max": "512"}, 4)
-	runAll(t, s)
+	s := simtest.Build(t, RFF, map[string]string{"kernel": "softmax", "m_max": "512"}, 4, nil)
+	simtest.RunToEnd(t, s, maxSteps)
 	f := s.Frame()
 	for _, name := range []string{"trig", "positive"} {
 		got, _ := f.Series(name)
@@ -90,7 +59,7 @@ func TestRFFSoftmax(t *testing.T) {
 			t.Errorf("%s: error %g vs theory %g", name, got.Y[last], th.Y[last])
 		}
 	}
-	if metric(t, f, "negatives_trig") < 0 {
+	if simtest.Metric(t, f, "negatives_trig") < 0 {
 		t.Error("negative count")
 	}
 }
@@ -99,19 +68,19 @@ func TestRFFSoftmax(t *testing.T) {
 // band is 2σ/√m around k, and the frequency histogram's mass is at most 1.
 func TestBochnerPane(t *testing.T) {
 	for _, k := range []string{"rbf", "laplace"} {
-		s := build(t, Bochner, map[string]string{"kernel": k, "d": "3"}, 5)
+		s := simtest.Build(t, Bochner, map[string]string{"kernel": k, "d": "3"}, 5, nil)
 		for range 20000 {
 			if err := s.Step(); err != nil {
 				t.Fatal(err)
 			}
 		}
 		f := s.Frame()
-		if z := metric(t, f, "z"); math.Abs(z) > 4 {
+		if z := simtest.Metric(t, f, "z"); math.Abs(z) > 4 {
 			t.Errorf("%s: z = %v", k, z)
 		}
 		up, _ := f.Series("k + 2σ/√m")
 		lo, _ := f.Series("k − 2σ/√m")
-		exact := metric(t, f, "exact")
+		exact := simtest.Metric(t, f, "exact")
 		last := len(up.Y) - 1
 		if math.Abs((up.Y[last]+lo.Y[last])/2-exact) > 1e-12 {
 			t.Errorf("%s: band not centred on k", k)
@@ -141,7 +110,7 @@ func TestRFFData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	runAll(t, s)
+	simtest.RunToEnd(t, s, maxSteps)
 	r := s.(*rffSim)
 	if r.n != 12 || r.d != 2 {
 		t.Errorf("n = %d, d = %d, want 12 points in 2-D", r.n, r.d)

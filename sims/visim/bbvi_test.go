@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 )
 
 // TestBBVIReparamConverges runs the default (reparameterisation gradient
@@ -15,8 +16,8 @@ import (
 // function's variance, computed alongside, is far above the
 // reparameterised one's.
 func TestBBVIReparamConverges(t *testing.T) {
-	s := build(t, BBVI, nil, 1)
-	runUntil(t, s, 2000)
+	s := simtest.Build(t, BBVI, nil, 1, nil)
+	simtest.RunUntil(t, s, 2000)
 	res := s.Result()
 	post := res["posterior"].([]float64)
 	if math.Abs(res["m"].(float64)-post[0]) > 0.05 || math.Abs(res["s"].(float64)-post[1]) > 0.05 ||
@@ -24,7 +25,7 @@ func TestBBVIReparamConverges(t *testing.T) {
 		t.Errorf("result %v", res)
 	}
 	f := s.Frame()
-	finiteMetrics(t, f)
+	simtest.FiniteMetrics(t, f)
 	if r, _ := f.Metric("ratio"); r < 100 {
 		t.Errorf("variance ratio score/reparam = %g, want ≫ 1", r)
 	}
@@ -52,7 +53,7 @@ func TestBBVIReparamConverges(t *testing.T) {
 func TestBBVIScoreIsNoisier(t *testing.T) {
 	spread := map[string]float64{}
 	for _, est := range []string{"score", "reparam"} {
-		s := build(t, BBVI, map[string]string{"model": "logistic", "estimator": est}, 2)
+		s := simtest.Build(t, BBVI, map[string]string{"model": "logistic", "estimator": est}, 2, nil)
 		var sm, sm2 float64
 		const steps = 3000
 		for i := range steps {
@@ -102,19 +103,19 @@ func TestBBVIParams(t *testing.T) {
 
 func TestBBVIDeterministicImmutableNoAlloc(t *testing.T) {
 	res := func() string {
-		s := build(t, BBVI, nil, 7)
-		runUntil(t, s, 100)
+		s := simtest.Build(t, BBVI, nil, 7, nil)
+		simtest.RunUntil(t, s, 100)
 		b, _ := json.Marshal(s.Result())
 		return string(b)
 	}
 	if a, b := res(), res(); a != b {
 		t.Error("same seed, different results")
 	}
-	s := build(t, BBVI, nil, 1)
-	runUntil(t, s, 20)
+	s := simtest.Build(t, BBVI, nil, 1, nil)
+	simtest.RunUntil(t, s, 20)
 	f := s.Frame()
 	before, _ := json.Marshal(f)
-	runUntil(t, s, 20)
+	simtest.RunUntil(t, s, 20)
 	_ = s.Frame()
 	if after, _ := json.Marshal(f); string(before) != string(after) {
 		t.Error("a frame changed after it was returned")

@@ -2,62 +2,25 @@ package visim
 
 import (
 	"encoding/json"
-	"errors"
 	"math"
 	"strings"
 	"testing"
 
-	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
 )
-
-func build(t *testing.T, spec *sims.Spec, set map[string]string, seed uint64) sims.Sim {
-	t.Helper()
-	v, err := sims.Resolve(spec.Params, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := spec.Build(sims.Config{Values: v, Seed: seed})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// runUntil steps s n times or until it converges; any other error fails.
-func runUntil(t *testing.T, s sims.Sim, n int) error {
-	t.Helper()
-	for range n {
-		if err := s.Step(); err != nil {
-			if errors.Is(err, sims.ErrConverged) {
-				return err
-			}
-			t.Fatal(err)
-		}
-	}
-	return nil
-}
-
-func finiteMetrics(t *testing.T, f sims.Frame) {
-	t.Helper()
-	for _, m := range f.Metrics {
-		if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
-			t.Errorf("%s: metric %s = %v", f.Sim, m.Name, m.Value)
-		}
-	}
-}
 
 // TestGaussianModel runs CAVI on the correlated target to convergence: the
 // variances shown equal σ²(1 − ρ²), the means 0, the KL its minimum
 // −½ log(1 − ρ²), and the KL gap series never rises.
 func TestGaussianModel(t *testing.T) {
 	for _, rho := range []string{"0.9", "-0.5", "0"} {
-		s := build(t, VI, map[string]string{"rho": rho}, 1)
-		if err := runUntil(t, s, 5000); err == nil {
+		s := simtest.Build(t, VI, map[string]string{"rho": rho}, 1, nil)
+		if _, ok := simtest.RunUntil(t, s, 5000); !ok {
 			t.Fatalf("ρ=%s: no convergence", rho)
 		}
 		f := s.Frame()
-		finiteMetrics(t, f)
-		r := mustFloat(rho)
+		simtest.FiniteMetrics(t, f)
+		r := simtest.Float(rho)
 		s1, _ := f.Metric("s₁")
 		s2, _ := f.Metric("s₂")
 		kl, _ := f.Metric("KL(q‖p)")
@@ -74,23 +37,15 @@ func TestGaussianModel(t *testing.T) {
 	}
 }
 
-func mustFloat(s string) float64 {
-	var x float64
-	if err := json.Unmarshal([]byte(s), &x); err != nil {
-		panic(err)
-	}
-	return x
-}
-
 // TestMixtureModel checks that one sweep closes the ELBO's gap to log p(x)
 // and that the ELBO series never falls.
 func TestMixtureModel(t *testing.T) {
-	s := build(t, VI, map[string]string{"model": "mixture"}, 2)
-	if err := runUntil(t, s, 1000); err == nil {
+	s := simtest.Build(t, VI, map[string]string{"model": "mixture"}, 2, nil)
+	if _, ok := simtest.RunUntil(t, s, 1000); !ok {
 		t.Fatal("no convergence")
 	}
 	f := s.Frame()
-	finiteMetrics(t, f)
+	simtest.FiniteMetrics(t, f)
 	if gap, _ := f.Metric("gap"); gap > 1e-9 || gap < -1e-9 {
 		t.Errorf("gap %g after convergence", gap)
 	}
@@ -106,8 +61,8 @@ func TestMixtureModel(t *testing.T) {
 // clusters: the ELBO trace never falls, and with a small α₀ the weight sits
 // on as many components as there are clusters.
 func TestBGMMModel(t *testing.T) {
-	s := build(t, VI, map[string]string{"model": "bgmm", "k": "5", "clusters": "3", "sep": "6", "n": "300"}, 3)
-	if err := runUntil(t, s, 4000); err == nil {
+	s := simtest.Build(t, VI, map[string]string{"model": "bgmm", "k": "5", "clusters": "3", "sep": "6", "n": "300"}, 3, nil)
+	if _, ok := simtest.RunUntil(t, s, 4000); !ok {
 		t.Fatal("no convergence")
 	}
 	res := s.Result()
@@ -118,7 +73,7 @@ func TestBGMMModel(t *testing.T) {
 		}
 	}
 	f := s.Frame()
-	finiteMetrics(t, f)
+	simtest.FiniteMetrics(t, f)
 	if used, _ := f.Metric("in use"); used != 3 {
 		t.Errorf("%g components in use, want 3 (weights %v)", used, res["weights"])
 	}
@@ -135,10 +90,7 @@ func TestVIBadParams(t *testing.T) {
 		{map[string]string{"model": "bgmm", "n": "5"}, "n"},
 		{map[string]string{"m0": "1"}, "m0"},
 	} {
-		v, err := sims.Resolve(VI.Params, c.set)
-		if err == nil {
-			_, err = VI.Build(sims.Config{Values: v, Seed: 1})
-		}
+		_, err := simtest.BuildErr(VI, c.set, 1, nil)
 		if err == nil || !strings.Contains(err.Error(), c.name) {
 			t.Errorf("%v: error %v does not name %s", c.set, err, c.name)
 		}
@@ -148,19 +100,19 @@ func TestVIBadParams(t *testing.T) {
 func TestVIDeterministicImmutable(t *testing.T) {
 	for _, model := range []string{"gaussian", "mixture", "bgmm"} {
 		res := func() string {
-			s := build(t, VI, map[string]string{"model": model}, 4)
-			runUntil(t, s, 30)
+			s := simtest.Build(t, VI, map[string]string{"model": model}, 4, nil)
+			simtest.RunUntil(t, s, 30)
 			b, _ := json.Marshal(s.Result())
 			return string(b)
 		}
 		if a, b := res(), res(); a != b {
 			t.Errorf("%s: same seed, different results", model)
 		}
-		s := build(t, VI, map[string]string{"model": model}, 1)
-		runUntil(t, s, 3)
+		s := simtest.Build(t, VI, map[string]string{"model": model}, 1, nil)
+		simtest.RunUntil(t, s, 3)
 		f := s.Frame()
 		before, _ := json.Marshal(f)
-		runUntil(t, s, 3)
+		simtest.RunUntil(t, s, 3)
 		_ = s.Frame()
 		if after, _ := json.Marshal(f); string(before) != string(after) {
 			t.Errorf("%s: a frame changed after it was returned", model)
