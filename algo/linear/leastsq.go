@@ -156,6 +156,11 @@ type Solution struct {
 	// Cond is the 2-norm condition number of the normal-equation matrix
 	// X_cᵀX_c + nλI (+Inf when it is singular).
 	Cond float64
+	// Spectrum holds the eigenvalues of X_cᵀX_c in decreasing order: the
+	// squared singular values σ_i² of X_c (Proposition 3.5, L375–L385).
+	// Ridge solves with σ_i² + nλ in their place, so the smallest is lifted
+	// to at least nλ (rounding below zero is clamped to 0).
+	Spectrum []float64
 }
 
 // Solve returns the minimiser in closed form (seed 001, L351 and L373):
@@ -189,7 +194,10 @@ func (ls *LeastSquares) Solve() (Solution, error) {
 		}
 	}
 	nl := float64(n) * ls.lambda
-	sol := Solution{Theta: make([]float64, ls.x.P()), Rank: rank, Cond: math.Inf(1)}
+	sol := Solution{Theta: make([]float64, ls.x.P()), Rank: rank, Cond: math.Inf(1), Spectrum: make([]float64, d)}
+	for i, e := range ev {
+		sol.Spectrum[d-1-i] = math.Max(e, 0)
+	}
 	if lo := math.Max(ev[0], 0) + nl; (rank == d || nl > 0) && lo > 0 {
 		sol.Cond = (top + nl) / lo
 	}

@@ -411,3 +411,51 @@ func BenchmarkNormalEquation(b *testing.B) {
 		}
 	}
 }
+
+// TestSpectrum: Solution.Spectrum holds the σ_i² of Proposition 3.5
+// (L375–L385), checked against a closed form on the notes' ε example
+// (XᵀX = [[1, 1], [1, 1 + ε²]]: trace 2 + ε², determinant ε²) and against
+// gonum's SVD of the centred features on random data with a bias.
+func TestSpectrum(t *testing.T) {
+	for _, eps := range []float64{1, 0.1, 1e-3} {
+		l, _ := dataset.Epsilon(eps)
+		sol, err := lsqOn(t, l.X, l.Y, false, 0).Solve()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, det := 2+eps*eps, eps*eps
+		disc := math.Sqrt(tr*tr - 4*det)
+		want := []float64{(tr + disc) / 2, 2 * det / (tr + disc)} // the small root without cancellation
+		// A symmetric eigensolver is backward stable: errors of a few
+		// ulps of the largest eigenvalue.
+		for i, w := range want {
+			if math.Abs(sol.Spectrum[i]-w) > 1e-14*want[0] {
+				t.Errorf("ε=%g: σ%d² = %v, want %v", eps, i+1, sol.Spectrum[i], w)
+			}
+		}
+	}
+	x, y := randomRegression(7, 40, 5)
+	sol, err := lsqOn(t, x, y, true, 0.3).Solve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	xc := mat.NewDense(len(x), 5, nil)
+	for j := 0; j < 5; j++ {
+		mean := 0.0
+		for i := range x {
+			mean += x[i][j] / float64(len(x))
+		}
+		for i := range x {
+			xc.Set(i, j, x[i][j]-mean)
+		}
+	}
+	var svd mat.SVD
+	if !svd.Factorize(xc, mat.SVDNone) {
+		t.Fatal("SVD failed")
+	}
+	for i, s := range svd.Values(nil) {
+		if math.Abs(sol.Spectrum[i]-s*s) > 1e-10*s*s {
+			t.Errorf("σ%d² = %v, want %v", i+1, sol.Spectrum[i], s*s)
+		}
+	}
+}

@@ -132,6 +132,20 @@ func TestLinregPanes(t *testing.T) {
 		t.Errorf("GD %v vs closed form %v", gr["w"], gr["closed_form_w"])
 	}
 	f := g.Frame()
+	// The SVD view (Prop 3.5, B5): bars in pairs σᵢ², σᵢ² + nλ (nλ = 60·0.1),
+	// decreasing, whose extreme ratio is the condition number reported.
+	bc := f.Charts[4].(sims.BarChart)
+	if len(bc.Bars) != 10 {
+		t.Fatalf("%d spectrum bars, want 2·d = 10", len(bc.Bars))
+	}
+	for i := 0; i < len(bc.Bars); i += 2 {
+		if math.Abs(bc.Bars[i+1].Value-bc.Bars[i].Value-6) > 1e-9 || (i > 0 && bc.Bars[i].Value > bc.Bars[i-2].Value) {
+			t.Errorf("bars %v", bc.Bars)
+		}
+	}
+	if c := bc.Bars[1].Value / bc.Bars[9].Value; math.Abs(c-simtest.Metric(t, f, "cond")) > 1e-9*c {
+		t.Errorf("(σ₁² + nλ)/(σ₅² + nλ) = %v, cond %v", c, simtest.Metric(t, f, "cond"))
+	}
 	lc := f.Charts[1].(sims.LineChart)
 	loss, opt := lc.Series[0], lc.Series[1]
 	if !opt.Bound || !strings.HasPrefix(opt.Name, "closed form f*") || len(opt.Y) != len(loss.Y) ||

@@ -214,7 +214,7 @@ func (s *linregSim) Frame() sims.Frame {
 	}
 	charts := []sims.Chart{s.fitChart(th), lossChart, s.pathChart(th, cur)}
 	if d > 1 {
-		charts = append(charts, condChart)
+		charts = append(charts, condChart, s.spectrumChart())
 	}
 	wn := floats.Norm(th[:d], 2)
 	metrics := []sims.Metric{
@@ -265,6 +265,36 @@ func (s *linregSim) fitChart(th []float64) sims.CanvasChart {
 		Legend: []string{"rows", "ŷ = y"},
 		XLabel: "y", YLabel: "ŷ",
 	}
+}
+
+// maxSpectrumBars caps the singular values drawn: the largest and the
+// smallest halves when there are more.
+const maxSpectrumBars = 6
+
+// spectrumChart draws the SVD view of ridge (Proposition 3.5, L375–L385;
+// catalogue B5): each σ_i² of X_c next to the σ_i² + nλ that the ridge
+// solve divides by, so a tiny σ_i² (a near-dependence such as the ε
+// example's) is seen to be lifted to at least nλ.
+func (s *linregSim) spectrumChart() sims.BarChart {
+	sp := s.opt.Spectrum
+	nl := float64(s.data.N()) * s.lambda
+	idx := make([]int, 0, maxSpectrumBars)
+	for i := range sp {
+		if len(sp) <= maxSpectrumBars || i < maxSpectrumBars/2 || i >= len(sp)-maxSpectrumBars/2 {
+			idx = append(idx, i)
+		}
+	}
+	bars := make([]sims.Bar, 0, 2*len(idx))
+	for _, i := range idx {
+		bars = append(bars,
+			sims.Bar{Label: fmt.Sprintf("σ%d²", i+1), Value: sp[i], Class: 0},
+			sims.Bar{Label: fmt.Sprintf("σ%d²+nλ", i+1), Value: sp[i] + nl, Class: 1})
+	}
+	title := "σᵢ² of X_c and σᵢ² + nλ (Prop 3.5)"
+	if len(idx) < len(sp) {
+		title += fmt.Sprintf(", %d of %d", len(idx), len(sp))
+	}
+	return sims.BarChart{Title: title, Bars: bars}
 }
 
 func (s *linregSim) closedB() float64 {
