@@ -162,6 +162,8 @@ type HistChart struct {
 	Density []float64 // per bin, normalised so that the bars integrate to one
 	Curves  []Curve
 	XLabel  string
+	// Label names what the bars count in the legend ("samples" when empty).
+	Label string
 }
 
 // Curve is y = f(x) at increasing x, drawn over a histogram.

@@ -374,7 +374,7 @@ func (s *mlSim) Frame() sims.Frame {
 		cb.X[i], cb.Y[i] = t, math.Exp(divergence.LogNormalPDF(t, 0, sdBest))
 	}
 	hist := sims.HistChart{Title: fmt.Sprintf("data from p = ½N(±%g, 1); the best Gaussian", s.m.D()), Lo: s.lo, Hi: s.hi,
-		Density: dens, Curves: []sims.Curve{cp, cb}, XLabel: "x"}
+		Density: dens, Curves: []sims.Curve{cp, cb}, XLabel: "x", Label: "data"}
 	lines := []string{
 		"ML is KL minimisation: argmax Σ log q_θ(xᵢ) ≈ argmin KL(p‖q_θ) (1.43–1.46)",
 		fmt.Sprintf("θ* = p's moments, N(0, %.3g²): min KL = %.4f (H(p) = %.4f)", sdBest, best, s.m.Entropy()),

@@ -204,7 +204,7 @@ func (s *streamSim) dataChart(th [2]float64, ok bool) sims.Chart {
 		curves = append(curves, densityCurve("fit", m, th, lo, hi, 2))
 	}
 	return sims.HistChart{Title: fmt.Sprintf("last %d draws, fitted and true density", n), Lo: lo, Hi: hi,
-		Density: dens, Curves: curves, XLabel: "y"}
+		Density: dens, Curves: curves, XLabel: "y", Label: "draws"}
 }
 
 func histRange(m estimate.Model) (lo, hi float64) {
@@ -364,7 +364,7 @@ func (s *samplingSim) Frame() sims.Frame {
 			Title: fmt.Sprintf("√n(%s − %s), n = %d, vs N(0, I⁻¹ = %.3g)", hats[j], name, n, inv[j]),
 			Lo:    lo, Hi: hi, Density: s.r.Density(j, nil),
 			Curves: []sims.Curve{normalCurve(lo, hi, s.r.AsymptoticSD(j))},
-			XLabel: "z",
+			XLabel: "z", Label: "replicate MLEs",
 		})
 	}
 	x0, x1 := s.vars.Span()

@@ -218,7 +218,7 @@ func (s *svmSim) marginHist(b float64) sims.HistChart {
 	for i := range d {
 		d[i] /= float64(len(s.y)) * (hi - lo) / bins
 	}
-	return sims.HistChart{Title: "margins y_iF(x_i) (free SVs at 1)", Lo: lo, Hi: hi, Density: d, XLabel: "y F(x)"}
+	return sims.HistChart{Title: "margins y_iF(x_i) (free SVs at 1)", Lo: lo, Hi: hi, Density: d, XLabel: "y F(x)", Label: "training points"}
 }
 
 func (s *svmSim) notes(dual, primal float64) []string {

@@ -178,7 +178,7 @@ func (s *mcErrorSim) cltChart(sigma float64) sims.HistChart {
 		c.X[i], c.Y[i] = x, math.Exp(-z*z/2)/(se*math.Sqrt(2*math.Pi))
 	}
 	return sims.HistChart{Title: fmt.Sprintf("the %d estimates at S = %d vs the CLT", e.Replicates(), e.S()),
-		Lo: lo, Hi: hi, Density: dens, Curves: []sims.Curve{c}, XLabel: "estimate of E f"}
+		Lo: lo, Hi: hi, Density: dens, Curves: []sims.Curve{c}, XLabel: "estimate of E f", Label: "replicate estimates"}
 }
 
 func fmtSlope(b float64) string {

@@ -453,7 +453,7 @@ func (s *emSim) hardHist(run *emRun) sims.Chart {
 	for b := range counts {
 		counts[b] /= float64(run.em.N()) * width
 	}
-	return sims.HistChart{Title: "max_k γ_nk: soft → hard", Lo: lo, Hi: 1, Density: counts, XLabel: "responsibility of the nearest mean"}
+	return sims.HistChart{Title: "max_k γ_nk: soft → hard", Lo: lo, Hi: 1, Density: counts, XLabel: "responsibility of the nearest mean", Label: "points"}
 }
 
 // notes says which half-step was last, how the monotonicity check stands,

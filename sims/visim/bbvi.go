@@ -191,7 +191,7 @@ func (s *bbviSim) Frame() sims.Frame {
 				dens[min(int(f*bins), bins-1)] += 1 / (float64(len(errs)) * w)
 			}
 		}
-		return sims.HistChart{Title: title, Lo: -spread, Hi: spread, Density: dens, XLabel: "ĝ_m − ∇_m ELBO"}
+		return sims.HistChart{Title: title, Lo: -spread, Hi: spread, Density: dens, XLabel: "ĝ_m − ∇_m ELBO", Label: "gradient estimates"}
 	}
 	steps := len(sc) / s.b.Config().Samples
 	hs := hist(fmt.Sprintf("score-function errors, last %d steps", steps), sc)

@@ -152,6 +152,14 @@ func TestHistogramBars(t *testing.T) {
 	if right < 2*left-1 || left == 0 {
 		t.Errorf("bar heights %d and %d for densities 1 and 2:\n%s", left, right, strings.Join(lines, "\n"))
 	}
+	// The legend names the bars: "samples" unless the chart says otherwise.
+	for label, want := range map[string]string{"": "█ samples", "points": "█ points"} {
+		c.Label = label
+		got := ansi.Strip(strings.Join(RenderLines(c, 30, 12, Options{Mono: true}), "\n"))
+		if !strings.Contains(got, want) {
+			t.Errorf("label %q: no %q in\n%s", label, want, got)
+		}
+	}
 }
 
 func BenchmarkCanvas(b *testing.B) {

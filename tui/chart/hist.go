@@ -99,7 +99,11 @@ func histChart(c sims.HistChart, w, h int, o Options) []string {
 	// x axis labels and legend.
 	axis := newAxisLabels(pw, c.Lo, c.Hi)
 	b.text(px0, h-2, axis, axisColor, false)
-	legend := []legendItem{{glyph: '█', class: 0, label: "samples"}}
+	label := c.Label
+	if label == "" {
+		label = "samples"
+	}
+	legend := []legendItem{{glyph: '█', class: 0, label: label}}
 	for k, cu := range c.Curves {
 		g := '⠒'
 		if o.Mono {
