@@ -90,15 +90,24 @@ type Series struct {
 // layered in that order.
 type CanvasChart struct {
 	Title    string
-	View     Rect  // world rectangle shown
-	Heat     *Grid // drawn as coloured background (or shade glyphs in monochrome)
-	Contours *Grid // drawn as level lines
+	View     Rect   // world rectangle shown
+	Heat     *Grid  // drawn as coloured background (or shade glyphs in monochrome)
+	Bands    []Band // filled regions, drawn over Heat and under the rest
+	Contours *Grid  // drawn as level lines
 	Points   []PointSet
 	Paths    []Path
 	Markers  []Marker
 	Legend   []string // Legend[i] names class i
 	XLabel   string
 	YLabel   string
+}
+
+// Band is the region between the curves Lo and Hi over increasing X (a
+// confidence band, say), filled with a dim tint of its class colour, or a
+// light shade in monochrome.
+type Band struct {
+	X, Lo, Hi []float64
+	Class     int
 }
 
 // Rect is an axis-aligned rectangle in world coordinates.

@@ -161,6 +161,8 @@ func (s *blrSim) Frame() sims.Frame {
 			Y: []float64{w[0] + w[1]*s.chartX[0], w[0] + w[1]*s.chartX[chartPoints-1]}, Class: 2})
 	}
 	dots := dataMarkers(s.x, s.y, n)
+	blrBand, blrMean := meanBand(s.chartX, mean, vari, 1)
+	gpBand, gpMean := meanBand(s.chartX, s.gpMean, s.gpVar, 1)
 	m0, m1 := s.b.Mean()
 	s00, s01, s11 := s.b.Cov()
 	wPaths := []sims.Path{
@@ -192,13 +194,13 @@ func (s *blrSim) Frame() sims.Frame {
 		Charts: []sims.Chart{
 			sims.CanvasChart{
 				Title: "BLR: posterior lines", View: s.view, Markers: dots,
-				Paths:  append(lines, bandPaths(s.chartX, mean, vari, 1)...),
+				Bands: blrBand, Paths: append(lines, blrMean),
 				Legend: []string{"observed ●", "mean ± 2σ", "sampled lines"},
 				XLabel: "x", YLabel: "y",
 			},
 			sims.CanvasChart{
 				Title: "GP, k = (1+xx')/α: same", View: s.view, Markers: dots,
-				Paths:  bandPaths(s.chartX, s.gpMean, s.gpVar, 1),
+				Bands: gpBand, Paths: []sims.Path{gpMean},
 				Legend: []string{"observed ●", "GP mean ± 2σ"},
 				XLabel: "x", YLabel: "y",
 			},

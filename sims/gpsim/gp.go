@@ -103,19 +103,15 @@ func dataMarkers(x, y []float64, n int) []sims.Marker {
 	return m
 }
 
-// bandPaths returns the mean and the ±2σ band edges (dotted: the chart
-// renderer has no filled band) as paths of one class.
-func bandPaths(xs, mean, variance []float64, class int) []sims.Path {
+// meanBand returns the filled band m ± 2σ and the mean's path, of one
+// class.
+func meanBand(xs, mean, variance []float64, class int) ([]sims.Band, sims.Path) {
 	up, lo := make([]float64, len(xs)), make([]float64, len(xs))
 	for i := range xs {
 		s := 2 * math.Sqrt(variance[i])
 		up[i], lo[i] = mean[i]+s, mean[i]-s
 	}
-	return []sims.Path{
-		{X: xs, Y: up, Class: class, Dotted: true},
-		{X: xs, Y: lo, Class: class, Dotted: true},
-		{X: xs, Y: mean, Class: class},
-	}
+	return []sims.Band{{X: xs, Lo: lo, Hi: up, Class: class}}, sims.Path{X: xs, Y: mean, Class: class}
 }
 
 type gpSim struct {
@@ -226,7 +222,8 @@ func (s *gpSim) Frame() sims.Frame {
 			paths = append(paths, sims.Path{X: s.chartX, Y: f, Class: 2})
 		}
 	}
-	paths = append(paths, bandPaths(s.chartX, s.seq.Mean(), s.seq.Variance(), 1)...)
+	band, mean := meanBand(s.chartX, s.seq.Mean(), s.seq.Variance(), 1)
+	paths = append(paths, mean)
 	title := "prior: mean 0 ± 2σ, samples"
 	if n > 0 {
 		title = fmt.Sprintf("posterior after %d of %d observations", n, len(s.x))
@@ -252,7 +249,7 @@ func (s *gpSim) Frame() sims.Frame {
 		Metrics: metrics,
 		Charts: []sims.Chart{
 			sims.CanvasChart{
-				Title: title, View: s.view, Paths: paths, Markers: dataMarkers(s.x, s.y, n),
+				Title: title, View: s.view, Bands: band, Paths: paths, Markers: dataMarkers(s.x, s.y, n),
 				Legend: []string{"observed ●", "mean ± 2σ", "samples"},
 				XLabel: "x", YLabel: "y",
 			},
@@ -270,7 +267,7 @@ func (s *gpSim) notes() []string {
 	lines := []string{
 		fmt.Sprintf("k = %g·exp(−(x−x')²/(2·%g²)), σ² = %g; one step adds one observation (○: still to come)",
 			s.h.Variance, s.h.Lengthscale, s.h.Noise),
-		"m(x) = kᵀC⁻¹y, σ²(x) = k(x,x) − kᵀC⁻¹k (latent f; a new y adds σ²), C = K + σ²I by Cholesky; dotted: m ± 2σ",
+		"m(x) = kᵀC⁻¹y, σ²(x) = k(x,x) − kᵀC⁻¹k (latent f; a new y adds σ²), C = K + σ²I by Cholesky; shaded: m ± 2σ",
 		"adding data never widens the band; it widens in gaps and beyond the data (seed 003 L1028)",
 	}
 	if !s.sampleOK {

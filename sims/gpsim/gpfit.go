@@ -93,6 +93,7 @@ func (s *gpFitSim) Step() error {
 }
 
 func (s *gpFitSim) Frame() sims.Frame {
+	band, mean := meanBand(s.chartX, s.mean, s.vari, 1)
 	ev := s.f.Evidence()
 	h := ev.Hyper
 	x0, x1 := s.trace.Span()
@@ -110,7 +111,8 @@ func (s *gpFitSim) Frame() sims.Frame {
 			sims.CanvasChart{
 				Title:   fmt.Sprintf("fit at ℓ = %.3g, σ_f² = %.3g, σ² = %.3g", h.Lengthscale, h.Variance, h.Noise),
 				View:    s.view,
-				Paths:   bandPaths(s.chartX, s.mean, s.vari, 1),
+				Bands:   band,
+				Paths:   []sims.Path{mean},
 				Markers: dataMarkers(s.x, s.y, len(s.x)),
 				Legend:  []string{"data ●", "mean ± 2σ"},
 				XLabel:  "x", YLabel: "y",

@@ -126,6 +126,56 @@ func (cv *canvas) heat(g *sims.Grid, plain bool) {
 	}
 }
 
+// bandDim is how far a band's tint is pulled toward the shadow: dim enough
+// that the paths and points drawn over it keep their contrast.
+const bandDim = 0.78
+
+// band fills the cells (half cells in colour) whose centre lies between
+// the band's curves, linearly interpolated in x.
+func (cv *canvas) band(bd sims.Band, plain bool) {
+	n := min(len(bd.X), len(bd.Lo), len(bd.Hi))
+	if n < 2 {
+		return
+	}
+	tint := blend(classColor(bd.Class), heatShadow, bandDim)
+	v := cv.view
+	k := 0 // the segment [X[k], X[k+1]] holding the current x
+	for cx := 0; cx < cv.w; cx++ {
+		x := v.XMin + (float64(cx)+0.5)/float64(cv.w)*(v.XMax-v.XMin)
+		if x < bd.X[0] || x > bd.X[n-1] {
+			continue
+		}
+		for k < n-2 && bd.X[k+1] < x {
+			k++
+		}
+		t := 0.0
+		if dx := bd.X[k+1] - bd.X[k]; dx > 0 {
+			t = (x - bd.X[k]) / dx
+		}
+		lo := bd.Lo[k] + t*(bd.Lo[k+1]-bd.Lo[k])
+		hi := bd.Hi[k] + t*(bd.Hi[k+1]-bd.Hi[k])
+		inside := func(cy, quarter float64) bool {
+			y := v.YMax - (cy+quarter)/float64(cv.h)*(v.YMax-v.YMin)
+			return y >= lo && y <= hi
+		}
+		for cy := 0; cy < cv.h; cy++ {
+			i := cy*cv.w + cx
+			if plain {
+				if inside(float64(cy), 0.5) {
+					cv.shade[i] = '░'
+				}
+				continue
+			}
+			if inside(float64(cy), 0.25) {
+				cv.top[i] = tint
+			}
+			if inside(float64(cy), 0.75) {
+				cv.bot[i] = tint
+			}
+		}
+	}
+}
+
 // levelLines sets a braille dot wherever the band of the (bilinearly
 // interpolated) field changes between a pixel and its right or lower
 // neighbour.
@@ -230,15 +280,19 @@ func (cv *canvas) draw(b *buffer, x0, y0 int) {
 				continue
 			}
 			top, bot := cv.top[i], cv.bot[i]
+			bg := blend(top, bot, 0.5) // one colour under a glyph
+			if top == 0 {
+				bg = bot
+			}
 			switch {
 			case cv.glyph[i] != 0:
-				c.r, c.fg, c.bold = cv.glyph[i], cv.gink[i], true
-				c.bg = blend(top, bot, 0.5)
+				c.r, c.fg, c.bold, c.bg = cv.glyph[i], cv.gink[i], true, bg
 			case cv.dots[i] != 0:
-				c.r, c.fg = rune(0x2800+int(cv.dots[i])), cv.ink[i]
-				c.bg = blend(top, bot, 0.5)
+				c.r, c.fg, c.bg = rune(0x2800+int(cv.dots[i])), cv.ink[i], bg
 			case top != 0:
 				c.r, c.fg, c.bg = '▀', top, bot
+			case bot != 0: // a band's edge in the lower half only
+				c.r, c.fg = '▄', bot
 			case cv.shade[i] != 0:
 				c.r = cv.shade[i]
 			}
@@ -259,6 +313,9 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	cv := newCanvas(w, h-2, v, o.Mono)
 	if c.Heat != nil {
 		cv.heat(c.Heat, o.Mono || o.Basic)
+	}
+	for _, bd := range c.Bands {
+		cv.band(bd, o.Mono || o.Basic)
 	}
 	if c.Contours != nil {
 		cv.levelLines(c.Contours, contourInk)

@@ -135,6 +135,30 @@ func TestCanvasPlacesThings(t *testing.T) {
 	}
 }
 
+// TestBandFill: a band y ∈ [2, 4] over x ∈ [0, 5] of a 10×10 view fills
+// exactly those cells: light shade in mono, a tinted background (half
+// blocks, here whole cells) in colour, nothing outside it.
+func TestBandFill(t *testing.T) {
+	c := sims.CanvasChart{Title: "t", View: sims.Rect{XMin: 0, XMax: 10, YMin: 0, YMax: 10},
+		Bands: []sims.Band{{X: []float64{0, 5}, Lo: []float64{2, 2}, Hi: []float64{4, 4}, Class: 1}}}
+	lines := RenderLines(c, 20, 12, Options{Mono: true}) // canvas 20×10: a cell is 0.5 × 1
+	for cy := 0; cy < 10; cy++ {
+		row := []rune(lines[1+cy])
+		for cx := 0; cx < 20; cx++ {
+			x, y := (float64(cx)+0.5)/2, 10-(float64(cy)+0.5)
+			want := x <= 5 && y >= 2 && y <= 4
+			if got := row[cx] == '░'; got != want {
+				t.Fatalf("cell (%d, %d) at (%g, %g): shaded %v, want %v\n%s", cx, cy, x, y, got, want, strings.Join(lines, "\n"))
+			}
+		}
+	}
+	colour := RenderLines(c, 20, 12, Options{})
+	if inside, outside := colour[1+7], colour[1+2]; !strings.Contains(inside, "▀") || !strings.Contains(inside, "48;2;") ||
+		strings.Contains(outside, "▀") || strings.Contains(outside, "48;2;") {
+		t.Errorf("colour band: inside %q, outside %q", inside, outside)
+	}
+}
+
 func TestHistogramBars(t *testing.T) {
 	c := sims.HistChart{Title: "h", Lo: 0, Hi: 1, Density: []float64{1, 2}}
 	lines := RenderLines(c, 30, 12, Options{Mono: true})
