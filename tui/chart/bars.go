@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/charmbracelet/x/ansi"
 	"math"
+	"strings"
 
 	"github.com/thelab/lab/sims"
 )
@@ -34,7 +35,9 @@ func barChart(c sims.BarChart, w, h int, o Options) []string {
 			b.text(0, y, fmt.Sprintf("… %d more", len(c.Bars)-i), axisColor, false)
 			break
 		}
-		b.text(0, y, fmt.Sprintf("%-*s", labelW, truncRunes(bar.Label, labelW)), 0, false)
+		// Width, not runes: a label may carry combining marks (x̄) or wide runes.
+		label := ansi.Truncate(bar.Label, labelW, "")
+		b.text(0, y, label+strings.Repeat(" ", labelW-ansi.StringWidth(label)), 0, false)
 		eighths := int(math.Round(math.Max(0, bar.Value) / full * float64(room*8)))
 		x := labelW + 1
 		for ; eighths >= 8; eighths -= 8 {
@@ -48,12 +51,4 @@ func barChart(c sims.BarChart, w, h int, o Options) []string {
 		b.text(x+1, y, num(bar.Value), axisColor, false)
 	}
 	return b.lines()
-}
-
-func truncRunes(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n])
 }

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // rgb is a 24-bit colour; the zero value means the terminal's default.
@@ -67,7 +69,10 @@ func (b *buffer) at(x, y int) *cell {
 }
 
 // text writes s from (x, y), clipped to the row. A combining mark joins
-// the cell before it, so "K̂" takes one cell, as the terminal draws it.
+// the cell before it, so "K̂" takes one cell, as the terminal draws it; a
+// wide rune (漢) takes two, the second a continuation cell (rune 0) that
+// is not written out. A wide rune that would straddle the right edge is
+// drawn as a space.
 func (b *buffer) text(x, y int, s string, fg rgb, bold bool) {
 	for _, r := range s {
 		if unicode.In(r, unicode.Mn, unicode.Me) {
@@ -76,10 +81,39 @@ func (b *buffer) text(x, y int, s string, fg rgb, bold bool) {
 			}
 			continue
 		}
+		wide := r >= 0x1100 && ansi.StringWidth(string(r)) == 2
 		if c := b.at(x, y); c != nil {
+			b.unsplit(x, y)
 			c.r, c.marks, c.fg, c.bold = r, "", fg, bold
+			if wide {
+				if next := b.at(x+1, y); next != nil {
+					b.unsplit(x+1, y)
+					next.r, next.marks = 0, ""
+				} else {
+					c.r = ' '
+				}
+			}
 		}
 		x++
+		if wide {
+			x++
+		}
+	}
+}
+
+// unsplit blanks the other half of a wide rune about to be overwritten at
+// (x, y), so no half of it is left to shift the row.
+func (b *buffer) unsplit(x, y int) {
+	c := b.at(x, y)
+	switch {
+	case c.r == 0:
+		if prev := b.at(x-1, y); prev != nil {
+			prev.r, prev.marks = ' ', ""
+		}
+	case c.r >= 0x1100 && ansi.StringWidth(string(c.r)) == 2:
+		if next := b.at(x+1, y); next != nil && next.r == 0 {
+			next.r = ' '
+		}
 	}
 }
 
@@ -100,6 +134,9 @@ func (b *buffer) lines() []string {
 			if c.fg != fg || c.bg != bg || c.bold != bold {
 				writeSGR(&sb, c.fg, c.bg, c.bold)
 				fg, bg, bold = c.fg, c.bg, c.bold
+			}
+			if c.r == 0 {
+				continue // the right half of a wide rune
 			}
 			sb.WriteRune(c.r)
 			sb.WriteString(c.marks)

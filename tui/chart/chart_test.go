@@ -226,3 +226,29 @@ func TestShadeDimsCells(t *testing.T) {
 		t.Errorf("shade 0 gives %06x, shade 1 gives %06x", dim&0xffffff, full&0xffffff)
 	}
 }
+
+// TestBarsAlignWithCombiningMarks: a label with a combining mark (x̄ is
+// two runes, one column) is padded by display width, so every bar starts
+// in the same column.
+func TestBarsAlignWithCombiningMarks(t *testing.T) {
+	c := sims.BarChart{Title: "b", Bars: []sims.Bar{{Label: "x̄", Value: 1}, {Label: "ab", Value: 1}, {Label: "漢", Value: 1}}}
+	lines := RenderLines(c, 30, 5, Options{Mono: true})
+	col := func(l string) int { return ansi.StringWidth(l[:strings.Index(l, "█")]) }
+	for _, l := range lines[2:4] {
+		if col(l) != col(lines[1]) {
+			t.Errorf("bars start at different columns:\n%s", strings.Join(lines, "\n"))
+		}
+	}
+	for _, l := range lines {
+		if w := ansi.StringWidth(l); w != 30 {
+			t.Errorf("line %q is %d columns wide, want 30", l, w)
+		}
+	}
+	// A wide rune overwritten in half leaves no half behind.
+	b := newBuffer(4, 1, true)
+	b.text(0, 0, "漢漢", 0, false)
+	b.text(1, 0, "x", 0, false)
+	if got := b.lines()[0]; got != " x漢" {
+		t.Errorf("overwritten wide rune: %q, want %q", got, " x漢")
+	}
+}
