@@ -112,7 +112,11 @@ var NodeLayouts = []string{"random", "equispaced", "chebyshev"}
 //	chebyshev:  x_i = cos((2i + 1)π/(2n)), the Chebyshev nodes, whose
 //	            interpolants of a smooth f converge (no Runge phenomenon).
 //
-// The rows come in a random order (the order in which they "arrive").
+// The rows come in the order in which they "arrive": random points in
+// their (random) draw order; the grids in farthest-point order — first
+// the point nearest 0, then each time the node farthest from those
+// already taken (ties to the left) — so that every prefix is spread over
+// [−1, 1] rather than a random clump of the grid.
 func OnCurve(rng *rand.Rand, name, layout string, n int, noise float64) (*Labelled, error) {
 	f, ok := Curves[name]
 	if !ok {
@@ -144,11 +148,47 @@ func OnCurve(rng *rand.Rand, name, layout string, n int, noise float64) (*Labell
 	default:
 		return nil, algo.BadParam("nodes", layout, "one of random|equispaced|chebyshev")
 	}
-	rng.Shuffle(n, func(i, j int) { xs[i], xs[j] = xs[j], xs[i] })
+	if layout != "random" {
+		xs = farthestFirst(xs)
+	}
 	l := &Labelled{Name: name, Features: []string{"x"}}
 	for _, x := range xs {
 		l.X = append(l.X, []float64{x})
 		l.Y = append(l.Y, f(x)+noise*rng.NormFloat64())
 	}
 	return l, nil
+}
+
+// farthestFirst orders the points greedily: the one nearest 0 first, then
+// each time the one farthest from all taken so far (the smallest on ties).
+func farthestFirst(xs []float64) []float64 {
+	n := len(xs)
+	out := make([]float64, 0, n)
+	taken := make([]bool, n)
+	dist := make([]float64, n)
+	for i := range dist {
+		dist[i] = math.Inf(1)
+	}
+	next := 0
+	for i, x := range xs {
+		if math.Abs(x) < math.Abs(xs[next]) || (math.Abs(x) == math.Abs(xs[next]) && x < xs[next]) {
+			next = i
+		}
+	}
+	for len(out) < n {
+		taken[next] = true
+		out = append(out, xs[next])
+		best := -1
+		for i, x := range xs {
+			if taken[i] {
+				continue
+			}
+			dist[i] = math.Min(dist[i], math.Abs(x-xs[next]))
+			if best < 0 || dist[i] > dist[best] || (dist[i] == dist[best] && x < xs[best]) {
+				best = i
+			}
+		}
+		next = best
+	}
+	return out
 }
