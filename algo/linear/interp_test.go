@@ -71,11 +71,11 @@ func TestInterpExact(t *testing.T) {
 		truth   string
 		layout  string
 		n       int
-		checked int // at least this many k have cond ≤ condSane and are checked
+		checked int // at least this many k have cond ≤ condSane and are checked: the test is not vacuous
 	}{
-		{Chebyshev, "runge", "random", 20, 11},
+		{Chebyshev, "runge", "random", 20, 8},
 		{Chebyshev, "sin", "equispaced", 30, 15},
-		{Chebyshev, "runge", "chebyshev", 40, 40},
+		{Chebyshev, "runge", "chebyshev", 40, 30},
 		{Legendre, "sin", "equispaced", 25, 15},
 		{Monomial, "runge", "equispaced", 14, 10},
 	}
