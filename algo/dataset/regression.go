@@ -88,3 +88,107 @@ func Linear(rng *rand.Rand, n, d int, rho, noise float64) (*Labelled, error) {
 	}
 	return l, nil
 }
+
+// Curves are the smooth truths f of the interpolation presets on [−1, 1]:
+// sin(πx), Runge's 1/(1 + 25x²) (whose equispaced interpolants diverge as
+// the degree grows) and the line 0.8x − 0.2.
+var Curves = map[string]func(float64) float64{
+	"sin":   func(x float64) float64 { return math.Sin(math.Pi * x) },
+	"runge": func(x float64) float64 { return 1 / (1 + 25*x*x) },
+	"line":  func(x float64) float64 { return 0.8*x - 0.2 },
+}
+
+// CurveNames lists the keys of Curves in menu order.
+var CurveNames = []string{"runge", "sin", "line"}
+
+// NodeLayouts are the ways OnCurve places its inputs.
+var NodeLayouts = []string{"random", "equispaced", "chebyshev"}
+
+// OnCurve draws n points (x_i, f(x_i) + noise·N(0, 1)) of the curve named
+// name, with the inputs in [−1, 1] laid out as
+//
+//	random:     x_i ~ U(−1, 1) (distinct with probability one);
+//	equispaced: x_i = −1 + 2i/(n − 1);
+//	chebyshev:  x_i = cos((2i + 1)π/(2n)), the Chebyshev nodes, whose
+//	            interpolants of a smooth f converge (no Runge phenomenon).
+//
+// The rows come in the order in which they "arrive": random points in
+// their (random) draw order; the grids in farthest-point order — first
+// the point nearest 0, then each time the node farthest from those
+// already taken (ties to the left) — so that every prefix is spread over
+// [−1, 1] rather than a random clump of the grid.
+func OnCurve(rng *rand.Rand, name, layout string, n int, noise float64) (*Labelled, error) {
+	f, ok := Curves[name]
+	if !ok {
+		return nil, algo.BadParam("truth", name, "one of runge|sin|line")
+	}
+	if n < 1 || n > 100000 {
+		return nil, algo.BadParam("n", n, "in 1..100000")
+	}
+	if !(noise >= 0) || math.IsInf(noise, 0) {
+		return nil, algo.BadParam("noise", noise, "a finite number ≥ 0")
+	}
+	xs := make([]float64, n)
+	switch layout {
+	case "random":
+		for i := range xs {
+			xs[i] = 2*rng.Float64() - 1
+		}
+	case "equispaced":
+		for i := range xs {
+			xs[i] = 0
+			if n > 1 {
+				xs[i] = -1 + 2*float64(i)/float64(n-1)
+			}
+		}
+	case "chebyshev":
+		for i := range xs {
+			xs[i] = math.Cos(float64(2*i+1) * math.Pi / float64(2*n))
+		}
+	default:
+		return nil, algo.BadParam("nodes", layout, "one of random|equispaced|chebyshev")
+	}
+	if layout != "random" {
+		xs = farthestFirst(xs)
+	}
+	l := &Labelled{Name: name, Features: []string{"x"}}
+	for _, x := range xs {
+		l.X = append(l.X, []float64{x})
+		l.Y = append(l.Y, f(x)+noise*rng.NormFloat64())
+	}
+	return l, nil
+}
+
+// farthestFirst orders the points greedily: the one nearest 0 first, then
+// each time the one farthest from all taken so far (the smallest on ties).
+func farthestFirst(xs []float64) []float64 {
+	n := len(xs)
+	out := make([]float64, 0, n)
+	taken := make([]bool, n)
+	dist := make([]float64, n)
+	for i := range dist {
+		dist[i] = math.Inf(1)
+	}
+	next := 0
+	for i, x := range xs {
+		if math.Abs(x) < math.Abs(xs[next]) || (math.Abs(x) == math.Abs(xs[next]) && x < xs[next]) {
+			next = i
+		}
+	}
+	for len(out) < n {
+		taken[next] = true
+		out = append(out, xs[next])
+		best := -1
+		for i, x := range xs {
+			if taken[i] {
+				continue
+			}
+			dist[i] = math.Min(dist[i], math.Abs(x-xs[next]))
+			if best < 0 || dist[i] > dist[best] || (dist[i] == dist[best] && x < xs[best]) {
+				best = i
+			}
+		}
+		next = best
+	}
+	return out
+}

@@ -81,3 +81,16 @@ func Softmax(p, x []float64) (lse float64) {
 	}
 	return m + math.Log(s)
 }
+
+// LogOdds returns log(p/q) for a probability p and its complement q = 1 − p
+// carried separately (q = σ(−t) when p = σ(t)): log p − log q, which is
+// exact to rounding where p/(1 − p) computed from p alone is not — at
+// t = 40, 1 − σ(t) rounds to 0 and the naive log-odds is +Inf, while
+// LogOdds(σ(t), σ(−t)) = t (seed 001 §4, L423: the log-odds of Definition
+// 4.2's p is the linear score).
+func LogOdds(p, q float64) float64 { return math.Log(p) - math.Log(q) }
+
+// Logit returns log(p/(1 − p)) = log p − log1p(−p) from p alone: accurate
+// when p is not close to 1; near 1 the rounding of p itself dominates (an
+// absolute error ≈ 2⁻⁵³/(1 − p)), which LogOdds avoids.
+func Logit(p float64) float64 { return math.Log(p) - math.Log1p(-p) }

@@ -77,3 +77,23 @@ func TestSoftmax(t *testing.T) {
 		}
 	}
 }
+
+// TestLogOdds: log(σ(t)/σ(−t)) = t to 1e-12 relative for |t| ≤ 700 (seed
+// 001 L423); the naive log(p/(1 − p)) from p alone holds to 1e-12 only
+// while e^t stays small (here |t| ≤ 5) and is +Inf at t = 40.
+func TestLogOdds(t *testing.T) {
+	for _, tt := range []float64{-700, -100, -40, -5, -1, -1e-8, 0, 1e-8, 0.3, 1, 5, 40, 100, 700} {
+		got := LogOdds(Sigmoid(tt), Sigmoid(-tt))
+		if math.Abs(got-tt) > 1e-12*math.Max(1, math.Abs(tt)) {
+			t.Errorf("LogOdds(σ(%g), σ(−%g)) = %.17g", tt, tt, got)
+		}
+		if math.Abs(tt) <= 5 {
+			if l := Logit(Sigmoid(tt)); math.Abs(l-tt) > 1e-12*math.Max(1, math.Abs(tt)) {
+				t.Errorf("Logit(σ(%g)) = %.17g", tt, l)
+			}
+		}
+	}
+	if !math.IsInf(Logit(Sigmoid(40)), 1) {
+		t.Errorf("Logit(σ(40)) = %v: 1 − σ(40) should round to 0", Logit(Sigmoid(40)))
+	}
+}

@@ -28,8 +28,10 @@ func All() *sims.Catalog {
 		// Seed 001 §2–4, 6, 8: linear models and gradient methods.
 		linearsim.Perceptron,
 		linearsim.Linreg,
+		linearsim.Interp,
 		linearsim.Logreg,
 		linearsim.Softmax,
+		linearsim.Logits,
 		linearsim.Losses,
 		optimsim.GD,
 		// Seed 002 chapter 1: push-forward, likelihood, information.

@@ -299,7 +299,7 @@ func TestBadParameters(t *testing.T) {
 // TestFramesAreImmutableAndResultsEncode: a published frame does not change
 // as the sim steps on; every result encodes as JSON.
 func TestFramesAreImmutableAndResultsEncode(t *testing.T) {
-	for _, spec := range []*sims.Spec{Perceptron, Linreg, Logreg, Softmax, Losses} {
+	for _, spec := range []*sims.Spec{Perceptron, Linreg, Interp, Logreg, Softmax, Logits, Losses} {
 		s := simtest.Build(t, spec, nil, 7, nil)
 		s.Step()
 		f := s.Frame()
@@ -318,7 +318,7 @@ func TestFramesAreImmutableAndResultsEncode(t *testing.T) {
 // BenchmarkFrame: a Frame of each sim after 200 steps (target < 1 ms: the
 // TUI asks for ~30 a second).
 func BenchmarkFrame(b *testing.B) {
-	for _, spec := range []*sims.Spec{Perceptron, Linreg, Logreg, Softmax, Losses} {
+	for _, spec := range []*sims.Spec{Perceptron, Linreg, Interp, Logreg, Softmax, Logits, Losses} {
 		b.Run(spec.Name, func(b *testing.B) {
 			s := simtest.Build(b, spec, nil, 1, nil)
 			simtest.RunErr(s, 200)
