@@ -282,10 +282,10 @@ func clipY(x, y []float64, v sims.Rect, class int) []sims.Path {
 func (s *interpSim) errChart() sims.LineChart {
 	x0, x1 := s.errs.Span()
 	series := []sims.Series{
-		{Name: "interp test", Y: s.errs.Column(1), Class: 1},
-		{Name: "interp train", Y: s.errs.Column(0), Class: 4},
-		{Name: "ridge test", Y: s.errs.Column(3), Class: 2},
-		{Name: "ridge train", Y: s.errs.Column(2), Class: 5},
+		{Name: "I test", Y: s.errs.Column(1), Class: 1},
+		{Name: "I train", Y: s.errs.Column(0), Class: 4},
+		{Name: "R test", Y: s.errs.Column(3), Class: 2},
+		{Name: "R train", Y: s.errs.Column(2), Class: 5},
 	}
 	if s.testSize == 0 {
 		series = []sims.Series{series[1], series[3]}
@@ -294,7 +294,7 @@ func (s *interpSim) errChart() sims.LineChart {
 		n2 := s.noise * s.noise
 		series = append(series, sims.Series{Name: fmt.Sprintf("noise² %.3g", n2), Y: s.errs.Map(func(int) float64 { return n2 }), Class: 9, Bound: true})
 	}
-	return sims.LineChart{Title: "MSE against k", Series: series, LogY: true, X0: x0, X1: x1, XLabel: "points k"}
+	return sims.LineChart{Title: "MSE against k: I interpolant, R ridge", Series: series, LogY: true, X0: x0, X1: x1, XLabel: "points k"}
 }
 
 // condChart draws cond₂(Φ) against k.

@@ -38,7 +38,7 @@ func TestInterpPane(t *testing.T) {
 	if !(ti > 10*tr) {
 		t.Errorf("test MSE interpolant %v, ridge %v", ti, tr)
 	}
-	for _, name := range []string{"interp test", "interp train", "ridge test", "ridge train"} {
+	for _, name := range []string{"I test", "I train", "R test", "R train"} {
 		if sr, ok := f.Series(name); !ok || len(sr.Y) != 16 {
 			t.Errorf("series %q: %v", name, sr.Y)
 		}

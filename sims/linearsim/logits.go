@@ -118,7 +118,7 @@ func (s *logitsSim) Frame() sims.Frame {
 	charts := []sims.Chart{
 		sims.BarChart{Title: fmt.Sprintf("softmax(z/T) at T = %.3g", t), Bars: bars, Max: 1},
 		sims.CanvasChart{
-			Title: "entropy H, ● now", View: s.view,
+			Title: "entropy H against log₁₀ T, ● now", View: s.view,
 			Paths: []sims.Path{
 				s.entropy,
 				{X: []float64{s.view.XMin, s.view.XMax}, Y: []float64{s.hot, s.hot}, Class: 1, Dotted: true},
@@ -139,7 +139,7 @@ func (s *logitsSim) Frame() sims.Frame {
 			XLabel:  "t", YLabel: "σ",
 		},
 		sims.CanvasChart{
-			Title: "log-odds of σ(t)", View: oddsView,
+			Title: fmt.Sprintf("log-odds of σ(t), t %.3g…%.3g", oddsView.XMin, oddsView.XMax), View: oddsView,
 			Paths:  append([]sims.Path{s.stableOdd}, s.naiveOdd...),
 			Legend: []string{"stable", "naive"},
 			XLabel: "t", YLabel: "log-odds",
