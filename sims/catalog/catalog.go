@@ -32,6 +32,7 @@ func All() *sims.Catalog {
 		linearsim.Softmax,
 		linearsim.Losses,
 		optimsim.GD,
+		optimsim.Majorise,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,
