@@ -33,6 +33,7 @@ func All() *sims.Catalog {
 		linearsim.Losses,
 		optimsim.GD,
 		optimsim.Majorise,
+		optimsim.Rates,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,
