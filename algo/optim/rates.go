@@ -306,12 +306,11 @@ func NewRates(cfg RatesConfig, seed uint64) (*Rates, error) {
 	if err != nil {
 		return nil, err
 	}
-	r0sq, gapc := float64(spreadN), q.Func(x0)
+	r0sq := float64(spreadN)
 	cv.bound = func(k int) float64 { b, _ := ConvexBound(1, 1, r0sq, k); return b }
 	r.det[ConvexRegime] = cv
 	r.info[ConvexRegime] = RegimeInfo{Name: "convex", Criterion: "f − f*", Theorem: "Thm 8.5", Table: "1/ε", Slope: 1,
 		Problem: fmt.Sprintf("½Σλ_i x_i², λ 1…1e-8 and 0 (%d coords)", spreadN+1), L: 1, T: 1}
-	_ = gapc
 
 	// Strongly convex: diag(1, √κ, κ) at the table's step 2/(m+L).
 	kap := cfg.Kappa
