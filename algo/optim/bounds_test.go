@@ -8,31 +8,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// diagQuad is f(x) = ½ Σ a_i x_i² shifted to a minimiser set: a_i = 0
-// leaves coordinate i free (a convex but not strongly convex function).
-type diagQuad struct{ a []float64 }
-
-func (q diagQuad) Func(x []float64) float64 {
-	s := 0.0
-	for i, v := range x {
-		s += q.a[i] * v * v / 2
-	}
-	return s
-}
-
-func (q diagQuad) Grad(g, x []float64) {
-	for i, v := range x {
-		g[i] = q.a[i] * v
-	}
-}
-
 // TestTheorem85RankDeficient (catalogue [A13], "Checks"): on the convex,
 // rank-deficient quadratic diag(4, 0.5, 0), x0 = (3, −2, 5), whose nearest
 // minimiser is x* = (0, 0, 5), GD with t = 1/L and t = 0.5/L satisfies
 // f(x_k) ≤ ‖x0 − x*‖²/(2tk) for k ≤ 200; the largest ratio of f to the
 // bound is 0.053 and 0.103 (the catalogue's values, to ±0.001).
 func TestTheorem85RankDeficient(t *testing.T) {
-	q := diagQuad{a: []float64{4, 0.5, 0}}
+	q := DiagQuadratic{A: []float64{4, 0.5, 0}}
 	L := 4.0
 	x0 := []float64{3, -2, 5}
 	r0 := 13.0 // ‖(3, −2, 0)‖²
@@ -67,7 +49,7 @@ func TestTheorem85RankDeficient(t *testing.T) {
 // k ≤ 100; and every step contracts the distance to x* by at least
 // (L − m)/(L + m) = √γ, with equality in the limit (the rate is exact).
 func TestTheorem87Diagonal(t *testing.T) {
-	q := diagQuad{a: []float64{1, 3, 10}}
+	q := DiagQuadratic{A: []float64{1, 3, 10}}
 	m, L := 1.0, 10.0
 	step := 2 / (m + L)
 	gamma, ok := StronglyConvexRate(m, L, step)

@@ -5,6 +5,7 @@ package optim
 import (
 	"math"
 
+	"github.com/thelab/lab/algo/stable"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/functions"
 )
@@ -131,25 +132,44 @@ func (Beale) Hess(h *mat.SymDense, x []float64) {
 	h.SetSym(1, 1, 2*a*(a+2*f2+y*(6*f3+a*y*(4+9*y*y))))
 }
 
-// Wavy is the non-convex, L-smooth f(x) = Σ_i ½x_i² + a·sin²(x_i) of the
-// seed-001 catalogue ([A13], "Checks"): f″ = 1 + 2a·cos 2x per coordinate,
-// so ‖∇²f‖ ≤ L = 1 + 2a, f* = 0 at x = 0, and for a = 4 each coordinate has
-// local minima at ±2.7607 (f = 4.3635 in one coordinate). Theorem 8.8
-// applies; Theorems 8.5 and 8.7 do not.
-type Wavy struct{ A float64 }
+// Wavy is the non-convex, L-smooth f(x) = Σ_i φ(x_i/β_i), φ(u) = ½u² +
+// a·sin²u, of the seed-001 catalogue ([A13], "Checks"): φ″ = 1 + 2a·cos 2u,
+// so with all β_i = 1 (Beta nil) ‖∇²f‖ ≤ L = 1 + 2a, f* = 0 at x = 0, and
+// for a = 4 each coordinate has local minima at ±2.7607 (φ = 4.3635).
+// Theorem 8.8 applies; for a > ½ Theorems 8.5 and 8.7 do not.
+//
+// Beta, when set, rescales coordinate i by β_i > 0: its curvature becomes
+// φ″/β_i², so L = (1 + 2a)/min β_i², and GD with step t runs φ's GD with
+// step t/β_i² in u_i = x_i/β_i. A log-spread Beta makes a non-convex
+// function on which the least gradient norm decays as slowly as
+// Theorem 8.8 allows (see RateProblems).
+type Wavy struct {
+	A    float64
+	Beta []float64
+}
+
+func (w Wavy) beta(i int) float64 {
+	if w.Beta == nil {
+		return 1
+	}
+	return w.Beta[i]
+}
 
 func (w Wavy) Func(x []float64) float64 {
 	s := 0.0
-	for _, v := range x {
-		sn := math.Sin(v)
-		s += 0.5*v*v + w.A*sn*sn
+	for i, v := range x {
+		u := v / w.beta(i)
+		sn := math.Sin(u)
+		s += 0.5*u*u + w.A*sn*sn
 	}
 	return s
 }
 
 func (w Wavy) Grad(grad, x []float64) {
 	for i, v := range x {
-		grad[i] = v + w.A*math.Sin(2*v)
+		b := w.beta(i)
+		u := v / b
+		grad[i] = (u + w.A*math.Sin(2*u)) / b
 	}
 }
 
@@ -159,7 +179,68 @@ func (w Wavy) Hess(h *mat.SymDense, x []float64) {
 		for j := i + 1; j < n; j++ {
 			h.SetSym(i, j, 0)
 		}
-		h.SetSym(i, i, 1+2*w.A*math.Cos(2*x[i]))
+		b := w.beta(i)
+		h.SetSym(i, i, (1+2*w.A*math.Cos(2*x[i]/b))/(b*b))
+	}
+}
+
+// DiagQuadratic is f(x) = ½ Σ_i a_i x_i² with a_i ≥ 0: m = min a_i and
+// L = max a_i. A zero a_i leaves coordinate i free, so that f is convex
+// but not strongly convex and its minimisers are the whole axis of that
+// coordinate (the rank-deficient quadratic of the catalogue, [A13]).
+type DiagQuadratic struct{ A []float64 }
+
+func (q DiagQuadratic) Func(x []float64) float64 {
+	s := 0.0
+	for i, v := range x {
+		s += q.A[i] * v * v / 2
+	}
+	return s
+}
+
+func (q DiagQuadratic) Grad(g, x []float64) {
+	for i, v := range x {
+		g[i] = q.A[i] * v
+	}
+}
+
+func (q DiagQuadratic) Hess(h *mat.SymDense, _ []float64) {
+	n := len(q.A)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			h.SetSym(i, j, 0)
+		}
+		h.SetSym(i, i, q.A[i])
+	}
+}
+
+// LogCosh is f(x) = Σ_i log cosh x_i: convex, f″ = sech² x ∈ (0, 1], so
+// L = 1 but no m > 0 holds globally (f grows only linearly); f* = 0 at 0.
+// It is evaluated stably as softplus(2x) − x − log 2.
+type LogCosh struct{}
+
+func (LogCosh) Func(x []float64) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += stable.Softplus(2*v) - v - math.Ln2
+	}
+	return s
+}
+
+func (LogCosh) Grad(g, x []float64) {
+	for i, v := range x {
+		g[i] = math.Tanh(v)
+	}
+}
+
+func (LogCosh) Hess(h *mat.SymDense, x []float64) {
+	n := len(x)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			h.SetSym(i, j, 0)
+		}
+		c := math.Cosh(x[i])
+		h.SetSym(i, i, 1/(c*c))
 	}
 }
 

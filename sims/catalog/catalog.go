@@ -34,6 +34,8 @@ func All() *sims.Catalog {
 		linearsim.Logits,
 		linearsim.Losses,
 		optimsim.GD,
+		optimsim.Majorise,
+		optimsim.Rates,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,

@@ -330,7 +330,8 @@ func (s *gdSim) Step() error {
 
 // boundAt is Theorem 8.7's right-hand side γ^k (L/2)‖x0 − x*‖².
 func (s *gdSim) boundAt(k int) float64 {
-	return math.Pow(s.gamma, float64(k)) * s.prob.L / 2 * s.r0sq
+	b, _ := optim.StronglyConvexBound(s.prob.M, s.prob.L, s.lr, s.r0sq, k)
+	return b
 }
 
 // bound85At is Theorem 8.5's ‖x0 − x*‖²/(2tk), shown at k = 0 with its

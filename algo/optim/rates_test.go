@@ -1,0 +1,217 @@
+package optim
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/algotest"
+	"gonum.org/v1/gonum/floats"
+)
+
+func defaultRates() RatesConfig {
+	return RatesConfig{EpsMax: 0.1, EpsMin: 1e-3, Factor: math.Pow(10, 0.25), Cap: 1 << 30, Kappa: 10, Seeds: 8, C: 1}
+}
+
+func runRates(t testing.TB, cfg RatesConfig, seed uint64) *Rates {
+	t.Helper()
+	r, err := NewRates(cfg, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; ; k++ {
+		err := r.Step()
+		if errors.Is(err, algo.ErrConverged) {
+			return r
+		}
+		if err != nil || k > 100000 {
+			t.Fatalf("step %d: %v", k, err)
+		}
+	}
+}
+
+// TestRatesTable is the oracle of the summary table (seed 001 §8,
+// L905–L911): every deterministic count is at most its theorem's count
+// (Thms 8.8, 8.5, 8.7 with their explicit constants), and the fitted
+// log-log slopes match the table: 2 (non-convex) and 1 (convex) within
+// 0.05; for the strongly convex regime the count is linear in log(1/ε)
+// with 1/log(1/γ) iterations per e-fold (γ of erratum E9, within 2%) and
+// its log-log slope is small and falling; the stochastic slope is within
+// three standard errors (over the seeded runs) of 2.
+func TestRatesTable(t *testing.T) {
+	for _, kappa := range []float64{10, 100} {
+		seeds := []uint64{1, 2, 3}
+		if kappa == 100 {
+			seeds = seeds[:1] // the stochastic regime does not depend on κ
+		}
+		for _, seed := range seeds {
+			cfg := defaultRates()
+			cfg.Kappa = kappa
+			r := runRates(t, cfg, seed)
+			eps := r.Eps()
+			for g := NonConvex; g <= StronglyConvex; g++ {
+				c, th := r.Counts(g), r.Theory(g, len(eps))
+				if len(c) != len(eps) {
+					t.Fatalf("%s: %d counts for %d ε", r.Info(g).Name, len(c), len(eps))
+				}
+				for j := range c {
+					if c[j] > th[j] {
+						t.Errorf("κ=%g %s ε=%.3g: %v iterations > theorem's %v", kappa, r.Info(g).Name, eps[j], c[j], th[j])
+					}
+				}
+			}
+			algotest.Near(t, "non-convex slope", Slope(eps, r.Counts(NonConvex)), 2, 0.05)
+			algotest.Near(t, "convex slope", Slope(eps, r.Counts(ConvexRegime)), 1, 0.05)
+			sc := r.Counts(StronglyConvex)
+			perE := 1 / math.Log(1/r.Gamma())
+			algotest.Near(t, "iterations per e-fold", PerEFold(eps, sc), perE, 0.02*perE)
+			n := len(eps)
+			early, late := Slope(eps[:4], sc[:4]), Slope(eps[n-4:], sc[n-4:])
+			if !(late < early && late < 0.35) {
+				t.Errorf("κ=%g strongly convex log-log slope: early %.3f, late %.3f, want falling towards 0", kappa, early, late)
+			}
+			m, se := r.StochSlope()
+			if !(se > 0 && se < 0.15 && math.Abs(m-2) <= 3*se) {
+				t.Errorf("seed %d stochastic slope %.3f ± %.3f, want 2 within 3 s.e.", seed, m, se)
+			}
+		}
+	}
+}
+
+// TestRatesCapOnlyDelays: a small cap makes regimes stop short and report
+// it, but since each regime is one continuing run, the counts it records
+// in the end are the same as without the cap.
+func TestRatesCapOnlyDelays(t *testing.T) {
+	cfg := defaultRates()
+	cfg.EpsMin = 1e-2
+	free := runRates(t, cfg, 7)
+	cfg.Cap = 50
+	r, _ := NewRates(cfg, 7)
+	sawCap := [4]bool{}
+	for k := 0; ; k++ {
+		err := r.Step()
+		if errors.Is(err, algo.ErrConverged) {
+			break
+		}
+		if err != nil || k > 10000 {
+			t.Fatal(err)
+		}
+		for g := range sawCap {
+			if r.Capped(Regime(g)) {
+				sawCap[g] = true
+				if r.Reached(Regime(g)) > r.Level() {
+					t.Errorf("%s capped yet reached ε", r.Info(Regime(g)).Name)
+				}
+			}
+		}
+	}
+	if !sawCap[NonConvex] || !sawCap[Stochastic] {
+		t.Errorf("cap 50 never reported: %v", sawCap)
+	}
+	for g := NonConvex; g <= Stochastic; g++ {
+		if a, b := r.Counts(g), free.Counts(g); !floats.Equal(a, b) {
+			t.Errorf("%s: capped counts %v, free %v", r.Info(g).Name, a, b)
+		}
+	}
+}
+
+// TestMeanSquaresSGD: SGD with t_k = 1/(k+1) on a MeanSquares keeps the
+// running mean of the sampled points, so E‖∇f(x_k)‖² = s²/k (k ≥ 1) as the
+// recursion MeanSquaresMSE says; checked by Monte Carlo over 4000 runs
+// within 4 standard errors, and GradBatch over all terms equals Grad.
+func TestMeanSquaresSGD(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	pts := make([][]float64, 50)
+	for i := range pts {
+		pts[i] = []float64{rng.NormFloat64(), 2 * rng.NormFloat64(), rng.ExpFloat64()}
+	}
+	ms, err := NewMeanSquares(pts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := make([]int, len(pts))
+	for i := range all {
+		all[i] = i
+	}
+	x := []float64{1, -2, 0.5}
+	g1, g2 := make([]float64, 3), make([]float64, 3)
+	ms.Grad(g1, x)
+	ms.GradBatch(g2, x, all)
+	for i := range g1 {
+		algotest.Near(t, "GradBatch(all)", g2[i], g1[i], 1e-12)
+	}
+	const runs, K = 4000, 20
+	sum, sum2 := make([]float64, K+1), make([]float64, K+1)
+	for r := 0; r < runs; r++ {
+		s, _ := NewSGD(ms, x, SGDConfig{LR: 1, Schedule: InvK, Decay: 1, Batch: 1}, rand.New(rand.NewPCG(uint64(r), 9)))
+		for k := 1; k <= K; k++ {
+			s.Step()
+			e := sqDist(s.X(), ms.Mean())
+			sum[k] += e
+			sum2[k] += e * e
+		}
+	}
+	mse := sqDist(x, ms.Mean())
+	for k := 1; k <= K; k++ {
+		mse = MeanSquaresMSE(mse, Schedule(InvK).StepSize(1, 1, k-1), ms.Spread())
+		algotest.Near(t, "recursion", mse, ms.Spread()/float64(k), 1e-12*ms.Spread())
+		mean := sum[k] / runs
+		se := math.Sqrt((sum2[k]/runs - mean*mean) / runs)
+		algotest.Near(t, "E‖e_k‖²", mean, mse, 4*se)
+	}
+	_, err = NewMeanSquares(nil)
+	algotest.WantParam(t, err, "points")
+}
+
+// TestFirstK: the least k with r0²/(2tk) ≤ ε is ⌈r0²/(2tε)⌉ (Thm 8.5).
+func TestFirstK(t *testing.T) {
+	for _, eps := range []float64{1, 0.3, 1e-3, 1e-9} {
+		b := func(k int) float64 { v, _ := ConvexBound(2, 0.5, 7, k); return v }
+		k, ok := FirstK(b, eps, 1)
+		want := math.Ceil(7 / (2 * 0.5 * eps))
+		if !ok || float64(k) != want {
+			t.Errorf("ε=%g: k = %d, want %v", eps, k, want)
+		}
+	}
+	if _, ok := FirstK(func(int) float64 { return 1 }, 0.5, 0); ok {
+		t.Error("a bound that never falls found a k")
+	}
+}
+
+func TestRatesValidation(t *testing.T) {
+	tests := []struct {
+		name string
+		mod  func(*RatesConfig)
+	}{
+		{"eps_max", func(c *RatesConfig) { c.EpsMax = 1 }},
+		{"eps_min", func(c *RatesConfig) { c.EpsMin = 0.5 }},
+		{"factor", func(c *RatesConfig) { c.Factor = 1 }},
+		{"factor", func(c *RatesConfig) { c.Factor = 1.0001; c.EpsMin = 1e-9 }},
+		{"cap", func(c *RatesConfig) { c.Cap = 0 }},
+		{"kappa", func(c *RatesConfig) { c.Kappa = 1 }},
+		{"seeds", func(c *RatesConfig) { c.Seeds = 1 }},
+		{"c", func(c *RatesConfig) { c.C = 0.4 }},
+	}
+	for _, tt := range tests {
+		cfg := defaultRates()
+		tt.mod(&cfg)
+		_, err := NewRates(cfg, 1)
+		algotest.WantParam(t, err, tt.name)
+	}
+}
+
+// BenchmarkRatesStep times one Step at the sim's defaults (cap 10000), from
+// the start of a run to its end: the mean cost of a step.
+func BenchmarkRatesStep(b *testing.B) {
+	cfg := defaultRates()
+	cfg.Cap = 10000
+	r, _ := NewRates(cfg, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if r.Step() != nil {
+			r, _ = NewRates(cfg, 1)
+		}
+	}
+}
