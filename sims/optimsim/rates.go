@@ -86,20 +86,32 @@ func (s *ratesSim) slope(g optim.Regime) float64 {
 func (s *ratesSim) Frame() sims.Frame {
 	r := s.r
 	eps := r.Eps()
-	var series []sims.Series
-	longest := 0
-	for _, rg := range rateRegimes {
-		c := r.Counts(rg.g)
-		th := r.Theory(rg.g, max(len(c), r.Level()+1))
-		longest = max(longest, len(c), len(th))
-		series = append(series,
-			sims.Series{Name: rg.short, Y: c, Class: int(rg.g)},
-			sims.Series{Name: rg.thm, Y: th, Class: int(rg.g), Bound: true})
+	// Two charts of two regimes each, paired by order of magnitude so that
+	// neither log scale squashes the other pair: the O(1/ε²) regimes, and
+	// the O(1/ε) and O(log 1/ε) ones.
+	pairs := []struct {
+		title string
+		rows  [2]int // indices into rateRegimes
+	}{
+		{"iterations to ε: O(1/ε²) regimes", [2]int{0, 3}},
+		{"iterations to ε: O(1/ε), O(log 1/ε)", [2]int{1, 2}},
 	}
-	x0 := -math.Log10(eps[0])
-	x1 := -math.Log10(eps[max(longest-1, 0)])
-	chart := sims.LineChart{Title: "iterations to reach ε", Series: series, LogY: true,
-		X0: x0, X1: x1, XLabel: "log₁₀(1/ε)"}
+	charts := make([]sims.Chart, 0, len(pairs))
+	for _, p := range pairs {
+		var series []sims.Series
+		longest := 0
+		for _, i := range p.rows {
+			rg := rateRegimes[i]
+			c := r.Counts(rg.g)
+			th := r.Theory(rg.g, max(len(c), r.Level()+1))
+			longest = max(longest, len(c), len(th))
+			series = append(series,
+				sims.Series{Name: rg.short, Y: c, Class: int(rg.g)},
+				sims.Series{Name: rg.thm, Y: th, Class: int(rg.g), Bound: true})
+		}
+		charts = append(charts, sims.LineChart{Title: p.title, Series: series, LogY: true,
+			X0: -math.Log10(eps[0]), X1: -math.Log10(eps[max(longest-1, 0)]), XLabel: "log₁₀(1/ε)"})
+	}
 	lvl := max(r.Level(), 0)
 	capped := 0.0
 	for _, rg := range rateRegimes {
@@ -120,7 +132,7 @@ func (s *ratesSim) Frame() sims.Frame {
 			{Name: "slope_sgd_se", Value: sims.FiniteOr(sse, 0)},
 			{Name: "capped", Value: capped},
 		},
-		Charts: []sims.Chart{chart},
+		Charts: charts,
 		Text:   s.notes(),
 	}
 }
