@@ -28,6 +28,7 @@ type Mixture struct {
 	logw    []float64 // log w_k
 	mu      []float64 // K×d, row-major
 	sigma   float64
+	half    float64 // 1/(2σ²)
 	logNorm float64 // −(d/2) log(2πσ²)
 }
 
@@ -66,6 +67,7 @@ func NewMixture(weights []float64, means [][]float64, sigma float64) (*Mixture, 
 		logw:    make([]float64, len(weights)),
 		mu:      make([]float64, 0, len(weights)*d),
 		sigma:   sigma,
+		half:    1 / (2 * sigma * sigma),
 		logNorm: -0.5 * float64(d) * (log2Pi + 2*math.Log(sigma)),
 	}
 	for k, w := range weights {
@@ -103,21 +105,29 @@ func (m *Mixture) component(k int, x []float64) float64 {
 		e := xi - mu[i]
 		ss += e * e
 	}
-	return m.logw[k] - ss/(2*m.sigma*m.sigma)
+	return m.logw[k] - ss*m.half
 }
 
-// logSumExp returns logsumexp_k ℓ_k(x) without allocating (two passes).
+// logSumExp returns logsumexp_k ℓ_k(x) in one pass without allocating:
+// the running maximum ℓ* and s = Σ_k e^{ℓ_k − ℓ*}, rescaled when ℓ*
+// grows, so each component costs one exp (the first none). This is the
+// MH step's hot path.
 func (m *Mixture) logSumExp(x []float64) float64 {
-	hi := math.Inf(-1)
+	hi, s := math.Inf(-1), 0.0
 	for k := range m.logw {
-		hi = math.Max(hi, m.component(k, x))
+		l := m.component(k, x)
+		if l <= hi {
+			s += math.Exp(l - hi)
+			continue
+		}
+		if k > 0 {
+			s *= math.Exp(hi - l) // a new maximum (or NaN, which propagates)
+		}
+		s++
+		hi = l
 	}
 	if math.IsInf(hi, 0) || math.IsNaN(hi) {
 		return hi
-	}
-	s := 0.0
-	for k := range m.logw {
-		s += math.Exp(m.component(k, x) - hi)
 	}
 	return hi + math.Log(s)
 }
