@@ -213,10 +213,12 @@ func TestCPUCap(t *testing.T) {
 		rs = append(rs, r)
 	}
 	for _, r := range rs {
-		waitFor(t, r, "progress", func(s *Snapshot) bool { return s.Frame.Step >= 30 })
+		waitFor(t, r, "progress", func(s *Snapshot) bool { return s.Frame.Step >= 100 })
 	}
+	// Uncapped, 200 such steps take 100 ms on two cores and this fails; the
+	// slack is for steps stretched by a loaded machine's scheduler.
 	u, elapsed := budget.Usage(), time.Since(began)
-	if most := time.Duration(0.2*float64(elapsed)) + 20*time.Millisecond; u.Busy > most {
+	if most := time.Duration(0.2*float64(elapsed)) + 100*time.Millisecond; u.Busy > most {
 		t.Errorf("%v busy in %v at a 0.2-core cap (at most %v)", u.Busy, elapsed, most)
 	}
 }

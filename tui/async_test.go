@@ -222,8 +222,8 @@ func TestSessionStepCap(t *testing.T) {
 // one still waiting), and resets one after another come no faster than the
 // session's rate.
 func TestRebuildsRateLimited(t *testing.T) {
-	l := newLabWith(t, 120, 40, false, Options{Catalog: catalog.All(), Sims: []string{"gd"}, Seed: 1, Paused: true, RebuildsPerSec: 20})
 	began := time.Now()
+	l := newLabWith(t, 120, 40, false, Options{Catalog: catalog.All(), Sims: []string{"gd"}, Seed: 1, Paused: true, RebuildsPerSec: 20})
 	for range 100 {
 		l.post(press(t, "r"))
 	}
