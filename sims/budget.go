@@ -159,6 +159,16 @@ func (b *Budget) allowSteps(n int) (int, time.Duration) {
 	return b.steps.take(n, now)
 }
 
+// cpuWait says how long the session must rest before more work.
+func (b *Budget) cpuWait() time.Duration {
+	if b == nil {
+		return 0
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.cpuRest(b.now())
+}
+
 // allowBuild takes a build token, or says how long to wait for one.
 func (b *Budget) allowBuild() time.Duration {
 	if b == nil {
@@ -174,8 +184,9 @@ func (b *Budget) allowBuild() time.Duration {
 	return wait
 }
 
-// charge records work done: wall time and the steps it took.
-func (b *Budget) charge(d time.Duration, steps int) {
+// charge records work done: its wall time, the steps it took and the sims
+// it built.
+func (b *Budget) charge(d time.Duration, steps, builds int) {
 	if b == nil {
 		return
 	}
@@ -184,18 +195,7 @@ func (b *Budget) charge(d time.Duration, steps int) {
 	b.busy += d
 	b.usage.Busy += d
 	b.usage.Steps += int64(steps)
-}
-
-// chargeBuild records a build and its wall time.
-func (b *Budget) chargeBuild(d time.Duration) {
-	if b == nil {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.busy += d
-	b.usage.Busy += d
-	b.usage.Builds++
+	b.usage.Builds += builds
 }
 
 // reserve sets aside size bytes for the sim r is about to build, which

@@ -67,7 +67,7 @@ func TestCPURest(t *testing.T) {
 	if g, _ := b.allowSteps(5); g != 5 {
 		t.Fatal("a fresh budget refused steps")
 	}
-	b.charge(100*time.Millisecond, 5)
+	b.charge(100*time.Millisecond, 5, 0)
 	if _, w := b.allowSteps(1); w != 400*time.Millisecond {
 		t.Errorf("after 100 ms of work at a quarter core: rest %v, want 400 ms", w)
 	}
@@ -80,7 +80,7 @@ func TestCPURest(t *testing.T) {
 		t.Error("no step once rested")
 	}
 	// A 2 s build at a quarter core: the session rests 8 s, across windows.
-	b.chargeBuild(2 * time.Second)
+	b.charge(2*time.Second, 0, 1)
 	rested := time.Duration(0)
 	for {
 		w := b.allowBuild()
@@ -287,4 +287,37 @@ func TestMemoryBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
+}
+
+// heavyFrame is a sim whose every Frame burns two milliseconds of CPU.
+type heavyFrame struct{ counter }
+
+func (h *heavyFrame) Frame() Frame {
+	for start := time.Now(); time.Since(start) < 2*time.Millisecond; {
+	}
+	return h.counter.Frame()
+}
+
+// TestFramesAreCharged: Frames published for commands (here speed keys,
+// each acknowledged before the next) are charged and wait for the
+// session's CPU share: ten Frames of 2 ms at a tenth of a core take at
+// least 180 ms.
+func TestFramesAreCharged(t *testing.T) {
+	spec := *counterSpec
+	spec.New = func(c Config) (Sim, error) { return &heavyFrame{counter{limit: 1 << 30, fault: "none"}}, nil }
+	r, err := NewRunner(&spec, Config{}, RunnerOptions{Paused: true, Budget: NewBudget(Limits{Cores: 0.1})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	start := time.Now()
+	for i := range 10 {
+		await(t, "a speed change", r.SetSpeed(float64(i+1)))
+	}
+	if took := time.Since(start); took < 180*time.Millisecond {
+		t.Errorf("ten 2 ms Frames in %v at a tenth of a core", took)
+	}
+	if s := r.Latest(); s.Speed != 10 {
+		t.Errorf("speed %v", s.Speed)
+	}
 }

@@ -229,7 +229,7 @@ func (r *Runner) build(c buildConfig) (sim Sim, err error) {
 	}
 	start := time.Now()
 	defer func() {
-		r.opts.Budget.chargeBuild(time.Since(start))
+		r.opts.Budget.charge(time.Since(start), 0, 1)
 		if p := recover(); p != nil {
 			sim, err = nil, fmt.Errorf("panic while building %s: %v\n%s", r.spec.Name, p, debug.Stack())
 		}

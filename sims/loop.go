@@ -27,7 +27,8 @@ type loop struct {
 	buildErr          error
 
 	owed  int             // single steps still to take (while paused)
-	held  []chan struct{} // acknowledgements waiting for the owed steps
+	held  []chan struct{} // acknowledgements waiting for a publication or the owed steps
+	ended []*buildReq     // builds installed or failed, reported once published
 	dirty bool            // a command changed what a snapshot shows
 
 	lastPublish time.Time
@@ -55,6 +56,10 @@ func (l *loop) run() {
 		default:
 		}
 		l.drain()
+		rest := l.flush()
+		if !l.dirty && l.owed == 0 {
+			l.release()
+		}
 		n, wait := l.due()
 		if n > 0 {
 			if granted, w := budget.allowSteps(n); granted == 0 {
@@ -64,6 +69,9 @@ func (l *loop) run() {
 			}
 		}
 		if n == 0 {
+			if rest > 0 && (wait < 0 || rest < wait) {
+				wait = rest // then publish what the commands changed
+			}
 			var tick <-chan time.Time
 			if wait > 0 {
 				timer.Reset(wait)
@@ -97,10 +105,7 @@ func (l *loop) run() {
 		if l.state.Done() || (l.owed == 0 && len(l.held) > 0) || time.Since(l.lastPublish) >= l.r.opts.Publish {
 			l.publish()
 		}
-		budget.charge(time.Since(start), done)
-		if l.owed == 0 {
-			l.release()
-		}
+		budget.charge(time.Since(start), done, 0)
 	}
 }
 
@@ -132,39 +137,39 @@ func (l *loop) due() (int, time.Duration) {
 	return owed, 0
 }
 
-// drain carries out every queued command, publishes once if any changed
-// what a snapshot shows, then acknowledges them (or holds the
-// acknowledgements until owed single steps are taken).
+// drain carries out every queued command. Their acknowledgements, and the
+// builds installed or failed, wait for the next publication (and the
+// acknowledgements for the single steps owed).
 func (l *loop) drain() {
 	r := l.r
 	r.qmu.Lock()
 	cmds := r.queue
 	r.queue = nil
 	r.qmu.Unlock()
-	if len(cmds) == 0 {
-		return
-	}
-	start := time.Now()
-	var builds []*buildReq
 	for _, c := range cmds {
 		l.handle(c)
 		if c.build != nil {
-			builds = append(builds, c.build)
+			l.ended = append(l.ended, c.build)
 		}
-	}
-	if l.dirty {
-		l.publish()
-		r.opts.Budget.charge(time.Since(start), 0)
-	}
-	for _, b := range builds {
-		b.b.finish(b.err)
-	}
-	for _, c := range cmds {
 		l.held = append(l.held, c.acks...)
 	}
-	if l.owed == 0 {
-		l.release()
+}
+
+// flush publishes what commands changed, once for them all, when the
+// budget allows; otherwise it says how long until it does, so that a burst
+// of keys cannot make a session build Frames past its share of a core.
+func (l *loop) flush() time.Duration {
+	if !l.dirty {
+		return 0
 	}
+	budget := l.r.opts.Budget
+	if rest := budget.cpuWait(); rest > 0 {
+		return rest
+	}
+	start := time.Now()
+	l.publish()
+	budget.charge(time.Since(start), 0, 0)
+	return 0
 }
 
 // release acknowledges the commands carried out.
@@ -241,6 +246,9 @@ func (l *loop) exit() {
 	r.qmu.Unlock()
 	for _, c := range cmds {
 		c.abandon()
+	}
+	for _, b := range l.ended {
+		b.b.finish(b.err) // carried out, though not yet shown
 	}
 	l.release()
 	r.opts.Budget.release(r)
@@ -349,6 +357,13 @@ func (l *loop) publish() {
 		Building:    l.buildSeq > l.doneSeq,
 		BuildErr:    l.buildErr,
 	})
+	for _, b := range l.ended {
+		b.b.finish(b.err)
+	}
+	l.ended = l.ended[:0]
+	if l.owed == 0 {
+		l.release()
+	}
 }
 
 func (l *loop) safeFrame() (f Frame, err error) {
