@@ -32,7 +32,8 @@ var KPCA = &sims.Spec{
 		{Name: "tol", Kind: sims.Float, Min: 1e-14, Max: 0.1, Default: "1e-10",
 			Help: "stop when ‖K_c u − λu‖ ≤ tol·λ₁ for the two leading Ritz pairs"},
 	}, KernelParams("rbf", 2, 1, 3)...),
-	New: newKPCA,
+	New:  newKPCA,
+	Size: gramSize(1<<20, 36),
 }
 
 type kpcaSim struct {

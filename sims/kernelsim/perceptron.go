@@ -32,7 +32,8 @@ var Perceptron = &sims.Spec{
 		{Name: "max_epochs", Kind: sims.Int, Min: 1, Max: 100000, Default: "100",
 			Help: "stop after this many epochs without a clean one (non-separable data cycles for ever)"},
 	}, KernelParams("poly", 2, 0, 1)...),
-	New: newPerceptron,
+	New:  newPerceptron,
+	Size: gramSize(16<<20, 36),
 }
 
 type perceptronSim struct {

@@ -34,7 +34,8 @@ var Ridge = &sims.Spec{
 		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-10",
 			Help: "an iterative solver stops when ‖y − (K+λI)α‖/‖y‖ ≤ tol"},
 	}, KernelParams("rbf", 3, 1, 20)...),
-	New: newRidge,
+	New:  newRidge,
+	Size: gramSize(1<<20, 48),
 }
 
 const fitPoints = 200

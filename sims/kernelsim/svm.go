@@ -31,7 +31,8 @@ var SVM = &sims.Spec{
 		{Name: "tol", Kind: sims.Float, Min: 1e-12, Max: 1, Default: "1e-3",
 			Help: "stop when the maximal KKT violation m(α) − M(α) ≤ tol (LIBSVM's eps)"},
 	}, KernelParams("rbf", 3, 1, 2)...),
-	New: newSVM,
+	New:  newSVM,
+	Size: gramSize(16<<20, 32),
 }
 
 // Size of the decision map.

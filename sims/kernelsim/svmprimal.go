@@ -34,7 +34,8 @@ var SVMPrimal = &sims.Spec{
 		{Name: "t0", Kind: sims.Float, Min: 0, OpenMin: true, Max: 100, Default: "1",
 			Help: "step scale t0; with 1/k, t0 = 1 is the 1/(μk) rule for the μ = 1 strongly convex ½‖w‖²"},
 	},
-	New: newSVMPrimal,
+	New:  newSVMPrimal,
+	Size: gramSize(1<<20, 9),
 }
 
 type svmPrimalSim struct {

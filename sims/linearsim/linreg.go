@@ -49,7 +49,8 @@ var Linreg = &sims.Spec{
 			Help: "GD step size t; 0 = 1/L with L the largest Hessian eigenvalue"},
 		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-9", Help: "GD stops when ‖∇f‖ ≤ tol"},
 	},
-	New: newLinreg,
+	New:  newLinreg,
+	Size: linregSize,
 }
 
 // The ridge path's λ grid: 10^-6 … 10^3.

@@ -41,7 +41,8 @@ var Logreg = &sims.Spec{
 			Help: "step size t (t₀ for sgd); 0 = 1/L for gd, 1/L_max of a single term for sgd (newton takes none)"},
 		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-8", Help: "gd and newton stop when ‖∇f‖ ≤ tol"},
 	}, sgdParams()...),
-	New: newLogreg,
+	New:  newLogreg,
+	Size: pointsSize(360),
 }
 
 type logregSim struct {

@@ -37,7 +37,8 @@ var Softmax = &sims.Spec{
 			Help: "step size t (t₀ for sgd); 0 = 1/L for gd, 1/L_max of a single term for sgd"},
 		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-8", Help: "gd stops when ‖∇f‖ ≤ tol"},
 	}, sgdParams()...),
-	New: newSoftmax,
+	New:  newSoftmax,
+	Size: pointsSize(300),
 }
 
 type softmaxSim struct {
