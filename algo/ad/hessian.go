@@ -333,7 +333,7 @@ func (h *Hessian) roF(i int) error {
 		n := &g.nodes[k]
 		a, ar := n.args()
 		for s := range ar {
-			h.r[a[s]] += h.r[k] * n.D1[s]                                 // r_{1,2} = r_{2,2} J₂
+			h.r[a[s]] += h.r[k] * n.D1[s]                               // r_{1,2} = r_{2,2} J₂
 			h.u[a[s]] += h.u[k]*n.D1[s] + h.r[k]*curv(n, s, a, ar, h.t) // r_{1,1} = r_{2,1} J₂ + r_{2,2} H₂ᵢ
 		}
 	}
