@@ -193,6 +193,12 @@ func (h *Hessian) Run() ([]float64, error) {
 // also carries the tangent ṫ along e_dir into h.t (a dual-number pass).
 // It returns the number of operation records a tape would hold.
 func (h *Hessian) primal(dir int) (records int, err error) {
+	return h.primalAlong(dir, nil)
+}
+
+// primalAlong is primal with the tangent seeded from the vector v (len n)
+// when v is not nil.
+func (h *Hessian) primalAlong(dir int, v []float64) (records int, err error) {
 	g := h.g
 	h.passes++
 	for i := range g.nodes {
@@ -208,9 +214,11 @@ func (h *Hessian) primal(dir int) (records int, err error) {
 				}
 			}
 		}
-		if dir >= 0 {
+		if dir >= 0 || v != nil {
 			h.t[i] = 0
-			if h.col[i] == dir {
+			if h.col[i] >= 0 && v != nil {
+				h.t[i] = v[h.col[i]]
+			} else if h.col[i] == dir && dir >= 0 {
 				h.t[i] = 1
 			}
 			a, k := n.args()
@@ -295,7 +303,33 @@ func (h *Hessian) fof(i, j int) error {
 
 // forR fills column j by forward on reverse.
 func (h *Hessian) forR(j int) error {
-	records, err := h.primal(j)
+	if err := h.hvp(j, nil); err != nil {
+		return err
+	}
+	h.column(j)
+	return nil
+}
+
+// HVP writes the Hessian-vector product ∇²f·v into hv (both of len n) by one
+// forward-on-reverse run (eq 1.24) at the graph's current input values: the
+// product a sparse Hessian is compressed with (seed 000 §1.9.4, eq 1.67).
+// It counts as a run of the Hessian's strategy only in Passes and PeakTape.
+func (h *Hessian) HVP(hv, v []float64) error {
+	if len(v) != h.n || len(hv) != h.n {
+		return algo.BadParam("v", len(v), fmt.Sprintf("vectors of %d entries", h.n))
+	}
+	if err := h.hvp(-1, v); err != nil {
+		return err
+	}
+	for k, id := range h.g.inputs {
+		hv[k] = h.u[id]
+	}
+	return nil
+}
+
+// hvp runs forward on reverse along e_j (v nil) or v, leaving Hv in h.u.
+func (h *Hessian) hvp(j int, v []float64) error {
+	records, err := h.primalAlong(j, v)
 	if err != nil {
 		return err
 	}
@@ -313,7 +347,6 @@ func (h *Hessian) forR(j int) error {
 			h.u[a[s]] += h.u[i]*n.D1[s] + h.r[i]*curv(n, s, a, k, h.t)
 		}
 	}
-	h.column(j)
 	return nil
 }
 
