@@ -661,3 +661,81 @@ func TestInitScales(t *testing.T) {
 	w, _ := tensor.New(2)
 	algotest.WantParam(t, w.Fill("glorot", rng), "init")
 }
+
+// TestPerExampleSqNorms: the vectorised per-example gradient norms of an
+// MLP equal those of a batch of one per example (1e-12 relative), and the
+// reseeded backward pass gives the clipped sum Σ c_i ∇ℓ_i (1e-13).
+func TestPerExampleSqNorms(t *testing.T) {
+	rng := rand.New(rand.NewPCG(28, 29))
+	m := newMLP(t, rng, 3, 8, 4)
+	const n, C = 12, 0.5
+	x := input(t, rng, n, 3)
+	y := make([]int, n)
+	for i := range y {
+		y[i] = i % 4
+	}
+	perExample := func(tp *tensor.Tape, x *tensor.Tensor, y []int) *tensor.Tensor {
+		h := tp.Relu(tp.Add(tp.MatMul(x, m.params[0]), m.params[1]))
+		z := tp.Add(tp.MatMul(h, m.params[2]), m.params[3])
+		return tp.Neg(tp.Pick(tp.LogSoftmax(z), y))
+	}
+	// Reference: a batch of one per example.
+	want := make([]float64, n)
+	clipped := make([][]float64, len(m.params))
+	for k, p := range m.params {
+		clipped[k] = make([]float64, p.Size())
+	}
+	tp := tensor.NewTape()
+	xi, _ := tensor.FromData(make([]float64, 3), 1, 3)
+	for i := range n {
+		copy(xi.Data, x.Data[3*i:3*i+3])
+		tp.Rewind()
+		if err := tp.Backward(tp.Sum(perExample(tp, xi, y[i:i+1]))); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range m.params {
+			for _, g := range p.Grad {
+				want[i] += g * g
+			}
+		}
+		c := min(1, C/math.Sqrt(want[i]))
+		for k, p := range m.params {
+			for j, g := range p.Grad {
+				clipped[k][j] += c * g
+			}
+		}
+	}
+	tp.Rewind()
+	losses := perExample(tp, x, y)
+	ones := make([]float64, n)
+	for i := range ones {
+		ones[i] = 1
+	}
+	if err := tp.BackwardFrom(losses, ones); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]float64, n)
+	if err := tp.PerExampleSqNorms(got, m.params); err != nil {
+		t.Fatal(err)
+	}
+	for i := range got {
+		algotest.Near(t, fmt.Sprintf("‖∇ℓ_%d‖²", i), got[i], want[i], 1e-12*want[i])
+	}
+	c := make([]float64, n)
+	for i := range c {
+		c[i] = min(1, C/math.Sqrt(got[i]))
+	}
+	if err := tp.BackwardFrom(losses, c); err != nil {
+		t.Fatal(err)
+	}
+	for k, p := range m.params {
+		near(t, fmt.Sprintf("clipped sum, param %d", k), p.Grad, clipped[k], 1e-13)
+	}
+	// A parameter used by a non-dense operation is refused.
+	tp.Rewind()
+	loss := tp.Sum(tp.Tanh(m.params[0]))
+	if err := tp.Backward(loss); err != nil {
+		t.Fatal(err)
+	}
+	algotest.WantParam(t, tp.PerExampleSqNorms(make([]float64, 3), m.params[:1]), "params[0]")
+}
