@@ -47,7 +47,7 @@ func (tp *Tape) Conv2D(x, w, b *Tensor, stride, pad int) *Tensor {
 		cols := nd.aux[n*ckk*ohw : (n+1)*ckk*ohw]
 		im2col(cols, x.Data[n*C*H*W:(n+1)*C*H*W], C, H, W, KH, KW, stride, pad, OH, OW)
 		out := nd.out.Data[n*F*ohw : (n+1)*F*ohw]
-		gemm(false, false, F, ohw, ckk, w.Data, ckk, cols, ohw, 0, out, ohw)
+		gemm(false, false, F, ohw, ckk, w.Data, ckk, cols, ohw, 0, out, ohw, &nd.pack)
 		if b != nil {
 			for f, bv := range b.Data {
 				o := out[f*ohw : (f+1)*ohw]
@@ -130,10 +130,10 @@ func (nd *node) backConv2D() {
 		g := nd.out.Grad[n*F*ohw : (n+1)*F*ohw]
 		cols := nd.aux[n*ckk*ohw : (n+1)*ckk*ohw]
 		if w.Grad != nil { // dW += dOut · colsᵀ
-			gemm(false, true, F, ckk, ohw, g, ohw, cols, ohw, 1, w.Grad, ckk)
+			gemm(false, true, F, ckk, ohw, g, ohw, cols, ohw, 1, w.Grad, ckk, &nd.pack)
 		}
 		if x.Grad != nil { // dcols = Wᵀ · dOut, then back into the image
-			gemm(true, false, ckk, ohw, F, w.Data, ckk, g, ohw, 0, nd.aux2, ohw)
+			gemm(true, false, ckk, ohw, F, w.Data, ckk, g, ohw, 0, nd.aux2, ohw, &nd.pack)
 			col2im(x.Grad[n*C*H*W:(n+1)*C*H*W], nd.aux2, C, H, W, KH, KW, s, p, OH, OW)
 		}
 		if b != nil && b.Grad != nil {

@@ -12,11 +12,12 @@ import (
 // blas64.Gemm, cut into tiles of at most 192×64 or 64×192 entries of C so
 // that each call stays on gonum's serial path: its parallel path starts
 // goroutines and allocates, which a training step must not, and engines
-// start no goroutines (docs/ARCHITECTURE.md). Thinner products — a layer
+// start no goroutines (docs/ARCHITECTURE.md). pack is scratch kept by the
+// caller (a node) so that repacking allocates nothing. Thinner products — a layer
 // with 2 inputs or 2 outputs — go to smallGemm: gonum's kernels make one
 // assembly call per row and entry, which for a length of 2 costs far more
 // than the arithmetic.
-func gemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+func gemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int, pack *[]float64) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -29,7 +30,7 @@ func gemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, 
 		return
 	}
 	if n < 16 || k < 16 {
-		smallGemm(tA, tB, m, n, k, a, lda, b, ldb, c, ldc)
+		smallGemm(tA, tB, m, n, k, a, lda, b, ldb, c, ldc, pack)
 		return
 	}
 	rows, cols := 192, n
@@ -65,44 +66,73 @@ func gemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, 
 	}
 }
 
-// smallGemm is C += op(A)·op(B) by dot products, four columns of C at a
-// time, reading A and B through their strides whatever the transposition.
-func smallGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+// smallGemm is C += op(A)·op(B) in plain Go. op(B) is first made a
+// contiguous k×n block (copied into pack when B is transposed), so every
+// inner loop runs over contiguous memory. With a short inner size (k ≤ 4)
+// each row of C gathers k scaled rows of op(B); otherwise entries of C are
+// dot products, four columns at a time.
+func smallGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, pack *[]float64) {
+	if tB { // op(B)(l, j) = b[j·ldb + l]
+		*pack = grow(*pack, k*n)
+		p := *pack
+		for j := range n {
+			for l, v := range b[j*ldb : j*ldb+k] {
+				p[l*n+j] = v
+			}
+		}
+		b, ldb = p, n
+	}
 	ai, al := lda, 1 // A(i, l) = a[i·ai + l·al]
 	if tA {
 		ai, al = 1, lda
 	}
-	bl, bj := ldb, 1 // B(l, j) = b[l·bl + j·bj]
-	if tB {
-		bl, bj = 1, ldb
-	}
 	for i := range m {
-		row := c[i*ldc : i*ldc+n]
+		row := c[i*ldc : i*ldc+n : i*ldc+n]
 		ao := i * ai
+		if k <= 4 {
+			for l := range k {
+				x := a[ao+l*al]
+				br := b[l*ldb : l*ldb+n]
+				br = br[:len(row)]
+				for j, v := range br {
+					row[j] += x * v
+				}
+			}
+			continue
+		}
 		j := 0
 		for ; j+4 <= n; j += 4 {
 			var s0, s1, s2, s3 float64
-			bo := j * bj
 			for l := range k {
 				x := a[ao+l*al]
-				p := bo + l*bl
-				s0 += x * b[p]
-				s1 += x * b[p+bj]
-				s2 += x * b[p+2*bj]
-				s3 += x * b[p+3*bj]
+				q := b[l*ldb+j : l*ldb+j+4 : l*ldb+j+4]
+				s0 += x * q[0]
+				s1 += x * q[1]
+				s2 += x * q[2]
+				s3 += x * q[3]
 			}
 			row[j] += s0
 			row[j+1] += s1
 			row[j+2] += s2
 			row[j+3] += s3
 		}
-		for ; j < n; j++ {
-			s := 0.0
-			bo := j * bj
+		for ; j+2 <= n; j += 2 {
+			var s0, s1 float64
 			for l := range k {
-				s += a[ao+l*al] * b[bo+l*bl]
+				x := a[ao+l*al]
+				q := b[l*ldb+j : l*ldb+j+2 : l*ldb+j+2]
+				s0 += x * q[0]
+				s1 += x * q[1]
 			}
-			row[j] += s
+			row[j] += s0
+			row[j+1] += s1
+		}
+		if j < n {
+			s0 := 0.0
+			for l := range k {
+				s0 += a[ao+l*al] * b[l*ldb+j]
+			}
+			row[j] += s0
 		}
 	}
 }

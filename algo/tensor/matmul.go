@@ -52,7 +52,7 @@ func (tp *Tape) matmul(name string, a, b *Tensor, tb bool) *Tensor {
 		ldb = k
 	}
 	for i := range batch {
-		gemm(false, tb, m, n, k, a.Data[i*m*k:], k, b.Data[i*k*n:], ldb, 0, nd.out.Data[i*m*n:], n)
+		gemm(false, tb, m, n, k, a.Data[i*m*k:], k, b.Data[i*k*n:], ldb, 0, nd.out.Data[i*m*n:], n, &nd.pack)
 	}
 	return &nd.out
 }
@@ -72,16 +72,16 @@ func (nd *node) backMatMul() {
 		dC := g[i*m*n:]
 		if a.Grad != nil { // dA += dC · op(B)ᵀ
 			if tb {
-				gemm(false, false, m, k, n, dC, n, b.Data[i*k*n:], k, 1, a.Grad[i*m*k:], k)
+				gemm(false, false, m, k, n, dC, n, b.Data[i*k*n:], k, 1, a.Grad[i*m*k:], k, &nd.pack)
 			} else {
-				gemm(false, true, m, k, n, dC, n, b.Data[i*k*n:], n, 1, a.Grad[i*m*k:], k)
+				gemm(false, true, m, k, n, dC, n, b.Data[i*k*n:], n, 1, a.Grad[i*m*k:], k, &nd.pack)
 			}
 		}
 		if b.Grad != nil {
 			if tb { // dB (n×k) += dCᵀ · A
-				gemm(true, false, n, k, m, dC, n, a.Data[i*m*k:], k, 1, b.Grad[i*k*n:], k)
+				gemm(true, false, n, k, m, dC, n, a.Data[i*m*k:], k, 1, b.Grad[i*k*n:], k, &nd.pack)
 			} else { // dB (k×n) += Aᵀ · dC
-				gemm(true, false, k, n, m, a.Data[i*m*k:], k, dC, n, 1, b.Grad[i*k*n:], n)
+				gemm(true, false, k, n, m, a.Data[i*m*k:], k, dC, n, 1, b.Grad[i*k*n:], n, &nd.pack)
 			}
 		}
 	}

@@ -67,7 +67,8 @@ type node struct {
 	gbuf  []float64 // out.Grad's storage
 	aux   []float64 // the operation's saved state (probabilities, masks, im2col …)
 	aux2  []float64
-	idx   []int // integer state (labels, argmax, broadcast map)
+	idx   []int     // integer state (labels, argmax, broadcast map)
+	pack  []float64 // scratch of small matrix products
 	bcast bool  // a binary operation uses the general broadcast map in idx
 }
 
