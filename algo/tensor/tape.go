@@ -69,7 +69,7 @@ type node struct {
 	aux2  []float64
 	idx   []int     // integer state (labels, argmax, broadcast map)
 	pack  []float64 // scratch of small matrix products
-	bcast bool  // a binary operation uses the general broadcast map in idx
+	bcast bool      // a binary operation uses the general broadcast map in idx
 }
 
 // Tape records operations for reverse mode (seed 000 §1.3): a forward pass
