@@ -52,6 +52,9 @@ func TestWorkedExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	algotest.Near(t, "∂s₃/∂x again", g.Node(x).Adjoint, 7, 0)
+	if lv := fmt.Sprint(g.Levels()); lv != "[0 1 2]" {
+		t.Errorf("levels %s", lv)
+	}
 
 	// The same through the parser, with x^2 for x².
 	p := mustParse(t, "x + x^2", Var{"x", 3})

@@ -429,3 +429,17 @@ func (g *Graph) Gradient(grad []float64, j int) error {
 	}
 	return nil
 }
+
+// Levels gives every node its depth: 0 for inputs and constants, else one
+// more than its deepest argument — the column a pane draws it in, so that
+// every edge points to the right.
+func (g *Graph) Levels() []int {
+	lv := make([]int, len(g.nodes))
+	for i := range g.nodes {
+		a, k := g.nodes[i].args()
+		for _, x := range a[:k] {
+			lv[i] = max(lv[i], lv[x]+1)
+		}
+	}
+	return lv
+}
