@@ -449,6 +449,20 @@ func rosenbrock(t testing.TB, x, y float64) *Graph {
 	return mustParse(t, "(1-x)^2 + 100*(y-x^2)^2", Var{"x", x}, Var{"y", y})
 }
 
+// fullHessian assembles ∇²f of output 0 with strategy s.
+func fullHessian(t *testing.T, g *Graph, s Strategy) (*Hessian, []float64) {
+	t.Helper()
+	h, err := NewHessian(g, s, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	H, err := h.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, H
+}
+
 // TestHessianStrategies is §1.7 and its catalogue oracle: at (1, 1) every
 // strategy gives Rosenbrock's Hessian [[802, −400], [−400, 200]] exactly,
 // FoF in n² = 4 runs and the others in n = 2; the passes and tape records
@@ -458,14 +472,7 @@ func TestHessianStrategies(t *testing.T) {
 	for _, s := range Strategies {
 		g := rosenbrock(t, 1, 1)
 		K := g.Ops()
-		h, err := NewHessian(g, s, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		H, err := h.Run()
-		if err != nil {
-			t.Fatal(err)
-		}
+		h, H := fullHessian(t, g, s)
 		for k := range want {
 			algotest.Near(t, fmt.Sprintf("%v H[%d]", s, k), H[k], want[k], 0)
 		}
@@ -490,14 +497,7 @@ func TestHessianAgreement(t *testing.T) {
 	var ref []float64
 	for _, s := range Strategies {
 		g := mustParse(t, src, vars...)
-		h, err := NewHessian(g, s, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		H, err := h.Run()
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, H := fullHessian(t, g, s)
 		if ref == nil {
 			ref = append([]float64(nil), H...)
 			g.InputValues(make([]float64, 4))
@@ -530,13 +530,7 @@ func TestHessianAgreement(t *testing.T) {
 func TestHessianChainTape(t *testing.T) {
 	for _, K := range []int{1, 10, 50} {
 		for _, s := range Strategies {
-			h, err := NewHessian(chain(t, K), s, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := h.Run(); err != nil {
-				t.Fatal(err)
-			}
+			h, _ := fullHessian(t, chain(t, K), s)
 			want := map[Strategy]int{FoF: 0, FoR: K, RoF: K, RoR: 2 * K}[s]
 			if h.PeakTape() != want {
 				t.Errorf("K=%d %v: tape %d, want %d", K, s, h.PeakTape(), want)

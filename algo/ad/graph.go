@@ -311,11 +311,11 @@ func (g *Graph) JVP(jv, v []float64) error {
 	if err := g.Forward(); err != nil {
 		return err
 	}
-	if len(v) != len(g.inputs) {
-		return algo.BadParam("v", len(v), fmt.Sprintf("a vector of %d entries", len(g.inputs)))
+	if err := vecLen("v", v, len(g.inputs), false); err != nil {
+		return err
 	}
-	if jv != nil && len(jv) != len(g.outputs) {
-		return algo.BadParam("jv", len(jv), fmt.Sprintf("a vector of %d entries", len(g.outputs)))
+	if err := vecLen("jv", jv, len(g.outputs), true); err != nil {
+		return err
 	}
 	for i := range g.nodes {
 		g.nodes[i].Tangent = 0
@@ -381,11 +381,11 @@ func (g *Graph) VJP(uJ, u []float64) error {
 	if err := g.Forward(); err != nil {
 		return err
 	}
-	if len(u) != len(g.outputs) {
-		return algo.BadParam("u", len(u), fmt.Sprintf("a vector of %d entries (one per output)", len(g.outputs)))
+	if err := vecLen("u", u, len(g.outputs), false); err != nil {
+		return err
 	}
-	if uJ != nil && len(uJ) != len(g.inputs) {
-		return algo.BadParam("uJ", len(uJ), fmt.Sprintf("a vector of %d entries", len(g.inputs)))
+	if err := vecLen("uJ", uJ, len(g.inputs), true); err != nil {
+		return err
 	}
 	g.seedAdjoints(u)
 	g.reverse()
@@ -418,8 +418,8 @@ func (g *Graph) adjoint(i int) {
 // Gradient writes ∇f_j (the inputs' adjoints after Backward(j)) into grad
 // (len = number of inputs).
 func (g *Graph) Gradient(grad []float64, j int) error {
-	if len(grad) != len(g.inputs) {
-		return algo.BadParam("grad", len(grad), fmt.Sprintf("a vector of %d entries", len(g.inputs)))
+	if err := vecLen("grad", grad, len(g.inputs), false); err != nil {
+		return err
 	}
 	if err := g.Backward(j); err != nil {
 		return err
@@ -442,4 +442,12 @@ func (g *Graph) Levels() []int {
 		}
 	}
 	return lv
+}
+
+// vecLen checks that v has n entries (or is nil, when optional).
+func vecLen(name string, v []float64, n int, optional bool) error {
+	if len(v) == n || optional && v == nil {
+		return nil
+	}
+	return algo.BadParam(name, len(v), fmt.Sprintf("a vector of %d entries", n))
 }

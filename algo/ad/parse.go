@@ -204,41 +204,28 @@ func (p *parser) deeper(depth int) error {
 }
 
 func (p *parser) expr(depth int) (int, error) {
-	start := p.pos
-	a, err := p.term(depth)
-	if err != nil {
-		return -1, err
-	}
-	for p.tok == '+' || p.tok == '-' {
-		o := Add
-		if p.tok == '-' {
-			o = Sub
-		}
-		p.next()
-		b, err := p.term(depth)
-		if err != nil {
-			return -1, err
-		}
-		if a, err = p.op(o, a, b, start, p.last); err != nil {
-			return -1, err
-		}
-	}
-	return a, nil
+	return p.binary(depth, '+', Add, '-', Sub, p.term)
 }
 
 func (p *parser) term(depth int) (int, error) {
+	return p.binary(depth, '*', Mul, '/', Div, p.unary)
+}
+
+// binary parses a left-associative chain operand { (c1 | c2) operand },
+// c1 making o1 and c2 making o2.
+func (p *parser) binary(depth int, c1 int, o1 Op, c2 int, o2 Op, operand func(int) (int, error)) (int, error) {
 	start := p.pos
-	a, err := p.unary(depth)
+	a, err := operand(depth)
 	if err != nil {
 		return -1, err
 	}
-	for p.tok == '*' || p.tok == '/' {
-		o := Mul
-		if p.tok == '/' {
-			o = Div
+	for p.tok == c1 || p.tok == c2 {
+		o := o1
+		if p.tok == c2 {
+			o = o2
 		}
 		p.next()
-		b, err := p.unary(depth)
+		b, err := operand(depth)
 		if err != nil {
 			return -1, err
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/thelab/lab/algo"
+	"gonum.org/v1/gonum/floats"
 )
 
 // PerExampleSqNorms writes into dst[i] the squared norm ‖∇_θ ℓ_i‖² of
@@ -77,10 +78,4 @@ func (tp *Tape) PerExampleSqNorms(dst []float64, params []*Tensor) error {
 	return nil
 }
 
-func sqNorm(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v * v
-	}
-	return s
-}
+func sqNorm(x []float64) float64 { return floats.Dot(x, x) }

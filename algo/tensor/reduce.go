@@ -216,19 +216,14 @@ func (tp *Tape) CrossEntropy(logits *Tensor, labels []int) *Tensor {
 		return tp.fail("CrossEntropy", "logits need a class axis")
 	}
 	C := logits.shape.last()
-	N := len(logits.Data) / C
-	if len(labels) != N {
-		return tp.fail("CrossEntropy", "%d labels for %d rows", len(labels), N)
-	}
-	for i, y := range labels {
-		if y < 0 || y >= C {
-			return tp.fail("CrossEntropy", "label %d of row %d is outside 0..%d", y, i, C-1)
-		}
+	if !tp.indices("CrossEntropy", "label", labels, len(logits.Data)/C, C) {
+		return &tp.bad
 	}
 	nd := tp.record(opCrossEntropy, shape{}, logits.Grad != nil)
 	nd.in[0] = logits
 	nd.idx = append(grow(nd.idx, 0), labels...)
 	nd.aux = grow(nd.aux, len(logits.Data))
+	N := len(labels)
 	x, p := logits.Data, nd.aux
 	loss := 0.0
 	for i, y := range labels {
@@ -266,13 +261,8 @@ func (tp *Tape) Pick(a *Tensor, idx []int) *Tensor {
 		return tp.fail("Pick", "needs at least one axis")
 	}
 	C := a.shape.last()
-	if len(idx) != len(a.Data)/C {
-		return tp.fail("Pick", "%d indices for %d rows", len(idx), len(a.Data)/C)
-	}
-	for i, k := range idx {
-		if k < 0 || k >= C {
-			return tp.fail("Pick", "index %d of row %d is outside 0..%d", k, i, C-1)
-		}
+	if !tp.indices("Pick", "index", idx, len(a.Data)/C, C) {
+		return &tp.bad
 	}
 	nd := tp.record(opPick, without(a.shape, a.shape.r-1), a.Grad != nil)
 	nd.in[0] = a
@@ -289,4 +279,19 @@ func (nd *node) backPick() {
 	for i, k := range nd.idx {
 		ga[i*C+k] += nd.out.Grad[i]
 	}
+}
+
+// indices checks one index in 0..C−1 per row, failing the step otherwise.
+func (tp *Tape) indices(op, what string, idx []int, rows, C int) bool {
+	if len(idx) != rows {
+		tp.fail(op, "%d %ss for %d rows", len(idx), what, rows)
+		return false
+	}
+	for i, k := range idx {
+		if k < 0 || k >= C {
+			tp.fail(op, "%s %d of row %d is outside 0..%d", what, k, i, C-1)
+			return false
+		}
+	}
+	return true
 }
