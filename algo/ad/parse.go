@@ -282,16 +282,7 @@ func (p *parser) primary(depth int) (int, error) {
 		p.next()
 		return id, nil
 	case '(':
-		p.next()
-		a, err := p.expr(depth + 1)
-		if err != nil {
-			return -1, err
-		}
-		if p.tok != ')' {
-			return -1, p.unexpected("')'")
-		}
-		p.next()
-		return a, nil
+		return p.group(depth)
 	case name:
 		nm := p.text
 		if fn, ok := functions[nm]; ok {
@@ -299,15 +290,10 @@ func (p *parser) primary(depth int) (int, error) {
 			if p.tok != '(' {
 				return -1, p.unexpected(fmt.Sprintf("'(' after the function %s", nm))
 			}
-			p.next()
-			a, err := p.expr(depth + 1)
+			a, err := p.group(depth)
 			if err != nil {
 				return -1, err
 			}
-			if p.tok != ')' {
-				return -1, p.unexpected("')'")
-			}
-			p.next()
 			return p.op(fn, a, -1, start, p.last)
 		}
 		if id, ok := p.vars[nm]; ok {
@@ -323,6 +309,20 @@ func (p *parser) primary(depth int) (int, error) {
 		return -1, &ParseError{Pos: p.pos, Msg: fmt.Sprintf("undefined variable %s (defined: %s)", nm, p.defined())}
 	}
 	return -1, p.unexpected("a number, a variable, a function or '('")
+}
+
+// group parses "(" expr ")" from the current "(".
+func (p *parser) group(depth int) (int, error) {
+	p.next()
+	a, err := p.expr(depth + 1)
+	if err != nil {
+		return -1, err
+	}
+	if p.tok != ')' {
+		return -1, p.unexpected("')'")
+	}
+	p.next()
+	return a, nil
 }
 
 func (p *parser) defined() string {
