@@ -155,6 +155,10 @@ func (tp *Tape) ok(op string, ts ...*Tensor) bool {
 			tp.fail(op, "input %d is nil", i+1)
 			return false
 		}
+		if t == &tp.bad {
+			tp.fail(op, "input %d is the placeholder returned by a failed operation", i+1)
+			return false
+		}
 		if t.tape != nil && (t.tape != tp || t.gen != tp.gen) {
 			tp.fail(op, "input %d is from another tape or from before the last Rewind", i+1)
 			return false

@@ -396,8 +396,15 @@ func TestStickyErrors(t *testing.T) {
 			t.Errorf("%s: got %v", c.want, err)
 		}
 	}
-	// A tensor from before Rewind is refused.
+	// The placeholder of a failed operation is refused after Rewind too.
 	tp := tensor.NewTape()
+	bad := tp.Exp(nil)
+	tp.Rewind()
+	if err := tp.Backward(tp.Sum(tp.Exp(bad))); err == nil || !strings.Contains(err.Error(), "placeholder") {
+		t.Errorf("placeholder: %v", err)
+	}
+	// A tensor from before Rewind is refused.
+	tp = tensor.NewTape()
 	old := tp.Tanh(a)
 	tp.Rewind()
 	if err := tp.Backward(tp.Sum(old)); err == nil || !strings.Contains(err.Error(), "before the last Rewind") {
