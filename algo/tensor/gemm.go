@@ -6,17 +6,22 @@ import (
 )
 
 // gemm is C = op(A)·op(B) + beta·C (beta 0 or 1) for row-major C (m×n)
-// with op(A) m×k and op(B) k×n.
+// with op(A) m×k and op(B) k×n, by one of three routes:
 //
-// Products whose inner and column sizes are both at least 16 go to gonum's
-// blas64.Gemm, cut into tiles of at most 192×64 or 64×192 entries of C so
-// that each call stays on gonum's serial path: its parallel path starts
+//   - inner and output sizes both ≥ 16: gonum's blas64.Gemm directly;
+//   - an output narrower than 16 columns over an inner size ≥ 16: packed
+//     (packNT) so that every entry is one contiguous dot product, then
+//     gonum's NoTrans×Trans kernel;
+//   - an inner size ≤ 4, or both sizes below 16 (a layer with 2 inputs):
+//     smallGemm in plain Go, since gonum makes one assembly call per row
+//     and inner index, which for a length of 2 costs far more than the
+//     arithmetic.
+//
+// gonum's calls are cut into tiles of at most 192×64 or 64×192 entries of
+// C so that each stays on its serial path: its parallel path starts
 // goroutines and allocates, which a training step must not, and engines
 // start no goroutines (docs/ARCHITECTURE.md). pack is scratch kept by the
-// caller (a node) so that repacking allocates nothing. Thinner products — a layer
-// with 2 inputs or 2 outputs — go to smallGemm: gonum's kernels make one
-// assembly call per row and entry, which for a length of 2 costs far more
-// than the arithmetic.
+// caller (a node), so repacking allocates nothing.
 func gemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int, pack *[]float64) {
 	if m == 0 || n == 0 {
 		return
@@ -29,9 +34,13 @@ func gemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, 
 	if k == 0 {
 		return
 	}
-	if n < 16 || k < 16 {
+	switch {
+	case k <= 4 || n < 16 && k < 16:
 		smallGemm(tA, tB, m, n, k, a, lda, b, ldb, c, ldc, pack)
 		return
+	case n < 16: // a narrow output over a long inner size: dot products
+		a, lda, b, ldb = packNT(tA, tB, m, n, k, a, lda, b, ldb, pack)
+		tA, tB = false, true
 	}
 	rows, cols := 192, n
 	if n > 64 {
@@ -64,6 +73,42 @@ func gemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, 
 			blas64.Gemm(ta, tb, 1, A, B, 1, C)
 		}
 	}
+}
+
+// packNT makes op(A) an m×k and op(B)ᵀ an n×k row-major block (copying
+// into pack only what is not already laid out so), so that C += op(A)·op(B)
+// becomes m·n contiguous dot products of length k: gonum's NoTrans×Trans
+// kernel, one assembly call per entry of C instead of one per row and
+// inner index.
+func packNT(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, pack *[]float64) ([]float64, int, []float64, int) {
+	need := 0
+	if tA {
+		need += m * k
+	}
+	if !tB {
+		need += n * k
+	}
+	*pack = grow(*pack, need)
+	p := *pack
+	if tA { // A is k×m
+		at := p[:m*k]
+		for l := range k {
+			for i, v := range a[l*lda : l*lda+m] {
+				at[i*k+l] = v
+			}
+		}
+		a, lda, p = at, k, p[m*k:]
+	}
+	if !tB { // B is k×n
+		bt := p[:n*k]
+		for l := range k {
+			for j, v := range b[l*ldb : l*ldb+n] {
+				bt[j*k+l] = v
+			}
+		}
+		b, ldb = bt, k
+	}
+	return a, lda, b, ldb
 }
 
 // smallGemm is C += op(A)·op(B) in plain Go. op(B) is first made a

@@ -6,13 +6,27 @@ import "math"
 // b [k, n] (one weight matrix for every row of a: out [..., m, n]), or a
 // [B..., m, k] times b [B..., k, n] with equal leading axes (a batch of
 // products). By gonum BLAS (blas64.Gemm).
-func (tp *Tape) MatMul(a, b *Tensor) *Tensor { return tp.matmul("MatMul", a, b, false) }
+func (tp *Tape) MatMul(a, b *Tensor) *Tensor { return tp.matmul("MatMul", a, b, nil, false) }
 
 // MatMulT is a·bᵀ over the last two axes: b is [n, k] or [B..., n, k]
 // (attention scores Q·Kᵀ, a tied decoder x·Cᵀ).
-func (tp *Tape) MatMulT(a, b *Tensor) *Tensor { return tp.matmul("MatMulT", a, b, true) }
+func (tp *Tape) MatMulT(a, b *Tensor) *Tensor { return tp.matmul("MatMulT", a, b, nil, true) }
 
-func (tp *Tape) matmul(name string, a, b *Tensor, tb bool) *Tensor {
+// Linear is the dense layer x·W + b for x [..., k], W [k, n] and a bias b
+// [n] (nil for none): MatMul and a broadcast Add fused into one operation,
+// which saves a pass over the output in each direction (seed 000 §2.1, eq
+// 2.1, in the row layout).
+func (tp *Tape) Linear(x, w, b *Tensor) *Tensor {
+	if b != nil && !tp.ok("Linear", b) {
+		return &tp.bad
+	}
+	if w != nil && b != nil && (w.shape.r != 2 || b.shape.r != 1 || b.shape.d[0] != w.shape.d[1]) {
+		return tp.fail("Linear", "W %v and b %v: need W [k, n] and b [n]", w.shape, b.shape)
+	}
+	return tp.matmul("Linear", x, w, b, false)
+}
+
+func (tp *Tape) matmul(name string, a, b, bias *Tensor, tb bool) *Tensor {
 	if !tp.ok(name, a, b) {
 		return &tp.bad
 	}
@@ -44,15 +58,22 @@ func (tp *Tape) matmul(name string, a, b *Tensor, tb bool) *Tensor {
 			batch *= a.shape.d[i]
 		}
 	}
-	nd := tp.record(opMatMul, out, anyGrad(a, b))
-	nd.in[0], nd.in[1] = a, b
+	nd := tp.record(opMatMul, out, anyGrad(a, b, bias))
+	nd.in = [3]*Tensor{a, b, bias}
 	nd.iarg = [6]int{m, n, k, batch, b2i(tb)}
 	ldb := n
 	if tb {
 		ldb = k
 	}
+	beta := 0.0
+	if bias != nil { // start every row at b, then add the product
+		for r := 0; r < len(nd.out.Data); r += n {
+			copy(nd.out.Data[r:r+n], bias.Data)
+		}
+		beta = 1
+	}
 	for i := range batch {
-		gemm(false, tb, m, n, k, a.Data[i*m*k:], k, b.Data[i*k*n:], ldb, 0, nd.out.Data[i*m*n:], n, &nd.pack)
+		gemm(false, tb, m, n, k, a.Data[i*m*k:], k, b.Data[i*k*n:], ldb, beta, nd.out.Data[i*m*n:], n, &nd.pack)
 	}
 	return &nd.out
 }
@@ -65,9 +86,12 @@ func b2i(b bool) int {
 }
 
 func (nd *node) backMatMul() {
-	a, b := nd.in[0], nd.in[1]
+	a, b, bias := nd.in[0], nd.in[1], nd.in[2]
 	m, n, k, batch, tb := nd.iarg[0], nd.iarg[1], nd.iarg[2], nd.iarg[3], nd.iarg[4] == 1
 	g := nd.out.Grad
+	if bias != nil && bias.Grad != nil { // column sums of the output gradient
+		colSums(bias.Grad, g, n)
+	}
 	for i := range batch {
 		dC := g[i*m*n:]
 		if a.Grad != nil { // dA += dC · op(B)ᵀ
@@ -151,4 +175,22 @@ func (tp *Tape) Attention(q, k, v *Tensor, causal bool) (out, weights *Tensor) {
 	}
 	weights = tp.Softmax(s)
 	return tp.MatMul(weights, v), weights
+}
+
+// colSums adds the column sums of g (rows of n) into dst, four rows at a
+// time.
+func colSums(dst, g []float64, n int) {
+	dst = dst[:n]
+	r := 0
+	for ; r+4*n <= len(g); r += 4 * n {
+		g0, g1, g2, g3 := g[r:r+n], g[r+n:r+2*n], g[r+2*n:r+3*n], g[r+3*n:r+4*n]
+		for j := range dst {
+			dst[j] += g0[j] + g1[j] + g2[j] + g3[j]
+		}
+	}
+	for ; r < len(g); r += n {
+		for j, v := range g[r : r+n] {
+			dst[j] += v
+		}
+	}
 }

@@ -13,8 +13,8 @@ import (
 // per-example losses ℓ [N], every parameter used as a dense layer sees one
 // example per row, and its per-example gradient is rank one —
 //
-//	W in x·W (MatMul, x [N, k]):   ∇_W ℓ_i = x_iᵀ δ_i,  ‖·‖² = ‖x_i‖² ‖δ_i‖²
-//	b in z + b (Add, z [N, D]):    ∇_b ℓ_i = δ_i,        ‖·‖² = ‖δ_i‖²
+//	W in x·W (MatMul or Linear, x [N, k]):  ∇_W ℓ_i = x_iᵀ δ_i,  ‖·‖² = ‖x_i‖² ‖δ_i‖²
+//	b in z + b (Add, z [N, D]; Linear):      ∇_b ℓ_i = δ_i,        ‖·‖² = ‖δ_i‖²
 //
 // with δ_i row i of the layer output's gradient (Goodfellow 2015). dst has
 // one entry per example (N). Clipping then needs one more pass,
@@ -46,6 +46,16 @@ func (tp *Tape) PerExampleSqNorms(dst []float64, params []*Tensor) error {
 				k, n := a.shape.d[1], nd.out.shape.d[1]
 				for r := range N {
 					dst[r] += sqNorm(a.Data[r*k:(r+1)*k]) * sqNorm(nd.out.Grad[r*n:(r+1)*n])
+				}
+				uses++
+			case nd.op == opMatMul && nd.in[2] == p: // Linear's bias
+				n := p.shape.d[0]
+				if nd.out.shape.r != 2 || nd.out.shape.d[0] != N {
+					return algo.BadParam(fmt.Sprintf("params[%d]", pi), fmt.Sprintf("a bias of a %v output", nd.out.shape),
+						fmt.Sprintf("a bias on [%d, D]", N))
+				}
+				for r := range N {
+					dst[r] += sqNorm(nd.out.Grad[r*n : (r+1)*n])
 				}
 				uses++
 			case nd.op == opAdd && nd.in[1] == p:

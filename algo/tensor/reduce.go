@@ -1,6 +1,8 @@
 package tensor
 
 import (
+	"math"
+
 	"github.com/thelab/lab/algo/stable"
 )
 
@@ -225,12 +227,33 @@ func (tp *Tape) CrossEntropy(logits *Tensor, labels []int) *Tensor {
 	nd.aux = grow(nd.aux, len(logits.Data))
 	N := len(labels)
 	x, p := logits.Data, nd.aux
-	loss := 0.0
+	// Σ_i (m_i + log s_i − x_{i,y_i}) with s_i = Σ_c e^{x_ic − m_i} ∈ [1, C]:
+	// the logs are summed as one log of the product Π s_i (kept as a
+	// mantissa and a power of two), one logarithm per batch, not per row.
+	loss, prod, pow2 := 0.0, 1.0, 0
 	for i, y := range labels {
-		r := i * C
-		lse := stable.Softmax(p[r:r+C], x[r:r+C])
-		loss += lse - x[r+y]
+		xr, pr := x[i*C:(i+1)*C], p[i*C:(i+1)*C]
+		m := math.Inf(-1)
+		for _, v := range xr {
+			m = max(m, v)
+		}
+		s := 0.0
+		for j, v := range xr {
+			e := math.Exp(v - m)
+			pr[j] = e
+			s += e
+		}
+		inv := 1 / s
+		for j := range pr {
+			pr[j] *= inv
+		}
+		loss += m - xr[y]
+		if prod *= s; prod > 0x1p900 {
+			f, e := math.Frexp(prod)
+			prod, pow2 = f, pow2+e
+		}
 	}
+	loss += math.Log(prod) + float64(pow2)*math.Ln2
 	nd.out.Data[0] = loss / float64(N)
 	return &nd.out
 }

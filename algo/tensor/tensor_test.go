@@ -102,6 +102,10 @@ func TestOpGradients(t *testing.T) {
 		{"MatMul shared", []*tensor.Tensor{p(2, 3, 4), p(4, 5)}, func(tp *tensor.Tape, x []*tensor.Tensor) *tensor.Tensor { return tp.MatMul(x[0], x[1]) }},
 		{"MatMul batched", []*tensor.Tensor{p(2, 3, 4), p(2, 4, 5)}, func(tp *tensor.Tape, x []*tensor.Tensor) *tensor.Tensor { return tp.MatMul(x[0], x[1]) }},
 		{"MatMulT", []*tensor.Tensor{p(2, 3, 4), p(2, 5, 4)}, func(tp *tensor.Tape, x []*tensor.Tensor) *tensor.Tensor { return tp.MatMulT(x[0], x[1]) }},
+		{"Linear", []*tensor.Tensor{p(2, 3, 4), p(4, 5), p(5)}, func(tp *tensor.Tape, x []*tensor.Tensor) *tensor.Tensor { return tp.Linear(x[0], x[1], x[2]) }},
+		{"Linear without bias", []*tensor.Tensor{p(3, 4), p(4, 2)}, func(tp *tensor.Tape, x []*tensor.Tensor) *tensor.Tensor { return tp.Linear(x[0], x[1], nil) }},
+		{"MatMul narrow", []*tensor.Tensor{p(40, 20), p(20, 3)}, func(tp *tensor.Tape, x []*tensor.Tensor) *tensor.Tensor { return tp.MatMul(x[0], x[1]) }},
+		{"MatMulT narrow", []*tensor.Tensor{p(40, 20), p(3, 20)}, func(tp *tensor.Tape, x []*tensor.Tensor) *tensor.Tensor { return tp.MatMulT(x[0], x[1]) }},
 		{"MatMulT shared", []*tensor.Tensor{p(3, 4), p(5, 4)}, func(tp *tensor.Tape, x []*tensor.Tensor) *tensor.Tensor { return tp.MatMulT(x[0], x[1]) }},
 		{"Add", []*tensor.Tensor{p(3, 5), p(3, 5)}, func(tp *tensor.Tape, x []*tensor.Tensor) *tensor.Tensor { return tp.Add(x[0], x[1]) }},
 		{"Add bias", []*tensor.Tensor{p(3, 5), p(5)}, func(tp *tensor.Tape, x []*tensor.Tensor) *tensor.Tensor { return tp.Add(x[0], x[1]) }},
@@ -683,7 +687,7 @@ func TestPerExampleSqNorms(t *testing.T) {
 	}
 	perExample := func(tp *tensor.Tape, x *tensor.Tensor, y []int) *tensor.Tensor {
 		h := tp.Relu(tp.Add(tp.MatMul(x, m.params[0]), m.params[1]))
-		z := tp.Add(tp.MatMul(h, m.params[2]), m.params[3])
+		z := tp.Linear(h, m.params[2], m.params[3])
 		return tp.Neg(tp.Pick(tp.LogSoftmax(z), y))
 	}
 	// Reference: a batch of one per example.

@@ -183,7 +183,7 @@ func newNet(tb testing.TB, rng *rand.Rand, sizes ...int) *net {
 func (n *net) logits(tp *tensor.Tape, x *tensor.Tensor) *tensor.Tensor {
 	h := x
 	for i := 0; i < len(n.params); i += 2 {
-		h = tp.Add(tp.MatMul(h, n.params[i]), n.params[i+1])
+		h = tp.Linear(h, n.params[i], n.params[i+1])
 		if i+2 < len(n.params) {
 			h = tp.Relu(h)
 		}
