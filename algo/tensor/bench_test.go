@@ -78,11 +78,7 @@ func BenchmarkPerExampleClipping(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	m := newMLP(b, rng, 64, 32, 10)
 	const n, C = 64, 1.0
-	x := input(b, rng, n, 64)
-	y := make([]int, n)
-	for i := range y {
-		y[i] = i % 10
-	}
+	x, y := labelled(b, rng, n, 64, 10)
 	perExample := func(tp *tensor.Tape, x *tensor.Tensor, y []int) *tensor.Tensor {
 		h := tp.Relu(tp.Linear(x, m.params[0], m.params[1]))
 		return tp.Neg(tp.Pick(tp.LogSoftmax(tp.Linear(h, m.params[2], m.params[3])), y))
@@ -117,30 +113,10 @@ func BenchmarkPerExampleClipping(b *testing.B) {
 	})
 	b.Run("batch-of-one", func(b *testing.B) {
 		tp := tensor.NewTape()
-		xi, _ := tensor.FromData(make([]float64, 64), 1, 64)
-		sum := make([][]float64, len(m.params))
-		for k, p := range m.params {
-			sum[k] = make([]float64, p.Size())
-		}
+		byOne := newClipByOne(m, x, y, perExample)
 		step := func() {
-			for i := range n {
-				copy(xi.Data, x.Data[64*i:64*(i+1)])
-				tp.Rewind()
-				if err := tp.Backward(tp.Sum(perExample(tp, xi, y[i:i+1]))); err != nil {
-					b.Fatal(err)
-				}
-				sq := 0.0
-				for _, p := range m.params {
-					for _, g := range p.Grad {
-						sq += g * g
-					}
-				}
-				c := min(1, C/math.Sqrt(sq))
-				for k, p := range m.params {
-					for j, g := range p.Grad {
-						sum[k][j] += c * g
-					}
-				}
+			if err := byOne.run(tp, C); err != nil {
+				b.Fatal(err)
 			}
 		}
 		step()

@@ -680,42 +680,19 @@ func TestPerExampleSqNorms(t *testing.T) {
 	rng := rand.New(rand.NewPCG(28, 29))
 	m := newMLP(t, rng, 3, 8, 4)
 	const n, C = 12, 0.5
-	x := input(t, rng, n, 3)
-	y := make([]int, n)
-	for i := range y {
-		y[i] = i % 4
-	}
+	x, y := labelled(t, rng, n, 3, 4)
 	perExample := func(tp *tensor.Tape, x *tensor.Tensor, y []int) *tensor.Tensor {
 		h := tp.Relu(tp.Add(tp.MatMul(x, m.params[0]), m.params[1]))
 		z := tp.Linear(h, m.params[2], m.params[3])
 		return tp.Neg(tp.Pick(tp.LogSoftmax(z), y))
 	}
 	// Reference: a batch of one per example.
-	want := make([]float64, n)
-	clipped := make([][]float64, len(m.params))
-	for k, p := range m.params {
-		clipped[k] = make([]float64, p.Size())
-	}
+	byOne := newClipByOne(m, x, y, perExample)
 	tp := tensor.NewTape()
-	xi, _ := tensor.FromData(make([]float64, 3), 1, 3)
-	for i := range n {
-		copy(xi.Data, x.Data[3*i:3*i+3])
-		tp.Rewind()
-		if err := tp.Backward(tp.Sum(perExample(tp, xi, y[i:i+1]))); err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range m.params {
-			for _, g := range p.Grad {
-				want[i] += g * g
-			}
-		}
-		c := min(1, C/math.Sqrt(want[i]))
-		for k, p := range m.params {
-			for j, g := range p.Grad {
-				clipped[k][j] += c * g
-			}
-		}
+	if err := byOne.run(tp, C); err != nil {
+		t.Fatal(err)
 	}
+	want, clipped := byOne.sq, byOne.sum
 	tp.Rewind()
 	losses := perExample(tp, x, y)
 	ones := make([]float64, n)
@@ -749,4 +726,65 @@ func TestPerExampleSqNorms(t *testing.T) {
 		t.Fatal(err)
 	}
 	algotest.WantParam(t, tp.PerExampleSqNorms(make([]float64, 3), m.params[:1]), "params[0]")
+}
+
+// labelled is n random inputs of dimension d with labels cycling through
+// the classes.
+func labelled(tb testing.TB, rng *rand.Rand, n, d, classes int) (*tensor.Tensor, []int) {
+	x := input(tb, rng, n, d)
+	y := make([]int, n)
+	for i := range y {
+		y[i] = i % classes
+	}
+	return x, y
+}
+
+// clipByOne is DP-SGD's clipping by a batch of one per example: each
+// example's squared gradient norm (sq) and the clipped sum
+// Σ min(1, C/‖∇ℓ_i‖) ∇ℓ_i (sum, one slice per parameter).
+type clipByOne struct {
+	m     *mlp
+	x, xi *tensor.Tensor
+	y     []int
+	loss  func(tp *tensor.Tape, x *tensor.Tensor, y []int) *tensor.Tensor
+	sq    []float64
+	sum   [][]float64
+}
+
+func newClipByOne(m *mlp, x *tensor.Tensor, y []int, loss func(tp *tensor.Tape, x *tensor.Tensor, y []int) *tensor.Tensor) *clipByOne {
+	d := x.Dim(1)
+	xi, _ := tensor.FromData(make([]float64, d), 1, d)
+	c := &clipByOne{m: m, x: x, xi: xi, y: y, loss: loss, sq: make([]float64, len(y)), sum: make([][]float64, len(m.params))}
+	for k, p := range m.params {
+		c.sum[k] = make([]float64, p.Size())
+	}
+	return c
+}
+
+func (c *clipByOne) run(tp *tensor.Tape, C float64) error {
+	d := c.xi.Size()
+	for k := range c.sum {
+		clear(c.sum[k])
+	}
+	for i := range c.y {
+		copy(c.xi.Data, c.x.Data[d*i:d*(i+1)])
+		tp.Rewind()
+		if err := tp.Backward(tp.Sum(c.loss(tp, c.xi, c.y[i:i+1]))); err != nil {
+			return err
+		}
+		sq := 0.0
+		for _, p := range c.m.params {
+			for _, g := range p.Grad {
+				sq += g * g
+			}
+		}
+		c.sq[i] = sq
+		f := min(1, C/math.Sqrt(sq))
+		for k, p := range c.m.params {
+			for j, g := range p.Grad {
+				c.sum[k][j] += f * g
+			}
+		}
+	}
+	return nil
 }
