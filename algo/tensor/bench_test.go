@@ -12,16 +12,7 @@ import (
 // BenchmarkMLPForwardBackward: the 2→16→16→2 ReLU MLP on 256 points,
 // forward and backward (the optimiser's share is in algo/tensor/opt).
 func BenchmarkMLPForwardBackward(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	m := newMLP(b, rng, 2, 16, 16, 2)
-	x, y := blobs(b, rng, 256)
-	tp := tensor.NewTape()
-	step := func() {
-		tp.Rewind()
-		if err := tp.Backward(m.loss(tp, x, y)); err != nil {
-			b.Fatal(err)
-		}
-	}
+	step := mlpStep(b, rand.New(rand.NewPCG(1, 2)))
 	step() // the first step allocates the tape's buffers
 	b.ReportAllocs()
 	for b.Loop() {
