@@ -239,12 +239,12 @@ func TestSequentialEqualsBatch(t *testing.T) {
 func TestSequentialMatchesFit(t *testing.T) {
 	noisy, ny := sinusoid(t, 3, 120)
 	for _, c := range []struct {
-		name  string
-		h     Hyper
-		x     [][]float64
-		y     []float64
-		tol   float64 // of the means, relative, and of log p
-		vtol  float64 // of the variances
+		name string
+		h    Hyper
+		x    [][]float64
+		y    []float64
+		tol  float64 // of the means, relative, and of log p
+		vtol float64 // of the variances
 	}{
 		{"noise", Hyper{Lengthscale: 0.1, Variance: 1, Noise: 0.09}, noisy, ny, 1e-10, 1e-10},
 		{"tiny noise", Hyper{Lengthscale: 0.3, Variance: 2, Noise: 1e-9}, noisy[:60], ny[:60], 1e-3, 1e-8},

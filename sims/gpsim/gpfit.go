@@ -47,8 +47,8 @@ type gpFitSim struct {
 	mean, vari []float64
 	bandIter   int // the accepted step it was computed at, −1 for none
 	view       sims.Rect
-	trace   *sims.Trace // log p, ℓ, σ_f², σ²
-	truth   bool
+	trace      *sims.Trace // log p, ℓ, σ_f², σ²
+	truth      bool
 }
 
 func newGPFit(cfg sims.Config) (sims.Sim, error) {
