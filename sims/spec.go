@@ -42,6 +42,11 @@ type Config struct {
 	Values Values
 	Seed   uint64
 	Data   *Table // from --data; nil when none was given
+	// Workers is the number of goroutines an engine may use for one step
+	// (0: GOMAXPROCS, 1: the stepping goroutine only). No result depends
+	// on it (package algo/par). A session whose CPU is budgeted by the
+	// wall time of its steps (lab serve) sets 1.
+	Workers int
 }
 
 // Spec is the catalogue entry of a sim.

@@ -168,7 +168,14 @@ func (m *Model) startPane(spec *sims.Spec) (*pane, *sims.Build) {
 	seed := m.seeds
 	m.seeds += 0x9e3779b97f4a7c15
 	idx := nearestSpeed(spec.Speed)
-	r, b := sims.StartRunner(spec, sims.Config{Seed: seed}, sims.RunnerOptions{
+	// Engines may use every core for a step (sims.Config.Workers), unless
+	// the session's CPU is capped: the cap charges a step's wall time, so
+	// its engines keep to one goroutine.
+	workers := 0
+	if m.opts.CPUCap > 0 {
+		workers = 1
+	}
+	r, b := sims.StartRunner(spec, sims.Config{Seed: seed, Workers: workers}, sims.RunnerOptions{
 		Speed: sims.Speeds[idx], Paused: m.opts.Paused, Budget: m.budget,
 	})
 	p := &pane{r: r, snap: r.Latest(), speedIdx: idx}

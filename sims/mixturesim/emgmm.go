@@ -116,6 +116,7 @@ type emSim struct {
 	data     *points2D
 	cfg      mixture.Config
 	seed     uint64
+	workers  int // sims.Config.Workers
 	restarts int
 	view     sims.Rect
 
@@ -139,7 +140,7 @@ func newEMGMM(cfg sims.Config) (sims.Sim, error) {
 		cov = mixture.CovSphericalFixed
 	}
 	s := &emSim{
-		data: data, seed: cfg.Seed, restarts: v.Int("restarts"), best: -1,
+		data: data, seed: cfg.Seed, workers: cfg.Workers, restarts: v.Int("restarts"), best: -1,
 		cfg: mixture.Config{K: v.Int("k"), Reg: v.Float("reg"), Tol: v.Float("tol"), Cov: cov, Eps: v.Float("eps")},
 	}
 	if err := s.startRun(0); err != nil {
@@ -156,6 +157,7 @@ func (s *emSim) startRun(r int) error {
 	if err != nil {
 		return err
 	}
+	em.SetWorkers(s.workers)
 	run := &emRun{em: em, ll: sims.NewTrace(0, 1), stair: sims.NewTrace(1, 2), gap: sims.NewTrace(1, 2)}
 	run.ll.Add(em.MeanLogLik())
 	if s.cfg.Cov == mixture.CovSphericalFixed {
@@ -163,6 +165,7 @@ func (s *emSim) startRun(r int) error {
 		if run.km, err = mixture.NewKMeans(s.data.points, s.cfg.K, initRNG(s.seed, r)); err != nil {
 			return err
 		}
+		run.km.SetWorkers(s.workers)
 	}
 	s.runs = append(s.runs, run)
 	s.cur = r
