@@ -22,7 +22,7 @@ type gramRows struct {
 }
 
 func (g gramRows) row(i int) []float64 { return g.k[i*g.n : (i+1)*g.n] }
-func (g gramRows) computed() int        { return g.n }
+func (g gramRows) computed() int       { return g.n }
 
 // DefaultCache is the default size of the kernel-row cache, LIBSVM's
 // default (100 MB).
@@ -47,8 +47,8 @@ type cachedRows struct {
 	max        int         // rows the cache may hold, ≥ 2
 	buf        [][]float64 // the slots' rows, allocated as the cache fills
 	slot       []int32     // slot of row i, −1 when not cached
-	owner      []int32   // row held by each slot
-	prev, next []int32   // the slots in order of use, most recent first
+	owner      []int32     // row held by each slot
+	prev, next []int32     // the slots in order of use, most recent first
 	head, tail int32
 	misses     int // rows computed
 }
