@@ -58,6 +58,10 @@ type Options struct {
 // Model is the root Bubble Tea model of one lab session. Close it when the
 // program has ended, to stop its runners and wait for them.
 type Model struct {
+	bar struct {
+		key  barKey
+		text string
+	}
 	opts    Options
 	keys    keyMap
 	help    help.Model
@@ -516,6 +520,12 @@ func (p *pane) render(w, h int, st PaneStyle) []string {
 
 // bottomBar shows the short help, or a message.
 func (m *Model) bottomBar() string {
+	// The key map never changes: the bar is redrawn only when the width or
+	// the flash does.
+	key := barKey{m.w, m.flash, m.flashE}
+	if m.bar.text != "" && m.bar.key == key {
+		return m.bar.text
+	}
 	m.help.SetWidth(m.w)
 	bar := m.help.ShortHelpView(m.keys.ShortHelp())
 	if m.flash != "" {
@@ -524,5 +534,13 @@ func (m *Model) bottomBar() string {
 			bar = errorStyle.Render(bar)
 		}
 	}
-	return chart.FitLine(bar, m.w)
+	m.bar.key, m.bar.text = key, chart.FitLine(bar, m.w)
+	return m.bar.text
+}
+
+// barKey is what the bottom bar depends on.
+type barKey struct {
+	w      int
+	flash  string
+	flashE bool
 }

@@ -72,6 +72,11 @@ type svmSim struct {
 	prevA   []float64 // α before the last step, for the incremental map
 	gap     float64   // the gap at the last multiple of gapEvery steps
 	cacheMB int
+	// The decision map as the last Frame drew it, and the step it was
+	// drawn at: α, hence the map, changes only with a step, so Frames
+	// between two steps share it.
+	mapChart sims.CanvasChart
+	mapIter  int
 }
 
 // gapEvery is how often, in pair updates, the gap's curve is updated: the
@@ -176,7 +181,10 @@ func (s *svmSim) Frame() sims.Frame {
 	x0, x1 := s.trace.Span()
 	charts := []sims.Chart{}
 	if s.fg != nil {
-		charts = append(charts, s.decisionMap(b))
+		if s.mapChart.Heat == nil || s.mapIter != s.smo.Iter() {
+			s.mapChart, s.mapIter = s.decisionMap(b), s.smo.Iter()
+		}
+		charts = append(charts, s.mapChart)
 	} else {
 		charts = append(charts, s.marginHist(b))
 	}
