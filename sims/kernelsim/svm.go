@@ -66,8 +66,8 @@ type svmSim struct {
 	py      []float64
 	cls     []int
 	view    sims.Rect
-	kg      []float64 // k(x_i, grid_g), training point i's column contiguous
-	fg      []float64 // Σ α_i y_i k(x_i, g), without b
+	kg      *mapKernel // the decision map's kernel columns, nil when there is no map
+	fg      []float64  // Σ α_i y_i k(x_i, g), without b
 	trace   *sims.Trace
 	prevA   []float64 // α before the last step, for the incremental map
 	gap     float64   // the gap at the last multiple of gapEvery steps
@@ -136,13 +136,12 @@ func (s *svmSim) Step() error {
 	}
 	if s.fg != nil && i >= 0 && j >= 0 {
 		a := s.smo.Alpha()
-		g := len(s.fg)
 		for _, t := range [2]int{i, j} {
 			d := (a[t] - s.prevA[t]) * s.y[t]
 			if d == 0 {
 				continue
 			}
-			col := s.kg[t*g : (t+1)*g]
+			col := s.kg.col(t)
 			for c, kv := range col {
 				s.fg[c] += d * kv
 			}
