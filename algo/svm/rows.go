@@ -6,12 +6,13 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// rows gives the rows K_i· of the kernel matrix that a pair update needs.
-// A row stays valid until two more rows have been asked for (a cache
-// keeps at least two), so that rows i and j of one step can be held
-// together.
+// rows gives the rows K_i· of the kernel matrix that a pair update needs,
+// in double precision (a Gram matrix given) or single (the cache; the
+// other slice nil). A row stays valid until two more rows have been asked
+// for (a cache keeps at least two), so that rows i and j of one step can
+// be held together.
 type rows interface {
-	row(i int) []float64
+	row(i int) ([]float64, []float32)
 	computed() int // rows computed so far
 }
 
@@ -21,7 +22,7 @@ type gramRows struct {
 	n int
 }
 
-func (g gramRows) row(i int) []float64 { return g.k[i*g.n : (i+1)*g.n] }
+func (g gramRows) row(i int) ([]float64, []float32) { return g.k[i*g.n : (i+1)*g.n], nil }
 func (g gramRows) computed() int       { return g.n }
 
 // DefaultCache is the default size of the kernel-row cache, LIBSVM's
@@ -35,6 +36,11 @@ const DefaultCache = 100 << 20
 // cached row stays valid whatever is shrunk. A row costs one
 // matrix-vector product over the data, stored feature by feature so that
 // it is d vectorised axpys of length n, and n kernel values.
+//
+// Like LIBSVM's, the cache holds single-precision values: twice the rows
+// in the same memory. The solver then works exactly on the kernel matrix
+// rounded to float32 (relative error 6e-8; the diagonal stays exact), to
+// any tolerance.
 type cachedRows struct {
 	n, d  int
 	xt    []float64 // d×n: feature f of point t at f*n+t
@@ -45,7 +51,8 @@ type cachedRows struct {
 	xi    []float64 // scratch: x_i
 
 	max        int         // rows the cache may hold, ≥ 2
-	buf        [][]float64 // the slots' rows, allocated as the cache fills
+	buf        [][]float32 // the slots' rows, allocated as the cache fills
+	dots       []float64   // scratch: a row's dot products
 	slot       []int32     // slot of row i, −1 when not cached
 	owner      []int32     // row held by each slot
 	prev, next []int32     // the slots in order of use, most recent first
@@ -56,7 +63,7 @@ type cachedRows struct {
 func newCachedRows(x [][]float64, k kernel.Kernel, cache int64) *cachedRows {
 	n, d := len(x), len(x[0])
 	c := &cachedRows{n: n, d: d, xt: make([]float64, d*n), nrm: make([]float64, n), kern: k,
-		xi: make([]float64, d), slot: make([]int32, n), head: -1, tail: -1}
+		xi: make([]float64, d), dots: make([]float64, n), slot: make([]int32, n), head: -1, tail: -1}
 	for t, r := range x {
 		s := 0.0
 		for f, v := range r {
@@ -68,7 +75,7 @@ func newCachedRows(x [][]float64, k kernel.Kernel, cache int64) *cachedRows {
 	if r, ok := k.(kernel.RBF); ok {
 		c.rbf, c.gamma = true, r.Gamma
 	}
-	c.max = int(min(int64(n), max(2, cache/(8*int64(n)))))
+	c.max = int(min(int64(n), max(2, cache/(4*int64(n)))))
 	for i := range c.slot {
 		c.slot[i] = -1
 	}
@@ -86,17 +93,17 @@ func (c *cachedRows) diag() []float64 {
 	return kd
 }
 
-func (c *cachedRows) row(i int) []float64 {
+func (c *cachedRows) row(i int) ([]float64, []float32) {
 	if s := c.slot[i]; s >= 0 {
 		c.touch(s)
-		return c.buf[s]
+		return nil, c.buf[s]
 	}
 	var s int32
 	if len(c.owner) < c.max {
 		s = int32(len(c.owner))
 		c.owner = append(c.owner, -1)
 		c.prev, c.next = append(c.prev, -1), append(c.next, -1)
-		c.buf = append(c.buf, make([]float64, c.n))
+		c.buf = append(c.buf, make([]float32, c.n))
 	} else {
 		s = c.tail // the least recently used
 		c.slot[c.owner[s]] = -1
@@ -107,29 +114,30 @@ func (c *cachedRows) row(i int) []float64 {
 	out := c.buf[s]
 	c.compute(i, out)
 	c.misses++
-	return out
+	return nil, out
 }
 
 // compute writes K_i· into out.
-func (c *cachedRows) compute(i int, out []float64) {
+func (c *cachedRows) compute(i int, out []float32) {
 	n := c.n
 	for f := range c.xi {
 		c.xi[f] = c.xt[f*n+i]
 	}
-	// out = Xᵀ-by-feature times x_i: the dot products ⟨x_t, x_i⟩.
+	// The dot products ⟨x_t, x_i⟩: the feature-major data times x_i.
 	blas64.Gemv(blas.Trans, 1, blas64.General{Rows: c.d, Cols: n, Stride: n, Data: c.xt},
-		blas64.Vector{N: c.d, Inc: 1, Data: c.xi}, 0, blas64.Vector{N: n, Inc: 1, Data: out})
+		blas64.Vector{N: c.d, Inc: 1, Data: c.xi}, 0, blas64.Vector{N: n, Inc: 1, Data: c.dots})
 	ni := c.nrm[i]
+	out = out[:len(c.dots)]
+	nrm := c.nrm[:len(c.dots)]
 	if c.rbf {
 		g := c.gamma
-		nrm := c.nrm[:len(out)]
-		for t, xz := range out {
-			out[t] = kernel.RBF{Gamma: g}.FromDot(xz, ni, nrm[t])
+		for t, xz := range c.dots {
+			out[t] = float32(kernel.RBF{Gamma: g}.FromDot(xz, ni, nrm[t]))
 		}
 		return
 	}
-	for t, xz := range out {
-		out[t] = c.kern.FromDot(xz, ni, c.nrm[t])
+	for t, xz := range c.dots {
+		out[t] = float32(c.kern.FromDot(xz, ni, nrm[t]))
 	}
 }
 

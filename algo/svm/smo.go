@@ -243,34 +243,53 @@ func (s *SMO) wss() (i, j int, viol float64) {
 		}
 	}
 	gmax2, j := math.Inf(-1), -1
-	best := math.Inf(1)
 	if i >= 0 {
-		ki := s.rows.row(i)
-		kii := ki[i]
-		for _, t32 := range s.active {
-			t := int(t32)
-			if !s.inLow(t) {
-				continue
-			}
-			ytgt := s.y[t] * s.g[t]
-			if ytgt > gmax2 {
-				gmax2 = ytgt
-			}
-			if diff := gmax + ytgt; diff > 0 {
-				a := kii + s.kd[t] - 2*ki[t]
-				if a <= 0 {
-					a = tau
-				}
-				if obj := -diff * diff / a; obj <= best {
-					best, j = obj, t
-				}
-			}
+		if k64, k32 := s.rows.row(i); k64 != nil {
+			j, gmax2 = pickJ(s, k64, i, gmax)
+		} else {
+			j, gmax2 = pickJ(s, k32, i, gmax)
 		}
 	}
 	if i < 0 || math.IsInf(gmax2, -1) {
 		return i, j, 0
 	}
 	return i, j, gmax + gmax2
+}
+
+// pickJ is the second half of WSS 2: j among the active I_low that
+// maximises the second-order gain with i, and max_{I_low} y_tG_t.
+func pickJ[T float32 | float64](s *SMO, ki []T, i int, gmax float64) (j int, gmax2 float64) {
+	gmax2, j = math.Inf(-1), -1
+	best := math.Inf(1)
+	kii := s.kd[i]
+	for _, t32 := range s.active {
+		t := int(t32)
+		if !s.inLow(t) {
+			continue
+		}
+		ytgt := s.y[t] * s.g[t]
+		if ytgt > gmax2 {
+			gmax2 = ytgt
+		}
+		if diff := gmax + ytgt; diff > 0 {
+			a := kii + s.kd[t] - 2*float64(ki[t])
+			if a <= 0 {
+				a = tau
+			}
+			if obj := -diff * diff / a; obj <= best {
+				best, j = obj, t
+			}
+		}
+	}
+	return j, gmax2
+}
+
+// addPair is G_t += y_t(K_ti·di + K_tj·dj) for every t.
+func addPair[T float32 | float64](g, y []float64, ki, kj []T, di, dj float64) {
+	y, ki, kj = y[:len(g)], ki[:len(g)], kj[:len(g)]
+	for t := range g {
+		g[t] += y[t] * (float64(ki[t])*di + float64(kj[t])*dj)
+	}
 }
 
 // activateAll puts every variable back in the selection.
@@ -332,11 +351,17 @@ func (s *SMO) Step() error {
 	}
 	i, j := s.wi, s.wj
 	c := s.c
-	ki := s.rows.row(i)
-	kj := s.rows.row(j)
+	ki64, ki32 := s.rows.row(i)
+	kj64, kj32 := s.rows.row(j)
+	var kij float64
+	if ki64 != nil {
+		kij = ki64[j]
+	} else {
+		kij = float64(ki32[j])
+	}
 	ai, aj := s.a[i], s.a[j]
 	gi, gj := s.g[i], s.g[j]
-	quad := ki[i] + kj[j] - 2*ki[j]
+	quad := s.kd[i] + s.kd[j] - 2*kij
 	if quad <= 0 {
 		quad = tau
 	}
@@ -383,13 +408,13 @@ func (s *SMO) Step() error {
 	// G_t += Q_ti Δα_i + Q_tj Δα_j, Q_ti = y_t y_i K_ti.
 	dai, daj := s.a[i]-ai, s.a[j]-aj
 	di, dj := dai*s.y[i], daj*s.y[j]
-	g, y := s.g, s.y[:len(s.g)]
-	ki, kj = ki[:len(g)], kj[:len(g)]
-	for t := range g {
-		g[t] += y[t] * (ki[t]*di + kj[t]*dj)
+	if ki64 != nil {
+		addPair(s.g, s.y, ki64, kj64, di, dj)
+	} else {
+		addPair(s.g, s.y, ki32, kj32, di, dj)
 	}
 	s.sumA += dai + daj
-	s.dual -= dai*gi + daj*gj + 0.5*(dai*dai*ki[i]+daj*daj*kj[j]) + di*dj*ki[j]
+	s.dual -= dai*gi + daj*gj + 0.5*(dai*dai*s.kd[i]+daj*daj*s.kd[j]) + di*dj*kij
 	s.iter++
 	if math.IsNaN(s.sumA) || math.IsInf(s.sumA, 0) {
 		return algo.Diverged("Σα = %v after %d steps", s.sumA, s.iter)

@@ -197,7 +197,9 @@ func run(t testing.TB, s *SMO) *SMO {
 }
 
 // TestKernelRowsAndShrinking: kernel rows computed on demand give the
-// solution of the precomputed Gram matrix; a cache of two rows gives the
+// solution of the precomputed Gram matrix, to the rounding of the cached
+// rows to single precision (D within 1e-5 relative at C = 100, where α is
+// large); a cache of two rows gives the
 // same iterates as one that holds them all, bit for bit; and shrinking
 // converges to the same optimum, the KKT conditions holding on every
 // variable, shrunk or not (issue 14.2).
@@ -222,7 +224,7 @@ func TestKernelRowsAndShrinking(t *testing.T) {
 	}
 	for name, s := range map[string]*SMO{"on demand": all, "shrinking": shrunk} {
 		checkKKT(t, name, s, 1e-5)
-		if d := math.Abs(s.Dual() - gram.Dual()); d > 1e-6*math.Abs(gram.Dual()) {
+		if d := math.Abs(s.Dual() - gram.Dual()); d > 1e-5*math.Abs(gram.Dual()) {
 			t.Errorf("%s: D = %v, with the Gram matrix %v", name, s.Dual(), gram.Dual())
 		}
 		if d := math.Abs(s.Dual() - (s.SumAlpha() - 0.5*s.WNormSq())); d > 1e-9*math.Abs(s.Dual()) {
