@@ -23,6 +23,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	_ "github.com/thelab/lab/internal/sysblas" // with -tags cblas: gonum's level-3 BLAS from the system
 )
 
 func main() {

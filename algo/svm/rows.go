@@ -23,7 +23,7 @@ type gramRows struct {
 }
 
 func (g gramRows) row(i int) ([]float64, []float32) { return g.k[i*g.n : (i+1)*g.n], nil }
-func (g gramRows) computed() int       { return g.n }
+func (g gramRows) computed() int                    { return g.n }
 
 // DefaultCache is the default size of the kernel-row cache, LIBSVM's
 // default (100 MB).
