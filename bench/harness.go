@@ -39,6 +39,10 @@ type benchCase struct {
 	// cases, the number of iterations.
 	lab func() (note string, iters int, err error)
 	ref job // nil when there is no reference
+	// vs, instead of a reference, is the lab's own baseline (the same work
+	// on one core): the row then reports the speed-up in wall time,
+	// baseline/lab.
+	vs func() (note string, iters int, err error)
 	// perIter divides both sides' times by their iteration counts.
 	perIter bool
 	// memory also measures the growth of the resident set during one run
@@ -170,6 +174,12 @@ func measureLab(c *benchCase, s *side, memory bool) {
 }
 
 func measureRef(ref *reference, c *benchCase, dir string, s *side, memory bool) {
+	if c.vs != nil {
+		if !memory {
+			measureLab(&benchCase{lab: c.vs, perIter: c.perIter}, s, false)
+		}
+		return
+	}
 	if ref == nil || c.ref == nil || s.err != nil {
 		return
 	}
@@ -241,6 +251,10 @@ func report(out io.Writer, cases []*benchCase, labs, refs []side, haveRef bool) 
 			row[1] = "error: " + lab.err.Error()
 		case ref.err != nil:
 			row[2] = "error: " + ref.err.Error()
+		case c.vs != nil && len(ref.samples) > 0:
+			row[2] = dur(rc) + " (one core)"
+			row[3] = fmt.Sprintf("speed-up %.2f×", float64(ref.median(wall))/float64(lab.median(wall)))
+			row[5] = fmt.Sprintf("%.2f", float64(lab.median(wall))/float64(ref.median(wall)))
 		case len(ref.samples) > 0:
 			row[2] = dur(rc)
 			row[3] = fmt.Sprintf("%.2f", float64(lc)/float64(rc))
