@@ -223,22 +223,7 @@ func makeCases(smoke bool, dir string) ([]*benchCase, error) {
 	}
 	centres := start.Centers()
 	kmRun := func(workers int) func() (string, int, error) {
-		return func() (string, int, error) {
-			m, err := mixture.NewKMeans(km.Points, 8, rng(8))
-			if err != nil {
-				return "", 0, err
-			}
-			m.SetWorkers(workers)
-			for m.Iter() < sz.kmIter {
-				if err := m.Step(); err != nil {
-					if errors.Is(err, algo.ErrConverged) {
-						break
-					}
-					return "", 0, err
-				}
-			}
-			return cores(workers), max(m.Iter(), 1), nil
-		}
+		return iterations(workers, sz.kmIter, func() (fitter, error) { return mixture.NewKMeans(km.Points, 8, rng(8)) })
 	}
 	cases = append(cases, &benchCase{
 		name: fmt.Sprintf("k-means iteration, %d points, k = 8", sz.kmeans), target: "≤ 1", perIter: true,
@@ -263,22 +248,7 @@ func makeCases(smoke bool, dir string) ([]*benchCase, error) {
 		means, variances = append(means, c.Mean), append(variances, c.Cov[0][0])
 	}
 	emRun := func(workers int) func() (string, int, error) {
-		return func() (string, int, error) {
-			e, err := mixture.New(em.Points, emCfg, rng(10))
-			if err != nil {
-				return "", 0, err
-			}
-			e.SetWorkers(workers)
-			for e.Iter() < sz.mixIters {
-				if err := e.Step(); err != nil {
-					if errors.Is(err, algo.ErrConverged) {
-						break
-					}
-					return "", 0, err
-				}
-			}
-			return cores(workers), max(e.Iter(), 1), nil
-		}
+		return iterations(workers, sz.mixIters, func() (fitter, error) { return mixture.New(em.Points, emCfg, rng(10)) })
 	}
 	cases = append(cases, &benchCase{
 		name: fmt.Sprintf("EM iteration (E + M), %d points, k = 5", sz.em), target: "≤ 1", perIter: true,
@@ -310,6 +280,35 @@ func makeCases(smoke bool, dir string) ([]*benchCase, error) {
 		})
 	}
 	return cases, nil
+}
+
+// fitter is what iterations needs of k-means and EM.
+type fitter interface {
+	Step() error
+	Iter() int
+	SetWorkers(int)
+}
+
+// iterations is a lab side that builds a fit and runs it on workers
+// goroutines for maxIter iterations or to convergence, returning the
+// number of iterations.
+func iterations(workers, maxIter int, build func() (fitter, error)) func() (string, int, error) {
+	return func() (string, int, error) {
+		f, err := build()
+		if err != nil {
+			return "", 0, err
+		}
+		f.SetWorkers(workers)
+		for f.Iter() < maxIter {
+			if err := f.Step(); err != nil {
+				if errors.Is(err, algo.ErrConverged) {
+					break
+				}
+				return "", 0, err
+			}
+		}
+		return cores(workers), max(f.Iter(), 1), nil
+	}
 }
 
 // cores names a worker count.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/algotest"
 	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/kernel"
 	"gonum.org/v1/gonum/diff/fd"
@@ -416,6 +417,7 @@ func TestJitterOrError(t *testing.T) {
 // BenchmarkPosterior1000 fits a GP to 1,000 points and predicts at 200
 // test points (target < 0.5 s).
 func BenchmarkPosterior1000(b *testing.B) {
+	defer algotest.CPUTime(b)()
 	x, y := sinusoid(b, 10, 1000)
 	h := Hyper{Lengthscale: 0.1, Variance: 1, Noise: 0.09}
 	test := grid(0, 1, 200)
@@ -435,6 +437,7 @@ func BenchmarkPosterior1000(b *testing.B) {
 // 120 chart points kept up to date (issue 14.1: within 2× of one
 // scikit-learn fit of the same 1,000 points; see bench/).
 func BenchmarkSequential1000(b *testing.B) {
+	defer algotest.CPUTime(b)()
 	x, y := sinusoid(b, 10, 1000)
 	h := Hyper{Lengthscale: 0.1, Variance: 1, Noise: 0.09}
 	test := grid(-0.15, 1.15, 120)
@@ -452,6 +455,7 @@ func BenchmarkSequential1000(b *testing.B) {
 // BenchmarkLogMarginalSE500 is one evaluation of gp-fit's objective and
 // gradient at n = 500: Gram matrix, Cholesky, inverse, gradient.
 func BenchmarkLogMarginalSE500(b *testing.B) {
+	defer algotest.CPUTime(b)()
 	x, y := sinusoid(b, 10, 500)
 	h := Hyper{Lengthscale: 0.3, Variance: 1.5, Noise: 0.09}
 	for b.Loop() {

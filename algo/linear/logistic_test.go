@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/algotest"
 	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/optim"
 	"gonum.org/v1/gonum/floats"
@@ -284,6 +285,7 @@ func BenchmarkLogisticGDStep(b *testing.B) {
 // BenchmarkLogisticHess: the Hessian on 100 000 × 20 data (21 parameters
 // with the bias), blocked rank-k updates; no allocation.
 func BenchmarkLogisticHess(b *testing.B) {
+	defer algotest.CPUTime(b)()
 	lg := benchLogistic(100000, 20, 1e-4)
 	h := mat.NewSymDense(21, nil)
 	th := make([]float64, 21)
@@ -297,6 +299,7 @@ func BenchmarkLogisticHess(b *testing.B) {
 // on 100 000 × 20 data, λ = 1e-4 (issue 14.3; scikit-learn's newton-cg on
 // the same problem is in bench/).
 func BenchmarkLogisticNewton(b *testing.B) {
+	defer algotest.CPUTime(b)()
 	lg := benchLogistic(100000, 20, 1e-4)
 	for b.Loop() {
 		nw, err := optim.NewNewton(lg, make([]float64, 21), optim.NewtonConfig{Tol: 1e-8})

@@ -13,24 +13,14 @@ import (
 	"github.com/thelab/lab/algo/kernel"
 )
 
-// solve runs SMO to convergence (failing the test after maxSteps).
+// solve runs SMO on the Gram matrix to convergence.
 func solve(t testing.TB, k kernel.Kernel, x [][]float64, y []float64, c, tol float64) *SMO {
 	t.Helper()
 	s, err := New(kernel.Gram(k, x), y, Config{C: c, Tol: tol})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 1_000_000 {
-		err := s.Step()
-		if errors.Is(err, algo.ErrConverged) {
-			return s
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Fatalf("SMO did not converge; KKT violation %g", s.KKT())
-	return nil
+	return run(t, s)
 }
 
 // weights returns w = Σ α_i y_i x_i (linear kernel).

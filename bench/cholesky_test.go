@@ -1,12 +1,12 @@
-package sysblas
+package main
 
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/thelab/lab/algo/algotest"
+	"github.com/thelab/lab/internal/sysblas"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/gonum"
@@ -42,25 +42,10 @@ func rightLooking(n int, a []float64, nb int) bool {
 	return true
 }
 
-func spdMatrix(n int) []float64 {
-	rng := rand.New(rand.NewPCG(uint64(n), 3))
-	b := make([]float64, n*n)
-	for i := range b {
-		b[i] = rng.NormFloat64()
-	}
-	a := make([]float64, n*n)
-	g := blas64.General{Rows: n, Cols: n, Stride: n, Data: b}
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1, g, g, 0, blas64.General{Rows: n, Cols: n, Stride: n, Data: a})
-	for i := 0; i < n; i++ {
-		a[i*n+i] += float64(n)
-	}
-	return a
-}
-
 // TestRightLooking: the right-looking factor is dpotrf's, to rounding.
 func TestRightLooking(t *testing.T) {
 	n := 300
-	a := spdMatrix(n)
+	a := spd(n)
 	l1, l2 := append([]float64(nil), a...), append([]float64(nil), a...)
 	if _, ok := lapack64.Potrf(blas64.Symmetric{Uplo: blas.Lower, N: n, Stride: n, Data: l1}); !ok {
 		t.Fatal("dpotrf failed")
@@ -79,10 +64,11 @@ func TestRightLooking(t *testing.T) {
 
 // BenchmarkCholesky: gonum's dpotrf against the right-looking variant, on
 // gonum's BLAS or (built with -tags cblas) the system's; CPU time counts
-// every thread (gonum's dgemm runs goroutines).
+// every thread (gonum's dgemm runs goroutines, OpenBLAS threads unless
+// OPENBLAS_NUM_THREADS=1). The README's table of issue 14.6 is this.
 func BenchmarkCholesky(b *testing.B) {
 	for _, n := range []int{1000, 2000, 3000} {
-		a := spdMatrix(n)
+		a := spd(n)
 		w := make([]float64, n*n)
 		for _, v := range []struct {
 			name string
@@ -95,7 +81,7 @@ func BenchmarkCholesky(b *testing.B) {
 			{"right64", func() bool { return rightLooking(n, w, 64) }},
 			{"right128", func() bool { return rightLooking(n, w, 128) }},
 		} {
-			b.Run(fmt.Sprintf("n=%d/%s/cblas=%v", n, v.name, Enabled), func(b *testing.B) {
+			b.Run(fmt.Sprintf("n=%d/%s/cblas=%v", n, v.name, sysblas.Enabled), func(b *testing.B) {
 				defer algotest.ProcessCPUTime(b)()
 				for b.Loop() {
 					copy(w, a)
