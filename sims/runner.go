@@ -109,7 +109,7 @@ const (
 
 // NewRunner builds the sim from cfg and starts its goroutine.
 func NewRunner(spec *Spec, cfg Config, opts RunnerOptions) (*Runner, error) {
-	if cfg.Values.params == nil {
+	if cfg.Values.IsZero() {
 		cfg.Values = spec.Defaults()
 	}
 	sim, err := spec.Build(cfg)

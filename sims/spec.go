@@ -76,7 +76,7 @@ func (s *Spec) Build(cfg Config) (Sim, error) {
 	if cfg.Data != nil && s.Data == "" {
 		return nil, fmt.Errorf("sim %s takes no --data", s.Name)
 	}
-	if cfg.Values.params == nil {
+	if cfg.Values.IsZero() {
 		cfg.Values = s.Defaults()
 	}
 	return s.New(cfg)
