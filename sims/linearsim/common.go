@@ -215,7 +215,7 @@ func sgdParams() []sims.Param {
 	return []sims.Param{
 		{Name: "batch", Kind: sims.Int, Min: 1, Max: 100000, Default: "10",
 			Help: "mini-batch size B (method=sgd; at most the number of rows)"},
-		{Name: "schedule", Kind: sims.Choice, Choices: optim.Schedules, Default: string(optim.InvSqrtK),
+		{Name: "schedule", Kind: sims.Choice, Choices: []string{optim.Constant.String(), optim.InvK.String(), optim.InvSqrtK.String()}, Default: string(optim.InvSqrtK),
 			Help: "step sizes t_k = t0, t0/(1+ck) or t0/√(1+ck) (method=sgd)"},
 		{Name: "decay", Kind: sims.Float, Min: 0, Max: 10, Default: "0",
 			Help: "c of the decaying schedules; 0 = B/n, one unit per epoch (method=sgd)"},
