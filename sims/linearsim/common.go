@@ -13,6 +13,7 @@ import (
 	"github.com/thelab/lab/algo/linear"
 	"github.com/thelab/lab/algo/optim"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -149,12 +150,37 @@ func signedBars(names []string, v []float64) []sims.Bar {
 // dataRNG returns the data stream's generator for a seed.
 func dataRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, dataStream)) }
 
-// gdMethods are the optimisers the regression sims offer.
+// preset names a generated data set of the linear sims; each sim offers
+// its own menu of them.
+type preset string
+
+func (p preset) String() string { return string(p) }
+
 const (
-	methodGD     = "gd"
-	methodSGD    = "sgd"
-	methodNewton = "newton"
-	methodNormal = "normal"
+	presetLine      preset = "line"
+	presetLinear    preset = "linear"
+	presetEpsilon   preset = "epsilon"
+	presetOverlap   preset = "overlap"
+	presetSeparable preset = "separable"
+	presetMoons     preset = "moons"
+	presetOr        preset = "or"
+	presetXor       preset = "xor"
+	presetSpam      preset = "spam"
+	presetBlobs     preset = "blobs"
+	presetRings     preset = "rings"
+)
+
+// method is how a regression sim minimises its loss: an optim engine
+// (gradient descent, SGD, damped Newton) or the normal equation.
+type method string
+
+func (m method) String() string { return string(m) }
+
+const (
+	methodGD     method = "gd"
+	methodSGD    method = "sgd"
+	methodNewton method = "newton"
+	methodNormal method = "normal"
 )
 
 // stepper is what the regression sims need of an optim engine.
@@ -201,26 +227,21 @@ func (s scatter) points() []sims.PointSet {
 
 // newGD is gradient descent on f from theta0 with the step t = lr, or 1/L
 // when lr is 0, stopping at ‖∇f‖ ≤ tol; it returns the engine and t.
-func newGD(f optim.Objective, theta0 []float64, v sims.Values, L float64) (*optim.Descent, float64, error) {
-	lr := v.Float("lr")
+func newGD(f optim.Objective, theta0 []float64, lr, tol, L float64) (*optim.Descent, float64, error) {
 	if lr == 0 {
 		lr = 1 / L
 	}
-	eng, err := optim.NewDescent(f, theta0, optim.DescentConfig{Method: optim.GD, LR: lr, Tol: v.Float("tol")})
+	eng, err := optim.NewDescent(f, theta0, optim.DescentConfig{Method: optim.GD, LR: lr, Tol: tol})
 	return eng, lr, err
 }
 
-// sgdParams are the parameters of SGD shared by logreg and softmax.
-func sgdParams() []sims.Param {
-	return []sims.Param{
-		{Name: "batch", Kind: sims.Int, Min: 1, Max: 100000, Default: "10",
-			Help: "mini-batch size B (method=sgd; at most the number of rows)"},
-		{Name: "schedule", Kind: sims.Choice, Choices: []string{optim.Constant.String(), optim.InvK.String(), optim.InvSqrtK.String()}, Default: string(optim.InvSqrtK),
-			Help: "step sizes t_k = t0, t0/(1+ck) or t0/√(1+ck) (method=sgd)"},
-		{Name: "decay", Kind: sims.Float, Min: 0, Max: 10, Default: "0",
-			Help: "c of the decaying schedules; 0 = B/n, one unit per epoch (method=sgd)"},
-	}
-}
+// The parameters of SGD that logreg and softmax share.
+var (
+	sgdBatch    = param.Int("batch", 10, "mini-batch size B (method=sgd; at most the number of rows)").Range(1, dataset.MaxN)
+	sgdSchedule = param.Choice("schedule", []optim.Schedule{optim.Constant, optim.InvK, optim.InvSqrtK}, optim.InvSqrtK,
+		"step sizes t_k = t0, t0/(1+ck) or t0/√(1+ck) (method=sgd)")
+	sgdDecay = param.Float("decay", 0, "c of the decaying schedules; 0 = B/n, one unit per epoch (method=sgd)").Range(0, 10)
+)
 
 // gradNorm is ‖∇f‖ at the engine's iterate: the engine's own value when it
 // keeps one (gd, newton), else computed into scratch (sgd).
