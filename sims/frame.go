@@ -83,6 +83,11 @@ type LineChart struct {
 	YLabel string
 }
 
+// MaxClasses is the number of classes the categorical palette tells apart
+// (Class 0..MaxClasses−1): a sim that colours components, clusters or
+// topics by class offers at most this many.
+const MaxClasses = 10
+
 // Series is a named curve of evenly spaced y values.
 type Series struct {
 	Name  string

@@ -60,13 +60,10 @@ var (
 			}
 			return 1
 		}, "μ = 1, p = 0.3, λ = 2, a = 1.5")
-	mleTheta2 = param.Float("theta2", 4, "true variance σ² (gaussian, regression)").Range(0, 100).OpenMin().
-			DefaultFunc(func(v param.Values) float64 {
-			if mleModel.Get(v) == estimate.Regression {
-				return 1
-			}
-			return 4
-		}, "σ² = 4 (gaussian), 1 (regression); unused otherwise")
+	mleTheta2 = param.Float("theta2", 4, "true variance σ² (gaussian, regression)").
+			Range(0, 100).OpenMin().
+			DefaultWhen(func(v param.Values) bool { return mleModel.Get(v) == estimate.Regression }, 1,
+			"σ² = 4 (gaussian), 1 (regression); unused otherwise")
 	mleN = param.Int("n", 50, "observations per replicated experiment (mode=sampling)").Range(1, 100000)
 )
 

@@ -24,7 +24,7 @@ var (
 	linregNoise = param.Float("noise", 0.7, "noise s.d. of the targets (line, linear)").Range(0, 100)
 	linregEps   = param.Float("eps", 0.1, "ε of the notes' example: w = (−2/ε, 1) without ridge").Range(0, 10).OpenMin()
 	linregBias  = param.Bool("bias", true, "fit an intercept b (never penalised)").
-			DefaultFunc(func(v param.Values) bool { return linregPreset.Get(v) != presetEpsilon },
+			DefaultWhen(func(v param.Values) bool { return linregPreset.Get(v) == presetEpsilon }, false,
 			"off for epsilon (the notes' example has no bias), else on")
 	linregLambda = param.Float("lambda", 0, "ridge weight λ ≥ 0 (0 is least squares)").Range(0, 1000)
 	linregMethod = param.Choice("method", []method{methodGD, methodNormal}, methodGD,

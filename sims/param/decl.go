@@ -79,6 +79,18 @@ func (d *decl[T]) defaultFunc(f func(Values) T, note string) {
 	d.defFn, d.p.DefaultNote = f, note
 }
 
+// defaultWhen makes the default value when cond holds of the parameters
+// listed before this one, and the declared default otherwise.
+func (d *decl[T]) defaultWhen(cond func(Values) bool, value T, note string) {
+	def := d.def
+	d.defaultFunc(func(v Values) T {
+		if cond(v) {
+			return value
+		}
+		return def
+	}, note)
+}
+
 func (d *decl[T]) parseAny(text string) (any, string, error) {
 	x, err := d.parse(&d.p, text)
 	if err != nil {
@@ -128,6 +140,14 @@ func (d *FloatDecl) DefaultFunc(f func(Values) float64, note string) *FloatDecl 
 	return d
 }
 
+// DefaultWhen makes the default value when cond holds of the parameters
+// listed before this one (a preset, say), and the declared default
+// otherwise; note says so for `lab list`.
+func (d *FloatDecl) DefaultWhen(cond func(Values) bool, value float64, note string) *FloatDecl {
+	d.defaultWhen(cond, value, note)
+	return d
+}
+
 // IntDecl declares an integer parameter.
 type IntDecl struct{ decl[int] }
 
@@ -148,6 +168,14 @@ func (d *IntDecl) Range(lo, hi int) *IntDecl {
 // this one; note says what it is for `lab list`.
 func (d *IntDecl) DefaultFunc(f func(Values) int, note string) *IntDecl {
 	d.defaultFunc(f, note)
+	return d
+}
+
+// DefaultWhen makes the default value when cond holds of the parameters
+// listed before this one (a preset, say), and the declared default
+// otherwise; note says so for `lab list`.
+func (d *IntDecl) DefaultWhen(cond func(Values) bool, value int, note string) *IntDecl {
+	d.defaultWhen(cond, value, note)
 	return d
 }
 
@@ -203,6 +231,14 @@ func (d *ChoiceDecl[T]) DefaultFunc(f func(Values) T, note string) *ChoiceDecl[T
 	return d
 }
 
+// DefaultWhen makes the default value when cond holds of the parameters
+// listed before this one (a preset, say), and the declared default
+// otherwise; note says so for `lab list`.
+func (d *ChoiceDecl[T]) DefaultWhen(cond func(Values) bool, value T, note string) *ChoiceDecl[T] {
+	d.defaultWhen(cond, value, note)
+	return d
+}
+
 // BoolDecl declares a switch, typed on or off.
 type BoolDecl struct{ decl[bool] }
 
@@ -238,6 +274,14 @@ func (d *BoolDecl) DefaultFunc(f func(Values) bool, note string) *BoolDecl {
 	return d
 }
 
+// DefaultWhen makes the default value when cond holds of the parameters
+// listed before this one (a preset, say), and the declared default
+// otherwise; note says so for `lab list`.
+func (d *BoolDecl) DefaultWhen(cond func(Values) bool, value bool, note string) *BoolDecl {
+	d.defaultWhen(cond, value, note)
+	return d
+}
+
 // VectorDecl declares a vector of reals, typed comma-separated.
 type VectorDecl struct{ decl[[]float64] }
 
@@ -260,6 +304,14 @@ func (d *VectorDecl) Range(lo, hi float64) *VectorDecl {
 // this one; note says what it is for `lab list`.
 func (d *VectorDecl) DefaultFunc(f func(Values) []float64, note string) *VectorDecl {
 	d.defaultFunc(f, note)
+	return d
+}
+
+// DefaultWhen makes the default value when cond holds of the parameters
+// listed before this one (a preset, say), and the declared default
+// otherwise; note says so for `lab list`.
+func (d *VectorDecl) DefaultWhen(cond func(Values) bool, value []float64, note string) *VectorDecl {
+	d.defaultWhen(cond, value, note)
 	return d
 }
 

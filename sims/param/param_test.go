@@ -28,7 +28,7 @@ var (
 		}, "0.01 for b")
 	tX0   = Vector("x0", []float64{1, -1}, "start").Range(-5, 5)
 	tBias = Bool("bias", true, "intercept").
-		DefaultFunc(func(v Values) bool { return tFn.Get(v) == letterA }, "off for b")
+		DefaultWhen(func(v Values) bool { return tFn.Get(v) == letterB }, false, "off for b")
 	testParams = List(tFn, tK, tLR, tX0, tBias)
 )
 

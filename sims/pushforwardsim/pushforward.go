@@ -43,13 +43,10 @@ var (
 		DefaultFunc(defaultSource, "uniform for the quantile maps, discrete for ex1.2, else normal")
 	pfA = param.Float("a", 2, "slope of the affine map (≠ 0; map=affine only)").Range(-10, 10)
 	pfB = param.Float("b", 1, "intercept of the affine map (map=affine only)").Range(-10, 10)
-	pfC = param.Float("c", 1, "threshold of the tracked probability P(Y < c); Ex 1.3: P(X² < 1) = 0.682689").Range(-100, 100).
-		DefaultFunc(func(v param.Values) float64 {
-			if pfMap.Get(v) == pushforward.MapEx12 {
-				return 0.5
-			}
-			return 1
-		}, "0.5 for ex1.2 (P(Y < ½) = P(a)), else 1")
+	pfC = param.Float("c", 1, "threshold of the tracked probability P(Y < c); Ex 1.3: P(X² < 1) = 0.682689").
+		Range(-100, 100).
+		DefaultWhen(func(v param.Values) bool { return pfMap.Get(v) == pushforward.MapEx12 }, 0.5,
+			"0.5 for ex1.2 (P(Y < ½) = P(a)), else 1")
 	pfBatch = param.Int("batch", 100, "draws per step").Range(1, 100000)
 	pfBins  = param.Int("bins", 60, "histogram bins").Range(10, 200)
 )

@@ -268,3 +268,11 @@ func TestEveryKindDrawn(t *testing.T) {
 		}
 	}
 }
+
+// TestPaletteHoldsMaxClasses: the palette and the monochrome glyphs tell
+// apart the sims.MaxClasses classes a sim may offer.
+func TestPaletteHoldsMaxClasses(t *testing.T) {
+	if len(classAnsi) != sims.MaxClasses || len(classColors) != sims.MaxClasses || len(classGlyphs) < sims.MaxClasses {
+		t.Errorf("palette %d colours, %d glyphs; sims.MaxClasses = %d", len(classAnsi), len(classGlyphs), sims.MaxClasses)
+	}
+}
