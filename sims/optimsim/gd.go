@@ -14,43 +14,28 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// choice is an option of a menu that mixes an engine's own enum with
-// options the sim builds itself (a finite sum, another engine): exactly one
-// of engine and own is set.
-type choice[T param.Enum] struct {
-	engine T
-	own    string
-}
-
-func (c choice[T]) String() string {
-	if c.own != "" {
-		return c.own
-	}
-	return c.engine.String()
-}
-
 type (
 	// function is what gd minimises: one of optim's test functions, or a
 	// finite sum built here (problems.go) that SGD can sample.
-	function = choice[optim.Function]
+	function = param.Option[optim.Function]
 	// method is gd's update rule: one of Descent's, damped Newton or
 	// mini-batch SGD.
-	method = choice[optim.Method]
+	method = param.Option[optim.Method]
 )
 
 var (
-	fnQuadratic  = function{engine: optim.FnQuadratic}
-	fnRosenbrock = function{engine: optim.FnRosenbrock}
-	fnWavy       = function{engine: optim.FnWavy}
-	fnLSQ        = function{own: "lsq"}
-	fnLogistic   = function{own: "logistic"}
-	functions    = []function{fnQuadratic, fnRosenbrock, {engine: optim.FnBeale}, {engine: optim.FnHimmelblau}, fnWavy, fnLSQ, fnLogistic}
+	fnQuadratic  = function{Engine: optim.FnQuadratic}
+	fnRosenbrock = function{Engine: optim.FnRosenbrock}
+	fnWavy       = function{Engine: optim.FnWavy}
+	fnLSQ        = function{Own: "lsq"}
+	fnLogistic   = function{Own: "logistic"}
+	functions    = []function{fnQuadratic, fnRosenbrock, {Engine: optim.FnBeale}, {Engine: optim.FnHimmelblau}, fnWavy, fnLSQ, fnLogistic}
 
-	methodGD     = method{engine: optim.GD}
-	methodAdam   = method{engine: optim.Adam}
-	methodNewton = method{own: "newton"}
-	methodSGD    = method{own: "sgd"}
-	methods      = []method{methodGD, {engine: optim.Momentum}, {engine: optim.Nesterov}, methodAdam, methodNewton, methodSGD}
+	methodGD     = method{Engine: optim.GD}
+	methodAdam   = method{Engine: optim.Adam}
+	methodNewton = method{Own: "newton"}
+	methodSGD    = method{Own: "sgd"}
+	methods      = []method{methodGD, {Engine: optim.Momentum}, {Engine: optim.Nesterov}, methodAdam, methodNewton, methodSGD}
 )
 
 // gd's parameters.
@@ -135,10 +120,10 @@ func defaultLR(v param.Values) float64 {
 
 func defaultStart(v param.Values) []float64 {
 	fn := gdFn.Get(v)
-	if fn.own != "" {
+	if fn.Own != "" {
 		return []float64{-2.5, 1.5}
 	}
-	return optim.NewProblem(fn.engine, 1).Start
+	return optim.NewProblem(fn.Engine, 1).Start
 }
 
 // engine is what the sim needs of Descent, Newton and SGD.
@@ -205,7 +190,7 @@ func newProblem(v param.Values, seed uint64) (*optim.Problem, error) {
 		snap(&p.L, kappa/4+lam)
 		return p, nil
 	default:
-		return optim.NewProblem(fn.engine, kappa), nil
+		return optim.NewProblem(fn.Engine, kappa), nil
 	}
 }
 
@@ -242,7 +227,7 @@ func newGD(cfg sims.Config) (sims.Sim, error) {
 		err = s.newSGD(v, cfg.Seed)
 	default:
 		s.eng, err = optim.NewDescent(prob, x0, optim.DescentConfig{
-			Method: s.method.engine, LR: s.lr, Beta: gdBeta.Get(v), Tol: gdTol.Get(v),
+			Method: s.method.Engine, LR: s.lr, Beta: gdBeta.Get(v), Tol: gdTol.Get(v),
 		})
 	}
 	if err != nil {

@@ -7,27 +7,30 @@ import (
 	"strconv"
 )
 
-// Decl is a typed parameter declaration: the one place where a parameter's
-// name, default, range and help are written.
+// Decl is what List takes: a typed declaration (Float, Int, Choice, Bool,
+// Vector, Text), or a group of them that several sims share (a kernel and
+// its parameters, say), declared once with each sim's defaults.
 type Decl interface {
-	// Param is the parameter as `lab list`, `--set` and the editor see it.
-	Param() Param
+	// Params are the parameters as `lab list`, `--set` and the editor see
+	// them, in order.
+	Params() []Param
 }
 
 // List returns the descriptions of decls, in order, for a Spec's Params. It
 // panics on a repeated name or on a number declared without a range: both
 // are programming errors, caught when the catalogue is built.
 func List(decls ...Decl) []Param {
-	out := make([]Param, len(decls))
-	for i, d := range decls {
-		p := d.Param()
-		if slices.ContainsFunc(out[:i], func(q Param) bool { return q.Name == p.Name }) {
-			panic(fmt.Sprintf("param: %s is declared twice", p.Name))
+	var out []Param
+	for _, d := range decls {
+		for _, p := range d.Params() {
+			if slices.ContainsFunc(out, func(q Param) bool { return q.Name == p.Name }) {
+				panic(fmt.Sprintf("param: %s is declared twice", p.Name))
+			}
+			if (p.Kind == KindFloat || p.Kind == KindInt || p.Kind == KindVector) && !(p.Min <= p.Max) {
+				panic(fmt.Sprintf("param: %s has no range", p.Name))
+			}
+			out = append(out, p)
 		}
-		if (p.Kind == KindFloat || p.Kind == KindInt || p.Kind == KindVector) && !(p.Min <= p.Max) {
-			panic(fmt.Sprintf("param: %s has no range", p.Name))
-		}
-		out[i] = p
 	}
 	return out
 }
@@ -61,6 +64,9 @@ func (d *decl[T]) Name() string { return d.p.Name }
 
 // Param is the parameter's description.
 func (d *decl[T]) Param() Param { return d.p }
+
+// Params is the one-parameter list of the declaration.
+func (d *decl[T]) Params() []Param { return []Param{d.p} }
 
 // Get returns the parameter's value in v. It panics when v's sim does not
 // declare this parameter, or (inside a DefaultFunc) when it comes later in
@@ -184,6 +190,22 @@ func (d *IntDecl) DefaultWhen(cond func(Values) bool, value int, note string) *I
 type Enum interface {
 	comparable
 	String() string
+}
+
+// Option is a menu entry that is either one of an engine's own values or an
+// option the sim builds itself (a finite sum, another engine, a kernel made
+// of kernels): exactly one of Engine and Own is set. Its String is Own, or
+// Engine's.
+type Option[T Enum] struct {
+	Engine T
+	Own    string
+}
+
+func (o Option[T]) String() string {
+	if o.Own != "" {
+		return o.Own
+	}
+	return o.Engine.String()
 }
 
 // ChoiceDecl declares a parameter that takes one of a list of values.
