@@ -7,30 +7,38 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/thelab/lab/sims/param"
 )
 
 // counter is a test sim: its metric is the step count; it converges at
 // "limit", and at "at" misbehaves as "fault" says.
 type counter struct {
 	n, limit, at int
-	fault        string
+	fault        fault
 	seed         uint64
 }
 
-var counterSpec = &Spec{
-	Name: "counter", Title: "test", Source: "test", Steps: 10,
-	Params: []Param{
-		{Name: "limit", Kind: Int, Min: 1, Max: 1e9, Default: "1000000000"},
-		{Name: "fault", Kind: Choice, Choices: []string{"none", "nan", "panic", "error", "diverge"}, Default: "none"},
-		{Name: "at", Kind: Int, Min: 0, Max: 1e9, Default: "5"},
-	},
-	New: func(c Config) (Sim, error) {
-		if c.Values.Int("limit") == 13 {
-			return nil, errors.New("limit 13 is unlucky")
-		}
-		return &counter{limit: c.Values.Int("limit"), fault: c.Values.String("fault"), at: c.Values.Int("at"), seed: c.Seed}, nil
-	},
-}
+// fault is how a counter misbehaves.
+type fault string
+
+func (f fault) String() string { return string(f) }
+
+var (
+	counterLimit = param.Int("limit", 1e9, "").Range(1, 1e9)
+	counterFault = param.Choice("fault", []fault{"none", "nan", "panic", "error", "diverge"}, "none", "")
+	counterAt    = param.Int("at", 5, "").Range(0, 1e9)
+	counterSpec  = &Spec{
+		Name: "counter", Title: "test", Source: "test", Steps: 10,
+		Params: param.List(counterLimit, counterFault, counterAt),
+		New: func(c Config) (Sim, error) {
+			if counterLimit.Get(c.Values) == 13 {
+				return nil, errors.New("limit 13 is unlucky")
+			}
+			return &counter{limit: counterLimit.Get(c.Values), fault: counterFault.Get(c.Values), at: counterAt.Get(c.Values), seed: c.Seed}, nil
+		},
+	}
+)
 
 func (c *counter) Step() error {
 	if c.n >= c.limit {
@@ -191,14 +199,14 @@ func TestRunnerSetParameter(t *testing.T) {
 	if err := r.Set("limit", "13"); err == nil || !strings.Contains(err.Error(), "unlucky") {
 		t.Errorf("value the sim refuses: %v", err)
 	}
-	if s := r.Latest(); s.Frame.Step != 1 || s.Values.Int("limit") == 13 {
+	if s := r.Latest(); s.Frame.Step != 1 || counterLimit.Get(s.Values) == 13 {
 		t.Errorf("a refused value touched the running sim: step %d, %s", s.Frame.Step, s.Values.Summary())
 	}
 	if err := r.Set("limit", "2"); err != nil {
 		t.Fatal(err)
 	}
 	s := r.Latest()
-	if s.Frame.Step != 0 || s.Values.Int("limit") != 2 || !s.Values.IsSet("limit") {
+	if s.Frame.Step != 0 || counterLimit.Get(s.Values) != 2 || !counterLimit.IsSet(s.Values) {
 		t.Errorf("after Set: step %d, %s", s.Frame.Step, s.Values.Summary())
 	}
 	seed := s.Seed

@@ -221,3 +221,35 @@ func TestLiteral(t *testing.T) {
 		t.Errorf("literal range: %v", err)
 	}
 }
+
+// pair is a test group: two declarations listed as one.
+type pair struct{ a, b *FloatDecl }
+
+func (p pair) Params() []Param { return List(p.a, p.b) }
+
+// TestGroupAndOption: a group of declarations is listed like one; an
+// Option menu mixes an engine's enum with the sim's own entries, typed as
+// their Strings.
+func TestGroupAndOption(t *testing.T) {
+	g := pair{Float("a", 1, "").Range(0, 2), Float("b", 2, "").Range(0, 2)}
+	type menu = Option[letter]
+	own := menu{Own: "mine"}
+	m := Choice("m", []menu{{Engine: letterA}, {Engine: letterB}, own}, menu{Engine: letterB}, "")
+	params := List(tK, g, m)
+	if len(params) != 4 || params[1].Name != "a" || params[2].Name != "b" || params[3].Range() != "a|b|mine" {
+		t.Fatalf("params %v", params)
+	}
+	v, err := Resolve(params, map[string]string{"b": "0.5", "m": "mine"})
+	if err != nil || g.a.Get(v) != 1 || g.b.Get(v) != 0.5 || m.Get(v) != own {
+		t.Errorf("group and option: %s, %v", v.Summary(), err)
+	}
+	if v, _ := Resolve(params, nil); m.Get(v).Engine != letterB || v.Text("m") != "b" {
+		t.Errorf("option default: %s", v.Summary())
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a group listed twice did not panic")
+		}
+	}()
+	List(g, g)
+}

@@ -73,7 +73,7 @@ func newBochner(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &bochnerSim{b: b, nextRec: 1, counts: make([]float64, bochnerBins), kind: kind, r: v.Float("r")}
+	s := &bochnerSim{b: b, nextRec: 1, counts: make([]float64, bochnerBins), kind: kind, r: bochR.Get(v)}
 	if kind == rff.GaussSpectral {
 		sd := math.Sqrt(2 * gamma)
 		s.lo, s.hi = -4*sd, 4*sd
