@@ -85,7 +85,7 @@ func newSVM(cfg sims.Config) (sims.Sim, error) {
 	}
 	s.smo, err = svm.New(kernel.Gram(k, data.X), y, svm.Config{C: c, Tol: svmTol.Get(v)})
 	if err != nil {
-		return nil, err
+		return nil, sims.Blame(err, v, sims.As("labels", svmN)) // a small preset drew one class
 	}
 	s.prevA = make([]float64, data.N())
 	s.px, s.py = columns(data)

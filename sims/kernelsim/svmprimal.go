@@ -67,7 +67,7 @@ func newSVMPrimal(cfg sims.Config) (sims.Sim, error) {
 	// equals the primal optimum (strong duality).
 	opt, err := svm.New(kernel.Gram(kernel.Linear{}, data.X), y, svm.Config{C: c, Tol: 1e-9})
 	if err != nil {
-		return nil, err
+		return nil, sims.Blame(err, v, sims.As("labels", primalN)) // a small preset drew one class
 	}
 	for range 10_000_000 {
 		if err := opt.Step(); err != nil {
