@@ -65,9 +65,10 @@ var (
 		Range(0, dp.MaxAlpha).OpenMin().
 		DefaultWhen(func(v param.Values) bool { return dpMode.Get(v) == modeStick }, 2, "2 (stick), 1 (crp, dpmm)")
 	dpAlphas = param.Vector("alphas", []float64{2, 5, 3}, "dirichlet: the parameters α_1, α_2, α_3 of Dir(α)").Range(0.01, 100)
-	dpN      = param.Int("n", 1000, "number of draws (dirichlet, stick), customers (crp) or generated points (dpmm)").
-			Range(1, 20000).
-			DefaultFunc(func(v param.Values) int {
+
+	dpN = param.Int("n", 1000, "number of draws (dirichlet, stick), customers (crp) or generated points (dpmm)").
+		Range(1, 20000).
+		DefaultFunc(func(v param.Values) int {
 			switch dpMode.Get(v) {
 			case modeDirichlet:
 				return 2000
@@ -78,6 +79,7 @@ var (
 			}
 			return 1000
 		}, "draws: 2000 (dirichlet), 200 (stick); customers: 1000 (crp); points: 300 (dpmm)")
+
 	dpTol = param.Float("tol", 1e-6,
 		"stick: truncate a draw once the unbroken stick is shorter than tol").Range(1e-12, 0.5)
 	dpClusters = param.Int("clusters", 4,

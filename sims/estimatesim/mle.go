@@ -60,12 +60,15 @@ var (
 			}
 			return 1
 		}, "μ = 1, p = 0.3, λ = 2, a = 1.5")
-	mleTheta2 = param.Float("theta2", 4, "true variance σ² (gaussian, regression)").
-			Range(0, 100).OpenMin().
-			DefaultWhen(func(v param.Values) bool { return mleModel.Get(v) == estimate.Regression }, 1,
-			"σ² = 4 (gaussian), 1 (regression); unused otherwise")
+
+	mleTheta2 = param.Float("theta2", 4, "true variance σ² (gaussian, regression)").Range(0, 100).OpenMin().
+			DefaultWhen(isRegression, 1, "σ² = 4 (gaussian), 1 (regression); unused otherwise")
+
 	mleN = param.Int("n", 50, "observations per replicated experiment (mode=sampling)").Range(1, 100000)
 )
+
+// isRegression holds for the regression model, whose noise variance is 1.
+func isRegression(v param.Values) bool { return mleModel.Get(v) == estimate.Regression }
 
 func newMLE(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values

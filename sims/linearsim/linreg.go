@@ -23,15 +23,19 @@ var (
 		"weight of the factor shared by all features (linear): larger is more collinear").Range(0, 10)
 	linregNoise = param.Float("noise", 0.7, "noise s.d. of the targets (line, linear)").Range(0, 100)
 	linregEps   = param.Float("eps", 0.1, "ε of the notes' example: w = (−2/ε, 1) without ridge").Range(0, 10).OpenMin()
-	linregBias  = param.Bool("bias", true, "fit an intercept b (never penalised)").
-			DefaultWhen(func(v param.Values) bool { return linregPreset.Get(v) == presetEpsilon }, false,
-			"off for epsilon (the notes' example has no bias), else on")
+
+	linregBias = param.Bool("bias", true, "fit an intercept b (never penalised)").
+			DefaultWhen(isEpsilon, false, "off for epsilon (the notes' example has no bias), else on")
+
 	linregLambda = param.Float("lambda", 0, "ridge weight λ ≥ 0 (0 is least squares)").Range(0, 1000)
 	linregMethod = param.Choice("method", []method{methodGD, methodNormal}, methodGD,
 		"gd: gradient descent from 0; normal: one Cholesky solve of (XᵀX + nλI)w = Xᵀy")
 	linregLR  = param.Float("lr", 0, "GD step size t; 0 = 1/L with L the largest Hessian eigenvalue").Range(0, 100)
 	linregTol = param.Float("tol", 1e-9, "GD stops when ‖∇f‖ ≤ tol").Range(0, 1)
 )
+
+// isEpsilon holds for the notes' ε example, which has no bias.
+func isEpsilon(v param.Values) bool { return linregPreset.Get(v) == presetEpsilon }
 
 // Linreg is least squares and ridge regression (seed 001 §3): the
 // objective (1/n)‖Xw + b − y‖² + λ‖w‖² minimised by one normal-equation

@@ -47,13 +47,16 @@ var (
 		"rbf: exp(−γ‖x−z‖²), iid vs orthogonal features; softmax: exp(xᵀz), trigonometric vs positive features")
 	rffD = param.Int("d", 16,
 		"dimension of the points, drawn N(0, I) (rbf) or N(0, I)/(2d^¼) (softmax, the attention scaling)").Range(1, 256)
-	rffN     = param.Int("n", 60, "number of points: the kernel matrix is n×n").Range(2, 200)
+	rffN = param.Int("n", 60, "number of points: the kernel matrix is n×n").Range(2, 200)
+
 	rffGamma = param.Float("gamma", 0.03125, kernelsim.GammaHelp+" (rbf only; softmax uses w ~ N(0, I))").
-			Range(0, 100).OpenMin().
-			DefaultFunc(func(v param.Values) float64 { return param.Sig(1/(2*float64(rffD.Get(v))), 6) },
-			"1/(2d), so that a typical kernel value is e^−1")
+			Range(0, 100).OpenMin().DefaultFunc(defaultGamma, "1/(2d), so that a typical kernel value is e^−1")
+
 	rffMMax = param.Int("m_max", 4096, "stop after this many frequencies (2m features)").Range(16, 65536)
 )
+
+// defaultGamma is 1/(2d) to six digits.
+func defaultGamma(v param.Values) float64 { return param.Sig(1/(2*float64(rffD.Get(v))), 6) }
 
 type estimator struct {
 	name  string

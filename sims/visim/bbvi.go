@@ -35,8 +35,10 @@ var (
 	bbviEstimator = param.Choice("estimator", []vi.Estimator{vi.Score, vi.Reparam}, vi.Reparam,
 		"the gradient the ascent follows (both are computed and compared every step)")
 	bbviSamples = param.Int("samples", 10, "Monte Carlo samples S per gradient estimate").Range(1, 10000)
-	bbviLR      = param.Float("lr", 0.01, "step size η of the ascent λ ← λ + η ĝ, λ = (m, log s)").Range(0, 10).OpenMin().
-			DefaultFunc(defaultLR, "gaussian: 0.01 (reparam), 0.001 (score); logistic: 0.05")
+
+	bbviLR = param.Float("lr", 0.01, "step size η of the ascent λ ← λ + η ĝ, λ = (m, log s)").Range(0, 10).OpenMin().
+		DefaultFunc(defaultLR, "gaussian: 0.01 (reparam), 0.001 (score); logistic: 0.05")
+
 	bbviM0 = param.Float("m0", -2, "starting mean of q").Range(-10, 10)
 	bbviS0 = param.Float("s0", 1, "starting standard deviation of q").Range(0.01, 10)
 	bbviN  = param.Int("n", 20, "observations of the gaussian model").Range(1, 10000)
