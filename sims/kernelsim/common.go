@@ -188,3 +188,18 @@ func gridPoints(view sims.Rect, nx, ny int) [][]float64 {
 
 // classLegend names the two classes by their ±1 labels.
 var classLegend = []string{"y = −1", "y = +1"}
+
+// gramSize estimates the peak bytes of a sim that holds n×n matrices (the
+// Gram matrix and its working copies): base bytes and perPair for each
+// pair of points, n being the --data rows when given, else the sim's
+// parameter n. The constants are measured allocations during New at n up
+// to the parameter's maximum, rounded up.
+func gramSize(base, perPair int64, size *param.IntDecl) func(sims.Config) int64 {
+	return func(c sims.Config) int64 {
+		n := int64(size.Get(c.Values))
+		if c.Data != nil {
+			n = int64(len(c.Data.Rows))
+		}
+		return base + perPair*n*n
+	}
+}

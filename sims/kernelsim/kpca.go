@@ -27,6 +27,7 @@ var KPCA = &sims.Spec{
 	Speed:  5,
 	Params: param.List(kpcaPreset, kpcaN, kpcaTol, kpcaKernel),
 	New:    newKPCA,
+	Size:   gramSize(1<<20, 36, kpcaN),
 }
 
 type kpcaSim struct {

@@ -26,6 +26,7 @@ var Perceptron = &sims.Spec{
 	Speed:  30,
 	Params: param.List(kpercPreset, kpercN, kpercOrder, kpercMaxEpochs, kpercKernel),
 	New:    newPerceptron,
+	Size:   gramSize(16<<20, 36, kpercN),
 }
 
 type perceptronSim struct {

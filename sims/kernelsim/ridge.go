@@ -27,6 +27,7 @@ var Ridge = &sims.Spec{
 	Speed:  20,
 	Params: param.List(ridgeN, ridgeNoise, ridgeLambda, ridgeTol, ridgeKernel),
 	New:    newRidge,
+	Size:   gramSize(1<<20, 48, ridgeN),
 }
 
 const fitPoints = 200

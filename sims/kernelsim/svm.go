@@ -23,6 +23,7 @@ var SVM = &sims.Spec{
 	Speed:  10,
 	Params: param.List(svmPreset, svmN, svmMargin, svmC, svmTol, svmKernel),
 	New:    newSVM,
+	Size:   gramSize(16<<20, 32, svmN),
 }
 
 // Size of the decision map.

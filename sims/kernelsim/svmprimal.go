@@ -24,6 +24,7 @@ var SVMPrimal = &sims.Spec{
 	Speed:  50,
 	Params: param.List(primalPreset, primalN, primalC, primalMethod, primalStep, primalT0),
 	New:    newSVMPrimal,
+	Size:   gramSize(1<<20, 9, primalN),
 }
 
 type svmPrimalSim struct {

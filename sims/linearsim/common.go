@@ -255,3 +255,30 @@ func gradNorm(eng stepper, f optim.Objective, scratch []float64) float64 {
 
 // norm2 is ‖v‖₂.
 func norm2(v []float64) float64 { return floats.Norm(v, 2) }
+
+// pointsSize estimates the peak bytes of a sim whose data are n generated
+// points in the plane (n its parameter): perPoint bytes each (the points,
+// their features and the fit's working arrays, measured during New at n up
+// to 100,000 and rounded up), or with --data 36 more per cell of the table.
+func pointsSize(perPoint int64, n *param.IntDecl) func(sims.Config) int64 {
+	return func(c sims.Config) int64 {
+		if c.Data != nil {
+			return 1<<20 + int64(len(c.Data.Rows))*(perPoint+36*int64(len(c.Data.Columns)))
+		}
+		return 1<<20 + int64(n.Get(c.Values))*perPoint
+	}
+}
+
+// linregSize estimates linreg's peak bytes: with d features it keeps the
+// n×d design matrix and about three working copies (36 bytes a cell,
+// measured at n = 50,000, d = 200: 343 MB), besides 260 bytes a point.
+func linregSize(c sims.Config) int64 {
+	n, d := int64(linregN.Get(c.Values)), int64(1)
+	if linregPreset.Get(c.Values) == presetLinear {
+		d = int64(linregD.Get(c.Values))
+	}
+	if c.Data != nil {
+		n, d = int64(len(c.Data.Rows)), int64(len(c.Data.Columns))
+	}
+	return 1<<20 + n*(260+36*d)
+}

@@ -51,7 +51,8 @@ var Linreg = &sims.Spec{
 	Speed:  20,
 	Params: param.List(linregPreset, linregN, linregD, linregRho, linregNoise, linregEps, linregBias,
 		linregLambda, linregMethod, linregLR, linregTol),
-	New: newLinreg,
+	New:  newLinreg,
+	Size: linregSize,
 }
 
 // The ridge path's λ grid: 10^-6 … 10^3.

@@ -46,7 +46,8 @@ var Logreg = &sims.Spec{
 	Speed:  30,
 	Params: param.List(logregPreset, logregN, logregSD, logregGamma, logregLambda, logregMethod, logregLR, logregTol,
 		sgdBatch, sgdSchedule, sgdDecay),
-	New: newLogreg,
+	New:  newLogreg,
+	Size: pointsSize(360, logregN),
 }
 
 type logregSim struct {

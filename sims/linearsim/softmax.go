@@ -41,7 +41,8 @@ var Softmax = &sims.Spec{
 	Speed:  30,
 	Params: param.List(softmaxPreset, softmaxClasses, softmaxN, softmaxSD, softmaxLambda, softmaxMethod, softmaxLR, softmaxTol,
 		sgdBatch, sgdSchedule, sgdDecay),
-	New: newSoftmax,
+	New:  newSoftmax,
+	Size: pointsSize(300, softmaxN),
 }
 
 type softmaxSim struct {
