@@ -126,7 +126,8 @@ func stateNotes(s *sims.Snapshot) int {
 	return n
 }
 
-// statusTitle is the text on the pane's top edge: name, state, step, speed.
+// statusTitle is the text on the pane's top edge: name, state, step, seed
+// (what `lab run --seed` takes to reproduce it), measured rate and speed.
 func statusTitle(s *sims.Snapshot, st PaneStyle) string {
 	name := s.Spec.Name
 	state := s.State.String()
@@ -135,7 +136,7 @@ func statusTitle(s *sims.Snapshot, st PaneStyle) string {
 	} else {
 		state = color(stateColor[s.State], state)
 	}
-	parts := []string{bold(name), state, fmt.Sprintf("step %d", s.Frame.Step)}
+	parts := []string{bold(name), state, fmt.Sprintf("step %d", s.Frame.Step), fmt.Sprintf("seed %d", s.Seed)}
 	if s.State == sims.Running {
 		parts = append(parts, rate(s.StepsPerSec)+"/s")
 	}
