@@ -29,7 +29,7 @@ const maxClipboard = 256 << 10
 // export saves the pane as drawn at its size on screen: locally, as files
 // in ExportDir (plain text, ANSI colour, series CSV); in a remote session,
 // to the visitor's clipboard (the plain text, or the series CSV), never to
-// this machine's disk. The work happens in the command, off the update
+// this machine's disk; with neither, nowhere. The work happens in the command, off the update
 // loop.
 func (m *Model) export(p *pane, series bool) tea.Cmd {
 	snap := p.snap
@@ -58,6 +58,10 @@ func (m *Model) export(p *pane, series bool) tea.Cmd {
 		}
 	}
 	dir := m.opts.ExportDir
+	if dir == "" {
+		m.report(errors.New("export is off in this session"))
+		return nil
+	}
 	return func() tea.Msg {
 		paths, err := writeExport(dir, snap, w, h)
 		if err != nil {

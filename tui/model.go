@@ -63,10 +63,11 @@ type Options struct {
 	// Remote is a visitor's session (lab serve): export (e, E) and the
 	// reproducing command (c) go to the visitor's terminal, through its
 	// clipboard (OSC 52), and nothing is written on this machine's disk.
-	// The local lab (false) writes export files in ExportDir.
 	Remote bool
-	// ExportDir is where the local lab's export writes its files; "" is
-	// the current directory. Remote sessions never use it.
+	// ExportDir is where export (e) writes its files when the session is
+	// not Remote: the local lab sets it ("." for the current directory).
+	// Empty, export writes nothing and says so, so that a session whose
+	// options forget both writes no file.
 	ExportDir string
 }
 

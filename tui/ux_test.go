@@ -397,3 +397,15 @@ func TestEveryKeyIsListed(t *testing.T) {
 		t.Errorf("KeysText:\n%s", got)
 	}
 }
+
+// TestExportNeedsADirectory: options that name neither a directory nor a
+// remote session write nothing (a server that forgot Remote is safe).
+func TestExportNeedsADirectory(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	l := newLab(t, 120, 40, false, "gd")
+	l.keys("e")
+	if files, _ := os.ReadDir(dir); len(files) > 0 || !strings.Contains(l.m.flash, "export is off") {
+		t.Errorf("export without a directory: %d files, flash %q", len(files), l.m.flash)
+	}
+}
