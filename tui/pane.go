@@ -138,12 +138,12 @@ func statusTitle(s *sims.Snapshot, st PaneStyle) string {
 	}
 	parts := []string{bold(name), state, fmt.Sprintf("step %d", s.Frame.Step), fmt.Sprintf("seed %d", s.Seed)}
 	if s.State == sims.Running {
-		parts = append(parts, rate(s.StepsPerSec)+"/s")
+		parts = append(parts, Rate(s.StepsPerSec)+"/s")
 	}
 	if s.Speed == sims.MaxSpeed {
 		parts = append(parts, "speed max")
 	} else {
-		parts = append(parts, "speed "+rate(s.Speed))
+		parts = append(parts, "speed "+Rate(s.Speed))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -156,8 +156,9 @@ var stateColor = map[sims.State]string{
 	sims.Failed:    "196",
 }
 
-// rate prints steps per second compactly: 12, 3.4k, 1.2M.
-func rate(r float64) string {
+// Rate prints steps per second compactly: 12, 3.4k, 1.2M (a pane's edge,
+// lab run's progress).
+func Rate(r float64) string {
 	switch {
 	case r >= 1e6:
 		return strconv.FormatFloat(r/1e6, 'f', 1, 64) + "M"

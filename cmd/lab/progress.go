@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/thelab/lab/tui"
 )
 
 // progress shows how far a long headless run has come, on one line of a
@@ -79,7 +80,7 @@ func (p *progress) line(done int64, elapsed time.Duration) string {
 	}
 	rate := float64(done) / elapsed.Seconds()
 	left := time.Duration(float64(int64(p.total)-done) / rate * float64(time.Second))
-	return s + fmt.Sprintf(" · %s steps/s · about %s left (less if it converges)", shortRate(rate), clock(left))
+	return s + fmt.Sprintf(" · %s steps/s · about %s left (less if it converges)", tui.Rate(rate), clock(left))
 }
 
 // thousands prints n with thin groups: 1,234,567.
@@ -89,17 +90,6 @@ func thousands(n int64) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-// shortRate prints a rate with three significant digits: 950, 12.3k, 4.56M.
-func shortRate(r float64) string {
-	switch {
-	case r >= 1e6:
-		return strconv.FormatFloat(r/1e6, 'g', 3, 64) + "M"
-	case r >= 1e3:
-		return strconv.FormatFloat(r/1e3, 'g', 3, 64) + "k"
-	}
-	return strconv.FormatFloat(r, 'f', 0, 64)
 }
 
 // clock prints a duration as 0:07, 12:30 or 2:05:00.
