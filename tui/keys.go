@@ -107,13 +107,13 @@ func (k keyMap) sections() []helpSection {
 	}
 	export := e(k.Export, "export .txt .ans .csv")
 	pane := []helpEntry{
-		e(k.Play, ""), e(k.Step, "pause, one step"), e(k.Faster, ""), e(k.Slower, ""),
+		e(k.Play, ""), e(k.Step, "pause, one step"),
+		{k.Faster.Help().Key + " " + k.Slower.Help().Key, "faster / slower"},
 		e(k.Reset, ""), e(k.Reseed, "reset with the next seed"), e(k.Params, "edit parameters"),
 		e(k.Zoom, "zoom, and back"), e(k.Close, ""), e(k.Command, "the lab run command"), export,
 	}
 	if k.remote {
-		pane[len(pane)-1] = e(k.Export, "copy pane to clipboard")
-		pane = append(pane, e(k.ExportSeries, "copy its series (CSV)"))
+		pane[len(pane)-1] = helpEntry{k.Export.Help().Key + " " + k.ExportSeries.Help().Key, "copy pane / series CSV"}
 	}
 	return []helpSection{
 		{"The focused pane", pane},

@@ -90,33 +90,32 @@ func (h helpModal) View(s screen) string {
 			break
 		}
 	}
-	// Section i goes to column i mod cols, under the one before it.
-	columns := make([][]string, cols)
-	for i, b := range blocks {
-		c := i % cols
-		if len(columns[c]) > 0 {
-			columns[c] = append(columns[c], "")
+	// Sections fill a row of cols columns at a time, each row as tall as
+	// its tallest.
+	var rows []string
+	for r := 0; r < len(blocks); r += cols {
+		group := blocks[r:min(len(blocks), r+cols)]
+		height := 0
+		for _, b := range group {
+			height = max(height, len(b))
 		}
-		columns[c] = append(columns[c], b...)
-	}
-	height := 0
-	for _, c := range columns {
-		height = max(height, len(c))
-	}
-	rows := make([]string, height)
-	for y := range rows {
-		var line strings.Builder
-		for i, c := range columns {
-			if i > 0 {
-				line.WriteString("   ")
-			}
-			cell := ""
-			if y < len(c) {
-				cell = c[y]
-			}
-			line.WriteString(chart.FitLine(cell, colW))
+		if r > 0 {
+			rows = append(rows, "")
 		}
-		rows[y] = line.String()
+		for y := range height {
+			var line strings.Builder
+			for i, b := range group {
+				if i > 0 {
+					line.WriteString("   ")
+				}
+				cell := ""
+				if y < len(b) {
+					cell = b[y]
+				}
+				line.WriteString(chart.FitLine(cell, colW))
+			}
+			rows = append(rows, line.String())
+		}
 	}
 	title := bold("Keys") + dim("  · any key closes this · the mouse: click a pane to focus it", st)
 	return overlayStyle.Render(title + "\n" + strings.Join(rows, "\n"))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
@@ -22,7 +23,9 @@ import (
 
 // TestGoldenOverlays pins the parameter editor (at the smallest size the
 // lab promises, 80×24, and at 140×45, with a refused value), the key help
-// and the reproducing command.
+// and the reproducing command: each box as drawn for that screen, and the
+// bottom bar under it (the dashboard behind them is pinned by
+// TestGoldenScreens); the whole screen keeps its size.
 func TestGoldenOverlays(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -34,14 +37,20 @@ func TestGoldenOverlays(t *testing.T) {
 		{"editor-140x45", 140, 45, []string{"gd", "svm"}, []string{"tab", "p", "down", "down", "down", "down", "down", "right"}},
 		{"help-80x24", 80, 24, nil, []string{"?"}},
 		{"help-140x45", 140, 45, nil, []string{"?"}},
+		{"help-remote-80x24", 80, 24, nil, []string{"?"}},
 		{"command-80x24", 80, 24, []string{"gd"}, []string{"p", "right", "enter", "s", "s", "c"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			l := newLab(t, tt.w, tt.h, false, tt.sims...)
+			o := Options{Catalog: catalog.All(), Sims: tt.sims, Seed: 1, Paused: true, Remote: strings.Contains(tt.name, "remote")}
+			l := newLabWith(t, tt.w, tt.h, false, o)
 			l.keys(tt.keys...)
 			screen := l.m.Render()
 			checkScreen(t, screen, tt.w, tt.h)
-			golden.RequireEqual(t, ansi.Strip(screen))
+			box := l.m.modal.View(l.m.screen())
+			if bw, bh := lipgloss.Width(box), lipgloss.Height(box); bw > tt.w || bh > tt.h-1 {
+				t.Errorf("the box is %dx%d on a %dx%d screen", bw, bh, tt.w, tt.h)
+			}
+			golden.RequireEqual(t, ansi.Strip(box+"\n"+l.m.bottomBar()))
 		})
 	}
 }

@@ -15,14 +15,14 @@ import (
 // helpWidth is where help text wraps.
 const helpWidth = 78
 
-// helpCmd prints the usage (no argument), the run flags (`run`), the
-// TUI's keys (`keys`) or a sim's help.
+// helpCmd prints the usage (no argument, or `serve`, whose flags it
+// lists), the run flags (`run`), the TUI's keys (`keys`) or a sim's help.
 func helpCmd(args []string, w io.Writer) error {
 	switch {
-	case len(args) == 0:
+	case len(args) == 0 || args[0] == "serve":
 		fmt.Fprint(w, usage)
 	case len(args) > 1:
-		return usageErr("help: one topic at a time: a sim, run or keys")
+		return usageErr("help: one topic at a time: a sim, run, keys or serve")
 	case args[0] == "run":
 		fmt.Fprint(w, "Usage: lab run SIM [flags]\n\n"+simFlagsUsage+"\n"+runFlagsUsage)
 	case args[0] == "keys":
