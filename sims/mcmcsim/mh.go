@@ -119,8 +119,9 @@ func (s *mhSim) notes() []string {
 	for c := range s.c {
 		accepted += s.ens.Chain(c).Accepted()
 	}
-	lines := []string{fmt.Sprintf("step %g · accepted %d of %d (%.1f%%) · burn-in %d · thin %d · ESS %.0f",
-		s.scale, accepted, n*s.c, 100*acc, s.ens.BurnIn(), s.ens.Thin(), s.minESS())}
+	lines := []string{fmt.Sprintf("step %g · accepted %d of %d (%.1f%%) · burn-in %d · thin %d",
+		s.scale, accepted, n*s.c, 100*acc, s.ens.BurnIn(), s.ens.Thin())}
+	lines = append(lines, s.verdict()...)
 	switch {
 	case s.burnNote() != "":
 		lines = append(lines, s.burnNote())

@@ -142,16 +142,91 @@ func TestRHatFlagsStuckChains(t *testing.T) {
 	simtest.Run(t, stuck, 6000)
 	f := stuck.Frame()
 	r, _ := f.Metric("rhat")
-	if r < 1.5 {
+	if r < 1.3 {
 		t.Errorf("step 0.5: R-hat %.3f, want ≫ 1 (per chain: %v)", r, stuck.Result()["per_chain"])
 	}
-	if txt := strings.Join(f.Text, "\n"); !strings.Contains(txt, "the chains disagree") {
+	if txt := strings.Join(f.Text, "\n"); !strings.Contains(txt, "chains disagree") || !strings.Contains(txt, "ESS —") {
 		t.Errorf("no verdict in %q", txt)
 	}
 	mixed := simtest.Build(t, MH, map[string]string{"target": "mixture", "step": "2", "chains": "4", "x0": "3,3"}, 3, nil)
 	simtest.Run(t, mixed, 30000)
 	if r, _ := mixed.Frame().Metric("rhat"); r > 1.1 {
 		t.Errorf("step 2: R-hat %.3f", r)
+	}
+}
+
+// TestDisagreeingChainsHaveASmallESS is the issue's case: `lab run mh --set
+// target=mixture --set step=0.5 --set chains=4` reported an ESS of about
+// 1,700 per coordinate (the sum of the chains') with R̂ = 2.2; Stan and
+// ArviZ give about 5 on such chains. The multi-chain bulk-ESS is a handful
+// of draws, the metric is marked untrusted (the pane prints "—") and the
+// pooled row of the table shows "—".
+func TestDisagreeingChainsHaveASmallESS(t *testing.T) {
+	s := simtest.Build(t, MH, map[string]string{"target": "mixture", "step": "0.5", "chains": "4"}, 1, nil)
+	simtest.Run(t, s, MH.Steps)
+	f := s.Frame()
+	var ess sims.Metric
+	for _, m := range f.Metrics {
+		if m.Name == "ess" {
+			ess = m
+		}
+	}
+	if !(ess.Value > 0 && ess.Value < 20) || !ess.Untrusted {
+		t.Errorf("ess metric %+v, want a handful of draws, untrusted", ess)
+	}
+	res := s.Result()
+	for i, e := range res["ess"].([]float64) {
+		if r := res["rhat"].([]any)[i].(float64); e > 20 || r < 1.3 {
+			t.Errorf("coordinate %d: ESS %.1f, R̂ %.3f; want < 20 and > 1.3", i, e, r)
+		}
+	}
+	txt := strings.Join(f.Text, "\n")
+	if !strings.Contains(txt, "—       —") {
+		t.Errorf("the pooled row does not show the ESS as —:\n%s", txt)
+	}
+	// Once the chains agree the ESS is trusted and shown.
+	m := simtest.Build(t, MH, map[string]string{"target": "correlated", "chains": "4"}, 1, nil)
+	simtest.Run(t, m, 20000)
+	for _, mt := range m.Frame().Metrics {
+		if mt.Name == "ess" && (mt.Untrusted || mt.Value < 500) {
+			t.Errorf("mixed chains: ess metric %+v", mt)
+		}
+	}
+}
+
+// TestExactCheck: chains that agree with each other but not with the
+// target are called off target — one MH chain stuck in a mode of the
+// mixture (step 0.2: split R̂ ≈ 1, mean ≈ 3 against 0), and unadjusted Langevin,
+// whose stationary variance on N(0, 1) with δ = 0.5 is 1/(1 − δ/2) = 4/3,
+// so that 7.7% of its draws fall below the exact 5% quantile — while a
+// sampler that works passes.
+func TestExactCheck(t *testing.T) {
+	for _, c := range []struct {
+		spec *sims.Spec
+		set  map[string]string
+		want string
+	}{
+		{MH, map[string]string{"target": "mixture", "step": "0.2", "x0": "3,3"}, "every chain misses the same part of the target"},
+		{Langevin, map[string]string{"target": "normal", "step": "0.5"}, "ULA's stationary law is not p"},
+	} {
+		s := simtest.Build(t, c.spec, c.set, 1, nil)
+		simtest.Run(t, s, 20000)
+		txt := strings.Join(s.Frame().Text, "\n")
+		if !strings.Contains(txt, "off target by") || !strings.Contains(txt, c.want) {
+			t.Errorf("%s %v: no off-target warning %q in\n%s", c.spec.Name, c.set, c.want, txt)
+		}
+		flagged := false
+		for _, e := range s.Result()["exact"].([]map[string]any) {
+			flagged = flagged || e["flagged"].(bool)
+		}
+		if !flagged {
+			t.Errorf("%s %v: nothing flagged in the result", c.spec.Name, c.set)
+		}
+	}
+	s := simtest.Build(t, Gibbs, map[string]string{"target": "correlated"}, 1, nil)
+	simtest.Run(t, s, 5000)
+	if txt := strings.Join(s.Frame().Text, "\n"); !strings.Contains(txt, "exact check: means and tails") || strings.Contains(txt, "off target") {
+		t.Errorf("gibbs on correlated: %s", txt)
 	}
 }
 
