@@ -94,7 +94,7 @@ func newLangevin(cfg sims.Config) (sims.Sim, error) {
 		return nil, err
 	}
 	cs.noArrows = true
-	cs.bias = "ULA's stationary law is not p (an O(δ) bias, not a failure to mix: MALA's accept/reject removes it)"
+	cs.bias = "ULA's stationary law is not p: an O(δ) bias, not a failure to mix (MALA removes it)"
 	var chains []mcmc.Sampler
 	for c, x0 := range cs.starts {
 		m, err := mcmc.NewMALA(tgt, x0, delta, rand.New(rand.NewPCG(cfg.Seed, stream+0x1000+uint64(c))))
