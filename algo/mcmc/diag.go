@@ -62,14 +62,23 @@ func fftSize(n int) int {
 }
 
 // plan readies the FFT, the buffers and an empty periodogram sum for
-// series of length n ≥ 1. Buffers grow by doubling, so that a run that
-// grows a little between calls does not reallocate every time.
+// series of length n ≥ 1. A plan of any size from 2n − 1 to twice that is
+// kept (more zero padding changes nothing), and a new one is made with a
+// quarter of headroom, so that series that grow a little between calls do
+// not pay for a new FFT plan (its twiddle factors) every time; buffers
+// grow by doubling.
 func (a *Autocorr) plan(n int) {
-	m := fftSize(n)
-	if a.fft == nil {
+	need := 2*n - 1
+	m := 0
+	switch {
+	case a.fft == nil:
+		m = fftSize(n + n/4)
 		a.fft = fourier.NewFFT(m)
-	} else if a.fft.Len() != m {
+	case a.fft.Len() < need || a.fft.Len() > 2*need:
+		m = fftSize(n + n/4)
 		a.fft.Reset(m)
+	default:
+		m = a.fft.Len()
 	}
 	if cap(a.pad) < m {
 		c := max(m, 2*cap(a.pad))
