@@ -37,6 +37,15 @@ type Sim interface {
 	Result() map[string]any
 }
 
+// Settler is implemented by sims whose Frames refresh an expensive cache
+// only now and then, so that a watched pane stays cheap however fast it
+// runs (the samplers' convergence diagnostics). Settle brings the cache up
+// to date, for a Frame that is printed rather than watched: `lab run` calls
+// it before every Frame it emits.
+type Settler interface {
+	Settle()
+}
+
 // Config is everything a sim is built from.
 type Config struct {
 	Values Values

@@ -135,6 +135,7 @@ func runCmd(args []string, stdout io.Writer) error {
 			break
 		}
 		if o.every > 0 && (k+1)%o.every == 0 && k+1 < steps {
+			settle(sim)
 			if err := out.emit(sim.Frame(), sims.Running, nil, nil); err != nil {
 				return err
 			}
@@ -146,6 +147,7 @@ func runCmd(args []string, stdout io.Writer) error {
 			state = sims.Paused // ran out of steps
 		}
 	}
+	settle(sim)
 	final := sim.Frame()
 	if err := out.emit(final, state, stepErr, sim.Result()); err != nil {
 		return err
@@ -154,6 +156,14 @@ func runCmd(args []string, stdout io.Writer) error {
 		return &exitError{code: 1, err: fmt.Errorf("%s %s at step %d: %v", name, state, final.Step, stepErr)}
 	}
 	return nil
+}
+
+// settle brings a sim's throttled caches up to date before a printed frame
+// (see sims.Settler).
+func settle(sim sims.Sim) {
+	if st, ok := sim.(sims.Settler); ok {
+		st.Settle()
+	}
 }
 
 // stateOf names how a Step error ended the run.

@@ -38,8 +38,8 @@ const (
 	// frames without one. mcmc.Diagnoser costs about 0.45 µs a draw
 	// (BenchmarkSummarise), so that is at most ≈ 0.45 µs × 8192 = 3.7 ms a
 	// frame on average, ≈ 11% at 30 frames a second, however long the run
-	// (one summary of 4 chains at mcmc.HistoryCap takes ≈ 110 ms, once every
-	// 64 frames).
+	// (one summary of 4 chains at mcmc.HistoryCap takes ≈ 130 ms, once every
+	// 33 frames).
 	summaryWork = 1 << 13
 	// trustRHat is the R̂ above which the chains are not mixed and no ESS is
 	// trustworthy (Vehtari et al. 2021).
@@ -353,12 +353,11 @@ func (s *chainSim) refreshACF() {
 
 // refreshSummaries recomputes the convergence diagnostics (mcmc.Summary:
 // R̂, bulk- and tail-ESS, MCSE) of the coordinates on the whole kept runs.
-// A coordinate with none yet, or whose runs have doubled since its last,
-// is summarised at once (so that a frame asked for rarely, as by `lab run`,
-// is current); otherwise one coordinate, round robin, once the chains have
-// grown and (chains × stored draws)/summaryWork frames have passed without
-// a summary — a bound on the diagnostics' share of a running pane whatever
-// the speed (see summaryWork).
+// A coordinate with none yet is summarised at once; otherwise one
+// coordinate, round robin, once the chains have grown and (chains × stored
+// draws)/summaryWork frames have passed without a summary — a bound on the
+// diagnostics' share of a running pane whatever the speed (see
+// summaryWork). A printed frame calls Settle first.
 func (s *chainSim) refreshSummaries() {
 	n := s.ens.Kept()
 	s.idle++
@@ -369,12 +368,24 @@ func (s *chainSim) refreshSummaries() {
 	for k := range s.d {
 		i := (s.sumAt + k) % s.d
 		switch {
-		case s.sumN[i] == 0 || n >= 2*s.sumN[i]:
+		case s.sumN[i] == 0:
 			s.summarise(i, n)
 		case n > s.sumN[i] && s.idle > gap:
 			s.summarise(i, n)
 			s.sumAt = (i + 1) % s.d
 			return
+		}
+	}
+}
+
+// Settle summarises every coordinate whose diagnostics are behind the
+// chains (sims.Settler): `lab run` prints current figures.
+func (s *chainSim) Settle() {
+	if n := s.ens.Kept(); n >= 4 {
+		for i := range s.d {
+			if s.sumN[i] != n {
+				s.summarise(i, n)
+			}
 		}
 	}
 }
@@ -1060,13 +1071,7 @@ func (s *chainSim) result() map[string]any {
 		}
 		return out
 	}
-	// The cached diagnostics, brought up to date (a frame after this
-	// reuses them).
-	for i := range s.d {
-		if n := s.ens.Kept(); s.sumN[i] != n {
-			s.summarise(i, n)
-		}
-	}
+	s.Settle() // a frame after this reuses them
 	sums := s.sum
 	var exact []map[string]any
 	for i := range sums {

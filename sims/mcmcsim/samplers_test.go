@@ -194,6 +194,23 @@ func TestDisagreeingChainsHaveASmallESS(t *testing.T) {
 	}
 }
 
+// TestSettle: a live frame refreshes the diagnostics only now and then;
+// Settle (what `lab run` calls before printing) makes a frame's figures
+// those of Result, which are of every kept sample.
+func TestSettle(t *testing.T) {
+	s := simtest.Build(t, MH, map[string]string{"target": "correlated", "chains": "4"}, 1, nil)
+	simtest.Run(t, s, 5000)
+	s.Frame()
+	simtest.Run(t, s, 50000) // the next frame is within its gap: stale
+	stale, _ := s.Frame().Metric("ess")
+	s.(sims.Settler).Settle()
+	fresh, _ := s.Frame().Metric("ess")
+	ess := s.Result()["ess"].([]float64)
+	if want := math.Min(ess[0], ess[1]); fresh != want || stale == fresh {
+		t.Errorf("ess: stale %g, settled %g, result %g", stale, fresh, want)
+	}
+}
+
 // TestExactCheck: chains that agree with each other but not with the
 // target are called off target — one MH chain stuck in a mode of the
 // mixture (step 0.2: split R̂ ≈ 1, mean ≈ 3 against 0), and unadjusted Langevin,
