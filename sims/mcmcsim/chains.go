@@ -481,7 +481,7 @@ func (s *chainSim) metrics() []sims.Metric {
 		m = append(m, sims.Metric{Name: name, Value: s.runningMean(i)})
 	}
 	if s.c > 1 {
-		m = append(m, sims.Metric{Name: "rhat", Value: s.maxRHat()})
+		m = append(m, sims.Metric{Name: "rhat", Value: s.maxRHat(), Untrusted: !s.summarised()})
 	}
 	return m
 }
