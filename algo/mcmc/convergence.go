@@ -12,7 +12,7 @@ import (
 // as Stan and ArviZ compute them: A. Vehtari, A. Gelman, D. Simpson,
 // B. Carpenter and P.-C. Bürkner, "Rank-normalization, folding, and
 // localization: an improved R̂ for assessing convergence of MCMC",
-// Bayesian Analysis 16(2), 2021 (the paper below). The notes only ask for
+// Bayesian Analysis 16(2), 2021. The notes only ask for
 // "the effective sample size" and for convergence to "be assessed
 // empirically" (seed 002 L1159–1161); these are the estimators a
 // practitioner would get from Stan's summary.
@@ -21,20 +21,21 @@ import (
 // (the middle draw of an odd N is dropped), giving 2M half-chains of
 // h = ⌊N/2⌋ draws: a chain that drifts then disagrees with itself.
 //
-//   - Rank normalisation (§3.1): every split draw is replaced by its rank r
-//     among all S = 2Mh split draws (ties get their average rank) and
-//     mapped through the normal quantile, z = Φ⁻¹((r − 3/8)/(S + 1/4)),
-//     Blom's (1958) offsets. The paper's eq. prints the denominator as
-//     S − 1/4; Blom's, Stan's (posterior) and ArviZ's is S + 1/4, which keeps
-//     z symmetric (r ↦ S + 1 − r flips its sign): we follow them.
-//   - R̂ (§3.2) of draws with half-chain means x̄_j and variances s_j²:
+//   - Rank normalisation: every split draw is replaced by its rank r among
+//     all S = 2Mh split draws (ties get their average rank) and mapped
+//     through the normal quantile, z = Φ⁻¹((r − 3/8)/(S + 1/4)), Blom's
+//     (1958) offsets. Issue 11 quotes the formula with S − 1/4; Blom's,
+//     Stan's (posterior's backtransform_ranks) and ArviZ's denominator is
+//     S + 1/4, which keeps z symmetric (r ↦ S + 1 − r flips its sign): we
+//     follow them.
+//   - R̂ of draws with half-chain means x̄_j and variances s_j²:
 //     W = mean_j s_j², B = h·Var_j x̄_j, R̂ = √((h − 1)/h + B/(hW)). Bulk-R̂
 //     is that of the z's; tail-R̂ that of the z's of the draws folded about
 //     their median, |x − median| (it sees chains of equal location and
 //     different scale). R̂ is the larger: above 1.01 the chains have not
 //     mixed.
-//   - ESS (§3.2, as in BDA3 §11.5): with the half-chains' biased
-//     autocovariances γ̂_{t,j}, var⁺ = (h − 1)/h·W + Var_j x̄_j and
+//   - ESS (BDA3 §11.5 with Geyer's truncation): with the half-chains'
+//     biased autocovariances γ̂_{t,j}, var⁺ = (h − 1)/h·W + Var_j x̄_j and
 //     ρ̂_t = 1 − (W − mean_j γ̂_{t,j})/var⁺, τ̂ by Geyer's initial
 //     monotone sequence (Autocorr.geyerTau) and ESS = S/τ̂, at most
 //     S·log10 S. Chains that disagree have var⁺ ≫ W, so ρ̂_t stays near 1
@@ -43,7 +44,7 @@ import (
 //     the MCSE of the mean; the ESS of the quantile indicators
 //     I(x ≤ q̂_p) gives the MCSE of the quantile q̂_p (p in QuantileProbs),
 //     and tail-ESS is the smaller of p = 5% and 95%.
-//   - MCSE of the mean: sd/√ESS_mean. MCSE of a quantile (§4.3, posterior's
+//   - MCSE of the mean: sd/√ESS_mean. MCSE of a quantile (posterior's
 //     mcse_quantile): with a = Beta(ESS_p·p + 1, ESS_p·(1 − p) + 1), the
 //     draws at ranks ⌊F_a⁻¹(Φ(−1))·S⌋ and ⌈F_a⁻¹(Φ(1))·S⌉ bracket ±1 s.e.,
 //     and the MCSE is half their distance.
@@ -146,20 +147,20 @@ func (d *Diagnoser) Summarise(s *Summary, chains [][]float64) error {
 	d.sortDraws()
 	s.Median = d.quantile(0.5)
 
-	// Bulk: the z's of the split draws, in d.z; R̂ of them.
+	// Bulk: the z's of the split draws, in d.z; R̂ and ESS of them.
 	d.rankBulk(n)
-	bulk, tail := d.rhat(d.z, m, n, -1), 0.0
+	s.RHatBulk = d.rhat(d.z, m, n, -1)
 	for c := range m {
 		s.ChainRHat[c] = d.rhat(d.z, m, n, c)
 	}
 	s.ESSBulk = d.essSplit(d.z, m, n, s.ChainESS)
-	// Tail: the z's of the folded split draws, in d.w.
+	// Tail: the z's of the folded split draws, in d.w; R̂ of them.
 	d.rankFolded(n)
-	tail = d.rhat(d.w, m, n, -1)
+	s.RHatTail = d.rhat(d.w, m, n, -1)
 	for c := range m {
 		s.ChainRHat[c] = math.Max(s.ChainRHat[c], d.rhat(d.w, m, n, c))
 	}
-	s.RHatBulk, s.RHatTail, s.RHat = bulk, tail, math.Max(bulk, tail)
+	s.RHat = math.Max(s.RHatBulk, s.RHatTail)
 
 	// The raw draws, then the quantile indicators, in d.w.
 	for c, x := range chains {
