@@ -905,12 +905,6 @@ func (s *chainSim) mcseNote() []string {
 		fmt.Sprintf("mean %s (± MCSE; exact %s)", s.perCoord(mean), joinCoords(s.d, exact)),
 		fmt.Sprintf("variance %s (exact %s)", s.perCoord(vr), joinCoords(s.d, exactVar)),
 	}
-	if !math.IsInf(s.mouthY, 1) {
-		// Var x = E[e^y] = e^{τ²/2}, and E[e^y; y > c] = e^{τ²/2} Φ((τ² − c)/τ):
-		// half of it comes from y > τ², a mass 1 − Φ(τ).
-		lines[1] += fmt.Sprintf(": half of x's is from y > %g, %.2g%% of the mass, %.2g%% of the draws",
-			s.mouthY, 50*math.Erfc(math.Sqrt(s.mouthY/2)), 100*float64(s.mouth)/float64(s.ens.Samples()))
-	}
 	return lines
 }
 
@@ -1008,8 +1002,8 @@ func (s *chainSim) burnNote() string {
 	return ""
 }
 
-// targetNote is the target's exact density, and for the Gaussians and the
-// mixture how the samples compare with it.
+// targetNote is the target's exact density, and for the correlated
+// Gaussian, the mixture and the funnel how the samples compare with it.
 func (s *chainSim) targetNote() []string {
 	lines := []string{"target: " + target.Formula(s.tgt)}
 	h := s.ens.Samples()
@@ -1025,6 +1019,12 @@ func (s *chainSim) targetNote() []string {
 		if !math.IsNaN(r) {
 			lines = append(lines, fmt.Sprintf("sample correlation %.3f (exact ρ = %g)", r, tg.Rho()))
 		}
+	case target.Funnel:
+		// Var x = E[e^y] = e^{τ²/2}, and E[e^y; y > c] = e^{τ²/2} Φ((τ² − c)/τ):
+		// half of it comes from y > τ², a mass 1 − Φ(τ), so a sample
+		// variance of x is as good as the chains' visits there.
+		lines = append(lines, fmt.Sprintf("samples in the far mouth y > %g: %.2g%% (exact %.2g%%), where half of Var x lies",
+			s.mouthY, 100*float64(s.mouth)/float64(h), 50*math.Erfc(math.Sqrt(s.mouthY/2))))
 	}
 	return lines
 }

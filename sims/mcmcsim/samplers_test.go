@@ -245,6 +245,14 @@ func TestExactCheck(t *testing.T) {
 	if txt := strings.Join(s.Frame().Text, "\n"); !strings.Contains(txt, "exact check: means and tails") || strings.Contains(txt, "off target") {
 		t.Errorf("gibbs on correlated: %s", txt)
 	}
+	// On the funnel the pane says how often the chains visit the far
+	// mouth, y > τ² = 9 (exact mass 1 − Φ(3) = 0.13%), where half of Var x
+	// lies; random-walk MH seldom goes there.
+	s = simtest.Build(t, MH, map[string]string{"target": "funnel"}, 1, nil)
+	simtest.Run(t, s, 3000)
+	if txt := strings.Join(s.Frame().Text, "\n"); !strings.Contains(txt, "samples in the far mouth y > 9:") || !strings.Contains(txt, "(exact 0.13%)") {
+		t.Errorf("mh on the funnel: %s", txt)
+	}
 }
 
 func TestBurnInAndThinning(t *testing.T) {
