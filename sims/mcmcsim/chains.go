@@ -357,7 +357,7 @@ func (s *chainSim) refreshACF() {
 // coordinate, round robin, once the chains have grown and (chains × stored
 // draws)/summaryWork frames have passed without a summary — a bound on the
 // diagnostics' share of a running pane whatever the speed (see
-// summaryWork). A printed frame calls Settle first.
+// summaryWork). A frame of a sim that is not running settles first.
 func (s *chainSim) refreshSummaries() {
 	n := s.ens.Kept()
 	s.idle++
@@ -379,7 +379,8 @@ func (s *chainSim) refreshSummaries() {
 }
 
 // Settle summarises every coordinate whose diagnostics are behind the
-// chains (sims.Settler): `lab run` prints current figures.
+// chains (sims.Settler): the runner calls it before a frame of a paused,
+// stepped or finished sim, so those (and `lab run`'s) are current.
 func (s *chainSim) Settle() {
 	if n := s.ens.Kept(); n >= 4 {
 		for i := range s.d {
