@@ -186,7 +186,7 @@ func TestDisagreeingChainsHaveASmallESS(t *testing.T) {
 	}
 	// Once the chains agree the ESS is trusted and shown.
 	m := simtest.Build(t, MH, map[string]string{"target": "correlated", "chains": "4"}, 1, nil)
-	simtest.Run(t, m, 20000)
+	simtest.Run(t, m, 10000)
 	for _, mt := range m.Frame().Metrics {
 		if mt.Name == "ess" && (mt.Untrusted || mt.Value < 500) {
 			t.Errorf("mixed chains: ess metric %+v", mt)
@@ -199,9 +199,9 @@ func TestDisagreeingChainsHaveASmallESS(t *testing.T) {
 // those of Result, which are of every kept sample.
 func TestSettle(t *testing.T) {
 	s := simtest.Build(t, MH, map[string]string{"target": "correlated", "chains": "4"}, 1, nil)
-	simtest.Run(t, s, 5000)
+	simtest.Run(t, s, 2000)
 	s.Frame()
-	simtest.Run(t, s, 50000) // the next frame is within its gap: stale
+	simtest.Run(t, s, 20000) // the next frame is within its gap: stale
 	stale, _ := s.Frame().Metric("ess")
 	s.(sims.Settler).Settle()
 	fresh, _ := s.Frame().Metric("ess")
@@ -219,15 +219,16 @@ func TestSettle(t *testing.T) {
 // sampler that works passes.
 func TestExactCheck(t *testing.T) {
 	for _, c := range []struct {
-		spec *sims.Spec
-		set  map[string]string
-		want string
+		spec  *sims.Spec
+		set   map[string]string
+		steps int
+		want  string
 	}{
-		{MH, map[string]string{"target": "mixture", "step": "0.2", "x0": "3,3"}, "every chain misses the same part of the target"},
-		{Langevin, map[string]string{"target": "normal", "step": "0.5"}, "ULA's stationary law is not p"},
+		{MH, map[string]string{"target": "mixture", "step": "0.2", "x0": "3,3"}, 20000, "every chain misses the same part of the target"},
+		{Langevin, map[string]string{"target": "normal", "step": "0.5"}, 8000, "ULA's stationary law is not p"},
 	} {
 		s := simtest.Build(t, c.spec, c.set, 1, nil)
-		simtest.Run(t, s, 20000)
+		simtest.Run(t, s, c.steps)
 		txt := strings.Join(s.Frame().Text, "\n")
 		if !strings.Contains(txt, "off target by") || !strings.Contains(txt, c.want) {
 			t.Errorf("%s %v: no off-target warning %q in\n%s", c.spec.Name, c.set, c.want, txt)
