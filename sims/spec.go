@@ -37,6 +37,16 @@ type Sim interface {
 	Result() map[string]any
 }
 
+// Settler is implemented by sims whose Frames refresh an expensive cache
+// only now and then, so that a running pane stays cheap however fast it
+// goes (the samplers' convergence diagnostics). Settle brings the cache up
+// to date; a runner calls it before every Frame it publishes while the sim
+// is not running (paused, stepped or finished — every Frame of `lab run`),
+// when there is no hurry and the figures should be current.
+type Settler interface {
+	Settle()
+}
+
 // Config is everything a sim is built from.
 type Config struct {
 	Values Values
