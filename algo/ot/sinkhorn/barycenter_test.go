@@ -29,13 +29,13 @@ func runBarycenter(t testing.TB, inputs [][]float64, lambda []float64, cfg Baryc
 	return nil
 }
 
-// TestBarycenterEx58: on a 1-D grid of 100 cells of [−0.5, 3.5], the
+// TestBarycenterEx58: on a 1-D grid of 50 cells of [−0.5, 3.5], the
 // entropic barycenter of U[0, 1] and U[2, 3] with weights λ, 1 − λ is
-// U[2 − 2λ, 3 − 2λ] (Ex 5.8) blurred by ε = 4e-3: its mean is 2.5 − 2λ to
-// 1e-6, it is within W₁ = 0.005 (an eighth of a cell) of the exact
+// U[2 − 2λ, 3 − 2λ] (Ex 5.8) blurred by ε = 0.016: its mean is 2.5 − 2λ to
+// 1e-6, it is within W₁ = 0.01 (an eighth of a cell) of the exact
 // barycenter of oned.Barycenter, and it has mass 1 to 1e-6.
 func TestBarycenterEx58(t *testing.T) {
-	const n, h = 100, 0.04
+	const n, h = 50, 0.08
 	edges := make([]float64, n+1)
 	for a := range edges {
 		edges[a] = -0.5 + float64(a)*h
@@ -51,7 +51,7 @@ func TestBarycenterEx58(t *testing.T) {
 	}
 	p1, p2 := box(0, 1), box(2, 3)
 	for _, l := range []float64{0.3, 0.5} {
-		g := runBarycenter(t, [][]float64{p1, p2}, []float64{l, 1 - l}, BarycenterConfig{NX: n, NY: 1, H: h, Eps: 4e-3, Tol: 1e-8}, 5000)
+		g := runBarycenter(t, [][]float64{p1, p2}, []float64{l, 1 - l}, BarycenterConfig{NX: n, NY: 1, H: h, Eps: 0.016, Tol: 1e-8}, 5000)
 		b := g.B()
 		mass, mean := 0.0, 0.0
 		for a, v := range b {
@@ -68,19 +68,19 @@ func TestBarycenterEx58(t *testing.T) {
 		h2, _ := oned.Histogram(edges, p2)
 		want, _ := oned.Barycenter([]*oned.Measure{h1, h2}, []float64{l, 1 - l})
 		w1, _ := oned.W(got, want, 1)
-		if w1 > 0.005 {
+		if w1 > 0.01 {
 			t.Errorf("λ=%g: W1 to the exact barycenter %g", l, w1)
 		}
 	}
 }
 
 // TestBarycenter2D: two disks of radius 0.12 centred at (0.25, 0.25) and
-// (0.75, 0.75) on a 32×32 grid (ε = 3e-3): with equal weights the
+// (0.75, 0.75) on a 24×24 grid (ε = 5e-3): with equal weights the
 // barycenter is one disk in the middle — its centroid within a third of a
 // cell of (0.5, 0.5) and 95% of its mass within 0.2 of it, where the
 // mixture has none — and swapping the inputs gives the same b to 1e-12.
 func TestBarycenter2D(t *testing.T) {
-	const g = 32
+	const g = 24
 	disk := func(cx, cy float64) []float64 {
 		p, k := make([]float64, g*g), 0.0
 		for a := range g {
@@ -93,7 +93,7 @@ func TestBarycenter2D(t *testing.T) {
 		return ot.Normalised(p, k)
 	}
 	p1, p2 := disk(0.25, 0.25), disk(0.75, 0.75)
-	cfg := BarycenterConfig{NX: g, NY: g, H: 1.0 / g, Eps: 3e-3, Tol: 1e-8}
+	cfg := BarycenterConfig{NX: g, NY: g, H: 1.0 / g, Eps: 5e-3, Tol: 1e-8}
 	bc := runBarycenter(t, [][]float64{p1, p2}, []float64{0.5, 0.5}, cfg, 3000)
 	var mass, cx, cy, near float64
 	for a := range g {
