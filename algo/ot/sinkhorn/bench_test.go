@@ -36,3 +36,26 @@ func BenchmarkLogStep1000(b *testing.B) { benchStep(b, Log) }
 // BenchmarkPlainStep1000 is the plain iteration on the same problem, for
 // comparison: two matrix–vector products and the evaluation pass.
 func BenchmarkPlainStep1000(b *testing.B) { benchStep(b, Plain) }
+
+// BenchmarkBarycenterStep is one round of projections for the barycenter
+// of three shapes on a 48×48 grid (six applications of the separable
+// kernel, 48³·2 exponentials each).
+func BenchmarkBarycenterStep(b *testing.B) {
+	var in [][]float64
+	for _, name := range []string{"disk", "ring", "cross"} {
+		p, err := ot.Shape(name, 48)
+		if err != nil {
+			b.Fatal(err)
+		}
+		in = append(in, p)
+	}
+	g, err := NewBarycenter(in, []float64{0.3, 0.3, 0.4}, BarycenterConfig{NX: 48, NY: 48, H: 1.0 / 48, Eps: 2e-3})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	defer algotest.ThreadCPU(b)()
+	for b.Loop() {
+		_ = g.Step()
+	}
+}
