@@ -131,21 +131,18 @@ func (g *Barycenter) lseLines(dst, src []float64, lines, length int, e []float64
 		s := src[l*length : (l+1)*length : (l+1)*length]
 		for k := range length {
 			ek := e[k*length : (k+1)*length : (k+1)*length]
-			mx := math.Inf(-1)
+			mx, t := math.Inf(-1), g.line[:length]
 			for k2, v := range s {
-				if t := v - ek[k2]; t > mx {
-					mx = t
+				t[k2] = v - ek[k2]
+				if t[k2] > mx {
+					mx = t[k2]
 				}
 			}
 			if math.IsInf(mx, -1) {
 				dst[k*lines+l] = mx
 				continue
 			}
-			sum := 0.0
-			for k2, v := range s {
-				sum += expNeg(v - ek[k2] - mx)
-			}
-			dst[k*lines+l] = mx + math.Log(sum)
+			dst[k*lines+l] = mx + math.Log(expShift(nil, t, mx))
 		}
 	}
 }

@@ -145,6 +145,7 @@ type Sinkhorn struct {
 	ct           []float64 // Cᵀ, m×n row-major
 	logMu, logNu []float64
 	alpha, beta  []float64 // log u, log v
+	rb           []float64 // an m-vector: β_j − C_ij/ε, one row at a time
 	tb, eb       []float64 // n-vectors: α_i − C_ij/ε and its exponentials, one column at a time
 
 	// Plain domain.
@@ -219,7 +220,7 @@ func New(mu, nu, c []float64, cfg Config) (*Sinkhorn, error) {
 	}
 	s.logMu, s.logNu = logs(a), logs(b)
 	s.alpha, s.beta = make([]float64, n), make([]float64, m)
-	s.tb, s.eb = make([]float64, n), make([]float64, n)
+	s.rb, s.tb, s.eb = make([]float64, m), make([]float64, n), make([]float64, n)
 	s.logEvaluate()
 	return s, nil
 }
@@ -261,20 +262,18 @@ func (s *Sinkhorn) Step() error {
 // the β-update by rows of Cᵀ, accumulating π1, ⟨C, π⟩ as it goes.
 func (s *Sinkhorn) logStep() {
 	n, m, inv := s.n, s.m, s.inv
-	beta := s.beta
+	beta, rb := s.beta[:m], s.rb[:m]
 	for i := range n {
 		row := s.c[i*m : (i+1)*m : (i+1)*m]
 		mx := math.Inf(-1)
 		for j, c := range row {
-			if t := beta[j] - c*inv; t > mx {
+			t := beta[j] - c*inv
+			rb[j] = t
+			if t > mx {
 				mx = t
 			}
 		}
-		sum := 0.0
-		for j, c := range row {
-			sum += expNeg(beta[j] - c*inv - mx)
-		}
-		s.alpha[i] = s.logMu[i] - mx - math.Log(sum)
+		s.alpha[i] = s.logMu[i] - mx - math.Log(expShift(nil, rb, mx))
 	}
 	alpha, tb, eb := s.alpha[:n], s.tb[:n], s.eb[:n]
 	clear(s.row)
@@ -290,12 +289,7 @@ func (s *Sinkhorn) logStep() {
 				mx = t
 			}
 		}
-		sum := 0.0
-		for i, t := range tb {
-			e := expNeg(t - mx)
-			eb[i] = e
-			sum += e
-		}
+		sum := expShift(eb, tb, mx)
 		s.beta[j] = s.logNu[j] - mx - math.Log(sum)
 		if s.nu[j] == 0 {
 			continue

@@ -42,31 +42,48 @@ func run(s *Sinkhorn, k int) error {
 	return nil
 }
 
-// TestExpNeg: expNeg is within a relative 5e-16 (about 2 ulp) of math.Exp
-// on [−708, 0], and 0 below.
-func TestExpNeg(t *testing.T) {
+// TestExpShift: expShift's exponentials are within a relative 5e-16
+// (about 2 ulp) of math.Exp on [−708, 0], 0 below, and their sum is
+// returned; the shift is applied first.
+func TestExpShift(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	worst := 0.0
+	x := []float64{0, -1e-300, -708, -708.5, -1000, math.Inf(-1)}
 	for i := range 200000 {
-		x := -708 * rng.Float64()
 		if i%2 == 0 {
-			x = -rng.Float64()
+			x = append(x, -rng.Float64())
+		} else {
+			x = append(x, -708*rng.Float64())
 		}
-		e := math.Exp(x)
-		worst = math.Max(worst, math.Abs(expNeg(x)-e)/e)
+	}
+	const shift = 3.5
+	xs := make([]float64, len(x))
+	for i, v := range x {
+		xs[i] = v + shift
+	}
+	e := make([]float64, len(x))
+	sum, want := expShift(e, xs, shift), 0.0
+	worst := 0.0
+	for i := range x {
+		v := xs[i] - shift // the argument expShift forms
+		w := math.Exp(v)
+		if v < -708 {
+			w = 0
+		}
+		want += w
+		if w == 0 {
+			if e[i] != 0 {
+				t.Errorf("e^%g = %g, want 0", v, e[i])
+			}
+			continue
+		}
+		worst = math.Max(worst, math.Abs(e[i]-w)/w)
 	}
 	if worst > 5e-16 {
 		t.Errorf("worst relative error %g", worst)
 	}
-	for _, x := range []float64{0, -1e-300, -708} {
-		if d := math.Abs(expNeg(x)-math.Exp(x)) / math.Exp(x); d > 5e-16 {
-			t.Errorf("expNeg(%g) off by %g", x, d)
-		}
-	}
-	for _, x := range []float64{-708.5, -1000, math.Inf(-1)} {
-		if expNeg(x) != 0 {
-			t.Errorf("expNeg(%g) = %g, want 0", x, expNeg(x))
-		}
+	algotest.Near(t, "sum", sum, want, 1e-12*want)
+	if s := expShift(nil, xs, shift); s != sum {
+		t.Errorf("without dst the sum is %g, with %g", s, sum)
 	}
 }
 
