@@ -91,7 +91,7 @@ type Runner struct {
 // Building and have an empty Frame; if it fails the run is Failed with the
 // reason, and Reset or a parameter change tries again.
 func StartRunner(spec *Spec, cfg Config, opts RunnerOptions) (*Runner, *Build) {
-	if cfg.Values.params == nil {
+	if cfg.Values.IsZero() {
 		cfg.Values = spec.Defaults()
 	}
 	if opts.Publish <= 0 {

@@ -76,7 +76,7 @@ const DefaultSize = 16 << 20
 
 // EstimateSize is the estimated peak bytes of the sim built from cfg.
 func (s *Spec) EstimateSize(cfg Config) int64 {
-	if cfg.Values.params == nil {
+	if cfg.Values.IsZero() {
 		cfg.Values = s.Defaults()
 	}
 	if s.Size == nil {
@@ -99,7 +99,7 @@ func (s *Spec) Build(cfg Config) (Sim, error) {
 	if cfg.Data != nil && s.Data == "" {
 		return nil, fmt.Errorf("sim %s takes no --data", s.Name)
 	}
-	if cfg.Values.params == nil {
+	if cfg.Values.IsZero() {
 		cfg.Values = s.Defaults()
 	}
 	return s.New(cfg)
