@@ -77,6 +77,19 @@ func Marginals(mu, nu []float64) (a, b []float64, err error) {
 	return Normalised(mu, sa), Normalised(nu, sb), nil
 }
 
+// Validate checks a discrete problem's marginals (Marginals, which
+// returns them normalised) and its n×m cost (CheckCost): what every
+// engine's constructor checks first.
+func Validate(mu, nu, c []float64) (a, b []float64, err error) {
+	if a, b, err = Marginals(mu, nu); err != nil {
+		return nil, nil, err
+	}
+	if err := CheckCost(c, len(a), len(b)); err != nil {
+		return nil, nil, err
+	}
+	return a, b, nil
+}
+
 // Normalised returns a copy of w divided by sum.
 func Normalised(w []float64, sum float64) []float64 {
 	out := make([]float64, len(w))

@@ -51,10 +51,10 @@ type Monge struct {
 	optimal   []int   // the feasible maps of least cost, N entries each
 }
 
-// NewMonge validates μ (N ≤ MaxN), ν and the N×M cost (ot.Marginals,
-// ot.CheckCost; M^N ≤ MaxMaps) and starts before the first candidate.
+// NewMonge validates μ (N ≤ MaxN), ν and the N×M cost (ot.Validate;
+// M^N ≤ MaxMaps) and starts before the first candidate.
 func NewMonge(mu, nu, c []float64) (*Monge, error) {
-	a, b, err := ot.Marginals(mu, nu)
+	a, b, err := ot.Validate(mu, nu, c)
 	if err != nil {
 		return nil, err
 	}
@@ -68,9 +68,6 @@ func NewMonge(mu, nu, c []float64) (*Monge, error) {
 		if total > MaxMaps {
 			return nil, algo.BadParam("nu", fmt.Sprintf("%d atoms", m), fmt.Sprintf("few enough that M^N ≤ %d", MaxMaps))
 		}
-	}
-	if err := ot.CheckCost(c, n, m); err != nil {
-		return nil, err
 	}
 	return &Monge{n: n, m: m, mu: a, nu: b, c: c, t: make([]int, n), next: make([]int, n),
 		push: make([]float64, m), total: total, best: math.Inf(1)}, nil

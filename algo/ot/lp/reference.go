@@ -13,18 +13,15 @@ import (
 // the first m − 1 column sums. The last column sum is dropped: the n + m
 // marginal rows have rank n + m − 1 (they sum to the same total), and
 // gonum requires a full row rank — with every row it fails with "lp: A is
-// singular" (seed-002 catalogue E2 and §5). The marginals are checked and
-// normalised as ot.Marginals does, the cost as ot.CheckCost. The dense
+// singular" (seed-002 catalogue E2 and §5). The inputs are checked as
+// ot.Validate does. The dense
 // constraint matrix has (n + m − 1)·n·m entries.
 func Reference(mu, nu, c []float64) (plan []float64, cost float64, err error) {
-	a, b, err := ot.Marginals(mu, nu)
+	a, b, err := ot.Validate(mu, nu, c)
 	if err != nil {
 		return nil, 0, err
 	}
 	n, m := len(a), len(b)
-	if err := ot.CheckCost(c, n, m); err != nil {
-		return nil, 0, err
-	}
 	rows := n + m - 1
 	A := mat.NewDense(rows, n*m, nil)
 	rhs := make([]float64, rows)

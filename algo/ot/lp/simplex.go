@@ -96,18 +96,15 @@ type Simplex struct {
 	bland      bool
 }
 
-// New validates μ (n), ν (m) and an n×m cost (row-major) as
-// ot.Marginals and ot.CheckCost do, and builds the north-west corner
+// New validates μ (n), ν (m) and an n×m cost (row-major) as ot.Validate
+// does, and builds the north-west corner
 // vertex, its potentials and the first entering cell.
 func New(mu, nu, c []float64) (*Simplex, error) {
-	a, b, err := ot.Marginals(mu, nu)
+	a, b, err := ot.Validate(mu, nu, c)
 	if err != nil {
 		return nil, err
 	}
 	n, m := len(a), len(b)
-	if err := ot.CheckCost(c, n, m); err != nil {
-		return nil, err
-	}
 	scale := 0.0
 	for _, v := range c {
 		scale = math.Max(scale, math.Abs(v))

@@ -52,3 +52,13 @@ func bench1D(b *testing.B, weighted bool) {
 // BenchmarkW2MillionUniform the same with uniform weights.
 func BenchmarkW2Million(b *testing.B)        { bench1D(b, true) }
 func BenchmarkW2MillionUniform(b *testing.B) { bench1D(b, false) }
+
+// BenchmarkSortAtoms is the radix sort of a million weighted atoms alone,
+// most of BenchmarkW2Million.
+func BenchmarkSortAtoms(b *testing.B) {
+	x, w := atoms(1_000_000, 0, true, 1)
+	defer algotest.ThreadCPU(b)()
+	for b.Loop() {
+		sortAtoms(x, w)
+	}
+}

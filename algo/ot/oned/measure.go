@@ -20,7 +20,6 @@ package oned
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 
 	"github.com/thelab/lab/algo"
@@ -159,40 +158,59 @@ func Discrete(x, w []float64) (*Measure, error) {
 	n := len(x)
 	if w == nil {
 		xs, _ := sortAtoms(x, nil)
-		t := make([]float64, n+1)
-		for k := range t {
-			t[k] = float64(k) / float64(n)
-		}
-		return &Measure{t: t, lo: xs, hi: xs}, nil
+		return &Measure{t: equalBreaks(n), lo: xs, hi: xs}, nil
 	}
 	total, err := massSum("weights", w)
 	if err != nil {
 		return nil, err
 	}
 	xs, ws := sortAtoms(x, w)
-	m := &Measure{t: make([]float64, 1, n+1), lo: make([]float64, 0, n)}
+	return pieces(xs, nil, ws, total), nil
+}
+
+// pieces returns the measure with mass[k]/total spread on [lo[k], hi[k]]
+// (in order, not overlapping), leaving out the empty pieces; hi nil means
+// atoms at lo, and the measure then keeps one slice for both ends.
+func pieces(lo, hi, mass []float64, total float64) *Measure {
+	m := &Measure{t: make([]float64, 1, len(mass)+1), lo: make([]float64, 0, len(mass))}
+	if hi != nil {
+		m.hi = make([]float64, 0, len(mass))
+	}
 	cum := 0.0
-	for i, v := range ws {
+	for k, v := range mass {
 		if v == 0 {
 			continue
 		}
 		cum += v
 		m.t = append(m.t, cum/total)
-		m.lo = append(m.lo, xs[i])
+		m.lo = append(m.lo, lo[k])
+		if hi != nil {
+			m.hi = append(m.hi, hi[k])
+		}
 	}
 	m.t[len(m.t)-1] = 1
-	m.hi = m.lo
-	return m, nil
+	if hi == nil {
+		m.hi = m.lo
+	}
+	return m
 }
 
 // sortAtoms returns x and w (which may be nil) sorted by x: a
-// least-significant-digit radix sort on 16-bit digits of the
+// least-significant-digit radix sort on 11-bit digits of the
 // order-preserving bit pattern of x (the sign bit flipped for positives,
-// every bit for negatives), skipping the digits that all keys share.
-// slices.Sort takes twice as long on a million atoms, without weights.
+// every bit for negatives), the six digit counts taken in one pass and the
+// digits that all keys share skipped; each key travels with its weight.
+// On a million atoms it takes a third of the time of slices.Sort, which
+// could not carry the weights.
 func sortAtoms(x, w []float64) ([]float64, []float64) {
+	const bits, digits = 11, 6
+	type atom struct {
+		key uint64
+		w   float64
+	}
 	n := len(x)
-	keys, ws := make([]uint64, n), slices.Clone(w)
+	src, dst := make([]atom, n), make([]atom, n)
+	var count [digits][1 << bits]int
 	for i, v := range x {
 		b := math.Float64bits(v + 0) // −0 → +0
 		if b>>63 == 1 {
@@ -200,44 +218,47 @@ func sortAtoms(x, w []float64) ([]float64, []float64) {
 		} else {
 			b |= 1 << 63
 		}
-		keys[i] = b
-	}
-	tk, tw := make([]uint64, n), []float64(nil)
-	if w != nil {
-		tw = make([]float64, n)
-	}
-	var count [1 << 16]int
-	for shift := uint(0); shift < 64; shift += 16 {
-		clear(count[:])
-		for _, k := range keys {
-			count[(k>>shift)&0xffff]++
+		src[i].key = b
+		if w != nil {
+			src[i].w = w[i]
 		}
-		if count[(keys[0]>>shift)&0xffff] == n {
+		for d := range digits {
+			count[d][(b>>(d*bits))&(1<<bits-1)]++
+		}
+	}
+	for d := range digits {
+		c := &count[d]
+		if c[(src[0].key>>(d*bits))&(1<<bits-1)] == n {
 			continue // every key has this digit
 		}
 		sum := 0
-		for d, c := range count {
-			count[d] = sum
-			sum += c
+		for k, v := range c {
+			c[k] = sum
+			sum += v
 		}
-		for i, k := range keys {
-			d := (k >> shift) & 0xffff
-			tk[count[d]] = k
-			if w != nil {
-				tw[count[d]] = ws[i]
-			}
-			count[d]++
+		for _, a := range src {
+			k := (a.key >> (d * bits)) & (1<<bits - 1)
+			dst[c[k]] = a
+			c[k]++
 		}
-		keys, tk, ws, tw = tk, keys, tw, ws
+		src, dst = dst, src
 	}
 	xs := make([]float64, n)
-	for i, b := range keys {
+	var ws []float64
+	if w != nil {
+		ws = make([]float64, n)
+	}
+	for i, a := range src {
+		b := a.key
 		if b>>63 == 1 {
 			b &^= 1 << 63
 		} else {
 			b = ^b
 		}
 		xs[i] = math.Float64frombits(b)
+		if w != nil {
+			ws[i] = a.w
+		}
 	}
 	return xs, ws
 }
@@ -267,18 +288,7 @@ func Histogram(edges, mass []float64) (*Measure, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Measure{t: []float64{0}}
-	cum := 0.0
-	for k, v := range mass {
-		if v == 0 {
-			continue
-		}
-		cum += v
-		m.t = append(m.t, cum/total)
-		m.lo, m.hi = append(m.lo, edges[k]), append(m.hi, edges[k+1])
-	}
-	m.t[len(m.t)-1] = 1
-	return m, nil
+	return pieces(edges[:len(mass)], edges[1:], mass, total), nil
 }
 
 // QuantileGrid returns n atoms of mass 1/n at q((k − ½)/n), k = 1 … n: a
@@ -295,9 +305,15 @@ func QuantileGrid(q func(float64) float64, n int) (*Measure, error) {
 			return nil, algo.BadParam("quantile", fmt.Sprintf("q(%g) = %g", (float64(k)+0.5)/float64(n), x[k]), "finite and non-decreasing")
 		}
 	}
+	return &Measure{t: equalBreaks(n), lo: x, hi: x}, nil
+}
+
+// equalBreaks returns k/n, k = 0 … n: the breakpoints of n atoms of mass
+// 1/n.
+func equalBreaks(n int) []float64 {
 	t := make([]float64, n+1)
 	for k := range t {
 		t[k] = float64(k) / float64(n)
 	}
-	return &Measure{t: t, lo: x, hi: x}, nil
+	return t
 }

@@ -131,13 +131,8 @@ func (g *Barycenter) lseLines(dst, src []float64, lines, length int, e []float64
 		s := src[l*length : (l+1)*length : (l+1)*length]
 		for k := range length {
 			ek := e[k*length : (k+1)*length : (k+1)*length]
-			mx, t := math.Inf(-1), g.line[:length]
-			for k2, v := range s {
-				t[k2] = v - ek[k2]
-				if t[k2] > mx {
-					mx = t[k2]
-				}
-			}
+			t := g.line[:length]
+			mx := offsets(t, s, ek, 1)
 			if math.IsInf(mx, -1) {
 				dst[k*lines+l] = mx
 				continue

@@ -58,3 +58,19 @@ func expShift(dst, x []float64, shift float64) float64 {
 	}
 	return sum
 }
+
+// offsets writes dst_k = a_k − s·c_k (dst, a and c of one length) and
+// returns their maximum (−Inf when all are): the arguments of a
+// log-sum-exp and its shift.
+func offsets(dst, a, c []float64, s float64) float64 {
+	dst, a = dst[:len(c)], a[:len(c)]
+	mx := math.Inf(-1)
+	for k, v := range c {
+		t := a[k] - s*v
+		dst[k] = t
+		if t > mx {
+			mx = t
+		}
+	}
+	return mx
+}

@@ -174,14 +174,11 @@ type Sinkhorn struct {
 // the stall, and Step reports it with an UnderflowError; CheckPlainEps
 // gives the same warning before a run.
 func New(mu, nu, c []float64, cfg Config) (*Sinkhorn, error) {
-	a, b, err := ot.Marginals(mu, nu)
+	a, b, err := ot.Validate(mu, nu, c)
 	if err != nil {
 		return nil, err
 	}
 	n, m := len(a), len(b)
-	if err := ot.CheckCost(c, n, m); err != nil {
-		return nil, err
-	}
 	if !(cfg.Eps > 0) || math.IsInf(cfg.Eps, 0) {
 		return nil, algo.BadParam("eps", cfg.Eps, "a finite number > 0")
 	}
@@ -264,15 +261,7 @@ func (s *Sinkhorn) logStep() {
 	n, m, inv := s.n, s.m, s.inv
 	beta, rb := s.beta[:m], s.rb[:m]
 	for i := range n {
-		row := s.c[i*m : (i+1)*m : (i+1)*m]
-		mx := math.Inf(-1)
-		for j, c := range row {
-			t := beta[j] - c*inv
-			rb[j] = t
-			if t > mx {
-				mx = t
-			}
-		}
+		mx := offsets(rb, beta, s.c[i*m:(i+1)*m], inv)
 		s.alpha[i] = s.logMu[i] - mx - math.Log(expShift(nil, rb, mx))
 	}
 	alpha, tb, eb := s.alpha[:n], s.tb[:n], s.eb[:n]
@@ -281,14 +270,7 @@ func (s *Sinkhorn) logStep() {
 	cost := 0.0
 	for j := range m {
 		col := s.ct[j*n : (j+1)*n : (j+1)*n]
-		mx := math.Inf(-1)
-		for i, c := range col {
-			t := alpha[i] - c*inv
-			tb[i] = t
-			if t > mx {
-				mx = t
-			}
-		}
+		mx := offsets(tb, alpha, col, inv)
 		sum := expShift(eb, tb, mx)
 		s.beta[j] = s.logNu[j] - mx - math.Log(sum)
 		if s.nu[j] == 0 {
