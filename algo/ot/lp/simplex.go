@@ -93,6 +93,7 @@ type Simplex struct {
 	pivots     int
 	degenerate int
 	degRun     int
+	blandAfter int // the run of degenerate pivots that brings in Bland's rule: n + m
 	bland      bool
 }
 
@@ -113,7 +114,7 @@ func New(mu, nu, c []float64) (*Simplex, error) {
 		scale = 1
 	}
 	nodes := n + m
-	s := &Simplex{n: n, m: m, c: c, mu: a, nu: b, tol: 1e-11 * scale,
+	s := &Simplex{n: n, m: m, c: c, mu: a, nu: b, tol: 1e-11 * scale, blandAfter: n + m,
 		x: make([]float64, n*m), in: make([]bool, n*m), basis: make([]int, 0, nodes-1),
 		u: make([]float64, n), v: make([]float64, m),
 		head: make([]int32, nodes), next: make([]int32, 2*(nodes-1)),
@@ -292,7 +293,7 @@ func (s *Simplex) pivot(k int) {
 	if deg {
 		s.degenerate++
 		s.degRun++
-		if s.degRun >= s.n+s.m {
+		if s.degRun >= s.blandAfter {
 			s.bland = true
 		}
 	} else {

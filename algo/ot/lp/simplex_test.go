@@ -232,6 +232,44 @@ func TestSortedIn1D(t *testing.T) {
 	}
 }
 
+// TestBland: with Bland's rule brought in after every degenerate pivot
+// (blandAfter = 1; by default it waits for n + m of them in a row, which
+// these problems never reach) the degenerate assignment problems still
+// end at the optimum, with the same cost as Dantzig's rule.
+func TestBland(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	for _, n := range []int{5, 20} {
+		w := ot.Normalised(slices.Repeat([]float64{1}, n), float64(n))
+		for _, ties := range []bool{false, true} {
+			c := make([]float64, n*n)
+			for k := range c {
+				c[k] = rng.Float64()
+				if ties {
+					c[k] = float64(rng.IntN(2))
+				}
+			}
+			s, _ := New(w, w, c)
+			s.blandAfter = 1
+			blandPivots := 0
+			for {
+				err := s.Step()
+				if s.Bland() {
+					blandPivots++
+				}
+				if errors.Is(err, algo.ErrConverged) {
+					break
+				}
+			}
+			name := fmt.Sprintf("n=%d ties=%v", n, ties)
+			if blandPivots == 0 {
+				t.Errorf("%s: Bland's rule never used", name)
+			}
+			checkOptimal(t, name, s, c)
+			algotest.Near(t, name+" vs Dantzig", s.Cost(), solve(t, w, w, c).Cost(), 1e-12)
+		}
+	}
+}
+
 func TestBadInput(t *testing.T) {
 	p := ot.Three()
 	for _, tt := range []struct {
