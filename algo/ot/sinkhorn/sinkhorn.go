@@ -426,7 +426,9 @@ func (s *Sinkhorn) Entropy() float64 { return -s.negEnt }
 // ε = 1/λ) of the current plan.
 func (s *Sinkhorn) Objective() float64 { return s.cost + s.eps*s.negEnt }
 
-// Eps is ε; Domain the domain.
+// Eps is ε; Domain the domain; Mu and Nu the normalised marginals; Size
+// (n, m); RowSums the row marginal π1 after the last iteration (read-only;
+// the column marginal is ν).
 func (s *Sinkhorn) Eps() float64       { return s.eps }
 func (s *Sinkhorn) Domain() Domain     { return s.domain }
 func (s *Sinkhorn) Mu() []float64      { return s.mu }
