@@ -94,6 +94,7 @@ func start(t *testing.T, cfg Config) *testServer {
 	}
 	ts := &testServer{Server: srv, addr: ln.Addr().String(), log: logs, done: make(chan error, 1)}
 	go func() { ts.done <- srv.Serve(ln) }()
+	logs.waitLog(t, "msg=listening")
 	t.Cleanup(func() {
 		ts.shutdown(t)
 		waitRunners(t, 0)

@@ -214,7 +214,7 @@ func TestAuthorizedKeys(t *testing.T) {
 			t.Errorf("%s: %v, want unable to authenticate", name, err)
 		}
 	}
-	ts.log.waitLog(t, "msg=refused", "handshake")
+	ts.log.waitLog(t, "msg=refused", `reason="authentication failed"`)
 	s := ts.open(t, servetest.Options{Signer: good, User: "teacher"})
 	s.Send("q")
 	s.Wait(wait)

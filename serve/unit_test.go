@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"io"
 	"net"
 	"path/filepath"
 	"strings"
@@ -53,11 +54,11 @@ func newModel(t *testing.T, cfg Config) (*sessionModel, *Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(lab.Close)
-	srv := &Server{cfg: cfg}
+	srv := &Server{cfg: cfg, log: newLogger(io.Discard)}
 	st := &session{srv: srv, w: 80, h: 24}
 	now := time.Now()
 	m := &sessionModel{st: st, lab: lab, cfg: cfg, started: now, lastInput: now}
-	m.in = newInput(strings.NewReader(""), func() {})
+	m.in = newInput(strings.NewReader(""), st, func() {})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	m.lastInput = m.started
 	return m, srv
