@@ -184,10 +184,15 @@ func (c *conn) LocalAddr() net.Addr {
 // Write fails when the client has not taken the bytes within the write
 // timeout, so a client that stops reading cannot hold a writer forever.
 func (c *conn) Write(p []byte) (int, error) {
-	if c.wrote > 0 {
-		_ = c.Conn.SetWriteDeadline(time.Now().Add(c.wrote))
+	if c.wrote <= 0 {
+		return c.Conn.Write(p)
 	}
-	return c.Conn.Write(p)
+	_ = c.Conn.SetWriteDeadline(time.Now().Add(c.wrote))
+	n, err := c.Conn.Write(p)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		go c.shut("dropped", "client stopped reading", "a write waited "+c.wrote.String())
+	}
+	return n, err
 }
 
 // SetDeadline and its kin are ignored: the connection's deadlines are the

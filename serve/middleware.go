@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"cmp"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -339,14 +340,15 @@ func (st *session) hardDeadline() (time.Time, string) {
 		}
 	}
 	cfg := st.srv.cfg
+	slack := cmp.Or(cfg.slack, hardSlack)
 	if cfg.MaxSessionDuration > 0 {
-		consider(st.start.Add(cfg.MaxSessionDuration+hardSlack), reasonMax)
+		consider(st.start.Add(cfg.MaxSessionDuration+slack), reasonMax)
 	}
 	if cfg.IdleTimeout > 0 {
-		consider(time.Unix(0, st.lastInput.Load()).Add(cfg.IdleTimeout+hardSlack), reasonIdle)
+		consider(time.Unix(0, st.lastInput.Load()).Add(cfg.IdleTimeout+slack), reasonIdle)
 	}
 	if end, closing := st.srv.shutdownDeadline(); closing {
-		consider(end.Add(hardSlack), reasonShutdown)
+		consider(end.Add(slack), reasonShutdown)
 	}
 	return at, reason
 }
@@ -363,7 +365,7 @@ func (s *Server) force(sess ssh.Session, st *session, reason string, done <-chan
 	_ = sess.Close()
 	select {
 	case <-done:
-	case <-time.After(forceConnAfter):
+	case <-time.After(cmp.Or(s.cfg.forceAfter, forceConnAfter)):
 		if c, ok := sess.(connCloser); ok {
 			c.closeConn()
 		}

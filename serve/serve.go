@@ -147,6 +147,9 @@ type Config struct {
 	Log           io.Writer // where the structured log goes; nil means os.Stderr
 
 	hook func(tea.Msg) // tests: called first in every session's Update
+	// tests: the wall-clock backstop's delays (zero: hardSlack and
+	// forceConnAfter)
+	slack, forceAfter time.Duration
 }
 
 // DefaultConfig is a local demo with safe limits.

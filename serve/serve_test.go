@@ -187,10 +187,13 @@ func TestNoPTYGetsOneLineOnHowToConnect(t *testing.T) {
 		}
 		s.Close()
 	}
+	// Each refused session logs one disconnect line, after its client has
+	// read its line: wait for all three.
+	ts.log.waitLogs(t, 3, "msg=disconnect", "reason=")
+	waitRunners(t, 0)
 	if n := len(ts.log.lines("msg=disconnect", "reason=")); n != 3 {
 		t.Errorf("%d disconnect lines, want 3:\n%s", n, ts.log.String())
 	}
-	waitRunners(t, 0)
 }
 
 func TestAuthorizedKeys(t *testing.T) {
@@ -501,12 +504,8 @@ func TestClientLeavingClosesItsRunners(t *testing.T) {
 	waitRunners(t, 0)
 	// Nothing else of the sessions stays behind either.
 	b.Close()
-	deadline := time.Now().Add(wait)
-	for runtime.NumGoroutine() > base {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines after the sessions ended, %d before", runtime.NumGoroutine(), base)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !eventually(wait, func() bool { return runtime.NumGoroutine() <= base }) {
+		t.Fatalf("%d goroutines after the sessions ended, %d before:\n%s", runtime.NumGoroutine(), base, goroutines())
 	}
 }
 
@@ -535,10 +534,19 @@ func TestStepsPerSecondCapPerSession(t *testing.T) {
 	ts := start(t, cfg)
 	began := time.Now()
 	s := ts.open(t, servetest.Options{})
-	time.Sleep(time.Second)
+	// Wait for 15 steps: under the cap they take at least 0.75 s, where
+	// mh's own speed would take 0.15 s.
+	waitScreen(t, s, "mh at step 15", func(sc string) bool {
+		m := stepRE.FindStringSubmatch(title(sc, "mh"))
+		n := 0
+		if m != nil {
+			n, _ = strconv.Atoi(m[1])
+		}
+		return n >= 15
+	})
+	el := time.Since(began)
 	n := step(t, s.Screen.String(), "mh")
-	limit := int(20*time.Since(began).Seconds()) + 5
-	if n > limit || n < 5 {
-		t.Errorf("mh took %d steps in %s under a cap of 20/s, want 5..%d", n, time.Since(began), limit)
+	if limit := int(20*el.Seconds()) + 5; n > limit {
+		t.Errorf("mh took %d steps in %s under a cap of 20/s, want at most %d", n, el, limit)
 	}
 }

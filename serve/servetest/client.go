@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,6 +32,14 @@ type Options struct {
 	Sync bool
 	// Discard keeps no screen, only counts (for load measurements).
 	Discard bool
+	// From is the local address to connect from (an address of 127/8 to
+	// look like another client on loopback); empty: any.
+	From string
+	// Conn, when set, is the connection to run SSH over (one that has
+	// already sent a PROXY header, say) instead of dialling addr.
+	Conn net.Conn
+	// Tweak, when set, edits the client's configuration (its algorithms).
+	Tweak func(*gossh.ClientConfig)
 }
 
 // Dial opens an SSH connection to addr.
@@ -49,7 +58,28 @@ func Dial(addr string, o Options) (*gossh.Client, error) {
 	if o.Signer != nil {
 		cfg.Auth = []gossh.AuthMethod{gossh.PublicKeys(o.Signer)}
 	}
-	return gossh.Dial("tcp", addr, cfg)
+	if o.Tweak != nil {
+		o.Tweak(cfg)
+	}
+	conn := o.Conn
+	if conn == nil {
+		d := net.Dialer{Timeout: cfg.Timeout}
+		if o.From != "" {
+			d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(o.From)}
+		}
+		var err error
+		if conn, err = d.Dial("tcp", addr); err != nil {
+			return nil, err
+		}
+	}
+	_ = conn.SetDeadline(time.Now().Add(cfg.Timeout))
+	c, chans, reqs, err := gossh.NewClientConn(conn, addr, cfg)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	_ = conn.SetDeadline(time.Time{})
+	return gossh.NewClient(c, chans, reqs), nil
 }
 
 // NewKey is a fresh Ed25519 key for a test client.
