@@ -152,6 +152,11 @@ func (ch *channel) serve(reqs <-chan *gossh.Request) {
 		if req.WantReply {
 			_ = req.Reply(ok, nil)
 		}
+		if ok && (req.Type == "shell" || req.Type == "exec" || req.Type == "subsystem") {
+			// After the reply: the session may end at once, and its
+			// exit status must not overtake the reply.
+			go ch.run()
+		}
 	}
 	noShell.Stop()
 	ch.cancel()
@@ -313,7 +318,6 @@ func (ch *channel) start(kind string, payload []byte) bool {
 			ch.subsystem = "?"
 		}
 	}
-	go ch.run()
 	return true
 }
 

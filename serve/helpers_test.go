@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/thelab/lab/serve/servetest"
+	"github.com/thelab/lab/sims"
 )
 
 // syncBuffer is a log sink safe for the server's goroutines, which tells
@@ -101,7 +102,8 @@ func testConfig(t *testing.T) Config {
 	cfg := DefaultConfig()
 	cfg.StateDir = t.TempDir()
 	cfg.ConnPerMinute = 0
-	cfg.Grace = 600 * time.Millisecond
+	cfg.Grace = 300 * time.Millisecond
+	cfg.FPS = 15 // half the frames: the clients' screens keep up under -race
 	return cfg
 }
 
@@ -124,6 +126,7 @@ func start(t *testing.T, cfg Config) *testServer {
 	logs.waitLog(t, "msg=listening")
 	t.Cleanup(func() {
 		ts.shutdown(t)
+		waitUntil(t, "every lab closed", func() bool { return ts.openLabs() == 0 })
 		waitRunners(t, 0)
 		if t.Failed() {
 			t.Logf("server log:\n%s", logs.String())
@@ -259,4 +262,21 @@ func (ts *testServer) pendingConns() int {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	return len(ts.pending)
+}
+
+// corpusConfig is a configuration of spec (lda) with its corpus set.
+func corpusConfig(t *testing.T, spec *sims.Spec, corpus string) sims.Config {
+	t.Helper()
+	vals, err := sims.Resolve(spec.Params, map[string]string{"corpus": corpus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sims.Config{Values: vals, Seed: 1}
+}
+
+// openLabs is how many sessions' labs are not yet closed.
+func (ts *testServer) openLabs() int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.labs
 }

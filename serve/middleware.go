@@ -383,7 +383,15 @@ func (s *Server) lab(next ssh.Handler) ssh.Handler {
 			st.refuse("error: "+err.Error(), "lab: "+err.Error())
 			return
 		}
-		defer lab.Close()
+		s.mu.Lock()
+		s.labs++
+		s.mu.Unlock()
+		defer func() {
+			lab.Close()
+			s.mu.Lock()
+			s.labs--
+			s.mu.Unlock()
+		}()
 		s.runProgram(sess, st, lab)
 		// The program has ended and the terminal is restored.
 		if st.getReason() == "" {

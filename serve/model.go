@@ -25,7 +25,7 @@ import (
 // meanwhile replace each other, and the latest is delivered.
 func (s *Server) runProgram(sess ssh.Session, st *session, lab *tui.Model) {
 	pty, winch, _ := sess.Pty()
-	m := &sessionModel{st: st, lab: lab, cfg: s.cfg, started: st.start, lastInput: time.Now()}
+	m := &sessionModel{st: st, lab: lab, cfg: s.cfg, started: st.start, lastInput: time.Now(), sized: make(chan struct{})}
 	m.in = newInput(sess, st, func() {
 		st.inputEOF.Store(true)
 		m.quitLater()
@@ -49,15 +49,24 @@ func (s *Server) runProgram(sess ssh.Session, st *session, lab *tui.Model) {
 	m.prog.Store(p)
 	stop := make(chan struct{})
 	defer close(stop)
-	go s.feedWindows(sess.Context(), winch, p, st, stop)
+	go s.feedWindows(sess.Context(), winch, p, st, m.sized, stop)
 	_, _ = p.Run()
 	p.Kill() // restores the terminal if the program ended abnormally
 }
 
 // feedWindows hands the program the client's window changes (clamped by
-// the channel), the latest first.
-func (s *Server) feedWindows(ctx context.Context, winch <-chan ssh.Window, p *tea.Program, st *session, stop <-chan struct{}) {
+// the channel), the latest first. It starts once the program has taken
+// the size it began with, which Bubble Tea sends from a goroutine of its
+// own: a change sent earlier could be overtaken by it, and lost.
+func (s *Server) feedWindows(ctx context.Context, winch <-chan ssh.Window, p *tea.Program, st *session, sized, stop <-chan struct{}) {
 	defer s.guard("window changes")
+	select {
+	case <-sized:
+	case <-stop:
+		return
+	case <-ctx.Done():
+		return
+	}
 	for {
 		select {
 		case <-stop:
@@ -216,7 +225,9 @@ type sessionModel struct {
 	started   time.Time
 	lastInput time.Time
 	notice    string
-	idleWarn  bool // the notice is the idle warning
+	idleWarn  bool          // the notice is the idle warning
+	sized     chan struct{} // closed at the first WindowSizeMsg
+	sizedOnce sync.Once
 	broken    bool // View panicked
 }
 
@@ -264,6 +275,9 @@ func (m *sessionModel) Update(msg tea.Msg) (model tea.Model, cmd tea.Cmd) {
 		}
 		m.st.setSize(msg.Width, msg.Height)
 		m.lastInput = time.Now()
+		if m.sized != nil {
+			m.sizedOnce.Do(func() { close(m.sized) })
+		}
 	case tea.ColorProfileMsg:
 		m.st.mu.Lock()
 		m.st.profile = msg.Profile.String()

@@ -137,7 +137,7 @@ func TestProxyProtocolFromTrustedBalancersOnly(t *testing.T) {
 	cfg.ProxyProtocol = true
 	cfg.ProxyFrom = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	cfg.MaxSessionsPerAddr = 1
-	cfg.LoginGrace = 500 * time.Millisecond
+	cfg.LoginGrace = time.Second
 	ts := start(t, cfg)
 
 	// v1 and v2 from the balancer: the log and the limits see the client.

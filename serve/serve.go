@@ -238,6 +238,7 @@ type Server struct {
 	mu           sync.Mutex
 	sessions     map[*session]struct{} // every session being handled
 	active       int                   // sessions holding a slot
+	labs         int                   // sessions' labs not yet closed
 	perAddrCount counter               // sessions per address
 	conns        map[*conn]struct{}    // open TCP connections
 	pending      map[*conn]struct{}    // those not yet authenticated
