@@ -535,3 +535,42 @@ func (f *freezeConn) Read(p []byte) (int, error) {
 	}
 	return f.Conn.Read(p)
 }
+
+// TestSessionsLeaveNothingBehind: after four sessions running two panes
+// flat out have come and gone, the server holds no more goroutines and no
+// more heap than before (generous bounds: a session holds several MiB).
+func TestSessionsLeaveNothingBehind(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Sims = []string{"mh", "mh"}
+	ts := start(t, cfg)
+	goroutines0, heap0 := runtime.NumGoroutine(), liveHeap()
+	var ss []*servetest.Session
+	for i := range 4 {
+		s, err := servetest.Open(ts.addr, servetest.Options{W: 80, H: 24, User: fmt.Sprintf("s%d", i), Sync: true, Discard: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Send(strings.Repeat(strings.Repeat("+", 12)+"\t", 2)) // every pane at full speed
+		ss = append(ss, s)
+	}
+	waitRunners(t, 8)
+	waitUntil(t, "frames in every session", func() bool {
+		for _, s := range ss {
+			if s.Frames() < 3 {
+				return false
+			}
+		}
+		return true
+	})
+	for _, s := range ss {
+		s.Close()
+	}
+	waitRunners(t, 0)
+	waitUntil(t, "the sessions forgotten", func() bool { return ts.openLabs() == 0 && ts.openConns() == 0 })
+	if !eventually(wait, func() bool { return runtime.NumGoroutine() <= goroutines0 }) {
+		t.Errorf("%d goroutines after the sessions, %d before:\n%s", runtime.NumGoroutine(), goroutines0, goroutines())
+	}
+	if grown := liveHeap() - heap0; grown > 8<<20 {
+		t.Errorf("the live heap grew by %.1f MiB after four sessions came and went", float64(grown)/(1<<20))
+	}
+}

@@ -103,6 +103,16 @@ type Session struct {
 	raw     bytes.Buffer
 	done    chan struct{}
 	exitErr error
+	waiters []waiter
+	tail    []byte // the end of the output so far, for text split across reads
+}
+
+// waiter is an Await in progress; old is how many bytes at the start of
+// the session's tail arrived before it began.
+type waiter struct {
+	sub []byte
+	ch  chan struct{}
+	old int
 }
 
 // Open dials addr and starts a session (by default a shell with a PTY).
@@ -185,11 +195,12 @@ func (s *Session) read(out io.Reader) {
 			if s.counter != nil {
 				s.counter.Write(buf[:n])
 			}
+			s.mu.Lock()
 			if s.Screen != nil {
-				s.mu.Lock()
 				s.raw.Write(buf[:n])
-				s.mu.Unlock()
 			}
+			s.wake(buf[:n])
+			s.mu.Unlock()
 		}
 		if err != nil {
 			break
@@ -197,6 +208,55 @@ func (s *Session) read(out io.Reader) {
 	}
 	s.exitErr = s.Sess.Wait()
 	close(s.done)
+}
+
+// maxAwait is the longest text Await looks for.
+const maxAwait = 64
+
+// wake tells the waiters whose text has arrived, with s.mu held.
+func (s *Session) wake(b []byte) {
+	if len(s.waiters) == 0 {
+		s.tail = nil
+		return
+	}
+	data := append(s.tail, b...)
+	cut := max(0, len(data)-maxAwait)
+	kept := s.waiters[:0]
+	for _, w := range s.waiters {
+		if containsAfter(data, w.sub, w.old) {
+			close(w.ch)
+			continue
+		}
+		w.old = max(0, w.old-cut)
+		kept = append(kept, w)
+	}
+	s.waiters = kept
+	s.tail = append([]byte(nil), data[cut:]...)
+}
+
+// containsAfter reports whether sub occurs in data ending past data[:old].
+func containsAfter(data, sub []byte, old int) bool {
+	for from := 0; ; {
+		i := bytes.Index(data[from:], sub)
+		if i < 0 {
+			return false
+		}
+		if from+i+len(sub) > old {
+			return true
+		}
+		from += i + 1
+	}
+}
+
+// Await returns a channel closed when text (at most 64 bytes, as sent:
+// escape sequences are not removed) arrives in the output after this call.
+// Load measurements time keys with it, with or without a screen.
+func (s *Session) Await(text string) <-chan struct{} {
+	ch := make(chan struct{})
+	s.mu.Lock()
+	s.waiters = append(s.waiters, waiter{sub: []byte(text)[:min(len(text), maxAwait)], ch: ch, old: len(s.tail)})
+	s.mu.Unlock()
+	return ch
 }
 
 // Send types keys (raw bytes, as a terminal would send them).
