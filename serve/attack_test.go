@@ -109,15 +109,7 @@ func TestTerminalSizeIsClamped(t *testing.T) {
 
 func TestEnvRequestsAreFilteredAndCapped(t *testing.T) {
 	ts := start(t, testConfig(t))
-	c, err := servetest.Dial(ts.addr, servetest.Options{User: "env"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	sess, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sess := rawSession(t, ts, "env")
 	for _, kv := range [][2]string{{"NO_COLOR", "1"}, {"LANG", "C.UTF-8"}, {"LC_ALL", "C.UTF-8"}, {"COLORTERM", "truecolor"}} {
 		if err := sess.Setenv(kv[0], kv[1]); err != nil {
 			t.Errorf("setenv %s: %v, want it accepted", kv[0], err)
@@ -189,15 +181,7 @@ func TestWindowChangeStormWithAClientThatDoesNotRead(t *testing.T) {
 	cfg.MaxSessionDuration = time.Second
 	cfg.slack, cfg.forceAfter = 300*time.Millisecond, 300*time.Millisecond
 	ts := start(t, cfg)
-	c, err := servetest.Dial(ts.addr, servetest.Options{User: "storm"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	sess, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, sess := rawSession(t, ts, "storm")
 	sess.StdoutPipe() // never read: the server's writes wait for the client's window
 	sess.StdinPipe()  // kept open (a nil Stdin would send EOF: the client left)
 	if err := sess.RequestPty("xterm-256color", 40, 120, gossh.TerminalModes{}); err != nil {
@@ -414,11 +398,7 @@ func TestKeepAlivesDropClientsThatStopReading(t *testing.T) {
 
 func TestForwardingIsRefusedAndLogged(t *testing.T) {
 	ts := start(t, testConfig(t))
-	c, err := servetest.Dial(ts.addr, servetest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c, sess := rawSession(t, ts, "")
 	if conn, err := c.Dial("tcp", ts.addr); err == nil { // ssh -L
 		conn.Close()
 		t.Error("a direct-tcpip channel was opened")
@@ -426,10 +406,6 @@ func TestForwardingIsRefusedAndLogged(t *testing.T) {
 	if ln, err := c.Listen("tcp", "127.0.0.1:0"); err == nil { // ssh -R
 		ln.Close()
 		t.Error("remote forwarding was granted")
-	}
-	sess, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
 	}
 	if err := agent.RequestAgentForwarding(sess); err == nil { // ssh -A
 		t.Error("agent forwarding was granted")
@@ -471,15 +447,7 @@ func TestChannelWithoutAShellIsClosed(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.LoginGrace = 300 * time.Millisecond
 	ts := start(t, cfg)
-	c, err := servetest.Dial(ts.addr, servetest.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	sess, err := c.NewSession()
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sess := rawSession(t, ts, "")
 	out, _ := sess.StdoutPipe()
 	if err := sess.RequestPty("xterm", 24, 80, gossh.TerminalModes{}); err != nil {
 		t.Fatal(err)
@@ -573,4 +541,20 @@ func TestSessionsLeaveNothingBehind(t *testing.T) {
 	if grown := liveHeap() - heap0; grown > 8<<20 {
 		t.Errorf("the live heap grew by %.1f MiB after four sessions came and went", float64(grown)/(1<<20))
 	}
+}
+
+// rawSession is a connection to ts as user and a session channel on it
+// that has asked for nothing yet; both closed when the test ends.
+func rawSession(t *testing.T, ts *testServer, user string) (*gossh.Client, *gossh.Session) {
+	t.Helper()
+	c, err := servetest.Dial(ts.addr, servetest.Options{User: user})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	sess, err := c.NewSession()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, sess
 }
