@@ -1,7 +1,9 @@
 package serve
 
 import (
+	"fmt"
 	"net"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -64,7 +66,16 @@ const maxOfferedKeys = 8
 // once. Past MaxStartups unauthenticated connections in all, the oldest
 // pending one of the address holding the most is dropped to make room, so
 // stalled handshakes never keep a new visitor out.
-func (s *Server) wrapConn(ctx ssh.Context, raw net.Conn) net.Conn {
+func (s *Server) wrapConn(ctx ssh.Context, raw net.Conn) (wrapped net.Conn) {
+	defer func() {
+		// A callback of the SSH library's connection goroutine: a panic
+		// here would end the process.
+		if v := recover(); v != nil {
+			s.log.Error("panic", "in", "accept", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			raw.Close()
+			wrapped = nil
+		}
+	}()
 	c := &conn{Conn: raw, srv: s, remote: raw.RemoteAddr(), start: time.Now(), done: make(chan struct{}),
 		wrote: s.writeTimeout()}
 	c.ip = hostOf(c.remote)

@@ -200,8 +200,9 @@ func (s *Server) recovering(next ssh.Handler) ssh.Handler {
 	}
 }
 
-// guard, deferred at the top of a goroutine the server owns, turns a panic
-// into a log line: no goroutine of a session can end the process.
+// guard, deferred at the top of a goroutine the server owns or of a
+// callback the SSH library calls in its own, turns a panic into a log
+// line: nothing a session does can end the process.
 func (s *Server) guard(what string) {
 	if v := recover(); v != nil {
 		s.log.Error("panic", "in", what, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))

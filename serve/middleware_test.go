@@ -300,3 +300,45 @@ func TestLimitsMiddlewareEndsAStuckSessionOnTheWallClock(t *testing.T) {
 		t.Errorf("reason %q", st.getReason())
 	}
 }
+
+func TestGuardLogsAPanic(t *testing.T) {
+	s, logs := bareServer(DefaultConfig())
+	func() {
+		defer s.guard("a test")
+		panic("boom")
+	}()
+	if !strings.Contains(logs.String(), `msg=panic in="a test" panic=boom stack=`) {
+		t.Errorf("log:\n%s", logs.String())
+	}
+}
+
+// TestInputIsSanitisedAndPaced: the program reads the client's bytes
+// sanitised, and a long stream with pauses of escPause every inputBurst
+// bytes, between sequences.
+func TestInputIsSanitisedAndPaced(t *testing.T) {
+	s, _ := bareServer(DefaultConfig())
+	st := &session{srv: s}
+	text := strings.Repeat("abcdefgh", 3*inputBurst/8+10)
+	in := newInput(strings.NewReader(crashCSI+text), st, func() {})
+	defer in.close()
+	began := time.Now()
+	var got []byte
+	buf := make([]byte, 4096)
+	for {
+		n, err := in.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			break
+		}
+	}
+	if want := sanitise(crashCSI) + text; string(got) != want {
+		t.Fatalf("the program read %d bytes, want the %d of the sanitised input", len(got), len(want))
+	}
+	if d := time.Since(began); d < 2*escPause { // after 4 KiB and 8 KiB
+
+		t.Errorf("%d bytes reached the program in %s: no pause every %d bytes", len(got), d, inputBurst)
+	}
+	if st.lastInput.Load() == 0 {
+		t.Error("the input was not recorded as activity")
+	}
+}

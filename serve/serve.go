@@ -372,6 +372,7 @@ func (s *Server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 		PublicKeyAuthAlgorithms: noSHA1(algs.PublicKeyAuths),
 		MaxAuthTries:            6,
 		AuthLogCallback: func(_ gossh.ConnMetadata, method string, err error) {
+			defer s.guard("authentication log")
 			c := connOf(ctx)
 			switch {
 			case c == nil:
@@ -387,7 +388,8 @@ func (s *Server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 // authorized admits a key listed in the authorized_keys file (re-read when
 // it changes) whose options allow this client now; a key whose line
 // forbids a pty is admitted and then told so by the terminal middleware.
-func (s *Server) authorized(ctx ssh.Context, key ssh.PublicKey) bool {
+func (s *Server) authorized(ctx ssh.Context, key ssh.PublicKey) (ok bool) {
+	defer s.guard("authorized keys") // a panic refuses the key
 	fp := gossh.FingerprintSHA256(key)
 	c := connOf(ctx)
 	if c != nil {
@@ -413,6 +415,7 @@ func (s *Server) authorized(ctx ssh.Context, key ssh.PublicKey) bool {
 // handshakeFailed logs a connection whose handshake failed, with the
 // error: one that tried to authenticate is refused, any other dropped.
 func (s *Server) handshakeFailed(nc net.Conn, err error) {
+	defer s.guard("handshake log")
 	s.mu.Lock()
 	c := s.byAddr[addrKey(nc)]
 	delete(s.byAddr, addrKey(nc))
@@ -437,12 +440,14 @@ func (s *Server) handshakeFailed(nc net.Conn, err error) {
 // refuseChannel refuses every channel but a session: port forwarding and
 // the like.
 func (s *Server) refuseChannel(_ *ssh.Server, _ *gossh.ServerConn, nc gossh.NewChannel, ctx ssh.Context) {
+	defer s.guard("channel refusal")
 	_ = nc.Reject(gossh.Prohibited, "lab serve offers terminal sessions only")
 	s.refused.note("refused", "forwarding: "+nc.ChannelType(), addrOf(ctx))
 }
 
 // refuseForward refuses a request for remote forwarding.
 func (s *Server) refuseForward(ctx ssh.Context, _ *ssh.Server, req *gossh.Request) (bool, []byte) {
+	defer s.guard("forwarding refusal")
 	s.refused.note("refused", "forwarding: "+req.Type, addrOf(ctx))
 	return false, nil
 }
