@@ -142,7 +142,7 @@ func TestEnvRequestsAreFilteredAndCapped(t *testing.T) {
 	// What was accepted before the flood reached the lab.
 	sess.RequestPty("xterm-256color", 24, 80, gossh.TerminalModes{})
 	sess.Shell()
-	ts.log.waitLog(t, "msg=connect", "user=env", "colour=Ascii")
+	ts.log.waitLog(t, "msg=connect", "user=env", "colour=Ascii", "env_refused=2004")
 }
 
 func TestWindowChangesBeforeAShellLeakNothing(t *testing.T) {

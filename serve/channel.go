@@ -61,16 +61,17 @@ type channel struct {
 	winch  chan ssh.Window
 	done   chan struct{} // closed when the handler has returned
 
-	mu        sync.Mutex
-	pty       *ssh.Pty
-	env       []string
-	envReqs   int
-	envFlood  bool
-	forwarded bool
-	rawCmd    string
-	subsystem string
-	started   bool
-	exited    bool
+	mu         sync.Mutex
+	pty        *ssh.Pty
+	env        []string
+	envReqs    int
+	envRefused int
+	envFlood   bool
+	forwarded  bool
+	rawCmd     string
+	subsystem  string
+	started    bool
+	exited     bool
 }
 
 // sessCtx is a session's context: the connection's, with values of its own
@@ -260,6 +261,23 @@ func (ch *channel) windowChange(payload []byte) bool {
 }
 
 func (ch *channel) setenv(payload []byte) bool {
+	ok := ch.acceptEnv(payload)
+	if !ok {
+		ch.mu.Lock()
+		ch.envRefused++
+		ch.mu.Unlock()
+	}
+	return ok
+}
+
+// envRefusals is how many env requests were refused, for the connect line.
+func (ch *channel) envRefusals() int {
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	return ch.envRefused
+}
+
+func (ch *channel) acceptEnv(payload []byte) bool {
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
 	if ch.envReqs++; ch.envReqs > envMaxRequests {

@@ -158,6 +158,9 @@ func (s *Server) begin(sess ssh.Session) *session {
 	if k := sess.PublicKey(); k != nil {
 		attrs = append(attrs, "key", gossh.FingerprintSHA256(k))
 	}
+	if e, ok := sess.(interface{ envRefusals() int }); ok && e.envRefusals() > 0 {
+		attrs = append(attrs, "env_refused", e.envRefusals())
+	}
 	sess.Context().SetValue(stateKey{}, st)
 	s.mu.Lock()
 	s.sessions[st] = struct{}{}
