@@ -382,7 +382,8 @@ func (s *Server) lab(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		st := stateOf(sess)
 		lab, err := tui.New(tui.Options{Catalog: s.cfg.Catalog, Sims: s.cfg.Sims, Seed: s.cfg.Seed,
-			RateCap: s.cfg.StepsPerSecond, CPUCap: s.cfg.CPUPerSession})
+			RateCap: s.cfg.StepsPerSecond, CPUCap: s.cfg.CPUPerSession, RebuildsPerSec: s.cfg.RebuildsPerSecond,
+			MaxPanes: s.cfg.MaxPanes, Memory: s.cfg.MemoryPerSession})
 		if err != nil {
 			st.refuse("error: "+err.Error(), "lab: "+err.Error())
 			return

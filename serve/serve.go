@@ -76,8 +76,16 @@ const (
 	// DefaultCPUPerSession caps the CPU time a session's engines may use,
 	// in cores, whatever a step costs: a quarter of a core.
 	DefaultCPUPerSession = 0.25
-	DefaultConnPerMinute = 30
-	DefaultGrace         = 5 * time.Second
+	// DefaultRebuildsPerSecond caps a session's sim builds (reset, reseed,
+	// new parameters, a new pane), after a burst of three.
+	DefaultRebuildsPerSecond = 2
+	// DefaultMaxPanes caps a session's panes.
+	DefaultMaxPanes = 8
+	// DefaultMemoryPerSession caps the estimated size of a session's sims
+	// (most sims estimate 16 MiB at most, far above what they take).
+	DefaultMemoryPerSession = 256 << 20
+	DefaultConnPerMinute    = 30
+	DefaultGrace            = 5 * time.Second
 	// DefaultFPS is the lab's own refresh rate (tui.TickInterval).
 	DefaultFPS = 30
 	// MaxDataFile is the largest file a visitor may open from --data-dir.
@@ -125,9 +133,16 @@ type Config struct {
 	// StepsPerSecond caps a session's engine steps per second, shared
 	// equally by its panes (0: no cap).
 	StepsPerSecond float64
-	// CPUPerSession caps the share of a core a session's engines may use,
-	// shared equally by its panes (0: no cap).
+	// CPUPerSession caps the share of a core a session may spend stepping,
+	// building Frames and building sims, all its panes together (0: no cap).
 	CPUPerSession float64
+	// RebuildsPerSecond caps a session's sim builds (0: no cap).
+	RebuildsPerSecond float64
+	// MaxPanes caps a session's panes (0: no cap).
+	MaxPanes int
+	// MemoryPerSession caps the estimated bytes of a session's sims: a
+	// build over it is refused with the reason on screen (0: no cap).
+	MemoryPerSession int64
 	// ConnPerMinute is how many new connections one address may open per
 	// minute, as a burst or spread out (0: no limit).
 	ConnPerMinute int
@@ -168,6 +183,9 @@ func DefaultConfig() Config {
 		MaxSessionDuration:  DefaultMaxSessionDuration,
 		StepsPerSecond:      DefaultStepsPerSecond,
 		CPUPerSession:       DefaultCPUPerSession,
+		RebuildsPerSecond:   DefaultRebuildsPerSecond,
+		MaxPanes:            DefaultMaxPanes,
+		MemoryPerSession:    DefaultMemoryPerSession,
 		ConnPerMinute:       DefaultConnPerMinute,
 		Grace:               DefaultGrace,
 		FPS:                 DefaultFPS,
@@ -202,6 +220,14 @@ func (c *Config) check() error {
 		return fmt.Errorf("--steps-per-second must be ≥ 0, got %g", c.StepsPerSecond)
 	case c.CPUPerSession < 0:
 		return fmt.Errorf("--cpu-per-session must be ≥ 0, got %g", c.CPUPerSession)
+	case c.RebuildsPerSecond < 0:
+		return fmt.Errorf("--rebuilds-per-second must be ≥ 0, got %g", c.RebuildsPerSecond)
+	case c.MaxPanes < 0:
+		return fmt.Errorf("--max-panes must be ≥ 0, got %d", c.MaxPanes)
+	case c.MaxPanes > 0 && len(c.Sims) > c.MaxPanes:
+		return fmt.Errorf("%d sims asked for, but --max-panes is %d", len(c.Sims), c.MaxPanes)
+	case c.MemoryPerSession < 0:
+		return fmt.Errorf("--memory-per-session must be ≥ 0, got %d", c.MemoryPerSession)
 	case c.ConnPerMinute < 0:
 		return fmt.Errorf("--conn-rate must be ≥ 0, got %d", c.ConnPerMinute)
 	case c.FPS < 1 || c.FPS > 60:
@@ -488,6 +514,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		"max_startups", c.MaxStartups, "login_grace", c.LoginGrace, "client_alive", c.ClientAliveInterval,
 		"idle_timeout", c.IdleTimeout, "max_session_duration", c.MaxSessionDuration,
 		"steps_per_second", c.StepsPerSecond, "cpu_per_session", c.CPUPerSession,
+		"rebuilds_per_second", c.RebuildsPerSecond, "max_panes", c.MaxPanes, "memory_per_session_mib", c.MemoryPerSession >> 20,
 		"conn_per_minute", c.ConnPerMinute, "fps", c.FPS}
 	if s.auth != nil {
 		attrs = append(attrs, "authorized_keys", s.auth.count())

@@ -552,3 +552,30 @@ func TestStepsPerSecondCapPerSession(t *testing.T) {
 		t.Errorf("mh took %d steps in %s under a cap of 20/s, want at most %d", n, el, limit)
 	}
 }
+
+func TestPaneCapReachesTheLab(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Sims = []string{"gd"}
+	cfg.MaxPanes = 1
+	ts := start(t, cfg)
+	s := ts.open(t, servetest.Options{W: 100, H: 30})
+	s.Send("a")
+	waitScreen(t, s, "the pane limit", func(sc string) bool { return strings.Contains(sc, "the most it may have") })
+}
+
+// TestMemoryBudgetReachesTheLab: a session whose first pane is over its
+// memory budget is told why.
+func TestMemoryBudgetReachesTheLab(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Sims = []string{"gd"}
+	cfg.MemoryPerSession = 1 << 20
+	ts := start(t, cfg)
+	r, err := servetest.Open(ts.addr, servetest.Options{User: "small"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if st := exitStatus(t, r.Wait(wait)); st != 1 || !strings.Contains(r.Text(), "over this session's memory budget") {
+		t.Errorf("over its memory budget: status %d, read %q", st, r.Text())
+	}
+}

@@ -5,32 +5,44 @@ import (
 	"math"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/thelab/lab/sims/param"
 )
 
 // counter is a test sim: its metric is the step count; it converges at
-// "limit", and at "at" misbehaves as "fault" says.
+// "limit", and at "at" misbehaves as "fault" says. Its estimated size is
+// "mb" megabytes (2^20 bytes).
 type counter struct {
 	n, limit, at int
-	fault        string
+	fault        fault
 	seed         uint64
 }
 
-var counterSpec = &Spec{
-	Name: "counter", Title: "test", Source: "test", Steps: 10,
-	Params: []Param{
-		{Name: "limit", Kind: Int, Min: 1, Max: 1e9, Default: "1000000000"},
-		{Name: "fault", Kind: Choice, Choices: []string{"none", "nan", "panic", "error", "diverge"}, Default: "none"},
-		{Name: "at", Kind: Int, Min: 0, Max: 1e9, Default: "5"},
-	},
-	New: func(c Config) (Sim, error) {
-		if c.Values.Int("limit") == 13 {
-			return nil, errors.New("limit 13 is unlucky")
-		}
-		return &counter{limit: c.Values.Int("limit"), fault: c.Values.String("fault"), at: c.Values.Int("at"), seed: c.Seed}, nil
-	},
-}
+// fault is how a counter misbehaves.
+type fault string
+
+func (f fault) String() string { return string(f) }
+
+var (
+	counterLimit = param.Int("limit", 1e9, "").Range(1, 1e9)
+	counterFault = param.Choice("fault", []fault{"none", "nan", "panic", "error", "diverge"}, "none", "")
+	counterAt    = param.Int("at", 5, "").Range(0, 1e9)
+	counterMB    = param.Int("mb", 1, "").Range(0, 1e6)
+	counterSpec  = &Spec{
+		Name: "counter", Title: "test", Source: "test", Steps: 10,
+		Params: param.List(counterLimit, counterFault, counterAt, counterMB),
+		New: func(c Config) (Sim, error) {
+			if counterLimit.Get(c.Values) == 13 {
+				return nil, errors.New("limit 13 is unlucky")
+			}
+			return &counter{limit: counterLimit.Get(c.Values), fault: counterFault.Get(c.Values), at: counterAt.Get(c.Values), seed: c.Seed}, nil
+		},
+		Size: func(c Config) int64 { return int64(counterMB.Get(c.Values)) << 20 },
+	}
+)
 
 func (c *counter) Step() error {
 	if c.n >= c.limit {
@@ -62,11 +74,7 @@ func (c *counter) Result() map[string]any { return map[string]any{"n": c.n} }
 
 func newCounter(t *testing.T, set map[string]string, opts RunnerOptions) *Runner {
 	t.Helper()
-	v, err := Resolve(counterSpec.Params, set)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := NewRunner(counterSpec, Config{Values: v, Seed: 7}, opts)
+	r, err := NewRunner(counterSpec, Config{Values: counterValues(t, set), Seed: 7}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,20 +82,51 @@ func newCounter(t *testing.T, set map[string]string, opts RunnerOptions) *Runner
 	return r
 }
 
-// waitFor polls the runner until cond holds or a second passes.
+func counterValues(t testing.TB, set map[string]string) Values {
+	t.Helper()
+	v, err := Resolve(counterSpec.Params, set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// deadline bounds every wait in these tests: far longer than anything
+// takes on a loaded machine under the race detector, so that reaching it
+// means the event will not come.
+const deadline = 10 * time.Second
+
+// waitFor polls the runner until cond holds, failing at the deadline.
 func waitFor(t *testing.T, r *Runner, what string, cond func(*Snapshot) bool) *Snapshot {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
+	end := time.Now().Add(deadline)
 	for {
 		s := r.Latest()
 		if cond(s) {
 			return s
 		}
-		if time.Now().After(deadline) {
+		if time.Now().After(end) {
 			t.Fatalf("timed out waiting for %s; last state %s at step %d", what, s.State, s.Frame.Step)
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// await waits for a command's acknowledgement, failing at the deadline.
+func await(t *testing.T, what string, c <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-c:
+	case <-time.After(deadline):
+		t.Fatalf("timed out waiting for %s", what)
+	}
+}
+
+// wait waits for a build to end and returns its error.
+func wait(t *testing.T, b *Build) error {
+	t.Helper()
+	await(t, "a build", b.Done())
+	return b.Err()
 }
 
 func TestRunnerPausedStepping(t *testing.T) {
@@ -96,14 +135,23 @@ func TestRunnerPausedStepping(t *testing.T) {
 		t.Fatalf("start: %s at %d", s.State, s.Frame.Step)
 	}
 	for i := 1; i <= 3; i++ {
-		r.StepOnce()
+		await(t, "a step", r.Step(1))
 		if s := r.Latest(); s.Frame.Step != i || s.State != Paused {
 			t.Fatalf("after %d single steps: %s at %d", i, s.State, s.Frame.Step)
 		}
 	}
-	time.Sleep(20 * time.Millisecond)
-	if s := r.Latest(); s.Frame.Step != 3 {
+	await(t, "many steps", r.Step(1234))
+	if s := r.Latest(); s.Frame.Step != 1237 || s.State != Paused {
+		t.Fatalf("Step(1234): %s at %d", s.State, s.Frame.Step)
+	}
+	for range 10 {
+		await(t, "sync", r.Sync())
+	}
+	if s := r.Latest(); s.Frame.Step != 1237 {
 		t.Errorf("a paused runner stepped on its own: %d", s.Frame.Step)
+	}
+	if res := r.Result(); res["n"] != 1237 {
+		t.Errorf("Result: %v", res)
 	}
 }
 
@@ -111,31 +159,35 @@ func TestRunnerPlayPauseToggle(t *testing.T) {
 	r := newCounter(t, nil, RunnerOptions{Paused: true})
 	r.Play()
 	waitFor(t, r, "progress", func(s *Snapshot) bool { return s.Frame.Step > 100 })
-	r.Pause()
+	await(t, "pause", r.Pause())
 	at := r.Latest().Frame.Step
-	time.Sleep(20 * time.Millisecond)
+	await(t, "sync", r.Sync())
 	if s := r.Latest(); s.State != Paused || s.Frame.Step != at {
 		t.Errorf("pause: %s, step %d then %d", s.State, at, s.Frame.Step)
 	}
-	r.Toggle()
+	await(t, "toggle", r.Toggle())
 	if r.Latest().State != Running {
 		t.Error("toggle from paused did not run")
 	}
+	// A single step pauses a running sim.
+	await(t, "a step", r.Step(1))
+	if r.Latest().State != Paused {
+		t.Error("a step left the sim running")
+	}
 }
 
+// TestRunnerSpeed: a paced runner never runs ahead of its speed (an upper
+// bound, which load cannot break) and does make progress.
 func TestRunnerSpeed(t *testing.T) {
+	began := time.Now()
 	r := newCounter(t, nil, RunnerOptions{Speed: 100})
-	time.Sleep(500 * time.Millisecond)
-	n := r.Latest().Frame.Step
-	// 100 steps/s for half a second is 50; allow for a slow, loaded machine.
-	if n < 20 || n > 60 {
-		t.Errorf("at 100 steps/s, %d steps in 0.5 s", n)
+	waitFor(t, r, "ten steps", func(s *Snapshot) bool { return s.Frame.Step >= 10 })
+	await(t, "sync", r.Sync())
+	if n, most := r.Latest().Frame.Step, int(100*time.Since(began).Seconds())+1; n > most {
+		t.Errorf("at 100 steps/s, %d steps in %v", n, time.Since(began))
 	}
-	r.SetRateCap(10)
-	before := r.Latest().Frame.Step
-	time.Sleep(500 * time.Millisecond)
-	if d := r.Latest().Frame.Step - before; d > 10 {
-		t.Errorf("rate cap 10/s allowed %d steps in 0.5 s", d)
+	if s := r.Latest(); s.Speed != 100 {
+		t.Errorf("speed %v", s.Speed)
 	}
 }
 
@@ -153,56 +205,75 @@ func TestRunnerEndStates(t *testing.T) {
 		{map[string]string{"fault": "error", "at": "3"}, Failed, 3, "engine broke"},
 	}
 	for _, tt := range tests {
-		// The speed keeps the NaN check, which runs on publication, close
-		// to the step where it happened.
-		r := newCounter(t, tt.set, RunnerOptions{Speed: 1000, Publish: time.Millisecond})
-		s := waitFor(t, r, tt.state.String(), func(s *Snapshot) bool { return s.State.Done() })
-		if s.State != tt.state {
-			t.Errorf("%v: state %s, want %s", tt.set, s.State, tt.state)
+		// Single steps publish a frame each, so the NaN check, which runs
+		// on publication, sees the step where it happened.
+		r := newCounter(t, tt.set, RunnerOptions{Paused: true, Speed: 1})
+		for i := 0; i < 50 && !r.Latest().State.Done(); i++ {
+			await(t, "a step", r.Step(1))
 		}
-		if tt.state != Diverged || tt.set["fault"] != "nan" {
-			if s.Frame.Step != tt.step {
-				t.Errorf("%v: stopped at step %d, want %d", tt.set, s.Frame.Step, tt.step)
-			}
+		s := r.Latest()
+		if s.State != tt.state || s.Frame.Step != tt.step {
+			t.Errorf("%v: %s at step %d, want %s at %d", tt.set, s.State, s.Frame.Step, tt.state, tt.step)
 		}
 		if tt.errText != "" && (s.Err == nil || !strings.Contains(s.Err.Error(), tt.errText)) {
 			t.Errorf("%v: error %v, want %q", tt.set, s.Err, tt.errText)
 		}
 		// A finished run does not restart on play; reset does.
-		r.Play()
+		await(t, "play", r.Play())
 		if r.Latest().State != tt.state {
 			t.Errorf("%v: play restarted a finished run", tt.set)
 		}
-		if err := r.Reset(); err != nil {
+		if err := wait(t, r.Reset()); err != nil {
 			t.Fatal(err)
 		}
-		if s := r.Latest(); s.State.Done() || s.Err != nil {
-			t.Errorf("%v: after reset %s, %v", tt.set, s.State, s.Err)
+		// A reset of a finished run runs it again (at 1 step/s here).
+		if s := r.Latest(); s.State != Running || s.Err != nil || s.Frame.Step > 1 {
+			t.Errorf("%v: after reset %s at %d, %v", tt.set, s.State, s.Frame.Step, s.Err)
+		}
+	}
+	// Running at full speed, each run ends in the same state.
+	for _, tt := range tests {
+		r := newCounter(t, tt.set, RunnerOptions{})
+		s := waitFor(t, r, tt.state.String(), func(s *Snapshot) bool { return s.State.Done() })
+		if s.State != tt.state {
+			t.Errorf("%v at full speed: %s, want %s", tt.set, s.State, tt.state)
 		}
 	}
 }
 
 func TestRunnerSetParameter(t *testing.T) {
-	r := newCounter(t, nil, RunnerOptions{Paused: true})
-	r.StepOnce()
-	if err := r.Set("limit", "0"); err == nil || !strings.Contains(err.Error(), "parameter limit") {
+	r := newCounter(t, nil, RunnerOptions{})
+	if err := wait(t, r.Set("limit", "0")); err == nil || !strings.Contains(err.Error(), "parameter limit") {
 		t.Errorf("out-of-range value: %v", err)
 	}
-	if err := r.Set("limit", "13"); err == nil || !strings.Contains(err.Error(), "unlucky") {
+	// A value the sim refuses leaves the old sim running, with the reason.
+	if err := wait(t, r.Set("limit", "13")); err == nil || !strings.Contains(err.Error(), "unlucky") {
 		t.Errorf("value the sim refuses: %v", err)
 	}
-	if s := r.Latest(); s.Frame.Step != 1 || s.Values.Int("limit") == 13 {
-		t.Errorf("a refused value touched the running sim: step %d, %s", s.Frame.Step, s.Values.Summary())
+	s := r.Latest()
+	if counterLimit.Get(s.Values) == 13 || s.BuildErr == nil || !strings.Contains(s.BuildErr.Error(), "unlucky") || s.Building {
+		t.Errorf("after a refused build: %s, build error %v, building %v", s.Values.Summary(), s.BuildErr, s.Building)
 	}
-	if err := r.Set("limit", "2"); err != nil {
+	at := s.Frame.Step
+	waitFor(t, r, "the old sim to go on", func(s *Snapshot) bool { return s.Frame.Step > at+100 && s.State == Running })
+	// The next request starts from the running sim's values, not the refused ones.
+	if err := wait(t, r.Set("at", "6")); err != nil {
 		t.Fatal(err)
 	}
-	s := r.Latest()
-	if s.Frame.Step != 0 || s.Values.Int("limit") != 2 || !s.Values.IsSet("limit") {
-		t.Errorf("after Set: step %d, %s", s.Frame.Step, s.Values.Summary())
+	s = r.Latest()
+	if counterLimit.Get(s.Values) != 1e9 || counterAt.Get(s.Values) != 6 || s.BuildErr != nil {
+		t.Errorf("after a good change: %s, build error %v", s.Values.Summary(), s.BuildErr)
+	}
+	await(t, "pause", r.Pause())
+	if err := wait(t, r.Set("limit", "2")); err != nil {
+		t.Fatal(err)
+	}
+	s = r.Latest()
+	if s.Frame.Step != 0 || counterLimit.Get(s.Values) != 2 || !counterLimit.IsSet(s.Values) || s.State != Paused {
+		t.Errorf("after Set: %s at step %d, %s", s.State, s.Frame.Step, s.Values.Summary())
 	}
 	seed := s.Seed
-	if err := r.Reseed(); err != nil {
+	if err := wait(t, r.Reseed()); err != nil {
 		t.Fatal(err)
 	}
 	if r.Latest().Seed == seed {
@@ -210,20 +281,36 @@ func TestRunnerSetParameter(t *testing.T) {
 	}
 }
 
+// TestFirstBuildFails: a runner whose first sim cannot be built is Failed
+// with the reason, and a good parameter starts it.
+func TestFirstBuildFails(t *testing.T) {
+	if _, err := NewRunner(counterSpec, Config{Values: counterValues(t, map[string]string{"limit": "13"})}, RunnerOptions{}); err == nil {
+		t.Error("NewRunner built an unlucky counter")
+	}
+	r, b := StartRunner(counterSpec, Config{Values: counterValues(t, map[string]string{"limit": "13"})}, RunnerOptions{})
+	defer r.Close()
+	if err := wait(t, b); err == nil {
+		t.Fatal("no error")
+	}
+	if s := r.Latest(); s.State != Failed || s.Err == nil || !strings.Contains(s.Err.Error(), "unlucky") || s.Building {
+		t.Errorf("after a failed first build: %s, %v", s.State, s.Err)
+	}
+	if err := wait(t, r.Set("limit", "20")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, r, "the fixed sim to converge", func(s *Snapshot) bool { return s.State == Converged && s.Frame.Step == 20 })
+}
+
 // TestRunnerLatestWins checks that a reader that never reads does not hold
 // the engine back, and that Latest is cheap and consistent.
 func TestRunnerLatestWins(t *testing.T) {
 	r := newCounter(t, nil, RunnerOptions{})
-	time.Sleep(100 * time.Millisecond)
-	first := r.Latest()
-	time.Sleep(100 * time.Millisecond)
-	second := r.Latest()
-	if second.Frame.Step <= first.Frame.Step || second.Version <= first.Version {
-		t.Errorf("no progress while unread: %d→%d", first.Frame.Step, second.Frame.Step)
+	first := waitFor(t, r, "progress", func(s *Snapshot) bool { return s.Frame.Step > 1000 })
+	second := waitFor(t, r, "more progress", func(s *Snapshot) bool { return s.Frame.Step > first.Frame.Step+1000 })
+	if second.Version <= first.Version {
+		t.Errorf("versions %d then %d", first.Version, second.Version)
 	}
-	if second.StepsPerSec <= 0 {
-		t.Error("no measured rate")
-	}
+	waitFor(t, r, "a measured rate", func(s *Snapshot) bool { return s.StepsPerSec > 0 })
 }
 
 // TestRunnersDoNotLeak opens and closes many runners, in every state, and
@@ -235,18 +322,23 @@ func TestRunnersDoNotLeak(t *testing.T) {
 		if i%3 == 1 {
 			set["limit"] = "3"
 		}
-		v, _ := Resolve(counterSpec.Params, set)
-		r, err := NewRunner(counterSpec, Config{Values: v}, RunnerOptions{Paused: i%2 == 0, Speed: float64(i % 4 * 100)})
+		r, err := NewRunner(counterSpec, Config{Values: counterValues(t, set)}, RunnerOptions{Paused: i%2 == 0, Speed: float64(i % 4 * 100)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.StepOnce()
+		r.Step(1)
+		if i%5 == 0 {
+			r.Reset()
+		}
 		r.Close()
-		r.Close() // idempotent
-		r.Play()  // a command after Close returns at once
+		r.Close()  // idempotent
+		<-r.Play() // a command after Close returns at once
+		if err := r.Reset().Wait(); !errors.Is(err, ErrClosed) {
+			t.Errorf("a build after Close: %v", err)
+		}
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+	end := time.Now().Add(deadline)
+	for runtime.NumGoroutine() > before && time.Now().Before(end) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	if n := runtime.NumGoroutine(); n > before {
@@ -254,53 +346,115 @@ func TestRunnersDoNotLeak(t *testing.T) {
 	}
 }
 
-// slow is a sim whose every step takes 200 ms.
-type slow struct{ counter }
+// gated is a sim whose steps, and whose builds when "at" is 77 or 78, wait
+// for the test to open their gate: a step or a build that takes as long as
+// the test wants, without sleeping.
+type gated struct {
+	counter
+	gate chan struct{}
+}
 
-func (s *slow) Step() error { time.Sleep(200 * time.Millisecond); return s.counter.Step() }
+func (g *gated) Step() error {
+	<-g.gate
+	return g.counter.Step()
+}
 
-// TestAckWaitBoundsSlowSteps: with AckWait a command returns before a slow
-// step ends, and still takes effect.
-func TestAckWaitBoundsSlowSteps(t *testing.T) {
+// gatedSpec builds gated sims on gate; New blocks on builds[at] for at in
+// builds, and counts the sims it built for each "at".
+func gatedSpec(gate chan struct{}, builds map[int]chan struct{}, built map[int]*atomic.Int64) *Spec {
 	spec := *counterSpec
-	spec.New = func(c Config) (Sim, error) { return &slow{counter{limit: 1 << 30, fault: "none"}}, nil }
-	r, err := NewRunner(&spec, Config{}, RunnerOptions{AckWait: 10 * time.Millisecond})
+	spec.New = func(c Config) (Sim, error) {
+		at := counterAt.Get(c.Values)
+		if ch, ok := builds[at]; ok {
+			<-ch
+		}
+		if n, ok := built[at]; ok {
+			n.Add(1)
+		}
+		return &gated{counter{limit: 1 << 30, at: at, fault: "none"}, gate}, nil
+	}
+	return &spec
+}
+
+// TestCommandsNeverBlock: while a step is under way for as long as it
+// likes, every command returns at once, and takes effect, in order, when
+// the step ends.
+func TestCommandsNeverBlock(t *testing.T) {
+	gate := make(chan struct{})
+	r, err := NewRunner(gatedSpec(gate, nil, nil), Config{}, RunnerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	time.Sleep(20 * time.Millisecond) // a step is under way
-	start := time.Now()
-	r.Pause()
-	if took := time.Since(start); took > 100*time.Millisecond {
-		t.Errorf("Pause waited %v for a slow step", took)
+	var acks []<-chan struct{}
+	for range maxQueue/2 - 1 {
+		acks = append(acks, r.Step(1), r.SetSpeed(10))
 	}
-	waitFor(t, r, "the pause to land", func(s *Snapshot) bool { return s.State == Paused })
+	acks = append(acks, r.Pause())
+	r.Reset() // the runner's own commands queue even when the queue is full
+	// Beyond the queue's bound a caller's commands are dropped, at once.
+	for range maxQueue {
+		select {
+		case <-r.Toggle():
+		default:
+			t.Fatal("a command beyond the bound was queued")
+		}
+	}
+	select {
+	case <-acks[0]:
+		t.Fatal("a command was carried out during a step")
+	default:
+	}
+	close(gate)
+	for _, a := range acks {
+		await(t, "the commands", a)
+	}
+	s := waitFor(t, r, "the pause and the reset", func(s *Snapshot) bool { return s.State == Paused && !s.Building && s.Frame.Step == 0 })
+	if s.Speed != 10 {
+		t.Errorf("speed %v", s.Speed)
+	}
 }
 
-// busy is a sim whose every step burns about a millisecond of CPU.
-type busy struct{ counter }
-
-func (b *busy) Step() error {
-	for start := time.Now(); time.Since(start) < time.Millisecond; {
-	}
-	return b.counter.Step()
-}
-
-// TestCPUCap: a runner capped at a fifth of a core takes about a fifth as
-// many millisecond steps as the wall time allows, at full speed.
-func TestCPUCap(t *testing.T) {
-	spec := *counterSpec
-	spec.New = func(c Config) (Sim, error) { return &busy{counter{limit: 1 << 30, fault: "none"}}, nil }
-	r, err := NewRunner(&spec, Config{}, RunnerOptions{CPUCap: 0.2})
+// TestRebuildOffTheLoop: while a new sim is built (here, for as long as the
+// test likes) the old one keeps running and the snapshot says Building; a
+// newer change supersedes it, and the superseded sim is never installed.
+func TestRebuildOffTheLoop(t *testing.T) {
+	slow77, slow78 := make(chan struct{}), make(chan struct{})
+	built := map[int]*atomic.Int64{77: {}, 78: {}, 79: {}}
+	gate := make(chan struct{})
+	close(gate)
+	r, err := NewRunner(gatedSpec(gate, map[int]chan struct{}{77: slow77, 78: slow78}, built), Config{}, RunnerOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	time.Sleep(1500 * time.Millisecond)
-	// 1.5 s at 0.2 core is 300 ms of stepping: at most ~300 steps (fewer on
-	// a loaded machine, where a step takes longer than 1 ms).
-	if n := r.Latest().Frame.Step; n > 400 || n < 30 {
-		t.Errorf("%d millisecond steps in 1.5 s at a 0.2-core cap", n)
+	b77 := r.Set("at", "77")
+	s := waitFor(t, r, "building", func(s *Snapshot) bool { return s.Building })
+	waitFor(t, r, "the old sim to go on", func(q *Snapshot) bool { return q.Frame.Step > s.Frame.Step+1000 })
+	// Two more changes while 77 builds: 78 is superseded before it starts, 79 wins.
+	b78 := r.Set("at", "78")
+	b79 := r.Set("at", "79")
+	if err := wait(t, b78); !errors.Is(err, ErrSuperseded) {
+		t.Errorf("78: %v", err)
 	}
+	select {
+	case <-b77.Done():
+		t.Fatal("77 ended while its New was blocked")
+	default:
+	}
+	close(slow77)
+	if err := wait(t, b77); !errors.Is(err, ErrSuperseded) {
+		t.Errorf("77: %v", err)
+	}
+	if err := wait(t, b79); err != nil {
+		t.Fatal(err)
+	}
+	s = r.Latest()
+	if counterAt.Get(s.Values) != 79 || s.Building {
+		t.Errorf("after the builds: %s, building %v", s.Values.Summary(), s.Building)
+	}
+	if built[77].Load() != 1 || built[78].Load() != 0 || built[79].Load() != 1 {
+		t.Errorf("built 77×%d, 78×%d, 79×%d; want 1, 0, 1", built[77].Load(), built[78].Load(), built[79].Load())
+	}
+	close(slow78)
 }

@@ -63,6 +63,29 @@ type Spec struct {
 	// New builds a sim. It returns an error (never panics) when the
 	// configuration cannot be run, naming the parameter at fault.
 	New func(Config) (Sim, error)
+	// Size, when set, estimates the peak bytes of the sim New would build
+	// from a configuration (its largest arrays and their working copies
+	// while it is built): a session's memory budget refuses a build whose
+	// estimate is over it before anything is allocated. Sims whose size
+	// parameters can make them large set it; the others count as
+	// DefaultSize.
+	Size func(Config) int64
+}
+
+// DefaultSize is the estimated size of a sim whose Spec has no Size: more
+// than any such sim takes at its largest parameters (the samplers with
+// eight chains, about 10 MB, are the largest).
+const DefaultSize = 16 << 20
+
+// EstimateSize is the estimated peak bytes of the sim built from cfg.
+func (s *Spec) EstimateSize(cfg Config) int64 {
+	if cfg.Values.IsZero() {
+		cfg.Values = s.Defaults()
+	}
+	if s.Size == nil {
+		return DefaultSize
+	}
+	return s.Size(cfg)
 }
 
 // Defaults returns the spec's parameters all at their defaults.
@@ -79,7 +102,7 @@ func (s *Spec) Build(cfg Config) (Sim, error) {
 	if cfg.Data != nil && s.Data == "" {
 		return nil, fmt.Errorf("sim %s takes no --data", s.Name)
 	}
-	if cfg.Values.params == nil {
+	if cfg.Values.IsZero() {
 		cfg.Values = s.Defaults()
 	}
 	return s.New(cfg)

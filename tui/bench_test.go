@@ -1,30 +1,21 @@
 package tui
 
 import (
+	"slices"
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/catalog"
 )
 
 // fourPanes is a 200×50 dashboard of four panes, each stepped 500 times.
 func fourPanes(b testing.TB, mono bool) *lab {
-	m, err := New(Options{Catalog: catalog.All(), Sims: []string{"gd", "em-gmm", "mh", "gd"}, Seed: 1, Paused: true, AckWait: time.Minute})
-	if err != nil {
-		b.Fatal(err)
+	l := newLabWith(b, 200, 50, mono, Options{Catalog: catalog.All(), Sims: []string{"gd", "em-gmm", "mh", "gd"}, Seed: 1, Paused: true})
+	for _, p := range l.m.panes {
+		p.r.Step(500)
 	}
-	b.Cleanup(m.Close)
-	l := &lab{t: b, m: m}
-	m.Update(tea.WindowSizeMsg{Width: 200, Height: 50})
-	m.mono = mono
-	for _, p := range m.panes {
-		for range 500 {
-			p.r.StepOnce()
-		}
-	}
-	m.refresh()
+	l.settle()
 	return l
 }
 
@@ -51,50 +42,59 @@ func BenchmarkRenderFullScreen(b *testing.B) {
 }
 
 // BenchmarkKeyWhileRunningFlatOut measures how long the model takes to
-// answer a key (pause/resume of the focused pane, which waits for the
-// runner's acknowledgement) while all four panes run as fast as they go.
-// The target is well under one frame (33 ms).
+// answer a key (pause/resume of the focused pane) and draw the screen
+// while all four panes run as fast as they go. The target is well under
+// one frame (33 ms).
 func BenchmarkKeyWhileRunningFlatOut(b *testing.B) {
-	l := fourPanes(b, false)
-	for _, p := range l.m.panes {
-		p.r.SetSpeed(sims.MaxSpeed)
-		p.r.Play()
-	}
-	space := tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	l := flatOut(b)
 	var worst time.Duration
 	for b.Loop() {
-		start := time.Now()
-		l.m.Update(space)
-		l.m.Render()
-		worst = max(worst, time.Since(start))
+		worst = max(worst, l.timeKey("space"))
 	}
 	b.ReportMetric(float64(worst.Microseconds()), "worst-µs")
 }
 
-// TestKeyAnsweredWithinAFrame is the test form of the benchmark above.
-func TestKeyAnsweredWithinAFrame(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("timing test: meaningless under -short or the race detector")
-	}
+// flatOut is fourPanes with every pane running as fast as it goes.
+func flatOut(t testing.TB) *lab {
 	l := fourPanes(t, false)
 	for _, p := range l.m.panes {
 		p.r.SetSpeed(sims.MaxSpeed)
 		p.r.Play()
 	}
-	time.Sleep(100 * time.Millisecond)
-	space := tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-	var worst time.Duration
-	for range 50 {
+	l.settle()
+	return l
+}
+
+// TestKeyAnsweredWithinAFrame is the test form of the benchmark above: a
+// key's Update never waits for a runner (not even for a step under way),
+// so a key costs what drawing the screen costs. That cost scales with the
+// machine, so it is compared with the same screen drawn without the key,
+// measured in the same conditions: the key may add no more than a frame.
+func TestKeyAnsweredWithinAFrame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("timing test")
+	}
+	l := flatOut(t)
+	var key, draw []time.Duration
+	for i := range 60 {
+		if i%2 == 0 {
+			key = append(key, l.timeKey("space"))
+			continue
+		}
 		start := time.Now()
-		l.m.Update(space)
 		l.m.Update(tickMsg{})
 		l.m.Render()
-		worst = max(worst, time.Since(start))
+		draw = append(draw, time.Since(start))
 	}
-	// One frame is 33 ms; the race detector and a loaded CI machine slow
-	// everything several times, so allow three frames before failing.
-	if worst > 3*TickInterval {
-		t.Errorf("worst key-to-screen time %v with four panes flat out", worst)
+	slices.Sort(key)
+	slices.Sort(draw)
+	// Medians, so that one descheduling of a loaded machine's thread does
+	// not decide; and the worst key against the worst draw plus a frame.
+	if mk, md := key[len(key)/2], draw[len(draw)/2]; mk > md+TickInterval {
+		t.Errorf("median key-to-screen %v against %v for a draw alone", mk, md)
 	}
-	t.Logf("worst key-to-screen time %v", worst)
+	if wk, wd := key[len(key)-1], draw[len(draw)-1]; wk > wd+3*TickInterval {
+		t.Errorf("worst key-to-screen %v against %v for a draw alone", wk, wd)
+	}
+	t.Logf("key-to-screen median %v, worst %v; draw alone median %v", key[len(key)/2], key[len(key)-1], draw[len(draw)/2])
 }

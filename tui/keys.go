@@ -2,11 +2,17 @@ package tui
 
 import "charm.land/bubbles/v2/key"
 
-// keyMap holds every key the dashboard answers; `?` shows them all.
+// keyMap holds every key the lab answers: the dashboard's, which `?`
+// shows, and the overlays'. Keys are matched through it, never by name.
 type keyMap struct {
 	Play, Step, Faster, Slower, Reset, Reseed key.Binding
 	Next, Prev, Left, Right, Up, Down, Zoom   key.Binding
 	Params, Add, Close, Help, Quit            key.Binding
+
+	// In the overlays (catalogue, parameter editor):
+	Accept, Cancel, NextField, PrevField key.Binding
+	// ForceQuit quits from anywhere, an overlay included.
+	ForceQuit key.Binding
 }
 
 func newKeyMap() keyMap {
@@ -32,6 +38,12 @@ func newKeyMap() keyMap {
 		Close:  b([]string{"x"}, "x", "close pane"),
 		Help:   b([]string{"?"}, "?", "all keys"),
 		Quit:   b([]string{"q", "ctrl+c"}, "q", "quit"),
+
+		Accept:    b([]string{"enter"}, "enter", "apply"),
+		Cancel:    b([]string{"esc"}, "esc", "cancel"),
+		NextField: b([]string{"tab", "down"}, "tab/↑↓", "move"),
+		PrevField: b([]string{"shift+tab", "up"}, "shift+tab", "previous field"),
+		ForceQuit: b([]string{"ctrl+c"}, "ctrl+c", "quit"),
 	}
 }
 
@@ -48,3 +60,6 @@ func (k keyMap) FullHelp() [][]key.Binding {
 		{k.Zoom, k.Params, k.Add, k.Close, k.Help, k.Quit},
 	}
 }
+
+// hint is a binding's help as "key what", for an overlay's title line.
+func hint(k key.Binding) string { return k.Help().Key + " " + k.Help().Desc }

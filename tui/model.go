@@ -6,6 +6,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -26,49 +27,54 @@ var DefaultSims = []string{"gd", "em-gmm", "mh"}
 // TickInterval is how often the model collects the runners' latest frames.
 const TickInterval = time.Second / 30
 
-// Options configure a lab session.
+// Options configure a lab session. The limits are for a session a
+// visitor opens (`lab serve`); zero is no limit, as in the local lab.
 type Options struct {
 	Catalog *sims.Catalog
 	Sims    []string // the panes to open; nil means DefaultSims
 	Seed    uint64   // seed of the first pane; later panes derive theirs
-	// RateCap, when positive, caps the steps per second of the whole
-	// session, shared equally by its panes.
+	// RateCap, when positive, caps the engine steps per second of the whole
+	// session: all its panes together, single steps included.
 	RateCap float64
-	// CPUCap, when positive, caps the share of a core the session's
-	// stepping may use, shared equally by its panes.
+	// CPUCap, when positive, caps the share of a core the session may spend
+	// stepping, building Frames and building sims, all panes together.
 	CPUCap float64
+	// RebuildsPerSec, when positive, caps the session's sim builds (reset,
+	// reseed, new parameters, a new pane) per second, after a burst of
+	// sims.DefaultRebuildBurst; more wait their turn, and a newer change
+	// to a pane supersedes one still waiting.
+	RebuildsPerSec float64
+	// MaxPanes, when positive, caps the panes of the session; the
+	// catalogue says so when it is reached.
+	MaxPanes int
+	// Memory, when positive, caps the estimated bytes of the session's sims
+	// (sims.Spec.EstimateSize): a build over it is refused with the reason
+	// on screen and the pane keeps its sim.
+	Memory int64
 	// Paused opens every pane paused (for tests and screenshots).
 	Paused bool
-	// AckWait bounds how long a key waits for a runner busy with a slow
-	// step (the command lands anyway, at a later tick); zero means 15 ms.
-	// Tests that check a command's effect at once set it long.
-	AckWait time.Duration
 }
 
-// Model is the root Bubble Tea model of one lab session. Close it (Quit
-// does) to stop its runners.
+// Model is the root Bubble Tea model of one lab session. Close it when the
+// program has ended, to stop its runners and wait for them.
 type Model struct {
-	opts   Options
-	keys   keyMap
-	help   help.Model
-	panes  []*pane
-	focus  int
-	zoom   bool
-	w, h   int
-	mono   bool
-	basic  bool // 16 colours: fields drawn as in mono, the rest in colour
-	seeds  uint64
-	modal  modal
-	flash  string
-	flashE bool // the flash is an error
-	flashT time.Time
-	closed bool
-}
-
-// modal is an overlay that takes the keys while it is open.
-type modal interface {
-	update(m *Model, msg tea.Msg) (modal, tea.Cmd)
-	view(m *Model) string
+	opts    Options
+	keys    keyMap
+	help    help.Model
+	budget  *sims.Budget
+	panes   []*pane
+	retired []*sims.Runner // runners of closed panes, stopping
+	focus   int
+	zoom    bool
+	w, h    int
+	mono    bool
+	basic   bool // 16 colours: fields drawn as in mono, the rest in colour
+	seeds   uint64
+	modal   modal
+	flash   string
+	flashE  bool // the flash is an error
+	flashT  time.Time
+	closed  bool
 }
 
 // pane is one runner and its last snapshot, with the rendering cached.
@@ -88,45 +94,110 @@ type paneKey struct {
 
 type tickMsg struct{}
 
-// New starts the runners of a session. It fails on an unknown sim name.
+// buildKind says what a build was for.
+type buildKind int
+
+const (
+	buildAdd buildKind = iota
+	buildReset
+	buildReseed
+	buildParams
+)
+
+// builtMsg reports the end of a build asked of a pane's runner.
+type builtMsg struct {
+	p    *pane
+	what buildKind
+	err  error
+}
+
+// awaitBuild is the command that waits, off the update loop, for a build.
+func awaitBuild(p *pane, b *sims.Build, what buildKind) tea.Cmd {
+	return func() tea.Msg { return builtMsg{p, what, b.Wait()} }
+}
+
+// New starts the runners of a session and builds their sims (before the
+// program starts, so this may take a moment). It fails on an unknown sim
+// name, more sims than MaxPanes, or a sim that cannot be built.
 func New(o Options) (*Model, error) {
 	if o.Sims == nil {
 		o.Sims = DefaultSims
 	}
-	if o.AckWait == 0 {
-		o.AckWait = 15 * time.Millisecond
+	if o.MaxPanes > 0 && len(o.Sims) > o.MaxPanes {
+		return nil, fmt.Errorf("%d sims asked for, at most %d panes", len(o.Sims), o.MaxPanes)
 	}
 	m := &Model{opts: o, keys: newKeyMap(), help: help.New(), seeds: o.Seed, w: 80, h: 24}
 	m.help.Styles = help.DefaultDarkStyles()
+	m.budget = sims.NewBudget(sims.Limits{StepsPerSec: o.RateCap, Cores: o.CPUCap, RebuildsPerSec: o.RebuildsPerSec, Memory: o.Memory})
+	var builds []*sims.Build
 	for _, name := range o.Sims {
-		if err := m.addPane(name); err != nil {
+		spec, err := m.lookup(name)
+		if err != nil {
 			m.Close()
 			return nil, err
 		}
+		_, b := m.startPane(spec)
+		builds = append(builds, b)
 	}
+	for i, b := range builds {
+		if err := b.Wait(); err != nil {
+			m.Close()
+			return nil, fmt.Errorf("%s: %w", o.Sims[i], err)
+		}
+	}
+	m.refresh()
 	m.focus = 0
 	return m, nil
 }
 
-// addPane starts a runner for the named sim at its defaults and focuses it.
-func (m *Model) addPane(name string) error {
+// Budget is the session's budget, shared by its panes: what it has spent
+// is in its Usage.
+func (m *Model) Budget() *sims.Budget { return m.budget }
+
+func (m *Model) lookup(name string) (*sims.Spec, error) {
 	spec := m.opts.Catalog.Lookup(name)
 	if spec == nil {
-		return fmt.Errorf("unknown sim %q (try: %s)", name, strings.Join(m.opts.Catalog.Names(), ", "))
+		return nil, fmt.Errorf("unknown sim %q (try: %s)", name, strings.Join(m.opts.Catalog.Names(), ", "))
 	}
+	return spec, nil
+}
+
+// startPane adds a pane for spec at its defaults, focused, and starts
+// building its sim; until it is built the pane says so.
+func (m *Model) startPane(spec *sims.Spec) (*pane, *sims.Build) {
 	seed := m.seeds
 	m.seeds += 0x9e3779b97f4a7c15
 	idx := nearestSpeed(spec.Speed)
-	r, err := sims.NewRunner(spec, sims.Config{Seed: seed}, sims.RunnerOptions{
-		Speed: sims.Speeds[idx], Paused: m.opts.Paused, AckWait: m.opts.AckWait,
+	r, b := sims.StartRunner(spec, sims.Config{Seed: seed}, sims.RunnerOptions{
+		Speed: sims.Speeds[idx], Paused: m.opts.Paused, Budget: m.budget,
 	})
-	if err != nil {
-		return err
-	}
-	m.panes = append(m.panes, &pane{r: r, snap: r.Latest(), speedIdx: idx})
+	p := &pane{r: r, snap: r.Latest(), speedIdx: idx}
+	m.panes = append(m.panes, p)
 	m.focus = len(m.panes) - 1
-	m.shareRateCap()
-	return nil
+	return p, b
+}
+
+// addPane adds a pane for the named sim; its build ends in a builtMsg.
+func (m *Model) addPane(name string) tea.Cmd {
+	if full := m.full(); full != "" {
+		m.report(errors.New(full))
+		return nil
+	}
+	spec, err := m.lookup(name)
+	if err != nil {
+		m.report(err)
+		return nil
+	}
+	p, b := m.startPane(spec)
+	return awaitBuild(p, b, buildAdd)
+}
+
+// full says why no pane can be added, or "".
+func (m *Model) full() string {
+	if n := m.opts.MaxPanes; n > 0 && len(m.panes) >= n {
+		return fmt.Sprintf("this session has %d panes, the most it may have; close one (x) first", n)
+	}
+	return ""
 }
 
 func nearestSpeed(s float64) int {
@@ -149,21 +220,10 @@ func abs(x float64) float64 {
 	return x
 }
 
-// shareRateCap divides the session's step and CPU budgets among its panes.
-func (m *Model) shareRateCap() {
-	n := float64(len(m.panes))
-	for _, p := range m.panes {
-		if m.opts.RateCap > 0 {
-			p.r.SetRateCap(m.opts.RateCap / n)
-		}
-		if m.opts.CPUCap > 0 {
-			p.r.SetCPUCap(m.opts.CPUCap / n)
-		}
-	}
-}
-
+// closePane removes pane i; its runner stops without being waited for.
 func (m *Model) closePane(i int) {
-	m.panes[i].r.Close()
+	m.panes[i].r.Stop()
+	m.retired = append(m.retired, m.panes[i].r)
 	m.panes = slices.Delete(m.panes, i, i+1)
 	if m.focus >= len(m.panes) {
 		m.focus = max(0, len(m.panes)-1)
@@ -171,17 +231,30 @@ func (m *Model) closePane(i int) {
 	if len(m.panes) == 0 {
 		m.zoom = false
 	}
-	m.shareRateCap()
 }
 
-// Close stops every runner. It is idempotent.
-func (m *Model) Close() {
+// index is the position of p among the panes, or -1 once it is closed.
+func (m *Model) index(p *pane) int { return slices.Index(m.panes, p) }
+
+// stop tells every runner to stop, without waiting. It is idempotent.
+func (m *Model) stop() {
 	if m.closed {
 		return
 	}
 	m.closed = true
 	for _, p := range m.panes {
+		p.r.Stop()
+	}
+}
+
+// Close stops every runner and waits for them. It is idempotent.
+func (m *Model) Close() {
+	m.stop()
+	for _, p := range m.panes {
 		p.r.Close()
+	}
+	for _, r := range m.retired {
+		r.Close()
 	}
 }
 
@@ -192,12 +265,13 @@ func tick() tea.Cmd {
 	return tea.Tick(TickInterval, func(time.Time) tea.Msg { return tickMsg{} })
 }
 
-// Update handles one message.
+// Update handles one message. It never waits: runner commands are queued,
+// and builds end in a builtMsg from a command.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
-		return m, nil
+		return m, m.toModal(msg)
 	case tea.ColorProfileMsg:
 		m.mono = msg.Profile == colorprofile.Ascii || msg.Profile == colorprofile.NoTTY
 		m.basic = msg.Profile == colorprofile.ANSI
@@ -208,14 +282,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.flash = ""
 		}
 		return m, tick()
+	case builtMsg:
+		return m, m.built(msg)
+	case addSimMsg:
+		return m, m.addPane(msg.name)
+	case applyParamsMsg:
+		if m.index(msg.p) < 0 {
+			return m, nil
+		}
+		return m, awaitBuild(msg.p, msg.p.r.SetValues(msg.vals), buildParams)
 	}
 	if m.modal != nil {
-		if k, ok := msg.(tea.KeyPressMsg); ok && k.String() == "ctrl+c" {
+		if k, ok := msg.(tea.KeyPressMsg); ok && key.Matches(k, m.keys.ForceQuit) {
 			return m.quit()
 		}
-		var cmd tea.Cmd
-		m.modal, cmd = m.modal.update(m, msg)
-		return m, cmd
+		return m, m.toModal(msg)
 	}
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
@@ -233,6 +314,41 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
+// toModal hands msg to the open overlay, if any.
+func (m *Model) toModal(msg tea.Msg) tea.Cmd {
+	if m.modal == nil {
+		return nil
+	}
+	var cmd tea.Cmd
+	m.modal, cmd = m.modal.Update(msg)
+	return cmd
+}
+
+// built takes note of a finished build: the parameter editor shows its
+// own outcome; a pane that could not be added goes, with the reason; other
+// failures are flashed (the pane also shows them, over its running sim).
+func (m *Model) built(msg builtMsg) tea.Cmd {
+	cmd := m.toModal(msg)
+	i := m.index(msg.p)
+	if i < 0 || errors.Is(msg.err, sims.ErrSuperseded) || errors.Is(msg.err, sims.ErrClosed) {
+		return cmd
+	}
+	msg.p.snap = msg.p.r.Latest()
+	name := msg.p.snap.Spec.Name
+	switch {
+	case msg.err != nil && msg.what == buildAdd:
+		m.closePane(i)
+		m.report(fmt.Errorf("could not add %s: %w", name, msg.err))
+	case msg.err != nil:
+		m.report(msg.err)
+	case msg.what == buildAdd:
+		m.setFlash("added " + name)
+	case msg.what == buildParams:
+		m.setFlash("restarted " + name + " with new parameters")
+	}
+	return cmd
+}
+
 // refresh takes each runner's latest snapshot.
 func (m *Model) refresh() {
 	for _, p := range m.panes {
@@ -241,7 +357,7 @@ func (m *Model) refresh() {
 }
 
 func (m *Model) quit() (tea.Model, tea.Cmd) {
-	m.Close()
+	m.stop()
 	return m, tea.Quit
 }
 
@@ -251,21 +367,22 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
 	case key.Matches(msg, k.Help):
-		m.modal = helpModal{}
+		m.modal = helpModal{keys: m.keys, help: m.help}
 		return m, nil
 	case key.Matches(msg, k.Add):
-		m.modal = newCatalogModal(m)
+		m.modal = newCatalogModal(m.opts.Catalog, m.keys, m.full(), m.screen())
 		return m, nil
 	}
 	if len(m.panes) == 0 {
 		return m, nil
 	}
 	p := m.panes[m.focus]
+	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, k.Play):
 		p.r.Toggle()
 	case key.Matches(msg, k.Step):
-		p.r.StepOnce()
+		p.r.Step(1)
 	case key.Matches(msg, k.Faster):
 		p.speedIdx = min(p.speedIdx+1, len(sims.Speeds)-1)
 		p.r.SetSpeed(sims.Speeds[p.speedIdx])
@@ -273,9 +390,9 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		p.speedIdx = max(p.speedIdx-1, 0)
 		p.r.SetSpeed(sims.Speeds[p.speedIdx])
 	case key.Matches(msg, k.Reset):
-		m.report(p.r.Reset())
+		cmd = awaitBuild(p, p.r.Reset(), buildReset)
 	case key.Matches(msg, k.Reseed):
-		m.report(p.r.Reseed())
+		cmd = awaitBuild(p, p.r.Reseed(), buildReseed)
 	case key.Matches(msg, k.Next):
 		m.focus = (m.focus + 1) % len(m.panes)
 	case key.Matches(msg, k.Prev):
@@ -291,13 +408,12 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Zoom):
 		m.zoom = !m.zoom
 	case key.Matches(msg, k.Params):
-		m.modal = newParamEditor(m, p)
+		m.modal = newParamEditor(p, m.keys)
 	case key.Matches(msg, k.Close):
 		m.setFlash("closed " + p.snap.Spec.Name)
 		m.closePane(m.focus)
 	}
-	p.snap = p.r.Latest()
-	return m, nil
+	return m, cmd
 }
 
 func (m *Model) move(dx, dy int) {
@@ -317,6 +433,8 @@ func (m *Model) report(err error) {
 func (m *Model) setFlash(s string) {
 	m.flash, m.flashE, m.flashT = s, false, time.Now()
 }
+
+func (m *Model) screen() screen { return screen{w: m.w, h: m.h, mono: m.mono} }
 
 // rects places the panes on the screen above the bottom bar.
 func (m *Model) rects() []rect {
@@ -340,7 +458,7 @@ func (m *Model) Render() string {
 	}
 	screen := m.dashboard()
 	if m.modal != nil {
-		box := m.modal.view(m)
+		box := m.modal.View(m.screen())
 		bw, bh := lipgloss.Width(box), lipgloss.Height(box)
 		x, y := max(0, (m.w-bw)/2), max(0, (m.h-bh)/2)
 		screen = lipgloss.NewCompositor(

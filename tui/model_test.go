@@ -58,20 +58,33 @@ func press(t testing.TB, name string) tea.KeyPressMsg {
 	return k
 }
 
-// lab is a model under test, driven by direct Update calls.
+// lab is a model under test, driven by direct Update calls, with the
+// commands it returns run as the program would run them.
 type lab struct {
-	t testing.TB
-	m *Model
+	t    testing.TB
+	m    *Model
+	msgs chan tea.Msg
+	out  int // commands started whose messages have not come back
 }
+
+// deadline bounds every wait of these tests: far longer than anything
+// takes on a loaded machine under the race detector, so reaching it means
+// the awaited event will not come.
+const deadline = 10 * time.Second
 
 func newLab(t *testing.T, w, h int, mono bool, sims ...string) *lab {
 	t.Helper()
-	m, err := New(Options{Catalog: catalog.All(), Sims: sims, Seed: 1, Paused: true, AckWait: time.Minute})
+	return newLabWith(t, w, h, mono, Options{Catalog: catalog.All(), Sims: sims, Seed: 1, Paused: true})
+}
+
+func newLabWith(t testing.TB, w, h int, mono bool, o Options) *lab {
+	t.Helper()
+	m, err := New(o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(m.Close)
-	l := &lab{t: t, m: m}
+	l := &lab{t: t, m: m, msgs: make(chan tea.Msg, 64)}
 	l.send(tea.WindowSizeMsg{Width: w, Height: h})
 	profile := colorprofile.TrueColor
 	if mono {
@@ -81,36 +94,63 @@ func newLab(t *testing.T, w, h int, mono bool, sims ...string) *lab {
 	return l
 }
 
-// send delivers msg and then the messages of the commands it returns, as
-// the program would (commands that take longer than a few milliseconds,
-// such as ticks and timers, are dropped). It returns the first command.
+// send delivers msg, then settles. It returns the command msg returned.
 func (l *lab) send(msg tea.Msg) tea.Cmd {
-	_, cmd := l.m.Update(msg)
-	l.drain(cmd, 0)
+	cmd := l.post(msg)
+	l.settle()
 	return cmd
 }
 
-func (l *lab) drain(cmd tea.Cmd, depth int) {
-	if cmd == nil || depth > 8 {
+// post delivers msg and starts the command it returns, without waiting.
+func (l *lab) post(msg tea.Msg) tea.Cmd {
+	_, cmd := l.m.Update(msg)
+	l.start(cmd)
+	return cmd
+}
+
+func (l *lab) start(cmd tea.Cmd) {
+	if cmd == nil {
 		return
 	}
-	done := make(chan tea.Msg, 1)
-	go func() { done <- cmd() }()
-	var msg tea.Msg
-	select {
-	case msg = <-done:
-	case <-time.After(20 * time.Millisecond):
-		return
+	l.out++
+	go func() { l.msgs <- cmd() }()
+}
+
+// settle delivers the messages of every command started until none is left
+// (the model starts no timers but the frame tick, which these tests send
+// by hand), then waits for every runner to carry out the commands sent to
+// it, and takes their snapshots: the screen is then what the keys sent so
+// far produce.
+func (l *lab) settle() {
+	l.t.Helper()
+	for l.out > 0 {
+		select {
+		case msg := <-l.msgs:
+			l.out--
+			l.deliver(msg)
+		case <-time.After(deadline):
+			l.t.Fatalf("%d commands still running after %v", l.out, deadline)
+		}
 	}
+	for _, p := range l.m.panes {
+		select {
+		case <-p.r.Sync():
+		case <-time.After(deadline):
+			l.t.Fatalf("%s: runner busy for %v", p.snap.Spec.Name, deadline)
+		}
+	}
+	l.m.refresh()
+}
+
+func (l *lab) deliver(msg tea.Msg) {
 	switch msg := msg.(type) {
-	case nil, tea.QuitMsg, tickMsg:
+	case nil, tea.QuitMsg:
 	case tea.BatchMsg:
 		for _, c := range msg {
-			l.drain(c, depth+1)
+			l.start(c)
 		}
 	default:
-		_, next := l.m.Update(msg)
-		l.drain(next, depth+1)
+		l.post(msg)
 	}
 }
 
@@ -120,9 +160,9 @@ func (l *lab) keys(names ...string) {
 	}
 }
 
-// screen is the rendered screen without escape codes.
+// screen is the rendered screen without escape codes, at the next tick.
 func (l *lab) screen() string {
-	l.send(tickMsg{})
+	l.m.Update(tickMsg{})
 	return ansi.Strip(l.m.Render())
 }
 
@@ -142,10 +182,10 @@ func TestGoldenScreens(t *testing.T) {
 				l := newLab(t, size[0], size[1], mono)
 				for i := range l.m.panes {
 					for range 6 {
-						l.m.panes[i].r.StepOnce()
+						l.m.panes[i].r.Step(1)
 					}
 				}
-				l.send(tickMsg{})
+				l.settle()
 				screen := l.m.Render()
 				checkScreen(t, screen, size[0], size[1])
 				golden.RequireEqual(t, screen)
@@ -175,7 +215,6 @@ func TestSixteenColours(t *testing.T) {
 	bg := regexp.MustCompile(`\x1b\[[0-9;]*48;2;`)
 	l := newLab(t, 120, 40, false, "gd", "mh")
 	l.send(tea.ColorProfileMsg{Profile: colorprofile.ANSI})
-	l.send(tickMsg{})
 	screen := l.m.Render()
 	if strings.Contains(ansi.Strip(screen), "▀") || bg.MatchString(screen) {
 		t.Errorf("16 colours: fields drawn as coloured half blocks:\n%s", ansi.Strip(screen))

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/tui/chart"
 )
@@ -50,7 +51,30 @@ func paneLines(s *sims.Snapshot, w, h int, st PaneStyle) []string {
 	for _, n := range notes[:nNotes] {
 		body = append(body, chart.FitLine(dim(n, st), iw))
 	}
-	return frame(body, w, h, statusTitle(s, st), st)
+	lines := frame(body, w, h, statusTitle(s, st), st)
+	if s.Building {
+		overlayLabel(lines, h/2, buildingLabel(st), w)
+	}
+	return lines
+}
+
+// buildingLabel is what a pane shows, over its last frame, while its new
+// sim is built.
+func buildingLabel(st PaneStyle) string {
+	if st.Mono {
+		return "[ building… ]"
+	}
+	return buildingStyle.Render(" building… ")
+}
+
+// overlayLabel writes label over line y of a w-wide block, centred.
+func overlayLabel(lines []string, y int, label string, w int) {
+	lw := ansi.StringWidth(label)
+	if y < 0 || y >= len(lines) || lw > w-2 {
+		return
+	}
+	x := (w - lw) / 2
+	lines[y] = ansi.Truncate(lines[y], x, "") + "\x1b[m" + label + ansi.TruncateLeft(lines[y], x+lw, "")
 }
 
 func plural(n int) string {
@@ -89,12 +113,17 @@ func fits(charts []sims.Chart, w, h int) bool {
 	return ok
 }
 
-// stateNotes is how many of paneNotes' lines say why the run stopped.
+// stateNotes is how many of paneNotes' lines say why the run stopped or
+// why a build was refused: they are always shown.
 func stateNotes(s *sims.Snapshot) int {
+	n := 0
 	if s.State.Done() {
-		return 1
+		n++
 	}
-	return 0
+	if s.BuildErr != nil {
+		n++
+	}
+	return n
 }
 
 // statusTitle is the text on the pane's top edge: name, state, step, speed.
@@ -166,20 +195,29 @@ func fmtMetric(x float64) string {
 	return strconv.FormatFloat(x, 'g', 4, 64)
 }
 
-// paneNotes are the sim's notes, preceded by why the run stopped.
+// paneNotes are the sim's notes, preceded by why a build was refused and
+// why the run stopped.
 func paneNotes(s *sims.Snapshot) []string {
 	var notes []string
+	if s.BuildErr != nil {
+		notes = append(notes, "✗ "+firstLine(s.BuildErr)+" (the sim shown runs on)")
+	}
 	switch s.State {
 	case sims.Diverged, sims.Failed:
 		msg := "error"
 		if s.Err != nil {
-			msg, _, _ = strings.Cut(s.Err.Error(), "\n")
+			msg = firstLine(s.Err)
 		}
 		notes = append(notes, fmt.Sprintf("%s at step %d: %s (r resets)", s.State, s.Frame.Step, msg))
 	case sims.Converged:
 		notes = append(notes, fmt.Sprintf("converged at step %d (r restarts)", s.Frame.Step))
 	}
 	return append(notes, s.Frame.Text...)
+}
+
+func firstLine(err error) string {
+	line, _, _ := strings.Cut(err.Error(), "\n")
+	return line
 }
 
 // chartBlock lays the charts out and draws each one. Charts with a natural

@@ -9,13 +9,14 @@ import (
 )
 
 var (
-	boldStyle    = lipgloss.NewStyle().Bold(true)
-	dimStyle     = lipgloss.NewStyle().Foreground(lipgloss.Color("245"))
-	focusColor   = lipgloss.Color("212")
-	blurColor    = lipgloss.Color("240")
-	errorStyle   = lipgloss.NewStyle().Foreground(lipgloss.Color("196"))
-	keyStyle     = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("212"))
-	overlayStyle = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(focusColor).Padding(0, 1)
+	boldStyle     = lipgloss.NewStyle().Bold(true)
+	dimStyle      = lipgloss.NewStyle().Foreground(lipgloss.Color("245"))
+	focusColor    = lipgloss.Color("212")
+	blurColor     = lipgloss.Color("240")
+	errorStyle    = lipgloss.NewStyle().Foreground(lipgloss.Color("196"))
+	keyStyle      = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("212"))
+	buildingStyle = lipgloss.NewStyle().Bold(true).Reverse(true)
+	overlayStyle  = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(focusColor).Padding(0, 1)
 )
 
 func bold(s string) string { return boldStyle.Render(s) }

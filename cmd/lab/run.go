@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
-	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -114,173 +111,125 @@ func runCmd(args []string, stdout io.Writer) error {
 			return usageErr("%v", err)
 		}
 	}
-	sim, err := spec.Build(cfg)
+	r, err := sims.NewRunner(spec, cfg, sims.RunnerOptions{Paused: true, Publish: math.MaxInt64})
 	if err != nil {
 		return usageErr("%s: %v", name, err)
 	}
+	defer r.Close()
 	steps := o.steps
 	if steps == 0 {
 		steps = spec.Steps
 	}
-	out := &emitter{w: stdout, spec: spec, vals: vals, seed: o.seed, o: o}
+	out := &emitter{w: stdout, spec: spec, o: o}
 	if o.frames {
 		profile := colorprofile.Detect(os.Stdout, os.Environ())
 		out.mono = profile <= colorprofile.Ascii
 		out.w = &colorprofile.Writer{Forward: stdout, Profile: profile}
 	}
-	state, stepErr := sims.Paused, error(nil)
-	for k := 0; k < steps; k++ {
-		if err := sim.Step(); err != nil {
-			state, stepErr = stateOf(err), err
-			break
-		}
-		if o.every > 0 && (k+1)%o.every == 0 && k+1 < steps {
-			if err := out.emit(sim.Frame(), sims.Running, nil, nil); err != nil {
+	// The runner steps in chunks of --every (it publishes a Frame only at
+	// the end of each: Publish never comes due), exactly as a pane's `s`.
+	chunk := steps
+	if o.every > 0 {
+		chunk = o.every
+	}
+	snap := r.Latest()
+	for done := 0; done < steps && !snap.State.Done(); {
+		n := min(chunk, steps-done)
+		<-r.Step(n)
+		done += n
+		snap = r.Latest()
+		if o.every > 0 && done < steps && !snap.State.Done() {
+			running := *snap
+			running.State = sims.Running // the run goes on
+			if err := out.emit(&running, nil); err != nil {
 				return err
 			}
 		}
 	}
-	if state == sims.Paused {
-		state = sims.Converged
-		if stepErr == nil {
-			state = sims.Paused // ran out of steps
-		}
-	}
-	final := sim.Frame()
-	if err := out.emit(final, state, stepErr, sim.Result()); err != nil {
+	if err := out.emit(snap, r.Result()); err != nil {
 		return err
 	}
-	if state == sims.Diverged || state == sims.Failed {
-		return &exitError{code: 1, err: fmt.Errorf("%s %s at step %d: %v", name, state, final.Step, stepErr)}
+	if snap.State == sims.Diverged || snap.State == sims.Failed {
+		return &exitError{code: 1, err: fmt.Errorf("%s %s at step %d: %v", name, snap.State, snap.Frame.Step, snap.Err)}
 	}
 	return nil
-}
-
-// stateOf names how a Step error ended the run.
-func stateOf(err error) sims.State {
-	switch {
-	case errors.Is(err, sims.ErrConverged):
-		return sims.Converged
-	case errors.Is(err, sims.ErrDiverged):
-		return sims.Diverged
-	}
-	return sims.Failed
 }
 
 // emitter prints frames in the chosen format.
 type emitter struct {
 	w    io.Writer
 	spec *sims.Spec
-	vals sims.Values
-	seed uint64
 	o    runOptions
 	mono bool
 }
 
-// emit prints one frame; result is non-nil for the final one.
-func (e *emitter) emit(f sims.Frame, state sims.State, stepErr error, result map[string]any) error {
-	var b bytes.Buffer
+// emit prints one snapshot; result is non-nil for the final one.
+func (e *emitter) emit(s *sims.Snapshot, result map[string]any) error {
+	var b []byte
+	f := s.Frame
 	switch {
 	case e.o.json:
-		b.WriteString(`{"sim":`)
-		writeJSON(&b, e.spec.Name)
-		fmt.Fprintf(&b, `,"step":%d,"metrics":{`, f.Step)
+		b = append(b, `{"sim":`...)
+		b = appendJSON(b, e.spec.Name)
+		b = fmt.Appendf(b, `,"step":%d,"metrics":{`, f.Step)
 		for i, m := range f.Metrics {
 			if i > 0 {
-				b.WriteByte(',')
+				b = append(b, ',')
 			}
-			writeJSON(&b, m.Name)
-			b.WriteByte(':')
-			b.WriteString(jsonNumber(m.Value))
+			b = appendJSON(b, m.Name)
+			b = append(b, ':')
+			b = append(b, jsonNumber(m.Value)...)
 		}
-		b.WriteByte('}')
+		b = append(b, '}')
 		if result != nil {
-			b.WriteString(`,"final":true,"state":`)
-			writeJSON(&b, state.String())
-			b.WriteString(`,"result":`)
-			writeJSON(&b, sanitize(reflect.ValueOf(result)))
+			b = append(b, `,"final":true,"state":`...)
+			b = appendJSON(b, s.State.String())
+			b = append(b, `,"result":`...)
+			b = appendJSON(b, result)
 		}
-		b.WriteString("}\n")
+		b = append(b, "}\n"...)
 	case e.o.frames:
-		snap := &sims.Snapshot{Frame: f, Spec: e.spec, Values: e.vals, Seed: e.seed, State: state, Err: stepErr}
-		b.WriteString(tui.RenderPane(snap, e.o.width, e.o.height, tui.PaneStyle{Focused: true, Mono: e.mono}))
-		b.WriteString("\n\n")
+		b = append(b, tui.RenderPane(s, e.o.width, e.o.height, tui.PaneStyle{Focused: true, Mono: e.mono})...)
+		b = append(b, "\n\n"...)
 	default:
 		if result == nil {
-			fmt.Fprintf(&b, "step %d:", f.Step)
+			b = fmt.Appendf(b, "step %d:", f.Step)
 			for _, m := range f.Metrics {
-				fmt.Fprintf(&b, " %s=%s", m.Name, jsonNumber(m.Value))
+				b = fmt.Appendf(b, " %s=%s", m.Name, jsonNumber(m.Value))
 			}
-			b.WriteByte('\n')
+			b = append(b, '\n')
 			break
 		}
-		fmt.Fprintf(&b, "%s: %s after %d steps (seed %d)\n", e.spec.Name, state, f.Step, e.seed)
-		fmt.Fprintf(&b, "parameters: %s\n", e.vals.Summary())
+		b = fmt.Appendf(b, "%s: %s after %d steps (seed %d)\n", e.spec.Name, s.State, f.Step, s.Seed)
+		b = fmt.Appendf(b, "parameters: %s\n", s.Values.Summary())
 		for _, m := range f.Metrics {
-			fmt.Fprintf(&b, "  %s = %s\n", m.Name, jsonNumber(m.Value))
+			b = fmt.Appendf(b, "  %s = %s\n", m.Name, jsonNumber(m.Value))
 		}
-		keys := make([]string, 0, len(result))
-		for k := range result {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			var v bytes.Buffer
-			writeJSON(&v, sanitize(reflect.ValueOf(result[k])))
-			fmt.Fprintf(&b, "  %s: %s\n", k, v.String())
+		for _, k := range slices.Sorted(maps.Keys(result)) {
+			b = fmt.Appendf(b, "  %s: ", k)
+			b = appendJSON(b, result[k])
+			b = append(b, '\n')
 		}
 	}
-	_, err := e.w.Write(b.Bytes())
+	_, err := e.w.Write(b)
 	return err
 }
 
-func writeJSON(b *bytes.Buffer, v any) {
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		b.WriteString("null")
-		return
+// appendJSON writes a value of a result (or a name) in the results' one
+// JSON encoding; a value it cannot encode is written null.
+func appendJSON(b []byte, v any) []byte {
+	out, err := sims.AppendResultJSON(b, v)
+	if err != nil {
+		return append(b, "null"...)
 	}
-	b.Truncate(b.Len() - 1) // Encode's newline
+	return out
 }
 
-// jsonNumber prints a float for JSON: non-finite values become null.
+// jsonNumber prints a metric for JSON and text: shortest 'g' form, and
+// null when it is not finite.
 func jsonNumber(x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
 		return "null"
 	}
 	return strconv.FormatFloat(x, 'g', -1, 64)
-}
-
-// sanitize copies a result value, replacing non-finite floats (which JSON
-// cannot hold) by null.
-func sanitize(v reflect.Value) any {
-	switch v.Kind() {
-	case reflect.Interface, reflect.Pointer:
-		if v.IsNil() {
-			return nil
-		}
-		return sanitize(v.Elem())
-	case reflect.Float32, reflect.Float64:
-		x := v.Float()
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return nil
-		}
-		return x
-	case reflect.Slice, reflect.Array:
-		out := make([]any, v.Len())
-		for i := range out {
-			out[i] = sanitize(v.Index(i))
-		}
-		return out
-	case reflect.Map:
-		out := map[string]any{}
-		for _, k := range v.MapKeys() {
-			out[fmt.Sprint(k.Interface())] = sanitize(v.MapIndex(k))
-		}
-		return out
-	case reflect.Invalid:
-		return nil
-	}
-	return v.Interface()
 }

@@ -33,8 +33,13 @@ const serveUsage = `Serve flags (each SSH session gets its own lab with these pa
   --max-session-duration D      end a session D after it began (default 1h; 0 never)
   --steps-per-second N          engine steps per second of one session, shared by its
                                 panes (default 1000; 0 no cap)
-  --cpu-per-session C           share of a core one session's engines may use, whatever a
-                                step costs, shared by its panes (default 0.25; 0 no cap)
+  --cpu-per-session C           share of a core one session may spend stepping, drawing and
+                                building, all its panes together (default 0.25; 0 no cap)
+  --rebuilds-per-second R       sim builds (reset, new parameters, a new pane) per second of
+                                one session, after a burst of 3 (default 2; 0 no cap)
+  --max-panes N                 panes of one session (default 8; 0 no cap)
+  --memory-per-session MIB      estimated size of one session's sims; a build over it is
+                                refused on screen (default 256; 0 no cap)
   --conn-rate N                 new connections per minute from one address (default 30; 0 no limit)
   --login-grace D               time to authenticate, then to open a session (default 20s)
   --max-startups N              connections in their handshake at once; past it the oldest
@@ -69,6 +74,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.DurationVar(&cfg.MaxSessionDuration, "max-session-duration", cfg.MaxSessionDuration, "")
 	fs.Float64Var(&cfg.StepsPerSecond, "steps-per-second", cfg.StepsPerSecond, "")
 	fs.Float64Var(&cfg.CPUPerSession, "cpu-per-session", cfg.CPUPerSession, "")
+	fs.Float64Var(&cfg.RebuildsPerSecond, "rebuilds-per-second", cfg.RebuildsPerSecond, "")
+	fs.IntVar(&cfg.MaxPanes, "max-panes", cfg.MaxPanes, "")
+	memMiB := fs.Int64("memory-per-session", cfg.MemoryPerSession>>20, "")
 	fs.IntVar(&cfg.ConnPerMinute, "conn-rate", cfg.ConnPerMinute, "")
 	fs.DurationVar(&cfg.LoginGrace, "login-grace", cfg.LoginGrace, "")
 	fs.IntVar(&cfg.MaxStartups, "max-startups", cfg.MaxStartups, "")
@@ -91,6 +99,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		cfg.Sims = fs.Args()
 	}
 	cfg.Log = stderr
+	if *memMiB < 0 || *memMiB > 1<<24 {
+		return usageErr("serve: --memory-per-session must be in 0..%d MiB, got %d", 1<<24, *memMiB)
+	}
+	cfg.MemoryPerSession = *memMiB << 20
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if given["state-dir"] && strings.TrimSpace(cfg.StateDir) == "" {

@@ -141,6 +141,8 @@ func TestServeStartupErrors(t *testing.T) {
 		{[]string{"--login-grace", "0s"}, "--login-grace"},
 		{[]string{"--max-sessions-per-conn", "11"}, "--max-sessions-per-conn"},
 		{[]string{"--no-such-flag"}, "lab serve --help"},
+		{[]string{"--max-panes", "2", "gd", "mh", "em-gmm"}, "--max-panes is 2"},
+		{[]string{"--memory-per-session", "-1"}, "--memory-per-session"},
 	} {
 		args := append([]string{"serve", "--listen", "127.0.0.1:0", "--state-dir", t.TempDir()}, tc.args...)
 		_, stderr, code := lab(t, args...)
@@ -184,6 +186,9 @@ func TestUsageShowsServeAndItsDefaults(t *testing.T) {
 		fmt.Sprintf("(default %d; 0 no limit)", serve.DefaultMaxSessionsPerAddr),
 		fmt.Sprintf("(default %d)", serve.DefaultMaxStartups),
 		fmt.Sprintf("(default %d)", serve.DefaultMaxStartupsPerAddr),
+		fmt.Sprintf("(default %d; 0 no cap)", serve.DefaultRebuildsPerSecond),
+		fmt.Sprintf("(default %d; 0 no cap)", serve.DefaultMaxPanes),
+		fmt.Sprintf("(default %d; 0 no cap)", serve.DefaultMemoryPerSession>>20),
 		fmt.Sprintf("(default %s; 0 never)", serve.DefaultClientAlive),
 		fmt.Sprintf("(default %d)", serve.DefaultClientAliveCount),
 		"--authorized-keys FILE", "--state-dir DIR", "--host-key FILE", "--data-dir DIR", "--proxy-protocol",

@@ -1,11 +1,14 @@
 package catalog
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // TestEverySimRuns builds every sim at its defaults, steps it, and checks
@@ -35,8 +38,16 @@ func TestEverySimRuns(t *testing.T) {
 					t.Errorf("%s: metric %s = %v", spec.Name, m.Name, m.Value)
 				}
 			}
-			if _, err := json.Marshal(s.Result()); err != nil {
+			// The results' one encoding is encoding/json's on finite values.
+			res := s.Result()
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(res); err != nil {
 				t.Errorf("%s: result does not encode: %v", spec.Name, err)
+			}
+			if got, err := sims.AppendResultJSON(nil, res); err != nil || string(got)+"\n" != want.String() {
+				t.Errorf("%s: result encodes as %s (%v), encoding/json as %s", spec.Name, got, err, want.String())
 			}
 		}
 	}
@@ -47,7 +58,7 @@ func TestEverySimRuns(t *testing.T) {
 func TestDefaultsValidate(t *testing.T) {
 	for _, spec := range All().Specs() {
 		for _, p := range spec.Params {
-			if p.Kind != sims.Choice {
+			if p.Kind != param.KindChoice {
 				continue
 			}
 			for _, c := range p.Choices {
@@ -55,6 +66,47 @@ func TestDefaultsValidate(t *testing.T) {
 					t.Errorf("%s with %s=%s: %v", spec.Name, p.Name, c, err)
 				}
 			}
+		}
+	}
+}
+
+// TestSizeEstimatesCover: a sim's size estimate (what a session's memory
+// budget counts) is at least what building it allocates, at sizes that
+// allocate some megabytes; the constants were measured up to each
+// parameter's maximum.
+func TestSizeEstimatesCover(t *testing.T) {
+	tests := []struct {
+		sim string
+		set map[string]string
+	}{
+		{"kernel-pca", map[string]string{"n": "400"}},
+		{"svm", map[string]string{"n": "300"}},
+		{"kernel-perceptron", map[string]string{"n": "300"}},
+		{"kernel-ridge", map[string]string{"n": "300"}},
+		{"svm-primal", map[string]string{"n": "600"}},
+		{"logreg", map[string]string{"n": "10000"}},
+		{"softmax", map[string]string{"n": "10000"}},
+		{"linreg", map[string]string{"n": "10000"}},
+		{"linreg", map[string]string{"data": "linear", "n": "2000", "d": "100"}},
+	}
+	for _, tt := range tests {
+		spec := All().Lookup(tt.sim)
+		vals, err := sims.Resolve(spec.Params, tt.set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := sims.Config{Values: vals, Seed: 1}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		sim, err := spec.Build(cfg)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.KeepAlive(sim)
+		alloc, est := int64(after.TotalAlloc-before.TotalAlloc), spec.EstimateSize(cfg)
+		if alloc > est || spec.Size == nil {
+			t.Errorf("%s %v: allocated %s building, estimated %s", tt.sim, tt.set, sims.Bytes(alloc), sims.Bytes(est))
 		}
 	}
 }

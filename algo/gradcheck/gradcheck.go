@@ -1,0 +1,158 @@
+// Package gradcheck compares a gradient computed by automatic
+// differentiation with central finite differences (gonum diff/fd), entry
+// by entry, and flags the entries whose difference stencil straddles a
+// kink (relu, abs, a max), where a finite difference does not measure the
+// derivative at all.
+package gradcheck
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/tensor"
+	"gonum.org/v1/gonum/diff/fd"
+)
+
+// Settings of a check. Zero values take the defaults.
+type Settings struct {
+	// Step is the finite-difference step h (default 1e-5): the central
+	// difference (f(x + h e_i) − f(x − h e_i))/2h has truncation error
+	// h² f‴/6 and rounding error about ε|f|/h, both near 1e-10 here.
+	Step float64
+	// Floor is the smallest denominator of the relative error (default
+	// 1e-3), so that entries near 0 are judged by their absolute error.
+	Floor float64
+}
+
+func (s *Settings) defaults() (h, floor float64, err error) {
+	h, floor = 1e-5, 1e-3
+	if s != nil {
+		if s.Step != 0 {
+			h = s.Step
+		}
+		if s.Floor != 0 {
+			floor = s.Floor
+		}
+	}
+	if !(h > 0) || math.IsInf(h, 0) {
+		return 0, 0, algo.BadParam("step", h, "a finite number > 0")
+	}
+	if !(floor > 0) || math.IsInf(floor, 0) {
+		return 0, 0, algo.BadParam("floor", floor, "a finite number > 0")
+	}
+	return h, floor, nil
+}
+
+// Result of a check.
+type Result struct {
+	AD, FD []float64 // the two gradients
+	// Rel is each entry's relative error |AD − FD| / max(|AD|, |FD|, Floor).
+	Rel []float64
+	// Kink marks entries whose two evaluations x ± h e_i took a different
+	// branch at some kink than x itself: their FD is not a derivative.
+	Kink []bool
+	// MaxRel and MaxAbs are the largest relative and absolute errors over
+	// the entries not marked Kink; Worst is the entry of MaxRel (−1 if
+	// none).
+	MaxRel, MaxAbs float64
+	Worst          int
+	// Kinks counts the marked entries.
+	Kinks int
+}
+
+// Func checks grad, the AD gradient of f at x, against central
+// differences of f (x is restored afterwards). f must not keep x.
+func Func(f func(x []float64) float64, grad, x []float64, s *Settings) (*Result, error) {
+	return WithKinks(func(x []float64) (float64, uint64) { return f(x), 0 }, grad, x, s)
+}
+
+// WithKinks is Func for an f that also returns a hash of the branches it
+// took at kinks (tensor.Tape.Kinks): an entry is marked Kink when either
+// evaluation of its stencil hashes differently from x.
+func WithKinks(f func(x []float64) (float64, uint64), grad, x []float64, s *Settings) (*Result, error) {
+	h, floor, err := s.defaults()
+	if err != nil {
+		return nil, err
+	}
+	n := len(x)
+	if len(grad) != n || n == 0 {
+		return nil, algo.BadParam("grad", len(grad), fmt.Sprintf("%d entries (one per x), at least one", n))
+	}
+	if !algo.AllFinite(x) || !algo.AllFinite(grad) {
+		return nil, algo.BadParam("x, grad", "non-finite", "finite numbers")
+	}
+	_, h0 := f(x)
+	r := &Result{AD: append([]float64(nil), grad...), FD: make([]float64, n), Rel: make([]float64, n),
+		Kink: make([]bool, n), Worst: -1}
+	settings := &fd.Settings{Formula: fd.Central, Step: h}
+	for i := range n {
+		xi := x[i]
+		kink := false
+		r.FD[i] = fd.Derivative(func(t float64) float64 {
+			x[i] = xi + t
+			v, hash := f(x)
+			kink = kink || hash != h0
+			return v
+		}, 0, settings)
+		x[i] = xi
+		abs := math.Abs(r.AD[i] - r.FD[i])
+		r.Rel[i] = abs / max(math.Abs(r.AD[i]), math.Abs(r.FD[i]), floor)
+		if kink {
+			r.Kink[i] = true
+			r.Kinks++
+			continue
+		}
+		if r.Worst < 0 || !(r.Rel[i] <= r.MaxRel) { // a NaN counts as worst
+			r.MaxRel, r.Worst = r.Rel[i], i
+		}
+		r.MaxAbs = max(r.MaxAbs, abs)
+	}
+	return r, nil
+}
+
+// Model checks the gradient of a scalar model built on a tensor.Tape with
+// respect to params. build records the model on the tape it is given and
+// returns the loss; it is called once for AD (Backward) and twice per
+// parameter entry for the differences, with the tape rewound each time and
+// kink tracking on. Parameters are restored afterwards.
+func Model(build func(tp *tensor.Tape) *tensor.Tensor, params []*tensor.Tensor, s *Settings) (*Result, error) {
+	tp := tensor.NewTape()
+	tp.TrackKinks(true)
+	loss := build(tp)
+	if err := tp.Backward(loss); err != nil {
+		return nil, err
+	}
+	var x, grad []float64
+	for _, p := range params {
+		if p.Grad == nil {
+			return nil, algo.BadParam("params", "a tensor without Grad", "tensors with gradients")
+		}
+		x = append(x, p.Data...)
+		grad = append(grad, p.Grad...)
+	}
+	saved := append([]float64(nil), x...)
+	set := func(x []float64) {
+		k := 0
+		for _, p := range params {
+			k += copy(p.Data, x[k:])
+		}
+	}
+	var evalErr error
+	f := func(x []float64) (float64, uint64) {
+		set(x)
+		tp.Rewind()
+		v := build(tp).Item()
+		if err := tp.Err(); err != nil && evalErr == nil {
+			evalErr = err
+		}
+		hash, _ := tp.Kinks()
+		return v, hash
+	}
+	r, err := WithKinks(f, grad, x, s)
+	set(saved)
+	if err == nil {
+		err = evalErr
+	}
+	return r, err
+}

@@ -1,0 +1,66 @@
+package gradcheck
+
+import (
+	"math"
+	"testing"
+
+	"github.com/thelab/lab/algo/algotest"
+)
+
+// TestFunc: a right gradient of f(x, y) = sin(x)·e^y passes with relative
+// error ≤ 1e-9; one wrong entry is found and named.
+func TestFunc(t *testing.T) {
+	f := func(x []float64) float64 { return math.Sin(x[0]) * math.Exp(x[1]) }
+	x := []float64{0.7, -0.3}
+	grad := []float64{math.Cos(0.7) * math.Exp(-0.3), math.Sin(0.7) * math.Exp(-0.3)}
+	r, err := Func(f, grad, x, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.MaxRel > 1e-9 || r.Kinks != 0 {
+		t.Errorf("right gradient: max rel %g, kinks %d", r.MaxRel, r.Kinks)
+	}
+	if x[0] != 0.7 || x[1] != -0.3 {
+		t.Errorf("x not restored: %v", x)
+	}
+	grad[1] *= 1.01
+	r, _ = Func(f, grad, x, nil)
+	if r.Worst != 1 {
+		t.Errorf("worst entry %d, want 1", r.Worst)
+	}
+	algotest.Near(t, "relative error of a 1% mistake", r.MaxRel, 0.01/1.01, 1e-6)
+}
+
+// TestWithKinks: |x| at x = 0 with the branch as hash: the entry is
+// flagged and left out of MaxRel; away from 0 it is not.
+func TestWithKinks(t *testing.T) {
+	f := func(x []float64) (float64, uint64) {
+		var h uint64
+		if x[0] > 0 {
+			h = 1
+		}
+		return math.Abs(x[0]) + x[1]*x[1], h
+	}
+	r, err := WithKinks(f, []float64{0, 2}, []float64{0, 1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Kink[0] || r.Kink[1] || r.Kinks != 1 || r.Worst != 1 {
+		t.Errorf("kinks %v, worst %d", r.Kink, r.Worst)
+	}
+	r, _ = WithKinks(f, []float64{1, 2}, []float64{0.5, 1}, nil)
+	if r.Kinks != 0 || r.MaxRel > 1e-9 {
+		t.Errorf("away from the kink: kinks %d, max rel %g", r.Kinks, r.MaxRel)
+	}
+}
+
+// TestBadInput names the refused parameter.
+func TestBadInput(t *testing.T) {
+	f := func(x []float64) float64 { return x[0] }
+	_, err := Func(f, []float64{1, 2}, []float64{0}, nil)
+	algotest.WantParam(t, err, "grad")
+	_, err = Func(f, []float64{1}, []float64{0}, &Settings{Step: -1})
+	algotest.WantParam(t, err, "step")
+	_, err = Func(f, []float64{1}, []float64{math.NaN()}, nil)
+	algotest.WantParam(t, err, "x, grad")
+}

@@ -1,0 +1,323 @@
+package sims
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeClock is a budget's clock moved by hand.
+type fakeClock struct{ t time.Time }
+
+func (c *fakeClock) now() time.Time      { return c.t }
+func (c *fakeClock) add(d time.Duration) { c.t = c.t.Add(d) }
+func budgetAt(l Limits) (*Budget, *fakeClock) {
+	c := &fakeClock{t: time.Unix(1e9, 0)}
+	b := NewBudget(l)
+	b.now = c.now
+	return b, c
+}
+
+// TestStepBucket: a greedy caller who asks for a thousand steps each time
+// and comes back exactly when told gets no more than the rate allows over
+// ten (simulated) seconds, plus the bucket's burst; and it is never told to
+// wait when a step is there.
+func TestStepBucket(t *testing.T) {
+	b, clock := budgetAt(Limits{StepsPerSec: 300})
+	if g, w := b.allowSteps(1000); g != 10 || w != 0 {
+		t.Fatalf("first call: %d steps, wait %v; want the burst of 10", g, w)
+	}
+	g, w := b.allowSteps(1000)
+	if g != 0 || w <= 0 || w > 4*time.Millisecond {
+		t.Fatalf("empty bucket: %d steps, wait %v; want 0 and 1/300 s", g, w)
+	}
+	clock.add(20 * time.Millisecond)
+	if g, _ := b.allowSteps(1000); g != 6 {
+		t.Errorf("after 20 ms: %d steps, want 6", g)
+	}
+	total := 0
+	for start := clock.t; clock.t.Sub(start) < 10*time.Second; {
+		g, w := b.allowSteps(1000)
+		total += g
+		if g == 0 && w <= 0 {
+			t.Fatal("no steps and no wait")
+		}
+		clock.add(w)
+		if g > 0 {
+			clock.add(time.Millisecond) // the steps take time
+		}
+	}
+	if total > 3000+10 || total < 2900 {
+		t.Errorf("%d steps in 10 s at 300/s", total)
+	}
+	// No limit: everything asked is granted.
+	if g, w := (*Budget)(nil).allowSteps(77); g != 77 || w != 0 {
+		t.Errorf("nil budget: %d, %v", g, w)
+	}
+	if g, w := NewBudget(Limits{}).allowSteps(77); g != 77 || w != 0 {
+		t.Errorf("no limits: %d, %v", g, w)
+	}
+}
+
+// TestCPURest: time charged makes the session rest until it is within its
+// share of a core; an overspend carries over the window's end.
+func TestCPURest(t *testing.T) {
+	b, clock := budgetAt(Limits{Cores: 0.25})
+	if g, _ := b.allowSteps(5); g != 5 {
+		t.Fatal("a fresh budget refused steps")
+	}
+	b.charge(100*time.Millisecond, 5, 0)
+	if _, w := b.allowSteps(1); w != 400*time.Millisecond {
+		t.Errorf("after 100 ms of work at a quarter core: rest %v, want 400 ms", w)
+	}
+	clock.add(399 * time.Millisecond)
+	if g, w := b.allowSteps(1); g != 0 || w != time.Millisecond {
+		t.Errorf("1 ms early: %d steps, rest %v", g, w)
+	}
+	clock.add(time.Millisecond)
+	if g, _ := b.allowSteps(1); g != 1 {
+		t.Error("no step once rested")
+	}
+	// A 2 s build at a quarter core: the session rests 8 s, across windows.
+	b.charge(2*time.Second, 0, 1)
+	rested := time.Duration(0)
+	for {
+		w := b.allowBuild()
+		if w == 0 {
+			break
+		}
+		clock.add(w)
+		rested += w
+	}
+	if rested < 7900*time.Millisecond || rested > 8100*time.Millisecond {
+		t.Errorf("rested %v after a 2 s build at a quarter core, want 8 s", rested)
+	}
+	if u := b.Usage(); u.Steps != 5 || u.Builds != 1 || u.Busy != 2100*time.Millisecond {
+		t.Errorf("usage %+v", u)
+	}
+}
+
+// TestBuildBucket: a burst of builds, then the rate.
+func TestBuildBucket(t *testing.T) {
+	b, clock := budgetAt(Limits{RebuildsPerSec: 2})
+	for i := range DefaultRebuildBurst {
+		if w := b.allowBuild(); w != 0 {
+			t.Fatalf("build %d of the burst waits %v", i, w)
+		}
+	}
+	if w := b.allowBuild(); w != 500*time.Millisecond {
+		t.Fatalf("after the burst: wait %v, want 500 ms", w)
+	}
+	clock.add(500 * time.Millisecond)
+	if w := b.allowBuild(); w != 0 {
+		t.Errorf("after 500 ms: wait %v", w)
+	}
+}
+
+// TestMemoryAccounting: a build reserves its estimate as a replacement of
+// the runner's present sim; the others' count against it.
+func TestMemoryAccounting(t *testing.T) {
+	b := NewBudget(Limits{Memory: 10 << 20})
+	r1, r2 := &Runner{spec: counterSpec}, &Runner{spec: counterSpec}
+	if err := b.reserve(r1, 6<<20); err != nil {
+		t.Fatal(err)
+	}
+	b.settle(r1, true)
+	if err := b.reserve(r1, 8<<20); err != nil { // replaces its own 6 MB
+		t.Fatalf("a runner growing within the budget: %v", err)
+	}
+	b.settle(r1, false) // that build failed: r1 keeps 6 MB
+	var me *MemoryError
+	if err := b.reserve(r2, 5<<20); !errors.As(err, &me) || !strings.Contains(err.Error(), "other sims use 6.3 MB of its 10 MB budget") {
+		t.Errorf("over budget: %v", err)
+	}
+	if err := b.reserve(r2, 4<<20); err != nil {
+		t.Fatal(err)
+	}
+	if u := b.Usage(); u.Memory != 10<<20 {
+		t.Errorf("memory %d while building", u.Memory)
+	}
+	b.release(r2)
+	b.release(r1)
+	if u := b.Usage(); u.Memory != 0 || len(b.sizes) != 0 {
+		t.Errorf("after release: %d bytes, %d runners", u.Memory, len(b.sizes))
+	}
+	for _, tt := range []struct {
+		n    int64
+		want string
+	}{{0, "0 B"}, {999, "999 B"}, {1500, "1.5 kB"}, {12_345, "12 kB"}, {3_400_000, "3.4 MB"}, {1 << 40, "1100 GB"}} {
+		if got := Bytes(tt.n); got != tt.want {
+			t.Errorf("Bytes(%d) = %q, want %q", tt.n, got, tt.want)
+		}
+	}
+}
+
+// TestSingleStepsAreCharged: single steps pasted in a burst (a key held
+// down) and a pane at full speed share one session's step cap: together
+// they never take more than the cap allows since the budget was made.
+func TestSingleStepsAreCharged(t *testing.T) {
+	began := time.Now()
+	budget := NewBudget(Limits{StepsPerSec: 50})
+	held := newCounter(t, nil, RunnerOptions{Paused: true, Budget: budget})
+	flat := newCounter(t, nil, RunnerOptions{Budget: budget})
+	for range 2000 {
+		held.Step(1)
+	}
+	end := time.Now().Add(deadline)
+	for time.Now().Before(end) && (budget.Usage().Steps < 40 || held.Latest().Frame.Step == 0 || flat.Latest().Frame.Step == 0) {
+		time.Sleep(time.Millisecond)
+	}
+	elapsed := time.Since(began)
+	steps := budget.Usage().Steps
+	if most := int64(50*elapsed.Seconds()) + 2; steps > most || steps < 40 {
+		t.Errorf("%d steps in %v under a cap of 50/s (at most %d)", steps, elapsed, most)
+	}
+	// Pausing drops the single steps not yet taken (and acknowledges
+	// them: until then they wait for their turn).
+	await(t, "pause", held.Pause())
+	at := held.Latest().Frame.Step
+	if at == 0 || flat.Latest().Frame.Step == 0 {
+		t.Errorf("a runner was starved: %d single steps, %d at full speed", at, flat.Latest().Frame.Step)
+	}
+	await(t, "sync", held.Sync())
+	if s := held.Latest(); s.Frame.Step != at || at >= 2000 {
+		t.Errorf("after pause: step %d then %d", at, s.Frame.Step)
+	}
+}
+
+// busy is a sim whose every step burns about a millisecond of CPU.
+type busy struct{ counter }
+
+func (b *busy) Step() error {
+	for start := time.Now(); time.Since(start) < time.Millisecond; {
+	}
+	return b.counter.Step()
+}
+
+// TestCPUCap: two runners at full speed, each step a millisecond of work,
+// share a fifth of a core: the time they spend never exceeds a fifth of the
+// time elapsed (plus the steps under way), and both progress.
+func TestCPUCap(t *testing.T) {
+	spec := *counterSpec
+	spec.New = func(c Config) (Sim, error) { return &busy{counter{limit: 1 << 30, fault: "none"}}, nil }
+	began := time.Now()
+	budget := NewBudget(Limits{Cores: 0.2})
+	var rs []*Runner
+	for range 2 {
+		r, err := NewRunner(&spec, Config{}, RunnerOptions{Budget: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		rs = append(rs, r)
+	}
+	for _, r := range rs {
+		waitFor(t, r, "progress", func(s *Snapshot) bool { return s.Frame.Step >= 100 })
+	}
+	// Uncapped, 200 such steps take 100 ms on two cores and this fails; the
+	// slack is for steps stretched by a loaded machine's scheduler.
+	u, elapsed := budget.Usage(), time.Since(began)
+	if most := time.Duration(0.2*float64(elapsed)) + 100*time.Millisecond; u.Busy > most {
+		t.Errorf("%v busy in %v at a 0.2-core cap (at most %v)", u.Busy, elapsed, most)
+	}
+}
+
+// TestRebuildsAreRateLimited: a pasted burst of resets costs at most the
+// bucket's burst and its rate, and the last one wins.
+func TestRebuildsAreRateLimited(t *testing.T) {
+	began := time.Now()
+	budget := NewBudget(Limits{RebuildsPerSec: 20, RebuildBurst: 1})
+	r := newCounter(t, nil, RunnerOptions{Paused: true, Budget: budget})
+	var last *Build
+	for i := range 200 {
+		last = r.Set("at", string(rune('0'+i%10)))
+	}
+	if err := wait(t, last); err != nil {
+		t.Fatal(err)
+	}
+	if counterAt.Get(r.Latest().Values) != 9 {
+		t.Errorf("the last change did not win: %s", r.Latest().Values.Summary())
+	}
+	u, elapsed := budget.Usage(), time.Since(began)
+	if most := 1 + int(20*elapsed.Seconds()) + 1; u.Builds > most {
+		t.Errorf("%d builds in %v at 20/s", u.Builds, elapsed)
+	}
+	// One after another, builds cannot come faster than the rate.
+	start := time.Now()
+	for range 6 {
+		if err := wait(t, r.Reset()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if took := time.Since(start); took < 250*time.Millisecond {
+		t.Errorf("six builds in %v at 20/s", took)
+	}
+}
+
+// TestMemoryBudget: a build over the session's memory budget is refused
+// with the reason before anything is built, and the old sim keeps running;
+// a new runner over budget does not start; closing a runner frees its share.
+func TestMemoryBudget(t *testing.T) {
+	budget := NewBudget(Limits{Memory: 10 << 20})
+	a := newCounter(t, map[string]string{"mb": "4"}, RunnerOptions{Budget: budget})
+	b := newCounter(t, map[string]string{"mb": "4"}, RunnerOptions{Budget: budget})
+	err := wait(t, b.Set("mb", "7"))
+	var me *MemoryError
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "needs about 7.3 MB") {
+		t.Fatalf("over budget: %v", err)
+	}
+	s := b.Latest()
+	if counterMB.Get(s.Values) != 4 || s.BuildErr == nil || s.State != Running {
+		t.Errorf("after the refusal: %s, %s, %v", s.State, s.Values.Summary(), s.BuildErr)
+	}
+	waitFor(t, b, "the old sim to go on", func(q *Snapshot) bool { return q.Frame.Step > s.Frame.Step+100 })
+	if err := wait(t, b.Set("mb", "6")); err != nil {
+		t.Errorf("a replacement within budget: %v", err)
+	}
+	if _, err := NewRunner(counterSpec, Config{Values: counterValues(t, map[string]string{"mb": "1"})}, RunnerOptions{Budget: budget}); !errors.As(err, &me) {
+		t.Errorf("a new runner over budget: %v", err)
+	}
+	a.Close()
+	if u := budget.Usage(); u.Memory != 6<<20 {
+		t.Errorf("after closing a: %d bytes", u.Memory)
+	}
+	c, err := NewRunner(counterSpec, Config{Values: counterValues(t, map[string]string{"mb": "4"})}, RunnerOptions{Budget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+}
+
+// heavyFrame is a sim whose every Frame burns two milliseconds of CPU.
+type heavyFrame struct{ counter }
+
+func (h *heavyFrame) Frame() Frame {
+	for start := time.Now(); time.Since(start) < 2*time.Millisecond; {
+	}
+	return h.counter.Frame()
+}
+
+// TestFramesAreCharged: Frames published for commands (here speed keys,
+// each acknowledged before the next) are charged and wait for the
+// session's CPU share: ten Frames of 2 ms at a tenth of a core take at
+// least 180 ms.
+func TestFramesAreCharged(t *testing.T) {
+	spec := *counterSpec
+	spec.New = func(c Config) (Sim, error) { return &heavyFrame{counter{limit: 1 << 30, fault: "none"}}, nil }
+	r, err := NewRunner(&spec, Config{}, RunnerOptions{Paused: true, Budget: NewBudget(Limits{Cores: 0.1})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	start := time.Now()
+	for i := range 10 {
+		await(t, "a speed change", r.SetSpeed(float64(i+1)))
+	}
+	if took := time.Since(start); took < 180*time.Millisecond {
+		t.Errorf("ten 2 ms Frames in %v at a tenth of a core", took)
+	}
+	if s := r.Latest(); s.Speed != 10 {
+		t.Errorf("speed %v", s.Speed)
+	}
+}

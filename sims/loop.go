@@ -1,0 +1,388 @@
+package sims
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime/debug"
+	"time"
+
+	"github.com/thelab/lab/algo"
+)
+
+// loop is the state owned by the runner's goroutine: the sim, the run's
+// state machine and the pacing. It is the one step loop of the lab: the
+// TUI's panes and `lab run` both drive it.
+type loop struct {
+	r       *Runner
+	sim     Sim // nil until the first build is installed
+	vals    Values
+	seed    uint64
+	state   State
+	err     error
+	speed   float64
+	version uint64
+
+	buildSeq, doneSeq uint64 // the latest build asked for and the latest ended
+	buildErr          error
+
+	owed  int             // single steps still to take (while paused)
+	held  []chan struct{} // acknowledgements waiting for a publication or the owed steps
+	ended []*buildReq     // builds installed or failed, reported once published
+	dirty bool            // a command changed what a snapshot shows
+
+	lastPublish time.Time
+	// pacing: steps owed since paceStart at the current speed
+	paceStart time.Time
+	paceDone  int
+	// measuring: steps in the current window
+	rateStart time.Time
+	rateSteps int
+	rate      float64
+	batch     int // steps per batch at full speed, adapted to ~1 ms
+}
+
+func (l *loop) run() {
+	defer l.exit()
+	l.resetPace()
+	l.batch = 1
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	budget := l.r.opts.Budget
+	for {
+		select {
+		case <-l.r.quit:
+			return
+		default:
+		}
+		l.drain()
+		rest := l.flush()
+		if !l.dirty && l.owed == 0 {
+			l.release()
+		}
+		n, wait := l.due()
+		if n > 0 {
+			if granted, w := budget.allowSteps(n); granted == 0 {
+				n, wait = 0, w
+			} else {
+				n = granted
+			}
+		}
+		if n == 0 {
+			if rest > 0 && (wait < 0 || rest < wait) {
+				wait = rest // then publish what the commands changed
+			}
+			var tick <-chan time.Time
+			if wait > 0 {
+				timer.Reset(wait)
+				tick = timer.C
+			}
+			select {
+			case <-l.r.wake:
+			case <-l.r.quit:
+				return
+			case <-tick:
+			}
+			timer.Stop()
+			continue
+		}
+		start := time.Now()
+		running := l.state == Running
+		done := l.stepN(n)
+		if running {
+			l.paceDone += done
+			l.count(done)
+			if l.speed == MaxSpeed {
+				l.adaptBatch(time.Since(start))
+			}
+		} else {
+			l.owed = max(0, l.owed-done)
+			l.adaptBatch(time.Since(start))
+		}
+		if l.state.Done() {
+			l.owed = 0
+		}
+		if l.state.Done() || (l.owed == 0 && len(l.held) > 0) || time.Since(l.lastPublish) >= l.r.opts.Publish {
+			l.publish()
+		}
+		budget.charge(time.Since(start), done, 0)
+	}
+}
+
+// due says how many steps to take now, or how long to wait for the next
+// (a negative wait: until a command comes).
+func (l *loop) due() (int, time.Duration) {
+	switch {
+	case l.sim == nil || l.state.Done():
+		return 0, -1
+	case l.state == Paused && l.owed > 0:
+		return min(l.owed, l.batch), 0
+	case l.state != Running:
+		return 0, -1
+	case l.speed == MaxSpeed:
+		return l.batch, 0
+	}
+	elapsed := time.Since(l.paceStart).Seconds()
+	owed := int(elapsed*l.speed) - l.paceDone
+	if owed <= 0 {
+		next := float64(l.paceDone+1)/l.speed - elapsed
+		return 0, max(time.Microsecond, time.Duration(next*float64(time.Second)))
+	}
+	// Never try to catch up more than a publication interval's worth.
+	maxBatch := max(1, int(l.speed*l.r.opts.Publish.Seconds()))
+	if owed > maxBatch {
+		l.paceDone += owed - maxBatch
+		owed = maxBatch
+	}
+	return owed, 0
+}
+
+// drain carries out every queued command. Their acknowledgements, and the
+// builds installed or failed, wait for the next publication (and the
+// acknowledgements for the single steps owed).
+func (l *loop) drain() {
+	r := l.r
+	r.qmu.Lock()
+	cmds := r.queue
+	r.queue = nil
+	r.qmu.Unlock()
+	for _, c := range cmds {
+		l.handle(c)
+		if c.build != nil {
+			l.ended = append(l.ended, c.build)
+		}
+		l.held = append(l.held, c.acks...)
+	}
+}
+
+// flush publishes what commands changed, once for them all, when the
+// budget allows; otherwise it says how long until it does, so that a burst
+// of keys cannot make a session build Frames past its share of a core.
+func (l *loop) flush() time.Duration {
+	if !l.dirty {
+		return 0
+	}
+	budget := l.r.opts.Budget
+	if rest := budget.cpuWait(); rest > 0 {
+		return rest
+	}
+	start := time.Now()
+	l.publish()
+	budget.charge(time.Since(start), 0, 0)
+	return 0
+}
+
+// release acknowledges the commands carried out.
+func (l *loop) release() {
+	for _, a := range l.held {
+		close(a)
+	}
+	l.held = l.held[:0]
+}
+
+func (l *loop) handle(c command) {
+	switch c.op {
+	case opPlay:
+		if l.sim != nil && !l.state.Done() {
+			l.state = Running
+			l.resetPace()
+		}
+		l.owed, l.dirty = 0, true
+	case opPause:
+		if l.state == Running {
+			l.state = Paused
+		}
+		l.owed, l.dirty = 0, true
+	case opToggle:
+		switch l.state {
+		case Running:
+			l.state = Paused
+		case Paused:
+			l.state = Running
+			l.resetPace()
+		}
+		l.owed, l.dirty = 0, true
+	case opStep:
+		if l.sim == nil || l.state.Done() {
+			break
+		}
+		if l.state == Running {
+			l.state, l.dirty = Paused, true
+		}
+		l.owed = satAdd(l.owed, c.n)
+	case opSpeed:
+		l.speed, l.dirty = c.speed, true
+		l.resetPace()
+	case opResult:
+		c.reply <- l.safeResult()
+	case opBuilding:
+		l.buildSeq, l.buildErr, l.dirty = c.seq, nil, true
+	case opInstall:
+		l.sim, l.vals, l.seed = c.sim, c.build.cfg.vals, c.build.cfg.seed
+		if l.state != Paused {
+			l.state = Running
+		}
+		l.err, l.owed = nil, 0
+		l.doneSeq, l.dirty = c.seq, true
+		l.resetPace()
+	case opFailed:
+		c.build.err = c.err // reported once the failure is published
+		if l.sim == nil {
+			l.state, l.err = Failed, c.err // the first build: nothing runs
+		} else {
+			l.buildErr = c.err
+		}
+		l.doneSeq, l.dirty = c.seq, true
+	}
+}
+
+// exit ends the loop: whoever waits on a command is released.
+func (l *loop) exit() {
+	r := l.r
+	r.qmu.Lock()
+	r.qclosed = true
+	cmds := r.queue
+	r.queue = nil
+	r.qmu.Unlock()
+	for _, c := range cmds {
+		c.abandon()
+	}
+	for _, b := range l.ended {
+		b.b.finish(b.err) // carried out, though not yet shown
+	}
+	l.release()
+	r.opts.Budget.release(r)
+	close(r.done)
+}
+
+func (l *loop) resetPace() {
+	l.paceStart = time.Now()
+	l.paceDone = 0
+	l.rateStart = l.paceStart
+	l.rateSteps = 0
+	l.rate = 0
+}
+
+func (l *loop) adaptBatch(took time.Duration) {
+	switch {
+	case took < 500*time.Microsecond && l.batch < 1<<20:
+		l.batch *= 2
+	case took > 2*time.Millisecond && l.batch > 1:
+		l.batch /= 2
+	}
+}
+
+func (l *loop) count(n int) {
+	l.rateSteps += n
+	if el := time.Since(l.rateStart); el >= 250*time.Millisecond {
+		l.rate = float64(l.rateSteps) / el.Seconds()
+		l.rateStart = time.Now()
+		l.rateSteps = 0
+	}
+}
+
+// stepN takes up to n steps and returns how many were taken. A step that
+// ends the run changes the state.
+func (l *loop) stepN(n int) int {
+	for i := 0; i < n; i++ {
+		if err := l.safeStep(); err != nil {
+			l.finish(err)
+			return i + 1
+		}
+	}
+	return n
+}
+
+// safeStep runs one step, turning a panic into an error so that a bug in
+// one sim ends only that sim.
+func (l *loop) safeStep() (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic in step: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return l.sim.Step()
+}
+
+// finish ends the run: the one place a Step or Frame error becomes a state.
+func (l *loop) finish(err error) {
+	switch {
+	case errors.Is(err, ErrConverged):
+		l.state = Converged
+	case errors.Is(err, ErrDiverged):
+		l.state, l.err = Diverged, err
+	default:
+		l.state, l.err = Failed, err
+	}
+}
+
+// publish builds a Frame and makes it the latest snapshot. A frame whose
+// metrics are not finite marks the run diverged even if the engine did not
+// notice.
+func (l *loop) publish() {
+	frame := Frame{Sim: l.r.spec.Name}
+	if l.sim != nil {
+		var err error
+		if frame, err = l.safeFrame(); err != nil {
+			l.finish(err)
+		} else if !l.state.Done() {
+			for _, m := range frame.Metrics {
+				if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
+					l.finish(algo.Diverged("metric %s = %v", m.Name, m.Value))
+					break
+				}
+			}
+		}
+	}
+	l.version++
+	l.dirty = false
+	l.lastPublish = time.Now()
+	rate := l.rate
+	if el := time.Since(l.rateStart); rate == 0 && el > 50*time.Millisecond {
+		rate = float64(l.rateSteps) / el.Seconds() // before the first full window
+	}
+	if l.state != Running {
+		rate = 0
+	}
+	l.r.snap.Store(&Snapshot{
+		Frame:       frame,
+		Spec:        l.r.spec,
+		Values:      l.vals,
+		Seed:        l.seed,
+		State:       l.state,
+		Err:         l.err,
+		Speed:       l.speed,
+		StepsPerSec: rate,
+		Version:     l.version,
+		Building:    l.buildSeq > l.doneSeq,
+		BuildErr:    l.buildErr,
+	})
+	for _, b := range l.ended {
+		b.b.finish(b.err)
+	}
+	l.ended = l.ended[:0]
+	if l.owed == 0 {
+		l.release()
+	}
+}
+
+func (l *loop) safeFrame() (f Frame, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic in frame: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return l.sim.Frame(), nil
+}
+
+func (l *loop) safeResult() (res map[string]any) {
+	if l.sim == nil {
+		return nil
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res = map[string]any{"error": fmt.Sprintf("panic in result: %v", p)}
+		}
+	}()
+	return l.sim.Result()
+}
