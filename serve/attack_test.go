@@ -413,6 +413,17 @@ func TestForwardingIsRefusedAndLogged(t *testing.T) {
 	for _, what := range []string{"direct-tcpip", "tcpip-forward", "auth-agent-req@openssh.com"} {
 		ts.log.waitLog(t, "msg=refused", `reason="forwarding: `+what+`"`)
 	}
+	// Channel types a client makes up are one reason, however many.
+	for i := range 30 {
+		if ch, _, err := c.OpenChannel(fmt.Sprintf("made-up-%d", i), nil); err == nil {
+			ch.Close()
+			t.Fatal("a made-up channel type was accepted")
+		}
+	}
+	ts.log.waitLog(t, "msg=refused", `reason="channel type refused"`, "type=made-up-0")
+	if n := len(ts.log.lines(`reason="channel type refused"`)); n > refusalBurst {
+		t.Errorf("%d lines for one kind of refusal in a minute, want at most %d", n, refusalBurst)
+	}
 }
 
 func TestNoSHA1IsOffered(t *testing.T) {

@@ -144,7 +144,7 @@ func (s *Server) logging(next ssh.Handler) ssh.Handler {
 func (s *Server) begin(sess ssh.Session) *session {
 	now := time.Now()
 	st := &session{srv: s, sess: sess, id: s.ids.Add(1), start: now,
-		addr: sess.RemoteAddr().String(), ip: hostOf(sess.RemoteAddr()), user: sess.User()}
+		addr: sess.RemoteAddr().String(), ip: hostOf(sess.RemoteAddr()), user: clip(sess.User(), 64)}
 	st.lastInput.Store(now.UnixNano())
 	attrs := []any{"session", st.id, "addr", st.addr, "user", st.user}
 	if pty, _, ok := sess.Pty(); ok {

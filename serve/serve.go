@@ -468,7 +468,23 @@ func (s *Server) handshakeFailed(nc net.Conn, err error) {
 func (s *Server) refuseChannel(_ *ssh.Server, _ *gossh.ServerConn, nc gossh.NewChannel, ctx ssh.Context) {
 	defer s.guard("channel refusal")
 	_ = nc.Reject(gossh.Prohibited, "lab serve offers terminal sessions only")
-	s.refused.note("refused", "forwarding: "+nc.ChannelType(), addrOf(ctx))
+	// The reason is one of a few, whatever type the client names: reasons
+	// are counted per kind, and a client must not make up new kinds.
+	reason := "channel type refused"
+	switch nc.ChannelType() {
+	case "direct-tcpip", "forwarded-tcpip", "direct-streamlocal@openssh.com", "forwarded-streamlocal@openssh.com",
+		"x11", "auth-agent@openssh.com", "tun@openssh.com":
+		reason = "forwarding: " + nc.ChannelType()
+	}
+	s.refused.note("refused", reason, addrOf(ctx), "type", clip(nc.ChannelType(), 64))
+}
+
+// clip shortens a client's text (a user name, a channel type) for the log.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 // refuseForward refuses a request for remote forwarding.
