@@ -48,6 +48,7 @@ const (
 //     never sends one and the parser would take it for the start of a
 //     sequence; an 8-bit ST ending a string becomes ESC \, and a character
 //     is passed whole, once complete, so that no read ends inside one;
+//   - drops any byte of 0x80–0xff inside an escape sequence's header;
 //   - drops invalid UTF-8;
 //   - ends a bracketed paste after maxPaste bytes and drops the rest of it.
 //
@@ -143,7 +144,7 @@ func (s *sanitiser) filter(dst, p []byte) []byte {
 			case c >= 0x30 && c <= 0x7e:
 				s.state = stNormal
 				keep(c)
-			case c >= 0x80 && c <= 0x9f: // dropped: the ESC still waits
+			case c >= 0x80: // dropped: the ESC still waits
 			default: // an invalid sequence: c is read afresh (an ESC starts another)
 				s.state = stNormal
 				goto again
@@ -168,7 +169,10 @@ func (s *sanitiser) filter(dst, p []byte) []byte {
 				}
 			case c >= 0x40 && c <= 0x7e:
 				s.final(c, keep)
-			case c >= 0x80 && c <= 0x9f: // dropped: the sequence goes on
+			case c >= 0x80:
+				// Dropped, and the sequence goes on: passed, the byte would
+				// end it for the parser; dropped while the filter took it as
+				// ended, the parser would go on counting parameters.
 			default: // not part of a sequence: the parser drops what it has
 				s.state = stNormal
 				goto again
@@ -198,7 +202,7 @@ func (s *sanitiser) filter(dst, p []byte) []byte {
 			case c == '\\':
 				s.state = stNormal
 				keep(c)
-			case c >= 0x80 && c <= 0x9f: // dropped: the ESC still waits
+			case c >= 0x80: // dropped: the ESC still waits
 			default: // the ESC cancelled the string and starts a sequence
 				s.state, s.inter = stEsc, 0
 				goto again

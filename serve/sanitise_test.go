@@ -25,15 +25,17 @@ var hostile = []string{
 	"\x1b[" + strings.Repeat("1;", 40) + "~",
 	"\x1b[" + strings.Repeat("1;", 40) + "_",
 	"\x1b[" + strings.Repeat(";", 100) + "m",
-	"\x1b[" + strings.Repeat("1:", 40) + "u",         // sub-parameters count too
-	"\x1b[<" + strings.Repeat("1;", 40) + "M",        // SGR mouse with a prefix
-	"\x9b" + strings.Repeat("1;", 40) + "m",          // 8-bit CSI
-	"\x1bP" + strings.Repeat("1;", 40) + "q",         // DCS parameters
-	"\x90" + strings.Repeat("1;", 40) + "q\x9c",      // 8-bit DCS
-	"\x1b[1;2\x9b" + strings.Repeat(";1", 40) + "m",  // a C1 inside a CSI
-	"\x1b\x9b[" + strings.Repeat("1;", 40) + "m",     // a C1 after ESC
-	"\xc4" + "\x9b" + strings.Repeat("1;", 40) + "m", // a C1 as a continuation byte
-	"\xe2\x9b" + strings.Repeat("1;", 40) + "m",      // of a broken character
+	"\x1b[" + strings.Repeat("1:", 40) + "u",                                     // sub-parameters count too
+	"\x1b[<" + strings.Repeat("1;", 40) + "M",                                    // SGR mouse with a prefix
+	"\x9b" + strings.Repeat("1;", 40) + "m",                                      // 8-bit CSI
+	"\x1bP" + strings.Repeat("1;", 40) + "q",                                     // DCS parameters
+	"\x90" + strings.Repeat("1;", 40) + "q\x9c",                                  // 8-bit DCS
+	"\x1b[1;2\x9b" + strings.Repeat(";1", 40) + "m",                              // a C1 inside a CSI
+	"\x1b\x9b[" + strings.Repeat("1;", 40) + "m",                                 // a C1 after ESC
+	"\xc4" + "\x9b" + strings.Repeat("1;", 40) + "m",                             // a C1 as a continuation byte
+	"\xe2\x9b" + strings.Repeat("1;", 40) + "m",                                  // of a broken character
+	"\x1b[" + strings.Repeat(";", 12) + "\xff" + strings.Repeat(";", 20) + "0m",  // a high byte inside a CSI (found by fuzzing)
+	"\x1b[" + strings.Repeat("1;", 12) + "\xc4" + strings.Repeat("1;", 20) + "m", // a broken character inside a CSI
 	"\x1b]11;" + strings.Repeat("x", 10000) + "\x07",
 	"\x1b]11;\x9b" + strings.Repeat("1;", 40) + "m", // a C1 in a string
 	"\x1b_" + strings.Repeat("G", 5000),             // unterminated APC
