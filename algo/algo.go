@@ -51,9 +51,11 @@ func AllFinite(x []float64) bool {
 	return true
 }
 
-// ParamError reports a parameter whose value is outside its allowed range.
+// ParamError reports an argument of an engine whose value is outside its
+// allowed range. A sim whose parameter feeds the argument under another name
+// renames it (sims.Blame).
 type ParamError struct {
-	Name    string // the parameter's name, as the user types it
+	Name    string // the argument's name (a configuration field's, in lower snake case)
 	Value   any    // the value that was refused
 	Allowed string // the allowed range or set, e.g. "in (0, 10]"
 }

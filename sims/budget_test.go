@@ -236,7 +236,7 @@ func TestRebuildsAreRateLimited(t *testing.T) {
 	if err := wait(t, last); err != nil {
 		t.Fatal(err)
 	}
-	if r.Latest().Values.Int("at") != 9 {
+	if counterAt.Get(r.Latest().Values) != 9 {
 		t.Errorf("the last change did not win: %s", r.Latest().Values.Summary())
 	}
 	u, elapsed := budget.Usage(), time.Since(began)
@@ -268,7 +268,7 @@ func TestMemoryBudget(t *testing.T) {
 		t.Fatalf("over budget: %v", err)
 	}
 	s := b.Latest()
-	if s.Values.Int("mb") != 4 || s.BuildErr == nil || s.State != Running {
+	if counterMB.Get(s.Values) != 4 || s.BuildErr == nil || s.State != Running {
 		t.Errorf("after the refusal: %s, %s, %v", s.State, s.Values.Summary(), s.BuildErr)
 	}
 	waitFor(t, b, "the old sim to go on", func(q *Snapshot) bool { return q.Frame.Step > s.Frame.Step+100 })

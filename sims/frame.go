@@ -17,10 +17,13 @@ type Frame struct {
 	Text    []string // a few short lines shown under the charts
 }
 
-// Metric is a named scalar.
+// Metric is a named scalar. Untrusted marks a value that is computed but
+// not to be relied on (an ESS while the chains disagree): the pane prints
+// "—" for it, headless output keeps the number.
 type Metric struct {
-	Name  string
-	Value float64
+	Name      string
+	Value     float64
+	Untrusted bool
 }
 
 // FiniteOr returns x, or alt when x is NaN or infinite: a metric must be
@@ -57,11 +60,17 @@ func (f Frame) Series(name string) (Series, bool) {
 }
 
 // Chart is one picture in a Frame: a LineChart, CanvasChart, HistChart or
-// BarChart. The set is closed: a new kind of picture is added here and to the
-// renderer in tui/chart.
+// BarChart. The set is sealed by the unexported method: a new kind of
+// picture is added here, listed in ChartKinds, and drawn by every renderer
+// (tui/chart), whose tests fail until it is.
 type Chart interface {
 	ChartTitle() string
+	chart()
 }
+
+// ChartKinds returns an empty chart of every kind, so that a renderer's
+// tests can check that it draws them all.
+func ChartKinds() []Chart { return []Chart{LineChart{}, CanvasChart{}, HistChart{}, BarChart{}} }
 
 // LineChart draws curves against the step (or any evenly spaced x).
 type LineChart struct {
@@ -76,6 +85,11 @@ type LineChart struct {
 	XLabel string
 	YLabel string
 }
+
+// MaxClasses is the number of classes the categorical palette tells apart
+// (Class 0..MaxClasses−1): a sim that colours components, clusters or
+// topics by class offers at most this many.
+const MaxClasses = 10
 
 // Series is a named curve of evenly spaced y values.
 type Series struct {
@@ -201,3 +215,8 @@ func (c LineChart) ChartTitle() string   { return c.Title }
 func (c CanvasChart) ChartTitle() string { return c.Title }
 func (c HistChart) ChartTitle() string   { return c.Title }
 func (c BarChart) ChartTitle() string    { return c.Title }
+
+func (LineChart) chart()   {}
+func (CanvasChart) chart() {}
+func (HistChart) chart()   {}
+func (BarChart) chart()    {}

@@ -77,6 +77,7 @@ type Runner struct {
 	once    sync.Once
 	snap    atomic.Pointer[Snapshot]
 	seeds   atomic.Uint64 // source of fresh seeds for Reseed
+	taken   atomic.Int64  // steps taken so far, by every sim of this runner
 
 	// commands for the loop, in order
 	qmu     sync.Mutex
@@ -92,7 +93,7 @@ type Runner struct {
 // Building and have an empty Frame; if it fails the run is Failed with the
 // reason, and Reset or a parameter change tries again.
 func StartRunner(spec *Spec, cfg Config, opts RunnerOptions) (*Runner, *Build) {
-	if cfg.Values.params == nil {
+	if cfg.Values.IsZero() {
 		cfg.Values = spec.Defaults()
 	}
 	if opts.Publish <= 0 {
@@ -131,6 +132,11 @@ func NewRunner(spec *Spec, cfg Config, opts RunnerOptions) (*Runner, error) {
 
 // Latest returns the most recent snapshot.
 func (r *Runner) Latest() *Snapshot { return r.snap.Load() }
+
+// Taken is the number of steps the runner has taken so far, by all its
+// sims, counted after each batch: between publications it says how far a
+// long Step has come (lab run's progress line).
+func (r *Runner) Taken() int64 { return r.taken.Load() }
 
 // The commands below return at once. The channel each returns is closed
 // once the loop has carried the command out and published its effect (for

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/thelab/lab/sims/param"
 )
 
 // counter is a test sim: its metric is the step count; it converges at
@@ -15,26 +17,32 @@ import (
 // "mb" megabytes (2^20 bytes).
 type counter struct {
 	n, limit, at int
-	fault        string
+	fault        fault
 	seed         uint64
 }
 
-var counterSpec = &Spec{
-	Name: "counter", Title: "test", Source: "test", Steps: 10,
-	Params: []Param{
-		{Name: "limit", Kind: Int, Min: 1, Max: 1e9, Default: "1000000000"},
-		{Name: "fault", Kind: Choice, Choices: []string{"none", "nan", "panic", "error", "diverge"}, Default: "none"},
-		{Name: "at", Kind: Int, Min: 0, Max: 1e9, Default: "5"},
-		{Name: "mb", Kind: Int, Min: 0, Max: 1e6, Default: "1"},
-	},
-	New: func(c Config) (Sim, error) {
-		if c.Values.Int("limit") == 13 {
-			return nil, errors.New("limit 13 is unlucky")
-		}
-		return &counter{limit: c.Values.Int("limit"), fault: c.Values.String("fault"), at: c.Values.Int("at"), seed: c.Seed}, nil
-	},
-	Size: func(c Config) int64 { return int64(c.Values.Int("mb")) << 20 },
-}
+// fault is how a counter misbehaves.
+type fault string
+
+func (f fault) String() string { return string(f) }
+
+var (
+	counterLimit = param.Int("limit", 1e9, "").Range(1, 1e9)
+	counterFault = param.Choice("fault", []fault{"none", "nan", "panic", "error", "diverge"}, "none", "")
+	counterAt    = param.Int("at", 5, "").Range(0, 1e9)
+	counterMB    = param.Int("mb", 1, "").Range(0, 1e6)
+	counterSpec  = &Spec{
+		Name: "counter", Title: "test", Source: "test", Steps: 10,
+		Params: param.List(counterLimit, counterFault, counterAt, counterMB),
+		New: func(c Config) (Sim, error) {
+			if counterLimit.Get(c.Values) == 13 {
+				return nil, errors.New("limit 13 is unlucky")
+			}
+			return &counter{limit: counterLimit.Get(c.Values), fault: counterFault.Get(c.Values), at: counterAt.Get(c.Values), seed: c.Seed}, nil
+		},
+		Size: func(c Config) int64 { return int64(counterMB.Get(c.Values)) << 20 },
+	}
+)
 
 func (c *counter) Step() error {
 	if c.n >= c.limit {
@@ -243,7 +251,7 @@ func TestRunnerSetParameter(t *testing.T) {
 		t.Errorf("value the sim refuses: %v", err)
 	}
 	s := r.Latest()
-	if s.Values.Int("limit") == 13 || s.BuildErr == nil || !strings.Contains(s.BuildErr.Error(), "unlucky") || s.Building {
+	if counterLimit.Get(s.Values) == 13 || s.BuildErr == nil || !strings.Contains(s.BuildErr.Error(), "unlucky") || s.Building {
 		t.Errorf("after a refused build: %s, build error %v, building %v", s.Values.Summary(), s.BuildErr, s.Building)
 	}
 	at := s.Frame.Step
@@ -253,7 +261,7 @@ func TestRunnerSetParameter(t *testing.T) {
 		t.Fatal(err)
 	}
 	s = r.Latest()
-	if s.Values.Int("limit") != 1e9 || s.Values.Int("at") != 6 || s.BuildErr != nil {
+	if counterLimit.Get(s.Values) != 1e9 || counterAt.Get(s.Values) != 6 || s.BuildErr != nil {
 		t.Errorf("after a good change: %s, build error %v", s.Values.Summary(), s.BuildErr)
 	}
 	await(t, "pause", r.Pause())
@@ -261,15 +269,36 @@ func TestRunnerSetParameter(t *testing.T) {
 		t.Fatal(err)
 	}
 	s = r.Latest()
-	if s.Frame.Step != 0 || s.Values.Int("limit") != 2 || !s.Values.IsSet("limit") || s.State != Paused {
+	if s.Frame.Step != 0 || counterLimit.Get(s.Values) != 2 || !counterLimit.IsSet(s.Values) || s.State != Paused {
 		t.Errorf("after Set: %s at step %d, %s", s.State, s.Frame.Step, s.Values.Summary())
 	}
 	seed := s.Seed
 	if err := wait(t, r.Reseed()); err != nil {
 		t.Fatal(err)
 	}
-	if r.Latest().Seed == seed {
-		t.Error("Reseed kept the seed")
+	if got := r.Latest().Seed; got != seed+1 {
+		t.Errorf("Reseed from seed %d: seed %d, want the next one", seed, got)
+	}
+}
+
+// TestTakenCountsSteps: Taken counts the steps of every sim the runner
+// ran, as they are taken.
+func TestTakenCountsSteps(t *testing.T) {
+	r, err := NewRunner(counterSpec, Config{}, RunnerOptions{Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	await(t, "steps", r.Step(7))
+	if got := r.Taken(); got != 7 {
+		t.Errorf("after 7 steps: Taken %d", got)
+	}
+	if err := wait(t, r.Reset()); err != nil {
+		t.Fatal(err)
+	}
+	await(t, "steps", r.Step(3))
+	if got := r.Taken(); got != 10 {
+		t.Errorf("after a reset and 3 more steps: Taken %d, want 10", got)
 	}
 }
 
@@ -356,7 +385,7 @@ func (g *gated) Step() error {
 func gatedSpec(gate chan struct{}, builds map[int]chan struct{}, built map[int]*atomic.Int64) *Spec {
 	spec := *counterSpec
 	spec.New = func(c Config) (Sim, error) {
-		at := c.Values.Int("at")
+		at := counterAt.Get(c.Values)
 		if ch, ok := builds[at]; ok {
 			<-ch
 		}
@@ -442,11 +471,60 @@ func TestRebuildOffTheLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	s = r.Latest()
-	if s.Values.Int("at") != 79 || s.Building {
+	if counterAt.Get(s.Values) != 79 || s.Building {
 		t.Errorf("after the builds: %s, building %v", s.Values.Summary(), s.Building)
 	}
 	if built[77].Load() != 1 || built[78].Load() != 0 || built[79].Load() != 1 {
 		t.Errorf("built 77×%d, 78×%d, 79×%d; want 1, 0, 1", built[77].Load(), built[78].Load(), built[79].Load())
 	}
 	close(slow78)
+}
+
+// settling is a counter with a cache that only Settle brings up to date
+// (sims.Settler): its frames report how far behind the cache is.
+type settling struct {
+	*counter
+	at int // the step the cache was settled at
+}
+
+func (s *settling) Settle() { s.at = s.n }
+
+func (s *settling) Frame() Frame {
+	f := s.counter.Frame()
+	f.Metrics = append(f.Metrics, Metric{Name: "behind", Value: float64(s.n - s.at)})
+	return f
+}
+
+// TestRunnerSettlesFramesNotRunning: a Settler's frames published for a
+// sim that is not running (stepped, paused: every frame of `lab run`) are
+// settled; while it runs they are not (the sim throttles its cache).
+func TestRunnerSettlesFramesNotRunning(t *testing.T) {
+	spec := *counterSpec
+	spec.New = func(c Config) (Sim, error) {
+		sim, err := counterSpec.New(c)
+		if err != nil {
+			return nil, err
+		}
+		return &settling{counter: sim.(*counter)}, nil
+	}
+	r, err := NewRunner(&spec, Config{Values: counterValues(t, nil), Seed: 7}, RunnerOptions{Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	await(t, "steps", r.Step(500))
+	if b, _ := r.Latest().Frame.Metric("behind"); b != 0 {
+		t.Errorf("a stepped frame is %g steps behind, want settled", b)
+	}
+	r.Play()
+	waitFor(t, r, "a running frame behind its cache", func(s *Snapshot) bool {
+		b, _ := s.Frame.Metric("behind")
+		return s.State == Running && b > 0
+	})
+	await(t, "pause", r.Pause())
+	if s := r.Latest(); s.State != Paused {
+		t.Fatalf("state %s", s.State)
+	} else if b, _ := s.Frame.Metric("behind"); b != 0 {
+		t.Errorf("the paused frame is %g steps behind, want settled", b)
+	}
 }

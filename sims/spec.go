@@ -37,6 +37,16 @@ type Sim interface {
 	Result() map[string]any
 }
 
+// Settler is implemented by sims whose Frames refresh an expensive cache
+// only now and then, so that a running pane stays cheap however fast it
+// goes (the samplers' convergence diagnostics). Settle brings the cache up
+// to date; a runner calls it before every Frame it publishes while the sim
+// is not running (paused, stepped or finished — every Frame of `lab run`),
+// when there is no hurry and the figures should be current.
+type Settler interface {
+	Settle()
+}
+
 // Config is everything a sim is built from.
 type Config struct {
 	Values Values
@@ -47,6 +57,9 @@ type Config struct {
 	// on it (package algo/par). A session whose CPU is budgeted by the
 	// wall time of its steps (lab serve) sets 1.
 	Workers int
+	// Files opens the files parameters name; nil is the local file
+	// system (see Files).
+	Files Files
 }
 
 // Spec is the catalogue entry of a sim.
@@ -81,7 +94,7 @@ const DefaultSize = 16 << 20
 
 // EstimateSize is the estimated peak bytes of the sim built from cfg.
 func (s *Spec) EstimateSize(cfg Config) int64 {
-	if cfg.Values.params == nil {
+	if cfg.Values.IsZero() {
 		cfg.Values = s.Defaults()
 	}
 	if s.Size == nil {
@@ -104,7 +117,7 @@ func (s *Spec) Build(cfg Config) (Sim, error) {
 	if cfg.Data != nil && s.Data == "" {
 		return nil, fmt.Errorf("sim %s takes no --data", s.Name)
 	}
-	if cfg.Values.params == nil {
+	if cfg.Values.IsZero() {
 		cfg.Values = s.Defaults()
 	}
 	return s.New(cfg)
@@ -139,6 +152,24 @@ func (c *Catalog) Lookup(name string) *Spec {
 		}
 	}
 	return nil
+}
+
+// WithFiles is the catalogue with every sim built under the file access
+// f, however its Config was made (lab serve: its visitors' sims open no
+// file but by name from the operator's --data-dir).
+func (c *Catalog) WithFiles(f Files) *Catalog {
+	out := &Catalog{specs: make([]*Spec, len(c.specs))}
+	for i, s := range c.specs {
+		cp := *s
+		if build := s.New; build != nil {
+			cp.New = func(cfg Config) (Sim, error) {
+				cfg.Files = f
+				return build(cfg)
+			}
+		}
+		out.specs[i] = &cp
+	}
+	return out
 }
 
 // Names lists the sim names in order.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/catalog"
+	"github.com/thelab/lab/sims/param"
 )
 
 // slowSim is a test sim: it counts its steps. Its spec's New blocks, for
@@ -29,26 +30,29 @@ func (s *slowSim) Result() map[string]any { return map[string]any{"n": s.n} }
 func slowSpec(gates map[int]chan struct{}, built map[int]*atomic.Int64) *sims.Spec {
 	return &sims.Spec{
 		Name: "slow", Title: "a test sim with slow builds", Source: "test", Steps: 10, Speed: 10,
-		Params: []sims.Param{
-			{Name: "n", Kind: sims.Int, Min: 1, Max: 1000, Default: "1", Help: "size in MB"},
-			{Name: "gate", Kind: sims.Int, Min: 0, Max: 100, Default: "0", Help: "the test's gate to wait on"},
-		},
+		Params: param.List(slowN, slowGate),
 		New: func(c sims.Config) (sims.Sim, error) {
-			gate := c.Values.Int("gate")
+			gate := slowGate.Get(c.Values)
 			if ch, ok := gates[gate]; ok {
 				<-ch
 			}
 			if n, ok := built[gate]; ok {
 				n.Add(1)
 			}
-			if c.Values.Int("n") == 13 {
+			if slowN.Get(c.Values) == 13 {
 				return nil, errors.New("n 13 is unlucky")
 			}
-			return &slowSim{size: c.Values.Int("n")}, nil
+			return &slowSim{size: slowN.Get(c.Values)}, nil
 		},
-		Size: func(c sims.Config) int64 { return int64(c.Values.Int("n")) << 20 },
+		Size: func(c sims.Config) int64 { return int64(slowN.Get(c.Values)) << 20 },
 	}
 }
+
+// The slow sim's parameters.
+var (
+	slowN    = param.Int("n", 1, "size in MB").Range(1, 1000)
+	slowGate = param.Int("gate", 0, "the test's gate to wait on").Range(0, 100)
+)
 
 // withSpecs is the catalogue and the test's specs.
 func withSpecs(t testing.TB, specs ...*sims.Spec) *sims.Catalog {
@@ -151,7 +155,7 @@ func TestKeysAnsweredDuringASlowBuild(t *testing.T) {
 	close(gate)
 	l.settle()
 	s := l.m.panes[0].snap
-	if s.Values.Int("n") != 5 || s.Values.Int("gate") != 0 || s.Building || s.Frame.Step != 0 {
+	if slowN.Get(s.Values) != 5 || slowGate.Get(s.Values) != 0 || s.Building || s.Frame.Step != 0 {
 		t.Errorf("after the builds: %s, building %v, step %d", s.Values.Summary(), s.Building, s.Frame.Step)
 	}
 	if built[7].Load() != 1 || built[0].Load() != 2 {
@@ -184,12 +188,12 @@ func TestFailedBuildShown(t *testing.T) {
 	if !strings.Contains(s, "✗ n 13 is unlucky (the sim shown runs on)") || !strings.Contains(s, "step 2") {
 		t.Errorf("the pane does not show the refusal over its sim:\n%s", s)
 	}
-	if v := l.m.panes[0].snap.Values; v.Int("n") != 1 {
+	if v := l.m.panes[0].snap.Values; slowN.Get(v) != 1 {
 		t.Errorf("values %s", v.Summary())
 	}
 	// The next good change clears it.
 	l.keys("p", "backspace", "2", "enter")
-	if s := l.screen(); strings.Contains(s, "unlucky") || l.m.panes[0].snap.Values.Int("n") != 2 {
+	if s := l.screen(); strings.Contains(s, "unlucky") || slowN.Get(l.m.panes[0].snap.Values) != 2 {
 		t.Errorf("after a good change:\n%s", s)
 	}
 }

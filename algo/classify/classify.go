@@ -116,8 +116,8 @@ const (
 	Separate Covariance = "separate"
 )
 
-// Covariances lists the choices in menu order.
-var Covariances = []string{string(Shared), string(Separate)}
+// String is the choice's name.
+func (c Covariance) String() string { return string(c) }
 
 // Fit accumulates labelled points and returns the maximum-likelihood
 // parameters: π̂ = N₁/N, μ̂_k the class means, Σ̂_k the class covariances

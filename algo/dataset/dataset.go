@@ -13,6 +13,9 @@ import (
 	"github.com/thelab/lab/algo"
 )
 
+// MaxN is the largest number of rows a generator draws.
+const MaxN = 100000
+
 // Labelled is a data set of n rows of d features with one target each. For
 // classification Classes > 0 and every Y is a class index 0..Classes−1; for
 // regression Classes is 0 and Y holds real targets.
@@ -159,8 +162,8 @@ var SpamQuery = []float64{1, 1, 0, 0, 0}
 // |⟨x, w*⟩| is at least gamma, so that the data is linearly separable with
 // margin ≥ gamma (the setting of Theorem 2.8). It returns w* too.
 func Separable(rng *rand.Rand, n int, gamma float64) (*Labelled, []float64, error) {
-	if n < 2 || n > 100000 {
-		return nil, nil, algo.BadParam("n", n, "in 2..100000")
+	if n < 2 || n > MaxN {
+		return nil, nil, algo.BadParam("n", n, fmt.Sprintf("in 2..%d", MaxN))
 	}
 	if !(gamma > 0 && gamma < 0.5) {
 		return nil, nil, algo.BadParam("gamma", gamma, "in (0, 0.5)")
@@ -184,8 +187,8 @@ func Separable(rng *rand.Rand, n int, gamma float64) (*Labelled, []float64, erro
 // deviation sd whose centres sit evenly on a circle of radius 3; the class is
 // the cluster.
 func Blobs(rng *rand.Rand, n, k int, sd float64) (*Labelled, error) {
-	if n < k || n > 100000 {
-		return nil, algo.BadParam("n", n, fmt.Sprintf("in %d..100000", k))
+	if n < k || n > MaxN {
+		return nil, algo.BadParam("n", n, fmt.Sprintf("in %d..%d", k, MaxN))
 	}
 	if k < 2 || k > 10 {
 		return nil, algo.BadParam("classes", k, "in 2..10")
@@ -207,8 +210,8 @@ func Blobs(rng *rand.Rand, n, k int, sd float64) (*Labelled, error) {
 // Moons draws n points on two interleaved half circles with Gaussian noise
 // of standard deviation noise, half in each class.
 func Moons(rng *rand.Rand, n int, noise float64) (*Labelled, error) {
-	if n < 2 || n > 100000 {
-		return nil, algo.BadParam("n", n, "in 2..100000")
+	if n < 2 || n > MaxN {
+		return nil, algo.BadParam("n", n, fmt.Sprintf("in 2..%d", MaxN))
 	}
 	if !(noise >= 0) {
 		return nil, algo.BadParam("noise", noise, "≥ 0")
@@ -230,8 +233,8 @@ func Moons(rng *rand.Rand, n int, noise float64) (*Labelled, error) {
 // Rings draws n points on `rings` concentric circles of radii 1, 2, ...,
 // with radial noise of standard deviation noise; the class is the ring.
 func Rings(rng *rand.Rand, n, rings int, noise float64) (*Labelled, error) {
-	if n < rings || n > 100000 {
-		return nil, algo.BadParam("n", n, fmt.Sprintf("in %d..100000", rings))
+	if n < rings || n > MaxN {
+		return nil, algo.BadParam("n", n, fmt.Sprintf("in %d..%d", rings, MaxN))
 	}
 	if rings < 2 || rings > 10 {
 		return nil, algo.BadParam("rings", rings, "in 2..10")

@@ -19,8 +19,8 @@ import (
 // are dropped, so the classes are separable in feature space with a margin
 // and the perceptron converges.
 func Ellipse(rng *rand.Rand, n int, gap float64) (*Labelled, error) {
-	if n < 2 || n > 100000 {
-		return nil, algo.BadParam("n", n, "in 2..100000")
+	if n < 2 || n > MaxN {
+		return nil, algo.BadParam("n", n, fmt.Sprintf("in 2..%d", MaxN))
 	}
 	if !(gap >= 0 && gap < 0.5) {
 		return nil, algo.BadParam("gap", gap, "in [0, 0.5)")
@@ -48,8 +48,8 @@ const EllipseA2 = 2.25
 // 569-point, 30-feature benchmark problem of the size of the Wisconsin
 // breast-cancer data.
 func GaussianClasses(rng *rand.Rand, n, d int, sep float64) (*Labelled, error) {
-	if n < 2 || n > 100000 {
-		return nil, algo.BadParam("n", n, "in 2..100000")
+	if n < 2 || n > MaxN {
+		return nil, algo.BadParam("n", n, fmt.Sprintf("in 2..%d", MaxN))
 	}
 	if d < 1 || d > 1000 {
 		return nil, algo.BadParam("d", d, "in 1..1000")
@@ -89,8 +89,8 @@ func GaussianClasses(rng *rand.Rand, n, d int, sep float64) (*Labelled, error) {
 // after Bishop), where a stretch without data shows the posterior
 // uncertainty growing.
 func Sinusoid(rng *rand.Rand, n int, noise, gapLo, gapHi float64) (*Labelled, error) {
-	if n < 1 || n > 100000 {
-		return nil, algo.BadParam("n", n, "in 1..100000")
+	if n < 1 || n > MaxN {
+		return nil, algo.BadParam("n", n, fmt.Sprintf("in 1..%d", MaxN))
 	}
 	if !(noise >= 0) || math.IsInf(noise, 0) {
 		return nil, algo.BadParam("noise", noise, "a finite number ≥ 0")
@@ -114,8 +114,8 @@ func Sinusoid(rng *rand.Rand, n int, noise, gapLo, gapHi float64) (*Labelled, er
 // with x uniform on [−1, 1]: the data of Bayesian linear regression (seed
 // 002 Ex 3.2, Fig 3.3).
 func NoisyLine(rng *rand.Rand, n int, w0, w1, noise float64) (*Labelled, error) {
-	if n < 1 || n > 100000 {
-		return nil, algo.BadParam("n", n, "in 1..100000")
+	if n < 1 || n > MaxN {
+		return nil, algo.BadParam("n", n, fmt.Sprintf("in 1..%d", MaxN))
 	}
 	if !(noise >= 0) || math.IsInf(noise, 0) {
 		return nil, algo.BadParam("noise", noise, "a finite number ≥ 0")
@@ -175,8 +175,8 @@ func Standardize(x [][]float64) [][]float64 {
 // Gaussian kernel of suitable width makes the first component separate the
 // rings and linear PCA cannot.
 func Circles(rng *rand.Rand, n int, factor, noise float64) (*Labelled, error) {
-	if n < 2 || n > 100000 {
-		return nil, algo.BadParam("n", n, "in 2..100000")
+	if n < 2 || n > MaxN {
+		return nil, algo.BadParam("n", n, fmt.Sprintf("in 2..%d", MaxN))
 	}
 	if !(factor > 0 && factor < 1) {
 		return nil, algo.BadParam("factor", factor, "in (0, 1)")

@@ -26,8 +26,8 @@ func Epsilon(eps float64) (*Labelled, error) {
 // Line draws n points x ~ U(−3, 3) with y = 1.5x − 0.5 + noise·N(0, 1): a
 // 1-D regression whose fitted line can be drawn over the data.
 func Line(rng *rand.Rand, n int, noise float64) (*Labelled, error) {
-	if n < 2 || n > 100000 {
-		return nil, algo.BadParam("n", n, "in 2..100000")
+	if n < 2 || n > MaxN {
+		return nil, algo.BadParam("n", n, fmt.Sprintf("in 2..%d", MaxN))
 	}
 	if !(noise >= 0) || math.IsInf(noise, 0) {
 		return nil, algo.BadParam("noise", noise, "a finite number ≥ 0")
@@ -58,8 +58,8 @@ func LinearTrue(d int) (w []float64, b float64) {
 // z ~ N(0, I) (a shared factor: the larger rho, the worse conditioned XᵀX),
 // and targets y = ⟨x, w⟩ + 1 + noise·N(0, 1) with w from LinearTrue.
 func Linear(rng *rand.Rand, n, d int, rho, noise float64) (*Labelled, error) {
-	if n < 2 || n > 100000 {
-		return nil, algo.BadParam("n", n, "in 2..100000")
+	if n < 2 || n > MaxN {
+		return nil, algo.BadParam("n", n, fmt.Sprintf("in 2..%d", MaxN))
 	}
 	if d < 1 || d > 1000 {
 		return nil, algo.BadParam("d", d, "in 1..1000")
@@ -89,69 +89,89 @@ func Linear(rng *rand.Rand, n, d int, rho, noise float64) (*Labelled, error) {
 	return l, nil
 }
 
-// Curves are the smooth truths f of the interpolation presets on [−1, 1]:
-// sin(πx), Runge's 1/(1 + 25x²) (whose equispaced interpolants diverge as
-// the degree grows) and the line 0.8x − 0.2.
-var Curves = map[string]func(float64) float64{
-	"sin":   func(x float64) float64 { return math.Sin(math.Pi * x) },
-	"runge": func(x float64) float64 { return 1 / (1 + 25*x*x) },
-	"line":  func(x float64) float64 { return 0.8*x - 0.2 },
+// Curve names a smooth truth f of the interpolation presets.
+type Curve string
+
+// The curves on [−1, 1]: Runge's 1/(1 + 25x²) (whose equispaced
+// interpolants diverge as the degree grows), sin(πx) and the line 0.8x −
+// 0.2.
+const (
+	Runge    Curve = "runge"
+	Sine     Curve = "sin"
+	Straight Curve = "line"
+)
+
+// String is the curve's name.
+func (c Curve) String() string { return string(c) }
+
+// Curves are the functions f of the curves.
+var Curves = map[Curve]func(float64) float64{
+	Sine:     func(x float64) float64 { return math.Sin(math.Pi * x) },
+	Runge:    func(x float64) float64 { return 1 / (1 + 25*x*x) },
+	Straight: func(x float64) float64 { return 0.8*x - 0.2 },
 }
 
-// CurveNames lists the keys of Curves in menu order.
-var CurveNames = []string{"runge", "sin", "line"}
-
-// NodeLayouts are the ways OnCurve places its inputs.
-var NodeLayouts = []string{"random", "equispaced", "chebyshev"}
-
-// OnCurve draws n points (x_i, f(x_i) + noise·N(0, 1)) of the curve named
-// name, with the inputs in [−1, 1] laid out as
+// Layout is how OnCurve places its inputs in [−1, 1]:
 //
-//	random:     x_i ~ U(−1, 1) (distinct with probability one);
-//	equispaced: x_i = −1 + 2i/(n − 1);
-//	chebyshev:  x_i = cos((2i + 1)π/(2n)), the Chebyshev nodes, whose
+//	Scattered:  x_i ~ U(−1, 1) (distinct with probability one);
+//	Equispaced: x_i = −1 + 2i/(n − 1);
+//	Chebyshev:  x_i = cos((2i + 1)π/(2n)), the Chebyshev nodes, whose
 //	            interpolants of a smooth f converge (no Runge phenomenon).
+type Layout string
+
+// The layouts.
+const (
+	Scattered  Layout = "random"
+	Equispaced Layout = "equispaced"
+	Chebyshev  Layout = "chebyshev"
+)
+
+// String is the layout's name.
+func (l Layout) String() string { return string(l) }
+
+// OnCurve draws n points (x_i, f(x_i) + noise·N(0, 1)) of the curve, with
+// the inputs in [−1, 1] placed by the layout.
 //
 // The rows come in the order in which they "arrive": random points in
 // their (random) draw order; the grids in farthest-point order — first
 // the point nearest 0, then each time the node farthest from those
 // already taken (ties to the left) — so that every prefix is spread over
 // [−1, 1] rather than a random clump of the grid.
-func OnCurve(rng *rand.Rand, name, layout string, n int, noise float64) (*Labelled, error) {
-	f, ok := Curves[name]
+func OnCurve(rng *rand.Rand, curve Curve, layout Layout, n int, noise float64) (*Labelled, error) {
+	f, ok := Curves[curve]
 	if !ok {
-		return nil, algo.BadParam("truth", name, "one of runge|sin|line")
+		return nil, algo.BadParam("curve", curve, "one of runge|sin|line")
 	}
-	if n < 1 || n > 100000 {
-		return nil, algo.BadParam("n", n, "in 1..100000")
+	if n < 1 || n > MaxN {
+		return nil, algo.BadParam("n", n, fmt.Sprintf("in 1..%d", MaxN))
 	}
 	if !(noise >= 0) || math.IsInf(noise, 0) {
 		return nil, algo.BadParam("noise", noise, "a finite number ≥ 0")
 	}
 	xs := make([]float64, n)
 	switch layout {
-	case "random":
+	case Scattered:
 		for i := range xs {
 			xs[i] = 2*rng.Float64() - 1
 		}
-	case "equispaced":
+	case Equispaced:
 		for i := range xs {
 			xs[i] = 0
 			if n > 1 {
 				xs[i] = -1 + 2*float64(i)/float64(n-1)
 			}
 		}
-	case "chebyshev":
+	case Chebyshev:
 		for i := range xs {
 			xs[i] = math.Cos(float64(2*i+1) * math.Pi / float64(2*n))
 		}
 	default:
-		return nil, algo.BadParam("nodes", layout, "one of random|equispaced|chebyshev")
+		return nil, algo.BadParam("layout", layout, "one of random|equispaced|chebyshev")
 	}
-	if layout != "random" {
+	if layout != Scattered {
 		xs = farthestFirst(xs)
 	}
-	l := &Labelled{Name: name, Features: []string{"x"}}
+	l := &Labelled{Name: string(curve), Features: []string{"x"}}
 	for _, x := range xs {
 		l.X = append(l.X, []float64{x})
 		l.Y = append(l.Y, f(x)+noise*rng.NormFloat64())

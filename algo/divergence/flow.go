@@ -16,8 +16,8 @@ const (
 	Notes Gradient = "notes"
 )
 
-// Gradients lists the choices in menu order.
-var Gradients = []string{string(Exact), string(Notes)}
+// String is the gradient's name.
+func (g Gradient) String() string { return string(g) }
 
 // FlowConfig configures a Flow: the target p = N(Mu0, Sigma0²), the start
 // q = N(Mu, Sigma²), the step sizes and which σ-derivative to follow.

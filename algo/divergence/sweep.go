@@ -1,6 +1,7 @@
 package divergence
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/thelab/lab/algo"
@@ -29,11 +30,14 @@ type Sequences struct {
 	rows   []SequenceRow
 }
 
-// NewSequences validates maxN (in 3..1000000) and points (2..1000) and
+// MaxSeqN is the largest last index of Sequences.
+const MaxSeqN = 1000000
+
+// NewSequences validates maxN (in 3..MaxSeqN) and points (2..1000) and
 // starts before n = 2.
 func NewSequences(maxN, points int) (*Sequences, error) {
-	if maxN < 3 || maxN > 1000000 {
-		return nil, algo.BadParam("max_n", maxN, "in 3..1000000")
+	if maxN < 3 || maxN > MaxSeqN {
+		return nil, algo.BadParam("max_n", maxN, fmt.Sprintf("in 3..%d", MaxSeqN))
 	}
 	if points < 2 || points > 1000 {
 		return nil, algo.BadParam("points", points, "in 2..1000")

@@ -13,7 +13,7 @@ import (
 
 func rng(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x6d6c65)) }
 
-func model(t *testing.T, kind string, a, b float64) Model {
+func model(t *testing.T, kind Kind, a, b float64) Model {
 	t.Helper()
 	m, err := NewModel(kind, a, b)
 	if err != nil {

@@ -32,8 +32,8 @@ const (
 	Regression  Kind = "regression"
 )
 
-// Kinds lists the models in menu order.
-var Kinds = []string{string(Gaussian), string(Bernoulli), string(Exponential), string(Regression)}
+// String is the model's name.
+func (k Kind) String() string { return string(k) }
 
 // Model is a model with its true parameters.
 type Model struct {
@@ -44,8 +44,8 @@ type Model struct {
 // NewModel validates the true parameters of a model: for gaussian μ finite
 // and σ² > 0 (theta2); bernoulli p in (0, 1); exponential λ > 0;
 // regression a finite and σ² > 0. Unused parameters are ignored.
-func NewModel(kind string, theta1, theta2 float64) (Model, error) {
-	m := Model{Kind: Kind(kind), Theta: [2]float64{theta1, theta2}}
+func NewModel(kind Kind, theta1, theta2 float64) (Model, error) {
+	m := Model{Kind: kind, Theta: [2]float64{theta1, theta2}}
 	fin := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch m.Kind {
 	case Gaussian, Regression:
@@ -64,7 +64,7 @@ func NewModel(kind string, theta1, theta2 float64) (Model, error) {
 			return Model{}, algo.BadParam("theta1", theta1, "a rate λ > 0")
 		}
 	default:
-		return Model{}, algo.BadParam("model", kind, fmt.Sprintf("one of %v", Kinds))
+		return Model{}, algo.BadParam("model", string(kind), fmt.Sprintf("one of %v", []Kind{Gaussian, Bernoulli, Exponential, Regression}))
 	}
 	return m, nil
 }

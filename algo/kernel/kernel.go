@@ -183,13 +183,28 @@ type Sigmoid struct{ A, C float64 }
 func (k Sigmoid) FromDot(xz, _, _ float64) float64 { return math.Tanh(k.A*xz + k.C) }
 func (k Sigmoid) String() string                   { return fmt.Sprintf("tanh(%g⟨x,z⟩%+g) (not a kernel)", k.A, k.C) }
 
-// Names lists the kernels a sim offers by name, in menu order: sum is
-// rbf + poly and product is rbf·poly, with the same parameters.
-var Names = []string{"linear", "poly", "rbf", "sum", "product"}
+// Kind names a kernel of New: sum is rbf + poly and product is rbf·poly,
+// with the same parameters.
+type Kind string
 
-// Spec names a kernel and its parameters, as a sim's parameters give them.
+// The kernels of New.
+const (
+	KindLinear  Kind = "linear"
+	KindPoly    Kind = "poly"
+	KindRBF     Kind = "rbf"
+	KindSum     Kind = "sum"
+	KindProduct Kind = "product"
+)
+
+// String is the kernel's name.
+func (k Kind) String() string { return string(k) }
+
+// kinds are the kernels New knows.
+var kinds = []Kind{KindLinear, KindPoly, KindRBF, KindSum, KindProduct}
+
+// Spec is a kernel of New with its parameters.
 type Spec struct {
-	Name   string  // one of Names
+	Name   Kind
 	Degree int     // poly: degree p in 1..MaxDegree
 	Coef0  float64 // poly: offset c ≥ 0
 	Gamma  float64 // rbf: γ > 0
@@ -217,13 +232,13 @@ func New(s Spec) (Kernel, error) {
 		return RBF{Gamma: s.Gamma}, nil
 	}
 	switch s.Name {
-	case "linear":
+	case KindLinear:
 		return Linear{}, nil
-	case "poly":
+	case KindPoly:
 		return poly()
-	case "rbf":
+	case KindRBF:
 		return rbf()
-	case "sum", "product":
+	case KindSum, KindProduct:
 		a, err := rbf()
 		if err != nil {
 			return nil, err
@@ -232,12 +247,12 @@ func New(s Spec) (Kernel, error) {
 		if err != nil {
 			return nil, err
 		}
-		if s.Name == "sum" {
+		if s.Name == KindSum {
 			return Sum{a, b}, nil
 		}
 		return Product{a, b}, nil
 	}
-	return nil, algo.BadParam("kernel", s.Name, fmt.Sprintf("one of %v", Names))
+	return nil, algo.BadParam("kernel", string(s.Name), fmt.Sprintf("one of %v", kinds))
 }
 
 // QuadFeatures is the explicit feature map of the kernel (⟨x, z⟩)² + 1 on

@@ -101,7 +101,7 @@ func TestNewValidates(t *testing.T) {
 			t.Errorf("%+v: %v, want a ParamError for %s", tt.spec, err, tt.name)
 		}
 	}
-	for _, name := range Names {
+	for _, name := range kinds {
 		if _, err := New(Spec{Name: name, Degree: 2, Coef0: 1, Gamma: 1}); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}

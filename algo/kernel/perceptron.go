@@ -17,8 +17,8 @@ const (
 	Shuffled Order = "shuffled"
 )
 
-// Orders lists the presentation orders in menu order.
-var Orders = []string{string(Cyclic), string(Shuffled)}
+// String is the order's name.
+func (o Order) String() string { return string(o) }
 
 // PerceptronConfig configures a Perceptron.
 type PerceptronConfig struct {
@@ -96,7 +96,7 @@ func NewPerceptron(gram []float64, y []float64, cfg PerceptronConfig, rng *rand.
 			return nil, algo.BadParam("order", cfg.Order, "cyclic, or shuffled with a random source")
 		}
 	default:
-		return nil, algo.BadParam("order", cfg.Order, fmt.Sprintf("one of %v", Orders))
+		return nil, algo.BadParam("order", cfg.Order, fmt.Sprintf("one of %v", []Order{Cyclic, Shuffled}))
 	}
 	if cfg.MaxEpochs < 0 {
 		return nil, algo.BadParam("max_epochs", cfg.MaxEpochs, "≥ 0")

@@ -36,10 +36,10 @@ const (
 	Monomial  Basis = "monomial"  // x^j: the Vandermonde matrix
 )
 
-// Bases lists the bases by name, the default first.
-var Bases = []string{string(Chebyshev), string(Legendre), string(Monomial)}
+// String is the basis's name.
+func (b Basis) String() string { return string(b) }
 
-func (b Basis) valid() bool { return slices.Contains(Bases, string(b)) }
+func (b Basis) valid() bool { return slices.Contains([]Basis{Chebyshev, Legendre, Monomial}, b) }
 
 // Fill writes φ_j(x) into dst[j] for j < len(dst), by the basis's
 // three-term recurrence.

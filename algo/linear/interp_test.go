@@ -30,7 +30,7 @@ func lagrange(x, y []float64, t float64) float64 {
 }
 
 // curvePoints draws a preset of seed 1.
-func curvePoints(t *testing.T, truth, layout string, n int, noise float64) (x, y []float64) {
+func curvePoints(t *testing.T, truth dataset.Curve, layout dataset.Layout, n int, noise float64) (x, y []float64) {
 	t.Helper()
 	l, err := dataset.OnCurve(rand.New(rand.NewPCG(1, 2)), truth, layout, n, noise)
 	if err != nil {
@@ -68,8 +68,8 @@ const condSane = 1e6
 func TestInterpExact(t *testing.T) {
 	cases := []struct {
 		basis   Basis
-		truth   string
-		layout  string
+		truth   dataset.Curve
+		layout  dataset.Layout
 		n       int
 		checked int // at least this many k have cond ≤ condSane and are checked: the test is not vacuous
 	}{

@@ -18,8 +18,8 @@ const (
 	OneVsOne Scheme = "ovo"
 )
 
-// Schemes lists the schemes in menu order.
-var Schemes = []string{string(OneVsAll), string(OneVsOne)}
+// String is the scheme's name.
+func (s Scheme) String() string { return string(s) }
 
 // Binary is one of the binary perceptrons of a Multiclass: class Pos is +1
 // against Neg (−1 for "the rest" in one-vs-all).

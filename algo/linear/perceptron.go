@@ -20,8 +20,8 @@ const (
 	Random Order = "random"
 )
 
-// Orders lists the orders in menu order.
-var Orders = []string{string(Cyclic), string(Random)}
+// String is the order's name.
+func (o Order) String() string { return string(o) }
 
 // presenter hands out indices 0..n−1 epoch by epoch.
 type presenter struct {
@@ -37,7 +37,7 @@ func newPresenter(n int, order Order, rng *rand.Rand) (*presenter, error) {
 	case Cyclic:
 	case Random:
 		if rng == nil {
-			return nil, algo.BadParam("rng", nil, "a random source for order=random")
+			return nil, algo.BadParam("rng", nil, "a random source for the random order")
 		}
 	default:
 		return nil, algo.BadParam("order", order, "cyclic|random")

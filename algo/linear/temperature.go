@@ -79,12 +79,17 @@ type Temperature struct {
 	varZ   float64
 }
 
-// MaxLogit bounds |z_k|: the sweep is exact far beyond it, but a pane has
-// nothing to show there.
-const MaxLogit = 1e4
+// The bounds of a sweep: |z_k| ≤ MaxLogit (the sweep is exact far beyond
+// it), temperatures up to MaxTemperature, grids of 2..MaxSweepPoints.
+const (
+	MaxLogit       = 1e4
+	MaxTemperature = 1e6
+	MaxSweepPoints = 10000
+)
 
 // NewTemperature validates c ≥ 2 finite logits with |z_k| ≤ MaxLogit,
-// 0 < tMin < tMax ≤ 10⁶ and a grid of 2..10000 points, and sits at tMax.
+// 0 < tMin < tMax ≤ MaxTemperature and a grid of 2..MaxSweepPoints points,
+// and sits at tMax.
 func NewTemperature(z []float64, tMax, tMin float64, points int) (*Temperature, error) {
 	if len(z) < 2 {
 		return nil, algo.BadParam("logits", len(z), "at least 2 classes")
@@ -94,14 +99,14 @@ func NewTemperature(z []float64, tMax, tMin float64, points int) (*Temperature, 
 			return nil, algo.BadParam("logits", v, fmt.Sprintf("finite, |z| ≤ %g (logit %d)", MaxLogit, i+1))
 		}
 	}
-	if !(tMin > 0) || tMin > 1e6 {
-		return nil, algo.BadParam("t_min", tMin, "in (0, 1e6]")
+	if !(tMin > 0) || tMin > MaxTemperature {
+		return nil, algo.BadParam("t_min", tMin, fmt.Sprintf("in (0, %g]", MaxTemperature))
 	}
-	if !(tMax > tMin) || tMax > 1e6 {
-		return nil, algo.BadParam("t_max", tMax, fmt.Sprintf("in (t_min = %g, 1e6]", tMin))
+	if !(tMax > tMin) || tMax > MaxTemperature {
+		return nil, algo.BadParam("t_max", tMax, fmt.Sprintf("in (t_min = %g, %g]", tMin, MaxTemperature))
 	}
-	if points < 2 || points > 10000 {
-		return nil, algo.BadParam("points", points, "in 2..10000")
+	if points < 2 || points > MaxSweepPoints {
+		return nil, algo.BadParam("points", points, fmt.Sprintf("in 2..%d", MaxSweepPoints))
 	}
 	e := &Temperature{z: append([]float64(nil), z...), grid: LogGrid(tMax, tMin, points), dir: 1, p: make([]float64, len(z))}
 	e.update()

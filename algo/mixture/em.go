@@ -12,8 +12,9 @@ import (
 	"github.com/thelab/lab/algo/par"
 )
 
-// MaxK is the largest number of components an EM accepts (the lab's
-// categorical palette has ten colours).
+// MaxK is the largest number of components an EM (and a KMeans) accepts:
+// their per-component statistics live in fixed arrays, so that a step does
+// not allocate.
 const MaxK = 10
 
 // minCount is the effective number of points N_k below which a component is
@@ -72,12 +73,12 @@ const (
 	CovSphericalFixed
 )
 
-// CovModes are the names of the covariance modes, indexed by CovMode.
-var CovModes = []string{"full", "spherical-fixed"}
+// covNames are the names of the covariance modes, indexed by CovMode.
+var covNames = []string{"full", "spherical-fixed"}
 
 func (m CovMode) String() string {
-	if m >= 0 && int(m) < len(CovModes) {
-		return CovModes[m]
+	if m >= 0 && int(m) < len(covNames) {
+		return covNames[m]
 	}
 	return fmt.Sprintf("CovMode(%d)", int(m))
 }

@@ -26,8 +26,11 @@ const (
 	Adam     Method = "adam"
 )
 
-// Methods lists the update rules in menu order.
-var Methods = []string{string(GD), string(Momentum), string(Nesterov), string(Adam)}
+// String is the rule's name.
+func (m Method) String() string { return string(m) }
+
+// methods are the rules a Descent knows.
+var methods = []Method{GD, Momentum, Nesterov, Adam}
 
 // Adam's second-moment decay and denominator guard.
 const (
@@ -46,7 +49,8 @@ type DescentConfig struct {
 	Blowup float64
 }
 
-// Descent minimises an Objective by one of the Methods, one iteration per Step.
+// Descent minimises an Objective by one of the Methods above, one iteration
+// per Step.
 type Descent struct {
 	f   Objective
 	cfg DescentConfig
@@ -65,7 +69,7 @@ func NewDescent(f Objective, x0 []float64, cfg DescentConfig) (*Descent, error) 
 	switch cfg.Method {
 	case GD, Momentum, Nesterov, Adam:
 	default:
-		return nil, algo.BadParam("method", cfg.Method, fmt.Sprintf("one of %v", Methods))
+		return nil, algo.BadParam("method", cfg.Method, fmt.Sprintf("one of %v", methods))
 	}
 	if !(cfg.LR > 0) || math.IsInf(cfg.LR, 0) {
 		return nil, algo.BadParam("lr", cfg.LR, "a finite number > 0")

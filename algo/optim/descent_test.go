@@ -85,7 +85,7 @@ func TestDivergenceBeyondTwoOverL(t *testing.T) {
 
 // TestGradients compares every analytic gradient with central differences.
 func TestGradients(t *testing.T) {
-	for _, name := range ProblemNames {
+	for _, name := range classicProblems {
 		p := NewProblem(name, 7)
 		for _, x := range [][]float64{{0.3, -0.7}, {1.1, 0.4}, {-1.5, 2.2}, p.Start} {
 			want := make([]float64, 2)
@@ -104,7 +104,7 @@ func TestGradients(t *testing.T) {
 // TestMinima checks f = f* and ∇f = 0 at every listed minimiser.
 func TestMinima(t *testing.T) {
 	g := make([]float64, 2)
-	for _, name := range ProblemNames {
+	for _, name := range classicProblems {
 		p := NewProblem(name, 7)
 		for _, m := range p.Minima {
 			p.Grad(g, m)
@@ -118,18 +118,18 @@ func TestMinima(t *testing.T) {
 // TestMethodsConverge runs every method on every function at the sim's
 // default step sizes and checks it ends at a listed minimiser.
 func TestMethodsConverge(t *testing.T) {
-	lr := map[string]float64{"quadratic": 0.1, "rosenbrock": 0.001, "beale": 0.01, "himmelblau": 0.01}
-	for _, name := range ProblemNames {
+	lr := map[Function]float64{"quadratic": 0.1, "rosenbrock": 0.001, "beale": 0.01, "himmelblau": 0.01}
+	for _, name := range classicProblems {
 		p := NewProblem(name, 10)
-		for _, m := range Methods {
+		for _, m := range methods {
 			step := lr[name]
-			if Method(m) == Adam {
+			if m == Adam {
 				step = 0.05
 			}
-			if name == "rosenbrock" && Method(m) == GD {
+			if name == "rosenbrock" && m == GD {
 				continue // converges, but needs ~10⁵ steps: not a unit test
 			}
-			d, err := NewDescent(p, p.Start, DescentConfig{Method: Method(m), LR: step, Beta: 0.9, Tol: 1e-8})
+			d, err := NewDescent(p, p.Start, DescentConfig{Method: m, LR: step, Beta: 0.9, Tol: 1e-8})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -177,10 +177,10 @@ func TestDescentValidation(t *testing.T) {
 }
 
 func BenchmarkDescentStep(b *testing.B) {
-	for _, m := range Methods {
-		b.Run(m, func(b *testing.B) {
+	for _, m := range methods {
+		b.Run(m.String(), func(b *testing.B) {
 			p := NewProblem("rosenbrock", 1)
-			d, _ := NewDescent(p, p.Start, DescentConfig{Method: Method(m), LR: 1e-4, Beta: 0.9})
+			d, _ := NewDescent(p, p.Start, DescentConfig{Method: m, LR: 1e-4, Beta: 0.9})
 			b.ReportAllocs()
 			for b.Loop() {
 				_ = d.Step()

@@ -247,36 +247,48 @@ func (LogCosh) Hess(h *mat.SymDense, x []float64) {
 // WavyA is the amplitude of the "wavy" problem: L = 9, with local minima.
 const WavyA = 4
 
-// ProblemNames lists the classic test functions of NewProblem, in menu
-// order. NewProblem also knows "wavy" (see Wavy), the non-convex but
-// L-smooth function that Theorem 8.8 speaks of.
-var ProblemNames = []string{"quadratic", "rosenbrock", "beale", "himmelblau"}
+// Function names a 2-D test function of NewProblem.
+type Function string
 
-// NewProblem returns a named test function; kappa is used by "quadratic"
-// only. It returns nil for an unknown name. Every problem's Objective is
+// The test functions: the classic four, and Wavy (amplitude WavyA), the
+// non-convex but L-smooth function that Theorem 8.8 speaks of.
+const (
+	FnQuadratic  Function = "quadratic"
+	FnRosenbrock Function = "rosenbrock"
+	FnBeale      Function = "beale"
+	FnHimmelblau Function = "himmelblau"
+	FnWavy       Function = "wavy"
+)
+
+// String is the function's name.
+func (f Function) String() string { return string(f) }
+
+// NewProblem returns a test function; kappa is used by Quadratic only. It
+// returns nil for an unknown function. Every problem's Objective is
 // TwiceDifferentiable.
-func NewProblem(name string, kappa float64) *Problem {
-	switch name {
-	case "quadratic":
+func NewProblem(fn Function, kappa float64) *Problem {
+	name := string(fn)
+	switch fn {
+	case FnQuadratic:
 		return &Problem{
 			Name: name, Objective: NewQuadratic(kappa),
 			Minima: [][]float64{{0, 0}}, Start: []float64{-2.5, 1.5},
 			Region: [4]float64{-3, 3, -2, 2},
 			M:      1, L: kappa, Convex: true,
 		}
-	case "rosenbrock":
+	case FnRosenbrock:
 		return &Problem{
 			Name: name, Objective: Rosenbrock{},
 			Minima: [][]float64{{1, 1}}, Start: []float64{-1.2, 1},
 			Region: [4]float64{-2, 2, -1, 3},
 		}
-	case "beale":
+	case FnBeale:
 		return &Problem{
 			Name: name, Objective: Beale{},
 			Minima: [][]float64{{3, 0.5}}, Start: []float64{1, 1},
 			Region: [4]float64{-1, 4.5, -1.5, 2},
 		}
-	case "himmelblau":
+	case FnHimmelblau:
 		return &Problem{
 			Name: name, Objective: Himmelblau{},
 			Minima: [][]float64{
@@ -288,7 +300,7 @@ func NewProblem(name string, kappa float64) *Problem {
 			Start:  []float64{-0.5, -0.5},
 			Region: [4]float64{-5, 5, -5, 5},
 		}
-	case "wavy":
+	case FnWavy:
 		return &Problem{
 			Name: name, Objective: Wavy{A: WavyA},
 			Minima: [][]float64{{0, 0}}, Start: []float64{-2.5, 1.5},

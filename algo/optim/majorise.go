@@ -30,23 +30,34 @@ func (q QuadModel) Argmin() float64 { return q.X - q.T*q.D }
 // Min is g(x⁺), the descent lemma's bound on f(x⁺).
 func (q QuadModel) Min() float64 { return DescentLemma(q.F, q.T, q.D*q.D) }
 
-// ScalarNames lists the 1-D problems of NewScalarProblem, in menu order.
-var ScalarNames = []string{"quadratic", "logcosh", "wavy"}
+// Scalar names a 1-D problem of NewScalarProblem.
+type Scalar string
+
+// The 1-D problems.
+const (
+	ScalarQuadratic Scalar = "quadratic"
+	ScalarLogCosh   Scalar = "logcosh"
+	ScalarWavy      Scalar = "wavy"
+)
+
+// String is the problem's name.
+func (s Scalar) String() string { return string(s) }
 
 // NewScalarProblem returns a 1-D Problem (Start, Minima and the x-part of
-// Region are 1-D; Region's y-part is unused): "quadratic" is ½c x² (m = L
-// = c), "logcosh" is log cosh x (convex, L = 1, m = 0), "wavy" is ½x² +
-// c sin²x (L = 1 + 2c; convex with m = 1 − 2c only when c ≤ ½, erratum
-// E8's reading of L-smoothness otherwise). It returns nil for an unknown
-// name or a c out of range (c > 0 for quadratic, c ≥ 0 for wavy).
-func NewScalarProblem(name string, c float64) *Problem {
-	p := &Problem{Name: name, Minima: [][]float64{{0}}, Start: []float64{3}, Region: [4]float64{-4.5, 4.5}, Convex: true}
+// Region are 1-D; Region's y-part is unused): ScalarQuadratic is ½c x² (m
+// = L = c), ScalarLogCosh is log cosh x (convex, L = 1, m = 0), ScalarWavy
+// is ½x² + c sin²x (L = 1 + 2c; convex with m = 1 − 2c only when c ≤ ½,
+// erratum E8's reading of L-smoothness otherwise). It returns nil for an
+// unknown problem or a c out of range (c > 0 for quadratic, c ≥ 0 for
+// wavy).
+func NewScalarProblem(fn Scalar, c float64) *Problem {
+	p := &Problem{Name: string(fn), Minima: [][]float64{{0}}, Start: []float64{3}, Region: [4]float64{-4.5, 4.5}, Convex: true}
 	switch {
-	case name == "quadratic" && c > 0:
+	case fn == ScalarQuadratic && c > 0:
 		p.Objective, p.M, p.L = DiagQuadratic{A: []float64{c}}, c, c
-	case name == "logcosh":
+	case fn == ScalarLogCosh:
 		p.Objective, p.L = LogCosh{}, 1
-	case name == "wavy" && c >= 0:
+	case fn == ScalarWavy && c >= 0:
 		p.Objective, p.L = Wavy{A: c}, 1+2*c
 		p.Convex = c <= 0.5
 		if p.Convex {

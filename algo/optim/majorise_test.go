@@ -37,8 +37,8 @@ func TestScalarDerivatives(t *testing.T) {
 		"logcosh":     LogCosh{},
 		"diag":        DiagQuadratic{A: []float64{4, 0.5, 0}},
 	}
-	for _, name := range ScalarNames {
-		objs[name] = NewScalarProblem(name, 1.5).Objective.(TwiceDifferentiable)
+	for _, name := range []Scalar{ScalarQuadratic, ScalarLogCosh, ScalarWavy} {
+		objs[name.String()] = NewScalarProblem(name, 1.5).Objective.(TwiceDifferentiable)
 	}
 	for name, f := range objs {
 		for _, x := range [][]float64{{0.3, -0.7, 2.9}, {1.1, 0.4, -3.3}, {-20, 8, 0.01}} {
@@ -72,7 +72,7 @@ func TestScalarDerivatives(t *testing.T) {
 // the non-convex wavy f it rises above f somewhere.
 func TestMajorisation(t *testing.T) {
 	tests := []struct {
-		fn     string
+		fn     Scalar
 		c, x0  float64
 		convex bool
 	}{

@@ -11,7 +11,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-var allProblems = append(append([]string(nil), ProblemNames...), "wavy")
+// classicProblems are the classic test functions; allProblems adds wavy.
+var (
+	classicProblems = []Function{FnQuadratic, FnRosenbrock, FnBeale, FnHimmelblau}
+	allProblems     = append(append([]Function(nil), classicProblems...), FnWavy)
+)
 
 // TestHessians compares every analytic Hessian with finite differences of
 // the gradient.

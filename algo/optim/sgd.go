@@ -48,8 +48,11 @@ const (
 	InvSqrtK Schedule = "1/sqrt(k)"
 )
 
-// Schedules lists the schedules in menu order.
-var Schedules = []string{string(Constant), string(InvK), string(InvSqrtK)}
+// String is the schedule's name.
+func (s Schedule) String() string { return string(s) }
+
+// schedules are the schedules an SGD knows.
+var schedules = []Schedule{Constant, InvK, InvSqrtK}
 
 // StepSize returns t_k for the schedule.
 func (s Schedule) StepSize(t0, c float64, k int) float64 {
@@ -62,7 +65,7 @@ func (s Schedule) StepSize(t0, c float64, k int) float64 {
 	return t0
 }
 
-// Formula is t_k as shown on screen: t₀, t₀/(1+ck) or t₀/√(1+ck).
+// Formula is t_k as a formula: t₀, t₀/(1+ck) or t₀/√(1+ck).
 func (s Schedule) Formula() string {
 	switch s {
 	case InvK:
@@ -87,8 +90,11 @@ const (
 	Epoch Sampling = "epoch"
 )
 
-// Samplings lists the samplings in menu order.
-var Samplings = []string{string(IID), string(Epoch)}
+// String is the sampling's name.
+func (s Sampling) String() string { return string(s) }
+
+// samplings are the samplings an SGD knows.
+var samplings = []Sampling{IID, Epoch}
 
 // SGDConfig configures an SGD run.
 type SGDConfig struct {
@@ -136,8 +142,8 @@ func NewSGD(f FiniteSum, x0 []float64, cfg SGDConfig, rng *rand.Rand) (*SGD, err
 	if cfg.Schedule == "" {
 		cfg.Schedule = Constant
 	}
-	if !slices.Contains(Schedules, string(cfg.Schedule)) {
-		return nil, algo.BadParam("schedule", cfg.Schedule, fmt.Sprintf("one of %v", Schedules))
+	if !slices.Contains(schedules, cfg.Schedule) {
+		return nil, algo.BadParam("schedule", cfg.Schedule, fmt.Sprintf("one of %v", schedules))
 	}
 	if !(cfg.Decay >= 0) || math.IsInf(cfg.Decay, 0) {
 		return nil, algo.BadParam("decay", cfg.Decay, "a finite number ≥ 0")
@@ -148,8 +154,8 @@ func NewSGD(f FiniteSum, x0 []float64, cfg SGDConfig, rng *rand.Rand) (*SGD, err
 	if cfg.Sampling == "" {
 		cfg.Sampling = IID
 	}
-	if cfg.Sampling != IID && cfg.Sampling != Epoch {
-		return nil, algo.BadParam("sampling", cfg.Sampling, fmt.Sprintf("one of %v", Samplings))
+	if !slices.Contains(samplings, cfg.Sampling) {
+		return nil, algo.BadParam("sampling", cfg.Sampling, fmt.Sprintf("one of %v", samplings))
 	}
 	if err := checkStart(x0); err != nil {
 		return nil, err

@@ -17,7 +17,7 @@ import (
 
 // Map is a measurable map T: ℝ → ℝ with its inverse branches.
 type Map interface {
-	// Name is the map's name, as the user types it.
+	// Name is the map's name (its MapKind's).
 	Name() string
 	// Formula is T(x) in short, e.g. "x²".
 	Formula() string
@@ -36,16 +36,37 @@ type Map interface {
 	CDF(y float64, F func(float64) float64) float64
 }
 
-// MapNames lists the maps in menu order.
-var MapNames = []string{"square", "affine", "exp", "tanh", "ex1.2", "exp-quantile", "normal-quantile", "cauchy-quantile"}
+// MapKind names a map of NewMap.
+type MapKind string
 
-// NewMap returns a map by name; a and b are the affine map's slope (≠ 0) and
+// The maps: x² (Ex 1.3), a·x + b, eˣ, tanh x, Example 1.2's T(1) = a,
+// T(2) = T(3) = b, and three quantile functions (inverse-CDF sampling from a
+// uniform source).
+const (
+	MapSquare         MapKind = "square"
+	MapAffine         MapKind = "affine"
+	MapExp            MapKind = "exp"
+	MapTanh           MapKind = "tanh"
+	MapEx12           MapKind = "ex1.2"
+	MapExpQuantile    MapKind = "exp-quantile"
+	MapNormalQuantile MapKind = "normal-quantile"
+	MapCauchyQuantile MapKind = "cauchy-quantile"
+)
+
+// String is the map's name.
+func (k MapKind) String() string { return string(k) }
+
+// mapKinds are the maps NewMap knows.
+var mapKinds = []MapKind{MapSquare, MapAffine, MapExp, MapTanh, MapEx12, MapExpQuantile, MapNormalQuantile, MapCauchyQuantile}
+
+// NewMap returns a map; a and b are the affine map's slope (≠ 0) and
 // intercept and are not used by the others.
-func NewMap(name string, a, b float64) (Map, error) {
-	switch name {
-	case "square":
+func NewMap(kind MapKind, a, b float64) (Map, error) {
+	name := string(kind)
+	switch kind {
+	case MapSquare:
 		return square{}, nil
-	case "affine":
+	case MapAffine:
 		if a == 0 || math.IsNaN(a) || math.IsInf(a, 0) {
 			return nil, badParam("a", a, "a finite number ≠ 0")
 		}
@@ -53,13 +74,13 @@ func NewMap(name string, a, b float64) (Map, error) {
 			return nil, badParam("b", b, "a finite number")
 		}
 		return affine{a, b}, nil
-	case "exp":
+	case MapExp:
 		return expMap{}, nil
-	case "tanh":
+	case MapTanh:
 		return tanhMap{}, nil
-	case "ex1.2":
+	case MapEx12:
 		return ex12{}, nil
-	case "exp-quantile":
+	case MapExpQuantile:
 		return quantile{name: name, formula: "−log(1−x)",
 			f: func(u float64) float64 { return -math.Log1p(-u) },
 			cdf: func(y float64) float64 {
@@ -75,20 +96,20 @@ func NewMap(name string, a, b float64) (Map, error) {
 				return math.Exp(-y)
 			},
 			lo: 0, hi: math.Inf(1)}, nil
-	case "normal-quantile":
+	case MapNormalQuantile:
 		return quantile{name: name, formula: "Φ⁻¹(x)",
 			f:   func(u float64) float64 { return -math.Sqrt2 * math.Erfcinv(2*u) },
 			cdf: func(y float64) float64 { return 0.5 * math.Erfc(-y/math.Sqrt2) },
 			pdf: func(y float64) float64 { return math.Exp(-y*y/2) / math.Sqrt(2*math.Pi) },
 			lo:  math.Inf(-1), hi: math.Inf(1)}, nil
-	case "cauchy-quantile":
+	case MapCauchyQuantile:
 		return quantile{name: name, formula: "tan(π(x−½))",
 			f:   func(u float64) float64 { return math.Tan(math.Pi * (u - 0.5)) },
 			cdf: func(y float64) float64 { return 0.5 + math.Atan(y)/math.Pi },
 			pdf: func(y float64) float64 { return 1 / (math.Pi * (1 + y*y)) },
 			lo:  math.Inf(-1), hi: math.Inf(1), show: [2]float64{-10, 10}}, nil
 	}
-	return nil, badParam("map", name, fmt.Sprintf("one of %v", MapNames))
+	return nil, badParam("map", name, fmt.Sprintf("one of %v", mapKinds))
 }
 
 // square is T(x) = x², not invertible on ℝ: two branches ±√y (Ex 1.3).

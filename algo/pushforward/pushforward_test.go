@@ -11,7 +11,7 @@ import (
 	"github.com/thelab/lab/algo/integrate"
 )
 
-func build(t *testing.T, src, m string, a, b float64, cfg Config, seed uint64) *Sampler {
+func build(t *testing.T, src SourceKind, m MapKind, a, b float64, cfg Config, seed uint64) *Sampler {
 	t.Helper()
 	so, err := NewSource(src)
 	if err != nil {
@@ -89,7 +89,10 @@ func TestExample13(t *testing.T) {
 // exponential and quantile maps, and that 200 000 draws pass Pearson's χ²
 // test against the push-forward law at the 0.1% level.
 func TestLaws(t *testing.T) {
-	for _, c := range []struct{ src, m string }{
+	for _, c := range []struct {
+		src SourceKind
+		m   MapKind
+	}{
 		{"normal", "square"}, {"normal", "affine"}, {"normal", "exp"}, {"normal", "tanh"},
 		{"uniform", "square"}, {"uniform", "exp"}, {"uniform", "tanh"}, {"uniform", "affine"},
 		{"uniform", "exp-quantile"}, {"uniform", "normal-quantile"}, {"uniform", "cauchy-quantile"},
@@ -99,13 +102,13 @@ func TestLaws(t *testing.T) {
 		for _, ab := range [][2]float64{{0.2, 0.4}, {0.5, 0.9}} {
 			a, b := lo+ab[0]*(hi-lo), lo+ab[1]*(hi-lo)
 			got := integrate.Integrate(s.Density, a, b, 16)
-			algotest.Near(t, c.src+"/"+c.m+": ∫p_Y vs ΔF", got, s.CDF(b)-s.CDF(a), 1e-9)
+			algotest.Near(t, string(c.src)+"/"+string(c.m)+": ∫p_Y vs ΔF", got, s.CDF(b)-s.CDF(a), 1e-9)
 		}
 		total := s.pLow + s.pHigh
 		for _, p := range s.BinMass() {
 			total += p
 		}
-		algotest.Near(t, c.src+"/"+c.m+": total mass", total, 1, 1e-12)
+		algotest.Near(t, string(c.src)+"/"+string(c.m)+": total mass", total, 1, 1e-12)
 		run(s, 10)
 		if chi2, df, p := s.GoodnessOfFit(); p < 1e-3 {
 			t.Errorf("%s/%s: χ² = %.1f on %d df, p = %.2g", c.src, c.m, chi2, df, p)

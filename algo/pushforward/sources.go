@@ -10,7 +10,7 @@ import (
 
 // Source is the distribution P_X of the source variable.
 type Source interface {
-	// Name is the source's name, as the user types it.
+	// Name is the source's name (its SourceKind's).
 	Name() string
 	// Formula describes it, e.g. "X ~ N(0, 1)".
 	Formula() string
@@ -27,21 +27,31 @@ type Source interface {
 	Atoms() (x, p []float64)
 }
 
-// SourceNames lists the sources in menu order.
-var SourceNames = []string{"normal", "uniform", "discrete"}
+// SourceKind names a source of NewSource.
+type SourceKind string
 
-// NewSource returns a source by name: N(0, 1), U(0, 1), or Example 1.2's X
-// on {1, 2, 3} with P = 0.2, 0.5, 0.3 (seed 002 L148–160).
-func NewSource(name string) (Source, error) {
-	switch name {
-	case "normal":
+// The sources: N(0, 1), U(0, 1), or Example 1.2's X on {1, 2, 3} with P =
+// 0.2, 0.5, 0.3 (seed 002 L148–160).
+const (
+	SourceNormal   SourceKind = "normal"
+	SourceUniform  SourceKind = "uniform"
+	SourceDiscrete SourceKind = "discrete"
+)
+
+// String is the source's name.
+func (k SourceKind) String() string { return string(k) }
+
+// NewSource returns a source.
+func NewSource(kind SourceKind) (Source, error) {
+	switch kind {
+	case SourceNormal:
 		return normal{}, nil
-	case "uniform":
+	case SourceUniform:
 		return uniform{}, nil
-	case "discrete":
+	case SourceDiscrete:
 		return discrete{x: []float64{1, 2, 3}, p: []float64{0.2, 0.5, 0.3}}, nil
 	}
-	return nil, badParam("source", name, fmt.Sprintf("one of %v", SourceNames))
+	return nil, badParam("source", string(kind), fmt.Sprintf("one of %v", []SourceKind{SourceNormal, SourceUniform, SourceDiscrete}))
 }
 
 type normal struct{}

@@ -24,8 +24,8 @@ const (
 	LaplaceSpectral Spectral = "laplace"
 )
 
-// Spectrals lists the kernels of Bochner in menu order.
-var Spectrals = []string{string(GaussSpectral), string(LaplaceSpectral)}
+// String is the kernel's name.
+func (s Spectral) String() string { return string(s) }
 
 // Bochner is the Monte Carlo estimate of a shift-invariant kernel value
 // k(x, y) = f(δ), δ = x − y, from Bochner's theorem (seed 004 L53–66; seed
@@ -52,7 +52,7 @@ type Bochner struct {
 // NewBochner estimates the kernel value at δ (copied).
 func NewBochner(kind Spectral, gamma float64, delta []float64, rng *rand.Rand) (*Bochner, error) {
 	if kind != GaussSpectral && kind != LaplaceSpectral {
-		return nil, algo.BadParam("kernel", kind, fmt.Sprintf("one of %v", Spectrals))
+		return nil, algo.BadParam("kernel", kind, fmt.Sprintf("one of %v", []Spectral{GaussSpectral, LaplaceSpectral}))
 	}
 	if !(gamma > 0) || math.IsInf(gamma, 0) {
 		return nil, algo.BadParam("gamma", gamma, "a finite number > 0")

@@ -44,8 +44,8 @@ const (
 	ORF Kind = "orf"
 )
 
-// Kinds lists the samplers in menu order.
-var Kinds = []string{string(IID), string(ORF)}
+// String is the sampler's name.
+func (k Kind) String() string { return string(k) }
 
 // Sampler draws frequencies for the Gaussian kernel exp(−γ‖x − z‖²) in d
 // dimensions.
@@ -68,7 +68,7 @@ func NewSampler(d int, gamma float64, kind Kind, rng *rand.Rand) (*Sampler, erro
 		return nil, algo.BadParam("gamma", gamma, "a finite number > 0")
 	}
 	if kind != IID && kind != ORF {
-		return nil, algo.BadParam("features", kind, fmt.Sprintf("one of %v", Kinds))
+		return nil, algo.BadParam("features", kind, fmt.Sprintf("one of %v", []Kind{IID, ORF}))
 	}
 	if rng == nil {
 		return nil, algo.BadParam("rng", nil, "a random source")

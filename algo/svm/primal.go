@@ -20,8 +20,8 @@ const (
 	SGD Method = "sgd"
 )
 
-// Methods lists the primal methods in menu order.
-var Methods = []string{string(Subgradient), string(SGD)}
+// String is the method's name.
+func (m Method) String() string { return string(m) }
 
 // Rule names a step-size schedule t_k (k = 1, 2, …).
 type Rule string
@@ -38,8 +38,8 @@ const (
 	Const Rule = "const"
 )
 
-// Rules lists the step rules in menu order.
-var Rules = []string{string(InvK), string(InvSqrtK), string(Const)}
+// String is the rule's name.
+func (r Rule) String() string { return string(r) }
 
 // PrimalConfig configures a Primal.
 type PrimalConfig struct {
@@ -97,7 +97,7 @@ func NewPrimal(x [][]float64, y []float64, cfg PrimalConfig, rng *rand.Rand) (*P
 		return nil, algo.BadParam("C", cfg.C, "a finite number > 0")
 	}
 	if cfg.Method != Subgradient && cfg.Method != SGD {
-		return nil, algo.BadParam("method", cfg.Method, fmt.Sprintf("one of %v", Methods))
+		return nil, algo.BadParam("method", cfg.Method, fmt.Sprintf("one of %v", []Method{Subgradient, SGD}))
 	}
 	if cfg.Method == SGD && rng == nil {
 		return nil, algo.BadParam("method", cfg.Method, "subgradient, or sgd with a random source")
@@ -105,7 +105,7 @@ func NewPrimal(x [][]float64, y []float64, cfg PrimalConfig, rng *rand.Rand) (*P
 	switch cfg.Rule {
 	case InvK, InvSqrtK, Const:
 	default:
-		return nil, algo.BadParam("step", cfg.Rule, fmt.Sprintf("one of %v", Rules))
+		return nil, algo.BadParam("step", cfg.Rule, fmt.Sprintf("one of %v", []Rule{InvK, InvSqrtK, Const}))
 	}
 	if !(cfg.T0 > 0) || math.IsInf(cfg.T0, 0) {
 		return nil, algo.BadParam("t0", cfg.T0, "a finite number > 0")

@@ -32,8 +32,8 @@ const (
 	Reparam Estimator = "reparam"
 )
 
-// Estimators lists the choices in menu order.
-var Estimators = []string{string(Score), string(Reparam)}
+// String is the estimator's name.
+func (e Estimator) String() string { return string(e) }
 
 // BBVIConfig configures a BBVI.
 type BBVIConfig struct {

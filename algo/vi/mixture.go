@@ -19,7 +19,7 @@ type Component struct {
 }
 
 // MaxComponents is the largest number of components the mixture engines
-// accept (the lab's palette has ten colours).
+// accept.
 const MaxComponents = 10
 
 // logDensity holds what log π_k + log N(x; μ_k, Σ_k) needs.

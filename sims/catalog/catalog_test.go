@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // TestEverySimRuns builds every sim at its defaults, steps it, and checks
@@ -57,7 +58,7 @@ func TestEverySimRuns(t *testing.T) {
 func TestDefaultsValidate(t *testing.T) {
 	for _, spec := range All().Specs() {
 		for _, p := range spec.Params {
-			if p.Kind != sims.Choice {
+			if p.Kind != param.KindChoice {
 				continue
 			}
 			for _, c := range p.Choices {

@@ -9,6 +9,7 @@ import (
 	"github.com/thelab/lab/algo/classify"
 	"github.com/thelab/lab/algo/stable"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // Classifier is the generative Gaussian classifier of seed 002 Ex 1.1 and
@@ -24,20 +25,31 @@ var Classifier = &sims.Spec{
 	Source: "seed 002 §1.2 (Ex 1.1, eq 1.4, Exercise 1.1)",
 	Data: "--data: labelled 2-D points, the first two columns x, y and the class in the column \"label\" (else the last), " +
 		"two classes; they arrive in a seeded random order",
-	Steps: 1000,
-	Speed: 20,
-	Params: []sims.Param{
-		{Name: "fit", Kind: sims.Choice, Choices: classify.Covariances, Default: "shared",
-			Help: "shared: one pooled covariance, a straight boundary (Σ₀ = Σ₁); separate: Σ₀ and Σ₁ apart, a conic"},
-		{Name: "truth", Kind: sims.Choice, Choices: []string{"equal", "different"}, Default: "equal",
-			Help: "the generating classes' covariances: equal (the Bayes boundary is straight) or different (curved)"},
-		{Name: "pi", Kind: sims.Float, Min: 0.05, Max: 0.95, Default: "0.5",
-			Help: "true class prior π = p(Y = 1)"},
-		{Name: "sep", Kind: sims.Float, Min: 0, Max: 8, Default: "3",
-			Help: "distance between the true class means"},
-	},
-	New: newClassifier,
+	Steps:  1000,
+	Speed:  20,
+	Params: param.List(clfFit, clfTruth, clfPi, clfSep),
+	New:    newClassifier,
 }
+
+// truth says whether the generating classes' covariances differ.
+type truth string
+
+func (t truth) String() string { return string(t) }
+
+const (
+	truthEqual     truth = "equal"
+	truthDifferent truth = "different"
+)
+
+// classifier's parameters.
+var (
+	clfFit = param.Choice("fit", []classify.Covariance{classify.Shared, classify.Separate}, classify.Shared,
+		"shared: one pooled covariance, a straight boundary (Σ₀ = Σ₁); separate: Σ₀ and Σ₁ apart, a conic")
+	clfTruth = param.Choice("truth", []truth{truthEqual, truthDifferent}, truthEqual,
+		"the generating classes' covariances: equal (the Bayes boundary is straight) or different (curved)")
+	clfPi  = param.Float("pi", 0.5, "true class prior π = p(Y = 1)").Range(0.05, 0.95)
+	clfSep = param.Float("sep", 3, "distance between the true class means").Range(0, 8)
+)
 
 // truthFor builds the generating model: means ±sep/2 along a slanted axis;
 // covariance [[1, .5], [.5, 1]] for both classes, or that and
@@ -75,7 +87,7 @@ type clfSim struct {
 
 func newClassifier(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	fit, err := classify.NewFit(classify.Covariance(v.String("fit")))
+	fit, err := classify.NewFit(clfFit.Get(v))
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +117,7 @@ func newClassifier(cfg sims.Config) (sims.Sim, error) {
 		s.xLabel, s.yLabel = t.Columns[0], t.Columns[1]
 		return s, nil
 	}
-	truth := truthFor(v.Float("pi"), v.Float("sep"), v.String("truth") == "different")
+	truth := truthFor(clfPi.Get(v), clfSep.Get(v), clfTruth.Get(v) == truthDifferent)
 	if s.st, err = classify.NewStream(fit, &truth, nil, nil, rng); err != nil {
 		return nil, err
 	}
@@ -115,7 +127,7 @@ func newClassifier(cfg sims.Config) (sims.Sim, error) {
 		s.testX[i], s.testY[i] = truth.Sample(test)
 	}
 	s.bayes = classify.Accuracy(truth, s.testX, s.testY)
-	r := 2 + v.Float("sep")/2
+	r := 2 + clfSep.Get(v)/2
 	s.view = sims.Rect{XMin: -r - 1, XMax: r + 1, YMin: -r - 0.5, YMax: r + 0.5}
 	s.truth = sims.SampleGrid(s.view, gridX, gridY, func(x, y float64) float64 { return truth.Posterior([2]float64{x, y}) })
 	styleGrid(s.truth)

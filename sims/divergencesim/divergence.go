@@ -10,6 +10,7 @@ import (
 
 	"github.com/thelab/lab/algo/divergence"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // Divergence is seed 002 §1.5–1.6 in four views. coding: symbols from p
@@ -26,45 +27,58 @@ var Divergence = &sims.Spec{
 	Source: "seed 002 §1.5–1.6 (eqs 1.19–1.46, Ex 1.7–1.11)",
 	Steps:  2000,
 	Speed:  10,
-	Params: []sims.Param{
-		{Name: "view", Kind: sims.Choice, Choices: []string{"coding", "sequences", "gaussians", "ml"}, Default: "coding",
-			Help: "coding: code lengths → H(p), H(p,q); sequences: Ex 1.9 and 1.10; gaussians: Ex 1.11's KL(p‖q) vs KL(q‖p); ml: ML = min KL"},
-		{Name: "p", Kind: sims.Vector, Len: 4, Min: 0, Max: 1, Default: "0.1,0.2,0.4,0.3",
-			Help: "p over four symbols, summing to 1 (view=coding)"},
-		{Name: "q", Kind: sims.Vector, Len: 4, Min: 0, Max: 1, Default: "0.25,0.25,0.25,0.25",
-			Help: "q over four symbols, summing to 1; a zero where p > 0 makes KL(p‖q) infinite (view=coding)"},
-		{Name: "max_n", Kind: sims.Int, Min: 3, Max: 1000000, Default: "10000",
-			Help: "last index n of the sequences (ε = 1/n), reached in 120 steps evenly spaced in log n (view=sequences)"},
-		{Name: "d", Kind: sims.Float, Min: 0, Max: 6, Default: "2",
-			Help: "the data's two modes at ±d, p = ½N(−d,1) + ½N(d,1) (view=ml)"},
-	},
-	New: newDivergence,
+	Params: param.List(divView, divP, divQ, divMaxN, divD),
+	New:    newDivergence,
 }
+
+// view is what the divergence pane shows.
+type view string
+
+func (v view) String() string { return string(v) }
+
+const (
+	viewCoding    view = "coding"
+	viewSequences view = "sequences"
+	viewGaussians view = "gaussians"
+	viewML        view = "ml"
+)
+
+// divergence's parameters.
+var (
+	divView = param.Choice("view", []view{viewCoding, viewSequences, viewGaussians, viewML}, viewCoding,
+		"coding: code lengths → H(p), H(p,q); sequences: Ex 1.9 and 1.10; gaussians: Ex 1.11's KL(p‖q) vs KL(q‖p); ml: ML = min KL")
+	divP = param.Vector("p", []float64{0.1, 0.2, 0.4, 0.3}, "p over four symbols, summing to 1 (view=coding)").Range(0, 1)
+	divQ = param.Vector("q", []float64{0.25, 0.25, 0.25, 0.25},
+		"q over four symbols, summing to 1; a zero where p > 0 makes KL(p‖q) infinite (view=coding)").Range(0, 1)
+	divMaxN = param.Int("max_n", 10000,
+		"last index n of the sequences (ε = 1/n), reached in 120 steps evenly spaced in log n (view=sequences)").Range(3, divergence.MaxSeqN)
+	divD = param.Float("d", 2, "the data's two modes at ±d, p = ½N(−d,1) + ½N(d,1) (view=ml)").Range(0, 6)
+)
 
 func newDivergence(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x64697665726765)) // "diverge"
-	switch v.String("view") {
-	case "sequences":
-		s, err := divergence.NewSequences(v.Int("max_n"), seqPoints)
+	switch divView.Get(v) {
+	case viewSequences:
+		s, err := divergence.NewSequences(divMaxN.Get(v), seqPoints)
 		if err != nil {
 			return nil, err
 		}
 		return &seqSim{s: s}, nil
-	case "gaussians":
+	case viewGaussians:
 		g, err := divergence.NewGaussSweep(0.4, 3, 131)
 		if err != nil {
 			return nil, err
 		}
 		return &gaussSim{g: g}, nil
-	case "ml":
-		m, err := divergence.NewMLasKL(v.Float("d"), rng)
+	case viewML:
+		m, err := divergence.NewMLasKL(divD.Get(v), rng)
 		if err != nil {
 			return nil, err
 		}
 		return newMLSim(m), nil
 	}
-	c, err := divergence.NewCoding(v.Vector("p"), v.Vector("q"), rng)
+	c, err := divergence.NewCoding(divP.Get(v), divQ.Get(v), rng)
 	if err != nil {
 		return nil, err
 	}

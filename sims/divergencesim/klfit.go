@@ -7,6 +7,7 @@ import (
 	"github.com/thelab/lab/algo/divergence"
 	"github.com/thelab/lab/algo/target"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // KLFit fits one Gaussian to the `mixture` target, ½N((d, d), I) +
@@ -22,20 +23,21 @@ var KLFit = &sims.Spec{
 	Source: "seed 002 §1.6–1.7 (L489–511, Suggested exercise 4 L568–571)",
 	Steps:  1000,
 	Speed:  20,
-	Params: []sims.Param{
-		{Name: "d", Kind: sims.Float, Min: 0, Max: 6, Default: "3",
-			Help: "the modes at ±(d, d); 3 is the `mixture` target of Fig 3.7; below about 1.4 the reverse fit straddles both"},
-		{Name: "start", Kind: sims.Vector, Len: 2, Min: -10, Max: 10, Default: "1,0",
-			Help: "the mean both fits start from; the reverse fit goes to the mode it starts nearer"},
-		{Name: "start_sd", Kind: sims.Float, Min: 0.1, Max: 10, Default: "2",
-			Help: "the standard deviation both fits start with, q₀ = N(start, start_sd² I)"},
-		{Name: "lr", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1, Default: "0.2",
-			Help: "gradient step size (the means move by Σ times their gradient)"},
-		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-7",
-			Help: "stop when both gradients' norms are at most tol"},
-	},
-	New: newKLFit,
+	Params: param.List(fitD, fitStart, fitStartSD, fitLR, fitTol),
+	New:    newKLFit,
 }
+
+// kl-fit's parameters.
+var (
+	fitD = param.Float("d", 3,
+		"the modes at ±(d, d); 3 is the `mixture` target of Fig 3.7; below about 1.4 the reverse fit straddles both").Range(0, 6)
+	fitStart = param.Vector("start", []float64{1, 0},
+		"the mean both fits start from; the reverse fit goes to the mode it starts nearer").Range(-10, 10)
+	fitStartSD = param.Float("start_sd", 2,
+		"the standard deviation both fits start with, q₀ = N(start, start_sd² I)").Range(0.1, 10)
+	fitLR  = param.Float("lr", 0.2, "gradient step size (the means move by Σ times their gradient)").Range(0, 1).OpenMin()
+	fitTol = param.Float("tol", 1e-7, "stop when both gradients' norms are at most tol").Range(0, 1)
+)
 
 type fitSim struct {
 	f    *divergence.Fit
@@ -49,7 +51,7 @@ type fitSim struct {
 
 func newKLFit(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	d := v.Float("d")
+	d := fitD.Get(v)
 	var p target.Target = target.Fig37()
 	if d != 3 {
 		m, err := target.NewMixture([]float64{0.5, 0.5}, [][]float64{{d, d}, {-d, -d}}, 1)
@@ -58,8 +60,8 @@ func newKLFit(cfg sims.Config) (sims.Sim, error) {
 		}
 		p = m
 	}
-	f, err := divergence.NewFit(p, divergence.FitConfig{Start: v.Vector("start"), StartSD: v.Float("start_sd"),
-		LR: v.Float("lr"), Tol: v.Float("tol")})
+	f, err := divergence.NewFit(p, divergence.FitConfig{Start: fitStart.Get(v), StartSD: fitStartSD.Get(v),
+		LR: fitLR.Get(v), Tol: fitTol.Get(v)})
 	if err != nil {
 		return nil, err
 	}
@@ -68,8 +70,8 @@ func newKLFit(cfg sims.Config) (sims.Sim, error) {
 	// The view holds the target and the forward fit's 2σ ellipse: the
 	// mixture's covariance is I + d²[[1, 1], [1, 1]].
 	r := math.Max(2*math.Sqrt(1+2*d*d), d+4)
-	start := v.Vector("start")
-	r = math.Max(r, math.Max(math.Abs(start[0]), math.Abs(start[1]))+2*v.Float("start_sd"))
+	start := fitStart.Get(v)
+	r = math.Max(r, math.Max(math.Abs(start[0]), math.Abs(start[1]))+2*fitStartSD.Get(v))
 	s.view = sims.Rect{XMin: -r, XMax: r, YMin: -r, YMax: r}
 	x := make([]float64, 2)
 	s.heat = sims.SampleGrid(s.view, 80, 40, func(a, b float64) float64 { x[0], x[1] = a, b; return p.Density(x) })

@@ -6,6 +6,7 @@ import (
 
 	"github.com/thelab/lab/algo/divergence"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // KLFlow is the KL gradient flow of seed 002 Ex 1.12 (L513–530): gradient
@@ -22,20 +23,23 @@ var KLFlow = &sims.Spec{
 	Source: "seed 002 §1.6 (Ex 1.12, eqs 1.38–1.42; (1.40) corrected)",
 	Steps:  2000,
 	Speed:  20,
-	Params: []sims.Param{
-		{Name: "mu0", Kind: sims.Float, Min: -10, Max: 10, Default: "2", Help: "target mean μ0"},
-		{Name: "sigma0", Kind: sims.Float, Min: 0.05, Max: 10, Default: "1", Help: "target standard deviation σ0"},
-		{Name: "mu", Kind: sims.Float, Min: -10, Max: 10, Default: "-3", Help: "starting mean"},
-		{Name: "sigma", Kind: sims.Float, Min: 0.05, Max: 10, Default: "1.5", Help: "starting standard deviation"},
-		{Name: "eta_mu", Kind: sims.Float, Min: 0, OpenMin: true, Max: 10, Default: "0.1", Help: "step size η_μ of (1.41)"},
-		{Name: "eta_sigma", Kind: sims.Float, Min: 0, OpenMin: true, Max: 10, Default: "0.1",
-			Help: "step size η_σ of (1.42); too large for a small σ overshoots below 0 (the gradient grows like 1/σ³)"},
-		{Name: "gradient", Kind: sims.Choice, Choices: divergence.Gradients, Default: "exact",
-			Help: "exact: ∂KL/∂σ = 1/σ − (σ0² + (μ−μ0)²)/σ³; notes: (1.40) as printed, 1/σ − σ0²/σ³ (erratum)"},
-		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-8", Help: "stop when the gradient's norm is at most tol"},
-	},
-	New: newKLFlow,
+	Params: param.List(flowMu0, flowSigma0, flowMu, flowSigma, flowEtaMu, flowEtaSigma, flowGradient, flowTol),
+	New:    newKLFlow,
 }
+
+// kl-flow's parameters.
+var (
+	flowMu0      = param.Float("mu0", 2, "target mean μ0").Range(-10, 10)
+	flowSigma0   = param.Float("sigma0", 1, "target standard deviation σ0").Range(0.05, 10)
+	flowMu       = param.Float("mu", -3, "starting mean").Range(-10, 10)
+	flowSigma    = param.Float("sigma", 1.5, "starting standard deviation").Range(0.05, 10)
+	flowEtaMu    = param.Float("eta_mu", 0.1, "step size η_μ of (1.41)").Range(0, 10).OpenMin()
+	flowEtaSigma = param.Float("eta_sigma", 0.1,
+		"step size η_σ of (1.42); too large for a small σ overshoots below 0 (the gradient grows like 1/σ³)").Range(0, 10).OpenMin()
+	flowGradient = param.Choice("gradient", []divergence.Gradient{divergence.Exact, divergence.Notes}, divergence.Exact,
+		"exact: ∂KL/∂σ = 1/σ − (σ0² + (μ−μ0)²)/σ³; notes: (1.40) as printed, 1/σ − σ0²/σ³ (erratum)")
+	flowTol = param.Float("tol", 1e-8, "stop when the gradient's norm is at most tol").Range(0, 1)
+)
 
 type flowSim struct {
 	f     *divergence.Flow
@@ -52,9 +56,9 @@ type flowSim struct {
 func newKLFlow(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
 	fc := divergence.FlowConfig{
-		Mu0: v.Float("mu0"), Sigma0: v.Float("sigma0"), Mu: v.Float("mu"), Sigma: v.Float("sigma"),
-		EtaMu: v.Float("eta_mu"), EtaSigma: v.Float("eta_sigma"), Gradient: divergence.Gradient(v.String("gradient")),
-		Tol: v.Float("tol"),
+		Mu0: flowMu0.Get(v), Sigma0: flowSigma0.Get(v), Mu: flowMu.Get(v), Sigma: flowSigma.Get(v),
+		EtaMu: flowEtaMu.Get(v), EtaSigma: flowEtaSigma.Get(v), Gradient: flowGradient.Get(v),
+		Tol: flowTol.Get(v),
 	}
 	f, err := divergence.NewFlow(fc)
 	if err != nil {

@@ -12,7 +12,9 @@ import (
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/ancestral"
 	"github.com/thelab/lab/algo/dp"
+	"github.com/thelab/lab/algo/mixture"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // DP is the Dirichlet process chapter as four modes (seed 002 §4.2, a draft
@@ -36,54 +38,78 @@ var DP = &sims.Spec{
 	Data:   "mode=dpmm only: the first two columns of --data are the points to cluster",
 	Steps:  2000,
 	Speed:  10,
-	Params: []sims.Param{
-		{Name: "mode", Kind: sims.Choice, Choices: modes, Default: "stick",
-			Help: "dirichlet: Dir(α) by normalised Gammas; stick: stick-breaking DP(α, N(0,1)); crp: Chinese restaurant; dpmm: DP mixture by collapsed Gibbs"},
-		{Name: "alpha", Kind: sims.Float, Min: 0, OpenMin: true, Max: dp.MaxAlpha, Default: "1",
-			DefaultFor:  func(v sims.Values) string { return map[string]string{"stick": "2"}[v.String("mode")] },
-			DefaultNote: "2 (stick), 1 (crp, dpmm)",
-			Help:        "concentration α of the DP (stick, crp, dpmm): larger α, more and smaller pieces / tables / clusters"},
-		{Name: "alphas", Kind: sims.Vector, Len: 3, Min: 0.01, Max: 100, Default: "2,5,3",
-			Help: "dirichlet: the parameters α_1, α_2, α_3 of Dir(α)"},
-		{Name: "n", Kind: sims.Int, Min: 1, Max: 20000, Default: "1000",
-			DefaultFor: func(v sims.Values) string {
-				return map[string]string{"dirichlet": "2000", "stick": "200", "dpmm": "300"}[v.String("mode")]
-			},
-			DefaultNote: "draws: 2000 (dirichlet), 200 (stick); customers: 1000 (crp); points: 300 (dpmm)",
-			Help:        "number of draws (dirichlet, stick), customers (crp) or generated points (dpmm)"},
-		{Name: "tol", Kind: sims.Float, Min: 1e-12, Max: 0.5, Default: "1e-6",
-			Help: "stick: truncate a draw once the unbroken stick is shorter than tol"},
-		{Name: "clusters", Kind: sims.Int, Min: 1, Max: 10, Default: "4",
-			Help: "dpmm: clusters of the generated data (Ex 3.1's hierarchical GMM; not used with --data)"},
-		{Name: "sigma", Kind: sims.Float, Min: 0, OpenMin: true, Max: 100, Default: "0.6",
-			Help: "dpmm: within-cluster s.d. σ, known to the model (and used to generate the data)"},
-		{Name: "tau", Kind: sims.Float, Min: 0, OpenMin: true, Max: 100, Default: "3",
-			Help: "dpmm: s.d. τ of the cluster means about the data's mean (base measure G = N(m0, τ²I))"},
-	},
-	New: newDP,
+	Params: param.List(dpMode, dpAlpha, dpAlphas, dpN, dpTol, dpClusters, dpSigma, dpTau),
+	New:    newDP,
 }
 
-var modes = []string{"dirichlet", "stick", "crp", "dpmm"}
+// mode is the piece of the Dirichlet process the pane shows.
+type mode string
+
+func (m mode) String() string { return string(m) }
+
+const (
+	modeDirichlet mode = "dirichlet"
+	modeStick     mode = "stick"
+	modeCRP       mode = "crp"
+	modeDPMM      mode = "dpmm"
+)
+
+var modes = []mode{modeDirichlet, modeStick, modeCRP, modeDPMM}
+
+// dp's parameters.
+var (
+	dpMode = param.Choice("mode", modes, modeStick,
+		"dirichlet: Dir(α) by normalised Gammas; stick: stick-breaking DP(α, N(0,1)); crp: Chinese restaurant; dpmm: DP mixture by collapsed Gibbs")
+	dpAlpha = param.Float("alpha", 1,
+		"concentration α of the DP (stick, crp, dpmm): larger α, more and smaller pieces / tables / clusters").
+		Range(0, dp.MaxAlpha).OpenMin().
+		DefaultWhen(func(v param.Values) bool { return dpMode.Get(v) == modeStick }, 2, "2 (stick), 1 (crp, dpmm)")
+	dpAlphas = param.Vector("alphas", []float64{2, 5, 3}, "dirichlet: the parameters α_1, α_2, α_3 of Dir(α)").Range(0.01, 100)
+
+	dpN = param.Int("n", 1000, "number of draws (dirichlet, stick), customers (crp) or generated points (dpmm)").
+		Range(1, 20000).
+		DefaultFunc(func(v param.Values) int {
+			switch dpMode.Get(v) {
+			case modeDirichlet:
+				return 2000
+			case modeStick:
+				return 200
+			case modeDPMM:
+				return 300
+			}
+			return 1000
+		}, "draws: 2000 (dirichlet), 200 (stick); customers: 1000 (crp); points: 300 (dpmm)")
+
+	dpTol = param.Float("tol", 1e-6,
+		"stick: truncate a draw once the unbroken stick is shorter than tol").Range(1e-12, 0.5)
+	dpClusters = param.Int("clusters", 4,
+		"dpmm: clusters of the generated data (Ex 3.1's hierarchical GMM; not used with --data)").
+		Range(1, min(mixture.MaxK, sims.MaxClasses))
+	dpSigma = param.Float("sigma", 0.6,
+		"dpmm: within-cluster s.d. σ, known to the model (and used to generate the data)").Range(0, 100).OpenMin()
+	dpTau = param.Float("tau", 3,
+		"dpmm: s.d. τ of the cluster means about the data's mean (base measure G = N(m0, τ²I))").Range(0, 100).OpenMin()
+)
 
 func newDP(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	mode := v.String("mode")
-	if cfg.Data != nil && mode != "dpmm" {
+	mode := dpMode.Get(v)
+	if cfg.Data != nil && mode != modeDPMM {
 		return nil, fmt.Errorf("--data is for mode=dpmm; mode=%s takes no data", mode)
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x64702d73696d)) // "dp-sim"
-	n := v.Int("n")
+	n := dpN.Get(v)
 	switch mode {
-	case "dirichlet":
-		alpha := v.Vector("alphas")
-		if err := dp.CheckAlpha("alphas", alpha); err != nil {
+	case modeDirichlet:
+		alpha := dpAlphas.Get(v)
+		if err := dp.CheckAlpha(dpAlphas.Name(), alpha); err != nil {
 			return nil, err
 		}
 		return newDirichletSim(alpha, n, rng), nil
-	case "stick":
-		return newStickSim(v.Float("alpha"), v.Float("tol"), n, rng)
-	case "crp":
-		return newCRPSim(v.Float("alpha"), n, rng)
+	case modeStick:
+		return newStickSim(dpAlpha.Get(v), dpTol.Get(v), n, rng)
+	case modeCRP:
+		return newCRPSim(dpAlpha.Get(v), n, rng)
 	default:
 		return newMixtureSim(cfg, rng)
 	}
@@ -482,11 +508,11 @@ func newMixtureSim(cfg sims.Config, rng *rand.Rand) (*mixtureSim, error) {
 	} else {
 		// Example 3.1's hierarchical GMM, with a generous Dirichlet so that
 		// no cluster is empty by chance.
-		g, err := ancestral.NewHierGMM(ancestral.HierConfig{K: v.Int("clusters"), Alpha: 5, Tau: 3, Sigma: v.Float("sigma")}, rng)
+		g, err := ancestral.NewHierGMM(ancestral.HierConfig{K: dpClusters.Get(v), Alpha: 5, Tau: 3, Sigma: dpSigma.Get(v)}, rng)
 		if err != nil {
 			return nil, err
 		}
-		for range v.Int("n") {
+		for range dpN.Get(v) {
 			_ = g.Step()
 			_, x := g.Last()
 			pts = append(pts, []float64{x[0], x[1]})
@@ -500,7 +526,7 @@ func newMixtureSim(cfg sims.Config, rng *rand.Rand) (*mixtureSim, error) {
 		m0[0] += p[0] / float64(len(pts))
 		m0[1] += p[1] / float64(len(pts))
 	}
-	m, err := dp.NewMixture(pts, dp.MixtureConfig{Alpha: v.Float("alpha"), Sigma: v.Float("sigma"), Tau: v.Float("tau"), M0: m0}, rng)
+	m, err := dp.NewMixture(pts, dp.MixtureConfig{Alpha: dpAlpha.Get(v), Sigma: dpSigma.Get(v), Tau: dpTau.Get(v), M0: m0}, rng)
 	if err != nil {
 		return nil, err
 	}
@@ -510,7 +536,7 @@ func newMixtureSim(cfg sims.Config, rng *rand.Rand) (*mixtureSim, error) {
 		s.x[i], s.y[i] = p[0], p[1]
 	}
 	s.view = sims.Bounds(s.x, s.y).Pad(0.05)
-	s.prior, _ = dp.TablesMoments(v.Float("alpha"), len(pts))
+	s.prior, _ = dp.TablesMoments(dpAlpha.Get(v), len(pts))
 	s.record()
 	return s, nil
 }

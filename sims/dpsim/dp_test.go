@@ -33,7 +33,7 @@ func TestModes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mode := range modes {
-		s := simtest.Build(t, DP, map[string]string{"mode": mode, "n": "50"}, 1, nil)
+		s := simtest.Build(t, DP, map[string]string{"mode": mode.String(), "n": "50"}, 1, nil)
 		f0 := s.Frame()
 		snap, _ := json.Marshal(f0)
 		run(t, s, 300)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/thelab/lab/algo/estimate"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // MLE shows maximum likelihood at work (seed 002 §1.4): with mode=stream,
@@ -23,51 +24,61 @@ var MLE = &sims.Spec{
 	Source: "seed 002 §1.4 (eqs 1.7–1.11, asymptotic normality L293–307), Ex 4.1",
 	Steps:  2000,
 	Speed:  10,
-	Params: []sims.Param{
-		{Name: "model", Kind: sims.Choice, Choices: estimate.Kinds, Default: "gaussian",
-			Help: "N(μ, σ²); Bernoulli(p); Exp(λ); y = a·x + N(0, σ²) with x ~ N(0,1) (Ex 1.4)"},
-		{Name: "mode", Kind: sims.Choice, Choices: []string{"stream", "sampling"}, Default: "stream",
-			Help: "stream: one observation per step; sampling: one replicated experiment of n draws per step"},
-		{Name: "theta1", Kind: sims.Float, Min: -100, Max: 100, Default: "1",
-			DefaultFor: defaultTheta1, DefaultNote: "μ = 1, p = 0.3, λ = 2, a = 1.5",
-			Help: "true first parameter: μ (gaussian), p in (0,1) (bernoulli), λ > 0 (exponential), a (regression)"},
-		{Name: "theta2", Kind: sims.Float, Min: 0, OpenMin: true, Max: 100, Default: "4",
-			DefaultFor: defaultTheta2, DefaultNote: "σ² = 4 (gaussian), 1 (regression); unused otherwise",
-			Help: "true variance σ² (gaussian, regression)"},
-		{Name: "n", Kind: sims.Int, Min: 1, Max: 100000, Default: "50",
-			Help: "observations per replicated experiment (mode=sampling)"},
-	},
-	New: newMLE,
+	Params: param.List(mleModel, mleMode, mleTheta1, mleTheta2, mleN),
+	New:    newMLE,
 }
 
-func defaultTheta1(v sims.Values) string {
-	switch v.String("model") {
-	case "bernoulli":
-		return "0.3"
-	case "exponential":
-		return "2"
-	case "regression":
-		return "1.5"
-	}
-	return "1"
-}
+// mode is what one step of mle does.
+type mode string
 
-func defaultTheta2(v sims.Values) string {
-	if v.String("model") == "regression" {
-		return "1"
-	}
-	return "4"
-}
+func (m mode) String() string { return string(m) }
+
+const (
+	modeStream   mode = "stream"   // one observation
+	modeSampling mode = "sampling" // one replicated experiment
+)
+
+// mleModels is the menu of models.
+var mleModels = []estimate.Kind{estimate.Gaussian, estimate.Bernoulli, estimate.Exponential, estimate.Regression}
+
+// mle's parameters.
+var (
+	mleModel = param.Choice("model", mleModels, estimate.Gaussian,
+		"N(μ, σ²); Bernoulli(p); Exp(λ); y = a·x + N(0, σ²) with x ~ N(0,1) (Ex 1.4)")
+	mleMode = param.Choice("mode", []mode{modeStream, modeSampling}, modeStream,
+		"stream: one observation per step; sampling: one replicated experiment of n draws per step")
+	mleTheta1 = param.Float("theta1", 1,
+		"true first parameter: μ (gaussian), p in (0,1) (bernoulli), λ > 0 (exponential), a (regression)").Range(-100, 100).
+		DefaultFunc(func(v param.Values) float64 {
+			switch mleModel.Get(v) {
+			case estimate.Bernoulli:
+				return 0.3
+			case estimate.Exponential:
+				return 2
+			case estimate.Regression:
+				return 1.5
+			}
+			return 1
+		}, "μ = 1, p = 0.3, λ = 2, a = 1.5")
+
+	mleTheta2 = param.Float("theta2", 4, "true variance σ² (gaussian, regression)").Range(0, 100).OpenMin().
+			DefaultWhen(isRegression, 1, "σ² = 4 (gaussian), 1 (regression); unused otherwise")
+
+	mleN = param.Int("n", 50, "observations per replicated experiment (mode=sampling)").Range(1, 100000)
+)
+
+// isRegression holds for the regression model, whose noise variance is 1.
+func isRegression(v param.Values) bool { return mleModel.Get(v) == estimate.Regression }
 
 func newMLE(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	m, err := estimate.NewModel(v.String("model"), v.Float("theta1"), v.Float("theta2"))
+	m, err := estimate.NewModel(mleModel.Get(v), mleTheta1.Get(v), mleTheta2.Get(v))
 	if err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6d6c652d73696d)) // "mle-sim"
-	if v.String("mode") == "sampling" {
-		r, err := estimate.NewReplicates(m, v.Int("n"), 50, rng)
+	if mleMode.Get(v) == modeSampling {
+		r, err := estimate.NewReplicates(m, mleN.Get(v), 50, rng)
 		if err != nil {
 			return nil, err
 		}

@@ -17,8 +17,8 @@ import (
 // the Bernoulli model it is checked against the Beta function
 // ∫₀¹ p^k (1 − p)^{n−k} dp = B(k + 1, n − k + 1).
 func TestStreamPanes(t *testing.T) {
-	for _, model := range estimate.Kinds {
-		s := simtest.Build(t, MLE, map[string]string{"model": model}, 1, nil)
+	for _, model := range mleModels {
+		s := simtest.Build(t, MLE, map[string]string{"model": model.String()}, 1, nil)
 		const n = 3000
 		simtest.Run(t, s, n)
 		res := s.Result()

@@ -9,6 +9,7 @@ import (
 	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/gp"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // BLR is Bayesian linear regression on lines, its posterior updated one
@@ -21,17 +22,8 @@ var BLR = &sims.Spec{
 	Data:   regDataNote,
 	Steps:  1000,
 	Speed:  2,
-	Params: []sims.Param{
-		{Name: "alpha", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1e6, Default: "2",
-			Help: "prior precision α of w ~ N(0, α⁻¹I) (seed 003 L851 calls α⁻¹ the precision: it is the variance, erratum 2)"},
-		{Name: "noise", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1e4, Default: "0.04",
-			Help: "noise variance σ² of y = w₀ + w₁x + ε (also the preset's)"},
-		{Name: "n", Kind: sims.Int, Min: 1, Max: 5000, Default: "30",
-			Help: "observations of the preset, x uniform on [−1, 1] (not used with --data)"},
-		{Name: "w", Kind: sims.Vector, Len: 2, Min: -10, Max: 10, Default: "-0.3,0.5",
-			Help: "the preset's true (w₀, w₁) (not used with --data)"},
-	},
-	New: newBLR,
+	Params: param.List(blrAlpha, blrNoise, blrN, blrW),
+	New:    newBLR,
 }
 
 const blrSamples = 5
@@ -53,9 +45,19 @@ type blrSim struct {
 	batchDiff     float64 // max |sequential − batch| posterior mean
 }
 
+// blr's parameters.
+var (
+	blrAlpha = param.Float("alpha", 2,
+		"prior precision α of w ~ N(0, α⁻¹I) (seed 003 L851 calls α⁻¹ the precision: it is the variance, erratum 2)").
+		Range(0, 1e6).OpenMin()
+	blrNoise = param.Float("noise", 0.04, "noise variance σ² of y = w₀ + w₁x + ε (also the preset's)").Range(0, 1e4).OpenMin()
+	blrN     = param.Int("n", 30, "observations of the preset, x uniform on [−1, 1] (not used with --data)").Range(1, 5000)
+	blrW     = param.Vector("w", []float64{-0.3, 0.5}, "the preset's true (w₀, w₁) (not used with --data)").Range(-10, 10)
+)
+
 func newBLR(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	s := &blrSim{alpha: v.Float("alpha"), noise: v.Float("noise")}
+	s := &blrSim{alpha: blrAlpha.Get(v), noise: blrNoise.Get(v)}
 	if t := cfg.Data; t != nil {
 		l, err := t.Labelled(false)
 		if err != nil {
@@ -66,9 +68,9 @@ func newBLR(cfg sims.Config) (sims.Sim, error) {
 			s.y = append(s.y, l.Y[i])
 		}
 	} else {
-		w := v.Vector("w")
+		w := blrW.Get(v)
 		s.truth = w
-		l, err := dataset.NoisyLine(rand.New(rand.NewPCG(cfg.Seed, 0x626c72)), v.Int("n"), w[0], w[1], math.Sqrt(s.noise)) // "blr"
+		l, err := dataset.NoisyLine(rand.New(rand.NewPCG(cfg.Seed, 0x626c72)), blrN.Get(v), w[0], w[1], math.Sqrt(s.noise)) // "blr"
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/gp"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // NoiseHelp states the noise convention and the notes' erratum.
@@ -27,20 +28,8 @@ var GP = &sims.Spec{
 	Data:   regDataNote,
 	Steps:  1000,
 	Speed:  2,
-	Params: []sims.Param{
-		{Name: "lengthscale", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1e4, Default: "0.1",
-			Help: "ℓ in k(x,x') = variance·exp(−(x−x')²/(2ℓ²)), i.e. rbf with γ = 1/(2ℓ²) (seed 003 L925 writes θ₁ = 1/ℓ²)"},
-		{Name: "variance", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1e4, Default: "1",
-			Help: "signal variance σ_f² = k(x, x)"},
-		{Name: "noise", Kind: sims.Float, Min: 0, Max: 1e4, Default: "0.09", Help: NoiseHelp},
-		{Name: "n", Kind: sims.Int, Min: 1, Max: 1000, Default: "20",
-			Help: "observations t = sin(2πx) + N(0, 0.3²) on [0, 1] with none in (0.45, 0.7) (not used with --data)"},
-		{Name: "grid_points", Kind: sims.Int, Min: 2, Max: 2000, Default: "100",
-			Help: "points of the result's x_test, evenly spaced over the data's range"},
-		{Name: "order", Kind: sims.Choice, Choices: []string{"random", "left-to-right"}, Default: "random",
-			Help: "the order in which the observations arrive"},
-	},
-	New: newGP,
+	Params: param.List(gpLengthscale, gpVariance, gpNoise, gpN, gpGridPoints, gpOrder),
+	New:    newGP,
 }
 
 // regDataNote is the --data description of the GP sims.
@@ -135,23 +124,47 @@ type gpSim struct {
 	cov      []float64 // scratch of the grid covariance
 }
 
+// order is the order in which observations arrive.
+type order string
+
+func (o order) String() string { return string(o) }
+
+const (
+	orderRandom      order = "random"
+	orderLeftToRight order = "left-to-right"
+)
+
+// gp's parameters.
+var (
+	gpLengthscale = param.Float("lengthscale", 0.1,
+		"ℓ in k(x,x') = variance·exp(−(x−x')²/(2ℓ²)), i.e. rbf with γ = 1/(2ℓ²) (seed 003 L925 writes θ₁ = 1/ℓ²)").
+		Range(0, 1e4).OpenMin()
+	gpVariance = param.Float("variance", 1, "signal variance σ_f² = k(x, x)").Range(0, 1e4).OpenMin()
+	gpNoise    = param.Float("noise", 0.09, NoiseHelp).Range(0, 1e4)
+	gpN        = param.Int("n", 20,
+		"observations t = sin(2πx) + N(0, 0.3²) on [0, 1] with none in (0.45, 0.7) (not used with --data)").Range(1, 1000)
+	gpGridPoints = param.Int("grid_points", 100, "points of the result's x_test, evenly spaced over the data's range").Range(2, 2000)
+	gpOrder      = param.Choice("order", []order{orderRandom, orderLeftToRight}, orderRandom,
+		"the order in which the observations arrive")
+)
+
 func newGP(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	h := gp.Hyper{Lengthscale: v.Float("lengthscale"), Variance: v.Float("variance"), Noise: v.Float("noise")}
+	h := gp.Hyper{Lengthscale: gpLengthscale.Get(v), Variance: gpVariance.Get(v), Noise: gpNoise.Get(v)}
 	if err := h.Validate(); err != nil {
 		return nil, err
 	}
-	x, y, truth, err := regData(cfg, v.Int("n"), 0.45, 0.7)
+	x, y, truth, err := regData(cfg, gpN.Get(v), 0.45, 0.7)
 	if err != nil {
 		return nil, err
 	}
-	s := &gpSim{h: h, truth: truth, gridPts: v.Int("grid_points"), sd: sims.NewTrace(0, 2), sampleN: -1}
+	s := &gpSim{h: h, truth: truth, gridPts: gpGridPoints.Get(v), sd: sims.NewTrace(0, 2), sampleN: -1}
 	// Arrival order.
 	idx := make([]int, len(x))
 	for i := range idx {
 		idx[i] = i
 	}
-	if v.String("order") == "random" {
+	if gpOrder.Get(v) == orderRandom {
 		rand.New(rand.NewPCG(cfg.Seed, 0x6f72646572)).Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
 	} else {
 		sortByX(idx, x)

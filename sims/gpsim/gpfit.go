@@ -6,6 +6,7 @@ import (
 
 	"github.com/thelab/lab/algo/gp"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // GPFit learns the GP's lengthscale, signal variance and noise by gradient
@@ -18,21 +19,8 @@ var GPFit = &sims.Spec{
 	Data:   regDataNote,
 	Steps:  500,
 	Speed:  5,
-	Params: []sims.Param{
-		{Name: "lengthscale", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1e4, Default: "1",
-			Help: "initial ℓ of k = variance·exp(−(x−x')²/(2ℓ²))"},
-		{Name: "variance", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1e4, Default: "0.3",
-			Help: "initial signal variance σ_f²"},
-		{Name: "noise", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1e4, Default: "0.5",
-			Help: "initial " + NoiseHelp},
-		{Name: "lr", Kind: sims.Float, Min: 0, OpenMin: true, Max: 10, Default: "0.05",
-			Help: "initial step size in log-parameter space (halved until log p rises, then grown by 1.5)"},
-		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-4",
-			Help: "stop when every |∂ log p/∂ log θ| ≤ tol"},
-		{Name: "n", Kind: sims.Int, Min: 2, Max: 500, Default: "40",
-			Help: "observations t = sin(2πx) + N(0, 0.3²) on [0, 1] (not used with --data)"},
-	},
-	New: newGPFit,
+	Params: param.List(fitLengthscale, fitVariance, fitNoise, fitLR, fitTol, fitN),
+	New:    newGPFit,
 }
 
 type gpFitSim struct {
@@ -51,9 +39,20 @@ type gpFitSim struct {
 	truth      bool
 }
 
+// gp-fit's parameters.
+var (
+	fitLengthscale = param.Float("lengthscale", 1, "initial ℓ of k = variance·exp(−(x−x')²/(2ℓ²))").Range(0, 1e4).OpenMin()
+	fitVariance    = param.Float("variance", 0.3, "initial signal variance σ_f²").Range(0, 1e4).OpenMin()
+	fitNoise       = param.Float("noise", 0.5, "initial "+NoiseHelp).Range(0, 1e4).OpenMin()
+	fitLR          = param.Float("lr", 0.05,
+		"initial step size in log-parameter space (halved until log p rises, then grown by 1.5)").Range(0, 10).OpenMin()
+	fitTol = param.Float("tol", 1e-4, "stop when every |∂ log p/∂ log θ| ≤ tol").Range(0, 1)
+	fitN   = param.Int("n", 40, "observations t = sin(2πx) + N(0, 0.3²) on [0, 1] (not used with --data)").Range(2, 500)
+)
+
 func newGPFit(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	x, y, truth, err := regData(cfg, v.Int("n"), 0, 0)
+	x, y, truth, err := regData(cfg, fitN.Get(v), 0, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -61,8 +60,8 @@ func newGPFit(cfg sims.Config) (sims.Sim, error) {
 	for _, xi := range x {
 		s.in = append(s.in, []float64{xi})
 	}
-	h := gp.Hyper{Lengthscale: v.Float("lengthscale"), Variance: v.Float("variance"), Noise: v.Float("noise")}
-	if s.f, err = gp.NewFitter(s.in, y, h, v.Float("lr"), v.Float("tol")); err != nil {
+	h := gp.Hyper{Lengthscale: fitLengthscale.Get(v), Variance: fitVariance.Get(v), Noise: fitNoise.Get(v)}
+	if s.f, err = gp.NewFitter(s.in, y, h, fitLR.Get(v), fitTol.Get(v)); err != nil {
 		return nil, err
 	}
 	b := sims.Bounds(x, y)

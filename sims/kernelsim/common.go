@@ -9,53 +9,80 @@ package kernelsim
 import (
 	"fmt"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/kernel"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // GammaHelp states the lab's Gaussian-kernel convention next to the notes'.
 const GammaHelp = "rbf width γ in k(x,z) = exp(−γ‖x−z‖²); the notes' exp(−‖x−z‖²/σ) " +
 	"(seed 001 L695, erratum E7) is γ = 1/σ, and exp(−‖x−z‖²/(2σ²)) (seeds 000, 003) is γ = 1/(2σ²)"
 
-// KernelParams returns the shared kernel parameters (kernel, degree, coef0,
-// gamma) with the given defaults. Every kernel sim offers them, so `lab
-// list` states the convention once per sim.
-func KernelParams(name string, degree int, coef0, gamma float64) []sims.Param {
-	return []sims.Param{
-		{Name: "kernel", Kind: sims.Choice, Choices: kernel.Names, Default: name,
-			Help: "linear ⟨x,z⟩; poly (⟨x,z⟩+coef0)^degree; rbf exp(−γ‖x−z‖²); sum = rbf + poly; product = rbf·poly"},
-		{Name: "degree", Kind: sims.Int, Min: 1, Max: kernel.MaxDegree, Default: strconv.Itoa(degree),
-			Help: "degree p of the poly kernel (poly, sum, product)"},
-		{Name: "coef0", Kind: sims.Float, Min: 0, Max: 100, Default: fmtG(coef0),
-			Help: "offset c ≥ 0 of the poly kernel (poly, sum, product); c < 0 would not be a kernel"},
-		{Name: "gamma", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1000, Default: fmtG(gamma),
-			Help: GammaHelp},
+// KernelParams are the kernel parameters every kernel sim offers (kernel,
+// degree, coef0, gamma), declared with the sim's own defaults, so that `lab
+// list` states the convention once per sim. A KernelParams is a param.Decl:
+// list it in the Spec's Params, and Build the kernel from the values.
+type KernelParams struct {
+	Kind   *param.ChoiceDecl[kernel.Kind]
+	Degree *param.IntDecl
+	Coef0  *param.FloatDecl
+	Gamma  *param.FloatDecl
+}
+
+// NewKernelParams declares the kernel parameters with these defaults.
+func NewKernelParams(kind kernel.Kind, degree int, coef0, gamma float64) KernelParams {
+	return KernelParams{
+		Kind: param.Choice("kernel", []kernel.Kind{kernel.KindLinear, kernel.KindPoly, kernel.KindRBF, kernel.KindSum, kernel.KindProduct}, kind,
+			"linear ⟨x,z⟩; poly (⟨x,z⟩+coef0)^degree; rbf exp(−γ‖x−z‖²); sum = rbf + poly; product = rbf·poly"),
+		Degree: param.Int("degree", degree, "degree p of the poly kernel (poly, sum, product)").Range(1, kernel.MaxDegree),
+		Coef0: param.Float("coef0", coef0,
+			"offset c ≥ 0 of the poly kernel (poly, sum, product); c < 0 would not be a kernel").Range(0, 100),
+		Gamma: param.Float("gamma", gamma, GammaHelp).Range(0, 1000).OpenMin(),
 	}
 }
 
-// KernelFrom builds the kernel named by the values of KernelParams.
-func KernelFrom(v sims.Values) (kernel.Kernel, error) {
-	return kernel.New(kernel.Spec{
-		Name: v.String("kernel"), Degree: v.Int("degree"), Coef0: v.Float("coef0"), Gamma: v.Float("gamma"),
-	})
+// Params lists the four parameters.
+func (k KernelParams) Params() []param.Param { return param.List(k.Kind, k.Degree, k.Coef0, k.Gamma) }
+
+// Build builds the kernel the values name.
+func (k KernelParams) Build(v param.Values) (kernel.Kernel, error) {
+	return kernel.New(kernel.Spec{Name: k.Kind.Get(v), Degree: k.Degree.Get(v), Coef0: k.Coef0.Get(v), Gamma: k.Gamma.Get(v)})
 }
 
-func fmtG(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+// preset names a generated data set of the kernel sims.
+type preset string
 
-// Classification presets of the kernel sims.
-var classPresets = []string{"moons", "circles", "ellipse", "overlap", "separable"}
+func (p preset) String() string { return string(p) }
 
-// classHelp describes classPresets.
-const classHelp = "two-class preset: two moons; concentric circles; seed 003 Fig 2.1's ellipse; " +
-	"two overlapping Gaussians; linearly separable with margin (ignored with --data)"
+const (
+	presetMoons     preset = "moons"
+	presetCircles   preset = "circles"
+	presetEllipse   preset = "ellipse"
+	presetOverlap   preset = "overlap"
+	presetSeparable preset = "separable"
+	presetRings     preset = "rings"
+	presetBlobs     preset = "blobs"
+)
+
+// classPreset declares the data parameter of a kernel classifier: one of
+// the two-class presets, def by default.
+func classPreset(def preset) *param.ChoiceDecl[preset] {
+	return param.Choice("data", []preset{presetMoons, presetCircles, presetEllipse, presetOverlap, presetSeparable}, def,
+		"two-class preset: two moons; concentric circles; seed 003 Fig 2.1's ellipse; "+
+			"two overlapping Gaussians; linearly separable with margin (ignored with --data)")
+}
+
+// classSize declares the number of points of a kernel classifier's preset.
+func classSize(def, hi int) *param.IntDecl {
+	return param.Int("n", def, "number of generated points (not used with --data)").Range(10, hi)
+}
 
 // classData returns the labelled two-class data: the CSV of cfg.Data
-// (features standardised, labels 0/1 or ±1) or the named preset with n
-// points, drawn from the seed.
-func classData(cfg sims.Config, preset string, n int) (*dataset.Labelled, error) {
+// (features standardised, labels 0/1 or ±1) or the preset with n points,
+// drawn from the seed.
+func classData(cfg sims.Config, p preset, n int) (*dataset.Labelled, error) {
 	if t := cfg.Data; t != nil {
 		l, err := t.Labelled(true)
 		if err != nil {
@@ -68,20 +95,20 @@ func classData(cfg sims.Config, preset string, n int) (*dataset.Labelled, error)
 		return l, nil
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6b65726e656c)) // "kernel"
-	switch preset {
-	case "moons":
+	switch p {
+	case presetMoons:
 		return dataset.Moons(rng, n, 0.15)
-	case "circles":
+	case presetCircles:
 		return dataset.Circles(rng, n, 0.4, 0.08)
-	case "ellipse":
+	case presetEllipse:
 		return dataset.Ellipse(rng, n, 0.1)
-	case "overlap":
+	case presetOverlap:
 		return dataset.GaussianClasses(rng, n, 2, 2.5)
-	case "separable":
+	case presetSeparable:
 		l, _, err := dataset.Separable(rng, n, 0.1)
 		return l, err
 	}
-	return nil, fmt.Errorf("unknown data preset %q", preset)
+	return nil, fmt.Errorf("unknown data preset %q", p)
 }
 
 // dataNote is the --data description of the classification sims.
@@ -101,15 +128,14 @@ func columns(l *dataset.Labelled) (x, y []float64) {
 	return x, y
 }
 
-// classSetup reads what the kernel classifiers share: the two-class data
-// of the data and n parameters (classData), the kernel and the ±1 labels.
-func classSetup(cfg sims.Config) (*dataset.Labelled, kernel.Kernel, []float64, error) {
-	v := cfg.Values
-	data, err := classData(cfg, v.String("data"), v.Int("n"))
+// classSetup builds what the kernel classifiers share: the two-class data
+// of the preset and n (classData), the kernel and the ±1 labels.
+func classSetup(cfg sims.Config, p preset, n int, kp KernelParams) (*dataset.Labelled, kernel.Kernel, []float64, error) {
+	data, err := classData(cfg, p, n)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	k, err := KernelFrom(v)
+	k, err := kp.Build(cfg.Values)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -178,12 +204,12 @@ var classLegend = []string{"y = −1", "y = +1"}
 
 // gramSize estimates the peak bytes of a sim that holds n×n matrices (the
 // Gram matrix and its working copies): base bytes and perPair for each
-// pair of points, n being the --data rows when given. The constants are
-// measured allocations during New at n up to the parameter's maximum,
-// rounded up.
-func gramSize(base, perPair int64) func(sims.Config) int64 {
+// pair of points, n being the --data rows when given, else the sim's
+// parameter n. The constants are measured allocations during New at n up
+// to the parameter's maximum, rounded up.
+func gramSize(base, perPair int64, size *param.IntDecl) func(sims.Config) int64 {
 	return func(c sims.Config) int64 {
-		n := int64(c.Values.Int("n"))
+		n := int64(size.Get(c.Values))
 		if c.Data != nil {
 			n = int64(len(c.Data.Rows))
 		}

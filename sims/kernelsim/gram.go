@@ -9,6 +9,7 @@ import (
 	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/kernel"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // Gram shows a kernel matrix as a heatmap with its spectrum while points are
@@ -21,41 +22,57 @@ var Gram = &sims.Spec{
 	Data:   "a CSV of numeric feature columns (a \"label\" column, if any, orders the rows); features are standardised",
 	Steps:  60,
 	Speed:  2,
-	Params: []sims.Param{
-		{Name: "kernel", Kind: sims.Choice, Choices: gramKernels, Default: "rbf",
-			Help: "linear, poly, rbf; sum rbf+poly; product rbf·poly; scaled 2·rbf; exp exp(γ⟨x,z⟩); polyof 1+k+k² of rbf; " +
-				"NOT kernels: distance ‖x−z‖, negative −rbf, sigmoid tanh(γ⟨x,z⟩−1)"},
-		{Name: "degree", Kind: sims.Int, Min: 1, Max: kernel.MaxDegree, Default: "2",
-			Help: "degree p of the poly kernel (poly, sum, product)"},
-		{Name: "coef0", Kind: sims.Float, Min: 0, Max: 100, Default: "1",
-			Help: "offset c ≥ 0 of the poly kernel (poly, sum, product)"},
-		{Name: "gamma", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1000, Default: "0.5", Help: GammaHelp},
-		{Name: "n", Kind: sims.Int, Min: 2, Max: 120, Default: "60",
-			Help: "points in the end (three blobs, sorted by blob so the matrix shows blocks; not used with --data)"},
-	},
-	New: newGram,
+	Params: param.List(gramKind, gramDegree, gramCoef0, gramGamma, gramN),
+	New:    newGram,
 }
 
-var gramKernels = []string{"linear", "poly", "rbf", "sum", "product", "scaled", "exp", "polyof", "distance", "negative", "sigmoid"}
+// gramKernel is a kernel of the gram sim: one of kernel.New's, or a
+// function built here (a kernel made of kernels, or not a kernel at all).
+type gramKernel = param.Option[kernel.Kind]
 
-func gramKernel(v sims.Values) (kernel.Kernel, error) {
-	g := v.Float("gamma")
+var (
+	gramRBF      = gramKernel{Engine: kernel.KindRBF}
+	gramScaled   = gramKernel{Own: "scaled"}
+	gramExp      = gramKernel{Own: "exp"}
+	gramPolyOf   = gramKernel{Own: "polyof"}
+	gramDistance = gramKernel{Own: "distance"}
+	gramNegative = gramKernel{Own: "negative"}
+	gramSigmoid  = gramKernel{Own: "sigmoid"}
+	gramKernels  = []gramKernel{{Engine: kernel.KindLinear}, {Engine: kernel.KindPoly}, gramRBF,
+		{Engine: kernel.KindSum}, {Engine: kernel.KindProduct}, gramScaled, gramExp, gramPolyOf, gramDistance, gramNegative, gramSigmoid}
+)
+
+// gram's parameters.
+var (
+	gramKind = param.Choice("kernel", gramKernels, gramRBF,
+		"linear, poly, rbf; sum rbf+poly; product rbf·poly; scaled 2·rbf; exp exp(γ⟨x,z⟩); polyof 1+k+k² of rbf; "+
+			"NOT kernels: distance ‖x−z‖, negative −rbf, sigmoid tanh(γ⟨x,z⟩−1)")
+	gramDegree = param.Int("degree", 2, "degree p of the poly kernel (poly, sum, product)").Range(1, kernel.MaxDegree)
+	gramCoef0  = param.Float("coef0", 1, "offset c ≥ 0 of the poly kernel (poly, sum, product)").Range(0, 100)
+	gramGamma  = param.Float("gamma", 0.5, GammaHelp).Range(0, 1000).OpenMin()
+	gramN      = param.Int("n", 60,
+		"points in the end (three blobs, sorted by blob so the matrix shows blocks; not used with --data)").Range(2, 120)
+)
+
+// buildGramKernel builds the kernel the values name.
+func buildGramKernel(v param.Values) (kernel.Kernel, error) {
+	g := gramGamma.Get(v)
 	rbf := kernel.RBF{Gamma: g}
-	switch name := v.String("kernel"); name {
-	case "scaled":
+	switch k := gramKind.Get(v); k {
+	case gramScaled:
 		return kernel.Scaled{C: 2, K: rbf}, nil
-	case "exp":
+	case gramExp:
 		return kernel.Exp{K: kernel.Scaled{C: g, K: kernel.Linear{}}}, nil
-	case "polyof":
+	case gramPolyOf:
 		return kernel.PolyOf{Coeffs: []float64{1, 1, 1}, K: rbf}, nil
-	case "distance":
+	case gramDistance:
 		return kernel.Distance{}, nil
-	case "negative":
+	case gramNegative:
 		return kernel.Scaled{C: -1, K: rbf}, nil
-	case "sigmoid":
+	case gramSigmoid:
 		return kernel.Sigmoid{A: g, C: -1}, nil
 	default:
-		return kernel.New(kernel.Spec{Name: name, Degree: v.Int("degree"), Coef0: v.Float("coef0"), Gamma: g})
+		return kernel.New(kernel.Spec{Name: k.Engine, Degree: gramDegree.Get(v), Coef0: gramCoef0.Get(v), Gamma: g})
 	}
 }
 
@@ -68,7 +85,7 @@ type gramSim struct {
 
 func newGram(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	k, err := gramKernel(v)
+	k, err := buildGramKernel(v)
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +109,7 @@ func newGram(cfg sims.Config) (sims.Sim, error) {
 		}
 		pts, cls = dataset.Standardize(l.X), l.Y
 	} else {
-		l, err := dataset.Blobs(rand.New(rand.NewPCG(cfg.Seed, 0x6772616d)), v.Int("n"), 3, 1) // "gram"
+		l, err := dataset.Blobs(rand.New(rand.NewPCG(cfg.Seed, 0x6772616d)), gramN.Get(v), 3, 1) // "gram"
 		if err != nil {
 			return nil, err
 		}

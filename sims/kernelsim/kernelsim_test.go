@@ -206,7 +206,8 @@ func TestKPCASim(t *testing.T) {
 // TestGramSim: kernels and kernels built from kernels stay positive
 // semidefinite as points are added; ‖x − z‖, −k and tanh do not.
 func TestGramSim(t *testing.T) {
-	for _, k := range gramKernels {
+	for _, gk := range gramKernels {
+		k := gk.String()
 		s := simtest.Build(t, Gram, map[string]string{"kernel": k, "n": "40"}, 3, nil)
 		valid := k != "distance" && k != "negative" && k != "sigmoid"
 		for {

@@ -9,6 +9,7 @@ import (
 	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/kernel"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -22,18 +23,11 @@ var KPCA = &sims.Spec{
 	Source: "seed 000 §4.8.3 (Algorithms 1–3, eqs 4.51–4.62, L1750–1826)",
 	Data: "a CSV of numeric feature columns and optionally a class column named \"label\" (used for colour only); " +
 		"features are standardised",
-	Steps: 2000,
-	Speed: 5,
-	Params: append([]sims.Param{
-		{Name: "data", Kind: sims.Choice, Choices: []string{"circles", "rings", "moons", "blobs"}, Default: "circles",
-			Help: "preset: two concentric circles (radii 0.3, 1); three rings (radii 1, 2, 3); two moons; three blobs (ignored with --data)"},
-		{Name: "n", Kind: sims.Int, Min: 10, Max: 1500, Default: "200",
-			Help: "number of generated points (not used with --data)"},
-		{Name: "tol", Kind: sims.Float, Min: 1e-14, Max: 0.1, Default: "1e-10",
-			Help: "stop when ‖K_c u − λu‖ ≤ tol·λ₁ for the two leading Ritz pairs"},
-	}, KernelParams("rbf", 2, 1, 3)...),
-	New:  newKPCA,
-	Size: gramSize(1<<20, 36),
+	Steps:  2000,
+	Speed:  5,
+	Params: param.List(kpcaPreset, kpcaN, kpcaTol, kpcaKernel),
+	New:    newKPCA,
+	Size:   gramSize(1<<20, 36, kpcaN),
 }
 
 type kpcaSim struct {
@@ -48,19 +42,29 @@ type kpcaSim struct {
 	legend []string
 }
 
+// kpca's parameters.
+var (
+	kpcaPreset = param.Choice("data", []preset{presetCircles, presetRings, presetMoons, presetBlobs}, presetCircles,
+		"preset: two concentric circles (radii 0.3, 1); three rings (radii 1, 2, 3); two moons; three blobs (ignored with --data)")
+	kpcaN   = param.Int("n", 200, "number of generated points (not used with --data)").Range(10, 1500)
+	kpcaTol = param.Float("tol", 1e-10,
+		"stop when ‖K_c u − λu‖ ≤ tol·λ₁ for the two leading Ritz pairs").Range(1e-14, 0.1)
+	kpcaKernel = NewKernelParams(kernel.KindRBF, 2, 1, 3)
+)
+
 func newKPCA(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	data, err := kpcaData(cfg, v.String("data"), v.Int("n"))
+	data, err := kpcaData(cfg, kpcaPreset.Get(v), kpcaN.Get(v))
 	if err != nil {
 		return nil, err
 	}
-	k, err := KernelFrom(v)
+	k, err := kpcaKernel.Build(v)
 	if err != nil {
 		return nil, err
 	}
 	n := data.N()
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6b706361)) // "kpca"
-	p, err := kernel.NewKPCA(kernel.Gram(k, data.X), n, 2, v.Float("tol"), rng)
+	p, err := kernel.NewKPCA(kernel.Gram(k, data.X), n, 2, kpcaTol.Get(v), rng)
 	if err != nil {
 		return nil, err
 	}
@@ -85,7 +89,7 @@ func newKPCA(cfg sims.Config) (sims.Sim, error) {
 	return s, nil
 }
 
-func kpcaData(cfg sims.Config, preset string, n int) (*dataset.Labelled, error) {
+func kpcaData(cfg sims.Config, p preset, n int) (*dataset.Labelled, error) {
 	if t := cfg.Data; t != nil {
 		var l *dataset.Labelled
 		var err error
@@ -105,17 +109,17 @@ func kpcaData(cfg sims.Config, preset string, n int) (*dataset.Labelled, error) 
 		return l, nil
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6b706361))
-	switch preset {
-	case "circles":
+	switch p {
+	case presetCircles:
 		return dataset.Circles(rng, n, 0.3, 0.03)
-	case "rings":
+	case presetRings:
 		return dataset.Rings(rng, n, 3, 0.05)
-	case "moons":
+	case presetMoons:
 		return dataset.Moons(rng, n, 0.08)
-	case "blobs":
+	case presetBlobs:
 		return dataset.Blobs(rng, n, 3, 0.6)
 	}
-	return nil, fmt.Errorf("unknown data preset %q", preset)
+	return nil, fmt.Errorf("unknown data preset %q", p)
 }
 
 // covEigen returns the eigenvalues of the data's covariance (1/N)X̃ᵀX̃,

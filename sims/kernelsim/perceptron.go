@@ -10,6 +10,7 @@ import (
 	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/kernel"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // Perceptron is the dual (kernel) perceptron of seed 003 L60–75 on the
@@ -23,17 +24,9 @@ var Perceptron = &sims.Spec{
 	Data:   dataNote,
 	Steps:  20000,
 	Speed:  30,
-	Params: append([]sims.Param{
-		{Name: "data", Kind: sims.Choice, Choices: classPresets, Default: "ellipse", Help: classHelp},
-		{Name: "n", Kind: sims.Int, Min: 10, Max: 2000, Default: "120",
-			Help: "number of generated points (not used with --data)"},
-		{Name: "order", Kind: sims.Choice, Choices: kernel.Orders, Default: "cyclic",
-			Help: "presentation order: 1..N every epoch, or a fresh shuffle per epoch"},
-		{Name: "max_epochs", Kind: sims.Int, Min: 1, Max: 100000, Default: "100",
-			Help: "stop after this many epochs without a clean one (non-separable data cycles for ever)"},
-	}, KernelParams("poly", 2, 0, 1)...),
-	New:  newPerceptron,
-	Size: gramSize(16<<20, 36),
+	Params: param.List(kpercPreset, kpercN, kpercOrder, kpercMaxEpochs, kpercKernel),
+	New:    newPerceptron,
+	Size:   gramSize(16<<20, 36, kpercN),
 }
 
 type perceptronSim struct {
@@ -56,21 +49,32 @@ type perceptronSim struct {
 	truth  bool // draw the ellipse's hyperplane in feature space
 }
 
+// kernel-perceptron's parameters.
+var (
+	kpercPreset = classPreset(presetEllipse)
+	kpercN      = classSize(120, 2000)
+	kpercOrder  = param.Choice("order", []kernel.Order{kernel.Cyclic, kernel.Shuffled}, kernel.Cyclic,
+		"presentation order: 1..N every epoch, or a fresh shuffle per epoch")
+	kpercMaxEpochs = param.Int("max_epochs", 100,
+		"stop after this many epochs without a clean one (non-separable data cycles for ever)").Range(1, 100000)
+	kpercKernel = NewKernelParams(kernel.KindPoly, 2, 0, 1)
+)
+
 func newPerceptron(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	data, k, y, err := classSetup(cfg)
+	data, k, y, err := classSetup(cfg, kpercPreset.Get(v), kpercN.Get(v), kpercKernel)
 	if err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x70657263)) // "perc"
 	p, err := kernel.NewPerceptron(kernel.Gram(k, data.X), y, kernel.PerceptronConfig{
-		Bias: true, Order: kernel.Order(v.String("order")), MaxEpochs: v.Int("max_epochs"),
+		Bias: true, Order: kpercOrder.Get(v), MaxEpochs: kpercMaxEpochs.Get(v),
 	}, rng)
 	if err != nil {
 		return nil, err
 	}
 	s := &perceptronSim{data: data, y: y, k: k, p: p, cls: data.Int(), cum: sims.NewTrace(0, 1), differ: -1,
-		truth: cfg.Data == nil && v.String("data") == "ellipse"}
+		truth: cfg.Data == nil && kpercPreset.Get(v) == presetEllipse}
 	if phi, doc := explicitMap(k, data.D()); phi != nil {
 		feats := make([][]float64, data.N())
 		for i, x := range data.X {

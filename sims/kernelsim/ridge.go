@@ -10,6 +10,7 @@ import (
 	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/kernel"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // Ridge is kernel ridge regression (seed 000 §4.8.1, eq 4.34; seed 003
@@ -22,20 +23,11 @@ var Ridge = &sims.Spec{
 	Source: "seed 000 §4.8.1 (eqs 4.33–4.38, L1660–1688); seed 003 L77–131 (dual regression)",
 	Data: "a CSV of numeric feature columns and a target column (named \"label\", else the last); " +
 		"features are standardised; the fitted curve is drawn for one feature, fitted-vs-target otherwise",
-	Steps: 2000,
-	Speed: 20,
-	Params: append([]sims.Param{
-		{Name: "n", Kind: sims.Int, Min: 2, Max: 1000, Default: "30",
-			Help: "number of points of the preset t = sin(2πx) + ε, x uniform on [0, 1] (not used with --data)"},
-		{Name: "noise", Kind: sims.Float, Min: 0, Max: 5, Default: "0.3",
-			Help: "standard deviation of ε in the preset (not used with --data)"},
-		{Name: "lambda", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1000, Default: "0.001",
-			Help: "ridge penalty λ in ½‖Kα − y‖² + (λ/2)αᵀKα; small λ makes K + λI ill-conditioned"},
-		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-10",
-			Help: "an iterative solver stops when ‖y − (K+λI)α‖/‖y‖ ≤ tol"},
-	}, KernelParams("rbf", 3, 1, 20)...),
-	New:  newRidge,
-	Size: gramSize(1<<20, 48),
+	Steps:  2000,
+	Speed:  20,
+	Params: param.List(ridgeN, ridgeNoise, ridgeLambda, ridgeTol, ridgeKernel),
+	New:    newRidge,
+	Size:   gramSize(1<<20, 48, ridgeN),
 }
 
 const fitPoints = 200
@@ -58,6 +50,18 @@ type ridgeSim struct {
 	steps  int
 }
 
+// kernel-ridge's parameters.
+var (
+	ridgeN = param.Int("n", 30,
+		"number of points of the preset t = sin(2πx) + ε, x uniform on [0, 1] (not used with --data)").Range(2, 1000)
+	ridgeNoise  = param.Float("noise", 0.3, "standard deviation of ε in the preset (not used with --data)").Range(0, 5)
+	ridgeLambda = param.Float("lambda", 0.001,
+		"ridge penalty λ in ½‖Kα − y‖² + (λ/2)αᵀKα; small λ makes K + λI ill-conditioned").Range(0, 1000).OpenMin()
+	ridgeTol = param.Float("tol", 1e-10,
+		"an iterative solver stops when ‖y − (K+λI)α‖/‖y‖ ≤ tol").Range(0, 1)
+	ridgeKernel = NewKernelParams(kernel.KindRBF, 3, 1, 20)
+)
+
 func newRidge(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
 	var data *dataset.Labelled
@@ -69,22 +73,22 @@ func newRidge(cfg sims.Config) (sims.Sim, error) {
 		data.X = dataset.Standardize(data.X)
 	} else {
 		rng := rand.New(rand.NewPCG(cfg.Seed, 0x7269646765)) // "ridge"
-		if data, err = dataset.Sinusoid(rng, v.Int("n"), v.Float("noise"), 0, 0); err != nil {
+		if data, err = dataset.Sinusoid(rng, ridgeN.Get(v), ridgeNoise.Get(v), 0, 0); err != nil {
 			return nil, err
 		}
 	}
-	k, err := KernelFrom(v)
+	k, err := ridgeKernel.Build(v)
 	if err != nil {
 		return nil, err
 	}
 	s := &ridgeSim{data: data, k: k, gram: kernel.Gram(k, data.X), err: sims.NewTrace(0, 2)}
-	if s.r, err = kernel.NewRidge(s.gram, data.Y, v.Float("lambda")); err != nil {
+	if s.r, err = kernel.NewRidge(s.gram, data.Y, ridgeLambda.Get(v)); err != nil {
 		return nil, err
 	}
-	if s.cg, err = kernel.NewRidgeIter(s.r, kernel.CG, v.Float("tol")); err != nil {
+	if s.cg, err = kernel.NewRidgeIter(s.r, kernel.CG, ridgeTol.Get(v)); err != nil {
 		return nil, err
 	}
-	s.gd, _ = kernel.NewRidgeIter(s.r, kernel.GD, v.Float("tol"))
+	s.gd, _ = kernel.NewRidgeIter(s.r, kernel.GD, ridgeTol.Get(v))
 	if data.D() == 1 {
 		s.px = make([]float64, data.N())
 		for i, x := range data.X {

@@ -8,6 +8,7 @@ import (
 	"github.com/thelab/lab/algo/kernel"
 	"github.com/thelab/lab/algo/svm"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // SVM is the soft-margin (or hard-margin) SVM solved in the dual by SMO
@@ -20,32 +21,20 @@ var SVM = &sims.Spec{
 	Data:   dataNote,
 	Steps:  20000,
 	Speed:  10,
-	Params: append([]sims.Param{
-		{Name: "data", Kind: sims.Choice, Choices: classPresets, Default: "moons", Help: classHelp},
-		{Name: "n", Kind: sims.Int, Min: 10, Max: 2000, Default: "150",
-			Help: "number of generated points (not used with --data)"},
-		{Name: "margin", Kind: sims.Choice, Choices: []string{"soft", "hard"}, Default: "soft",
-			Help: "soft: box 0 ≤ α ≤ C (eq 6.b); hard: C = ∞, which has no solution unless the data is separable in feature space"},
-		{Name: "C", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1e6, Default: "1",
-			Help: "error penalty C of ½‖w‖² + CΣξ_i (margin=soft); large C approaches the hard margin"},
-		{Name: "tol", Kind: sims.Float, Min: 1e-12, Max: 1, Default: "1e-3",
-			Help: "stop when the maximal KKT violation m(α) − M(α) ≤ tol (LIBSVM's eps)"},
-		{Name: "cache_mb", Kind: sims.Int, Min: 1, Max: 4096, Default: "100",
-			Help: "megabytes of kernel rows kept, the least recently used evicted first (LIBSVM's cache_size); an evicted row is computed again when needed"},
-	}, KernelParams("rbf", 3, 1, 2)...),
-	New:  newSVM,
-	Size: svmSize,
+	Params: param.List(svmPreset, svmN, svmMargin, svmC, svmTol, svmKernel, svmCacheMB),
+	New:    newSVM,
+	Size:   svmSize,
 }
 
 // svmSize estimates svm's peak bytes: 16 MiB, the kernel-row cache
-// (cache_mb, or all n² entries if fewer) and, for the decision map, n rows
-// of the map's grid (mapCost entries at most).
+// (cache_mb, or all n² entries at 4 bytes if fewer) and, for the decision
+// map, n rows of the map's grid (mapCost entries at most).
 func svmSize(c sims.Config) int64 {
-	n := int64(c.Values.Int("n"))
+	n := int64(svmN.Get(c.Values))
 	if c.Data != nil {
 		n = int64(len(c.Data.Rows))
 	}
-	return 16<<20 + min(int64(c.Values.Int("cache_mb"))<<20, 8*n*n) + 8*min(n*mapNX*mapNY, mapCost) + 200*n
+	return 16<<20 + min(int64(svmCacheMB.Get(c.Values))<<20, 4*n*n) + 8*min(n*mapNX*mapNY, mapCost) + 200*n
 }
 
 // Size of the decision map.
@@ -84,21 +73,46 @@ type svmSim struct {
 // update's own cost, while D(α) and the KKT violation come with each step.
 const gapEvery = 16
 
+// margin is the SVM's constraint on α.
+type margin string
+
+func (m margin) String() string { return string(m) }
+
+const (
+	marginSoft margin = "soft"
+	marginHard margin = "hard"
+)
+
+// svm's parameters.
+var (
+	svmPreset = classPreset(presetMoons)
+	svmN      = classSize(150, 2000)
+	svmMargin = param.Choice("margin", []margin{marginSoft, marginHard}, marginSoft,
+		"soft: box 0 ≤ α ≤ C (eq 6.b); hard: C = ∞, which has no solution unless the data is separable in feature space")
+	svmC = param.Float("C", 1,
+		"error penalty C of ½‖w‖² + CΣξ_i (margin=soft); large C approaches the hard margin").Range(0, 1e6).OpenMin()
+	svmTol = param.Float("tol", 1e-3,
+		"stop when the maximal KKT violation m(α) − M(α) ≤ tol (LIBSVM's eps)").Range(1e-12, 1)
+	svmCacheMB = param.Int("cache_mb", 100,
+		"megabytes of kernel rows kept, the least recently used evicted first (LIBSVM's cache_size); an evicted row is computed again when needed").Range(1, 4096)
+	svmKernel = NewKernelParams(kernel.KindRBF, 3, 1, 2)
+)
+
 func newSVM(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	data, k, y, err := classSetup(cfg)
+	data, k, y, err := classSetup(cfg, svmPreset.Get(v), svmN.Get(v), svmKernel)
 	if err != nil {
 		return nil, err
 	}
-	s := &svmSim{data: data, y: y, k: k, hard: v.String("margin") == "hard", tol: v.Float("tol"), cls: data.Int(), trace: sims.NewTrace(1, 3)}
-	c := v.Float("C")
+	s := &svmSim{data: data, y: y, k: k, hard: svmMargin.Get(v) == marginHard, tol: svmTol.Get(v), cls: data.Int(), trace: sims.NewTrace(1, 3)}
+	c := svmC.Get(v)
 	if s.hard {
 		c = math.Inf(1)
 	}
-	s.cacheMB = v.Int("cache_mb")
-	s.smo, err = svm.NewKernel(data.X, k, y, svm.Config{C: c, Tol: v.Float("tol"), Cache: int64(s.cacheMB) << 20, Shrink: true})
+	s.cacheMB = svmCacheMB.Get(v)
+	s.smo, err = svm.NewKernel(data.X, k, y, svm.Config{C: c, Tol: svmTol.Get(v), Cache: int64(s.cacheMB) << 20, Shrink: true})
 	if err != nil {
-		return nil, err
+		return nil, sims.Blame(err, v, sims.As("labels", svmN)) // a small preset drew one class
 	}
 	s.prevA = make([]float64, data.N())
 	s.px, s.py = columns(data)

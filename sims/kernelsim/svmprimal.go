@@ -9,6 +9,7 @@ import (
 	"github.com/thelab/lab/algo/kernel"
 	"github.com/thelab/lab/algo/svm"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // SVMPrimal is the linear soft-margin SVM trained on its primal hinge
@@ -21,21 +22,9 @@ var SVMPrimal = &sims.Spec{
 	Data:   dataNote,
 	Steps:  5000,
 	Speed:  50,
-	Params: []sims.Param{
-		{Name: "data", Kind: sims.Choice, Choices: classPresets, Default: "overlap", Help: classHelp},
-		{Name: "n", Kind: sims.Int, Min: 10, Max: 5000, Default: "150",
-			Help: "number of generated points (not used with --data)"},
-		{Name: "C", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1e4, Default: "1",
-			Help: "error penalty C of ½‖w‖² + CΣ(1 − y(⟨w,x⟩+b))⁺ (eq 6.a)"},
-		{Name: "method", Kind: sims.Choice, Choices: svm.Methods, Default: "subgradient",
-			Help: "subgradient: the full sum over the points (L771); sgd: one random point, scaled by N (L895–903)"},
-		{Name: "step", Kind: sims.Choice, Choices: svm.Rules, Default: "1/k",
-			Help: "step size t_k: t0/k (the notes' stochastic-convex row, L911), t0/√k, or a constant t0 (L771)"},
-		{Name: "t0", Kind: sims.Float, Min: 0, OpenMin: true, Max: 100, Default: "1",
-			Help: "step scale t0; with 1/k, t0 = 1 is the 1/(μk) rule for the μ = 1 strongly convex ½‖w‖²"},
-	},
-	New:  newSVMPrimal,
-	Size: gramSize(1<<20, 9),
+	Params: param.List(primalPreset, primalN, primalC, primalMethod, primalStep, primalT0),
+	New:    newSVMPrimal,
+	Size:   gramSize(1<<20, 9, primalN),
 }
 
 type svmPrimalSim struct {
@@ -51,9 +40,22 @@ type svmPrimalSim struct {
 	gap    *sims.Trace // P − P*, best − P*
 }
 
+// svm-primal's parameters.
+var (
+	primalPreset = classPreset(presetOverlap)
+	primalN      = classSize(150, 5000)
+	primalC      = param.Float("C", 1, "error penalty C of ½‖w‖² + CΣ(1 − y(⟨w,x⟩+b))⁺ (eq 6.a)").Range(0, 1e4).OpenMin()
+	primalMethod = param.Choice("method", []svm.Method{svm.Subgradient, svm.SGD}, svm.Subgradient,
+		"subgradient: the full sum over the points (L771); sgd: one random point, scaled by N (L895–903)")
+	primalStep = param.Choice("step", []svm.Rule{svm.InvK, svm.InvSqrtK, svm.Const}, svm.InvK,
+		"step size t_k: t0/k (the notes' stochastic-convex row, L911), t0/√k, or a constant t0 (L771)")
+	primalT0 = param.Float("t0", 1,
+		"step scale t0; with 1/k, t0 = 1 is the 1/(μk) rule for the μ = 1 strongly convex ½‖w‖²").Range(0, 100).OpenMin()
+)
+
 func newSVMPrimal(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	data, err := classData(cfg, v.String("data"), v.Int("n"))
+	data, err := classData(cfg, primalPreset.Get(v), primalN.Get(v))
 	if err != nil {
 		return nil, err
 	}
@@ -61,12 +63,12 @@ func newSVMPrimal(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := v.Float("C")
+	c := primalC.Get(v)
 	// The reference optimum: the dual solved by SMO to 1e-9, whose value
 	// equals the primal optimum (strong duality).
 	opt, err := svm.New(kernel.Gram(kernel.Linear{}, data.X), y, svm.Config{C: c, Tol: 1e-9})
 	if err != nil {
-		return nil, err
+		return nil, sims.Blame(err, v, sims.As("labels", primalN)) // a small preset drew one class
 	}
 	for range 10_000_000 {
 		if err := opt.Step(); err != nil {
@@ -82,7 +84,7 @@ func newSVMPrimal(cfg sims.Config) (sims.Sim, error) {
 	}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x736764)) // "sgd"
 	s.p, err = svm.NewPrimal(data.X, y, svm.PrimalConfig{
-		C: c, Method: svm.Method(v.String("method")), Rule: svm.Rule(v.String("step")), T0: v.Float("t0"),
+		C: c, Method: primalMethod.Get(v), Rule: primalStep.Get(v), T0: primalT0.Get(v),
 	}, rng)
 	if err != nil {
 		return nil, err

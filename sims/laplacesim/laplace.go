@@ -12,6 +12,7 @@ import (
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/laplace"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // Laplace is the Laplace approximation (seed 002 §3.3, L1168–1219;
@@ -30,28 +31,33 @@ var Laplace = &sims.Spec{
 	Data:   "model=logistic2d: the first feature column and a 0/1 label (column \"label\", else the last); posterior over (intercept, slope)",
 	Steps:  30,
 	Speed:  2,
-	Params: []sims.Param{
-		{Name: "model", Kind: sims.Choice, Choices: []string{"chi2", "logistic", "logistic2d"}, Default: "chi2",
-			Help: "chi2: the notes' χ²(k) (Fig 3.9); logistic: Example 3.4's 1-D posterior; logistic2d: intercept and slope on data"},
-		{Name: "k", Kind: sims.Float, Min: 2, OpenMin: true, Max: 100, Default: "10",
-			Help: "degrees of freedom of χ²(k) (model=chi2 only); q = N(k − 2, 2(k − 2))"},
-		{Name: "tau", Kind: sims.Float, Min: 0, OpenMin: true, Max: 100, Default: "2",
-			Help: "prior standard deviation τ of the weights (logistic models)"},
-		{Name: "n", Kind: sims.Int, Min: 2, Max: 5000, Default: "30",
-			Help: "seeded data points, x ~ N(0, 1.5²), y ~ Bernoulli(σ(0.5 + 1.5x)) (model=logistic2d without --data)"},
-		{Name: "z0", Kind: sims.Vector, Len: 2, Min: -100, Max: 500, Default: "0,0",
-			DefaultFor: defaultStart, DefaultNote: "1 for chi2, else 0,0",
-			Help: "Newton's starting point (1-D models use the first value)"},
-	},
-	New: newLaplace,
+	Params: param.List(lapModel, lapK, lapTau, lapN, lapZ0),
+	New:    newLaplace,
 }
 
-func defaultStart(v sims.Values) string {
-	if v.String("model") == "chi2" {
-		return "1,0"
-	}
-	return "0,0"
-}
+// model is the log-density the laplace sim approximates.
+type model string
+
+func (m model) String() string { return string(m) }
+
+const (
+	modelChi2       model = "chi2"
+	modelLogistic   model = "logistic"
+	modelLogistic2D model = "logistic2d"
+)
+
+// laplace's parameters.
+var (
+	lapModel = param.Choice("model", []model{modelChi2, modelLogistic, modelLogistic2D}, modelChi2,
+		"chi2: the notes' χ²(k) (Fig 3.9); logistic: Example 3.4's 1-D posterior; logistic2d: intercept and slope on data")
+	lapK = param.Float("k", 10,
+		"degrees of freedom of χ²(k) (model=chi2 only); q = N(k − 2, 2(k − 2))").Range(2, 100).OpenMin()
+	lapTau = param.Float("tau", 2, "prior standard deviation τ of the weights (logistic models)").Range(0, 100).OpenMin()
+	lapN   = param.Int("n", 30,
+		"seeded data points, x ~ N(0, 1.5²), y ~ Bernoulli(σ(0.5 + 1.5x)) (model=logistic2d without --data)").Range(2, 5000)
+	lapZ0 = param.Vector("z0", []float64{0, 0}, "Newton's starting point (1-D models use the first value)").Range(-100, 500).
+		DefaultWhen(func(v param.Values) bool { return lapModel.Get(v) == modelChi2 }, []float64{1, 0}, "1 for chi2, else 0,0")
+)
 
 // Sizes of the laplace pane.
 const (
@@ -93,21 +99,21 @@ type laplaceSim struct {
 func newLaplace(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
 	s := &laplaceSim{}
-	switch v.String("model") {
-	case "chi2":
+	switch lapModel.Get(v) {
+	case modelChi2:
 		if cfg.Data != nil {
 			return nil, errors.New("--data is used by model=logistic2d only")
 		}
-		c, err := laplace.NewChiSquare(v.Float("k"))
+		c, err := laplace.NewChiSquare(lapK.Get(v))
 		if err != nil {
 			return nil, err
 		}
 		s.model, s.chi = c, &c
-	case "logistic":
+	case modelLogistic:
 		if cfg.Data != nil {
 			return nil, errors.New("--data is used by model=logistic2d only")
 		}
-		m, err := laplace.Example34(v.Float("tau"))
+		m, err := laplace.Example34(lapTau.Get(v))
 		if err != nil {
 			return nil, err
 		}
@@ -121,14 +127,14 @@ func newLaplace(cfg sims.Config) (sims.Sim, error) {
 		for i, x := range xs {
 			phi[i] = []float64{1, x}
 		}
-		m, err := laplace.NewLogistic("logistic2d", phi, ys, v.Float("tau"))
+		m, err := laplace.NewLogistic(modelLogistic2D.String(), phi, ys, lapTau.Get(v))
 		if err != nil {
 			return nil, err
 		}
 		s.model, s.data = m, name
 	}
 	s.d = s.model.Dim()
-	z0 := v.Vector("z0")[:s.d]
+	z0 := lapZ0.Get(v)[:s.d]
 	nw, err := laplace.NewNewton(s.model, z0, tol)
 	if err != nil {
 		return nil, err
@@ -157,7 +163,7 @@ func logisticData(cfg sims.Config) (xs, ys []float64, name string, err error) {
 		}
 		return xs, ys, fmt.Sprintf("%s (%d rows; feature %s)", cfg.Data.Name, len(xs), l.Features[0]), nil
 	}
-	n := cfg.Values.Int("n")
+	n := lapN.Get(cfg.Values)
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6c61706c)) // "lapl"
 	for range n {
 		x := 1.5 * rng.NormFloat64()

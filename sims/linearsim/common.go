@@ -13,6 +13,7 @@ import (
 	"github.com/thelab/lab/algo/linear"
 	"github.com/thelab/lab/algo/optim"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -149,12 +150,37 @@ func signedBars(names []string, v []float64) []sims.Bar {
 // dataRNG returns the data stream's generator for a seed.
 func dataRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, dataStream)) }
 
-// gdMethods are the optimisers the regression sims offer.
+// preset names a generated data set of the linear sims; each sim offers
+// its own menu of them.
+type preset string
+
+func (p preset) String() string { return string(p) }
+
 const (
-	methodGD     = "gd"
-	methodSGD    = "sgd"
-	methodNewton = "newton"
-	methodNormal = "normal"
+	presetLine      preset = "line"
+	presetLinear    preset = "linear"
+	presetEpsilon   preset = "epsilon"
+	presetOverlap   preset = "overlap"
+	presetSeparable preset = "separable"
+	presetMoons     preset = "moons"
+	presetOr        preset = "or"
+	presetXor       preset = "xor"
+	presetSpam      preset = "spam"
+	presetBlobs     preset = "blobs"
+	presetRings     preset = "rings"
+)
+
+// method is how a regression sim minimises its loss: an optim engine
+// (gradient descent, SGD, damped Newton) or the normal equation.
+type method string
+
+func (m method) String() string { return string(m) }
+
+const (
+	methodGD     method = "gd"
+	methodSGD    method = "sgd"
+	methodNewton method = "newton"
+	methodNormal method = "normal"
 )
 
 // stepper is what the regression sims need of an optim engine.
@@ -201,26 +227,21 @@ func (s scatter) points() []sims.PointSet {
 
 // newGD is gradient descent on f from theta0 with the step t = lr, or 1/L
 // when lr is 0, stopping at ‖∇f‖ ≤ tol; it returns the engine and t.
-func newGD(f optim.Objective, theta0 []float64, v sims.Values, L float64) (*optim.Descent, float64, error) {
-	lr := v.Float("lr")
+func newGD(f optim.Objective, theta0 []float64, lr, tol, L float64) (*optim.Descent, float64, error) {
 	if lr == 0 {
 		lr = 1 / L
 	}
-	eng, err := optim.NewDescent(f, theta0, optim.DescentConfig{Method: optim.GD, LR: lr, Tol: v.Float("tol")})
+	eng, err := optim.NewDescent(f, theta0, optim.DescentConfig{Method: optim.GD, LR: lr, Tol: tol})
 	return eng, lr, err
 }
 
-// sgdParams are the parameters of SGD shared by logreg and softmax.
-func sgdParams() []sims.Param {
-	return []sims.Param{
-		{Name: "batch", Kind: sims.Int, Min: 1, Max: 100000, Default: "10",
-			Help: "mini-batch size B (method=sgd; at most the number of rows)"},
-		{Name: "schedule", Kind: sims.Choice, Choices: optim.Schedules, Default: string(optim.InvSqrtK),
-			Help: "step sizes t_k = t0, t0/(1+ck) or t0/√(1+ck) (method=sgd)"},
-		{Name: "decay", Kind: sims.Float, Min: 0, Max: 10, Default: "0",
-			Help: "c of the decaying schedules; 0 = B/n, one unit per epoch (method=sgd)"},
-	}
-}
+// The parameters of SGD that logreg and softmax share.
+var (
+	sgdBatch    = param.Int("batch", 10, "mini-batch size B (method=sgd; at most the number of rows)").Range(1, dataset.MaxN)
+	sgdSchedule = param.Choice("schedule", []optim.Schedule{optim.Constant, optim.InvK, optim.InvSqrtK}, optim.InvSqrtK,
+		"step sizes t_k = t0, t0/(1+ck) or t0/√(1+ck) (method=sgd)")
+	sgdDecay = param.Float("decay", 0, "c of the decaying schedules; 0 = B/n, one unit per epoch (method=sgd)").Range(0, 10)
+)
 
 // gradNorm is ‖∇f‖ at the engine's iterate: the engine's own value when it
 // keeps one (gd, newton), else computed into scratch (sgd).
@@ -236,15 +257,15 @@ func gradNorm(eng stepper, f optim.Objective, scratch []float64) float64 {
 func norm2(v []float64) float64 { return floats.Norm(v, 2) }
 
 // pointsSize estimates the peak bytes of a sim whose data are n generated
-// points in the plane: perPoint bytes each (the points, their features and
-// the fit's working arrays, measured during New at n up to 100,000 and
-// rounded up), or with --data 36 more per cell of the table.
-func pointsSize(perPoint int64) func(sims.Config) int64 {
+// points in the plane (n its parameter): perPoint bytes each (the points,
+// their features and the fit's working arrays, measured during New at n up
+// to 100,000 and rounded up), or with --data 36 more per cell of the table.
+func pointsSize(perPoint int64, n *param.IntDecl) func(sims.Config) int64 {
 	return func(c sims.Config) int64 {
 		if c.Data != nil {
 			return 1<<20 + int64(len(c.Data.Rows))*(perPoint+36*int64(len(c.Data.Columns)))
 		}
-		return 1<<20 + int64(c.Values.Int("n"))*perPoint
+		return 1<<20 + int64(n.Get(c.Values))*perPoint
 	}
 }
 
@@ -252,9 +273,9 @@ func pointsSize(perPoint int64) func(sims.Config) int64 {
 // n×d design matrix and about three working copies (36 bytes a cell,
 // measured at n = 50,000, d = 200: 343 MB), besides 260 bytes a point.
 func linregSize(c sims.Config) int64 {
-	n, d := int64(c.Values.Int("n")), int64(1)
-	if c.Values.String("data") == "linear" {
-		d = int64(c.Values.Int("d"))
+	n, d := int64(linregN.Get(c.Values)), int64(1)
+	if linregPreset.Get(c.Values) == presetLinear {
+		d = int64(linregD.Get(c.Values))
 	}
 	if c.Data != nil {
 		n, d = int64(len(c.Data.Rows)), int64(len(c.Data.Columns))

@@ -9,6 +9,7 @@ import (
 	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/linear"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -29,23 +30,26 @@ var Interp = &sims.Spec{
 		"every 4th row is held out as the test set when there are 8 or more",
 	Steps: 200,
 	// One point every half second: each arrival can be watched.
-	Speed: 2,
-	Params: []sims.Param{
-		{Name: "truth", Kind: sims.Choice, Choices: dataset.CurveNames, Default: "runge",
-			Help: "the smooth curve f: runge 1/(1+25x²), sin sin(πx), line 0.8x − 0.2"},
-		{Name: "nodes", Kind: sims.Choice, Choices: dataset.NodeLayouts, Default: "equispaced",
-			Help: "inputs x_i: random U(−1, 1) (arriving in draw order), equispaced (Runge), or the Chebyshev nodes (interpolants converge); grids arrive farthest point first"},
-		{Name: "n", Kind: sims.Int, Min: 2, Max: linear.MaxInterpPoints, Default: "16", Help: "number of points"},
-		{Name: "noise", Kind: sims.Float, Min: 0, Max: 10, Default: "0.05", Help: "noise s.d. of the targets y = f(x) + noise·N(0, 1)"},
-		{Name: "basis", Kind: sims.Choice, Choices: linear.Bases, Default: string(linear.Chebyshev),
-			Help: "polynomial features: chebyshev T_j (well conditioned on [−1, 1]), legendre P_j, or monomials x^j (Vandermonde)"},
-		{Name: "degree", Kind: sims.Int, Min: -1, Max: linear.MaxInterpDegree, Default: "-1",
-			Help: "largest degree fitted; −1 = k − 1 with k points (the interpolant of Thm 3.2)"},
-		{Name: "lambda", Kind: sims.Float, Min: 0, OpenMin: true, Max: 100, Default: "0.001",
-			Help: "ridge weight λ > 0 on the non-constant coefficients (the normal equation has kλ)"},
-	},
-	New: newInterp,
+	Speed:  2,
+	Params: param.List(interpTruth, interpNodes, interpN, interpNoise, interpBasis, interpDegree, interpLambda),
+	New:    newInterp,
 }
+
+// interp's parameters.
+var (
+	interpTruth = param.Choice("truth", []dataset.Curve{dataset.Runge, dataset.Sine, dataset.Straight}, dataset.Runge,
+		"the smooth curve f: runge 1/(1+25x²), sin sin(πx), line 0.8x − 0.2")
+	interpNodes = param.Choice("nodes", []dataset.Layout{dataset.Scattered, dataset.Equispaced, dataset.Chebyshev}, dataset.Equispaced,
+		"inputs x_i: random U(−1, 1) (arriving in draw order), equispaced (Runge), or the Chebyshev nodes (interpolants converge); grids arrive farthest point first")
+	interpN     = param.Int("n", 16, "number of points").Range(2, linear.MaxInterpPoints)
+	interpNoise = param.Float("noise", 0.05, "noise s.d. of the targets y = f(x) + noise·N(0, 1)").Range(0, 10)
+	interpBasis = param.Choice("basis", []linear.Basis{linear.Chebyshev, linear.Legendre, linear.Monomial}, linear.Chebyshev,
+		"polynomial features: chebyshev T_j (well conditioned on [−1, 1]), legendre P_j, or monomials x^j (Vandermonde)")
+	interpDegree = param.Int("degree", -1,
+		"largest degree fitted; −1 = k − 1 with k points (the interpolant of Thm 3.2)").Range(-1, linear.MaxInterpDegree)
+	interpLambda = param.Float("lambda", 0.001,
+		"ridge weight λ > 0 on the non-constant coefficients (the normal equation has kλ)").Range(0, 100).OpenMin()
+)
 
 // interpTest is the number of fresh points of a preset's test set.
 const interpTest = 200
@@ -83,20 +87,20 @@ func newInterp(cfg sims.Config) (sims.Sim, error) {
 			return nil, err
 		}
 	} else {
-		name := v.String("truth")
-		l, err := dataset.OnCurve(dataRNG(cfg.Seed), name, v.String("nodes"), v.Int("n"), v.Float("noise"))
+		curve, noise := interpTruth.Get(v), interpNoise.Get(v)
+		l, err := dataset.OnCurve(dataRNG(cfg.Seed), curve, interpNodes.Get(v), interpN.Get(v), noise)
 		if err != nil {
 			return nil, err
 		}
-		test, err := dataset.OnCurve(rand.New(rand.NewPCG(cfg.Seed, orderStream)), name, "random", interpTest, v.Float("noise"))
+		test, err := dataset.OnCurve(rand.New(rand.NewPCG(cfg.Seed, orderStream)), curve, dataset.Scattered, interpTest, noise)
 		if err != nil {
 			return nil, err
 		}
 		x, y, tx, ty = column(l.X, 0), l.Y, column(test.X, 0), test.Y
-		s.truth, s.noise = dataset.Curves[name], v.Float("noise")
+		s.truth, s.noise = dataset.Curves[curve], noise
 	}
 	eng, err := linear.NewInterp(linear.InterpConfig{X: x, Y: y, TestX: tx, TestY: ty,
-		Basis: linear.Basis(v.String("basis")), Degree: v.Int("degree"), Lambda: v.Float("lambda")})
+		Basis: interpBasis.Get(v), Degree: interpDegree.Get(v), Lambda: interpLambda.Get(v)})
 	if err != nil {
 		return nil, err
 	}

@@ -9,8 +9,33 @@ import (
 	"github.com/thelab/lab/algo/linear"
 	"github.com/thelab/lab/algo/optim"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 	"gonum.org/v1/gonum/floats"
 )
+
+// linreg's parameters.
+var (
+	linregPreset = param.Choice("data", []preset{presetLine, presetLinear, presetEpsilon}, presetLine,
+		"line: y = 1.5x − 0.5 + noise; linear: d correlated features; epsilon: the notes' X = [[0, ε], [1, 1]], y = (1, −1)")
+	linregN   = param.Int("n", 60, "number of points (line, linear)").Range(2, dataset.MaxN)
+	linregD   = param.Int("d", 5, "number of features (linear)").Range(1, 200)
+	linregRho = param.Float("rho", 1,
+		"weight of the factor shared by all features (linear): larger is more collinear").Range(0, 10)
+	linregNoise = param.Float("noise", 0.7, "noise s.d. of the targets (line, linear)").Range(0, 100)
+	linregEps   = param.Float("eps", 0.1, "ε of the notes' example: w = (−2/ε, 1) without ridge").Range(0, 10).OpenMin()
+
+	linregBias = param.Bool("bias", true, "fit an intercept b (never penalised)").
+			DefaultWhen(isEpsilon, false, "off for epsilon (the notes' example has no bias), else on")
+
+	linregLambda = param.Float("lambda", 0, "ridge weight λ ≥ 0 (0 is least squares)").Range(0, 1000)
+	linregMethod = param.Choice("method", []method{methodGD, methodNormal}, methodGD,
+		"gd: gradient descent from 0; normal: one Cholesky solve of (XᵀX + nλI)w = Xᵀy")
+	linregLR  = param.Float("lr", 0, "GD step size t; 0 = 1/L with L the largest Hessian eigenvalue").Range(0, 100)
+	linregTol = param.Float("tol", 1e-9, "GD stops when ‖∇f‖ ≤ tol").Range(0, 1)
+)
+
+// isEpsilon holds for the notes' ε example, which has no bias.
+func isEpsilon(v param.Values) bool { return linregPreset.Get(v) == presetEpsilon }
 
 // Linreg is least squares and ridge regression (seed 001 §3): the
 // objective (1/n)‖Xw + b − y‖² + λ‖w‖² minimised by one normal-equation
@@ -24,31 +49,8 @@ var Linreg = &sims.Spec{
 	Data:   "numeric columns; the column named label (else the last) is the target y, the others the features",
 	Steps:  500,
 	Speed:  20,
-	Params: []sims.Param{
-		{Name: "data", Kind: sims.Choice, Choices: []string{"line", "linear", "epsilon"}, Default: "line",
-			Help: "line: y = 1.5x − 0.5 + noise; linear: d correlated features; epsilon: the notes' X = [[0, ε], [1, 1]], y = (1, −1)"},
-		{Name: "n", Kind: sims.Int, Min: 2, Max: 100000, Default: "60", Help: "number of points (line, linear)"},
-		{Name: "d", Kind: sims.Int, Min: 1, Max: 200, Default: "5", Help: "number of features (linear)"},
-		{Name: "rho", Kind: sims.Float, Min: 0, Max: 10, Default: "1",
-			Help: "weight of the factor shared by all features (linear): larger is more collinear"},
-		{Name: "noise", Kind: sims.Float, Min: 0, Max: 100, Default: "0.7", Help: "noise s.d. of the targets (line, linear)"},
-		{Name: "eps", Kind: sims.Float, Min: 0, OpenMin: true, Max: 10, Default: "0.1",
-			Help: "ε of the notes' example: w = (−2/ε, 1) without ridge"},
-		{Name: "bias", Kind: sims.Choice, Choices: []string{"on", "off"}, Default: "on",
-			DefaultFor: func(v sims.Values) string {
-				if v.String("data") == "epsilon" {
-					return "off"
-				}
-				return "on"
-			}, DefaultNote: "off for epsilon (the notes' example has no bias), else on",
-			Help: "fit an intercept b (never penalised)"},
-		{Name: "lambda", Kind: sims.Float, Min: 0, Max: 1000, Default: "0", Help: "ridge weight λ ≥ 0 (0 is least squares)"},
-		{Name: "method", Kind: sims.Choice, Choices: []string{methodGD, methodNormal}, Default: methodGD,
-			Help: "gd: gradient descent from 0; normal: one Cholesky solve of (XᵀX + nλI)w = Xᵀy"},
-		{Name: "lr", Kind: sims.Float, Min: 0, Max: 100, Default: "0",
-			Help: "GD step size t; 0 = 1/L with L the largest Hessian eigenvalue"},
-		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-9", Help: "GD stops when ‖∇f‖ ≤ tol"},
-	},
+	Params: param.List(linregPreset, linregN, linregD, linregRho, linregNoise, linregEps, linregBias,
+		linregLambda, linregMethod, linregLR, linregTol),
 	New:  newLinreg,
 	Size: linregSize,
 }
@@ -68,7 +70,7 @@ type linregSim struct {
 	gnStar float64 // ‖∇f‖ at the closed form
 	f0     float64 // f at θ = 0
 	gn0    float64 // ‖∇f‖ at θ = 0
-	method string
+	method method
 	eng    *optim.Descent // nil for method=normal
 	solved bool           // method=normal: the solve has been made
 	lr     float64
@@ -88,22 +90,22 @@ func linregData(cfg sims.Config) (*dataset.Labelled, error) {
 		return cfg.Data.Labelled(false)
 	}
 	v := cfg.Values
-	switch v.String("data") {
-	case "linear":
-		return dataset.Linear(dataRNG(cfg.Seed), v.Int("n"), v.Int("d"), v.Float("rho"), v.Float("noise"))
-	case "epsilon":
-		return dataset.Epsilon(v.Float("eps"))
+	switch linregPreset.Get(v) {
+	case presetLinear:
+		return dataset.Linear(dataRNG(cfg.Seed), linregN.Get(v), linregD.Get(v), linregRho.Get(v), linregNoise.Get(v))
+	case presetEpsilon:
+		return dataset.Epsilon(linregEps.Get(v))
 	}
-	return dataset.Line(dataRNG(cfg.Seed), v.Int("n"), v.Float("noise"))
+	return dataset.Line(dataRNG(cfg.Seed), linregN.Get(v), linregNoise.Get(v))
 }
 
 func newLinreg(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	l, x, err := loadDesign(cfg, linregData, v.String("bias") == "on")
+	l, x, err := loadDesign(cfg, linregData, linregBias.Get(v))
 	if err != nil {
 		return nil, err
 	}
-	s := &linregSim{data: l, names: featureNames(l), method: v.String("method"), lambda: v.Float("lambda"),
+	s := &linregSim{data: l, names: featureNames(l), method: linregMethod.Get(v), lambda: linregLambda.Get(v),
 		loss: sims.NewTrace(0, 1)}
 	if s.ls, err = linear.NewLeastSquares(x, l.Y, s.lambda); err != nil {
 		return nil, err
@@ -118,8 +120,8 @@ func newLinreg(cfg sims.Config) (sims.Sim, error) {
 	if s.m, s.L, err = s.ls.Curvature(); err != nil {
 		return nil, err
 	}
-	if cfg.Data == nil && v.String("data") == "epsilon" {
-		s.epsilonP = v.Float("eps")
+	if cfg.Data == nil && linregPreset.Get(v) == presetEpsilon {
+		s.epsilonP = linregEps.Get(v)
 	}
 	lambdas := make([]float64, pathN)
 	for k := range lambdas {
@@ -130,7 +132,7 @@ func newLinreg(cfg sims.Config) (sims.Sim, error) {
 	}
 	theta0 := make([]float64, x.P())
 	if s.method == methodGD {
-		s.eng, s.lr, err = newGD(s.ls, theta0, v, s.L)
+		s.eng, s.lr, err = newGD(s.ls, theta0, linregLR.Get(v), linregTol.Get(v), s.L)
 		if err != nil {
 			return nil, err
 		}

@@ -7,6 +7,17 @@ import (
 	"github.com/thelab/lab/algo/linear"
 	"github.com/thelab/lab/algo/stable"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
+)
+
+// logits' parameters.
+var (
+	logitsZ = param.Vector("logits", []float64{2, 1, 0.1, -1},
+		"the scores z_1..z_4 (ties at the top split the T → 0 limit evenly)").Range(-1000, 1000)
+	logitsTMax   = param.Float("t_max", 100, "highest temperature of the sweep").Range(0, linear.MaxTemperature).OpenMin()
+	logitsTMin   = param.Float("t_min", 0.01, "lowest temperature (below t_max)").Range(0, linear.MaxTemperature).OpenMin()
+	logitsPoints = param.Int("points", 60,
+		"temperatures on the log grid; one step moves to the next, there and back").Range(2, linear.MaxSweepPoints)
 )
 
 // Logits is the log-odds, the sigmoid and the softmax with a temperature
@@ -21,15 +32,8 @@ var Logits = &sims.Spec{
 	Source: "seed 001 §4 (log-odds L423, Def 4.2 L429, eq 4.b L445–L455)",
 	Steps:  118,
 	Speed:  10,
-	Params: []sims.Param{
-		{Name: "logits", Kind: sims.Vector, Len: 4, Min: -1000, Max: 1000, Default: "2,1,0.1,-1",
-			Help: "the scores z_1..z_4 (ties at the top split the T → 0 limit evenly)"},
-		{Name: "t_max", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1e6, Default: "100", Help: "highest temperature of the sweep"},
-		{Name: "t_min", Kind: sims.Float, Min: 0, OpenMin: true, Max: 1e6, Default: "0.01", Help: "lowest temperature (below t_max)"},
-		{Name: "points", Kind: sims.Int, Min: 2, Max: 10000, Default: "60",
-			Help: "temperatures on the log grid; one step moves to the next, there and back"},
-	},
-	New: newLogits,
+	Params: param.List(logitsZ, logitsTMax, logitsTMin, logitsPoints),
+	New:    newLogits,
 }
 
 // The windows of the sigmoid and the log-odds charts.
@@ -53,8 +57,8 @@ type logitsSim struct {
 
 func newLogits(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	z := v.Vector("logits")
-	eng, err := linear.NewTemperature(z, v.Float("t_max"), v.Float("t_min"), v.Int("points"))
+	z := logitsZ.Get(v)
+	eng, err := linear.NewTemperature(z, logitsTMax.Get(v), logitsTMin.Get(v), logitsPoints.Get(v))
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +66,7 @@ func newLogits(cfg sims.Config) (sims.Sim, error) {
 	s := &logitsSim{eng: eng, hot: math.Log(float64(len(z))), cold: math.Log(float64(ties)), ties: ties}
 	// The entropy curve on a fine grid of the sweep's range.
 	const fine = 241
-	ts := linear.LogGrid(v.Float("t_min"), v.Float("t_max"), fine)
+	ts := linear.LogGrid(logitsTMin.Get(v), logitsTMax.Get(v), fine)
 	p := make([]float64, len(z))
 	s.entropy = sims.Path{X: make([]float64, fine), Y: make([]float64, fine), Class: 0}
 	for i, t := range ts {

@@ -12,7 +12,24 @@ import (
 	"github.com/thelab/lab/algo/linear"
 	"github.com/thelab/lab/algo/optim"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 	"gonum.org/v1/gonum/floats"
+)
+
+// logreg's parameters.
+var (
+	logregPreset = param.Choice("data",
+		[]preset{presetOverlap, presetSeparable, presetMoons, presetOr, presetXor, presetSpam}, presetOverlap,
+		"overlap: two Gaussian classes that overlap; separable: margin ≥ gamma; moons; the notes' or, xor, spam")
+	logregN      = param.Int("n", 200, "number of points (overlap, separable, moons)").Range(4, dataset.MaxN)
+	logregSD     = param.Float("sd", 2, "s.d. of each class of overlap, whose centres are 6 apart").Range(0, 20).OpenMin()
+	logregGamma  = param.Float("gamma", 0.1, "margin of the separable points").Range(0, 0.49).OpenMin()
+	logregLambda = param.Float("lambda", 0, "ridge weight λ on w (the bias is not penalised)").Range(0, 100)
+	logregMethod = param.Choice("method", []method{methodGD, methodSGD, methodNewton}, methodGD,
+		"gd: full gradient steps; sgd: mini-batches; newton: damped Newton with line search")
+	logregLR = param.Float("lr", 0,
+		"step size t (t₀ for sgd); 0 = 1/L for gd, 1/L_max of a single term for sgd (newton takes none)").Range(0, 1000)
+	logregTol = param.Float("tol", 1e-8, "gd and newton stop when ‖∇f‖ ≤ tol").Range(0, 1)
 )
 
 // Logreg is binary logistic regression (seed 001 §4): the mean log-loss
@@ -27,29 +44,17 @@ var Logreg = &sims.Spec{
 	Data:   "numeric columns; the column named label (else the last) holds 0/1 or −1/+1; p(x) is shaded when there are two features",
 	Steps:  2000,
 	Speed:  30,
-	Params: append([]sims.Param{
-		{Name: "data", Kind: sims.Choice, Choices: []string{"overlap", "separable", "moons", "or", "xor", "spam"}, Default: "overlap",
-			Help: "overlap: two Gaussian classes that overlap; separable: margin ≥ gamma; moons; the notes' or, xor, spam"},
-		{Name: "n", Kind: sims.Int, Min: 4, Max: 100000, Default: "200", Help: "number of points (overlap, separable, moons)"},
-		{Name: "sd", Kind: sims.Float, Min: 0, OpenMin: true, Max: 20, Default: "2",
-			Help: "s.d. of each class of overlap, whose centres are 6 apart"},
-		{Name: "gamma", Kind: sims.Float, Min: 0, OpenMin: true, Max: 0.49, Default: "0.1", Help: "margin of the separable points"},
-		{Name: "lambda", Kind: sims.Float, Min: 0, Max: 100, Default: "0", Help: "ridge weight λ on w (the bias is not penalised)"},
-		{Name: "method", Kind: sims.Choice, Choices: []string{methodGD, methodSGD, methodNewton}, Default: methodGD,
-			Help: "gd: full gradient steps; sgd: mini-batches; newton: damped Newton with line search"},
-		{Name: "lr", Kind: sims.Float, Min: 0, Max: 1000, Default: "0",
-			Help: "step size t (t₀ for sgd); 0 = 1/L for gd, 1/L_max of a single term for sgd (newton takes none)"},
-		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-8", Help: "gd and newton stop when ‖∇f‖ ≤ tol"},
-	}, sgdParams()...),
+	Params: param.List(logregPreset, logregN, logregSD, logregGamma, logregLambda, logregMethod, logregLR, logregTol,
+		sgdBatch, sgdSchedule, sgdDecay),
 	New:  newLogreg,
-	Size: pointsSize(360),
+	Size: pointsSize(360, logregN),
 }
 
 type logregSim struct {
 	data   *dataset.Labelled
 	lg     *linear.Logistic
 	eng    stepper
-	method string
+	method method
 	lr     float64
 	L      float64 // the smoothness constant (gd only)
 	lambda float64
@@ -85,20 +90,20 @@ func logregData(cfg sims.Config) (*dataset.Labelled, error) {
 	}
 	v := cfg.Values
 	rng := dataRNG(cfg.Seed)
-	switch v.String("data") {
-	case "separable":
-		l, _, err := dataset.Separable(rng, v.Int("n"), v.Float("gamma"))
+	switch logregPreset.Get(v) {
+	case presetSeparable:
+		l, _, err := dataset.Separable(rng, logregN.Get(v), logregGamma.Get(v))
 		return l, err
-	case "moons":
-		return dataset.Moons(rng, v.Int("n"), 0.15)
-	case "or":
+	case presetMoons:
+		return dataset.Moons(rng, logregN.Get(v), 0.15)
+	case presetOr:
 		return dataset.Or(), nil
-	case "xor":
+	case presetXor:
 		return dataset.Xor(), nil
-	case "spam":
+	case presetSpam:
 		return dataset.Spam(), nil
 	}
-	return dataset.Blobs(rng, v.Int("n"), 2, v.Float("sd"))
+	return dataset.Blobs(rng, logregN.Get(v), 2, logregSD.Get(v))
 }
 
 func newLogreg(cfg sims.Config) (sims.Sim, error) {
@@ -111,7 +116,7 @@ func newLogreg(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &logregSim{data: l, method: v.String("method"), lambda: v.Float("lambda"),
+	s := &logregSim{data: l, method: logregMethod.Get(v), lambda: logregLambda.Get(v),
 		trace: sims.NewTrace(0, 3), grad: make([]float64, x.P()), two: l.D() == 2}
 	if s.lg, err = linear.NewLogistic(x, y, s.lambda); err != nil {
 		return nil, err
@@ -119,14 +124,14 @@ func newLogreg(cfg sims.Config) (sims.Sim, error) {
 	theta0 := make([]float64, x.P())
 	switch s.method {
 	case methodNewton:
-		s.eng, err = optim.NewNewton(s.lg, theta0, optim.NewtonConfig{Tol: v.Float("tol")})
+		s.eng, err = optim.NewNewton(s.lg, theta0, optim.NewtonConfig{Tol: logregTol.Get(v)})
 	case methodSGD:
-		s.eng, s.lr, s.sched, err = newSGD(s.lg, x, theta0, v, cfg.Seed)
+		s.eng, s.lr, s.sched, err = newSGD(s.lg, x, theta0, logregLR.Get(v), v, cfg.Seed)
 	default:
 		if _, s.L, err = s.lg.Curvature(); err != nil {
 			return nil, err
 		}
-		s.eng, s.lr, err = newGD(s.lg, theta0, v, s.L)
+		s.eng, s.lr, err = newGD(s.lg, theta0, logregLR.Get(v), logregTol.Get(v), s.L)
 	}
 	if err != nil {
 		return nil, err
@@ -140,13 +145,14 @@ func newLogreg(cfg sims.Config) (sims.Sim, error) {
 
 // newSGD builds the SGD engine of logreg and softmax: t₀ = lr or 1/L_max,
 // L_max = c·max_i ‖x̃_i‖² + λ the smoothness of a single term, and decay
-// c = decay or B/n. It returns the engine, t₀ and a description.
-func newSGD(f optim.FiniteSum, x *linear.Design, theta0 []float64, v sims.Values, seed uint64) (stepper, float64, string, error) {
-	batch := v.Int("batch")
+// c = decay or B/n, with the shared SGD parameters of v. It returns the
+// engine, t₀ and a description.
+func newSGD(f optim.FiniteSum, x *linear.Design, theta0 []float64, lr float64, v param.Values, seed uint64) (stepper, float64, string, error) {
+	batch := sgdBatch.Get(v)
 	if batch > x.N() {
 		return nil, 0, "", algo.BadParam("batch", batch, fmt.Sprintf("in 1..%d (the number of rows)", x.N()))
 	}
-	t0 := v.Float("lr")
+	t0 := lr
 	if t0 == 0 {
 		maxSq := 0.0
 		for i := 0; i < x.N(); i++ {
@@ -160,11 +166,11 @@ func newSGD(f optim.FiniteSum, x *linear.Design, theta0 []float64, v sims.Values
 		}
 		t0 = 1 / (maxSq + lam)
 	}
-	c := v.Float("decay")
+	c := sgdDecay.Get(v)
 	if c == 0 {
 		c = float64(batch) / float64(x.N())
 	}
-	sched := optim.Schedule(v.String("schedule"))
+	sched := sgdSchedule.Get(v)
 	eng, err := optim.NewSGD(f, theta0, optim.SGDConfig{LR: t0, Schedule: sched, Decay: c, Batch: batch},
 		rand.New(rand.NewPCG(seed, orderStream)))
 	desc := fmt.Sprintf("SGD, B = %d, t_k = %s with t₀ = %.3g, c = %.3g", batch, sched.Formula(), t0, c)

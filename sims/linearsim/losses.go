@@ -7,6 +7,14 @@ import (
 
 	"github.com/thelab/lab/algo/linear"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
+)
+
+// losses' parameters.
+var (
+	lossesP = param.Float("p", 0.7,
+		"the p = Pr[Y = +1 | x] the sweep ends on (0.7 gives the catalogue's values)").Range(0.01, 0.99)
+	lossesGrid = param.Int("grid", 49, "number of p values k/(grid+1) swept before resting at p").Range(9, 999)
 )
 
 // Losses is the loss zoo and classification calibration of seed 001 §6
@@ -21,14 +29,9 @@ var Losses = &sims.Spec{
 	Source: "seed 001 §6 (Def 6.1, Def 6.2, Thm 6.3, Cor 6.4, Remark 6.5; L542–L586)",
 	Steps:  200,
 	// A sweep of ~50 values of p in ten seconds.
-	Speed: 5,
-	Params: []sims.Param{
-		{Name: "p", Kind: sims.Float, Min: 0.01, Max: 0.99, Default: "0.7",
-			Help: "the p = Pr[Y = +1 | x] the sweep ends on (0.7 gives the catalogue's values)"},
-		{Name: "grid", Kind: sims.Int, Min: 9, Max: 999, Default: "49",
-			Help: "number of p values k/(grid+1) swept before resting at p"},
-	},
-	New: newLosses,
+	Speed:  5,
+	Params: param.List(lossesP, lossesGrid),
+	New:    newLosses,
 }
 
 type lossesSim struct {
@@ -48,7 +51,7 @@ var (
 
 func newLosses(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	cal, err := linear.NewCalibration(v.Int("grid"), v.Float("p"))
+	cal, err := linear.NewCalibration(lossesGrid.Get(v), lossesP.Get(v))
 	if err != nil {
 		return nil, err
 	}

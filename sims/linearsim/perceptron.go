@@ -9,6 +9,7 @@ import (
 	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/linear"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // Perceptron is Algorithm 1 of seed 001 §2 on the notes' data (OR, XOR,
@@ -27,22 +28,25 @@ var Perceptron = &sims.Spec{
 	// A few presentations a second: each point's visit, and each mistake's
 	// jump of the line, can be followed.
 	Speed: 4,
-	Params: []sims.Param{
-		{Name: "data", Kind: sims.Choice, Choices: []string{"separable", "or", "xor", "spam", "blobs"}, Default: "separable",
-			Help: "separable: random points with margin ≥ gamma; or, xor, spam: the notes' tables (Ex 1.2, 1.3, 2.10); blobs: c classes"},
-		{Name: "n", Kind: sims.Int, Min: 4, Max: 5000, Default: "40",
-			Help: "number of points (separable, blobs)"},
-		{Name: "gamma", Kind: sims.Float, Min: 0, OpenMin: true, Max: 0.49, Default: "0.1",
-			Help: "least margin |⟨x, w*⟩| of the separable points about a random unit w* through 0"},
-		{Name: "classes", Kind: sims.Int, Min: 3, Max: 8, Default: "3",
-			Help: "number of classes (blobs)"},
-		{Name: "multiclass", Kind: sims.Choice, Choices: linear.Schemes, Default: string(linear.OneVsOne),
-			Help: "with 3+ classes: ova trains c perceptrons k-vs-rest, ovo C(c,2) perceptrons k-vs-l"},
-		{Name: "order", Kind: sims.Choice, Choices: linear.Orders, Default: string(linear.Cyclic),
-			Help: "presentation order: cyclic x1..xn (the catalogue's traces), or a random permutation per epoch"},
-	},
+	Params: param.List(perceptronPreset, perceptronN, perceptronGamma, perceptronClasses, perceptronScheme,
+		perceptronOrder),
 	New: newPerceptron,
 }
+
+// perceptron's parameters.
+var (
+	perceptronPreset = param.Choice("data",
+		[]preset{presetSeparable, presetOr, presetXor, presetSpam, presetBlobs}, presetSeparable,
+		"separable: random points with margin ≥ gamma; or, xor, spam: the notes' tables (Ex 1.2, 1.3, 2.10); blobs: c classes")
+	perceptronN     = param.Int("n", 40, "number of points (separable, blobs)").Range(4, 5000)
+	perceptronGamma = param.Float("gamma", 0.1,
+		"least margin |⟨x, w*⟩| of the separable points about a random unit w* through 0").Range(0, 0.49).OpenMin()
+	perceptronClasses = param.Int("classes", 3, "number of classes (blobs)").Range(3, 8)
+	perceptronScheme  = param.Choice("multiclass", []linear.Scheme{linear.OneVsAll, linear.OneVsOne}, linear.OneVsOne,
+		"with 3+ classes: ova trains c perceptrons k-vs-rest, ovo C(c,2) perceptrons k-vs-l")
+	perceptronOrder = param.Choice("order", []linear.Order{linear.Cyclic, linear.Random}, linear.Cyclic,
+		"presentation order: cyclic x1..xn (the catalogue's traces), or a random permutation per epoch")
+)
 
 // blobsSD is the spread of the blobs preset: separable clusters.
 const blobsSD = 0.7
@@ -68,17 +72,17 @@ func perceptronData(cfg sims.Config) (*dataset.Labelled, error) {
 		return cfg.Data.Labelled(true)
 	}
 	v := cfg.Values
-	switch v.String("data") {
-	case "or":
+	switch perceptronPreset.Get(v) {
+	case presetOr:
 		return dataset.Or(), nil
-	case "xor":
+	case presetXor:
 		return dataset.Xor(), nil
-	case "spam":
+	case presetSpam:
 		return dataset.Spam(), nil
-	case "blobs":
-		return dataset.Blobs(dataRNG(cfg.Seed), v.Int("n"), v.Int("classes"), blobsSD)
+	case presetBlobs:
+		return dataset.Blobs(dataRNG(cfg.Seed), perceptronN.Get(v), perceptronClasses.Get(v), blobsSD)
 	}
-	l, _, err := dataset.Separable(dataRNG(cfg.Seed), v.Int("n"), v.Float("gamma"))
+	l, _, err := dataset.Separable(dataRNG(cfg.Seed), perceptronN.Get(v), perceptronGamma.Get(v))
 	return l, err
 }
 
@@ -88,14 +92,14 @@ func newPerceptron(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	order := linear.Order(v.String("order"))
+	order := perceptronOrder.Get(v)
 	rng := rand.New(rand.NewPCG(cfg.Seed, orderStream))
 	s := &perceptronSim{data: l, names: featureNames(l), two: l.D() == 2, mistakes: sims.NewTrace(0, 1), bound: math.Inf(1)}
 	if s.two {
 		s.scatter = newScatter(l)
 	}
 	if l.Classes > 2 {
-		s.multi, err = linear.NewMulticlass(x, l.Int(), l.Classes, linear.Scheme(v.String("multiclass")), order, rng)
+		s.multi, err = linear.NewMulticlass(x, l.Int(), l.Classes, perceptronScheme.Get(v), order, rng)
 		if err != nil {
 			return nil, err
 		}
@@ -112,8 +116,8 @@ func newPerceptron(cfg sims.Config) (sims.Sim, error) {
 		if s.margin.Sep == linear.Separable {
 			s.c2, _, s.bound, _ = linear.Novikoff(x, y, s.margin.W)
 		}
-		if cfg.Data == nil && v.String("data") == "separable" {
-			s.gammaP = v.Float("gamma")
+		if cfg.Data == nil && perceptronPreset.Get(v) == presetSeparable {
+			s.gammaP = perceptronGamma.Get(v)
 		}
 	}
 	s.mistakes.Add(0)

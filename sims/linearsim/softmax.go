@@ -8,7 +8,23 @@ import (
 	"github.com/thelab/lab/algo/linear"
 	"github.com/thelab/lab/algo/optim"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 	"gonum.org/v1/gonum/optimize"
+)
+
+// softmax's parameters.
+var (
+	softmaxPreset = param.Choice("data", []preset{presetBlobs, presetRings, presetMoons}, presetBlobs,
+		"blobs: c Gaussian clusters; rings: c concentric rings (not linearly separable); moons: two classes")
+	softmaxClasses = param.Int("classes", 3, "number of classes c (blobs, rings)").Range(2, 8)
+	softmaxN       = param.Int("n", 300, "number of points").Range(4, dataset.MaxN)
+	softmaxSD      = param.Float("sd", 1.2, "s.d. of each blob; the centres are 3 from the origin").Range(0, 20).OpenMin()
+	softmaxLambda  = param.Float("lambda", 0.01, "ridge weight λ on the weights (not the biases)").Range(0, 100)
+	softmaxMethod  = param.Choice("method", []method{methodGD, methodSGD}, methodGD,
+		"gd: full gradient steps; sgd: mini-batches")
+	softmaxLR = param.Float("lr", 0,
+		"step size t (t₀ for sgd); 0 = 1/L for gd, 1/L_max of a single term for sgd").Range(0, 1000)
+	softmaxTol = param.Float("tol", 1e-8, "gd stops when ‖∇f‖ ≤ tol").Range(0, 1)
 )
 
 // Softmax is multiclass softmax regression (seed 001 §4, eq 4.b): the mean
@@ -23,29 +39,17 @@ var Softmax = &sims.Spec{
 	Data:   "numeric columns; the column named label (else the last) holds classes 0..c−1; regions are drawn when there are two features",
 	Steps:  2000,
 	Speed:  30,
-	Params: append([]sims.Param{
-		{Name: "data", Kind: sims.Choice, Choices: []string{"blobs", "rings", "moons"}, Default: "blobs",
-			Help: "blobs: c Gaussian clusters; rings: c concentric rings (not linearly separable); moons: two classes"},
-		{Name: "classes", Kind: sims.Int, Min: 2, Max: 8, Default: "3", Help: "number of classes c (blobs, rings)"},
-		{Name: "n", Kind: sims.Int, Min: 4, Max: 100000, Default: "300", Help: "number of points"},
-		{Name: "sd", Kind: sims.Float, Min: 0, OpenMin: true, Max: 20, Default: "1.2",
-			Help: "s.d. of each blob; the centres are 3 from the origin"},
-		{Name: "lambda", Kind: sims.Float, Min: 0, Max: 100, Default: "0.01", Help: "ridge weight λ on the weights (not the biases)"},
-		{Name: "method", Kind: sims.Choice, Choices: []string{methodGD, methodSGD}, Default: methodGD,
-			Help: "gd: full gradient steps; sgd: mini-batches"},
-		{Name: "lr", Kind: sims.Float, Min: 0, Max: 1000, Default: "0",
-			Help: "step size t (t₀ for sgd); 0 = 1/L for gd, 1/L_max of a single term for sgd"},
-		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-8", Help: "gd stops when ‖∇f‖ ≤ tol"},
-	}, sgdParams()...),
+	Params: param.List(softmaxPreset, softmaxClasses, softmaxN, softmaxSD, softmaxLambda, softmaxMethod, softmaxLR, softmaxTol,
+		sgdBatch, sgdSchedule, sgdDecay),
 	New:  newSoftmax,
-	Size: pointsSize(300),
+	Size: pointsSize(300, softmaxN),
 }
 
 type softmaxSim struct {
 	data   *dataset.Labelled
 	sm     *linear.Softmax
 	eng    stepper
-	method string
+	method method
 	lr, L  float64
 	fstar  float64
 	hasOpt bool
@@ -64,13 +68,13 @@ func softmaxData(cfg sims.Config) (*dataset.Labelled, error) {
 	}
 	v := cfg.Values
 	rng := dataRNG(cfg.Seed)
-	switch v.String("data") {
-	case "rings":
-		return dataset.Rings(rng, v.Int("n"), v.Int("classes"), 0.15)
-	case "moons":
-		return dataset.Moons(rng, v.Int("n"), 0.15)
+	switch softmaxPreset.Get(v) {
+	case presetRings:
+		return dataset.Rings(rng, softmaxN.Get(v), softmaxClasses.Get(v), 0.15)
+	case presetMoons:
+		return dataset.Moons(rng, softmaxN.Get(v), 0.15)
 	}
-	return dataset.Blobs(rng, v.Int("n"), v.Int("classes"), v.Float("sd"))
+	return dataset.Blobs(rng, softmaxN.Get(v), softmaxClasses.Get(v), softmaxSD.Get(v))
 }
 
 func newSoftmax(cfg sims.Config) (sims.Sim, error) {
@@ -79,8 +83,8 @@ func newSoftmax(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &softmaxSim{data: l, method: v.String("method"), two: l.D() == 2, trace: sims.NewTrace(0, 2)}
-	if s.sm, err = linear.NewSoftmax(x, l.Int(), l.Classes, v.Float("lambda")); err != nil {
+	s := &softmaxSim{data: l, method: softmaxMethod.Get(v), two: l.D() == 2, trace: sims.NewTrace(0, 2)}
+	if s.sm, err = linear.NewSoftmax(x, l.Int(), l.Classes, softmaxLambda.Get(v)); err != nil {
 		return nil, err
 	}
 	if _, s.L, err = s.sm.Curvature(); err != nil {
@@ -90,9 +94,9 @@ func newSoftmax(cfg sims.Config) (sims.Sim, error) {
 	theta0 := make([]float64, s.sm.Dim())
 	s.fstar, s.hasOpt = softmaxOptimum(s.sm, s.L)
 	if s.method == methodSGD {
-		s.eng, s.lr, s.sched, err = newSGD(s.sm, x, theta0, v, cfg.Seed)
+		s.eng, s.lr, s.sched, err = newSGD(s.sm, x, theta0, softmaxLR.Get(v), v, cfg.Seed)
 	} else {
-		s.eng, s.lr, err = newGD(s.sm, theta0, v, s.L)
+		s.eng, s.lr, err = newGD(s.sm, theta0, softmaxLR.Get(v), softmaxTol.Get(v), s.L)
 	}
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/thelab/lab/algo/ancestral"
 	"github.com/thelab/lab/algo/mixture"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // Ancestral is ancestral sampling of generative models (seed 002 Remark 2.2
@@ -25,73 +26,73 @@ var Ancestral = &sims.Spec{
 	Source: "seed 002 Remark 2.2, Ex 3.1 (hierarchical GMM), Ex 3.3 (state-space model)",
 	Steps:  400,
 	Speed:  20,
-	Params: []sims.Param{
-		{Name: "model", Kind: sims.Choice, Choices: ancestralModels, Default: "hierarchical",
-			Help: "gmm: a fixed random mixture; hierarchical: Ex 3.1 (π ~ Dir(α), μ_k ~ N(0, τ²I)); " +
-				"ssm: Ex 3.3 with f(z) = z/2 + 25z/(1+z²), h(z) = z²/20; ssm-linear: f(z) = a·z, h(z) = z"},
-		{Name: "n", Kind: sims.Int, Min: 1, Max: 20000, Default: "400",
-			Help: "number of draws (Figs 3.1 and 3.5: N = 400)"},
-		{Name: "k", Kind: sims.Int, Min: 1, Max: mixture.MaxK, Default: "4",
-			DefaultFor: func(v sims.Values) string {
-				if v.String("model") == "gmm" {
-					return "3"
-				}
-				return ""
-			}, DefaultNote: "4 (Fig 3.1); 3 for gmm",
-			Help: "number of mixture components (gmm, hierarchical)"},
-		{Name: "sep", Kind: sims.Float, Min: 0, Max: mixture.MaxSep, Default: "4",
-			Help: "gmm: least distance between the means, in s.d. of the widest component"},
-		{Name: "alpha", Kind: sims.Float, Min: 0, OpenMin: true, Max: 100, Default: "1",
-			Help: "hierarchical: Dirichlet concentration of π; small α gives a few dominant components"},
-		{Name: "tau", Kind: sims.Float, Min: 0, OpenMin: true, Max: 100, Default: "3",
-			Help: "hierarchical: standard deviation of the component means μ_k about 0"},
-		{Name: "sigma", Kind: sims.Float, Min: 0, OpenMin: true, Max: 100, Default: "0.6",
-			Help: "hierarchical: within-component standard deviation (Σ = σ²I)"},
-		{Name: "q", Kind: sims.Float, Min: 0, OpenMin: true, Max: 100, Default: "3.16",
-			DefaultFor: func(v sims.Values) string {
-				if v.String("model") == "ssm-linear" {
-					return "1"
-				}
-				return ""
-			}, DefaultNote: "√10 (ssm); 1 (ssm-linear)",
-			Help: "ssm: process noise s.d., ε_t ~ N(0, q²), also z_1 ~ N(0, q²)"},
-		{Name: "r", Kind: sims.Float, Min: 0, OpenMin: true, Max: 100, Default: "1",
-			Help: "ssm: observation noise s.d., η_t ~ N(0, r²)"},
-		{Name: "a", Kind: sims.Float, Min: -0.999, Max: 0.999, Default: "0.9",
-			Help: "ssm-linear: transition coefficient, z_t = a·z_{t−1} + ε_t"},
-	},
-	New: newAncestral,
+	Params: param.List(ancModel, ancN, ancK, ancSep, ancAlpha, ancTau, ancSigma, ancQ, ancR, ancA),
+	New:    newAncestral,
 }
 
-var ancestralModels = []string{"gmm", "hierarchical", "ssm", "ssm-linear"}
+// model is the generative model ancestral samples.
+type model string
+
+func (m model) String() string { return string(m) }
+
+const (
+	modelGMM          model = "gmm"
+	modelHierarchical model = "hierarchical"
+	modelSSM          model = "ssm"
+	modelSSMLinear    model = "ssm-linear"
+)
+
+var ancestralModels = []model{modelGMM, modelHierarchical, modelSSM, modelSSMLinear}
+
+// ancestral's parameters.
+var (
+	ancModel = param.Choice("model", ancestralModels, modelHierarchical,
+		"gmm: a fixed random mixture; hierarchical: Ex 3.1 (π ~ Dir(α), μ_k ~ N(0, τ²I)); "+
+			"ssm: Ex 3.3 with f(z) = z/2 + 25z/(1+z²), h(z) = z²/20; ssm-linear: f(z) = a·z, h(z) = z")
+	ancN = param.Int("n", 400, "number of draws (Figs 3.1 and 3.5: N = 400)").Range(1, 20000)
+	ancK = param.Int("k", 4, "number of mixture components (gmm, hierarchical)").Range(1, maxK).
+		DefaultWhen(func(v param.Values) bool { return ancModel.Get(v) == modelGMM }, 3, "4 (Fig 3.1); 3 for gmm")
+	ancSep = param.Float("sep", 4,
+		"gmm: least distance between the means, in s.d. of the widest component").Range(0, mixture.MaxSep)
+	ancAlpha = param.Float("alpha", 1,
+		"hierarchical: Dirichlet concentration of π; small α gives a few dominant components").Range(0, 100).OpenMin()
+	ancTau = param.Float("tau", 3,
+		"hierarchical: standard deviation of the component means μ_k about 0").Range(0, 100).OpenMin()
+	ancSigma = param.Float("sigma", 0.6,
+		"hierarchical: within-component standard deviation (Σ = σ²I)").Range(0, 100).OpenMin()
+	ancQ = param.Float("q", 3.16, "ssm: process noise s.d., ε_t ~ N(0, q²), also z_1 ~ N(0, q²)").Range(0, 100).OpenMin().
+		DefaultWhen(func(v param.Values) bool { return ancModel.Get(v) == modelSSMLinear }, 1, "√10 (ssm); 1 (ssm-linear)")
+	ancR = param.Float("r", 1, "ssm: observation noise s.d., η_t ~ N(0, r²)").Range(0, 100).OpenMin()
+	ancA = param.Float("a", 0.9, "ssm-linear: transition coefficient, z_t = a·z_{t−1} + ε_t").Range(-0.999, 0.999)
+)
 
 // newAncestral builds the mixture or the state-space sim.
 func newAncestral(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x616e63)) // "anc"
-	n := v.Int("n")
-	switch model := v.String("model"); model {
-	case "gmm", "hierarchical":
+	n := ancN.Get(v)
+	switch model := ancModel.Get(v); model {
+	case modelGMM, modelHierarchical:
 		var g *ancestral.GMM
 		var err error
-		if model == "gmm" {
+		if model == modelGMM {
 			var s *mixture.Sample
-			if s, err = mixture.Blobs(rng, 1, v.Int("k"), v.Float("sep")); err != nil {
+			if s, err = mixture.Blobs(rng, 1, ancK.Get(v), ancSep.Get(v)); err != nil {
 				return nil, err
 			}
 			g, err = ancestral.NewGMM(s.Truth, rng)
 		} else {
-			g, err = ancestral.NewHierGMM(ancestral.HierConfig{K: v.Int("k"), Alpha: v.Float("alpha"),
-				Tau: v.Float("tau"), Sigma: v.Float("sigma")}, rng)
+			g, err = ancestral.NewHierGMM(ancestral.HierConfig{K: ancK.Get(v), Alpha: ancAlpha.Get(v),
+				Tau: ancTau.Get(v), Sigma: ancSigma.Get(v)}, rng)
 		}
 		if err != nil {
 			return nil, err
 		}
 		return newMixDraws(g, n, model), nil
 	default:
-		c := ancestral.SSMConfig{Dynamics: ancestral.Nonlinear, Q: v.Float("q"), R: v.Float("r")}
-		if model == "ssm-linear" {
-			c.Dynamics, c.A = ancestral.Linear, v.Float("a")
+		c := ancestral.SSMConfig{Dynamics: ancestral.Nonlinear, Q: ancQ.Get(v), R: ancR.Get(v)}
+		if model == modelSSMLinear {
+			c.Dynamics, c.A = ancestral.Linear, ancA.Get(v)
 		}
 		s, err := ancestral.NewSSM(c, rng)
 		if err != nil {
@@ -104,7 +105,7 @@ func newAncestral(cfg sims.Config) (sims.Sim, error) {
 // mixDraws is ancestral sampling of a (possibly hierarchical) mixture.
 type mixDraws struct {
 	g      *ancestral.GMM
-	model  string
+	model  model
 	n      int
 	comps  []mixture.Component
 	x, y   []float64 // the draws; a Frame shares the prefix drawn so far
@@ -114,7 +115,7 @@ type mixDraws struct {
 	paths  []sims.Path
 }
 
-func newMixDraws(g *ancestral.GMM, n int, model string) *mixDraws {
+func newMixDraws(g *ancestral.GMM, n int, model model) *mixDraws {
 	m := &mixDraws{g: g, model: model, n: n, comps: g.Components(),
 		x: make([]float64, 0, n), y: make([]float64, 0, n), z: make([]int, 0, n)}
 	m.counts = make([]int, len(m.comps))
@@ -188,7 +189,7 @@ func (m *mixDraws) Frame() sims.Frame {
 	} else {
 		text = append(text, "no draw yet: each step draws z ~ Cat(π), then x ~ N(μ_z, Σ_z)")
 	}
-	if m.model == "hierarchical" {
+	if m.model == modelHierarchical {
 		text = append(text, "Ex 3.1: globals π ~ Dir(α), μ_k ~ N(0, τ²I) were drawn once (R, a new seed, redraws them); z_n, x_n per step")
 	} else {
 		text = append(text, "Remark 2.2's prior p(z) = ∏ z_k is a typo: z ~ Cat(π), p(z) = ∏ π_k^{z_k} (eq 2.8)")

@@ -17,8 +17,8 @@ import (
 // variance note is there.
 func TestAncestral(t *testing.T) {
 	for _, model := range ancestralModels {
-		t.Run(model, func(t *testing.T) {
-			s := simtest.Build(t, Ancestral, map[string]string{"model": model, "n": "300"}, 7, nil)
+		t.Run(model.String(), func(t *testing.T) {
+			s := simtest.Build(t, Ancestral, map[string]string{"model": model.String(), "n": "300"}, 7, nil)
 			var early sims.Frame
 			for i := 0; ; i++ {
 				err := s.Step()

@@ -6,6 +6,7 @@ import (
 
 	"github.com/thelab/lab/algo/mixture"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // The PCG streams of the data and of the initialisation: both follow the
@@ -25,9 +26,17 @@ type points2D struct {
 	xLabel, yLabel string
 }
 
+// maxK is the most components or clusters a mixture sim offers: what the
+// engines accept and the palette tells apart.
+const maxK = min(mixture.MaxK, sims.MaxClasses)
+
+// mixClusters is the number of generating clusters, shared by em-gmm and
+// kmeans.
+var mixClusters = param.Int("clusters", 3, "true number of clusters in the generated data (not used with --data)").Range(1, maxK)
+
 // loadPoints reads the first two columns of a --data table, or draws n points
 // from a random mixture of `clusters` Gaussians sep apart (mixture.Blobs).
-func loadPoints(cfg sims.Config) (*points2D, error) {
+func loadPoints(cfg sims.Config, n int, sep float64) (*points2D, error) {
 	p := &points2D{xLabel: "x", yLabel: "y"}
 	if t := cfg.Data; t != nil {
 		if len(t.Columns) < 2 {
@@ -43,8 +52,7 @@ func loadPoints(cfg sims.Config) (*points2D, error) {
 		p.xLabel, p.yLabel = t.Columns[0], t.Columns[1]
 		return p, nil
 	}
-	v := cfg.Values
-	sample, err := mixture.Blobs(rand.New(rand.NewPCG(cfg.Seed, dataStream)), v.Int("n"), v.Int("clusters"), v.Float("sep"))
+	sample, err := mixture.Blobs(rand.New(rand.NewPCG(cfg.Seed, dataStream)), n, mixClusters.Get(cfg.Values), sep)
 	if err != nil {
 		return nil, err
 	}

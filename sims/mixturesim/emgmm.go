@@ -10,6 +10,7 @@ import (
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/mixture"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // EMGMM is EM for a Gaussian mixture in the plane (seed 002 §2.3, Example
@@ -43,51 +44,54 @@ var EMGMM = &sims.Spec{
 	Steps: 200,
 	// Two half-steps a second: each E- and M-step stays on screen long
 	// enough to see what it changed (colours, then ellipses).
-	Speed: 2,
-	Params: []sims.Param{
-		{Name: "demo", Kind: sims.Choice, Choices: demos, Default: "fit",
-			Help: "a preset of the defaults below: fit (Ex 2.1, K = 3, N = 400); collapse (reg = 0, N = 30, K = 6: " +
-				"a component collapses onto a point, L842–852); kmeans-limit (Σ_k = εI fixed: EM → k-means as ε → 0, Ex 2.2)"},
-		{Name: "k", Kind: sims.Int, Min: 1, Max: mixture.MaxK, Default: "3",
-			DefaultFor: byDemo("", "6", ""), DefaultNote: "3; 6 for demo=collapse",
-			Help: "number of mixture components K (at most the number of points)"},
-		{Name: "clusters", Kind: sims.Int, Min: 1, Max: mixture.MaxK, Default: "3",
-			Help: "true number of clusters in the generated data (not used with --data)"},
-		{Name: "sep", Kind: sims.Float, Min: 0, Max: mixture.MaxSep, Default: "4",
-			Help: "least distance between the true means, in s.d. of the widest cluster: 8 well apart, 4 touching (not used with --data)"},
-		{Name: "n", Kind: sims.Int, Min: 20, Max: 20000, Default: "400",
-			DefaultFor: byDemo("", "30", ""), DefaultNote: "400 as in Example 2.1; 30 for demo=collapse",
-			Help: "number of generated points (not used with --data)"},
-		{Name: "cov", Kind: sims.Choice, Choices: mixture.CovModes, Default: "full",
-			DefaultFor: byDemo("", "", "spherical-fixed"), DefaultNote: "full; spherical-fixed for demo=kmeans-limit",
-			Help: "full: learn π_k, μ_k, Σ_k; spherical-fixed: Σ_k = εI and π_k = 1/K fixed, learn μ_k only (Exercise 2.2)"},
-		{Name: "eps", Kind: sims.Float, Min: mixture.MinEps, Max: mixture.MaxEps, Default: "0.5",
-			Help: "cov=spherical-fixed: ε = eps·s² (s² the data's variance); as eps → 0 the responsibilities harden into k-means"},
-		{Name: "reg", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-6",
-			DefaultFor: byDemo("", "0", ""), DefaultNote: "1e-6; 0 for demo=collapse",
-			Help: "covariance floor: Σ_k ⪰ reg·s²·I, s² the data's variance (Remark 2.10); 0 lets a component collapse, else at least 1e-9"},
-		{Name: "restarts", Kind: sims.Int, Min: 1, Max: maxRestarts, Default: "1",
-			Help: "EM runs from fresh k-means++ centres, one after another; the best log-likelihood is kept"},
-		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-8",
-			Help: "stop a run when an iteration raises the mean log-likelihood by less than tol nats"},
-	},
-	New: newEMGMM,
+	Speed:  2,
+	Params: param.List(emDemo, emK, mixClusters, emSep, emN, emCov, emEps, emReg, emRestarts, emTol),
+	New:    newEMGMM,
 }
 
-var demos = []string{"fit", "collapse", "kmeans-limit"}
+// demo is a preset of em-gmm's defaults.
+type demo string
 
-// byDemo returns a DefaultFor that gives the value for each demo (in the
-// order of demos); "" keeps the parameter's Default.
-func byDemo(values ...string) func(sims.Values) string {
-	return func(v sims.Values) string {
-		for i, d := range demos {
-			if v.String("demo") == d {
-				return values[i]
-			}
-		}
-		return ""
-	}
+func (d demo) String() string { return string(d) }
+
+const (
+	demoFit         demo = "fit"
+	demoCollapse    demo = "collapse"
+	demoKMeansLimit demo = "kmeans-limit"
+)
+
+// inDemo holds when the demo is d: the condition of a preset's default.
+func inDemo(d demo) func(param.Values) bool {
+	return func(v param.Values) bool { return emDemo.Get(v) == d }
 }
+
+// em-gmm's parameters.
+var (
+	emDemo = param.Choice("demo", []demo{demoFit, demoCollapse, demoKMeansLimit}, demoFit,
+		"a preset of the defaults below: fit (Ex 2.1, K = 3, N = 400); collapse (reg = 0, N = 30, K = 6: "+
+			"a component collapses onto a point, L842–852); kmeans-limit (Σ_k = εI fixed: EM → k-means as ε → 0, Ex 2.2)")
+	emK = param.Int("k", 3, "number of mixture components K (at most the number of points)").Range(1, maxK).
+		DefaultWhen(inDemo(demoCollapse), 6, "3; 6 for demo=collapse")
+	emSep = param.Float("sep", 4,
+		"least distance between the true means, in s.d. of the widest cluster: 8 well apart, 4 touching (not used with --data)").
+		Range(0, mixture.MaxSep)
+	emN = param.Int("n", 400, "number of generated points (not used with --data)").Range(20, 20000).
+		DefaultWhen(inDemo(demoCollapse), 30, "400 as in Example 2.1; 30 for demo=collapse")
+	emCov = param.Choice("cov", []mixture.CovMode{mixture.CovFull, mixture.CovSphericalFixed}, mixture.CovFull,
+		"full: learn π_k, μ_k, Σ_k; spherical-fixed: Σ_k = εI and π_k = 1/K fixed, learn μ_k only (Exercise 2.2)").
+		DefaultWhen(inDemo(demoKMeansLimit), mixture.CovSphericalFixed, "full; spherical-fixed for demo=kmeans-limit")
+	emEps = param.Float("eps", 0.5,
+		"cov=spherical-fixed: ε = eps·s² (s² the data's variance); as eps → 0 the responsibilities harden into k-means").
+		Range(mixture.MinEps, mixture.MaxEps)
+	emReg = param.Float("reg", mixture.DefaultReg,
+		"covariance floor: Σ_k ⪰ reg·s²·I, s² the data's variance (Remark 2.10); 0 lets a component collapse, else at least 1e-9").
+		Range(0, 1).
+		DefaultWhen(inDemo(demoCollapse), 0, "1e-6; 0 for demo=collapse")
+	emRestarts = param.Int("restarts", 1,
+		"EM runs from fresh k-means++ centres, one after another; the best log-likelihood is kept").Range(1, maxRestarts)
+	emTol = param.Float("tol", mixture.DefaultTol,
+		"stop a run when an iteration raises the mean log-likelihood by less than tol nats").Range(0, 1)
+)
 
 const maxRestarts = 20
 
@@ -131,17 +135,13 @@ type emSim struct {
 
 func newEMGMM(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	data, err := loadPoints(cfg)
+	data, err := loadPoints(cfg, emN.Get(v), emSep.Get(v))
 	if err != nil {
 		return nil, err
 	}
-	cov := mixture.CovFull
-	if v.String("cov") == "spherical-fixed" {
-		cov = mixture.CovSphericalFixed
-	}
 	s := &emSim{
-		data: data, seed: cfg.Seed, workers: cfg.Workers, restarts: v.Int("restarts"), best: -1,
-		cfg: mixture.Config{K: v.Int("k"), Reg: v.Float("reg"), Tol: v.Float("tol"), Cov: cov, Eps: v.Float("eps")},
+		data: data, seed: cfg.Seed, workers: cfg.Workers, restarts: emRestarts.Get(v), best: -1,
+		cfg: mixture.Config{K: emK.Get(v), Reg: emReg.Get(v), Tol: emTol.Get(v), Cov: emCov.Get(v), Eps: emEps.Get(v)},
 	}
 	if err := s.startRun(0); err != nil {
 		return nil, err

@@ -278,8 +278,8 @@ func TestDemos(t *testing.T) {
 		}
 	}
 	v, err := sims.Resolve(EMGMM.Params, map[string]string{"demo": "collapse", "reg": "0.001"})
-	if err != nil || v.Float("reg") != 0.001 {
-		t.Errorf("a typed reg lost to the demo's: %v, %v", v.Text("reg"), err)
+	if err != nil || emReg.Get(v) != 0.001 {
+		t.Errorf("a typed reg lost to the demo's: %v, %v", emReg.Get(v), err)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/mixture"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // KMeans is Lloyd's algorithm (seed 002 §2.1, eqs 2.2–2.4): points coloured
@@ -24,20 +25,19 @@ var KMeans = &sims.Spec{
 	Source: "seed 002 §2.1 (eqs 2.2–2.4, Remark 2.1)",
 	Data: "the first two columns of --data are the points (x, y); without --data, " +
 		"n points are drawn from a random mixture of `clusters` Gaussians whose means are sep apart",
-	Steps: 200,
-	Speed: 2,
-	Params: []sims.Param{
-		{Name: "k", Kind: sims.Int, Min: 1, Max: mixture.MaxK, Default: "3",
-			Help: "number of clusters K (at most the number of points)"},
-		{Name: "clusters", Kind: sims.Int, Min: 1, Max: mixture.MaxK, Default: "3",
-			Help: "true number of clusters in the generated data (not used with --data)"},
-		{Name: "sep", Kind: sims.Float, Min: 0, Max: mixture.MaxSep, Default: "4",
-			Help: "least distance between the true means, in s.d. of the widest cluster (not used with --data)"},
-		{Name: "n", Kind: sims.Int, Min: 20, Max: 100000, Default: "400",
-			Help: "number of generated points (not used with --data)"},
-	},
-	New: newKMeans,
+	Steps:  200,
+	Speed:  2,
+	Params: param.List(kmK, mixClusters, kmSep, kmN),
+	New:    newKMeans,
 }
+
+// kmeans' parameters.
+var (
+	kmK   = param.Int("k", 3, "number of clusters K (at most the number of points)").Range(1, maxK)
+	kmSep = param.Float("sep", 4,
+		"least distance between the true means, in s.d. of the widest cluster (not used with --data)").Range(0, mixture.MaxSep)
+	kmN = param.Int("n", 400, "number of generated points (not used with --data)").Range(20, 100000)
+)
 
 // Cells of the Voronoi background.
 const (
@@ -60,11 +60,12 @@ type kmSim struct {
 }
 
 func newKMeans(cfg sims.Config) (sims.Sim, error) {
-	data, err := loadPoints(cfg)
+	v := cfg.Values
+	data, err := loadPoints(cfg, kmN.Get(v), kmSep.Get(v))
 	if err != nil {
 		return nil, err
 	}
-	k := cfg.Values.Int("k")
+	k := kmK.Get(v)
 	km, err := mixture.NewKMeans(data.points, k, initRNG(cfg.Seed, 0))
 	if err != nil {
 		return nil, err

@@ -57,9 +57,9 @@ func TestTheoremOverlaysHold(t *testing.T) {
 		bounds []string
 	}{
 		{"quadratic", "f−f*", []string{"Thm 8.7 bound", "Thm 8.5 bound"}},
-		{fnLSQ, "f−f*", []string{"Thm 8.7 bound", "Thm 8.5 bound"}},
-		{fnLogistic, "f−f*", []string{"Thm 8.7 bound", "Thm 8.5 bound"}},
-		{fnWavy, "min ‖∇f‖", []string{"Thm 8.8 bound"}},
+		{fnLSQ.String(), "f−f*", []string{"Thm 8.7 bound", "Thm 8.5 bound"}},
+		{fnLogistic.String(), "f−f*", []string{"Thm 8.7 bound", "Thm 8.5 bound"}},
+		{fnWavy.String(), "min ‖∇f‖", []string{"Thm 8.8 bound"}},
 	} {
 		for _, x0 := range []string{"-2.5,1.5", "2.9,-1.9", "0.4,1"} {
 			s := simtest.Build(t, GD, map[string]string{"fn": tt.fn, "x0": x0}, 0, nil)
@@ -89,7 +89,7 @@ func TestTheoremOverlaysHold(t *testing.T) {
 // sample; the engine's own test pins the floor to 4 standard errors) and
 // the 1/k run goes well below it.
 func TestSGDNoiseFloorPicture(t *testing.T) {
-	s := simtest.Build(t, GD, map[string]string{"fn": fnLSQ, "method": methodSGD}, 0, nil)
+	s := simtest.Build(t, GD, map[string]string{"fn": fnLSQ.String(), "method": methodSGD.String()}, 0, nil)
 	if err := simtest.RunErr(s, 40000); err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestSGDNoiseFloorPicture(t *testing.T) {
 // TestNewtonInGD: Newton lands on the quadratic's minimiser in one step and
 // then reports convergence.
 func TestNewtonInGD(t *testing.T) {
-	s := simtest.Build(t, GD, map[string]string{"method": methodNewton, "kappa": "500"}, 0, nil)
+	s := simtest.Build(t, GD, map[string]string{"method": methodNewton.String(), "kappa": "500"}, 0, nil)
 	if err := s.Step(); err != nil {
 		t.Fatal(err)
 	}
@@ -141,8 +141,8 @@ func TestGDParameterErrors(t *testing.T) {
 		set  map[string]string
 		name string
 	}{
-		{map[string]string{"method": methodSGD}, "method"},
-		{map[string]string{"fn": fnLSQ, "method": methodSGD, "batch": "500"}, "batch"},
+		{map[string]string{"method": methodSGD.String()}, "method"},
+		{map[string]string{"fn": fnLSQ.String(), "method": methodSGD.String(), "batch": "500"}, "batch"},
 	} {
 		_, err := simtest.BuildErr(GD, tt.set, 1, nil)
 		var pe *algo.ParamError
@@ -159,10 +159,10 @@ func TestDefaultStepIsOneOverL(t *testing.T) {
 		set map[string]string
 		lr  float64
 	}{
-		{map[string]string{"fn": fnLSQ, "kappa": "20"}, 1.0 / 20},
-		{map[string]string{"fn": fnLogistic, "kappa": "10", "lambda": "0.5"}, 1 / 3.0},
-		{map[string]string{"fn": fnWavy}, 1.0 / 9},
-		{map[string]string{"fn": fnLSQ, "method": methodSGD}, 0.01},
+		{map[string]string{"fn": fnLSQ.String(), "kappa": "20"}, 1.0 / 20},
+		{map[string]string{"fn": fnLogistic.String(), "kappa": "10", "lambda": "0.5"}, 1 / 3.0},
+		{map[string]string{"fn": fnWavy.String()}, 1.0 / 9},
+		{map[string]string{"fn": fnLSQ.String(), "method": methodSGD.String()}, 0.01},
 	} {
 		s := simtest.Build(t, GD, tt.set, 0, nil).(*gdSim)
 		if math.Abs(s.lr-tt.lr) > 1e-6*tt.lr {
@@ -173,7 +173,7 @@ func TestDefaultStepIsOneOverL(t *testing.T) {
 
 // BenchmarkFrame: a Frame of gd after 200 steps, default and SGD.
 func BenchmarkFrame(b *testing.B) {
-	for _, set := range []map[string]string{nil, {"fn": fnLSQ, "method": methodSGD}, {"fn": fnWavy}} {
+	for _, set := range []map[string]string{nil, {"fn": fnLSQ.String(), "method": methodSGD.String()}, {"fn": fnWavy.String()}} {
 		b.Run(set["fn"]+set["method"], func(b *testing.B) {
 			s := simtest.Build(b, GD, set, 1, nil)
 			simtest.RunErr(s, 200)

@@ -5,24 +5,65 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/optim"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
-// The methods beyond Descent's: damped Newton and mini-batch SGD.
-const (
-	methodNewton = "newton"
-	methodSGD    = "sgd"
+type (
+	// function is what gd minimises: one of optim's test functions, or a
+	// finite sum built here (problems.go) that SGD can sample.
+	function = param.Option[optim.Function]
+	// method is gd's update rule: one of Descent's, damped Newton or
+	// mini-batch SGD.
+	method = param.Option[optim.Method]
 )
 
 var (
-	methodNames = append(append([]string(nil), optim.Methods...), methodNewton, methodSGD)
-	fnNames     = append(append([]string(nil), optim.ProblemNames...), fnWavy, fnLSQ, fnLogistic)
+	fnQuadratic  = function{Engine: optim.FnQuadratic}
+	fnRosenbrock = function{Engine: optim.FnRosenbrock}
+	fnWavy       = function{Engine: optim.FnWavy}
+	fnLSQ        = function{Own: "lsq"}
+	fnLogistic   = function{Own: "logistic"}
+	functions    = []function{fnQuadratic, fnRosenbrock, {Engine: optim.FnBeale}, {Engine: optim.FnHimmelblau}, fnWavy, fnLSQ, fnLogistic}
+
+	methodGD     = method{Engine: optim.GD}
+	methodAdam   = method{Engine: optim.Adam}
+	methodNewton = method{Own: "newton"}
+	methodSGD    = method{Own: "sgd"}
+	methods      = []method{methodGD, {Engine: optim.Momentum}, {Engine: optim.Nesterov}, methodAdam, methodNewton, methodSGD}
+)
+
+// gd's parameters.
+var (
+	gdFn = param.Choice("fn", functions, fnQuadratic,
+		"function to minimise; quadratic is ½xᵀAx with eigenvalues 1 and kappa; wavy is Σ ½x² + 4 sin²x "+
+			"(non-convex, L = 9); lsq and logistic are finite sums of n terms (SGD's problems)")
+	gdKappa = param.Float("kappa", 10,
+		"condition number L/m of the quadratic, and of the data of lsq and logistic").Range(1, 1000)
+	gdN      = param.Int("n", 200, "number of terms of lsq and logistic").Range(10, 100000)
+	gdNoise  = param.Float("noise", 1, "s.d. σ of the lsq targets (f* ≈ σ²)").Range(0, 10)
+	gdLambda = param.Float("lambda", 0.1, "ridge weight of logistic: m = λ").Range(0, 10)
+	gdMethod = param.Choice("method", methods, methodGD,
+		"update rule: gradient descent, heavy ball, Nesterov, Adam, damped Newton, or mini-batch SGD (lsq, logistic)")
+	gdLR = param.Float("lr", 0.1,
+		"step size t (t₀ of the sgd schedule); on the quadratic GD converges iff t < 2/L; newton takes none").
+		Range(0, 10).OpenMin().
+		DefaultFunc(defaultLR, "1/L for quadratic, lsq, logistic, wavy; 0.001 (rosenbrock), 0.01 (beale, himmelblau); adam 0.05; sgd 0.1/L")
+	gdBeta = param.Float("beta", 0.9, "momentum (momentum, nesterov) or first-moment decay (adam)").Range(0, 0.999)
+	gdX0   = param.Vector("x0", []float64{-2.5, 1.5}, "starting point x,y").Range(-10, 10).
+		DefaultFunc(defaultStart, "the function's standard start")
+	gdTol      = param.Float("tol", 1e-8, "stop when ‖∇f‖ ≤ tol (not sgd)").Range(0, 1)
+	gdBatch    = param.Int("batch", 1, "sgd: mini-batch size B, at most n").Range(1, 100000)
+	gdSchedule = param.Choice("schedule", []optim.Schedule{optim.Constant, optim.InvK, optim.InvSqrtK}, optim.Constant,
+		"sgd: t_k = t₀, t₀/(1+ck) or t₀/√(1+ck); a second run uses constant (or 1/k against constant)")
+	gdDecay    = param.Float("decay", 0, "sgd: c of the decaying schedules; 0 = m t₀/2, so that t_k ≈ 2/(mk)").Range(0, 10)
+	gdSampling = param.Choice("sampling", []optim.Sampling{optim.IID, optim.Epoch}, optim.IID,
+		"sgd: iid batches (the notes' uniform I) or epochs of a reshuffled permutation")
 )
 
 // GD is the gradient-descent playground (seed 001 §8): a 2-D test function
@@ -39,81 +80,50 @@ var GD = &sims.Spec{
 	Source: "seed 001 §8 (Def 8.2, Thms 8.5, 8.7, 8.8, SGD L891–L913) and §9 (L974–L982)",
 	Steps:  1000,
 	Speed:  30,
-	Params: []sims.Param{
-		{Name: "fn", Kind: sims.Choice, Choices: fnNames, Default: "quadratic",
-			Help: "function to minimise; quadratic is ½xᵀAx with eigenvalues 1 and kappa; wavy is Σ ½x² + 4 sin²x " +
-				"(non-convex, L = 9); lsq and logistic are finite sums of n terms (SGD's problems)"},
-		{Name: "kappa", Kind: sims.Float, Min: 1, Max: 1000, Default: "10",
-			Help: "condition number L/m of the quadratic, and of the data of lsq and logistic"},
-		{Name: "n", Kind: sims.Int, Min: 10, Max: 100000, Default: "200",
-			Help: "number of terms of lsq and logistic"},
-		{Name: "noise", Kind: sims.Float, Min: 0, Max: 10, Default: "1",
-			Help: "s.d. σ of the lsq targets (f* ≈ σ²)"},
-		{Name: "lambda", Kind: sims.Float, Min: 0, Max: 10, Default: "0.1",
-			Help: "ridge weight of logistic: m = λ"},
-		{Name: "method", Kind: sims.Choice, Choices: methodNames, Default: "gd",
-			Help: "update rule: gradient descent, heavy ball, Nesterov, Adam, damped Newton, or mini-batch SGD (lsq, logistic)"},
-		{Name: "lr", Kind: sims.Float, Min: 0, OpenMin: true, Max: 10, Default: "0.1",
-			DefaultFor: defaultLR, DefaultNote: "1/L for quadratic, lsq, logistic, wavy; 0.001 (rosenbrock), 0.01 (beale, himmelblau); adam 0.05; sgd 0.1/L",
-			Help: "step size t (t₀ of the sgd schedule); on the quadratic GD converges iff t < 2/L; newton takes none"},
-		{Name: "beta", Kind: sims.Float, Min: 0, Max: 0.999, Default: "0.9",
-			Help: "momentum (momentum, nesterov) or first-moment decay (adam)"},
-		{Name: "x0", Kind: sims.Vector, Len: 2, Min: -10, Max: 10, Default: "-2.5,1.5",
-			DefaultFor: defaultStart, DefaultNote: "the function's standard start",
-			Help: "starting point x,y"},
-		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-8",
-			Help: "stop when ‖∇f‖ ≤ tol (not sgd)"},
-		{Name: "batch", Kind: sims.Int, Min: 1, Max: 100000, Default: "1",
-			Help: "sgd: mini-batch size B, at most n"},
-		{Name: "schedule", Kind: sims.Choice, Choices: optim.Schedules, Default: string(optim.Constant),
-			Help: "sgd: t_k = t₀, t₀/(1+ck) or t₀/√(1+ck); a second run uses constant (or 1/k against constant)"},
-		{Name: "decay", Kind: sims.Float, Min: 0, Max: 10, Default: "0",
-			Help: "sgd: c of the decaying schedules; 0 = m t₀/2, so that t_k ≈ 2/(mk)"},
-		{Name: "sampling", Kind: sims.Choice, Choices: optim.Samplings, Default: string(optim.IID),
-			Help: "sgd: iid batches (the notes' uniform I) or epochs of a reshuffled permutation"},
-	},
+	Params: param.List(gdFn, gdKappa, gdN, gdNoise, gdLambda, gdMethod, gdLR, gdBeta, gdX0, gdTol,
+		gdBatch, gdSchedule, gdDecay, gdSampling),
 	New: newGD,
 }
 
 // lOf is L of the problem the parameters describe, when known before the
 // data are drawn (the data are shaped so that it is exact).
-func lOf(v sims.Values) float64 {
-	switch v.String("fn") {
-	case "quadratic", fnLSQ:
-		return v.Float("kappa")
+func lOf(v param.Values) float64 {
+	switch gdFn.Get(v) {
+	case fnQuadratic, fnLSQ:
+		return gdKappa.Get(v)
 	case fnLogistic:
-		return v.Float("kappa")/4 + v.Float("lambda")
+		return gdKappa.Get(v)/4 + gdLambda.Get(v)
 	case fnWavy:
 		return 1 + 2*optim.WavyA
 	}
 	return 0
 }
 
-func defaultLR(v sims.Values) string {
-	method := v.String("method")
-	if method == string(optim.Adam) {
-		return "0.05"
+// defaultLR is 1/L (0.1/L for sgd) to six digits when L is known.
+func defaultLR(v param.Values) float64 {
+	m := gdMethod.Get(v)
+	if m == methodAdam {
+		return 0.05
 	}
 	L := lOf(v)
-	if method == methodSGD && L > 0 {
-		return strconv.FormatFloat(0.1/L, 'g', 6, 64)
+	if m == methodSGD && L > 0 {
+		return param.Sig(0.1/L, 6)
 	}
 	if L > 0 {
-		return strconv.FormatFloat(1/L, 'g', 6, 64)
+		return param.Sig(1/L, 6)
 	}
-	if v.String("fn") == "rosenbrock" {
-		return "0.001"
+	if gdFn.Get(v) == fnRosenbrock {
+		return 0.001
 	}
-	return "0.01"
+	return 0.01
 }
 
-func defaultStart(v sims.Values) string {
-	fn := v.String("fn")
-	if fn == fnLSQ || fn == fnLogistic {
-		return "-2.5,1.5"
+func defaultStart(v param.Values) []float64 {
+	fn := gdFn.Get(v)
+	if fn.Own != "" {
+		return []float64{-2.5, 1.5}
 	}
-	p := optim.NewProblem(fn, 1)
-	return fmt.Sprintf("%g,%g", p.Start[0], p.Start[1])
+	return optim.NewProblem(fn.Engine, 1).Start
 }
 
 // engine is what the sim needs of Descent, Newton and SGD.
@@ -128,7 +138,7 @@ type gdSim struct {
 	prob   *optim.Problem
 	eng    engine
 	comp   *optim.SGD // sgd: the run with the contrasting schedule
-	method string
+	method method
 	lr     float64
 	x0     []float64
 	r0sq   float64 // ‖x0 − x*‖², x* the nearest minimiser
@@ -159,11 +169,11 @@ type gdSim struct {
 // gdStream seeds the SGD batches; both runs share it (common random numbers).
 const gdStream = 0x67645f736764 // "gd_sgd"
 
-func newProblem(v sims.Values, seed uint64) (*optim.Problem, error) {
-	kappa := v.Float("kappa")
-	switch fn := v.String("fn"); fn {
+func newProblem(v param.Values, seed uint64) (*optim.Problem, error) {
+	kappa := gdKappa.Get(v)
+	switch fn := gdFn.Get(v); fn {
 	case fnLSQ:
-		p, err := lsqProblem(seed, v.Int("n"), kappa, v.Float("noise"))
+		p, err := lsqProblem(seed, gdN.Get(v), kappa, gdNoise.Get(v))
 		if err != nil {
 			return nil, err
 		}
@@ -171,8 +181,8 @@ func newProblem(v sims.Values, seed uint64) (*optim.Problem, error) {
 		snap(&p.L, kappa)
 		return p, nil
 	case fnLogistic:
-		lam := v.Float("lambda")
-		p, err := logisticProblem(seed, v.Int("n"), kappa, lam)
+		lam := gdLambda.Get(v)
+		p, err := logisticProblem(seed, gdN.Get(v), kappa, lam)
 		if err != nil {
 			return nil, err
 		}
@@ -180,7 +190,7 @@ func newProblem(v sims.Values, seed uint64) (*optim.Problem, error) {
 		snap(&p.L, kappa/4+lam)
 		return p, nil
 	default:
-		return optim.NewProblem(fn, kappa), nil
+		return optim.NewProblem(fn.Engine, kappa), nil
 	}
 }
 
@@ -199,11 +209,11 @@ func newGD(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	x0 := v.Vector("x0")
+	x0 := gdX0.Get(v)
 	s := &gdSim{
 		prob:   prob,
-		lr:     v.Float("lr"),
-		method: v.String("method"),
+		lr:     gdLR.Get(v),
+		method: gdMethod.Get(v),
 		x0:     x0,
 		gap:    sims.NewTrace(0, 1),
 		grads:  sims.NewTrace(0, 1),
@@ -212,12 +222,12 @@ func newGD(cfg sims.Config) (sims.Sim, error) {
 	}
 	switch s.method {
 	case methodNewton:
-		s.eng, err = optim.NewNewton(prob.Objective.(optim.TwiceDifferentiable), x0, optim.NewtonConfig{Tol: v.Float("tol")})
+		s.eng, err = optim.NewNewton(prob.Objective.(optim.TwiceDifferentiable), x0, optim.NewtonConfig{Tol: gdTol.Get(v)})
 	case methodSGD:
 		err = s.newSGD(v, cfg.Seed)
 	default:
 		s.eng, err = optim.NewDescent(prob, x0, optim.DescentConfig{
-			Method: optim.Method(s.method), LR: s.lr, Beta: v.Float("beta"), Tol: v.Float("tol"),
+			Method: s.method.Engine, LR: s.lr, Beta: gdBeta.Get(v), Tol: gdTol.Get(v),
 		})
 	}
 	if err != nil {
@@ -229,7 +239,7 @@ func newGD(cfg sims.Config) (sims.Sim, error) {
 		s.r0sq = math.Min(s.r0sq, dx*dx+dy*dy)
 	}
 	s.gap0 = prob.Func(x0) - prob.FStar
-	if s.method == string(optim.GD) {
+	if s.method == methodGD {
 		if prob.M > 0 {
 			s.gamma, s.bound = optim.StronglyConvexRate(prob.M, prob.L, s.lr)
 		}
@@ -256,22 +266,22 @@ func newGD(cfg sims.Config) (sims.Sim, error) {
 
 // newSGD builds the SGD run and its companion with the contrasting
 // schedule, and predicts the constant-step noise floor.
-func (s *gdSim) newSGD(v sims.Values, seed uint64) error {
+func (s *gdSim) newSGD(v param.Values, seed uint64) error {
 	fs, ok := s.prob.Objective.(optim.FiniteSum)
 	if !ok {
 		return algo.BadParam("method", methodSGD, "used with fn=lsq or fn=logistic (a finite sum)")
 	}
-	s.batch = v.Int("batch")
+	s.batch = gdBatch.Get(v)
 	if n := fs.Len(); s.batch > n {
 		return algo.BadParam("batch", s.batch, fmt.Sprintf("in 1..%d (n)", n))
 	}
-	s.sched = optim.Schedule(v.String("schedule"))
+	s.sched = gdSchedule.Get(v)
 	s.csched = optim.InvK
 	if s.sched != optim.Constant {
 		s.csched = optim.Constant
 	}
-	s.samp = optim.Sampling(v.String("sampling"))
-	s.decay = v.Float("decay")
+	s.samp = gdSampling.Get(v)
+	s.decay = gdDecay.Get(v)
 	if s.decay == 0 {
 		s.decay = s.prob.M * s.lr / 2
 		if s.decay == 0 {
@@ -449,7 +459,7 @@ func (s *gdSim) notes() []string {
 	switch {
 	case s.method == methodSGD:
 		return s.sgdNotes()
-	case s.method != string(optim.GD):
+	case s.method != methodGD:
 		return []string{line, "Theorems 8.5, 8.7 and 8.8 are stated for plain GD (method=gd)."}
 	case !p.Convex:
 		if s.b88 {
@@ -498,7 +508,7 @@ func (s *gdSim) Result() map[string]any {
 		"f":         s.eng.F(),
 		"grad_norm": s.gradNorm(),
 		"steps":     s.eng.Iter(),
-		"method":    s.method,
+		"method":    s.method.String(),
 		"f_star":    s.prob.FStar,
 	}
 	if s.comp != nil {

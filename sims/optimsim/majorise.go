@@ -3,10 +3,24 @@ package optimsim
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/thelab/lab/algo/optim"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
+)
+
+// majorise's parameters.
+var (
+	majFn = param.Choice("fn", []optim.Scalar{optim.ScalarQuadratic, optim.ScalarLogCosh, optim.ScalarWavy}, optim.ScalarWavy,
+		"quadratic ½c x² (m = L = c); logcosh log cosh x (convex, L = 1, m = 0); wavy ½x² + a sin²x (non-convex for a > ½, L = 1 + 2a)")
+	majC  = param.Float("c", 2, "curvature c of the quadratic").Range(0.1, 10)
+	majA  = param.Float("a", 4, "amplitude a of wavy: a = 4 has local minima at ±2.7607").Range(0, 10)
+	majX0 = param.Float("x0", 3, "starting point").Range(-8, 8)
+	majLR = param.Float("lr", 0.1,
+		"step size t: t ≤ 1/L makes g a majoriser; 1/L < t < 2/L still converges on the quadratic; t > 2/L diverges there").
+		Range(0, 20).OpenMin().
+		DefaultFunc(func(v param.Values) float64 { return param.Sig(1/scalarProblem(v).L, 6) }, "1/L of the chosen function")
+	majTol = param.Float("tol", 1e-10, "stop when |f′(x)| ≤ tol").Range(0, 1)
 )
 
 // Majorise shows gradient descent as majorisation–minimisation (seed 001
@@ -21,36 +35,18 @@ var Majorise = &sims.Spec{
 	Source: "seed 001 §8 L773–L827 (model, Defs 8.3, 8.4, 8.6, descent lemma, Thms 8.5, 8.7, 8.8)",
 	Steps:  200,
 	Speed:  2,
-	Params: []sims.Param{
-		{Name: "fn", Kind: sims.Choice, Choices: optim.ScalarNames, Default: "wavy",
-			Help: "quadratic ½c x² (m = L = c); logcosh log cosh x (convex, L = 1, m = 0); wavy ½x² + a sin²x (non-convex for a > ½, L = 1 + 2a)"},
-		{Name: "c", Kind: sims.Float, Min: 0.1, Max: 10, Default: "2",
-			Help: "curvature c of the quadratic"},
-		{Name: "a", Kind: sims.Float, Min: 0, Max: 10, Default: "4",
-			Help: "amplitude a of wavy: a = 4 has local minima at ±2.7607"},
-		{Name: "x0", Kind: sims.Float, Min: -8, Max: 8, Default: "3",
-			Help: "starting point"},
-		{Name: "lr", Kind: sims.Float, Min: 0, OpenMin: true, Max: 20, Default: "0.1",
-			DefaultFor: majoriseLR, DefaultNote: "1/L of the chosen function",
-			Help: "step size t: t ≤ 1/L makes g a majoriser; 1/L < t < 2/L still converges on the quadratic; t > 2/L diverges there"},
-		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-10",
-			Help: "stop when |f′(x)| ≤ tol"},
-	},
-	New: newMajorise,
+	Params: param.List(majFn, majC, majA, majX0, majLR, majTol),
+	New:    newMajorise,
 }
 
 // scalarProblem is the 1-D problem the parameters name.
-func scalarProblem(v sims.Values) *optim.Problem {
-	fn := v.String("fn")
-	c := v.Float("a")
-	if fn == "quadratic" {
-		c = v.Float("c")
+func scalarProblem(v param.Values) *optim.Problem {
+	fn := majFn.Get(v)
+	c := majA.Get(v)
+	if fn == optim.ScalarQuadratic {
+		c = majC.Get(v)
 	}
 	return optim.NewScalarProblem(fn, c)
-}
-
-func majoriseLR(v sims.Values) string {
-	return strconv.FormatFloat(1/scalarProblem(v).L, 'g', 6, 64)
 }
 
 // majoriseCurve is the number of points of the drawn curves.
@@ -58,6 +54,7 @@ const majoriseCurve = 241
 
 type majoriseSim struct {
 	p     *optim.Problem
+	fn    optim.Scalar
 	m     *optim.Majorise
 	t, x0 float64
 	view  sims.Rect
@@ -76,13 +73,13 @@ type majoriseSim struct {
 func newMajorise(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
 	p := scalarProblem(v)
-	x0, t := v.Float("x0"), v.Float("lr")
+	x0, t := majX0.Get(v), majLR.Get(v)
 	lo, hi := math.Min(p.Region[0], x0-0.5), math.Max(p.Region[1], x0+0.5)
-	m, err := optim.NewMajorise(p, x0, t, lo, hi, v.Float("tol"))
+	m, err := optim.NewMajorise(p, x0, t, lo, hi, majTol.Get(v))
 	if err != nil {
 		return nil, err
 	}
-	s := &majoriseSim{p: p, m: m, t: t, x0: x0,
+	s := &majoriseSim{p: p, fn: majFn.Get(v), m: m, t: t, x0: x0,
 		xs: make([]float64, majoriseCurve), fs: make([]float64, majoriseCurve),
 		gap: sims.NewTrace(0, 1), grads: sims.NewTrace(0, 1), best: math.Inf(1)}
 	ymin, ymax := math.Inf(1), math.Inf(-1)
@@ -212,9 +209,9 @@ func (s *majoriseSim) Frame() sims.Frame {
 func (s *majoriseSim) describe() string {
 	p := s.p
 	switch {
-	case p.Name == "quadratic":
+	case s.fn == optim.ScalarQuadratic:
 		return fmt.Sprintf("f = ½·%.3g·x²: m = L = %.3g", p.L, p.L)
-	case p.Name == "logcosh":
+	case s.fn == optim.ScalarLogCosh:
 		return "f = log cosh x: f″ = sech²x ∈ (0, 1], convex, L = 1, m = 0"
 	case p.Convex:
 		return fmt.Sprintf("f = ½x² + %.3g sin²x: f″ ∈ [%.3g, %.3g], convex", (p.L-1)/2, p.M, p.L)
@@ -247,7 +244,7 @@ func (s *majoriseSim) notes() []string {
 		lines = append(lines, fmt.Sprintf("tangent > f near y = %.3g (by %.3g): not convex, no lower bound", at, ex))
 	}
 	switch {
-	case s.p.Name == "quadratic" && s.t > 2/L:
+	case s.fn == optim.ScalarQuadratic && s.t > 2/L:
 		lines = append(lines, fmt.Sprintf("t > 2/L: x⁺ = (1 − tc)x, |1 − tc| = %.3g > 1: GD diverges", math.Abs(1-s.t*L)))
 	case s.b87:
 		g, _ := optim.StronglyConvexRate(s.p.M, L, s.t)

@@ -12,16 +12,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// The finite-sum problems of the gd sim: least squares and the logistic
-// loss in two parameters, so that their iterates can be drawn over the
-// contours. Their data are shaped so that m and L are known exactly: the
-// second moment (1/n) Σ x_i x_iᵀ is the quadratic's matrix A = Rᵀdiag(1, κ)R
-// (or A/2 for least squares, whose Hessian is twice it).
-const (
-	fnLSQ      = "lsq"
-	fnLogistic = "logistic"
-	fnWavy     = "wavy"
-)
+// The finite-sum problems of the gd sim (fnLSQ, fnLogistic): least squares
+// and the logistic loss in two parameters, so that their iterates can be
+// drawn over the contours. Their data are shaped so that m and L are known
+// exactly: the second moment (1/n) Σ x_i x_iᵀ is the quadratic's matrix A =
+// Rᵀdiag(1, κ)R (or A/2 for least squares, whose Hessian is twice it).
 
 // dataStream is the PCG stream of the generated data.
 const dataStream = 0x67645f64617461 // "gd_data"
@@ -117,7 +112,7 @@ func lsqProblem(seed uint64, n int, kappa, sigma float64) (*optim.Problem, error
 		return nil, err
 	}
 	return &optim.Problem{
-		Name: fnLSQ, Objective: ls,
+		Name: fnLSQ.String(), Objective: ls,
 		FStar: ls.Func(sol.Theta), Minima: [][]float64{sol.Theta},
 		Start: []float64{-2.5, 1.5}, Region: region(sol.Theta),
 		M: m, L: L, Convex: true,
@@ -168,7 +163,7 @@ func logisticProblem(seed uint64, n int, kappa, lambda float64) (*optim.Problem,
 	}
 	xstar := append([]float64(nil), nw.X()...)
 	return &optim.Problem{
-		Name: fnLogistic, Objective: lg,
+		Name: fnLogistic.String(), Objective: lg,
 		FStar: nw.F(), Minima: [][]float64{xstar},
 		Start: []float64{-2.5, 1.5}, Region: region(xstar),
 		M: m, L: L, Convex: true,

@@ -6,6 +6,22 @@ import (
 
 	"github.com/thelab/lab/algo/optim"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
+)
+
+// rates' parameters.
+var (
+	ratesEpsMax = param.Float("eps_max", 0.1, "first ε, relative to each criterion's value at x0").Range(1e-3, 0.5)
+	ratesEpsMin = param.Float("eps_min", 0.001,
+		"last ε; the non-convex and stochastic counts grow like 1/ε² (~5e5 iterations at 1e-3)").Range(1e-6, 0.5)
+	ratesFactor = param.Float("factor", 1.778279,
+		"ε shrinks by this factor per step (default 10^¼: four values per decade)").Range(1.05, 100)
+	ratesCap = param.Int("cap", 10000,
+		"most iterations per regime (per SGD run) in one step; a capped regime catches up in later steps").Range(100, 10000000)
+	ratesKappa = param.Float("kappa", 10, "condition number L/m of the strongly convex regime").Range(1.5, 10000)
+	ratesSeeds = param.Int("seeds", 8, "number of seeded SGD runs in the stochastic regime").Range(2, 32)
+	ratesC     = param.Float("c", 1,
+		"SGD step t_k = c/(k+1) (the notes' t = 1/k; c = 1 = 1/m keeps the running mean)").Range(0.55, 4)
 )
 
 // Rates is the summary table of seed 001 §8 (L905–L913) made live: the four
@@ -18,23 +34,8 @@ var Rates = &sims.Spec{
 	Source: "seed 001 §8 L905–L913 (summary table; Thms 8.5, 8.7, 8.8; SGD L891–L903)",
 	Steps:  400,
 	Speed:  4,
-	Params: []sims.Param{
-		{Name: "eps_max", Kind: sims.Float, Min: 1e-3, Max: 0.5, Default: "0.1",
-			Help: "first ε, relative to each criterion's value at x0"},
-		{Name: "eps_min", Kind: sims.Float, Min: 1e-6, Max: 0.5, Default: "0.001",
-			Help: "last ε; the non-convex and stochastic counts grow like 1/ε² (~5e5 iterations at 1e-3)"},
-		{Name: "factor", Kind: sims.Float, Min: 1.05, Max: 100, Default: "1.778279",
-			Help: "ε shrinks by this factor per step (default 10^¼: four values per decade)"},
-		{Name: "cap", Kind: sims.Int, Min: 100, Max: 10000000, Default: "10000",
-			Help: "most iterations per regime (per SGD run) in one step; a capped regime catches up in later steps"},
-		{Name: "kappa", Kind: sims.Float, Min: 1.5, Max: 10000, Default: "10",
-			Help: "condition number L/m of the strongly convex regime"},
-		{Name: "seeds", Kind: sims.Int, Min: 2, Max: 32, Default: "8",
-			Help: "number of seeded SGD runs in the stochastic regime"},
-		{Name: "c", Kind: sims.Float, Min: 0.55, Max: 4, Default: "1",
-			Help: "SGD step t_k = c/(k+1) (the notes' t = 1/k; c = 1 = 1/m keeps the running mean)"},
-	},
-	New: newRates,
+	Params: param.List(ratesEpsMax, ratesEpsMin, ratesFactor, ratesCap, ratesKappa, ratesSeeds, ratesC),
+	New:    newRates,
 }
 
 type ratesSim struct {
@@ -45,8 +46,8 @@ type ratesSim struct {
 func newRates(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
 	r, err := optim.NewRates(optim.RatesConfig{
-		EpsMax: v.Float("eps_max"), EpsMin: v.Float("eps_min"), Factor: v.Float("factor"),
-		Cap: v.Int("cap"), Kappa: v.Float("kappa"), Seeds: v.Int("seeds"), C: v.Float("c"),
+		EpsMax: ratesEpsMax.Get(v), EpsMin: ratesEpsMin.Get(v), Factor: ratesFactor.Get(v),
+		Cap: ratesCap.Get(v), Kappa: ratesKappa.Get(v), Seeds: ratesSeeds.Get(v), C: ratesC.Get(v),
 	}, cfg.Seed)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/thelab/lab/algo/pushforward"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // Pushforward draws X from a source, pushes it through a map T and shows the
@@ -24,42 +25,40 @@ var Pushforward = &sims.Spec{
 	Source: "seed 002 §1.3 (Def 1.1, Ex 1.2, Ex 1.3, Thm 1.1 eq 1.5, eq 1.6)",
 	Steps:  200,
 	Speed:  10,
-	Params: []sims.Param{
-		{Name: "map", Kind: sims.Choice, Choices: pushforward.MapNames, Default: "square",
-			Help: "T: x² (Ex 1.3), a·x+b, eˣ, tanh x, Ex 1.2's T(1)=a, T(2)=T(3)=b, or a quantile function (inverse-CDF sampling)"},
-		{Name: "source", Kind: sims.Choice, Choices: pushforward.SourceNames, Default: "normal",
-			DefaultFor: defaultSource, DefaultNote: "uniform for the quantile maps, discrete for ex1.2, else normal",
-			Help: "X: N(0,1), U(0,1), or Ex 1.2's X on {1,2,3} with P = 0.2, 0.5, 0.3"},
-		{Name: "a", Kind: sims.Float, Min: -10, Max: 10, Default: "2",
-			Help: "slope of the affine map (≠ 0; map=affine only)"},
-		{Name: "b", Kind: sims.Float, Min: -10, Max: 10, Default: "1",
-			Help: "intercept of the affine map (map=affine only)"},
-		{Name: "c", Kind: sims.Float, Min: -100, Max: 100, Default: "1",
-			DefaultFor: defaultC, DefaultNote: "0.5 for ex1.2 (P(Y < ½) = P(a)), else 1",
-			Help: "threshold of the tracked probability P(Y < c); Ex 1.3: P(X² < 1) = 0.682689"},
-		{Name: "batch", Kind: sims.Int, Min: 1, Max: 100000, Default: "100",
-			Help: "draws per step"},
-		{Name: "bins", Kind: sims.Int, Min: 10, Max: 200, Default: "60",
-			Help: "histogram bins"},
-	},
-	New: newPushforward,
+	Params: param.List(pfMap, pfSource, pfA, pfB, pfC, pfBatch, pfBins),
+	New:    newPushforward,
 }
 
-func defaultSource(v sims.Values) string {
-	switch m := v.String("map"); {
-	case strings.HasSuffix(m, "-quantile"):
-		return "uniform"
-	case m == "ex1.2":
-		return "discrete"
-	}
-	return "normal"
-}
+// pfMaps is the menu of maps.
+var pfMaps = []pushforward.MapKind{pushforward.MapSquare, pushforward.MapAffine, pushforward.MapExp, pushforward.MapTanh,
+	pushforward.MapEx12, pushforward.MapExpQuantile, pushforward.MapNormalQuantile, pushforward.MapCauchyQuantile}
 
-func defaultC(v sims.Values) string {
-	if v.String("map") == "ex1.2" {
-		return "0.5"
+// pushforward's parameters.
+var (
+	pfMap = param.Choice("map", pfMaps, pushforward.MapSquare,
+		"T: x² (Ex 1.3), a·x+b, eˣ, tanh x, Ex 1.2's T(1)=a, T(2)=T(3)=b, or a quantile function (inverse-CDF sampling)")
+	pfSource = param.Choice("source",
+		[]pushforward.SourceKind{pushforward.SourceNormal, pushforward.SourceUniform, pushforward.SourceDiscrete}, pushforward.SourceNormal,
+		"X: N(0,1), U(0,1), or Ex 1.2's X on {1,2,3} with P = 0.2, 0.5, 0.3").
+		DefaultFunc(defaultSource, "uniform for the quantile maps, discrete for ex1.2, else normal")
+	pfA = param.Float("a", 2, "slope of the affine map (≠ 0; map=affine only)").Range(-10, 10)
+	pfB = param.Float("b", 1, "intercept of the affine map (map=affine only)").Range(-10, 10)
+	pfC = param.Float("c", 1, "threshold of the tracked probability P(Y < c); Ex 1.3: P(X² < 1) = 0.682689").
+		Range(-100, 100).
+		DefaultWhen(func(v param.Values) bool { return pfMap.Get(v) == pushforward.MapEx12 }, 0.5,
+			"0.5 for ex1.2 (P(Y < ½) = P(a)), else 1")
+	pfBatch = param.Int("batch", 100, "draws per step").Range(1, 100000)
+	pfBins  = param.Int("bins", 60, "histogram bins").Range(10, 200)
+)
+
+func defaultSource(v param.Values) pushforward.SourceKind {
+	switch pfMap.Get(v) {
+	case pushforward.MapExpQuantile, pushforward.MapNormalQuantile, pushforward.MapCauchyQuantile:
+		return pushforward.SourceUniform
+	case pushforward.MapEx12:
+		return pushforward.SourceDiscrete
 	}
-	return "1"
+	return pushforward.SourceNormal
 }
 
 const curvePoints = 241
@@ -75,20 +74,20 @@ type pfSim struct {
 
 func newPushforward(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	src, err := pushforward.NewSource(v.String("source"))
+	src, err := pushforward.NewSource(pfSource.Get(v))
 	if err != nil {
 		return nil, err
 	}
-	m, err := pushforward.NewMap(v.String("map"), v.Float("a"), v.Float("b"))
+	m, err := pushforward.NewMap(pfMap.Get(v), pfA.Get(v), pfB.Get(v))
 	if err != nil {
 		return nil, err
 	}
-	s, err := pushforward.NewSampler(src, m, pushforward.Config{Batch: v.Int("batch"), Bins: v.Int("bins"), Threshold: v.Float("c")},
+	s, err := pushforward.NewSampler(src, m, pushforward.Config{Batch: pfBatch.Get(v), Bins: pfBins.Get(v), Threshold: pfC.Get(v)},
 		rand.New(rand.NewPCG(cfg.Seed, 0x7075736866776400))) // "pushfwd"
 	if err != nil {
 		return nil, err
 	}
-	p := &pfSim{s: s, below: sims.NewTrace(1, 1), c: v.Float("c")}
+	p := &pfSim{s: s, below: sims.NewTrace(1, 1), c: pfC.Get(v)}
 	if !s.Discrete() {
 		lo, hi := s.XRange()
 		p.xCurve = curve("density of X", lo, hi, src.PDF, math.Inf(1))
@@ -96,7 +95,7 @@ func newPushforward(cfg sims.Config) (sims.Sim, error) {
 		// catalogue A1) at 1.25 × the largest of the bin-averaged exact
 		// density and the curve's finite values.
 		ylo, yhi := s.YRange()
-		w := (yhi - ylo) / float64(v.Int("bins"))
+		w := (yhi - ylo) / float64(pfBins.Get(v))
 		top := 0.0
 		for _, q := range s.BinMass() {
 			top = math.Max(top, q/w)

@@ -55,8 +55,8 @@ func TestExample13Pane(t *testing.T) {
 // TestExample12Pane checks Ex 1.2's bars: (T#P)({a}) = 0.2, ({b}) = 0.8.
 func TestExample12Pane(t *testing.T) {
 	v, _ := sims.Resolve(Pushforward.Params, map[string]string{"map": "ex1.2"})
-	if v.String("source") != "discrete" || v.Float("c") != 0.5 {
-		t.Fatalf("defaults for ex1.2: source %s c %g", v.String("source"), v.Float("c"))
+	if pfSource.Get(v) != pushforward.SourceDiscrete || pfC.Get(v) != 0.5 {
+		t.Fatalf("defaults for ex1.2: source %s c %g", pfSource.Get(v), pfC.Get(v))
 	}
 	s := simtest.Build(t, Pushforward, map[string]string{"map": "ex1.2"}, 2, nil)
 	simtest.Run(t, s, 50)
@@ -80,8 +80,8 @@ func TestExample12Pane(t *testing.T) {
 // TestEveryMapRuns builds every map with its default source and checks the
 // χ² test passes and the frame is well formed.
 func TestEveryMapRuns(t *testing.T) {
-	for _, m := range pushforward.MapNames {
-		s := simtest.Build(t, Pushforward, map[string]string{"map": m}, 3, nil)
+	for _, m := range pfMaps {
+		s := simtest.Build(t, Pushforward, map[string]string{"map": m.String()}, 3, nil)
 		simtest.Run(t, s, 100)
 		f := s.Frame()
 		for _, mt := range f.Metrics {

@@ -8,6 +8,7 @@ import (
 	"github.com/thelab/lab/algo/rff"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/kernelsim"
+	"github.com/thelab/lab/sims/param"
 )
 
 // Bochner is the Monte Carlo estimate of one kernel value k(x, y) from
@@ -19,17 +20,18 @@ var Bochner = &sims.Spec{
 	Source: "seed 004 L51–68 (Bochner's theorem, MC estimator); seed 000 Theorem 4.2, eq 4.31",
 	Steps:  20000,
 	Speed:  50,
-	Params: []sims.Param{
-		{Name: "kernel", Kind: sims.Choice, Choices: rff.Spectrals, Default: "rbf",
-			Help: "rbf: exp(−γ‖δ‖²), w ~ N(0, 2γI); laplace: exp(−γ‖δ‖₁), each w_j ~ Cauchy(0, γ)"},
-		{Name: "gamma", Kind: sims.Float, Min: 0, OpenMin: true, Max: 100, Default: "0.5",
-			Help: kernelsim.GammaHelp + "; for laplace, k = exp(−γ‖δ‖₁)"},
-		{Name: "d", Kind: sims.Int, Min: 1, Max: 1000, Default: "2", Help: "dimension of x and y"},
-		{Name: "r", Kind: sims.Float, Min: 0, Max: 20, Default: "1",
-			Help: "distance ‖x − y‖ (δ = x − y has a random direction drawn from the seed)"},
-	},
-	New: newBochner,
+	Params: param.List(bochKernel, bochGamma, bochD, bochR),
+	New:    newBochner,
 }
+
+// bochner's parameters.
+var (
+	bochKernel = param.Choice("kernel", []rff.Spectral{rff.GaussSpectral, rff.LaplaceSpectral}, rff.GaussSpectral,
+		"rbf: exp(−γ‖δ‖²), w ~ N(0, 2γI); laplace: exp(−γ‖δ‖₁), each w_j ~ Cauchy(0, γ)")
+	bochGamma = param.Float("gamma", 0.5, kernelsim.GammaHelp+"; for laplace, k = exp(−γ‖δ‖₁)").Range(0, 100).OpenMin()
+	bochD     = param.Int("d", 2, "dimension of x and y").Range(1, 1000)
+	bochR     = param.Float("r", 1, "distance ‖x − y‖ (δ = x − y has a random direction drawn from the seed)").Range(0, 20)
+)
 
 const bochnerBins = 60
 
@@ -50,7 +52,7 @@ type bochnerSim struct {
 
 func newBochner(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	d := v.Int("d")
+	d := bochD.Get(v)
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x626f63686e6572)) // "bochner"
 	delta := make([]float64, d)
 	norm := 0.0
@@ -63,15 +65,15 @@ func newBochner(cfg sims.Config) (sims.Sim, error) {
 	}
 	norm = math.Sqrt(norm)
 	for i := range delta {
-		delta[i] *= v.Float("r") / norm
+		delta[i] *= bochR.Get(v) / norm
 	}
-	kind := rff.Spectral(v.String("kernel"))
-	gamma := v.Float("gamma")
+	kind := bochKernel.Get(v)
+	gamma := bochGamma.Get(v)
 	b, err := rff.NewBochner(kind, gamma, delta, rng)
 	if err != nil {
 		return nil, err
 	}
-	s := &bochnerSim{b: b, nextRec: 1, counts: make([]float64, bochnerBins), kind: kind, r: v.Float("r")}
+	s := &bochnerSim{b: b, nextRec: 1, counts: make([]float64, bochnerBins), kind: kind, r: bochR.Get(v)}
 	if kind == rff.GaussSpectral {
 		sd := math.Sqrt(2 * gamma)
 		s.lo, s.hi = -4*sd, 4*sd

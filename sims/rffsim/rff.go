@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/rff"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/kernelsim"
+	"github.com/thelab/lab/sims/param"
 )
 
 // RFF approximates an exact kernel matrix by random features, one frequency
@@ -25,24 +25,38 @@ var RFF = &sims.Spec{
 	Source: "seed 004 L37–144 (Bochner, RFF, softmax kernel, ORF, Gram–Schmidt); seed 000 §4.7 (eqs 4.26–4.32); seed 002 D8",
 	Data: "a CSV of numeric columns (a \"label\" column is ignored): its rows, standardised, are the points " +
 		"(at most 300; d and n then come from the file)",
-	Steps: 4096,
-	Speed: 30,
-	Params: []sims.Param{
-		{Name: "kernel", Kind: sims.Choice, Choices: []string{"rbf", "softmax"}, Default: "rbf",
-			Help: "rbf: exp(−γ‖x−z‖²), iid vs orthogonal features; softmax: exp(xᵀz), trigonometric vs positive features"},
-		{Name: "d", Kind: sims.Int, Min: 1, Max: 256, Default: "16",
-			Help: "dimension of the points, drawn N(0, I) (rbf) or N(0, I)/(2d^¼) (softmax, the attention scaling)"},
-		{Name: "n", Kind: sims.Int, Min: 2, Max: 200, Default: "60",
-			Help: "number of points: the kernel matrix is n×n"},
-		{Name: "gamma", Kind: sims.Float, Min: 0, OpenMin: true, Max: 100, Default: "0.03125",
-			DefaultFor:  func(v sims.Values) string { return strconv.FormatFloat(1/(2*float64(v.Int("d"))), 'g', 6, 64) },
-			DefaultNote: "1/(2d), so that a typical kernel value is e^−1",
-			Help:        kernelsim.GammaHelp + " (rbf only; softmax uses w ~ N(0, I))"},
-		{Name: "m_max", Kind: sims.Int, Min: 16, Max: 65536, Default: "4096",
-			Help: "stop after this many frequencies (2m features)"},
-	},
-	New: newRFF,
+	Steps:  4096,
+	Speed:  30,
+	Params: param.List(rffKernel, rffD, rffN, rffGamma, rffMMax),
+	New:    newRFF,
 }
+
+// kernel is the kernel rff approximates.
+type kernel string
+
+func (k kernel) String() string { return string(k) }
+
+const (
+	kernelRBF     kernel = "rbf"
+	kernelSoftmax kernel = "softmax"
+)
+
+// rff's parameters.
+var (
+	rffKernel = param.Choice("kernel", []kernel{kernelRBF, kernelSoftmax}, kernelRBF,
+		"rbf: exp(−γ‖x−z‖²), iid vs orthogonal features; softmax: exp(xᵀz), trigonometric vs positive features")
+	rffD = param.Int("d", 16,
+		"dimension of the points, drawn N(0, I) (rbf) or N(0, I)/(2d^¼) (softmax, the attention scaling)").Range(1, 256)
+	rffN = param.Int("n", 60, "number of points: the kernel matrix is n×n").Range(2, 200)
+
+	rffGamma = param.Float("gamma", 0.03125, kernelsim.GammaHelp+" (rbf only; softmax uses w ~ N(0, I))").
+			Range(0, 100).OpenMin().DefaultFunc(defaultGamma, "1/(2d), so that a typical kernel value is e^−1")
+
+	rffMMax = param.Int("m_max", 4096, "stop after this many frequencies (2m features)").Range(16, 65536)
+)
+
+// defaultGamma is 1/(2d) to six digits.
+func defaultGamma(v param.Values) float64 { return param.Sig(1/(2*float64(rffD.Get(v))), 6) }
 
 type estimator struct {
 	name  string
@@ -66,7 +80,7 @@ type rffSim struct {
 
 func newRFF(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	d, n := v.Int("d"), v.Int("n")
+	d, n := rffD.Get(v), rffN.Get(v)
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x726666)) // "rff"
 	var x [][]float64
 	if t := cfg.Data; t != nil {
@@ -84,7 +98,7 @@ func newRFF(cfg sims.Config) (sims.Sim, error) {
 			}
 		}
 	}
-	s := &rffSim{softmax: v.String("kernel") == "softmax", n: n, d: d, mMax: v.Int("m_max"), nextRec: 4}
+	s := &rffSim{softmax: rffKernel.Get(v) == kernelSoftmax, n: n, d: d, mMax: rffMMax.Get(v), nextRec: 4}
 	if s.softmax {
 		scale := 0.5 / math.Pow(float64(d), 0.25)
 		for _, r := range x {
@@ -93,8 +107,8 @@ func newRFF(cfg sims.Config) (sims.Sim, error) {
 			}
 		}
 	}
-	gamma := v.Float("gamma")
-	if cfg.Data != nil && !v.IsSet("gamma") {
+	gamma := rffGamma.Get(v)
+	if cfg.Data != nil && !rffGamma.IsSet(v) {
 		gamma = 1 / (2 * float64(d)) // the default rule, for the file's dimension
 	}
 	s.exact = make([]float64, n*n)

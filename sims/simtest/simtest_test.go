@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // countdown succeeds n times, then returns end on every step.
@@ -133,15 +134,16 @@ func TestFrameReaders(t *testing.T) {
 // TestBuild: Build resolves the settings and builds with the seed and
 // data; a bad setting fails the test, and BuildErr returns it.
 func TestBuild(t *testing.T) {
+	n := param.Int("n", 5, "").Range(1, 9)
 	spec := &sims.Spec{
 		Name:   "toy",
 		Data:   "any table",
-		Params: []sims.Param{{Name: "n", Kind: sims.Int, Min: 1, Max: 9, Default: "5"}},
+		Params: param.List(n),
 		New: func(c sims.Config) (sims.Sim, error) {
 			if c.Seed != 3 || c.Data == nil {
 				return nil, fmt.Errorf("seed %d, data %v", c.Seed, c.Data)
 			}
-			return &countdown{n: c.Values.Int("n"), end: sims.ErrConverged}, nil
+			return &countdown{n: n.Get(c.Values), end: sims.ErrConverged}, nil
 		},
 	}
 	tab := &sims.Table{Name: "t.csv"}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/thelab/lab/algo/vi"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // BBVI is black-box variational inference (seed 002 §3.4, L1416–1430) with
@@ -23,36 +24,39 @@ var BBVI = &sims.Spec{
 	Source: "seed 002 §3.4 (eq 3.14, L1416–1430) and §6.3 (eqs 6.8, 6.12, Remark 6.13)",
 	Steps:  2000,
 	Speed:  20,
-	Params: []sims.Param{
-		{Name: "model", Kind: sims.Choice, Choices: []string{"gaussian", "logistic"}, Default: "gaussian",
-			Help: "gaussian: z ~ N(0, 3²), n points x ~ N(z, 1) (exact posterior known); logistic: Ex 3.4, w ~ N(0, 2²), 8 labelled points"},
-		{Name: "estimator", Kind: sims.Choice, Choices: vi.Estimators, Default: "reparam",
-			Help: "the gradient the ascent follows (both are computed and compared every step)"},
-		{Name: "samples", Kind: sims.Int, Min: 1, Max: 10000, Default: "10",
-			Help: "Monte Carlo samples S per gradient estimate"},
-		{Name: "lr", Kind: sims.Float, Min: 0, OpenMin: true, Max: 10, Default: "0.01",
-			DefaultFor: defaultLR, DefaultNote: "gaussian: 0.01 (reparam), 0.001 (score); logistic: 0.05",
-			Help: "step size η of the ascent λ ← λ + η ĝ, λ = (m, log s)"},
-		{Name: "m0", Kind: sims.Float, Min: -10, Max: 10, Default: "-2", Help: "starting mean of q"},
-		{Name: "s0", Kind: sims.Float, Min: 0.01, Max: 10, Default: "1", Help: "starting standard deviation of q"},
-		{Name: "n", Kind: sims.Int, Min: 1, Max: 10000, Default: "20", Help: "observations of the gaussian model"},
-	},
-	New: newBBVI,
+	Params: param.List(bbviModel, bbviEstimator, bbviSamples, bbviLR, bbviM0, bbviS0, bbviN),
+	New:    newBBVI,
 }
+
+// bbvi's parameters.
+var (
+	bbviModel = param.Choice("model", []model{modelGaussian, modelLogistic}, modelGaussian,
+		"gaussian: z ~ N(0, 3²), n points x ~ N(z, 1) (exact posterior known); logistic: Ex 3.4, w ~ N(0, 2²), 8 labelled points")
+	bbviEstimator = param.Choice("estimator", []vi.Estimator{vi.Score, vi.Reparam}, vi.Reparam,
+		"the gradient the ascent follows (both are computed and compared every step)")
+	bbviSamples = param.Int("samples", 10, "Monte Carlo samples S per gradient estimate").Range(1, 10000)
+
+	bbviLR = param.Float("lr", 0.01, "step size η of the ascent λ ← λ + η ĝ, λ = (m, log s)").Range(0, 10).OpenMin().
+		DefaultFunc(defaultLR, "gaussian: 0.01 (reparam), 0.001 (score); logistic: 0.05")
+
+	bbviM0 = param.Float("m0", -2, "starting mean of q").Range(-10, 10)
+	bbviS0 = param.Float("s0", 1, "starting standard deviation of q").Range(0.01, 10)
+	bbviN  = param.Int("n", 20, "observations of the gaussian model").Range(1, 10000)
+)
 
 // defaultLR is a step that converges: on the gaussian model the score
 // function's noise (variance ~10⁴ per sample, from the evidence term)
 // needs a step ten times smaller than the reparameterised gradient's, and
 // still wanders about the optimum (L1428: "high variance and thus slow
 // convergence").
-func defaultLR(v sims.Values) string {
+func defaultLR(v param.Values) float64 {
 	switch {
-	case v.String("model") == "logistic":
-		return "0.05"
-	case v.String("estimator") == "score":
-		return "0.001"
+	case bbviModel.Get(v) == modelLogistic:
+		return 0.05
+	case bbviEstimator.Get(v) == vi.Score:
+		return 0.001
 	}
-	return "0.01"
+	return 0.01
 }
 
 // window is how many single-sample estimates per estimator the histograms
@@ -84,8 +88,8 @@ func newBBVI(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x62627669)) // "bbvi"
 	s := &bbviSim{trace: sims.NewTrace(0, 5), postMean: math.NaN()}
-	switch v.String("model") {
-	case "logistic":
+	switch bbviModel.Get(v) {
+	case modelLogistic:
 		l, err := vi.NewLogistic(vi.Ex34X, vi.Ex34Y, 2)
 		if err != nil {
 			return nil, err
@@ -93,23 +97,23 @@ func newBBVI(cfg sims.Config) (sims.Sim, error) {
 		s.model = l
 		s.xlo, s.xhi = -2, 4
 	default:
-		c, err := vi.NewConjugate(0, 3, 1, 1.5, v.Int("n"), rand.New(rand.NewPCG(cfg.Seed, 0x64617461)))
+		c, err := vi.NewConjugate(0, 3, 1, 1.5, bbviN.Get(v), rand.New(rand.NewPCG(cfg.Seed, 0x64617461)))
 		if err != nil {
 			return nil, err
 		}
 		s.model = c
 		s.postMean, s.postSD = c.Posterior()
 		r := math.Max(5*s.postSD, 1)
-		s.xlo, s.xhi = math.Min(s.postMean-r, v.Float("m0")-2*v.Float("s0")), math.Max(s.postMean+r, v.Float("m0")+2*v.Float("s0"))
+		s.xlo, s.xhi = math.Min(s.postMean-r, bbviM0.Get(v)-2*bbviS0.Get(v)), math.Max(s.postMean+r, bbviM0.Get(v)+2*bbviS0.Get(v))
 	}
 	s.evidence = s.model.LogEvidence()
-	b, err := vi.NewBBVI(s.model, vi.BBVIConfig{Estimator: vi.Estimator(v.String("estimator")), Samples: v.Int("samples"),
-		LR: v.Float("lr"), M0: v.Float("m0"), S0: v.Float("s0")}, rng)
+	b, err := vi.NewBBVI(s.model, vi.BBVIConfig{Estimator: bbviEstimator.Get(v), Samples: bbviSamples.Get(v),
+		LR: bbviLR.Get(v), M0: bbviM0.Get(v), S0: bbviS0.Get(v)}, rng)
 	if err != nil {
 		return nil, err
 	}
 	s.b = b
-	w := max(window/v.Int("samples"), 1) * v.Int("samples")
+	w := max(window/bbviSamples.Get(v), 1) * bbviSamples.Get(v)
 	s.errs = [2][]float64{make([]float64, w), make([]float64, w)}
 	const pts = 161
 	s.post = make([]float64, pts)

@@ -84,8 +84,8 @@ func TestBBVIParams(t *testing.T) {
 		{"gaussian", "reparam", "0.01"}, {"gaussian", "score", "0.001"}, {"logistic", "score", "0.05"},
 	} {
 		v, err := sims.Resolve(BBVI.Params, map[string]string{"model": c.model, "estimator": c.est})
-		if err != nil || v.Text("lr") != c.lr {
-			t.Errorf("%s/%s: lr %s, want %s (%v)", c.model, c.est, v.Text("lr"), c.lr, err)
+		if err != nil || v.Text(bbviLR.Name()) != c.lr {
+			t.Errorf("%s/%s: lr %s, want %s (%v)", c.model, c.est, v.Text(bbviLR.Name()), c.lr, err)
 		}
 	}
 	for _, set := range []map[string]string{{"samples": "0"}, {"lr": "0"}, {"s0": "0"}, {"estimator": "pathwise"}} {

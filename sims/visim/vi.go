@@ -10,6 +10,7 @@ import (
 	"github.com/thelab/lab/algo/target"
 	"github.com/thelab/lab/algo/vi"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // VI is mean-field coordinate ascent (CAVI, seed 002 §3.4, eq 3.13) on
@@ -27,37 +28,51 @@ var VI = &sims.Spec{
 	Source: "seed 002 §3.4 (eqs 3.6–3.13, Ex 3.5, 3.6, 3.7)",
 	Steps:  400,
 	Speed:  4,
-	Params: []sims.Param{
-		{Name: "model", Kind: sims.Choice, Choices: []string{"gaussian", "mixture", "bgmm"}, Default: "gaussian",
-			Help: "gaussian: the correlated target (Ex 3.6); mixture: z_n under fixed parameters (Ex 3.7); bgmm: Bayesian GMM (Ex 3.5)"},
-		{Name: "rho", Kind: sims.Float, Min: -0.995, Max: 0.995, Default: "0.9",
-			Help: "correlation of the target (model=gaussian)"},
-		{Name: "m0", Kind: sims.Vector, Len: 2, Min: -10, Max: 10, Default: "3,-3",
-			Help: "starting means of the two factors (model=gaussian)"},
-		{Name: "d", Kind: sims.Float, Min: 0, Max: 6, Default: "3",
-			Help: "the mixture's means at ±(d, d) with unit covariances; 3 is the `mixture` target (model=mixture)"},
-		{Name: "n", Kind: sims.Int, Min: 10, Max: 5000, Default: "200",
-			Help: "number of data points (model=mixture, bgmm)"},
-		{Name: "k", Kind: sims.Int, Min: 1, Max: vi.MaxComponents, Default: "6",
-			Help: "components of the Bayesian GMM (model=bgmm)"},
-		{Name: "clusters", Kind: sims.Int, Min: 1, Max: vi.MaxComponents, Default: "3",
-			Help: "true clusters of the generated data, unit variance on a ring (model=bgmm)"},
-		{Name: "sep", Kind: sims.Float, Min: 0, Max: 20, Default: "5",
-			Help: "radius of the ring of true cluster means (model=bgmm)"},
-		{Name: "alpha0", Kind: sims.Float, Min: 0, OpenMin: true, Max: 100, Default: "0.05",
-			Help: "Dirichlet prior concentration α₀ on the weights; small values empty the surplus components (model=bgmm)"},
-		{Name: "prior_sd", Kind: sims.Float, Min: 0, OpenMin: true, Max: 100, Default: "10",
-			Help: "prior standard deviation σ₀ of the component means, μ_k ~ N(0, σ₀² I) (model=bgmm)"},
-	},
-	New: newVI,
+	Params: param.List(viModel, viRho, viM0, viD, viN, viK, viClusters, viSep, viAlpha0, viPriorSD),
+	New:    newVI,
 }
+
+// model is the model a VI sim approximates.
+type model string
+
+func (m model) String() string { return string(m) }
+
+const (
+	modelGaussian model = "gaussian"
+	modelMixture  model = "mixture"
+	modelBGMM     model = "bgmm"
+	modelLogistic model = "logistic"
+)
+
+// maxK is the most mixture components vi offers: what the engines accept
+// and the palette tells apart.
+const maxK = min(vi.MaxComponents, sims.MaxClasses)
+
+// vi's parameters.
+var (
+	viModel = param.Choice("model", []model{modelGaussian, modelMixture, modelBGMM}, modelGaussian,
+		"gaussian: the correlated target (Ex 3.6); mixture: z_n under fixed parameters (Ex 3.7); bgmm: Bayesian GMM (Ex 3.5)")
+	viRho = param.Float("rho", 0.9, "correlation of the target (model=gaussian)").Range(-0.995, 0.995)
+	viM0  = param.Vector("m0", []float64{3, -3}, "starting means of the two factors (model=gaussian)").Range(-10, 10)
+	viD   = param.Float("d", 3,
+		"the mixture's means at ±(d, d) with unit covariances; 3 is the `mixture` target (model=mixture)").Range(0, 6)
+	viN        = param.Int("n", 200, "number of data points (model=mixture, bgmm)").Range(10, 5000)
+	viK        = param.Int("k", 6, "components of the Bayesian GMM (model=bgmm)").Range(1, maxK)
+	viClusters = param.Int("clusters", 3,
+		"true clusters of the generated data, unit variance on a ring (model=bgmm)").Range(1, maxK)
+	viSep    = param.Float("sep", 5, "radius of the ring of true cluster means (model=bgmm)").Range(0, 20)
+	viAlpha0 = param.Float("alpha0", 0.05,
+		"Dirichlet prior concentration α₀ on the weights; small values empty the surplus components (model=bgmm)").Range(0, 100).OpenMin()
+	viPriorSD = param.Float("prior_sd", 10,
+		"prior standard deviation σ₀ of the component means, μ_k ~ N(0, σ₀² I) (model=bgmm)").Range(0, 100).OpenMin()
+)
 
 func newVI(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	switch v.String("model") {
-	case "mixture":
+	switch viModel.Get(v) {
+	case modelMixture:
 		return newMixtureSim(v, cfg.Seed)
-	case "bgmm":
+	case modelBGMM:
 		return newBGMMSim(v, cfg.Seed)
 	}
 	return newGaussSim(v)
@@ -75,12 +90,12 @@ type gaussSim struct {
 	best float64 // KL* = −½ log(1 − ρ²)
 }
 
-func newGaussSim(v sims.Values) (sims.Sim, error) {
-	tg, err := target.NewCorrelated(v.Float("rho"))
+func newGaussSim(v param.Values) (sims.Sim, error) {
+	tg, err := target.NewCorrelated(viRho.Get(v))
 	if err != nil {
 		return nil, err
 	}
-	m0 := v.Vector("m0")
+	m0 := viM0.Get(v)
 	mf, err := vi.NewMeanField(tg.Mean(), tg.Cov(), m0, 1, 1e-10)
 	if err != nil {
 		return nil, err
@@ -172,9 +187,9 @@ func fixedMixture(d float64) []vi.Component {
 	}
 }
 
-func newMixtureSim(v sims.Values, seed uint64) (sims.Sim, error) {
-	comps := fixedMixture(v.Float("d"))
-	pts, _, err := vi.Sample(comps, v.Int("n"), rand.New(rand.NewPCG(seed, 0x6d69785f64617461))) // "mix_data"
+func newMixtureSim(v param.Values, seed uint64) (sims.Sim, error) {
+	comps := fixedMixture(viD.Get(v))
+	pts, _, err := vi.Sample(comps, viN.Get(v), rand.New(rand.NewPCG(seed, 0x6d69785f64617461))) // "mix_data"
 	if err != nil {
 		return nil, err
 	}
@@ -251,19 +266,19 @@ type bgmmSim struct {
 	view sims.Rect
 }
 
-func newBGMMSim(v sims.Values, seed uint64) (sims.Sim, error) {
-	k, r := v.Int("clusters"), v.Float("sep")
+func newBGMMSim(v param.Values, seed uint64) (sims.Sim, error) {
+	k, r := viClusters.Get(v), viSep.Get(v)
 	var comps []vi.Component
 	for j := range k {
 		a := 2*math.Pi*float64(j)/float64(k) + 0.3
 		comps = append(comps, vi.Component{Weight: 1 / float64(k), Mean: []float64{r * math.Cos(a), r * math.Sin(a)},
 			Cov: [][]float64{{1, 0}, {0, 1}}})
 	}
-	pts, _, err := vi.Sample(comps, v.Int("n"), rand.New(rand.NewPCG(seed, 0x62676d6d5f64)))
+	pts, _, err := vi.Sample(comps, viN.Get(v), rand.New(rand.NewPCG(seed, 0x62676d6d5f64)))
 	if err != nil {
 		return nil, err
 	}
-	g, err := vi.NewBayesGMM(pts, vi.BGMMConfig{K: v.Int("k"), Alpha0: v.Float("alpha0"), PriorSD: v.Float("prior_sd"), Tol: 1e-9},
+	g, err := vi.NewBayesGMM(pts, vi.BGMMConfig{K: viK.Get(v), Alpha0: viAlpha0.Get(v), PriorSD: viPriorSD.Get(v), Tol: 1e-9},
 		rand.New(rand.NewPCG(seed, 0x62676d6d)))
 	if err != nil {
 		return nil, err

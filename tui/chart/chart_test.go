@@ -252,3 +252,27 @@ func TestBarsAlignWithCombiningMarks(t *testing.T) {
 		t.Errorf("overwritten wide rune: %q, want %q", got, " x漢")
 	}
 }
+
+// TestEveryKindDrawn: the renderer knows every kind of chart that sims
+// defines (sims.ChartKinds, which sims' own test keeps complete): each has a
+// minimum size and is drawn, empty, without falling through to "unknown".
+func TestEveryKindDrawn(t *testing.T) {
+	for _, c := range sims.ChartKinds() {
+		if w, h := MinSize(c); w <= 1 || h <= 1 {
+			t.Errorf("%T: no minimum size", c)
+		}
+		for _, mono := range []bool{false, true} {
+			if out := Render(c, 40, 12, Options{Mono: mono}); strings.Contains(out, "unknown chart") {
+				t.Errorf("%T (mono %v) not drawn:\n%s", c, mono, out)
+			}
+		}
+	}
+}
+
+// TestPaletteHoldsMaxClasses: the palette and the monochrome glyphs tell
+// apart the sims.MaxClasses classes a sim may offer.
+func TestPaletteHoldsMaxClasses(t *testing.T) {
+	if len(classAnsi) != sims.MaxClasses || len(classColors) != sims.MaxClasses || len(classGlyphs) < sims.MaxClasses {
+		t.Errorf("palette %d colours, %d glyphs; sims.MaxClasses = %d", len(classAnsi), len(classGlyphs), sims.MaxClasses)
+	}
+}
