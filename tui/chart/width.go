@@ -51,7 +51,7 @@ func Width(s string) int {
 func narrowRune(r rune) bool {
 	switch {
 	case r >= 0xa1 && r <= 0xff && r != 0xad, // Latin-1: ² ½ ± · × ÷, letters
-		r >= 0x391 && r <= 0x3c9, // Greek
+		r >= 0x391 && r <= 0x3c9,   // Greek
 		r >= 0x2010 && r <= 0x2027, // dashes, quotes, bullets, ellipsis
 		r >= 0x2030 && r <= 0x205e,
 		r >= 0x2070 && r <= 0x209c, // super- and subscripts
