@@ -107,7 +107,7 @@ func runCmd(args []string, stdout io.Writer) error {
 		if spec.Data == "" {
 			return usageErr("sim %s takes no --data", name)
 		}
-		if cfg.Data, err = sims.LoadCSV(o.data); err != nil {
+		if cfg.Data, err = sims.LoadCSV(o.data, spec.DataText...); err != nil {
 			return usageErr("%v", err)
 		}
 	}
