@@ -203,6 +203,9 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"run", "em-gmm", "--data", write("ragged.csv", "x,y\n1,2\n3\n")}, 2, "line 3"},
 		{[]string{"run", "em-gmm", "--data", write("text.csv", "x,y\n1,2\n3,abc\n")}, 2, "line 3, column 2"},
 		{[]string{"run", "em-gmm", "--data", write("one.csv", "x\n1\n2\n")}, 2, "two"},
+		{[]string{"run", "ot-lp", "--data", write("sides.csv", "x,side\n0,source\n1,target\n")}, 0, ""},
+		{[]string{"run", "ot-lp", "--data", write("side.csv", "x,side\n0,source\n1,targt\n")}, 2, "line 3, column 2 (side)"},
+		{[]string{"run", "ot-lp", "--data", write("mass.csv", "x,weight,side\n0,1,source\n1,2,target\n")}, 2, "sum to 1 and the target masses to 2"},
 		{[]string{"run", "gd", "--set", "lr=0.3"}, 1, "diverged at step"},
 	}
 	for _, tt := range tests {
