@@ -121,7 +121,7 @@ func (s *mongeSim) costChart() sims.CanvasChart {
 	g := s.g
 	n := s.cost.Len()
 	c := sims.CanvasChart{Title: "cost of each map", XLabel: "candidate", YLabel: "cost",
-		Legend: []string{"", "", "feasible", "best", "", "", "", "", "", "not"}}
+		Legend: []string{"", "", "ok", "best", "", "", "", "", "", "✗"}}
 	if n == 0 {
 		return c
 	}
@@ -166,7 +166,7 @@ func (s *mongeSim) Frame() sims.Frame {
 		}
 	}
 	lines.Markers = atomLabels(s.l)
-	lines.Legend = []string{"μ", "ν", "feasible", "", "", "", "", "not"}
+	lines.Legend = []string{"μ", "ν", "T ok", "", "", "", "", "T ✗"}
 	charts = append(charts, lines)
 	bars := make([]sims.Bar, 0, 2*m)
 	push := g.Push()
@@ -219,7 +219,7 @@ func mapString(t []int) string {
 
 func (s *mongeSim) notes() []string {
 	g := s.g
-	lines := []string{"T is feasible when T#μ = ν, ν_j = Σ_{T(x_i)=y_j} μ_i (5.2): a map cannot split mass"}
+	lines := []string{"feasible: T#μ = ν, ν_j = Σ_{T(x_i)=y_j} μ_i (5.2); a map splits no mass"}
 	if g.Count() > 0 {
 		verdict := "feasible"
 		if !g.Feasible() {
@@ -243,7 +243,7 @@ func (s *mongeSim) notes() []string {
 			lines = append(lines, fmt.Sprintf("%d optimal maps of cost %.4g: %s — not unique (Ex 5.2)", len(opt), g.Best(), strings.Join(ms, ", ")))
 		}
 	}
-	lines = append(lines, "the weighted cost of (5.4); (5.3) drops the μ_i, the same up to N for equal masses")
+	lines = append(lines, "cost Σμ_i C(x_i,T(x_i)) (5.4); (5.3)'s unweighted sum fits equal masses only")
 	return lines
 }
 
@@ -337,25 +337,27 @@ func (s *hungarianSim) Frame() sims.Frame {
 			}
 		}
 	}
-	if h.Last() == assign.Augment {
-		path := sims.Path{Class: classMark}
+	if h.Last() == assign.Augment && !s.done {
+		// The pairs the augmentation made: the columns of its path with
+		// their new rows.
 		for _, j := range h.Path() {
-			path.X, path.Y = append(path.X, s.l.xt[j]), append(path.Y, s.l.yt[j])
-		}
-		if len(path.X) > 1 {
-			pic.Paths = append(pic.Paths, path)
+			for i, jj := range s.match {
+				if jj == j {
+					pic.Paths = append(pic.Paths, sims.Path{X: []float64{s.l.xs[i], s.l.xt[j]}, Y: []float64{s.l.ys[i], s.l.yt[j]}, Class: classMark})
+				}
+			}
 		}
 	}
 	pic.Markers = mk
-	pic.Legend = []string{"μ", "ν", "matched", "tree"}
+	pic.Legend = []string{"μ", "ν", "matched", "tree, path"}
 	x0, x1 := s.trace.Span()
 	charts := []sims.Chart{
 		pic,
-		sims.LineChart{Title: "cost and dual bound", X0: x0, X1: x1, XLabel: "step",
-			Series: []sims.Series{
-				{Name: "⟨C,P⟩ matched", Y: s.trace.Column(0), Class: classPlan},
-				{Name: "(Σu+Σv)/N", Y: s.trace.Column(1), Class: classRef, Bound: true},
-			}},
+		sims.LineChart{Title: "dual bound and matched cost", X0: x0, X1: x1, XLabel: "step",
+			Series: onTop(
+				sims.Series{Name: "cost so far", Y: s.trace.Column(0), Class: classPlan},
+				sims.Series{Name: "dual", Y: s.trace.Column(1), Class: classRef, Bound: true},
+			)},
 	}
 	metrics := []sims.Metric{
 		{Name: "matched", Value: float64(h.Matched())},
@@ -379,7 +381,7 @@ func (s *hungarianSim) notes() []string {
 	default:
 		lines = append(lines, "start: u_i = min_j C_ij, v = 0; rows are inserted one at a time")
 	}
-	lines = append(lines, "u_i + v_j ≤ C_ij always: (Σu + Σv)/N is a lower bound on the optimum")
+	lines = append(lines, "u_i + v_j ≤ C_ij always: the dual (Σu + Σv)/N is a lower bound on the optimum")
 	return lines
 }
 

@@ -242,7 +242,7 @@ func (s *bcSim) w1Exact() float64 {
 func (s *bcSim) Frame() sims.Frame {
 	mass, mx, my := s.moments()
 	x0, x1 := s.errs.Span()
-	errChart := sims.LineChart{Title: "marginal error", LogY: true, X0: x0, X1: x1, XLabel: "round",
+	errChart := sims.LineChart{Title: "error", LogY: true, X0: x0, X1: x1, XLabel: "round",
 		Series: []sims.Series{{Name: "Σλ‖u⊙Kv − p‖₁", Y: s.errs.Column(0), Class: classBad}}}
 	metrics := []sims.Metric{
 		{Name: "iter", Value: float64(s.g.Iter())},
@@ -261,13 +261,13 @@ func (s *bcSim) Frame() sims.Frame {
 		metrics = append(metrics, sims.Metric{Name: "cx", Value: mx}, sims.Metric{Name: "cy", Value: my})
 		charts = []sims.Chart{
 			s.image(fmt.Sprintf("barycenter, λ = %.2f", s.lambda), s.g.B()),
-			s.image("mixture λp1 + (1−λ)p2", s.mix),
+			s.image("mixture λp1+(1−λ)p2", s.mix),
 			s.inputs(),
 			errChart,
 		}
 		text = []string{
-			fmt.Sprintf("b = argmin λW₂²(b, %s) + (1−λ)W₂²(b, %s), entropic with ε = %.3g (blur ≈ √ε = %.2g)",
-				s.names[0], s.names[1], s.eps, math.Sqrt(s.eps)),
+			fmt.Sprintf("b = argmin λW₂²(b, %s) + (1−λ)W₂²(b, %s)", s.names[0], s.names[1]),
+			fmt.Sprintf("entropic, ε = %.3g: blurred by about √ε = %.2g", s.eps, math.Sqrt(s.eps)),
 			"one round: u_s = p_s/(Kv_s), b = Π(Kᵀu_s)^λ_s, v_s = b/(Kᵀu_s), in logs",
 			"the mixture overlays the shapes; the barycenter morphs one into the other",
 		}
@@ -291,28 +291,29 @@ func (s *bcSim) lineChart() sims.HistChart {
 	for a := range x {
 		x[a] = s.z(a)
 	}
-	return sims.HistChart{Title: fmt.Sprintf("barycenter, λ = %.2f", s.lambda), Lo: lo, Hi: hi,
-		Density: curve(s.g.B()), XLabel: "x", Label: "entropic b",
+	return sims.HistChart{Title: fmt.Sprintf("b, λ = %.2f", s.lambda), Lo: lo, Hi: hi,
+		Density: curve(s.g.B()), XLabel: "x", Label: "b",
 		Curves: []sims.Curve{
-			{Name: s.names[0], X: x, Y: curve(s.in[0]), Class: classTarget},
-			{Name: s.names[1], X: x, Y: curve(s.in[1]), Class: classPlan},
+			{Name: "μ1", X: x, Y: curve(s.in[0]), Class: classTarget},
+			{Name: "μ2", X: x, Y: curve(s.in[1]), Class: classPlan},
 			{Name: "exact", X: x, Y: densityBins(s.exact, lo, hi, n), Class: classMark},
-			{Name: "mixture", X: x, Y: curve(s.mix), Class: classRef},
+			{Name: "mix", X: x, Y: curve(s.mix), Class: classRef},
 		}}
 }
 
 func (s *bcSim) lineNotes(mean, w1 float64) []string {
 	l := s.lambda
-	lines := []string{fmt.Sprintf("exact: F⁻ = λF₁⁻ + (1−λ)F₂⁻ (L2601); entropic, ε = %.3g: W₁ to it %.3g", s.eps, w1)}
+	lines := []string{fmt.Sprintf("exact: F⁻ = λF₁⁻ + (1−λ)F₂⁻ (L2601); entropic b (ε = %.2g): W₁ %.2g off", s.eps, w1)}
 	switch s.input {
 	case bcEx58:
-		lines = append(lines, fmt.Sprintf("Ex 5.8: U[2 − 2λ, 3 − 2λ] = U[%.3g, %.3g]; mean 2.5 − 2λ = %.4g (b: %.4g)", 2-2*l, 3-2*l, 2.5-2*l, mean))
+		lines = append(lines, fmt.Sprintf("Ex 5.8: U[2−2λ, 3−2λ] = U[%.3g, %.3g], mean 2.5 − 2λ = %.4g (b: %.4g)", 2-2*l, 3-2*l, 2.5-2*l, mean))
 	case bcEx59:
-		lines = append(lines, fmt.Sprintf("Ex 5.9: the barycenter is δ at %.3g, the Euclidean average keeps δ0 and δ1", 1-l))
+		lines = append(lines, fmt.Sprintf("Ex 5.9: the barycenter is δ at %.3g; the mixture keeps δ0 and δ1", 1-l))
 	case bcGaussians:
 		lines = append(lines, fmt.Sprintf("Gaussians of one sd: N(1 − λ, 0.3²) = N(%.3g, 0.3²); the mixture is bimodal", 1-l))
 	}
-	lines = append(lines, "one round of Bregman projections per step on a grid of "+fmt.Sprint(s.line.n)+" points")
+	lines = append(lines, fmt.Sprintf("μ1 = %s, μ2 = %s; mix = λμ1 + (1−λ)μ2, the Euclidean average", s.names[0], s.names[1]))
+	lines = append(lines, fmt.Sprintf("one round of Bregman projections a step, on %d grid points", s.line.n))
 	return lines
 }
 
@@ -340,7 +341,7 @@ func (s *bcSim) inputs() sims.CanvasChart {
 			}
 		}
 	}
-	return sims.CanvasChart{Title: fmt.Sprintf("inputs %s | %s", s.names[0], s.names[1]),
+	return sims.CanvasChart{Title: fmt.Sprintf("%s | %s", s.names[0], s.names[1]),
 		View: sims.Rect{XMin: 0, XMax: 2, YMin: 0, YMax: 1}, Heat: &sims.Grid{NX: 2 * g, NY: g, Z: z, Scale: sims.Sequential}}
 }
 

@@ -102,28 +102,29 @@ func (s *dsSim) Frame() sims.Frame {
 	x0, x1 := 0.0, d
 	w2line := s.trace.Map(func(k int) float64 { return math.Hypot(float64(k)*s.delta, s.sdGap()) })
 	wass := sims.LineChart{Title: "W₁, W₂ against d", X0: x0, X1: x1, XLabel: "shift d",
-		Series: []sims.Series{
-			{Name: "W₁", Y: s.trace.Column(0), Class: classSource},
-			{Name: "W₂", Y: s.trace.Column(1), Class: classTarget},
-			{Name: s.w2Name(), Y: w2line, Class: classRef, Bound: true},
-		}}
+		Series: onTop(
+			sims.Series{Name: "W₁", Y: s.trace.Column(0), Class: classSource},
+			sims.Series{Name: "W₂", Y: s.trace.Column(1), Class: classTarget},
+			sims.Series{Name: s.w2Name(), Y: w2line, Class: classRef, Bound: true},
+		)}
 	vert := sims.LineChart{Title: "L1 → 2, JS → log 2", X0: x0, X1: x1, XLabel: "shift d",
-		Series: []sims.Series{
-			{Name: "L1", Y: s.trace.Column(2), Class: classPlan},
-			{Name: "JS", Y: s.trace.Column(3), Class: classMark},
-			{Name: "2", Y: s.trace.Map(func(int) float64 { return 2 }), Class: classRef, Bound: true},
-			{Name: "log 2", Y: s.trace.Map(func(int) float64 { return math.Ln2 }), Class: classRef, Bound: true},
-		}}
+		Series: onTop(
+			sims.Series{Name: "L1", Y: s.trace.Column(2), Class: classPlan},
+			sims.Series{Name: "JS", Y: s.trace.Column(3), Class: classMark},
+			sims.Series{Name: "2", Y: s.trace.Map(func(int) float64 { return 2 }), Class: classRef, Bound: true},
+			sims.Series{Name: "log 2", Y: s.trace.Map(func(int) float64 { return math.Ln2 }), Class: classRef, Bound: true},
+		)}
 	kl := sims.LineChart{Title: "KL(P‖Q)", X0: x0, X1: x1, XLabel: "shift d",
 		Series: []sims.Series{{Name: "KL", Y: s.trace.Column(4), Class: classBad}}}
 	if s.pair == lawGaussians && s.spread == 1 {
-		kl.Series = append(kl.Series, sims.Series{Name: "d²/2", Y: s.trace.Map(func(k int) float64 {
+		kl.Series = onTop(append(kl.Series, sims.Series{Name: "d²/2", Y: s.trace.Map(func(k int) float64 {
 			x := float64(k) * s.delta
 			return x * x / 2
-		}), Class: classRef, Bound: true})
+		}), Class: classRef, Bound: true})...)
 	}
-	if !math.IsNaN(s.infiniteAt) {
-		kl.Title = fmt.Sprintf("KL(P‖Q) = ∞ from d = %.3g", s.infiniteAt)
+	charts := []sims.Chart{s.densities(), wass, vert}
+	if math.IsNaN(s.infiniteAt) {
+		charts = append(charts, kl) // an infinite KL has no curve: the notes say so
 	}
 	metrics := []sims.Metric{
 		{Name: "d", Value: d},
@@ -136,7 +137,7 @@ func (s *dsSim) Frame() sims.Frame {
 		metrics = append(metrics, sims.Metric{Name: "KL", Value: r.KL})
 	}
 	return sims.Frame{Sim: Distances.Name, Step: s.trace.Len() - 1, Metrics: metrics,
-		Charts: []sims.Chart{s.densities(), wass, vert, kl}, Text: s.notes(r, d)}
+		Charts: charts, Text: s.notes(r, d)}
 }
 
 // sdGap is the part of W₂ that no shift removes: |s.d.(P) − s.d.(Q)|.
@@ -186,7 +187,7 @@ func (s *dsSim) notes(r oned.Distances, d float64) []string {
 		lines = append(lines, fmt.Sprintf("L1 = %.4g, JS = %.4g: both stop at 2 and log 2 once the boxes are disjoint", r.L1, r.JS))
 	}
 	if math.IsInf(r.KL, 1) {
-		lines = append(lines, "KL = ∞: P has mass where Q has none; W still says how far apart they are")
+		lines = append(lines, fmt.Sprintf("KL = ∞ from d = %.3g: P has mass where Q has none; W still measures the gap", s.infiniteAt))
 	}
 	return lines
 }

@@ -197,13 +197,13 @@ const maxLines = 400
 
 // lines returns a segment from source i to target j for the heaviest
 // entries of the plan: solid for mass above a third of the largest,
-// dotted down to a twentieth, none below (a blurred entropic plan would
+// dotted down to a tenth, none below (a blurred entropic plan would
 // otherwise fill the picture).
 func (l layout) lines(plan []float64, m int) []sims.Path {
 	mx := maxOf(plan)
 	var keep []int
 	for k, v := range plan {
-		if v >= mx/20 {
+		if v >= mx/10 {
 			keep = append(keep, k)
 		}
 	}
@@ -232,4 +232,19 @@ func (l layout) points() []sims.PointSet {
 func couplingChart(title string, l layout, plan []float64, m int) sims.CanvasChart {
 	return sims.CanvasChart{Title: title, View: l.view, Paths: l.lines(plan, m), Points: l.points(),
 		Legend: []string{"μ", "ν", "P_ij"}, XLabel: l.xl, YLabel: l.yl}
+}
+
+// onTop orders a line chart's series with the references and bounds
+// first, so that the measured curves are drawn over them where they meet
+// (a converged cost on its LP line, W₂ on s·W₂).
+func onTop(series ...sims.Series) []sims.Series {
+	out := make([]sims.Series, 0, len(series))
+	for _, pass := range []bool{true, false} {
+		for _, s := range series {
+			if s.Bound == pass {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }

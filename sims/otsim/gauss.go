@@ -55,14 +55,14 @@ func gpDefault(k int) func(param.Values) []float64 {
 }
 
 var (
-	gsPreset = param.Choice("preset", []gaussPreset{gpDiag, gpFull, gpShifted}, gpFull,
+	gsPreset = param.Choice("preset", []gaussPreset{gpDiag, gpFull, gpShifted}, gpShifted,
 		"diag: Σ_μ = diag(4,1), Σ_ν = diag(1,9), equal means (W₂² = 5); full: Σ_μ = [[2,.5],[.5,1]], "+
 			"Σ_ν = [[1,−.3],[−.3,3]] (covariance part 0.929312); shifted: apart and rotated")
-	gsMeanMu = param.Vector("mean_mu", []float64{0, 0}, "mean of μ").Range(-10, 10).DefaultFunc(gpDefault(0), "the preset's")
-	gsCovMu  = param.Vector("cov_mu", []float64{2, 0.5, 1}, "covariance of μ as xx,xy,yy (positive definite)").
+	gsMeanMu = param.Vector("mean_mu", []float64{-3, -1}, "mean of μ").Range(-10, 10).DefaultFunc(gpDefault(0), "the preset's")
+	gsCovMu  = param.Vector("cov_mu", []float64{1, 0.8, 1}, "covariance of μ as xx,xy,yy (positive definite)").
 			Range(-25, 25).DefaultFunc(gpDefault(1), "the preset's")
-	gsMeanNu = param.Vector("mean_nu", []float64{0, 0}, "mean of ν").Range(-10, 10).DefaultFunc(gpDefault(2), "the preset's")
-	gsCovNu  = param.Vector("cov_nu", []float64{1, -0.3, 3}, "covariance of ν as xx,xy,yy (positive definite)").
+	gsMeanNu = param.Vector("mean_nu", []float64{3, 1}, "mean of ν").Range(-10, 10).DefaultFunc(gpDefault(2), "the preset's")
+	gsCovNu  = param.Vector("cov_nu", []float64{2, -0.6, 0.5}, "covariance of ν as xx,xy,yy (positive definite)").
 			Range(-25, 25).DefaultFunc(gpDefault(3), "the preset's")
 	gsN     = param.Int("n", 300, "samples of μ carried along the geodesic").Range(1, 20000)
 	gsSteps = param.Int("steps", 60, "time steps from s = 0 to s = 1").Range(1, 10000)
@@ -169,7 +169,7 @@ func (s *gsSim) w2(t float64) float64 {
 func (s *gsSim) Frame() sims.Frame {
 	at := s.t.Law()
 	px, py := split(s.t.Points())
-	pic := sims.CanvasChart{Title: fmt.Sprintf("samples moved by T, s = %.2f", s.t.S()), View: s.view,
+	pic := sims.CanvasChart{Title: fmt.Sprintf("samples at s = %.2f", s.t.S()), View: s.view,
 		Paths: append([]sims.Path{ellipse(s.m.From, 1, classSource), ellipse(s.m.From, 2, classSource),
 			ellipse(s.m.To, 1, classTarget), ellipse(s.m.To, 2, classTarget),
 			ellipse(at, 1, classPlan), ellipse(at, 2, classPlan)}, s.arrows...),
@@ -179,25 +179,23 @@ func (s *gsSim) Frame() sims.Frame {
 	w := math.Sqrt(s.m.W2Sq)
 	x0, x1 := s.dist.Span()
 	line := sims.LineChart{Title: "W₂(μ, μ_s)", X0: x0, X1: x1, XLabel: "step",
-		Series: []sims.Series{
-			{Name: "W₂(μ, μ_s)", Y: s.dist.Column(0), Class: classPlan},
-			{Name: "s·W₂(μ,ν)", Y: s.dist.Map(func(k int) float64 { return w * float64(k) / float64(s.steps) }), Class: classRef, Bound: true},
-		}}
+		Series: onTop(
+			sims.Series{Name: "W₂(μ, μ_s)", Y: s.dist.Column(0), Class: classPlan},
+			sims.Series{Name: "s·W₂(μ,ν)", Y: s.dist.Map(func(k int) float64 { return w * float64(k) / float64(s.steps) }), Class: classRef, Bound: true},
+		)}
 	metrics := []sims.Metric{
 		{Name: "s", Value: s.t.S()},
 		{Name: "W2sq", Value: s.m.W2Sq},
-		{Name: "mean_part", Value: s.m.MeanPart},
-		{Name: "cov_part", Value: s.m.CovPart},
 		{Name: "W2_mu_s", Value: s.w2(s.t.S())},
+		{Name: "cov_part", Value: s.m.CovPart},
 		{Name: "ASA_err", Value: s.asa},
 	}
 	a := s.m.A
 	text := []string{
-		fmt.Sprintf("T(x) = m_ν + A(x − m_μ), A = [[%.4g, %.4g], [%.4g, %.4g]]: symmetric, eigenvalues %.4g, %.4g > 0",
-			a.At(0, 0), a.At(0, 1), a.At(1, 0), a.At(1, 1), s.eig[0], s.eig[1]),
-		fmt.Sprintf("A Σ_μ A = Σ_ν to %.1e; T = ∇ of the convex ½xᵀAx + (m_ν − Am_μ)ᵀx (Thm 5.1)", s.asa),
-		fmt.Sprintf("W₂² = ‖m_μ − m_ν‖² + tr(Σ_μ + Σ_ν − 2(Σ_μ^½ Σ_ν Σ_μ^½)^½) = %.6g + %.6g = %.6g",
-			s.m.MeanPart, s.m.CovPart, s.m.W2Sq),
+		fmt.Sprintf("T(x) = m_ν + A(x − m_μ), A = [[%.4g, %.4g], [%.4g, %.4g]]", a.At(0, 0), a.At(0, 1), a.At(1, 0), a.At(1, 1)),
+		fmt.Sprintf("A symmetric, eigenvalues %.4g, %.4g > 0: T = ∇ of a convex map (Thm 5.1)", s.eig[0], s.eig[1]),
+		fmt.Sprintf("A Σ_μ A = Σ_ν to %.1e: T pushes μ onto ν", s.asa),
+		fmt.Sprintf("W₂² = ‖m_μ − m_ν‖² + tr(Σ_μ + Σ_ν − 2(Σ_μ^½Σ_νΣ_μ^½)^½) = %.4g + %.6g", s.m.MeanPart, s.m.CovPart),
 		"μ_s = N((1−s)m_μ + s m_ν, BΣ_μB), B = (1−s)I + sA: W₂(μ, μ_s) = s·W₂(μ, ν)",
 	}
 	return sims.Frame{Sim: Gauss.Name, Step: s.dist.Len() - 1, Metrics: metrics, Charts: []sims.Chart{pic, line}, Text: text}

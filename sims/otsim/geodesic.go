@@ -100,7 +100,7 @@ func newGeodesic(cfg sims.Config) (sims.Sim, error) {
 	pad := 0.04 * (s.hi - s.lo)
 	s.lo, s.hi = s.lo-pad, s.hi+pad
 	for k, m := range []*oned.Measure{s.a, s.b} {
-		s.curves = append(s.curves, densityCurve(m, s.lo, s.hi, s.names[k], k))
+		s.curves = append(s.curves, densityCurve(m, s.lo, s.hi, fmt.Sprintf("μ%d", k), k))
 	}
 	if err := s.at(s.t0); err != nil {
 		return nil, err
@@ -153,9 +153,9 @@ func (s *geoSim) Step() error {
 
 func (s *geoSim) Frame() sims.Frame {
 	t := s.t()
-	disp := sims.HistChart{Title: fmt.Sprintf("displacement, t = %.2f", t), Lo: s.lo, Hi: s.hi,
+	disp := sims.HistChart{Title: "geodesic μ_t", Lo: s.lo, Hi: s.hi,
 		Density: densityBins(s.cur, s.lo, s.hi, geoBins), Curves: s.curves, XLabel: "x", Label: "μ_t"}
-	mix := sims.HistChart{Title: fmt.Sprintf("mixture, t = %.2f", t), Lo: s.lo, Hi: s.hi,
+	mix := sims.HistChart{Title: "mixture", Lo: s.lo, Hi: s.hi,
 		Density: densityBins(s.mix, s.lo, s.hi, geoBins), Curves: s.curves, XLabel: "x", Label: "mixture"}
 	x0, x1 := s.trace.Span()
 	tAt := func(k int) float64 { return math.Min(1, s.t0+float64(k)/float64(s.frames)) }
@@ -175,7 +175,7 @@ func (s *geoSim) Frame() sims.Frame {
 				return sd
 			}), Class: classRef, Bound: true})
 	}
-	moments := sims.LineChart{Title: "moments against t", Series: series, X0: s.t0 + x0/float64(s.frames),
+	moments := sims.LineChart{Title: "moments against t", Series: onTop(series...), X0: s.t0 + x0/float64(s.frames),
 		X1: math.Min(1, s.t0+x1/float64(s.frames)), XLabel: "t"}
 	metrics := []sims.Metric{
 		{Name: "t", Value: t},
@@ -185,6 +185,7 @@ func (s *geoSim) Frame() sims.Frame {
 		{Name: "W2_0t", Value: t * s.w2},
 	}
 	text := []string{
+		fmt.Sprintf("μ0 = %s, μ1 = %s", s.names[0], s.names[1]),
 		"μ_t = ((1−t)Id + tT)#μ0: its quantile is (1−t)F₀⁻ + tF₁⁻ (horizontal)",
 		"the mixture (1−t)μ0 + tμ1 keeps both bumps and fades (vertical, Fig 5.14)",
 		fmt.Sprintf("W₂(μ0, μ_t) = t·W₂(μ0, μ1) = %.4g: a constant-speed geodesic", t*s.w2),

@@ -18,9 +18,11 @@ func TestOneDEx55(t *testing.T) {
 		f := s.Frame()
 		algotest.Near(t, "W1", simtest.Metric(t, f, "W1"), 0.25, 1e-15)
 		algotest.Near(t, "W2", simtest.Metric(t, f, "W2"), 0.288675134594813, 1e-15)
+		simtest.Run(t, s, odSweep/2)
+		want := map[string]float64{"1": 0.25, "2": 1.0 / 12}[p]
+		algotest.Near(t, "p="+p+" half swept", simtest.Metric(t, s.Frame(), "swept"), want/2, 1e-15)
 		simtest.RunToEnd(t, s, 1000)
 		f = s.Frame()
-		want := map[string]float64{"1": 0.25, "2": 1.0 / 12}[p]
 		algotest.Near(t, "p="+p+" swept", simtest.Metric(t, f, "swept"), want, 1e-15)
 		algotest.Near(t, "p="+p+" t", simtest.Metric(t, f, "t"), 1, 0)
 	}
@@ -40,10 +42,10 @@ func TestOneDGaussians(t *testing.T) {
 		sum += g.Cost(2)
 	}
 	algotest.Near(t, "segments' sum", sum, sim.total, 1e-12*want)
-	steps := simtest.RunToEnd(t, s, 1000)
-	if steps > odSweep {
-		t.Errorf("%d steps for %d segments, want at most %d", steps, len(sim.segs), odSweep)
+	if steps := simtest.RunToEnd(t, s, 1000); steps != odSweep-1 {
+		t.Errorf("%d steps before the last, want %d", steps, odSweep-1)
 	}
+	algotest.Near(t, "swept", simtest.Metric(t, s.Frame(), "swept"), sim.total, 0)
 }
 
 // TestOneDUneven: unequal weights and counts are merged on the union of

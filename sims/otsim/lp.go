@@ -80,7 +80,7 @@ func newLP(cfg sims.Config) (sims.Sim, error) {
 			sim.ref, sim.refOK = c, true
 		}
 	} else {
-		sim.refEr = fmt.Sprintf("gonum's dense simplex is run up to %d cells (this plan has %d)", lpRefCells, cells)
+		sim.refEr = fmt.Sprintf("gonum's dense simplex runs up to %d cells; this plan has %d", lpRefCells, cells)
 	}
 	sim.cost.Add(s.Cost())
 	return sim, nil
@@ -131,7 +131,7 @@ func (s *lpSim) Frame() sims.Frame {
 	charts := []sims.Chart{
 		heat,
 		couplingChart("mass x_i → y_j", s.l, plan, m),
-		sims.LineChart{Title: "⟨C,P⟩ per pivot", Series: series, X0: x0, X1: x1, XLabel: "pivot"},
+		sims.LineChart{Title: "⟨C,P⟩ per pivot", Series: onTop(series...), X0: x0, X1: x1, XLabel: "pivot"},
 	}
 	metrics := []sims.Metric{
 		{Name: "cost", Value: s.s.Cost()},
@@ -184,14 +184,14 @@ func (s *lpSim) notes() []string {
 	last := s.s.Last()
 	switch {
 	case last.Cycle == nil:
-		lines = append(lines, fmt.Sprintf("north-west corner: a vertex of Π(μ,ν), %d basis cells (a spanning tree); "+
-			"a vertex has ≤ n+m−1 nonzeros", s.p.N()+s.p.M()-1))
-	case last.Degenerate:
-		lines = append(lines, fmt.Sprintf("degenerate pivot: (%d,%d) in, (%d,%d) out, θ = 0 — the basis moved, the plan did not",
+		lines = append(lines, fmt.Sprintf("north-west corner: a vertex of Π(μ,ν), a basis tree of n+m−1 = %d cells",
+			s.p.N()+s.p.M()-1))
+	case last.Degenerate || last.Theta <= 1e-14:
+		lines = append(lines, fmt.Sprintf("degenerate: ⊕ (%d,%d) in, ⊖ (%d,%d) out, θ = 0; the basis moved, P did not",
 			last.Enter.I, last.Enter.J, last.Leave.I, last.Leave.J))
 	default:
-		lines = append(lines, fmt.Sprintf("⊕ (%d,%d) in (r = %.3g), θ = %.3g round a %d-cycle, ⊖ (%d,%d) out: cost −%.3g",
-			last.Enter.I, last.Enter.J, last.Reduced, last.Theta, len(last.Cycle), last.Leave.I, last.Leave.J, -last.Theta*last.Reduced))
+		lines = append(lines, fmt.Sprintf("⊕ (%d,%d) in, θ = %.3g round a %d-cycle, ⊖ (%d,%d) out: cost %+.3g",
+			last.Enter.I, last.Enter.J, last.Theta, len(last.Cycle), last.Leave.I, last.Leave.J, last.Theta*last.Reduced))
 	}
 	if s.done {
 		u, v := s.s.Potentials()
@@ -202,18 +202,17 @@ func (s *lpSim) notes() []string {
 		for j, x := range v {
 			dual += s.s.Nu()[j] * x
 		}
-		lines = append(lines, fmt.Sprintf("optimal: all C_ij − u_i − v_j ≥ 0; Σμu + Σνv = %.6g = ⟨C,P⟩", dual))
+		lines = append(lines, fmt.Sprintf("optimal: every C_ij − u_i − v_j ≥ 0, and Σμu + Σνv = %.6g = ⟨C,P⟩", dual))
 	} else if c, r, ok := s.s.Next(); ok {
-		lines = append(lines, fmt.Sprintf("next ◇ (%d,%d): reduced cost C − u − v = %.3g < 0 (Dantzig); ≤ n+m−1 = %d nonzeros at a vertex",
-			c.I, c.J, r, s.p.N()+s.p.M()-1))
+		lines = append(lines, fmt.Sprintf("next ◇ (%d,%d): the least reduced cost r = C − u − v = %.3g < 0", c.I, c.J, r))
 	}
 	if s.refOK {
-		lines = append(lines, fmt.Sprintf("gonum lp.Simplex (a redundant marginal row dropped): %.6g", s.ref))
+		lines = append(lines, fmt.Sprintf("gonum lp.Simplex, one redundant marginal row dropped: %.6g", s.ref))
 	} else if s.refEr != "" {
 		lines = append(lines, s.refEr)
 	}
 	if !math.IsNaN(s.sorted) {
-		lines = append(lines, fmt.Sprintf("1-D: the sorted (quantile) cost ∫|F_μ⁻ − F_ν⁻|^p = %.6g (E3)", s.sorted))
+		lines = append(lines, fmt.Sprintf("1-D: the sorted coupling's cost ∫|F_μ⁻ − F_ν⁻|^p = %.6g (E3)", s.sorted))
 	}
 	if e := ex54(s.p.Mu, s.p.Nu, s.p.C); e != "" {
 		lines = append(lines, e)

@@ -49,9 +49,9 @@ const (
 // the sweep (48 bytes each).
 const odMaxAtoms = ot.MaxAtoms
 
-// odSweep is about the number of steps a sweep takes: a step covers
-// ⌈K/odSweep⌉ of the K merged segments.
-const odSweep = 400
+// odSweep is the number of steps a sweep takes: each moves the quantile
+// level t by 1/odSweep, over as many merged segments as that covers.
+const odSweep = 100
 
 var (
 	odPreset = param.Choice("preset", []pair1{pairEx55, pairGaussians, pairSamples, pairUneven, pairHist}, pairEx55,
@@ -78,8 +78,10 @@ type odSim struct {
 	names   [2]string
 	p       float64
 	segs    []oned.Segment
-	k       int     // segments swept
-	swept   float64 // ∫₀^t |F_μ⁻ − F_ν⁻|^p over them
+	step    int
+	k       int     // segments swept whole: those before t
+	t       float64 // the level swept to
+	swept   float64 // ∫₀^t |F_μ⁻ − F_ν⁻|^p
 	total   float64 // W_p^p
 	w1, w2  float64
 	oracle  []string // the closed forms that hold for this pair
@@ -91,7 +93,7 @@ type odSim struct {
 
 func newOneD(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	s := &odSim{p: odP.Get(v), names: [2]string{"μ", "ν"}}
+	s := &odSim{p: odP.Get(v), names: [2]string{"the source", "the target"}}
 	var err error
 	if cfg.Data != nil {
 		err = s.fromData(cfg.Data)
@@ -156,15 +158,18 @@ func (s *odSim) fromPreset(v param.Values, rng *rand.Rand) error {
 		if p, err = ot.Gauss1D(rng, odN.Get(v), odM.Get(v)); err == nil {
 			s.a, s.b, err = discretePair(p)
 		}
+		s.names = [2]string{fmt.Sprintf("%d draws of N(0,1)", odN.Get(v)), fmt.Sprintf("%d of N(3,0.5²)", odM.Get(v))}
 		s.oracle = []string{fmt.Sprintf("the laws N(0,1), N(3,0.5²): W₂² = %.4g (Ex 5.7); samples scatter about it",
 			oned.GaussianW2Sq(0, 1, 3, 0.5))}
 	case pairUneven:
 		s.a, s.b = unevenAtoms(rng, odN.Get(v), 0), unevenAtoms(rng, odM.Get(v), 1)
+		s.names = [2]string{fmt.Sprintf("%d weighted atoms", odN.Get(v)), fmt.Sprintf("%d more", odM.Get(v))}
 	case pairHist:
 		var p *ot.Problem
 		if p, err = ot.GaussHistograms(rng, odN.Get(v), odN.Get(v)); err == nil {
 			s.a, s.b, err = discretePair(p)
 		}
+		s.names = [2]string{"a bump at 0.2", "a wider one at 0.6"}
 	}
 	return sims.Blame(err, v, sims.As("n", odN), sims.As("m", odM))
 }
@@ -209,45 +214,66 @@ func (s *odSim) fromData(t *sims.Table) error {
 	return err
 }
 
-// Step sweeps the next ⌈K/odSweep⌉ merged segments.
+// Step moves t by 1/odSweep, adding the cost of the segments (or parts
+// of a segment) it passes.
 func (s *odSim) Step() error {
-	if s.k >= len(s.segs) {
+	if s.t >= 1 {
 		return sims.ErrConverged
 	}
-	end := min(len(s.segs), s.k+(len(s.segs)+odSweep-1)/odSweep)
-	for _, g := range s.segs[s.k:end] {
-		s.swept += g.Cost(s.p)
+	s.step++
+	next := float64(s.step) / odSweep
+	for s.k < len(s.segs) && s.t < next {
+		g := s.segs[s.k]
+		part := clip(g, s.t, math.Min(next, g.T1))
+		s.swept += part.Cost(s.p)
+		s.t = part.T1
+		if s.t >= g.T1 {
+			s.k++
+		}
 	}
-	s.k = end
-	if s.k == len(s.segs) {
+	if s.step == odSweep || s.k == len(s.segs) {
+		s.t, s.k = 1, len(s.segs)
 		s.swept = s.total // the same sum, added in one pass by oned.Cost
 		return sims.ErrConverged
 	}
 	return nil
 }
 
-// t is the quantile level swept so far.
-func (s *odSim) t() float64 {
-	if s.k == 0 {
-		return 0
+// clip is the part of a segment over the levels (t0, t1) inside it: both
+// quantile functions are linear on a segment.
+func clip(g oned.Segment, t0, t1 float64) oned.Segment {
+	at := func(a, b, t float64) float64 {
+		if g.T1 == g.T0 {
+			return a
+		}
+		return a + (b-a)*(t-g.T0)/(g.T1-g.T0)
 	}
-	return s.segs[s.k-1].T1
+	return oned.Segment{T0: t0, T1: t1, A0: at(g.A0, g.A1, t0), A1: at(g.A0, g.A1, t1), B0: at(g.B0, g.B1, t0), B1: at(g.B0, g.B1, t1)}
+}
+
+// sweptSegs are the segments swept so far, the last one clipped at t.
+func (s *odSim) sweptSegs() []oned.Segment {
+	out := s.segs[:s.k:s.k]
+	if s.k < len(s.segs) && s.t > s.segs[s.k].T0 {
+		out = append(out, clip(s.segs[s.k], s.segs[s.k].T0, s.t))
+	}
+	return out
 }
 
 func (s *odSim) Frame() sims.Frame {
-	t := s.t()
-	q := sims.CanvasChart{Title: "quantiles F⁻(t), area swept", XLabel: "t", YLabel: "x",
+	t := s.t
+	q := sims.CanvasChart{Title: "quantiles F⁻(t)", XLabel: "t", YLabel: "x",
 		View:   sims.Rect{XMin: 0, XMax: 1, YMin: s.lo, YMax: s.hi}.Pad(0.03),
 		Paths:  s.qpaths,
 		Bands:  s.band(),
-		Legend: []string{s.names[0], s.names[1], "|F⁻−G⁻|^p"},
+		Legend: []string{"μ", "ν", "swept"},
 	}
 	q.Markers = []sims.Marker{{X: t, Y: q.View.YMin, Glyph: '▲', Class: classPlan}}
 	pad := 0.05 * (s.hi - s.lo)
 	cdf := sims.CanvasChart{Title: "CDFs F(x)", XLabel: "x", YLabel: "F",
 		View: sims.Rect{XMin: s.lo - pad, XMax: s.hi + pad, YMin: -0.05, YMax: 1.05}, Paths: s.cdfs,
-		Legend: []string{s.names[0], s.names[1]}}
-	match := sims.CanvasChart{Title: "monotone coupling", XLabel: "x", YLabel: "ν 0, μ 1",
+		Legend: []string{"μ", "ν"}}
+	match := sims.CanvasChart{Title: "coupling T", XLabel: "x", YLabel: "ν 0, μ 1",
 		View:   sims.Rect{XMin: s.lo - pad, XMax: s.hi + pad, YMin: -0.15, YMax: 1.15},
 		Points: s.support,
 		Paths:  append(append(supportPaths(s.a, 1, classSource), supportPaths(s.b, 0, classTarget)...), s.matching()...),
@@ -259,7 +285,7 @@ func (s *odSim) Frame() sims.Frame {
 		{Name: "W1", Value: s.w1},
 		{Name: "W2", Value: s.w2},
 	}
-	return sims.Frame{Sim: OneD.Name, Step: s.k, Metrics: metrics, Charts: []sims.Chart{q, cdf, match}, Text: s.notes(t)}
+	return sims.Frame{Sim: OneD.Name, Step: s.step, Metrics: metrics, Charts: []sims.Chart{q, cdf, match}, Text: s.notes(t)}
 }
 
 // band shades the area between the quantile functions over the swept
@@ -268,14 +294,15 @@ func (s *odSim) Frame() sims.Frame {
 func (s *odSim) band() []sims.Band {
 	var b sims.Band
 	b.Class = classPlan
-	stride := max(1, (s.k+maxDrawn-1)/maxDrawn)
+	segs := s.sweptSegs()
+	stride := max(1, (len(segs)+maxDrawn-1)/maxDrawn)
 	add := func(t, a, c float64) {
 		b.X, b.Lo, b.Hi = append(b.X, t), append(b.Lo, math.Min(a, c)), append(b.Hi, math.Max(a, c))
 	}
-	for i := 0; i < s.k; i += stride {
-		g := s.segs[i]
-		if i+stride-1 < s.k && stride > 1 {
-			g.T1, g.A1, g.B1 = s.segs[i+stride-1].T1, s.segs[i+stride-1].A1, s.segs[i+stride-1].B1
+	for i := 0; i < len(segs); i += stride {
+		g := segs[i]
+		if last := min(i+stride, len(segs)) - 1; last > i {
+			g.T1, g.A1, g.B1 = segs[last].T1, segs[last].A1, segs[last].B1
 		}
 		add(g.T0, g.A0, g.B0)
 		if d0, d1 := g.A0-g.B0, g.A1-g.B1; d0*d1 < 0 {
@@ -301,7 +328,7 @@ const matchLevels = 24
 // side; at most maxLines, evenly spaced.
 func (s *odSim) matching() []sims.Path {
 	var ts []float64
-	for _, g := range s.segs[:s.k] {
+	for _, g := range s.sweptSegs() {
 		if g.A0 == g.A1 && g.B0 == g.B1 {
 			ts = append(ts, (g.T0+g.T1)/2)
 			continue
@@ -320,7 +347,8 @@ func (s *odSim) matching() []sims.Path {
 }
 
 func (s *odSim) notes(t float64) []string {
-	lines := []string{fmt.Sprintf("∫|F_μ⁻ − F_ν⁻|^p dt, p = %.3g: %.4g of W_p^p = %.6g swept, t = %.3g", s.p, s.swept, s.total, t)}
+	lines := []string{fmt.Sprintf("μ = %s, ν = %s, cost |x − y|^p, p = %.3g", s.names[0], s.names[1], s.p),
+		fmt.Sprintf("swept to t = %.2f: ∫₀ᵗ|F_μ⁻ − F_ν⁻|^p = %.4g of W_p^p = %.6g", t, s.swept, s.total)}
 	lines = append(lines, fmt.Sprintf("W₁ = %.6g, W₂ = %.6g: sort both, match in order (T = F_ν⁻∘F_μ)", s.w1, s.w2))
 	lines = append(lines, s.oracle...)
 	lines = append(lines, fmt.Sprintf("%d + %d pieces → %d segments on the union of breakpoints (E3)",

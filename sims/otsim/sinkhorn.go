@@ -190,7 +190,7 @@ func (s *skSim) Frame() sims.Frame {
 		sims.LineChart{Title: "‖π1 − μ‖₁", LogY: true, X0: x0, X1: x1, XLabel: "iteration",
 			Series: []sims.Series{{Name: "marginal error", Y: errs, Class: classBad}}},
 		heat,
-		sims.LineChart{Title: "cost ⟨C,π⟩", Series: cost, X0: x0, X1: x1, XLabel: "iteration"},
+		sims.LineChart{Title: "cost ⟨C,π⟩", Series: onTop(cost...), X0: x0, X1: x1, XLabel: "iteration"},
 	}
 	if s.p.Dim == 2 {
 		charts = append(charts, couplingChart("heaviest pairs of π", s.l, s.plan, s.p.M()))
