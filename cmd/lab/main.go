@@ -34,7 +34,7 @@ Run flags:
   --steps N          steps to run (default: the sim's own; stops early when it converges)
   --seed S           random seed (default 1)
   --set name=value   set a parameter (repeatable; see lab list)
-  --data FILE.csv    numeric CSV with a header row, for sims that take data
+  --data FILE.csv    CSV with a header row, for sims that take data (lab list says which columns)
   --every K          print every K steps, not only the final one
   --json             one JSON object per line: {"sim","step","metrics"}; the last adds "final" and "result"
   --frames           print the rendered pane as text, exactly as the TUI draws it

@@ -70,7 +70,7 @@ func oneDSize(cfg sims.Config) int64 {
 	if t := cfg.Data; t != nil {
 		n, m = int64(len(t.Rows)), 0
 	}
-	return 200*(n+m) + 1<<20
+	return 240*(n+m) + 1<<20
 }
 
 type odSim struct {
@@ -103,7 +103,7 @@ func newOneD(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.segs = oned.Segments(s.a, s.b, nil)
+	s.segs = oned.Segments(s.a, s.b, make([]oned.Segment, 0, s.a.Pieces()+s.b.Pieces()))
 	if s.total, err = oned.Cost(s.a, s.b, s.p); err != nil {
 		return nil, sims.Blame(err, v, sims.As("p", odP))
 	}
@@ -118,9 +118,16 @@ func newOneD(cfg sims.Config) (sims.Sim, error) {
 }
 
 // atomsOf places the atoms of m on the line y (a continuous part is drawn
-// by supportPaths).
+// by supportPaths): at most maxDrawn of them, evenly spaced in the list.
 func atomsOf(m *oned.Measure, y float64, class int) sims.PointSet {
-	x, _ := m.Atoms(nil, nil)
+	x, _ := m.Atoms(make([]float64, 0, m.Pieces()), make([]float64, 0, m.Pieces()))
+	if stride := (len(x) + maxDrawn - 1) / maxDrawn; stride > 1 {
+		k := 0
+		for i := 0; i < len(x); i += stride {
+			x[k], k = x[i], k+1
+		}
+		x = x[:k:k]
+	}
 	return sims.PointSet{X: x, Y: constant(len(x), y), Class: class}
 }
 

@@ -149,13 +149,13 @@ func (s *skSim) record() { s.trace.Add(s.s.MarginalError(), s.s.Cost()) }
 
 func (s *skSim) Step() error {
 	err := s.s.Step()
-	var uerr *sinkhorn.UnderflowError
-	switch {
-	case errors.As(err, &uerr):
-		s.stall = err
-	case err == nil || errors.Is(err, algo.ErrConverged):
+	if err == nil || errors.Is(err, algo.ErrConverged) {
 		s.record()
 		s.done = err != nil
+		return err
+	}
+	if uerr := (*sinkhorn.UnderflowError)(nil); errors.As(err, &uerr) {
+		s.stall = err
 	}
 	return err
 }
