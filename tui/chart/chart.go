@@ -33,6 +33,10 @@ func MinSize(c sims.Chart) (w, h int) {
 		return 16, 5
 	case sims.BarChart:
 		return 16, 2
+	case sims.TableChart:
+		return 16, 3
+	case sims.GraphChart:
+		return 16, 4
 	}
 	return 1, 1
 }
@@ -69,6 +73,10 @@ func RenderLines(c sims.Chart, w, h int, o Options) []string {
 		lines = histChart(c, w, h, o)
 	case sims.BarChart:
 		lines = barChart(c, w, h, o)
+	case sims.TableChart:
+		lines = tableChart(c, w, h, o)
+	case sims.GraphChart:
+		lines = graphChart(c, w, h, o)
 	default:
 		lines = []string{fmt.Sprintf("unknown chart %T", c)}
 	}

@@ -1,0 +1,216 @@
+package chart
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/thelab/lab/sims"
+)
+
+// Box frames: plain, and doubled for the focused node.
+var (
+	plainFrame = [6]rune{'┌', '┐', '└', '┘', '─', '│'}
+	focusFrame = [6]rune{'╔', '╗', '╚', '╝', '═', '║'}
+)
+
+// graphLayout is where a graph's lattice lands in a chart: cell sizes,
+// the box size and style.
+type graphLayout struct {
+	cw, rh int // lattice column width and row height, in cells
+	bw, bh int // box width and height
+	top    int // the first row of the drawing area
+	boxed  bool
+}
+
+// box returns the top-left cell of node n's box.
+func (l graphLayout) box(n sims.GraphNode) (x, y int) {
+	return n.Col*l.cw + (l.cw-l.bw)/2, l.top + n.Row*l.rh + (l.rh-l.bh)/2
+}
+
+// graphChart draws a title, the edges as braille lines between the facing
+// sides of the boxes, the boxes over them, and the legend. A box is three
+// lines (label in its top edge, detail inside) when the lattice rows have
+// room, else one line "label detail", cut to the lattice column.
+func graphChart(c sims.GraphChart, w, h int, o Options) []string {
+	b := newBuffer(w, h, o.Mono)
+	titleLine(b, 0, c.Title, "")
+	area := h - 1
+	if len(c.Legend) > 0 {
+		area--
+	}
+	if len(c.Nodes) == 0 || area < 1 {
+		return b.lines()
+	}
+	cols, rows := 1, 1
+	textW := 0
+	for _, n := range c.Nodes {
+		cols, rows = max(cols, n.Col+1), max(rows, n.Row+1)
+		textW = max(textW, ansi.StringWidth(nodeLabel(n, o)), ansi.StringWidth(n.Detail))
+	}
+	l := graphLayout{cw: w / cols, rh: area / rows, top: 1}
+	if l.cw < 1 || l.rh < 1 {
+		b.text(0, 1, "graph too large to draw here", axisColor, false)
+		return b.lines()
+	}
+	l.boxed = l.rh >= 3 && l.cw >= 5
+	gap := max(2, l.cw/5) // room between boxes for the edges
+	if l.cw < 6 {
+		gap = 1
+	}
+	if l.boxed {
+		l.bw, l.bh = min(textW+2, l.cw-gap), 3
+	} else {
+		inline := 0
+		for _, n := range c.Nodes {
+			inline = max(inline, ansi.StringWidth(inlineText(n, o))+2)
+		}
+		l.bw, l.bh = max(1, min(inline, l.cw-gap)), 1
+	}
+
+	// Edges first, on a braille canvas the size of the drawing area.
+	cv := newCanvas(w, area, sims.Rect{XMin: 0, XMax: float64(w), YMin: 0, YMax: float64(area)}, o.Mono)
+	for _, e := range c.Edges {
+		if e.From < 0 || e.To < 0 || e.From >= len(c.Nodes) || e.To >= len(c.Nodes) || e.From == e.To {
+			continue
+		}
+		x0, y0, x1, y1 := l.anchors(c.Nodes[e.From], c.Nodes[e.To])
+		ink := axisColor
+		switch e.Tone {
+		case sims.ToneInk, sims.ToneFocus, sims.ToneFill:
+			ink = classColor(e.Class)
+		case sims.ToneDim:
+			ink = blend(axisColor, heatShadow, 0.5)
+		}
+		count := 0
+		cv.segment(x0, y0, x1, y1, ink, func(int) bool { return true }, &count)
+	}
+	cv.draw(b, 0, l.top)
+
+	for _, n := range c.Nodes {
+		drawNode(b, l, n, o)
+	}
+	if len(c.Legend) > 0 {
+		x := 0
+		for i, name := range c.Legend {
+			if name == "" {
+				continue
+			}
+			g := '■'
+			if o.Mono {
+				g = classGlyph(i)
+			}
+			b.text(x, h-1, string(g), classColor(i), true)
+			b.text(x+2, h-1, name, 0, false)
+			x += 2 + ansi.StringWidth(name) + 2
+		}
+	}
+	return b.lines()
+}
+
+// anchors are the braille-pixel end points of an edge from a to b: the
+// middles of their facing sides (left and right when they are in different
+// columns, else bottom and top).
+func (l graphLayout) anchors(a, b sims.GraphNode) (x0, y0, x1, y1 float64) {
+	ax, ay := l.box(a)
+	bx, by := l.box(b)
+	ay, by = ay-l.top, by-l.top // canvas rows
+	midY := func(y int) float64 { return float64(4*y) + float64(4*l.bh)/2 }
+	midX := func(x int) float64 { return float64(2*x) + float64(2*l.bw)/2 }
+	switch {
+	case a.Col < b.Col:
+		return float64(2*(ax+l.bw)) - 0.5, midY(ay), float64(2*bx) - 0.5, midY(by)
+	case a.Col > b.Col:
+		return float64(2*ax) - 0.5, midY(ay), float64(2*(bx+l.bw)) - 0.5, midY(by)
+	case a.Row < b.Row:
+		return midX(ax), float64(4*(ay+l.bh)) + 0.5, midX(bx), float64(4*by) - 0.5
+	default:
+		return midX(ax), float64(4*ay) - 0.5, midX(bx), float64(4*(by+l.bh)) + 0.5
+	}
+}
+
+// nodeLabel is the label as drawn: in monochrome a coloured node carries
+// its class glyph, since the colour is gone.
+func nodeLabel(n sims.GraphNode, o Options) string {
+	if o.Mono && (n.Tone == sims.ToneInk || n.Tone == sims.ToneFill) {
+		return string(classGlyph(n.Class)) + " " + n.Label
+	}
+	return n.Label
+}
+
+// inlineText is a node on one line: the label, then the detail.
+func inlineText(n sims.GraphNode, o Options) string {
+	if n.Detail == "" {
+		return nodeLabel(n, o)
+	}
+	return nodeLabel(n, o) + " " + n.Detail
+}
+
+// drawNode draws one node's box in its tone.
+func drawNode(b *buffer, l graphLayout, n sims.GraphNode, o Options) {
+	x, y := l.box(n)
+	ink, text := axisColor, rgb(0)
+	bold := false
+	switch n.Tone {
+	case sims.ToneDim:
+		text = axisColor
+	case sims.ToneInk, sims.ToneFill:
+		ink, text = classColor(n.Class), classColor(n.Class)
+	case sims.ToneFocus:
+		ink, text, bold = classColor(n.Class), classColor(n.Class), true
+	}
+	frame := plainFrame
+	if n.Tone == sims.ToneFocus {
+		frame = focusFrame
+	}
+	inner := l.bw - 2
+	if !l.boxed {
+		s := inlineText(n, o)
+		if l.bw >= 3 {
+			open, shut := "[", "]"
+			if n.Tone == sims.ToneFocus {
+				open, shut = focusMark, " "
+			}
+			s = open + ansi.Truncate(s, inner, "…") + shut
+		} else {
+			s = ansi.Truncate(nodeLabel(n, o), l.bw, "")
+		}
+		b.text(x, y, s, text, bold || n.Tone == sims.ToneInk)
+		l.tint(b, x, y, n, o)
+		return
+	}
+	// Top edge with the label centred in it, the detail line, the bottom edge.
+	label := ansi.Truncate(nodeLabel(n, o), inner, "…")
+	lw := ansi.StringWidth(label)
+	left := (inner - lw) / 2
+	b.text(x, y, string(frame[0]), ink, bold)
+	for i := 0; i < inner; i++ {
+		b.text(x+1+i, y, string(frame[4]), ink, bold)
+		b.text(x+1+i, y+2, string(frame[4]), ink, bold)
+	}
+	b.text(x+1+left, y, label, text, true)
+	b.text(x+l.bw-1, y, string(frame[1]), ink, bold)
+	detail := ansi.Truncate(n.Detail, inner, "…")
+	dw := ansi.StringWidth(detail)
+	b.text(x, y+1, string(frame[5])+strings.Repeat(" ", max(inner, 0))+string(frame[5]), ink, bold)
+	b.text(x+1+(inner-dw)/2, y+1, detail, text, bold)
+	b.text(x, y+2, string(frame[2]), ink, bold)
+	b.text(x+l.bw-1, y+2, string(frame[3]), ink, bold)
+	l.tint(b, x+1, y+1, n, o)
+}
+
+// tint puts a filled node's class colour behind its inner line.
+func (l graphLayout) tint(b *buffer, x, y int, n sims.GraphNode, o Options) {
+	if n.Tone != sims.ToneFill || o.Mono {
+		return
+	}
+	tint := blend(classColor(n.Class), heatShadow, fillDim)
+	width := l.bw
+	if l.boxed {
+		width = l.bw - 2
+	}
+	for i := 0; i < width; i++ {
+		if c := b.at(x+i, y); c != nil {
+			c.bg, c.fg = tint, 0
+		}
+	}
+}
