@@ -42,10 +42,17 @@ func MinSize(c sims.Chart) (w, h int) {
 }
 
 // NaturalHeight is the number of lines a chart needs to show all it holds,
-// or 0 when it can use any height (line charts, canvases, histograms).
+// or 0 when it can use any height (line charts, canvases, histograms,
+// graphs).
 func NaturalHeight(c sims.Chart) int {
-	if b, ok := c.(sims.BarChart); ok {
-		return len(b.Bars) + 1
+	switch c := c.(type) {
+	case sims.BarChart:
+		return len(c.Bars) + 1
+	case sims.TableChart:
+		if c.Columns != nil {
+			return len(c.Rows) + 2
+		}
+		return len(c.Rows) + 1
 	}
 	return 0
 }

@@ -28,7 +28,7 @@ func (l graphLayout) box(n sims.GraphNode) (x, y int) {
 }
 
 // graphChart draws a title, the edges as braille lines between the facing
-// sides of the boxes, the boxes over them, and the legend. A box is three
+// sides of the boxes (see route), the boxes over them, and the legend. A box is three
 // lines (label in its top edge, detail inside) when the lattice rows have
 // room, else one line "label detail", cut to the lattice column.
 func graphChart(c sims.GraphChart, w, h int, o Options) []string {
@@ -73,7 +73,7 @@ func graphChart(c sims.GraphChart, w, h int, o Options) []string {
 		if e.From < 0 || e.To < 0 || e.From >= len(c.Nodes) || e.To >= len(c.Nodes) || e.From == e.To {
 			continue
 		}
-		x0, y0, x1, y1 := l.anchors(c.Nodes[e.From], c.Nodes[e.To])
+		pts := l.route(c.Nodes[e.From], c.Nodes[e.To])
 		ink := axisColor
 		switch e.Tone {
 		case sims.ToneInk, sims.ToneFocus, sims.ToneFill:
@@ -82,7 +82,9 @@ func graphChart(c sims.GraphChart, w, h int, o Options) []string {
 			ink = blend(axisColor, heatShadow, 0.5)
 		}
 		count := 0
-		cv.segment(x0, y0, x1, y1, ink, func(int) bool { return true }, &count)
+		for i := 2; i+1 < len(pts); i += 2 {
+			cv.segment(pts[i-2], pts[i-1], pts[i], pts[i+1], ink, func(int) bool { return true }, &count)
+		}
 	}
 	cv.draw(b, 0, l.top)
 
@@ -107,31 +109,36 @@ func graphChart(c sims.GraphChart, w, h int, o Options) []string {
 	return b.lines()
 }
 
-// anchors are the braille-pixel end points of an edge from a to b: the
-// middles of their facing sides (left and right when they are in different
-// columns, else bottom and top).
-func (l graphLayout) anchors(a, b sims.GraphNode) (x0, y0, x1, y1 float64) {
+// route is the braille-pixel polyline of an edge from a to b. Between
+// columns it leaves the side of a that faces b, runs level through the
+// columns in between (a lattice row that the layout keeps free for it) and
+// turns across the last gap into the facing side of b; within a column it
+// joins bottom to top.
+func (l graphLayout) route(a, b sims.GraphNode) []float64 {
 	ax, ay := l.box(a)
 	bx, by := l.box(b)
 	ay, by = ay-l.top, by-l.top // canvas rows
 	midY := func(y int) float64 { return float64(4*y) + float64(4*l.bh)/2 }
 	midX := func(x int) float64 { return float64(2*x) + float64(2*l.bw)/2 }
+	gap := float64(2 * (l.cw - l.bw)) // pixels between neighbouring boxes
 	switch {
 	case a.Col < b.Col:
-		return float64(2*(ax+l.bw)) - 0.5, midY(ay), float64(2*bx) - 0.5, midY(by)
+		x0, x1 := float64(2*(ax+l.bw)), float64(2*bx)-1
+		return []float64{x0, midY(ay), x1 - gap + 1, midY(ay), x1, midY(by)}
 	case a.Col > b.Col:
-		return float64(2*ax) - 0.5, midY(ay), float64(2*(bx+l.bw)) - 0.5, midY(by)
+		x0, x1 := float64(2*ax)-1, float64(2*(bx+l.bw))
+		return []float64{x0, midY(ay), x1 + gap - 1, midY(ay), x1, midY(by)}
 	case a.Row < b.Row:
-		return midX(ax), float64(4*(ay+l.bh)) + 0.5, midX(bx), float64(4*by) - 0.5
+		return []float64{midX(ax), float64(4 * (ay + l.bh)), midX(bx), float64(4*by) - 1}
 	default:
-		return midX(ax), float64(4*ay) - 0.5, midX(bx), float64(4*(by+l.bh)) + 0.5
+		return []float64{midX(ax), float64(4*ay) - 1, midX(bx), float64(4 * (by + l.bh))}
 	}
 }
 
-// nodeLabel is the label as drawn: in monochrome a coloured node carries
+// nodeLabel is the label as drawn: in monochrome a filled node carries
 // its class glyph, since the colour is gone.
 func nodeLabel(n sims.GraphNode, o Options) string {
-	if o.Mono && (n.Tone == sims.ToneInk || n.Tone == sims.ToneFill) {
+	if o.Mono && n.Tone == sims.ToneFill {
 		return string(classGlyph(n.Class)) + " " + n.Label
 	}
 	return n.Label

@@ -14,9 +14,13 @@ const fillDim = 0.55
 // focusMark is drawn before the cell or node of the last step.
 const focusMark = "▸"
 
+// colGap is the room before a table column's text: a space and the slot.
+const colGap = 2
+
 // tableChart draws a title, a header row and one row per table row; a
-// column is its widest text, right-aligned, after a one-cell slot that
-// holds the focus mark (or, in monochrome, a filled cell's class glyph).
+// column is its widest text, right-aligned, after a space and a one-cell
+// slot that holds the focus mark (or, in monochrome, a filled cell's class
+// glyph).
 // What does not fit is windowed around the first focused cell, and the
 // title says which rows and columns are shown.
 func tableChart(c sims.TableChart, w, h int, o Options) []string {
@@ -47,9 +51,9 @@ func tableChart(c sims.TableChart, w, h int, o Options) []string {
 	}
 	room := w - labelW
 	for j := range colW {
-		colW[j] = min(colW[j], room-1) // a lone column wider than the chart is cut
+		colW[j] = min(colW[j], room-colGap) // a lone column wider than the chart is cut
 	}
-	c0, c1 := window(ncol, max(fc, 0), func(j int) int { return colW[j] + 1 }, room)
+	c0, c1 := window(ncol, max(fc, 0), func(j int) int { return colW[j] + colGap }, room)
 
 	y0 := 1
 	if c.Columns != nil {
@@ -78,9 +82,9 @@ func tableChart(c sims.TableChart, w, h int, o Options) []string {
 		x := labelW
 		for j := c0; j < c1; j++ {
 			if j < len(c.Columns) {
-				right(x+1, 1, colW[j], c.Columns[j], axisColor, false)
+				right(x+colGap, 1, colW[j], c.Columns[j], axisColor, false)
 			}
-			x += colW[j] + 1
+			x += colW[j] + colGap
 		}
 	}
 	for i := r0; i < r1; i++ {
@@ -90,9 +94,9 @@ func tableChart(c sims.TableChart, w, h int, o Options) []string {
 		x := labelW
 		for j := c0; j < c1; j++ {
 			if j < len(r.Cells) {
-				drawCell(b, x, y, colW[j], r.Cells[j], o, right)
+				drawCell(b, x+colGap-1, y, colW[j], r.Cells[j], o, right)
 			}
-			x += colW[j] + 1
+			x += colW[j] + colGap
 		}
 	}
 	return b.lines()
