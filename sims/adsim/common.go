@@ -209,3 +209,51 @@ func graphEdges(g *ad.Graph, focus int) []sims.GraphEdge {
 	}
 	return es
 }
+
+// evaluator evaluates g's outputs at a point for finite differences,
+// keeping the first evaluation error (a difference stencil that leaves
+// the function's domain) for the caller to report.
+type evaluator struct {
+	g   *ad.Graph
+	err error
+}
+
+// at writes g's outputs at x into y.
+func (e *evaluator) at(y, x []float64) {
+	err := e.g.SetInputs(x)
+	if err == nil {
+		err = e.g.Forward()
+	}
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+	for i := range y {
+		y[i] = e.g.Value(i)
+	}
+}
+
+// scalar is f_1 at x.
+func (e *evaluator) scalar(x []float64) float64 {
+	var y [1]float64
+	e.at(y[:], x)
+	return y[0]
+}
+
+// sci writes x with the given significant digits and a short exponent, as
+// the notes quote errors: sci(0.1463, 3) = "1.46e-1", sci(0, 1) = "0".
+func sci(x float64, digits int) string {
+	if x == 0 {
+		return "0"
+	}
+	s := strconv.FormatFloat(x, 'e', digits-1, 64)
+	mant, exp, _ := strings.Cut(s, "e")
+	sign := exp[:1]
+	exp = strings.TrimLeft(exp[1:], "0")
+	if exp == "" {
+		exp = "0"
+	}
+	if sign == "+" {
+		sign = ""
+	}
+	return mant + "e" + sign + exp
+}

@@ -76,6 +76,10 @@ func All() *sims.Catalog {
 		gpsim.BLR,
 		// Seed 000 chapter 1: automatic differentiation.
 		adsim.Graph,
+		adsim.Jacobian,
+		adsim.Hessian,
+		adsim.Implicit,
+		adsim.Coloring,
 	)
 	if err != nil {
 		panic(err)

@@ -366,7 +366,7 @@ func TestTableKeepsFocusInView(t *testing.T) {
 // double; edges join them; a short chart falls back to one line per node.
 func TestGraphBoxesAndEdges(t *testing.T) {
 	g := sampleGraph()
-	out := ansi.Strip(Render(g, 60, 9, Options{Mono: true}))
+	out := ansi.Strip(Render(g, 72, 9, Options{Mono: true}))
 	for _, want := range []string{"┌─", "x", "3 | 1", "╔", "s3 sin", "0.1411 | −0.99", "s4 +"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)

@@ -45,7 +45,7 @@ func graphChart(c sims.GraphChart, w, h int, o Options) []string {
 	textW := 0
 	for _, n := range c.Nodes {
 		cols, rows = max(cols, n.Col+1), max(rows, n.Row+1)
-		textW = max(textW, ansi.StringWidth(nodeLabel(n, o)), ansi.StringWidth(n.Detail))
+		textW = max(textW, ansi.StringWidth(n.Label), ansi.StringWidth(n.Detail))
 	}
 	l := graphLayout{cw: w / cols, rh: area / rows, top: 1}
 	if l.cw < 1 || l.rh < 1 {
@@ -53,7 +53,7 @@ func graphChart(c sims.GraphChart, w, h int, o Options) []string {
 		return b.lines()
 	}
 	l.boxed = l.rh >= 3 && l.cw >= 5
-	gap := max(2, l.cw/5) // room between boxes for the edges
+	gap := max(2, l.cw/4) // room between boxes for the edges
 	if l.cw < 6 {
 		gap = 1
 	}
@@ -62,7 +62,7 @@ func graphChart(c sims.GraphChart, w, h int, o Options) []string {
 	} else {
 		inline := 0
 		for _, n := range c.Nodes {
-			inline = max(inline, ansi.StringWidth(inlineText(n, o))+2)
+			inline = max(inline, ansi.StringWidth(inlineText(n))+2)
 		}
 		l.bw, l.bh = max(1, min(inline, l.cw-gap)), 1
 	}
@@ -135,21 +135,12 @@ func (l graphLayout) route(a, b sims.GraphNode) []float64 {
 	}
 }
 
-// nodeLabel is the label as drawn: in monochrome a filled node carries
-// its class glyph, since the colour is gone.
-func nodeLabel(n sims.GraphNode, o Options) string {
-	if o.Mono && n.Tone == sims.ToneFill {
-		return string(classGlyph(n.Class)) + " " + n.Label
-	}
-	return n.Label
-}
-
 // inlineText is a node on one line: the label, then the detail.
-func inlineText(n sims.GraphNode, o Options) string {
+func inlineText(n sims.GraphNode) string {
 	if n.Detail == "" {
-		return nodeLabel(n, o)
+		return n.Label
 	}
-	return nodeLabel(n, o) + " " + n.Detail
+	return n.Label + " " + n.Detail
 }
 
 // drawNode draws one node's box in its tone.
@@ -169,27 +160,39 @@ func drawNode(b *buffer, l graphLayout, n sims.GraphNode, o Options) {
 	if n.Tone == sims.ToneFocus {
 		frame = focusFrame
 	}
+	// In monochrome a filled node's class glyph takes its first corner.
+	glyph := ""
+	if o.Mono && n.Tone == sims.ToneFill {
+		glyph = string(classGlyph(n.Class))
+	}
 	inner := l.bw - 2
 	if !l.boxed {
-		s := inlineText(n, o)
+		s := inlineText(n)
 		if l.bw >= 3 {
 			open, shut := "[", "]"
+			if glyph != "" {
+				open = glyph
+			}
 			if n.Tone == sims.ToneFocus {
 				open, shut = focusMark, " "
 			}
 			s = open + ansi.Truncate(s, inner, "…") + shut
 		} else {
-			s = ansi.Truncate(nodeLabel(n, o), l.bw, "")
+			s = ansi.Truncate(n.Label, l.bw, "")
 		}
 		b.text(x, y, s, text, bold || n.Tone == sims.ToneInk)
 		l.tint(b, x, y, n, o)
 		return
 	}
 	// Top edge with the label centred in it, the detail line, the bottom edge.
-	label := ansi.Truncate(nodeLabel(n, o), inner, "…")
+	label := ansi.Truncate(n.Label, inner, "…")
 	lw := ansi.StringWidth(label)
 	left := (inner - lw) / 2
-	b.text(x, y, string(frame[0]), ink, bold)
+	corner := string(frame[0])
+	if glyph != "" {
+		corner = glyph
+	}
+	b.text(x, y, corner, ink, bold)
 	for i := 0; i < inner; i++ {
 		b.text(x+1+i, y, string(frame[4]), ink, bold)
 		b.text(x+1+i, y+2, string(frame[4]), ink, bold)
