@@ -80,6 +80,7 @@ func All() *sims.Catalog {
 		adsim.Hessian,
 		adsim.Implicit,
 		adsim.Coloring,
+		adsim.GradCheck,
 	)
 	if err != nil {
 		panic(err)
