@@ -138,7 +138,7 @@ func (s *circleSim) notes(x, y, d float64, fails bool) []string {
 	if fails {
 		lines = append(lines, fmt.Sprintf("✗ IFT fails at (%s, 0): ∂F/∂y = 0, the circle is vertical, no y(x)", num(x)))
 	} else {
-		lines = append(lines, fmt.Sprintf("at (%s, %s): dy/dx = %s on the branch y %s 0 (sign of y₀, L577)", num(x), num(y), num(d),
+		lines = append(lines, fmt.Sprintf("at (%s, %s): dy/dx = %s, branch y %s 0 (sign of y₀)", num(x), num(y), num(d),
 			map[bool]string{true: ">", false: "<"}[y > 0]))
 	}
 	return lines

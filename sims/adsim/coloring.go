@@ -513,7 +513,7 @@ func (s *coloringSim) Frame() sims.Frame {
 			{Name: "colours", Value: float64(s.colour.NumColors())},
 			{Name: "passes", Value: float64(s.passes)},
 			{Name: "dense", Value: float64(passes)},
-			{Name: "recovered", Value: float64(s.recovered())},
+			{Name: "found", Value: float64(s.recovered())},
 			{Name: "of", Value: float64(s.pat.NNZ())},
 			{Name: "err", Value: s.recoveryErr()},
 		},
@@ -606,9 +606,11 @@ func (s *coloringSim) matrixChart() sims.TableChart {
 				row.Cells = append(row.Cells, sims.Cell{Text: "", Tone: sims.ToneDim})
 				continue
 			}
-			carrier := colors[j]
+			var carrier int
 			if s.prob == probJacobian && s.by == byRows {
 				carrier = colors[i]
+			} else {
+				carrier = colors[j]
 			}
 			cell := sims.Cell{Text: "?", Tone: sims.ToneDim}
 			if carrier >= 0 {
@@ -718,7 +720,7 @@ func (s *coloringSim) notes() []string {
 	case s.prob == probJacobian:
 		lines = append(lines, "columns that share no row may share a JVP: 5 → 2 (L649)")
 	case s.kind == sparse.Distance1:
-		lines = append(lines, "distance-1 ignores cycles: two colours on a cycle couple the unknowns")
+		lines = append(lines, "distance-1 ignores cycles: a 2-coloured cycle couples its unknowns")
 	case s.kind == sparse.Acyclic:
 		lines = append(lines, "acyclic: two colours make a forest, so a leaf can always be peeled")
 	case s.kind == sparse.Star:

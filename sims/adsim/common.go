@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/thelab/lab/algo/ad"
 	"github.com/thelab/lab/sims"
 )
@@ -24,6 +25,23 @@ const (
 	classOK    = 2 // agrees: green
 	classWrong = 7 // disagrees, or failed: red
 )
+
+// noteWidth is the widest note line: a pane of 70 columns, two side by
+// side on a 140-column screen, shows it whole.
+const noteWidth = 68
+
+// fitNote cuts a note built from what the user typed to noteWidth at a
+// word boundary, marking the cut with "…".
+func fitNote(line string) string {
+	if ansi.StringWidth(line) <= noteWidth {
+		return line
+	}
+	cut := ansi.Truncate(line, noteWidth-1, "")
+	if i := strings.LastIndexByte(cut, ' '); i > noteWidth/2 {
+		cut = cut[:i]
+	}
+	return cut + "…"
+}
 
 // num formats a number in at most about seven characters: four
 // significant digits, exponents only when needed.
@@ -127,13 +145,14 @@ func nodeFormula(g *ad.Graph, i int) string {
 	return nodeName(g, n.A) + " " + opSymbol(n.Op) + " " + nodeName(g, n.B)
 }
 
-// evalMessage writes an evaluation error with the failing node's source.
+// evalMessage writes an evaluation error: the reason, then the failing
+// node with its source and byte span ("division by zero: s4 = 1/(x-3),
+// bytes 4–11").
 func evalMessage(g *ad.Graph, src string, e *ad.EvalError) string {
-	where := nodeName(g, e.Node) + " = " + nodeFormula(g, e.Node)
 	if e.Start >= 0 && e.End <= len(src) {
-		where += fmt.Sprintf(" (%q, bytes %d–%d)", src[e.Start:e.End], e.Start, e.End)
+		return fmt.Sprintf("%s: %s = %s, bytes %d–%d", e.Reason, nodeName(g, e.Node), src[e.Start:e.End], e.Start, e.End)
 	}
-	return fmt.Sprintf("%s: %s", where, e.Reason)
+	return fmt.Sprintf("%s: %s = %s", e.Reason, nodeName(g, e.Node), nodeFormula(g, e.Node))
 }
 
 // layout places a graph's nodes on a lattice for a GraphChart: the column

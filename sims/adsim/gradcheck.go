@@ -302,12 +302,12 @@ func (s *gradcheckSim) Frame() sims.Frame {
 }
 
 func (s *gradcheckSim) notes(r *gradcheck.Result, n int) []string {
-	lines := []string{fmt.Sprintf("%s: %d parameters; one entry per step, 2 evaluations at x ± h e_i, h = %g", s.model, s.c.Len(), s.h)}
+	lines := []string{fmt.Sprintf("%s: %d entries, one per step: f(x ± h e_i), h = %g", s.model, s.c.Len(), s.h)}
 	if n > 0 && r.Worst >= 0 {
 		lines = append(lines, fmt.Sprintf("worst so far %s at %s; error ≈ h²·f‴/6 + ε·|f|/h", sci(r.MaxRel, 2), s.entries[r.Worst]))
 	}
 	if r.Kinks > 0 {
-		lines = append(lines, fmt.Sprintf("%d entr%s flagged: the stencil crosses a kink (ReLU, max), FD is not f′", r.Kinks,
+		lines = append(lines, fmt.Sprintf("%d entr%s flagged: x ± h e_i crosses a kink, FD is no derivative", r.Kinks,
 			map[bool]string{true: "y", false: "ies"}[r.Kinks == 1]))
 	}
 	return lines

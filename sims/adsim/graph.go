@@ -152,16 +152,14 @@ func (s *graphSim) Step() error {
 // phase names what the sweep is doing.
 func (s *graphSim) phase() string {
 	switch {
-	case s.failed != nil:
-		return "stopped"
 	case s.sw.Done():
 		return "done"
 	case s.mode == ad.ForwardMode:
-		return "forward pass"
+		return "forward"
 	case s.sw.Backward():
-		return "reverse pass: popping the tape"
+		return "popping"
 	}
-	return "forward pass: recording the tape"
+	return "recording"
 }
 
 // known reports whether node i's derivative (tangent, or final adjoint)
@@ -357,7 +355,7 @@ func (s *graphSim) stepNote(i int) string {
 	name := nodeName(g, i)
 	if s.mode == ad.ReverseMode && s.sw.Backward() {
 		if n.Op.Arity() == 0 {
-			return fmt.Sprintf("pop %s: a leaf, its adjoint ∂f/∂%s = %s is final", name, name, num(n.Adjoint))
+			return fmt.Sprintf("pop %s, a leaf: ∂f/∂%s = %s", name, name, num(n.Adjoint))
 		}
 		var parts []string
 		args := [2]int{n.A, n.B}
@@ -388,9 +386,9 @@ func (s *graphSim) notes(last int) []string {
 	g := s.g
 	var lines []string
 	if s.failed != nil {
-		lines = append(lines, "✗ "+evalMessage(g, s.src, s.failed))
+		lines = append(lines, fitNote("✗ "+evalMessage(g, s.src, s.failed)))
 	} else if last >= 0 {
-		lines = append(lines, fmt.Sprintf("step %d/%d, %s: %s", s.sw.Steps(), s.sw.Len(), s.phase(), s.stepNote(last)))
+		lines = append(lines, fitNote(fmt.Sprintf("step %d/%d, %s: %s", s.sw.Steps(), s.sw.Len(), s.phase(), s.stepNote(last))))
 	}
 	wrt := g.Node(g.Inputs()[s.wrt]).Name
 	if s.mode == ad.ForwardMode {
@@ -400,8 +398,8 @@ func (s *graphSim) notes(last int) []string {
 	}
 	if s.sw.Done() && s.exact != nil {
 		if k := s.firstWrong(); k >= 0 {
-			lines = append(lines, fmt.Sprintf("✗ naive backprop counts %s twice: ∂f/∂%s = %s, not %s",
-				s.twice(), g.Node(g.Inputs()[k]).Name, num(s.naive[k]), num(s.exact[k])))
+			lines = append(lines, fitNote(fmt.Sprintf("✗ naive backprop counts %s twice: ∂f/∂%s = %s, not %s",
+				s.twice(), g.Node(g.Inputs()[k]).Name, num(s.naive[k]), num(s.exact[k]))))
 		} else {
 			lines = append(lines, "✓ naive backprop agrees: no operation is read twice")
 		}

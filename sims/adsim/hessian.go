@@ -265,7 +265,7 @@ func (s *hessianSim) notes() []string {
 	}
 	lines = append(lines,
 		"FoF: a hyper-dual run per entry wᵀHv, n² runs, no tape (eq 1.21)",
-		"FoR, RoF: a column Hv per run, tape K (eqs 1.24, 1.27); RoR: 2K (1.41)")
+		"FoR, RoF: a column Hv per run, tape K (1.24, 1.27); RoR: 2K (1.41)")
 	if s.h[ad.FoF].Done() {
 		lines = append(lines, fmt.Sprintf("all four agree to %.0e; central differences to %.0e", s.agreeAll(), s.fdErrOf(int(ad.FoR))))
 	}

@@ -261,7 +261,7 @@ func (s *luSim) notes(solves int, jv, fd float64) []string {
 	default:
 		lines = append(lines, fmt.Sprintf("%d factorisation, %d solves: JVPs = VJPs to %s, re-solving to %s", s.factor, solves, sci(jv, 1), sci(fd, 1)))
 	}
-	return append(lines, "the notes flip A's sign between JVP and VJP; one LU of ∂₁F serves both")
+	return append(lines, "the notes flip A's sign from JVP to VJP; one LU of ∂₁F serves both")
 }
 
 func (s *luSim) Result() map[string]any {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/ad/implicit"
@@ -194,9 +195,9 @@ func (s *lpSim) notes(miss float64) []string {
 		fmt.Sprintf("dx*/db = B⁻¹ on the basis, 0 off it; d(cᵀx*)/db = y* = (%s, %s)", num(s.base.Y[0]), num(s.base.Y[1]))}
 	switch {
 	case errors.Is(s.curErr, implicit.ErrIFTFails):
-		lines = append(lines, "✗ here "+s.curErr.Error())
+		lines = append(lines, fitNote("✗ "+strings.TrimPrefix(s.curErr.Error(), "IFT does not apply: ")+": no IFT"))
 	case miss > 1e-9:
-		lines = append(lines, fmt.Sprintf("✗ the basis changed: the prediction misses by %s; the IFT is local", num(miss)))
+		lines = append(lines, fmt.Sprintf("✗ basis changed: the prediction misses by %s (the IFT is local)", num(miss)))
 	case s.k > 0:
 		lines = append(lines, "✓ same basis: x*(b) is linear in b, the IFT's prediction is exact")
 	}
