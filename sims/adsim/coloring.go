@@ -101,9 +101,9 @@ type coloringSim struct {
 	B      *mat.Dense // the compressed products (m×k, or k×n for rows)
 	passes int
 	peel   *sparse.Peeler
-	got    *mat.Dense    // Jacobian entries recovered so far
-	known  [][]bool      // Jacobian entries recovered so far
-	order  [][2]int      // the Jacobian's entries in recovery order
+	got    *mat.Dense // Jacobian entries recovered so far
+	known  [][]bool   // Jacobian entries recovered so far
+	order  [][2]int   // the Jacobian's entries in recovery order
 	xi     map[sparse.Kind]int
 	stage  stage
 	steps  int
