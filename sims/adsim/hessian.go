@@ -61,7 +61,6 @@ type hessianSim struct {
 	g     []*ad.Graph // one graph per strategy: each sweeps its own
 	h     []*ad.Hessian
 	fd    *mat.SymDense
-	runs  *sims.Trace // runs of each strategy per step
 	steps int
 	ops   int
 }
@@ -103,7 +102,7 @@ func (s *hessianSim) build(v param.Values) (*ad.Graph, error) {
 
 func newHessian(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	s := &hessianSim{fn: hessFunc.Get(v), n: hessN.Get(v), runs: sims.NewTrace(0, len(ad.Strategies))}
+	s := &hessianSim{fn: hessFunc.Get(v), n: hessN.Get(v)}
 	for _, st := range ad.Strategies {
 		g, err := s.build(v)
 		if err != nil {
@@ -126,16 +125,7 @@ func newHessian(cfg sims.Config) (sims.Sim, error) {
 	if e.err != nil {
 		return nil, e.err
 	}
-	s.record()
 	return s, nil
-}
-
-func (s *hessianSim) record() {
-	row := make([]float64, len(s.h))
-	for i, h := range s.h {
-		row[i] = float64(h.Runs())
-	}
-	s.runs.Add(row...)
 }
 
 // Step takes one run of every strategy that is not finished: after n
@@ -155,7 +145,6 @@ func (s *hessianSim) Step() error {
 		return sims.ErrConverged
 	}
 	s.steps++
-	s.record()
 	return nil
 }
 
@@ -197,8 +186,8 @@ func (s *hessianSim) Frame() sims.Frame {
 			H.Rows = append(H.Rows, row)
 		}
 	}
-	board := sims.TableChart{Title: "scoreboard (Tables 1.1, 1.3)", Corner: "",
-		Columns: []string{"runs", "passes", "peak tape", "vs FoR", "vs fd"}}
+	board := sims.TableChart{Title: "cost (Tables 1.1, 1.3)", Corner: "",
+		Columns: []string{"runs", "passes", "tape", "Δ FoR", "Δ fd"}}
 	for k, h := range s.h {
 		board.Rows = append(board.Rows, sims.TableRow{Label: h.Strategy().String(), Cells: []sims.Cell{
 			{Text: fmt.Sprintf("%d/%d", h.Runs(), h.Len()), Tone: sims.ToneInk, Class: k},
@@ -208,12 +197,6 @@ func (s *hessianSim) Frame() sims.Frame {
 			{Text: sci(s.fdErrOf(k), 1)},
 		}})
 	}
-	var series []sims.Series
-	for k, h := range s.h {
-		series = append(series, sims.Series{Name: h.Strategy().String(), Y: s.runs.Column(k), Class: k})
-	}
-	x0, x1 := s.runs.Span()
-	runs := sims.LineChart{Title: "runs so far", Series: series, X0: x0, X1: x1, XLabel: "step"}
 	return sims.Frame{
 		Sim:  Hessian.Name,
 		Step: s.steps,
@@ -224,7 +207,7 @@ func (s *hessianSim) Frame() sims.Frame {
 			{Name: "fd_err", Value: s.fdErrOf(int(ad.FoR))},
 			{Name: "ops", Value: float64(s.ops)},
 		},
-		Charts: []sims.Chart{H, runs, board},
+		Charts: []sims.Chart{H, board},
 		Text:   s.notes(),
 	}
 }
@@ -267,7 +250,7 @@ func (s *hessianSim) notes() []string {
 		"FoF: a hyper-dual run per entry wᵀHv, n² runs, no tape (eq 1.21)",
 		"FoR, RoF: a column Hv per run, tape K (1.24, 1.27); RoR: 2K (1.41)")
 	if s.h[ad.FoF].Done() {
-		lines = append(lines, fmt.Sprintf("all four agree to %.0e; central differences to %.0e", s.agreeAll(), s.fdErrOf(int(ad.FoR))))
+		lines = append(lines, fmt.Sprintf("all four agree to %s; central differences to %s", sci(s.agreeAll(), 1), sci(s.fdErrOf(int(ad.FoR)), 1)))
 	}
 	return lines
 }

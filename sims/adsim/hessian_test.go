@@ -16,7 +16,7 @@ import (
 func scoreboard(t *testing.T, f sims.Frame) map[string][3]int {
 	t.Helper()
 	out := map[string][3]int{}
-	for _, r := range tableNamed(t, f, "scoreboard").Rows {
+	for _, r := range tableNamed(t, f, "cost").Rows {
 		var runs, total int
 		if _, err := fmt.Sscanf(r.Cells[0].Text, "%d/%d", &runs, &total); err != nil {
 			t.Fatal(err)
