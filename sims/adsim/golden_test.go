@@ -79,7 +79,7 @@ func TestNotesFit(t *testing.T) {
 	}
 	for _, p := range configs {
 		s := simtest.Build(t, p.spec, p.set, 1, nil)
-		for step := 0; step < 120; step++ {
+		check := func(step int) {
 			f := s.Frame()
 			for _, line := range f.Text {
 				if w := ansi.StringWidth(line); w > inner {
@@ -93,7 +93,12 @@ func TestNotesFit(t *testing.T) {
 			if w := ansi.StringWidth(strings.Join(metrics, "   ")); w > inner {
 				t.Errorf("%s step %d: metrics row of %d columns", p.name, step, w)
 			}
-			if s.Step() != nil {
+		}
+		check(0)
+		for step := 1; step <= 120; step++ {
+			err := s.Step()
+			check(step)
+			if err != nil {
 				break
 			}
 		}

@@ -87,7 +87,7 @@ func (s *heronSim) notes() []string {
 		fmt.Sprintf("IFT: −(∂₁F)⁻¹∂₂F = (1/x)/(1 + a/x²) at x_k alone: %.10g", s.h.IFT()),
 	}
 	if s.done {
-		lines = append(lines, fmt.Sprintf("converged at k = %d: the IFT derivative led the unrolled one throughout", s.h.K()))
+		lines = append(lines, fmt.Sprintf("k = %d: the IFT derivative led the unrolled one all the way", s.h.K()))
 	}
 	return lines
 }
