@@ -22,9 +22,10 @@ type Options struct {
 }
 
 // MinSize returns the smallest width and height at which a chart of this
-// kind is drawn; below it Render says "pane too small".
+// kind is drawn; below it Render says "pane too small". A graph needs room
+// for a short label per lattice column and a line per lattice row.
 func MinSize(c sims.Chart) (w, h int) {
-	switch c.(type) {
+	switch c := c.(type) {
 	case sims.LineChart:
 		return 24, 5
 	case sims.CanvasChart:
@@ -36,7 +37,8 @@ func MinSize(c sims.Chart) (w, h int) {
 	case sims.TableChart:
 		return 16, 3
 	case sims.GraphChart:
-		return 16, 4
+		cols, rows := latticeSize(c)
+		return max(16, graphMinCell*cols), max(4, rows+2)
 	}
 	return 1, 1
 }

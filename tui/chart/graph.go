@@ -13,6 +13,19 @@ var (
 	focusFrame = [6]rune{'╔', '╗', '╚', '╝', '═', '║'}
 )
 
+// graphMinCell is the narrowest lattice column drawn: a box "[x1 ]" and a
+// gap for the edges.
+const graphMinCell = 7
+
+// latticeSize is the number of lattice columns and rows a graph uses.
+func latticeSize(c sims.GraphChart) (cols, rows int) {
+	cols, rows = 1, 1
+	for _, n := range c.Nodes {
+		cols, rows = max(cols, n.Col+1), max(rows, n.Row+1)
+	}
+	return cols, rows
+}
+
 // graphLayout is where a graph's lattice lands in a chart: cell sizes,
 // the box size and style.
 type graphLayout struct {
@@ -41,10 +54,9 @@ func graphChart(c sims.GraphChart, w, h int, o Options) []string {
 	if len(c.Nodes) == 0 || area < 1 {
 		return b.lines()
 	}
-	cols, rows := 1, 1
+	cols, rows := latticeSize(c)
 	textW := 0
 	for _, n := range c.Nodes {
-		cols, rows = max(cols, n.Col+1), max(rows, n.Row+1)
 		textW = max(textW, ansi.StringWidth(n.Label), ansi.StringWidth(n.Detail))
 	}
 	l := graphLayout{cw: w / cols, rh: area / rows, top: 1}
