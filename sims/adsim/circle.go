@@ -19,7 +19,7 @@ type circleSim struct {
 	k     int // position: 0..2m−1, cyclic
 	steps int
 	fails int
-	rows  []sims.TableRow
+	rows  []sims.TableRow // the last lap's points
 }
 
 // circleTol is how far from the circle a computed point may be.
@@ -64,6 +64,9 @@ func (s *circleSim) record() {
 		row.Cells = append(row.Cells, sims.Cell{Text: num(d)}, sims.Cell{Text: num(explicit)})
 	}
 	s.rows = append(s.rows, row)
+	if len(s.rows) > 2*s.m { // one lap: the run goes round for ever
+		s.rows = s.rows[1:]
+	}
 }
 
 func (s *circleSim) Step() error {

@@ -97,8 +97,9 @@ type coloringSim struct {
 	cols   []int           // lattice places of the drawn vertices
 	rows   []int
 	colour *sparse.Colorer
-	exact  *mat.Dense // the dense matrix (J, or H by FoR), to check against
-	B      *mat.Dense // the compressed products (m×k, or k×n for rows)
+	exact  *mat.Dense  // the dense matrix (J, or H by FoR), to check against
+	hess   *ad.Hessian // forward on reverse: H by columns, then the HVPs
+	B      *mat.Dense  // the compressed products (m×k, or k×n for rows)
 	passes int
 	peel   *sparse.Peeler
 	got    *mat.Dense // Jacobian entries recovered so far
@@ -309,11 +310,10 @@ func (s *coloringSim) buildHessian(n int, p float64, rng *rand.Rand) error {
 	if s.graph, err = s.pat.AdjacencyGraph(); err != nil {
 		return err
 	}
-	h, err := ad.NewHessian(s.g, ad.FoR, 0)
-	if err != nil {
+	if s.hess, err = ad.NewHessian(s.g, ad.FoR, 0); err != nil {
 		return err
 	}
-	H, err := h.Run()
+	H, err := s.hess.Run()
 	if err != nil {
 		return err
 	}
@@ -388,12 +388,8 @@ func (s *coloringSim) compress() error {
 	}
 	switch {
 	case s.prob != probJacobian:
-		h, err := ad.NewHessian(s.g, ad.FoR, 0)
-		if err != nil {
-			return err
-		}
 		hv := make([]float64, len(seed))
-		if err := h.HVP(hv, seed); err != nil {
+		if err := s.hess.HVP(hv, seed); err != nil {
 			return err
 		}
 		s.B.SetCol(c, hv)
