@@ -225,6 +225,14 @@ func TestParseErrors(t *testing.T) {
 		{strings.Repeat("(", 70) + "x" + strings.Repeat(")", 70), 65, "nested deeper than 64"},
 		{strings.Repeat("-", 70) + "x", 65, "nested deeper than 64"},
 		{strings.Repeat("x+", 2100) + "x", MaxSourceBytes, "longer than 4096 bytes"},
+		// Definitions (TestParseDefinitions).
+		{"x = 2; x", 0, "cannot define x: it is a variable"},
+		{"x + 1 = 2", 6, `found "="`},
+		{"sin = x; sin", 0, "cannot define sin"},
+		{"u = x; u = y; u", 7, "u is already defined"},
+		{"u = x*y, u", 7, "';' after the definition of u"},
+		{"u = v; u", 4, "undefined variable v (defined: x, y)"},
+		{"u = x; w", 7, "undefined variable w (defined: x, y, u)"},
 	} {
 		_, err := Parse(tc.src, vars)
 		var pe *ParseError
@@ -246,7 +254,7 @@ func TestParseErrors(t *testing.T) {
 // parents, named u, on which NaiveBackprop double-counts (y(2 + cos u)
 // against reverse mode's y(1 + cos u)); the tree "x*y + sin(x*y)" has no
 // inner fan-out and the naive recursion is right there. Bad definitions
-// name their byte.
+// name their byte (TestParseErrors).
 func TestParseDefinitions(t *testing.T) {
 	x, y := 0.7, -1.3
 	vars := []Var{{"x", x}, {"y", y}}
@@ -274,25 +282,6 @@ func TestParseDefinitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	algotest.Near(t, "chained definitions", chained.Value(0), 1.7*1.7-1.7, 1e-15)
-	for _, tc := range []struct {
-		src  string
-		pos  int
-		text string
-	}{
-		{"x = 2; x", 0, "cannot define x: it is a variable"},
-		{"x + 1 = 2", 6, `found "="`},
-		{"sin = x; sin", 0, "cannot define sin"},
-		{"u = x; u = y; u", 7, "u is already defined"},
-		{"u = x*y, u", 7, "';' after the definition of u"},
-		{"u = v; u", 4, "undefined variable v (defined: x, y)"},
-		{"u = x; w", 7, "undefined variable w (defined: x, y, u)"},
-	} {
-		_, err := Parse(tc.src, vars)
-		var pe *ParseError
-		if !errors.As(err, &pe) || pe.Pos != tc.pos || !strings.Contains(pe.Error(), tc.text) {
-			t.Errorf("Parse(%q) = %v; want a ParseError at %d with %q", tc.src, err, tc.pos, tc.text)
-		}
-	}
 }
 
 // TestParsePrecedence: −x^2 = −(x²), 2^3^2 = 2^9, 2^−1 = ½, left-assoc − and

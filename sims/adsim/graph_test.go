@@ -1,6 +1,7 @@
 package adsim
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -78,13 +79,7 @@ func TestGraphWorkedExample(t *testing.T) {
 	f = r.Frame()
 	algotest.Near(t, "adjoint", simtest.Metric(t, f, "adjoint"), 7, 0)
 	algotest.Near(t, "naive", simtest.Metric(t, f, "naive"), 7, 0)
-	if got := strings.Join(strings.Fields(strings.Join(func() []string {
-		var m []string
-		for _, y := range series(t, f, "tape") {
-			m = append(m, strings.TrimSpace(num(y)))
-		}
-		return m
-	}(), " ")), " "); got != "1 2 3 2 1 0" {
+	if got := fmt.Sprint(series(t, f, "tape")); got != "[1 2 3 2 1 0]" {
 		t.Errorf("tape per step %s, want the triangle 1 2 3 2 1 0", got)
 	}
 	if !strings.Contains(simtest.Text(f), "✓ naive backprop agrees") {

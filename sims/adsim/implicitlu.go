@@ -212,10 +212,7 @@ func (s *luSim) Frame() sims.Frame {
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	solves := 0
-	if s.im != nil {
-		solves = s.im.Solves()
-	}
+	solves := s.solves()
 	jv, fd := s.errors()
 	return sims.Frame{
 		Sim:  Implicit.Name,
@@ -230,6 +227,14 @@ func (s *luSim) Frame() sims.Frame {
 		Charts: []sims.Chart{newton, t},
 		Text:   s.notes(solves, jv, fd),
 	}
+}
+
+// solves counts the triangular-solve pairs so far (none before the LU).
+func (s *luSim) solves() int {
+	if s.im == nil {
+		return 0
+	}
+	return s.im.Solves()
 }
 
 // cell is a product's entry: computed or not, just computed or not.
@@ -266,10 +271,7 @@ func (s *luSim) notes(solves int, jv, fd float64) []string {
 
 func (s *luSim) Result() map[string]any {
 	jv, fd := s.errors()
-	solves := 0
-	if s.im != nil {
-		solves = s.im.Solves()
-	}
+	solves := s.solves()
 	n, _ := s.jvp.Dims()
 	rows := make([][]float64, n)
 	for i := range rows {

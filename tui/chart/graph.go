@@ -103,21 +103,7 @@ func graphChart(c sims.GraphChart, w, h int, o Options) []string {
 	for _, n := range c.Nodes {
 		drawNode(b, l, n, o)
 	}
-	if len(c.Legend) > 0 {
-		x := 0
-		for i, name := range c.Legend {
-			if name == "" {
-				continue
-			}
-			g := '■'
-			if o.Mono {
-				g = classGlyph(i)
-			}
-			b.text(x, h-1, string(g), classColor(i), true)
-			b.text(x+2, h-1, name, 0, false)
-			x += 2 + ansi.StringWidth(name) + 2
-		}
-	}
+	classLegend(b, h-1, c.Legend, o)
 	return b.lines()
 }
 
