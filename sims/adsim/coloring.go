@@ -110,10 +110,11 @@ type coloringSim struct {
 	steps  int
 	// What the last step did: the vertex it coloured, the product it
 	// took, the entry it recovered (−1 when it did not).
-	vertex  int
-	product int
-	last    [2]int
-	stuck   error
+	vertex   int
+	product  int
+	last     [2]int
+	stuck    error
+	stuckWhy string // the peeler's own account of where it stuck
 }
 
 func newColoring(cfg sims.Config) (sims.Sim, error) {
@@ -419,7 +420,8 @@ func (s *coloringSim) recover() error {
 			return algo.ErrConverged
 		}
 		if err := s.peel.Step(); err != nil {
-			return err
+			s.stuckWhy = err.Error()
+			return fmt.Errorf("%d unknowns coupled in a 2-colour cycle", s.peel.Left())
 		}
 		s.last[0], s.last[1] = s.peel.Last()
 		if s.peel.Done() {
@@ -625,11 +627,19 @@ func (s *coloringSim) matrixChart() sims.TableChart {
 	return t
 }
 
-// productChart is the compressed products B, one column (row) per colour.
+// productChart is the compressed products B, one column (row) per colour:
+// the seed matrix S has a column of ones on each colour's vertices.
 func (s *coloringSim) productChart() sims.TableChart {
 	r, c := s.B.Dims()
 	rowsAreColours := s.prob == probJacobian && s.by == byRows
-	t := sims.TableChart{Title: "products, one per colour", Corner: ""}
+	title := "B = H·S"
+	switch {
+	case rowsAreColours:
+		title = "B = SᵀJ"
+	case s.prob == probJacobian:
+		title = "B = J·S"
+	}
+	t := sims.TableChart{Title: title, Corner: ""}
 	if rowsAreColours {
 		for j := range c {
 			t.Columns = append(t.Columns, s.vars[j])
@@ -705,7 +715,7 @@ func (s *coloringSim) notes() []string {
 	default:
 		switch {
 		case s.stuck != nil:
-			lines = append(lines, "✗ "+firstClause(s.stuck))
+			lines = append(lines, "✗ peeling stuck: "+s.stuck.Error())
 		case s.prob == probJacobian:
 			lines = append(lines, "decompression: J_ij is entry i of its column's colour product")
 		default:
@@ -730,15 +740,6 @@ func (s *coloringSim) notes() []string {
 	return lines
 }
 
-// firstClause is an error's message up to its first colon-free stop.
-func firstClause(err error) string {
-	msg := err.Error()
-	if i := strings.Index(msg, " (not "); i > 0 {
-		return msg[:i]
-	}
-	return msg
-}
-
 func (s *coloringSim) Result() map[string]any {
 	res := map[string]any{"colours": s.colour.NumColors(), "colors": append([]int(nil), s.colour.Colors()...),
 		"passes": s.passes, "recovered": s.recovered(), "entries": s.pat.NNZ(), "err": s.recoveryErr()}
@@ -748,7 +749,7 @@ func (s *coloringSim) Result() map[string]any {
 	}
 	res["xi"] = xi
 	if s.stuck != nil {
-		res["stuck"] = s.stuck.Error()
+		res["stuck"] = s.stuckWhy
 	}
 	return res
 }

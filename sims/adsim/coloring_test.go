@@ -48,7 +48,7 @@ func TestColoringNotesHessian(t *testing.T) {
 		t.Errorf("colours %s, want {1,4} red, {2,3} blue", got)
 	}
 	simtest.Run(t, s, 2) // two HVPs
-	B := tableTexts(tableNamed(t, s.Frame(), "products"))
+	B := tableTexts(tableNamed(t, s.Frame(), "B = H·S"))
 	if fmt.Sprint(B) != "[[1 5] [7 4] [3 6] [7 5]]" {
 		t.Errorf("H·S = %v, want [[1,5],[7,4],[3,6],[7,5]]", B)
 	}
@@ -120,7 +120,7 @@ func TestColoringDistance1Stuck(t *testing.T) {
 		t.Fatalf("ended with %v", err)
 	}
 	f := s.Frame()
-	if !strings.Contains(simtest.Text(f), "✗ no leaf left") || simtest.Metric(t, f, "found") >= simtest.Metric(t, f, "of") {
+	if !strings.Contains(simtest.Text(f), "✗ peeling stuck: 6 unknowns coupled") || simtest.Metric(t, f, "found") >= simtest.Metric(t, f, "of") {
 		t.Errorf("notes\n%s", simtest.Text(f))
 	}
 }

@@ -351,7 +351,7 @@ func TestTableKeepsFocusInView(t *testing.T) {
 		tab.Rows = append(tab.Rows, row)
 	}
 	out := ansi.Strip(Render(tab, 30, 8, Options{Mono: true}))
-	for _, want := range []string{"▸HERE", "r25", "rows ", "of 30", "cols "} {
+	for _, want := range []string{"▸HERE", "r25", "rows ", "/30", "cols "} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}

@@ -63,13 +63,13 @@ func tableChart(c sims.TableChart, w, h int, o Options) []string {
 
 	note := ""
 	if r0 > 0 || r1 < len(c.Rows) {
-		note = fmt.Sprintf("rows %d–%d of %d", r0+1, r1, len(c.Rows))
+		note = fmt.Sprintf("rows %d–%d/%d", r0+1, r1, len(c.Rows))
 	}
 	if c0 > 0 || c1 < ncol {
 		if note != "" {
 			note += ", "
 		}
-		note += fmt.Sprintf("cols %d–%d of %d", c0+1, c1, ncol)
+		note += fmt.Sprintf("cols %d–%d/%d", c0+1, c1, ncol)
 	}
 	titleLine(b, 0, c.Title, note)
 
