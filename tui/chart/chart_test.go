@@ -235,6 +235,20 @@ func BenchmarkCanvas(b *testing.B) {
 	}
 }
 
+func BenchmarkTable(b *testing.B) {
+	c := sampleCharts()["table"]
+	for b.Loop() {
+		RenderLines(c, 100, 40, Options{})
+	}
+}
+
+func BenchmarkGraph(b *testing.B) {
+	c := sampleCharts()["graph"]
+	for b.Loop() {
+		RenderLines(c, 100, 40, Options{})
+	}
+}
+
 func BenchmarkLine(b *testing.B) {
 	c := sampleCharts()["line"]
 	for b.Loop() {
