@@ -63,6 +63,7 @@ type hessianSim struct {
 	fd    *mat.SymDense
 	steps int
 	ops   int
+	work  *sims.Trace // node sweeps so far (passes × nodes) per strategy
 }
 
 // rosenbrockSource is the extended Rosenbrock function of n variables.
@@ -102,7 +103,7 @@ func (s *hessianSim) build(v param.Values) (*ad.Graph, error) {
 
 func newHessian(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	s := &hessianSim{fn: hessFunc.Get(v), n: hessN.Get(v)}
+	s := &hessianSim{fn: hessFunc.Get(v), n: hessN.Get(v), work: sims.NewTrace(0, len(ad.Strategies))}
 	for _, st := range ad.Strategies {
 		g, err := s.build(v)
 		if err != nil {
@@ -125,7 +126,18 @@ func newHessian(cfg sims.Config) (sims.Sim, error) {
 	if e.err != nil {
 		return nil, e.err
 	}
+	s.record()
 	return s, nil
+}
+
+// record adds each strategy's work so far: passes × nodes, the time of
+// Tables 1.1 and 1.3 in node visits.
+func (s *hessianSim) record() {
+	row := make([]float64, len(s.h))
+	for k, h := range s.h {
+		row[k] = float64(h.Passes() * s.g[k].Len())
+	}
+	s.work.Add(row...)
 }
 
 // Step takes one run of every strategy that is not finished: after n
@@ -145,6 +157,7 @@ func (s *hessianSim) Step() error {
 		return sims.ErrConverged
 	}
 	s.steps++
+	s.record()
 	return nil
 }
 
@@ -197,6 +210,12 @@ func (s *hessianSim) Frame() sims.Frame {
 			{Text: sci(s.fdErrOf(k), 1)},
 		}})
 	}
+	var series []sims.Series
+	for k, h := range s.h {
+		series = append(series, sims.Series{Name: h.Strategy().String(), Y: s.work.Column(k), Class: k})
+	}
+	x0, x1 := s.work.Span()
+	work := sims.LineChart{Title: "work: passes × nodes", Series: series, X0: x0, X1: x1, XLabel: "step"}
 	return sims.Frame{
 		Sim:  Hessian.Name,
 		Step: s.steps,
@@ -207,7 +226,7 @@ func (s *hessianSim) Frame() sims.Frame {
 			{Name: "fd_err", Value: s.fdErrOf(int(ad.FoR))},
 			{Name: "ops", Value: float64(s.ops)},
 		},
-		Charts: []sims.Chart{H, board},
+		Charts: []sims.Chart{H, board, work},
 		Text:   s.notes(),
 	}
 }
