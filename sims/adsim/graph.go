@@ -355,21 +355,21 @@ func (s *graphSim) stepNote(i int) string {
 	name := nodeName(g, i)
 	if s.mode == ad.ReverseMode && s.sw.Backward() {
 		if n.Op.Arity() == 0 {
-			return fmt.Sprintf("pop %s, a leaf: ∂f/∂%s = %s", name, name, num(n.Adjoint))
+			return fmt.Sprintf("%s, a leaf: ∂f/∂%s = %s", name, name, num(n.Adjoint))
 		}
 		var parts []string
 		args := [2]int{n.A, n.B}
 		for k, a := range args[:n.Op.Arity()] {
 			parts = append(parts, fmt.Sprintf("r_%s += %s·%s", nodeName(g, a), num(n.Adjoint), num(n.D1[k])))
 		}
-		return fmt.Sprintf("pop %s (r = %s): %s", name, num(n.Adjoint), strings.Join(parts, ", "))
+		return fmt.Sprintf("%s (r = %s): %s", name, num(n.Adjoint), strings.Join(parts, ", "))
 	}
 	val := fmt.Sprintf("%s = %s = %s", name, nodeFormula(g, i), num(n.Value))
 	if n.Op.Arity() == 0 {
 		val = fmt.Sprintf("%s = %s", name, num(n.Value))
 	}
 	if s.mode == ad.ReverseMode {
-		return "push " + val
+		return val
 	}
 	if n.Op.Arity() == 0 {
 		return fmt.Sprintf("%s, t = %s (the seed)", val, num(n.Tangent))
