@@ -17,10 +17,13 @@ type Frame struct {
 	Text    []string // a few short lines shown under the charts
 }
 
-// Metric is a named scalar.
+// Metric is a named scalar. Untrusted marks a value that is computed but
+// not to be relied on (an ESS while the chains disagree): the pane prints
+// "—" for it, headless output keeps the number.
 type Metric struct {
-	Name  string
-	Value float64
+	Name      string
+	Value     float64
+	Untrusted bool
 }
 
 // FiniteOr returns x, or alt when x is NaN or infinite: a metric must be

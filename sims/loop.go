@@ -323,7 +323,7 @@ func (l *loop) publish() {
 	frame := Frame{Sim: l.r.spec.Name}
 	if l.sim != nil {
 		var err error
-		if frame, err = l.safeFrame(); err != nil {
+		if frame, err = l.safeFrame(l.state != Running); err != nil {
 			l.finish(err)
 		} else if !l.state.Done() {
 			for _, m := range frame.Metrics {
@@ -366,12 +366,18 @@ func (l *loop) publish() {
 	}
 }
 
-func (l *loop) safeFrame() (f Frame, err error) {
+// safeFrame returns the sim's Frame, settling its caches first (Settler)
+// when asked: for a sim that is not running (paused, stepped, finished; lab
+// run's frames among them) there is no hurry, and its figures are current.
+func (l *loop) safeFrame(settle bool) (f Frame, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic in frame: %v\n%s", p, debug.Stack())
 		}
 	}()
+	if st, ok := l.sim.(Settler); ok && settle {
+		st.Settle()
+	}
 	return l.sim.Frame(), nil
 }
 

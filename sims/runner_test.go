@@ -458,3 +458,52 @@ func TestRebuildOffTheLoop(t *testing.T) {
 	}
 	close(slow78)
 }
+
+// settling is a counter with a cache that only Settle brings up to date
+// (sims.Settler): its frames report how far behind the cache is.
+type settling struct {
+	*counter
+	at int // the step the cache was settled at
+}
+
+func (s *settling) Settle() { s.at = s.n }
+
+func (s *settling) Frame() Frame {
+	f := s.counter.Frame()
+	f.Metrics = append(f.Metrics, Metric{Name: "behind", Value: float64(s.n - s.at)})
+	return f
+}
+
+// TestRunnerSettlesFramesNotRunning: a Settler's frames published for a
+// sim that is not running (stepped, paused: every frame of `lab run`) are
+// settled; while it runs they are not (the sim throttles its cache).
+func TestRunnerSettlesFramesNotRunning(t *testing.T) {
+	spec := *counterSpec
+	spec.New = func(c Config) (Sim, error) {
+		sim, err := counterSpec.New(c)
+		if err != nil {
+			return nil, err
+		}
+		return &settling{counter: sim.(*counter)}, nil
+	}
+	r, err := NewRunner(&spec, Config{Values: counterValues(t, nil), Seed: 7}, RunnerOptions{Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	await(t, "steps", r.Step(500))
+	if b, _ := r.Latest().Frame.Metric("behind"); b != 0 {
+		t.Errorf("a stepped frame is %g steps behind, want settled", b)
+	}
+	r.Play()
+	waitFor(t, r, "a running frame behind its cache", func(s *Snapshot) bool {
+		b, _ := s.Frame.Metric("behind")
+		return s.State == Running && b > 0
+	})
+	await(t, "pause", r.Pause())
+	if s := r.Latest(); s.State != Paused {
+		t.Fatalf("state %s", s.State)
+	} else if b, _ := s.Frame.Metric("behind"); b != 0 {
+		t.Errorf("the paused frame is %g steps behind, want settled", b)
+	}
+}

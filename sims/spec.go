@@ -37,11 +37,24 @@ type Sim interface {
 	Result() map[string]any
 }
 
+// Settler is implemented by sims whose Frames refresh an expensive cache
+// only now and then, so that a running pane stays cheap however fast it
+// goes (the samplers' convergence diagnostics). Settle brings the cache up
+// to date; a runner calls it before every Frame it publishes while the sim
+// is not running (paused, stepped or finished — every Frame of `lab run`),
+// when there is no hurry and the figures should be current.
+type Settler interface {
+	Settle()
+}
+
 // Config is everything a sim is built from.
 type Config struct {
 	Values Values
 	Seed   uint64
 	Data   *Table // from --data; nil when none was given
+	// Files opens the files parameters name; nil is the local file
+	// system (see Files).
+	Files Files
 }
 
 // Spec is the catalogue entry of a sim.
@@ -134,6 +147,24 @@ func (c *Catalog) Lookup(name string) *Spec {
 		}
 	}
 	return nil
+}
+
+// WithFiles is the catalogue with every sim built under the file access
+// f, however its Config was made (lab serve: its visitors' sims open no
+// file but by name from the operator's --data-dir).
+func (c *Catalog) WithFiles(f Files) *Catalog {
+	out := &Catalog{specs: make([]*Spec, len(c.specs))}
+	for i, s := range c.specs {
+		cp := *s
+		if build := s.New; build != nil {
+			cp.New = func(cfg Config) (Sim, error) {
+				cfg.Files = f
+				return build(cfg)
+			}
+		}
+		out.specs[i] = &cp
+	}
+	return out
 }
 
 // Names lists the sim names in order.

@@ -178,6 +178,10 @@ func metricsLine(s *sims.Snapshot, st PaneStyle) string {
 		}
 		b.WriteString(dim(m.Name, st))
 		b.WriteByte(' ')
+		if m.Untrusted {
+			b.WriteString("—")
+			continue
+		}
 		b.WriteString(fmtMetric(m.Value))
 	}
 	return b.String()

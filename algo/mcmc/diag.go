@@ -1,7 +1,6 @@
 package mcmc
 
 import (
-	"fmt"
 	"math"
 	"math/bits"
 
@@ -18,14 +17,16 @@ import (
 //	Var[x̄] ≈ σ²/ESS,   ESS = S/τ,   τ = 1 + 2 Σ_{k≥1} ρ_k,
 //
 // with ρ_k the lag-k autocorrelation and τ the integrated autocorrelation
-// time.
+// time. This file holds the autocovariances and the one estimator of τ
+// (Geyer's, as Stan computes it); convergence.go applies it to several
+// chains at once.
 //
-// The autocorrelations are computed by FFT (gonum's dsp/fourier), in
+// The autocovariances are computed by FFT (gonum's dsp/fourier), in
 // O(S log S) for every lag at once: the sum defining τ needs lags out to a
 // few τ, which for a poorly mixing chain can be thousands, so a direct
 // O(S·maxlag) sum with a capped lag would have to choose between being slow
-// and truncating too early. The series is centred and zero-padded to a
-// power of two ≥ 2S, so the circular correlation equals the linear one.
+// and truncating too early. A series is centred and zero-padded to a length
+// ≥ 2S − 1 (fftSize), so the circular correlation equals the linear one.
 
 // Autocorr computes autocorrelations and effective sample sizes, reusing
 // its FFT plan and buffers between calls: after the first call on series
@@ -34,121 +35,205 @@ import (
 // use.
 type Autocorr struct {
 	fft  *fourier.FFT
-	pad  []float64    // centred, zero-padded series; then the autocovariance
+	n    int          // the series length the plan is for
+	pad  []float64    // centred, zero-padded series; then an autocovariance
 	coef []complex128 // its spectrum
+	spec []float64    // a sum of periodograms |X_j|²
+	acov []float64    // autocovariances, lags 0..n−1
+	rho  []float64    // Geyer's sequence
 }
 
-// autocov fills a.pad[:len(x)] with the biased autocovariance estimates
-//
-//	γ̂_k = (1/S) Σ_{t=0}^{S−1−k} (x_t − x̄)(x_{t+k} − x̄),   k = 0, ..., S−1,
-//
-// (the 1/S divisor keeps the sequence positive semi-definite, |ρ̂_k| ≤ 1, as
-// Geyer's estimator assumes) and returns that slice. len(x) must be ≥ 1.
-func (a *Autocorr) autocov(x []float64) []float64 {
-	n := len(x)
-	m := 1 << bits.Len(uint(2*n-1)) // power of two ≥ 2n
-	if a.fft == nil {
+// fftSize is the smallest m ≥ 2n − 1 whose prime factors are 2, 3 and 5,
+// the sizes gonum's FFT (FFTPACK) transforms fastest: zero-padding to it
+// makes the circular autocorrelation linear at up to 40% less cost than
+// the next power of two.
+func fftSize(n int) int {
+	best := 1 << bits.Len(uint(2*n-1)) // a power of two ≥ 2n − 1
+	for p3 := 1; p3 < best; p3 *= 3 {
+		for p35 := p3; p35 < best; p35 *= 5 {
+			m := p35
+			for m < 2*n-1 {
+				m *= 2
+			}
+			best = min(best, m)
+		}
+	}
+	return best
+}
+
+// plan readies the FFT, the buffers and an empty periodogram sum for
+// series of length n ≥ 1. A plan of any size from 2n − 1 to twice that is
+// kept (more zero padding changes nothing), and a new one is made with a
+// quarter of headroom, so that series that grow a little between calls do
+// not pay for a new FFT plan (its twiddle factors) every time; buffers
+// grow by doubling.
+func (a *Autocorr) plan(n int) {
+	need := 2*n - 1
+	m := 0
+	switch {
+	case a.fft == nil:
+		m = fftSize(n + n/4)
 		a.fft = fourier.NewFFT(m)
-	} else if a.fft.Len() != m {
+	case a.fft.Len() < need || a.fft.Len() > 2*need:
+		m = fftSize(n + n/4)
 		a.fft.Reset(m)
+	default:
+		m = a.fft.Len()
 	}
 	if cap(a.pad) < m {
-		a.pad = make([]float64, m)
-		a.coef = make([]complex128, m/2+1)
+		c := max(m, 2*cap(a.pad))
+		a.pad = make([]float64, c)
+		a.coef = make([]complex128, c/2+1)
+		a.spec = make([]float64, c/2+1)
 	}
-	a.pad, a.coef = a.pad[:m], a.coef[:m/2+1]
-	mean := 0.0
-	for _, v := range x {
-		mean += v
+	if cap(a.acov) < n {
+		c := max(n, 2*cap(a.acov))
+		a.acov = make([]float64, c)
+		a.rho = make([]float64, c)
 	}
-	mean /= float64(n)
+	a.n = n
+	a.pad, a.coef, a.spec = a.pad[:m], a.coef[:m/2+1], a.spec[:m/2+1]
+	clear(a.spec)
+}
+
+// addPeriodogram adds |FFT(x − mean)|² to the periodogram sum; x has the
+// planned length.
+func (a *Autocorr) addPeriodogram(x []float64, mean float64) {
 	for i, v := range x {
 		a.pad[i] = v - mean
 	}
-	clear(a.pad[n:])
+	clear(a.pad[len(x):])
 	a.fft.Coefficients(a.coef, a.pad)
 	for i, c := range a.coef {
-		a.coef[i] = complex(real(c)*real(c)+imag(c)*imag(c), 0)
+		a.spec[i] += real(c)*real(c) + imag(c)*imag(c)
+	}
+}
+
+// autocovSum transforms the periodogram sum back: it returns, in a.acov,
+// the sum over the series added of their biased autocovariances
+//
+//	γ̂_k = (1/n) Σ_{t=0}^{n−1−k} (x_t − x̄)(x_{t+k} − x̄),   k = 0, ..., n−1,
+//
+// divided by count (count = the number of series: their mean). The 1/n
+// divisor keeps each sequence positive semi-definite, as Geyer's estimator
+// assumes. The periodogram sum is emptied.
+func (a *Autocorr) autocovSum(count int) []float64 {
+	for i, s := range a.spec {
+		a.coef[i] = complex(s, 0)
 	}
 	a.fft.Sequence(a.pad, a.coef)
 	// The unnormalised round trip multiplies by m; the estimator divides by n.
-	scale := 1 / (float64(m) * float64(n))
-	acov := a.pad[:n]
+	scale := 1 / (float64(len(a.pad)) * float64(a.n) * float64(count))
+	acov := a.acov[:a.n]
 	for i := range acov {
-		acov[i] *= scale
+		acov[i] = a.pad[i] * scale
 	}
+	clear(a.spec)
 	return acov
+}
+
+// autocov returns the biased autocovariances of x (len(x) ≥ 1) in a.acov.
+func (a *Autocorr) autocov(x []float64) []float64 {
+	a.plan(len(x))
+	a.addPeriodogram(x, mean(x))
+	return a.autocovSum(1)
+}
+
+// geyerTau returns Geyer's estimate of the integrated autocorrelation time
+// of m series of length n from their mean biased autocovariance acov (lags
+// 0..n−1), their mean unbiased variance w and the variance estimate
+// varPlus: the multi-chain estimator of Vehtari et al. (2021, §3.2), as
+// Stan and ArviZ compute it. With the combined autocorrelations
+//
+//	ρ̂_t = 1 − (w − acov_t)/var⁺,
+//
+// (ρ̂_0 = 1) it sums the pairs P̂_k = ρ̂_{2k} + ρ̂_{2k+1} while they are
+// positive (Geyer's initial positive sequence; C. J. Geyer, "Practical
+// Markov chain Monte Carlo", Statistical Science 7(4), 1992, §3.3), lowers
+// each pair to the one before it when it is larger (the initial monotone
+// sequence), and adds the first non-positive pair's even term when it is
+// positive (Stan's "improved estimate", which reduces the variance for
+// antithetic chains):
+//
+//	τ̂ = −1 + 2 Σ_{t<2K} ρ̂_t + max(ρ̂_{2K}, 0).
+//
+// The pairs are scanned while 2k + 1 ≤ n − 2, as ArviZ does. τ̂ is floored
+// at 1/log10(total), total = m·n draws, so that ESS = total/τ̂ stays below
+// total·log10(total) (Stan's and ArviZ's cap: τ̂ can fall below 1, or to
+// zero, for antithetic chains). varPlus must be > 0.
+func (a *Autocorr) geyerTau(acov []float64, w, varPlus float64, total int) float64 {
+	n := len(acov)
+	rho := a.rho[:n]
+	clear(rho)
+	rho[0] = 1
+	even, odd := 1.0, 1-(w-acov[1])/varPlus
+	rho[1] = odd
+	t := 1
+	for t < n-3 && even+odd > 0 {
+		even = 1 - (w-acov[t+1])/varPlus
+		odd = 1 - (w-acov[t+2])/varPlus
+		if even+odd >= 0 {
+			rho[t+1], rho[t+2] = even, odd
+		}
+		t += 2
+	}
+	last := t - 1 // the even lag of the first pair not kept
+	if even > 0 {
+		rho[last] = even
+	}
+	for t := 2; t+1 < last; t += 2 {
+		if rho[t]+rho[t+1] > rho[t-2]+rho[t-1] {
+			rho[t] = (rho[t-2] + rho[t-1]) / 2
+			rho[t+1] = rho[t]
+		}
+	}
+	sum := 0.0
+	for _, r := range rho[:last] {
+		sum += r
+	}
+	tau := -1 + 2*sum + rho[last]
+	return math.Max(tau, 1/math.Log10(float64(total)))
 }
 
 // ACF returns the sample autocorrelations ρ̂_k = γ̂_k/γ̂_0 for k = 0, ...,
 // maxLag (clipped to len(x) − 1), appended to dst[:0]. A constant series has
 // ρ̂_0 = 1 and ρ̂_k = 0 for k ≥ 1; an empty one gives an empty result.
 func (a *Autocorr) ACF(dst, x []float64, maxLag int) []float64 {
-	_, dst = a.Analyse(x, dst, maxLag)
-	return dst
-}
-
-// IAT returns the integrated autocorrelation time τ̂ = 1 + 2 Σ_{k≥1} ρ̂_k
-// by Geyer's initial monotone sequence estimator (C. J. Geyer, "Practical
-// Markov chain Monte Carlo", Statistical Science 7(4), 1992, §3.3). The
-// raw sum over all lags has a variance that does not vanish as S grows, so
-// it is truncated using the pair sums Γ_m = γ̂_{2m} + γ̂_{2m+1}, which are
-// positive and decreasing for a reversible chain: the sum keeps Γ_0, ...,
-// Γ_M up to the last M before the first Γ_m ≤ 0 (the initial positive
-// sequence), each lowered to the minimum of those before it (the initial
-// monotone sequence), and
-//
-//	τ̂ = (−γ̂_0 + 2 Σ_{m=0}^{M} Γ_m) / γ̂_0.
-//
-// τ̂ can drop below 1 for an antithetic chain (ρ̂_1 < 0); as in Stan it is
-// floored at 1/log10(S) so that the ESS stays finite. Series shorter than 4
-// give τ̂ = 1 (too short to estimate correlations), and a constant series
-// gives τ̂ = S (it carries the information of one draw).
-func (a *Autocorr) IAT(x []float64) float64 {
-	tau, _ := a.Analyse(x, nil, -1)
-	return tau
-}
-
-// Analyse returns both IAT(x) and ACF(dst, x, maxLag) from a single FFT
-// (maxLag < 0: no autocorrelations, dst[:0] is returned).
-func (a *Autocorr) Analyse(x, dst []float64, maxLag int) (tau float64, acf []float64) {
-	n := len(x)
-	acf = dst[:0]
-	maxLag = min(maxLag, n-1)
-	if n == 0 {
-		return 1, acf
+	acf := dst[:0]
+	maxLag = min(maxLag, len(x)-1)
+	if maxLag < 0 {
+		return acf
 	}
 	if constant(x) {
-		if maxLag >= 0 {
-			acf = append(acf, 1)
-			for range maxLag {
-				acf = append(acf, 0)
-			}
+		acf = append(acf, 1)
+		for range maxLag {
+			acf = append(acf, 0)
 		}
-		return float64(n), acf
-	}
-	if n < 4 && maxLag < 0 {
-		return 1, acf
+		return acf
 	}
 	acov := a.autocov(x)
 	for k := 0; k <= maxLag; k++ {
 		acf = append(acf, acov[k]/acov[0])
 	}
+	return acf
+}
+
+// IAT returns the integrated autocorrelation time τ̂ of one series, whole
+// (not split): geyerTau for a single chain, where w = γ̂_0·S/(S−1) and
+// var⁺ = γ̂_0, so that ρ̂_t = (γ̂_t − γ̂_0/(S−1))/γ̂_0 (what Stan and ArviZ
+// compute for one chain unsplit). Series shorter than 4 give τ̂ = 1 (too
+// short to estimate correlations), and a constant series gives τ̂ = S (it
+// carries the information of one draw).
+func (a *Autocorr) IAT(x []float64) float64 {
+	n := len(x)
 	if n < 4 {
-		return 1, acf
+		return 1
 	}
-	sum, prev := 0.0, math.Inf(1)
-	for m := 0; 2*m+1 < n; m++ {
-		g := acov[2*m] + acov[2*m+1]
-		if g <= 0 {
-			break
-		}
-		g = math.Min(g, prev)
-		sum += g
-		prev = g
+	if constant(x) {
+		return float64(n)
 	}
-	tau = (2*sum - acov[0]) / acov[0]
-	return math.Max(tau, 1/math.Log10(math.Max(float64(n), 10))), acf
+	acov := a.autocov(x)
+	return a.geyerTau(acov, acov[0]*float64(n)/float64(n-1), acov[0], n)
 }
 
 // ESS returns the effective sample size S/τ̂ of the series, with τ̂ from IAT:
@@ -188,73 +273,30 @@ func constant(x []float64) bool {
 	return true
 }
 
-// SplitRHat returns the split potential scale reduction factor R̂ of one
-// scalar quantity over several chains (Gelman et al., Bayesian Data
-// Analysis, 3rd ed., 2013, §11.4; without the rank normalisation of Vehtari
-// et al. 2021). Each chain of length n is split into its first and second
-// halves (the middle draw of an odd n is dropped), giving M half-chains of
-// length h = ⌊n/2⌋ with means x̄_j and variances s_j². With
-//
-//	W = mean_j s_j²,   B = h · Var_j(x̄_j),   v̂ = (h−1)/h · W + B/h,
-//
-// R̂ = √(v̂/W), which tends to 1 as the chains mix and exceeds 1 when they
-// disagree with each other or drift (the split catches a single trending
-// chain). Values above about 1.01 mean "not mixed yet" (Vehtari et al.).
-//
-// The chains must be at least one, all of the same length n ≥ 4, else it
-// returns an error. If every half-chain is constant, R̂ is 1 when they
-// agree and +Inf when they do not.
-func SplitRHat(chains [][]float64) (float64, error) {
-	if len(chains) == 0 {
-		return 0, fmt.Errorf("mcmc: split R-hat needs at least one chain")
+// mean returns the mean of x, exactly its value for a constant series (a
+// sum of equal terms divided by their count can be off by an ulp, which
+// would leave a constant series a variance of 1e-34 instead of 0).
+func mean(x []float64) float64 {
+	m, lo, hi := 0.0, x[0], x[0]
+	for _, v := range x {
+		m += v
+		lo, hi = min(lo, v), max(hi, v)
 	}
-	n := len(chains[0])
-	if n < 4 {
-		return 0, fmt.Errorf("mcmc: split R-hat needs chains of length ≥ 4, got %d", n)
+	if lo == hi {
+		return x[0]
 	}
-	for i, c := range chains {
-		if len(c) != n {
-			return 0, fmt.Errorf("mcmc: split R-hat needs chains of equal length: chain %d has %d, chain 0 has %d", i, len(c), n)
-		}
-	}
-	h := n / 2
-	m := 2 * len(chains)
-	var means, vars []float64
-	for _, c := range chains {
-		for _, half := range [][]float64{c[:h], c[n-h:]} {
-			mu, v := meanVar(half)
-			means = append(means, mu)
-			vars = append(vars, v)
-		}
-	}
-	w := 0.0
-	for _, v := range vars {
-		w += v
-	}
-	w /= float64(m)
-	_, vm := meanVar(means)
-	b := float64(h) * vm
-	if w == 0 {
-		if b == 0 {
-			return 1, nil
-		}
-		return math.Inf(1), nil
-	}
-	vhat := float64(h-1)/float64(h)*w + b/float64(h)
-	return math.Sqrt(vhat / w), nil
+	return m / float64(len(x))
 }
 
-// meanVar returns the mean and the unbiased variance (0 for one value).
-func meanVar(x []float64) (mean, variance float64) {
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
+// meanVar returns the mean and the unbiased variance (0 for one value or a
+// constant series).
+func meanVar(x []float64) (m, variance float64) {
+	m = mean(x)
 	if len(x) < 2 {
-		return mean, 0
+		return m, 0
 	}
 	for _, v := range x {
-		variance += (v - mean) * (v - mean)
+		variance += (v - m) * (v - m)
 	}
-	return mean, variance / float64(len(x)-1)
+	return m, variance / float64(len(x)-1)
 }

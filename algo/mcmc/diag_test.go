@@ -87,22 +87,21 @@ func TestESSOfIIDDraws(t *testing.T) {
 	}
 }
 
+// TestESSOfAR1 checks the single-chain estimator (IAT) against the closed
+// form S(1 − φ)/(1 + φ). Sokal's approximation of τ̂'s relative s.d.,
+// √(2(2K + 1)/S) with K ≈ 5τ lags summed, is ≤ 4% here (φ = 0.9, τ = 19),
+// so 15% is about 4 s.d.; TestESSOfAR1Chains holds the multi-chain oracle.
 func TestESSOfAR1(t *testing.T) {
-	const n = 1 << 20
+	const n = 1 << 18
 	var a Autocorr
-	for _, phi := range []float64{0.5, 0.9, 0.99, -0.5} {
+	for _, phi := range []float64{0.5, 0.9, -0.5} {
 		for seed := uint64(1); seed <= 2; seed++ {
 			x := ar1(n, phi, seed)
 			want := n * (1 - phi) / (1 + phi)
 			ess := a.ESS(x)
 			t.Logf("φ = %g, seed %d: ESS = %.0f, S(1−φ)/(1+φ) = %.0f", phi, seed, ess, want)
-			// τ̂'s relative error grows like √(τ/S): allow more at φ = 0.99 (τ = 199).
-			tol := 0.1
-			if phi > 0.95 {
-				tol = 0.15
-			}
-			if math.Abs(ess/want-1) > tol {
-				t.Errorf("φ = %g, seed %d: ESS = %.0f, want %.0f within %g%%", phi, seed, ess, want, 100*tol)
+			if math.Abs(ess/want-1) > 0.15 {
+				t.Errorf("φ = %g, seed %d: ESS = %.0f, want %.0f within 15%%", phi, seed, ess, want)
 			}
 		}
 	}
@@ -140,46 +139,6 @@ func TestAutocorrReuseDoesNotAllocate(t *testing.T) {
 		dst = a.ACF(dst, y, 50)
 	}); n != 0 {
 		t.Errorf("Autocorr allocates %v times per reuse", n)
-	}
-}
-
-func TestSplitRHat(t *testing.T) {
-	mixed := [][]float64{ar1(4000, 0.5, 1), ar1(4000, 0.5, 2), ar1(4000, 0.5, 3), ar1(4000, 0.5, 4)}
-	r, err := SplitRHat(mixed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r < 0.99 || r > 1.01 {
-		t.Errorf("R̂ of mixed chains = %.4f, want ≈ 1", r)
-	}
-	// One chain stuck elsewhere.
-	off := append([]float64(nil), mixed[3]...)
-	for i := range off {
-		off[i] += 2
-	}
-	r, _ = SplitRHat([][]float64{mixed[0], mixed[1], mixed[2], off})
-	if r < 1.2 {
-		t.Errorf("R̂ with a shifted chain = %.4f, want > 1.2", r)
-	}
-	// A single trending chain: the split catches it.
-	trend := ar1(4000, 0.5, 5)
-	for i := range trend {
-		trend[i] += 4 * float64(i) / 4000
-	}
-	r, _ = SplitRHat([][]float64{trend})
-	if r < 1.2 {
-		t.Errorf("R̂ of a trending chain = %.4f, want > 1.2", r)
-	}
-	if r, err := SplitRHat([][]float64{{1, 1, 1, 1}, {1, 1, 1, 1}}); err != nil || r != 1 {
-		t.Errorf("R̂ of equal constant chains = %v, %v; want 1", r, err)
-	}
-	if r, _ := SplitRHat([][]float64{{1, 1, 1, 1}, {2, 2, 2, 2}}); !math.IsInf(r, 1) {
-		t.Errorf("R̂ of distinct constant chains = %v, want +Inf", r)
-	}
-	for _, bad := range [][][]float64{nil, {{1, 2, 3}}, {{1, 2, 3, 4}, {1, 2, 3, 4, 5}}} {
-		if _, err := SplitRHat(bad); err == nil {
-			t.Errorf("SplitRHat(%v): no error", bad)
-		}
 	}
 }
 

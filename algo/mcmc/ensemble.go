@@ -20,16 +20,16 @@ const MaxChains = 16
 //     ("the initial samples should be discarded", L1159);
 //   - thinning: after the burn-in only every Thin-th state is kept ("one
 //     every 50 samples", L1161);
-//   - per chain: the acceptance rate, a History of the kept samples (ESS,
-//     autocorrelations) and its split R̂ (a drifting chain shows R̂ > 1);
-//   - across chains: the pooled moments, the pooled ESS Σ_c ESS_c, and the
-//     split R̂ of every coordinate (Gelman et al., BDA3 §11.4), which is
-//     near 1 only when chains started apart agree ("assessment of this
-//     convergence must be assessed empirically", L1159).
+//   - per chain: the acceptance rate and a History of the kept samples;
+//   - across chains: the pooled moments and, per coordinate, the
+//     diagnostics of Vehtari et al. (2021) on the whole kept runs
+//     (Summarise): rank-normalised split R̂, near 1 only when chains started
+//     apart agree ("assessment of this convergence must be assessed
+//     empirically", L1159), and the multi-chain bulk- and tail-ESS, which
+//     are a handful of draws when they do not (never the sum of the
+//     chains' ESS).
 //
-// One Step is one transition of every chain. The pooled ESS is the sum of
-// the chains' ESS, which is right when the chains sample the same law
-// (R̂ ≈ 1); when R̂ is large no ESS means much. Step does not allocate.
+// One Step is one transition of every chain. Step does not allocate.
 type Ensemble struct {
 	chains []Sampler
 	hist   []*History
@@ -37,7 +37,8 @@ type Ensemble struct {
 	burnin int
 	thin   int
 	t      int // transitions per chain
-	scr    [][]float64
+	diag   Diagnoser
+	runs   [][]float64 // the runs being summarised
 }
 
 // NewEnsemble drives the given chains (1..MaxChains, all of the same
@@ -54,7 +55,7 @@ func NewEnsemble(chains []Sampler, burnin, thin int) (*Ensemble, error) {
 		return nil, algo.BadParam("thin", thin, "an integer ≥ 1")
 	}
 	d := len(chains[0].X())
-	e := &Ensemble{chains: chains, burnin: burnin, thin: thin, pooled: NewMoments(d)}
+	e := &Ensemble{chains: chains, burnin: burnin, thin: thin, pooled: NewMoments(d), runs: make([][]float64, len(chains))}
 	for _, c := range chains {
 		if len(c.X()) != d {
 			return nil, algo.BadParam("chains", len(chains), "chains of one dimension")
@@ -120,72 +121,17 @@ func (e *Ensemble) Acceptance(c int) float64 {
 // AcceptanceAll is the acceptance rate over every chain's transitions.
 func (e *Ensemble) AcceptanceAll() float64 { return pooledAcceptance(e.chains) }
 
-// ChainESS is chain c's ESS of coordinate i (History.ESS with the budget).
-func (e *Ensemble) ChainESS(c, i, budget int) float64 { return e.hist[c].ESS(i, budget) }
-
-// ESS is the pooled ESS of coordinate i, Σ_c ChainESS(c, i, budget).
-func (e *Ensemble) ESS(i, budget int) float64 {
-	s := 0.0
+// Summarise computes the convergence diagnostics of coordinate i over the
+// chains' kept runs (Summary: rank-normalised split R̂, bulk- and tail-ESS,
+// MCSE), into sum. The runs are the whole chains after burn-in, thinned by
+// History.Stride() past HistoryCap samples. It needs at least 4 kept
+// samples per chain (else an error) and allocates only when the runs have
+// grown past every earlier call's.
+func (e *Ensemble) Summarise(i int, sum *Summary) error {
 	for c := range e.chains {
-		s += e.hist[c].ESS(i, budget)
+		e.runs[c] = e.hist[c].Run(i)
 	}
-	return s
-}
-
-// MCSE is the Monte Carlo standard error of the pooled mean of coordinate
-// i, √(s²/ESS) (the Markov-chain CLT with the ESS of C6), or 0 without
-// samples.
-func (e *Ensemble) MCSE(i, budget int) float64 {
-	ess := e.ESS(i, budget)
-	if !(ess > 0) {
-		return 0
-	}
-	return math.Sqrt(e.pooled.CovAt(i, i) / ess)
-}
-
-// run returns chain c's kept run of coordinate i, sub-sampled evenly to at
-// most budget points (budget ≤ 0: all), in a scratch buffer of its own.
-func (e *Ensemble) run(c, i, budget int) []float64 {
-	r := e.hist[c].Run(i)
-	if budget <= 0 || len(r) <= budget {
-		return r
-	}
-	if e.scr == nil {
-		e.scr = make([][]float64, MaxChains)
-	}
-	j := (len(r) + budget - 1) / budget
-	buf := e.scr[c][:0]
-	for t := 0; t < len(r); t += j {
-		buf = append(buf, r[t])
-	}
-	e.scr[c] = buf
-	return buf
-}
-
-// RHat is the split R̂ of coordinate i across the chains (SplitRHat), on
-// each chain's kept run sub-sampled evenly to at most budget points
-// (budget ≤ 0: every kept point, at most HistoryCap). ok is false while
-// fewer than 4 samples per chain are kept.
-func (e *Ensemble) RHat(i, budget int) (rhat float64, ok bool) {
-	if e.Kept() < 4 {
-		return 0, false
-	}
-	runs := make([][]float64, len(e.chains))
-	for c := range e.chains {
-		runs[c] = e.run(c, i, budget)
-	}
-	r, err := SplitRHat(runs)
-	return r, err == nil
-}
-
-// ChainRHat is the split R̂ of coordinate i within chain c alone: its first
-// half against its second (a trend or a late jump between modes).
-func (e *Ensemble) ChainRHat(c, i, budget int) (rhat float64, ok bool) {
-	if e.Kept() < 4 {
-		return 0, false
-	}
-	r, err := SplitRHat([][]float64{e.run(c, i, budget)})
-	return r, err == nil
+	return e.diag.Summarise(sum, e.runs)
 }
 
 // DispersedStarts returns starting points for chains: chain 0 at x0 and

@@ -56,9 +56,10 @@ type MCError struct {
 	sumI   []float64 // per replicate: Σ f over the independent draws
 	sumM   []float64 // per replicate: Σ f along the chain
 	s      int
-	n      int     // pooled independent draws
-	m1, m2 float64 // pooled Σf and Σf² of the independent draws
-	hist   *History
+	n      int       // pooled independent draws
+	m1, m2 float64   // pooled Σf and Σf² of the independent draws
+	fs     []float64 // f along chain 1, its first tauWindow states
+	ac     Autocorr
 	checks []int
 	rmseI  []float64
 	rmseM  []float64
@@ -86,7 +87,7 @@ func NewMCError(tgt target.Target, stat Statistic, replicates int, step float64,
 	}
 	mu, cov := tgt.Mean()[0], tgt.Cov()[0][0]
 	e := &MCError{tgt: tgt, draw: dr, stat: stat, rng: rng, x: make([]float64, tgt.Dim()),
-		sumI: make([]float64, replicates), sumM: make([]float64, replicates), hist: NewHistory(1)}
+		sumI: make([]float64, replicates), sumM: make([]float64, replicates), fs: make([]float64, 0, tauWindow)}
 	switch stat {
 	case StatMean:
 		e.truth, e.sigma2 = mu, cov
@@ -146,9 +147,8 @@ func (e *MCError) Step() error {
 		e.chains[r].Step()
 		e.sumM[r] += e.f(e.chains[r].X())
 	}
-	e.x[0] = e.f(e.chains[0].X())
-	if e.hist.N() < tauWindow {
-		e.hist.Add(e.x[:1])
+	if len(e.fs) < tauWindow {
+		e.fs = append(e.fs, e.f(e.chains[0].X()))
 	}
 	if checkpoint(len(e.checks)) == e.s { // the checkpoints increase by ≥ 2
 		e.checks = append(e.checks, e.s)
@@ -192,10 +192,10 @@ func (e *MCError) SigmaF() float64 {
 // Tau is τ̂ of f along chain 1 (Geyer's estimator on its first 16384
 // states), or 1 before there are enough.
 func (e *MCError) Tau() float64 {
-	if e.hist.N() < 20 {
+	if len(e.fs) < 20 {
 		return 1
 	}
-	return float64(e.hist.N()) / e.hist.ESS(0, 0)
+	return e.ac.IAT(e.fs)
 }
 
 // Estimate is replicate r's current independent-draw estimate f̂_S.

@@ -70,25 +70,28 @@ func runEnsemble(t testing.TB, name string, tg target.Target, chains, burn, n in
 
 // checkEnsembleMoments asserts that the pooled mean and covariance of the
 // ensemble are within k Monte Carlo standard errors of the exact ones. The
-// s.e. of an average of a series y over the chains is √(Var y / ESS_y),
-// ESS_y the sum of the chains' ESS of y (all samples are kept: the runs
-// are unthinned below HistoryCap).
+// s.e. of an average of a series y over the chains is √(Var y/ESS) with the
+// multi-chain ESS of y's mean (Diagnoser.MeanESS; all samples are kept: the
+// runs are unthinned below HistoryCap).
 func checkEnsembleMoments(t *testing.T, label string, tg target.Target, e *Ensemble, k float64) (worst float64) {
 	t.Helper()
 	mu, sigma := tg.Mean(), tg.Cov()
 	d := tg.Dim()
-	var a Autocorr
+	var diag Diagnoser
 	avg := func(f func(c, s int) float64) (mean, se float64) {
+		var ys [][]float64
 		var all []float64
-		ess := 0.0
 		for c := range e.Chains() {
-			n := len(e.History(c).Run(0))
-			y := make([]float64, n)
+			y := make([]float64, len(e.History(c).Run(0)))
 			for s := range y {
 				y[s] = f(c, s)
 			}
-			ess += a.ESS(y)
+			ys = append(ys, y)
 			all = append(all, y...)
+		}
+		ess, err := diag.MeanESS(ys)
+		if err != nil {
+			t.Fatal(err)
 		}
 		m, v := meanVar(all)
 		return m, math.Sqrt(v / ess)
@@ -134,14 +137,14 @@ func TestEverySamplerMoments(t *testing.T) {
 				}
 				e := runEnsemble(t, name, tg, 4, 1000, n, 7)
 				worst := checkEnsembleMoments(t, label, tg, e, 4)
+				var s Summary
 				for i := range tg.Dim() {
-					r, ok := e.RHat(i, 0)
-					if !ok || r > 1.01 {
-						t.Errorf("R̂[%d] = %.4f (ok %v), want < 1.01", i, r, ok)
+					if err := e.Summarise(i, &s); err != nil || s.RHat > 1.01 {
+						t.Errorf("R̂[%d] = %.4f (%v), want < 1.01", i, s.RHat, err)
 					}
+					t.Logf("coordinate %d: bulk-ESS %.0f of %d draws, R̂ %.4f", i, s.ESSBulk, e.Samples(), s.RHat)
 				}
-				r0, _ := e.RHat(0, 0)
-				t.Logf("acceptance %.3f, ESS %.0f of %d, R̂ %.4f, worst %.2f s.e.", e.AcceptanceAll(), e.ESS(0, 0), e.Samples(), r0, worst)
+				t.Logf("acceptance %.3f, worst %.2f s.e.", e.AcceptanceAll(), worst)
 			})
 		}
 	}
@@ -571,10 +574,14 @@ func TestEnsembleBurnInAndThinning(t *testing.T) {
 }
 
 // TestRHatSeesStuckChains: random-walk chains with a small step started in
-// the two modes of Fig 3.7 never meet; R̂ must say so, while the same chains
-// with step 2 (which hops between the modes) give R̂ near 1.
+// the two modes of Fig 3.7 never meet; R̂ must say so (rank-normalised, it
+// tends to 1.66 for two groups that never meet: see TestStuckChainsFlagged) and the ESS must be a
+// handful of draws (the issue's `lab run mh --set target=mixture --set
+// step=0.5 --set chains=4` reported 1,700 by summing the chains'), while
+// the same chains with step 2 (which hops between the modes) give R̂ near
+// 1.
 func TestRHatSeesStuckChains(t *testing.T) {
-	build := func(step float64) *Ensemble {
+	build := func(step float64) Summary {
 		var cs []Sampler
 		for c, x0 := range [][]float64{{3, 3}, {-3, -3}, {3, 3}, {-3, -3}} {
 			m, _ := NewMetropolis(target.Fig37(), x0, step, rand.New(rand.NewPCG(9, uint64(c))))
@@ -584,17 +591,19 @@ func TestRHatSeesStuckChains(t *testing.T) {
 		for range 20000 {
 			e.Step()
 		}
-		return e
+		var s Summary
+		if err := e.Summarise(0, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s
 	}
-	if r, _ := build(0.5).RHat(0, 0); r < 2 {
-		t.Errorf("stuck chains: R̂ = %.3f, want ≫ 1", r)
+	if s := build(0.5); s.RHat < 1.4 || s.ESSBulk > 20 {
+		t.Errorf("stuck chains: R̂ = %.3f, bulk-ESS %.1f; want ≫ 1 and a handful", s.RHat, s.ESSBulk)
 	}
-	if r, _ := build(2).RHat(0, 0); r > 1.05 {
-		t.Errorf("mixing chains: R̂ = %.3f, want ≈ 1", r)
-	}
-	// A budget sub-samples the runs without changing the verdict.
-	if r, _ := build(0.5).RHat(0, 1000); r < 2 {
-		t.Errorf("stuck chains, budget 1000: R̂ = %.3f", r)
+	// Step 2 hops between the modes, but seldom: the mode balance is the
+	// slowest direction, and it sets the ESS of x (≈ 160 of 80 000).
+	if s := build(2); s.RHat > 1.05 || s.ESSBulk < 100 {
+		t.Errorf("mixing chains: R̂ = %.3f, bulk-ESS %.0f; want ≈ 1 and hundreds", s.RHat, s.ESSBulk)
 	}
 }
 

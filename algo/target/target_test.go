@@ -448,3 +448,53 @@ func TestNewTargetBadParams(t *testing.T) {
 		}
 	}
 }
+
+// TestMarginalQuantiles: for every preset and coordinate, the fraction of
+// exact draws below Quantile(p) is p within 4.5 standard errors
+// √(p(1 − p)/n) (the CDF and its inversion checked against the sampler),
+// and the CDF of a symmetric marginal is ½ at 0.
+func TestMarginalQuantiles(t *testing.T) {
+	const n = 100000
+	for k, tg := range presets(t) {
+		dr := tg.(Drawer)
+		rng := rand.New(rand.NewPCG(uint64(k), 123))
+		d := tg.Dim()
+		xs := make([][]float64, n)
+		for s := range xs {
+			xs[s] = make([]float64, d)
+			dr.Draw(xs[s], rng)
+		}
+		for i := range d {
+			for _, p := range []float64{0.05, 0.5, 0.95} {
+				q, ok := Quantile(tg, i, p)
+				if !ok {
+					t.Fatalf("%s: no marginal quantile", tg.Name())
+				}
+				checkAverage(t, tg.Name()+" P(x ≤ q_p)", xs, func(x []float64) float64 {
+					if x[i] <= q {
+						return 1
+					}
+					return 0
+				}, p)
+			}
+		}
+	}
+	for _, tg := range []Target{StdNormal(), Fig37()} {
+		if c := tg.(Marginals).MarginalCDF(0, 0); math.Abs(c-0.5) > 1e-12 {
+			t.Errorf("%s: CDF(0) = %g, want ½", tg.Name(), c)
+		}
+	}
+	fn, _ := NewFunnel(FunnelTau)
+	dn, _ := NewDonut(DonutR, DonutSigma)
+	for _, c := range []struct {
+		tg Target
+		i  int
+	}{{fn, 0}, {dn, 0}, {dn, 1}} {
+		if v := c.tg.(Marginals).MarginalCDF(c.i, 0); math.Abs(v-0.5) > 1e-7 {
+			t.Errorf("%s: CDF_%d(0) = %.10f, want ½", c.tg.Name(), c.i, v)
+		}
+	}
+	if _, ok := Quantile(StdNormal(), 0, 1); ok {
+		t.Error("Quantile(p = 1): ok")
+	}
+}

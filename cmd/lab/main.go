@@ -40,26 +40,7 @@ Run flags:
   --frames           print the rendered pane as text, exactly as the TUI draws it
   --size WxH         pane size for --frames (default 100x30)
 
-Serve flags (each SSH session gets its own lab with these panes, default gd em-gmm mh):
-  --listen ADDR                 address to listen on (default 127.0.0.1:2222; other
-                                interfaces only if you say so, e.g. --listen :2222)
-  --state-dir DIR               where the host key is made once and kept (default
-                                $XDG_STATE_HOME/lab or ~/.local/state/lab)
-  --authorized-keys FILE        admit only these public keys (default: anyone)
-  --max-sessions N              sessions at once; one more is told "server full" (default 32)
-  --idle-timeout D              end a session after D without a key press (default 10m; 0 never)
-  --max-session-duration D      end a session D after it began (default 1h; 0 never)
-  --steps-per-second N          engine steps per second of one session, shared by its
-                                panes (default 1000; 0 no cap)
-  --cpu-per-session C           share of a core one session's engines may use, whatever a
-                                step costs, shared by its panes (default 0.25; 0 no cap)
-  --conn-rate N                 new connections per minute from one address (default 30; 0 no limit)
-  --fps N                       frames per second sent to each visitor, 1..60 (default 30);
-                                fewer save bandwidth and CPU
-  --grace D                     on SIGINT/SIGTERM, time sessions get to see the notice
-                                before they are closed (default 5s)
-  --seed S                      seed of each session's first pane (default 1)
-
+` + serveUsage + `
 In the TUI press ? for the keys.
 `
 
@@ -90,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runCmd(args[1:], stdout)
 	case len(args) > 0 && args[0] == "serve":
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		err = serveCmd(ctx, args[1:], stderr)
+		err = serveCmd(ctx, args[1:], stdout, stderr)
 		stop()
 	case len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help"):
 		fmt.Fprint(stdout, usage)

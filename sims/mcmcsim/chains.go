@@ -28,12 +28,25 @@ const (
 	binsX      = 60   // 2-D histogram columns
 	binsY      = 30   // 2-D histogram rows
 	maxLag     = 50   // lags in the autocorrelation charts
-	essBudget  = mcmc.WindowLen
-	essRefresh = 1000 // new samples before a frame recomputes an ESS
-	rhatBudget = 1024 // points per chain for the R-hat shown in a frame
-	hintAfter  = 200  // steps before the acceptance hints show
-	arrowsLen  = 6    // proposals of chain 1 drawn as arrows
-	maxChains  = 8    // the chains parameter's upper bound
+	acfRefresh = 1000 // new samples before a frame recomputes an ACF
+	// minSummary is the number of kept samples per chain before the
+	// convergence diagnostics show: below it Geyer's sum has hardly a lag
+	// to scan.
+	minSummary = 20
+	// summaryWork bounds the diagnostics' share of a running pane: a frame
+	// summarises a coordinate only after (chains × stored draws)/summaryWork
+	// frames without one. mcmc.Diagnoser costs about 0.45 µs a draw
+	// (BenchmarkSummarise), so that is at most ≈ 0.45 µs × 8192 = 3.7 ms a
+	// frame on average, ≈ 11% at 30 frames a second, however long the run
+	// (one summary of 4 chains at mcmc.HistoryCap takes ≈ 130 ms, once every
+	// 33 frames).
+	summaryWork = 1 << 13
+	// trustRHat is the R̂ above which the chains are not mixed and no ESS is
+	// trustworthy (Vehtari et al. 2021).
+	trustRHat = 1.01
+	hintAfter = 200 // steps before the acceptance hints show
+	arrowsLen = 6   // proposals of chain 1 drawn as arrows
+	maxChains = 8   // the chains parameter's upper bound
 	// rhatCap is the R-hat reported as a metric when chains are stuck at
 	// distinct points (R-hat = +Inf): metrics must be finite.
 	rhatCap = 999
@@ -114,6 +127,10 @@ type chainSim struct {
 	view   sims.Rect
 	peak   float64
 	right  int // kept samples with x₁ > 0 (the mixture's mode balance)
+	// The funnel's far mouth, y > τ², holds half of Var x: mouthY = τ²
+	// (+Inf for the other targets) and mouth the kept samples there.
+	mouthY float64
+	mouth  int
 	kept   int // Ensemble.Kept() when last binned
 
 	// The last proposals of chain 1: from, to (d values each), accepted.
@@ -125,15 +142,18 @@ type chainSim struct {
 	noArrows bool   // samplers whose every move is accepted draw none
 	stairs   bool   // draw chain paths as Gibbs' axis-parallel half-moves
 	propName string // the legend of chain 1's proposals ("proposal")
+	bias     string // why the chains' law is not the target, when it is not (ULA)
 
 	// Diagnostics cache, refreshed a little per frame (see refresh).
-	tau   [][]float64   // τ̂ per chain and coordinate; 0 = not yet
-	acf   [][][]float64 // autocorrelations per chain and coordinate
-	essN  int           // kept samples at the last refresh of a pair
-	next  int           // the (chain, coordinate) pair to refresh next
-	rhat  []float64     // across chains, per coordinate (0 = not yet)
-	crhat [][]float64   // within each chain, per coordinate
-	rhatN int           // kept samples when the R-hats were computed
+	acf   [][][]float64      // autocorrelations per chain and coordinate
+	acfN  int                // kept samples at the last refresh of a pair
+	next  int                // the (chain, coordinate) pair to refresh next
+	sum   []mcmc.Summary     // convergence diagnostics per coordinate
+	sumN  []int              // kept samples when sum[i] was computed; 0: none
+	sumAt int                // the coordinate to summarise next
+	idle  int                // frames since the last summary
+	truth []mcmc.Truth       // exact mean and quantiles per coordinate, once needed
+	devs  [][]mcmc.Deviation // per coordinate, the summary against the truth
 }
 
 // newChainSim builds the chains of a sampler from the configuration: the
@@ -167,18 +187,20 @@ func newChainSim(name string, cfg sims.Config, tgt target.Target, stream uint64,
 		arrows:   make([]float64, arrowsLen*2*d),
 		arrowOK:  make([]bool, arrowsLen),
 		prev0:    append([]float64(nil), x0...),
-		tau:      make([][]float64, nc),
 		acf:      make([][][]float64, nc),
-		rhat:     make([]float64, d),
-		crhat:    make([][]float64, nc),
+		sum:      make([]mcmc.Summary, d),
+		sumN:     make([]int, d),
+		devs:     make([][]mcmc.Deviation, d),
 		propName: "proposal",
 	}
 	for c := range nc {
-		s.tau[c] = make([]float64, d)
 		s.acf[c] = make([][]float64, d)
-		s.crhat[c] = make([]float64, d)
 	}
 	s.lo, s.hi = tgt.Bounds()
+	s.mouthY = math.Inf(1)
+	if _, ok := tgt.(target.Funnel); ok {
+		s.mouthY = tgt.Cov()[1][1]
+	}
 	if d == 1 {
 		s.counts = make([]float64, bins1D)
 		const n = 241
@@ -245,6 +267,9 @@ func (s *chainSim) step() error {
 			if x[0] > 0 {
 				s.right++
 			}
+			if s.d > 1 && x[1] > s.mouthY {
+				s.mouth++
+			}
 		}
 	}
 	return nil
@@ -296,63 +321,106 @@ func (s *chainSim) bin(x []float64) {
 	}
 }
 
-// refresh re-estimates τ̂ and the autocorrelations of one (chain,
-// coordinate) pair, round robin, when at least essRefresh samples per
-// chain have arrived since the last refresh, or on every frame while there
-// are fewer than essRefresh; pairs never estimated are estimated at once
-// (once per pair: at most 16 at the first frame after the burn-in). Each
-// estimate runs at most two FFTs on no more than mcmc.WindowLen points,
-// well under a millisecond. The R-hats are
-// recomputed on the same schedule, on at most rhatBudget points per chain.
+// refresh brings the cached diagnostics up to date, a little per frame:
+// the autocorrelation charts and the convergence diagnostics.
 func (s *chainSim) refresh() {
+	s.refreshACF()
+	s.refreshSummaries()
+}
+
+// refreshACF re-estimates the autocorrelations of one (chain, coordinate)
+// pair, round robin, when at least acfRefresh samples per chain have
+// arrived since the last refresh, or on every frame while there are fewer
+// than acfRefresh; pairs never estimated are estimated at once (at most 16
+// at the first frame after the burn-in). Each is one FFT of at most
+// mcmc.WindowLen points, well under a millisecond.
+func (s *chainSim) refreshACF() {
 	n := s.ens.Kept()
 	pairs := s.c * s.d
 	c0, i0 := s.next/s.d, s.next%s.d
-	if n == 0 || n == s.essN || (n >= essRefresh && n-s.essN < essRefresh && s.tau[c0][i0] > 0) {
+	if n == 0 || n == s.acfN || (n >= acfRefresh && n-s.acfN < acfRefresh && s.acf[c0][i0] != nil) {
 		return
 	}
-	s.essN = n
+	s.acfN = n
 	for p := range pairs {
-		if c, i := p/s.d, p%s.d; s.tau[c][i] == 0 && p != s.next {
-			s.estimate(c, i)
+		if c, i := p/s.d, p%s.d; s.acf[c][i] == nil && p != s.next {
+			s.acf[c][i] = s.ens.History(c).ACF(nil, i, maxLag)
 		}
 	}
-	s.estimate(c0, i0)
+	s.acf[c0][i0] = s.ens.History(c0).ACF(nil, i0, maxLag)
 	s.next = (s.next + 1) % pairs
-	s.rhatN = n
-	for i := range s.d {
-		s.rhat[i], _ = s.ens.RHat(i, rhatBudget)
-		for c := range s.c {
-			s.crhat[c][i], _ = s.ens.ChainRHat(c, i, rhatBudget)
+}
+
+// refreshSummaries recomputes the convergence diagnostics (mcmc.Summary:
+// R̂, bulk- and tail-ESS, MCSE) of the coordinates on the whole kept runs.
+// A coordinate with none yet is summarised at once; otherwise one
+// coordinate, round robin, once the chains have grown and (chains × stored
+// draws)/summaryWork frames have passed without a summary — a bound on the
+// diagnostics' share of a running pane whatever the speed (see
+// summaryWork). A frame of a sim that is not running settles first.
+func (s *chainSim) refreshSummaries() {
+	n := s.ens.Kept()
+	s.idle++
+	if n < minSummary {
+		return
+	}
+	gap := s.c * len(s.ens.History(0).Run(0)) / summaryWork
+	for k := range s.d {
+		i := (s.sumAt + k) % s.d
+		switch {
+		case s.sumN[i] == 0:
+			s.summarise(i, n)
+		case n > s.sumN[i] && s.idle > gap:
+			s.summarise(i, n)
+			s.sumAt = (i + 1) % s.d
+			return
 		}
 	}
 }
 
-func (s *chainSim) estimate(c, i int) {
-	h := s.ens.History(c)
-	ess, acf := h.Diagnose(i, essBudget, nil, maxLag)
-	s.tau[c][i], s.acf[c][i] = float64(h.N())/ess, acf
-}
-
-// chainESS is chain c's cached ESS of coordinate i (0 where none yet).
-func (s *chainSim) chainESS(c, i int) float64 {
-	if t := s.tau[c][i]; t > 0 {
-		return float64(s.ens.Kept()) / t
+// Settle summarises every coordinate whose diagnostics are behind the
+// chains (sims.Settler): the runner calls it before a frame of a paused,
+// stepped or finished sim, so those (and `lab run`'s) are current.
+func (s *chainSim) Settle() {
+	if n := s.ens.Kept(); n >= 4 {
+		for i := range s.d {
+			if s.sumN[i] != n {
+				s.summarise(i, n)
+			}
+		}
 	}
-	return 0
 }
 
-// essAt is the pooled cached ESS of coordinate i.
-func (s *chainSim) essAt(i int) float64 {
-	e := 0.0
-	for c := range s.c {
-		e += s.chainESS(c, i)
+func (s *chainSim) summarise(i, n int) {
+	if err := s.ens.Summarise(i, &s.sum[i]); err != nil {
+		panic(err) // Kept() ≥ minSummary: equal, finite runs
 	}
-	return e
+	s.checkTruth(i)
+	s.sumN[i], s.idle = n, 0
 }
 
-// minESS is the smallest pooled ESS over the coordinates.
+// summarised reports whether every coordinate has its diagnostics, and
+// there are enough samples to show them (minSummary).
+func (s *chainSim) summarised() bool {
+	if s.ens.Kept() < minSummary {
+		return false
+	}
+	for _, n := range s.sumN {
+		if n == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// essAt is the cached bulk-ESS of coordinate i (0 where none yet).
+func (s *chainSim) essAt(i int) float64 { return s.sum[i].ESSBulk }
+
+// minESS is the smallest bulk-ESS over the coordinates (0 before one).
 func (s *chainSim) minESS() float64 {
+	if !s.summarised() {
+		return 0
+	}
 	m := math.Inf(1)
 	for i := range s.d {
 		m = math.Min(m, s.essAt(i))
@@ -360,14 +428,29 @@ func (s *chainSim) minESS() float64 {
 	return m
 }
 
-// maxRHat is the largest cross-chain R-hat, capped at rhatCap (0 while
-// there is none yet).
+// maxRHat is the largest R̂, capped at rhatCap (0 while there is none
+// yet).
 func (s *chainSim) maxRHat() float64 {
+	if !s.summarised() {
+		return 0
+	}
 	m := 0.0
-	for _, r := range s.rhat {
-		m = math.Max(m, r)
+	for i := range s.d {
+		m = math.Max(m, s.sum[i].RHat)
 	}
 	return math.Min(m, rhatCap)
+}
+
+// trusted reports whether the ESS means something: every R̂ < 1.01.
+func (s *chainSim) trusted() bool { return s.summarised() && s.maxRHat() < trustRHat }
+
+// fmtESS prints an ESS, or "—" while the chains disagree (R̂ ≥ 1.01) or
+// before there is one.
+func (s *chainSim) fmtESS(e float64) string {
+	if !s.trusted() {
+		return "—"
+	}
+	return strconv.FormatFloat(e, 'f', 0, 64)
 }
 
 // runningMean is the pooled mean of the kept samples, or of the burn-in
@@ -383,12 +466,13 @@ func (s *chainSim) runningMean(i int) float64 {
 	return s.starts[0][i]
 }
 
-// metrics are acceptance, ess, the means and, with several chains, the
-// largest R-hat: the metrics of every sampler, in that order.
+// metrics are acceptance, ess (the smallest bulk-ESS; 0 and untrusted
+// before there is one, untrusted while an R̂ ≥ 1.01), the means and, with several chains, the largest R-hat: the
+// metrics of every sampler, in that order.
 func (s *chainSim) metrics() []sims.Metric {
 	m := []sims.Metric{
 		{Name: "acceptance", Value: s.ens.AcceptanceAll()},
-		{Name: "ess", Value: s.minESS()},
+		{Name: "ess", Value: s.minESS(), Untrusted: !s.trusted()},
 	}
 	for i := range s.d {
 		name := "mean"
@@ -398,7 +482,7 @@ func (s *chainSim) metrics() []sims.Metric {
 		m = append(m, sims.Metric{Name: name, Value: s.runningMean(i)})
 	}
 	if s.c > 1 {
-		m = append(m, sims.Metric{Name: "rhat", Value: s.maxRHat()})
+		m = append(m, sims.Metric{Name: "rhat", Value: s.maxRHat(), Untrusted: !s.summarised()})
 	}
 	return m
 }
@@ -618,15 +702,22 @@ func (s *chainSim) frame(notes func() []string) sims.Frame {
 	}
 }
 
-// fmtR prints an R-hat: "—" before there is one, "∞" for stuck chains.
+// fmtR prints an R-hat: "—" before there is one, "∞" for chains stuck at
+// distinct points, ">999" beyond rhatCap.
 func fmtR(r float64) string {
 	switch {
 	case r == 0:
 		return "—"
 	case math.IsInf(r, 1):
 		return "∞"
+	case r > rhatCap:
+		return ">999"
 	}
-	return strconv.FormatFloat(r, 'f', 3, 64)
+	f := strconv.FormatFloat(r, 'f', 3, 64)
+	if v, _ := strconv.ParseFloat(f, 64); (v < trustRHat) != (r < trustRHat) {
+		return strconv.FormatFloat(r, 'f', 4, 64) // not "1.010 < 1.01"
+	}
+	return f
 }
 
 // fmtStart prints a starting point compactly.
@@ -638,53 +729,231 @@ func fmtStart(x []float64) string {
 	return "(" + strings.Join(parts, ", ") + ")"
 }
 
-// table is the per-chain diagnostics: start, acceptance, ESS and split
-// R-hat per coordinate, then the pooled line with the cross-chain R-hat.
-// With one chain it is a single line.
-func (s *chainSim) table() []string {
-	if s.ens.Samples() == 0 {
+// perCoord prints "x v₀, y v₁" (or "v₀" for a 1-D target) with f(i).
+func (s *chainSim) perCoord(f func(i int) string) string {
+	if s.d == 1 {
+		return f(0)
+	}
+	return joinCoords(s.d, func(i int) string { return coordNames[i] + " " + f(i) })
+}
+
+// joinCoords prints f(0), ..., f(d−1) separated by commas.
+func joinCoords(d int, f func(i int) string) string {
+	parts := make([]string, d)
+	for i := range parts {
+		parts[i] = f(i)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// verdict is the headline of the diagnostics, for the first lines of a
+// sampler's notes (a small pane shows those): whether the chains agree
+// (R̂), the bulk- and tail-ESS when they do, and a warning when the
+// samples contradict the exact target (see exactWarning).
+func (s *chainSim) verdict() []string {
+	if !s.summarised() {
 		return nil
 	}
+	r := s.maxRHat()
+	what := "R̂"
 	if s.c == 1 {
-		var ess, rh []string
-		for i := range s.d {
-			ess = append(ess, fmt.Sprintf("%s %.0f", coordNames[i], s.chainESS(0, i)))
-			rh = append(rh, fmtR(s.crhat[0][i]))
+		what = "split R̂" // of the chain's two halves
+	}
+	if r >= trustRHat {
+		who := "chains disagree (not mixed, or stuck in modes)"
+		if s.c == 1 {
+			who = "not stationary yet"
 		}
-		return []string{fmt.Sprintf("ESS %s · split R̂ %s (first half vs second; near 1 when stationary)",
-			strings.Join(ess, ", "), strings.Join(rh, ", "))}
+		return []string{fmt.Sprintf("%s %s ≥ %g: %s · ESS —", what, fmtR(r), trustRHat, who)}
 	}
-	head := fmt.Sprintf("%-8s%-14s%7s", "chain", "start", "acc")
-	for i := range s.d {
-		head += fmt.Sprintf("%8s", "ESS "+coordNames[i])
+	ess := func(i int) string { return strconv.FormatFloat(s.sum[i].ESSBulk, 'f', 0, 64) }
+	tail := func(i int) string { return strconv.FormatFloat(s.sum[i].ESSTail, 'f', 0, 64) }
+	return append([]string{fmt.Sprintf("%s %s < %g · ESS bulk %s · tail %s",
+		what, fmtR(r), trustRHat, s.perCoord(ess), s.perCoord(tail))}, s.exactWarning()...)
+}
+
+// checkTruth compares coordinate i's chains with the exact target
+// (mcmc.Truth.Check: the mean and the coverage of the exact quantiles, in
+// standard errors) into s.devs[i], after a summary.
+func (s *chainSim) checkTruth(i int) {
+	if s.truth == nil {
+		for j := range s.d {
+			s.truth = append(s.truth, mcmc.TruthOf(s.tgt, j))
+		}
 	}
-	for i := range s.d {
-		head += fmt.Sprintf("%9s", "R̂ "+coordNames[i]) // R̂ is two runes wide one cell
+	runs := make([][]float64, s.c)
+	for c := range runs {
+		runs[c] = s.ens.History(c).Run(i)
 	}
-	lines := []string{head}
-	for c := range s.c {
-		l := fmt.Sprintf("%-8d%-14s%7.3f", c+1, fmtStart(s.starts[c]), s.ens.Acceptance(c))
+	s.devs[i] = s.truth[i].Check(&s.sum[i], runs)
+}
+
+// truthChecks returns the worst deviation from the truth beyond
+// mcmc.ExactZ standard errors, its coordinate (−1: none) and how many
+// are. Nothing counts until the chains agree (R̂ < 1.01): before, the
+// standard errors mean nothing.
+func (s *chainSim) truthChecks() (worst mcmc.Deviation, coord, flagged int) {
+	coord = -1
+	if !s.trusted() {
+		return worst, coord, 0
+	}
+	for i, devs := range s.devs {
+		for _, dv := range devs {
+			if dv.Flagged() {
+				flagged++
+				if coord < 0 || math.Abs(dv.Z) > math.Abs(worst.Z) {
+					worst, coord = dv, i
+				}
+			}
+		}
+	}
+	return worst, coord, flagged
+}
+
+// exactWarning is two lines on the worst deviation from the truth beyond
+// mcmc.ExactZ standard errors, or none.
+func (s *chainSim) exactWarning() []string {
+	dv, i, n := s.truthChecks()
+	if n == 0 {
+		return nil
+	}
+	z := strconv.FormatFloat(math.Abs(dv.Z), 'f', 0, 64)
+	if math.IsInf(dv.Z, 0) {
+		z = "∞"
+	}
+	more := ""
+	if n > 1 {
+		more = fmt.Sprintf(" (+%d more)", n-1)
+	}
+	why := s.bias
+	if why == "" {
+		why = s.unexplored(i, dv)
+	}
+	what := fmt.Sprintf("mean of %s %s, exact %.3g", coordNames[i], fmtPM(dv.Estimate, dv.SE), dv.Exact)
+	if !math.IsNaN(dv.P) {
+		side, frac := "below", dv.Estimate
+		if dv.P > 0.5 {
+			side, frac = "above", 1-dv.Estimate
+		}
+		what = fmt.Sprintf("%.2g%% of %s %s %.3g, exact %g%%", 100*frac, coordNames[i], side, dv.Q, 100*math.Min(dv.P, 1-dv.P))
+	}
+	return []string{fmt.Sprintf("off target by %s s.e.: %s%s", z, what, more), why + "."}
+}
+
+// exactAllClear says the estimates agree with the truth, when they do ("").
+func (s *chainSim) exactAllClear() string {
+	if _, _, n := s.truthChecks(); n > 0 || !s.trusted() {
+		return ""
+	}
+	what := "means"
+	if !math.IsNaN(s.truth[0].Quantiles[0]) {
+		what = "means and tails (1, 5, 95, 99%)"
+	}
+	return fmt.Sprintf("exact check: %s within %g s.e. of the target's.", what, float64(mcmc.ExactZ))
+}
+
+// fmtPM prints x ± se with se to two significant digits and x to as many
+// decimals.
+func fmtPM(x, se float64) string {
+	dec := 2
+	if se > 0 && !math.IsInf(se, 0) {
+		dec = max(0, 1-int(math.Floor(math.Log10(se))))
+	}
+	return strconv.FormatFloat(x, 'f', dec, 64) + " ± " + strconv.FormatFloat(se, 'f', dec, 64)
+}
+
+// unexplored names what the chains missed, from the deviation of
+// coordinate i.
+func (s *chainSim) unexplored(i int, dv mcmc.Deviation) string {
+	if math.IsNaN(dv.P) { // the mean
+		return "every chain misses the same part of the target: R̂ cannot see it"
+	}
+	lower := dv.P < 0.5
+	side := "upper"
+	if lower {
+		side = "lower"
+	}
+	// Too few draws beyond the exact quantile: the tail is short.
+	short := lower == (dv.Estimate < dv.Exact)
+	_, funnel := s.tgt.(target.Funnel)
+	switch {
+	case funnel && i == 1 && short && lower:
+		return "the chains visit the funnel's neck (y ≪ 0) too seldom: R̂ cannot see it"
+	case funnel && i == 1 && short:
+		return "the chains visit the funnel's mouth (y ≫ 0) too seldom: R̂ cannot see it"
+	case funnel && i == 0 && short:
+		return "the chains spread x too little in the funnel's mouth: R̂ cannot see it"
+	case short:
+		return fmt.Sprintf("the chains visit %s's %s tail too seldom: R̂ cannot see it", coordNames[i], side)
+	}
+	return fmt.Sprintf("the chains linger in %s's %s tail: R̂ cannot see it", coordNames[i], side)
+}
+
+// mcseNote is the pooled means (of every kept sample) with their Monte
+// Carlo standard errors (from the diagnosed runs: conservative once they
+// are thinned) and the variances, against the exact ones (two lines).
+func (s *chainSim) mcseNote() []string {
+	if !s.summarised() {
+		return nil
+	}
+	mu, cov := s.tgt.Mean(), s.tgt.Cov()
+	m := s.ens.Moments()
+	mean := func(i int) string { return fmtPM(m.MeanAt(i), s.sum[i].MCSEMean) }
+	exact := func(i int) string { return strconv.FormatFloat(mu[i], 'g', 3, 64) }
+	vr := func(i int) string { return strconv.FormatFloat(m.CovAt(i, i), 'g', 3, 64) }
+	exactVar := func(i int) string { return strconv.FormatFloat(cov[i][i], 'g', 3, 64) }
+	lines := []string{
+		fmt.Sprintf("mean %s (± MCSE; exact %s)", s.perCoord(mean), joinCoords(s.d, exact)),
+		fmt.Sprintf("variance %s (exact %s)", s.perCoord(vr), joinCoords(s.d, exactVar)),
+	}
+	return lines
+}
+
+// table is the per-chain diagnostics: start, acceptance, ESS and R-hat per
+// coordinate (each chain's own, from its two halves), then the pooled line
+// with the multi-chain bulk-ESS ("—" while the chains disagree) and R̂,
+// the means with their MCSEs and the exact check. With one chain it is the
+// last two only (the verdict has the rest).
+func (s *chainSim) table() []string {
+	if !s.summarised() {
+		return nil
+	}
+	var lines []string
+	if s.c > 1 {
+		head := fmt.Sprintf("%-8s%-14s%7s", "chain", "start", "acc")
 		for i := range s.d {
-			l += fmt.Sprintf("%8.0f", s.chainESS(c, i))
+			head += fmt.Sprintf("%8s", "ESS "+coordNames[i])
 		}
 		for i := range s.d {
-			l += fmt.Sprintf("%8s", fmtR(s.crhat[c][i]))
+			head += fmt.Sprintf("%9s", "R̂ "+coordNames[i]) // R̂ is two runes wide one cell
+		}
+		lines = append(lines, head)
+		for c := range s.c {
+			l := fmt.Sprintf("%-8d%-14s%7.3f", c+1, fmtStart(s.starts[c]), s.ens.Acceptance(c))
+			for i := range s.d {
+				l += fmt.Sprintf("%8.0f", s.sum[i].ChainESS[c])
+			}
+			for i := range s.d {
+				l += fmt.Sprintf("%8s", fmtR(s.sum[i].ChainRHat[c]))
+			}
+			lines = append(lines, l)
+		}
+		l := fmt.Sprintf("%-22s%7.3f", "all", s.ens.AcceptanceAll())
+		for i := range s.d {
+			l += fmt.Sprintf("%8s", s.fmtESS(s.essAt(i)))
+		}
+		for i := range s.d {
+			l += fmt.Sprintf("%8s", fmtR(s.sum[i].RHat))
 		}
 		lines = append(lines, l)
 	}
-	l := fmt.Sprintf("%-22s%7.3f", "all", s.ens.AcceptanceAll())
-	for i := range s.d {
-		l += fmt.Sprintf("%8.0f", s.essAt(i))
+	lines = append(lines, s.mcseNote()...)
+	if k := s.ens.History(0).Stride(); k > 1 {
+		lines = append(lines, fmt.Sprintf("diagnostics on every %d%s kept draw (bounded memory): the ESS counts those draws only.", k, ordinal(k)))
 	}
-	for i := range s.d {
-		l += fmt.Sprintf("%8s", fmtR(s.rhat[i]))
+	if ok := s.exactAllClear(); ok != "" {
+		lines = append(lines, ok)
 	}
-	lines = append(lines, l)
-	verdict := "R̂ < 1.01 on every coordinate: the chains agree."
-	if r := s.maxRHat(); r >= 1.01 {
-		verdict = fmt.Sprintf("R̂ = %s ≥ 1.01: the chains disagree — not mixed yet (or stuck in different modes).", fmtR(r))
-	}
-	lines = append(lines, verdict)
 	var stuck []string
 	for c := range s.c {
 		if s.ens.Transitions() >= hintAfter && s.ens.Acceptance(c) < 0.01 {
@@ -700,6 +969,21 @@ func (s *chainSim) table() []string {
 			strings.Join(stuck, ", ")))
 	}
 	return lines
+}
+
+// ordinal is the English suffix of k (k ≥ 2 a power of two here).
+func ordinal(k int) string {
+	switch {
+	case k%100 >= 11 && k%100 <= 13:
+		return "th"
+	case k%10 == 2:
+		return "nd"
+	case k%10 == 3:
+		return "rd"
+	case k%10 == 1:
+		return "st"
+	}
+	return "th"
 }
 
 // arrowNote explains chain 1's proposal arrows on a 2-D canvas ("" when
@@ -719,8 +1003,8 @@ func (s *chainSim) burnNote() string {
 	return ""
 }
 
-// targetNote is the target's exact density, and for the Gaussians and the
-// mixture how the samples compare with it.
+// targetNote is the target's exact density, and for the correlated
+// Gaussian, the mixture and the funnel how the samples compare with it.
 func (s *chainSim) targetNote() []string {
 	lines := []string{"target: " + target.Formula(s.tgt)}
 	h := s.ens.Samples()
@@ -736,18 +1020,27 @@ func (s *chainSim) targetNote() []string {
 		if !math.IsNaN(r) {
 			lines = append(lines, fmt.Sprintf("sample correlation %.3f (exact ρ = %g)", r, tg.Rho()))
 		}
+	case target.Funnel:
+		// Var x = E[e^y] = e^{τ²/2}, and E[e^y; y > c] = e^{τ²/2} Φ((τ² − c)/τ):
+		// half of it comes from y > τ², a mass 1 − Φ(τ), so a sample
+		// variance of x is as good as the chains' visits there.
+		lines = append(lines, fmt.Sprintf("samples in the far mouth y > %g: %.2g%% (exact %.2g%%), where half of Var x lies",
+			s.mouthY, 100*float64(s.mouth)/float64(h), 50*math.Erfc(math.Sqrt(s.mouthY/2))))
 	}
 	return lines
 }
 
 // result is what every sampler reports: the pooled statistics of the kept
-// samples — mean, covariance (unbiased), ESS per coordinate (estimated on
-// up to mcmc.HistoryCap kept samples per chain: every sample of a default
-// headless run), split R-hat across the chains per coordinate (on every
-// kept sample; null with fewer than four per chain) — the acceptance rate
-// over all transitions, the counts, and per chain the start, acceptance,
-// ESS and split R-hat. mean, cov, ess and rhat are null before a sample is
-// kept.
+// samples — mean and covariance (unbiased) of every kept sample — and per
+// coordinate the diagnostics of mcmc.Summary on the whole kept runs
+// (thinned past mcmc.HistoryCap per chain: "diagnosed_draws" per chain,
+// "stride"): "rhat" (rank-normalised split R̂; null when infinite), "ess"
+// (bulk), "ess_tail", "mcse_mean", "quantiles" (at mcmc.QuantileProbs,
+// each with its MCSE and ESS), and "exact", each estimate against the
+// target's exact value with its deviation in MCSEs; the acceptance rate over all transitions, the
+// counts, and per chain the start, acceptance, ESS and R̂ (of its two
+// halves). The diagnostics are null before four samples per chain are
+// kept, mean and cov before one.
 func (s *chainSim) result() map[string]any {
 	res := map[string]any{
 		"acceptance": s.ens.AcceptanceAll(),
@@ -762,33 +1055,62 @@ func (s *chainSim) result() map[string]any {
 	if s.ens.Samples() == 0 {
 		return res
 	}
-	ess := make([]float64, s.d)
-	var rhat []any
-	for i := range ess {
-		ess[i] = s.ens.ESS(i, 0)
-		if r, ok := s.ens.RHat(i, 0); ok {
-			rhat = append(rhat, jsonNum(r))
-		}
-	}
 	res["mean"] = s.ens.Moments().Mean()
 	res["cov"] = s.ens.Moments().Cov()
-	res["ess"] = ess
-	if rhat != nil {
-		res["rhat"] = rhat
-	}
-	var per []map[string]any
+	per := make([]map[string]any, s.c)
 	for c := range s.c {
-		e := make([]float64, s.d)
-		var r []any
-		for i := range e {
-			e[i] = s.ens.ChainESS(c, i, 0)
-			if v, ok := s.ens.ChainRHat(c, i, 0); ok {
-				r = append(r, jsonNum(v))
-			}
-		}
-		per = append(per, map[string]any{"start": s.starts[c], "acceptance": s.ens.Acceptance(c), "ess": e, "rhat": r})
+		per[c] = map[string]any{"start": s.starts[c], "acceptance": s.ens.Acceptance(c)}
 	}
 	res["per_chain"] = per
+	if s.ens.Kept() < 4 {
+		return res
+	}
+	col := func(f func(*mcmc.Summary) float64, sums []mcmc.Summary) []float64 {
+		out := make([]float64, len(sums))
+		for i := range sums {
+			out[i] = f(&sums[i])
+		}
+		return out
+	}
+	s.Settle() // a frame after this reuses them
+	sums := s.sum
+	var exact []map[string]any
+	for i := range sums {
+		for _, dv := range s.devs[i] {
+			e := map[string]any{"coord": coordNames[i], "stat": "mean", "estimate": dv.Estimate,
+				"se": dv.SE, "exact": dv.Exact, "z": jsonNum(dv.Z), "flagged": dv.Flagged()}
+			if !math.IsNaN(dv.P) {
+				e["stat"], e["quantile"] = "coverage", dv.Q
+			}
+			exact = append(exact, e)
+		}
+	}
+	rhat := make([]any, s.d)
+	for i := range sums {
+		rhat[i] = jsonNum(sums[i].RHat)
+	}
+	res["rhat"] = rhat
+	res["ess"] = col(func(m *mcmc.Summary) float64 { return m.ESSBulk }, sums)
+	res["ess_tail"] = col(func(m *mcmc.Summary) float64 { return m.ESSTail }, sums)
+	res["mcse_mean"] = col(func(m *mcmc.Summary) float64 { return m.MCSEMean }, sums)
+	var qs []map[string]any
+	for k, p := range mcmc.QuantileProbs {
+		qs = append(qs, map[string]any{"p": p,
+			"value": col(func(m *mcmc.Summary) float64 { return m.Quantiles[k].Value }, sums),
+			"mcse":  col(func(m *mcmc.Summary) float64 { return m.Quantiles[k].MCSE }, sums),
+			"ess":   col(func(m *mcmc.Summary) float64 { return m.Quantiles[k].ESS }, sums)})
+	}
+	res["quantiles"] = qs
+	res["exact"] = exact
+	res["diagnosed_draws"] = sums[0].Draws
+	res["stride"] = s.ens.History(0).Stride()
+	for c := range s.c {
+		e, r := make([]float64, s.d), make([]any, s.d)
+		for i := range sums {
+			e[i], r[i] = sums[i].ChainESS[c], jsonNum(sums[i].ChainRHat[c])
+		}
+		per[c]["ess"], per[c]["rhat"] = e, r
+	}
 	return res
 }
 

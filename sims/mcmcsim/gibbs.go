@@ -132,6 +132,7 @@ func (s *gibbsSim) notes() []string {
 		sweep = "x from its conditional"
 	}
 	lines := []string{fmt.Sprintf("one step = one sweep: %s · %d sweeps × %d chains", sweep, s.ens.Transitions(), s.c)}
+	lines = append(lines, s.verdict()...)
 	if b := s.burnNote(); b != "" {
 		lines = append(lines, b)
 	}

@@ -155,14 +155,15 @@ func (s *hmcSim) Frame() sims.Frame {
 func (s *hmcSim) notes() []string {
 	lines := []string{fmt.Sprintf("ε = %g, L = %d: each step follows H(z, r) = −log p(z) + ½‖r‖² for time T = εL = %.3g, then accepts with min(1, e^−ΔH).",
 		s.eps, s.steps, s.eps*float64(s.steps))}
+	if n := s.divergent(); n > 0 {
+		lines = append(lines, fmt.Sprintf("divergent transitions (ΔH > %d, rejected): %d — ε is too large for the curvature somewhere.", mcmc.MaxEnergyError, n))
+	}
+	lines = append(lines, s.verdict()...)
 	if b := s.burnNote(); b != "" {
 		lines = append(lines, b)
 	}
 	if s.ens.Transitions() > 0 {
 		lines = append(lines, fmt.Sprintf("leapfrog is second order: |ΔH| = O(ε²) at fixed T — mean |ΔH| = %.3g (halve ε, double L: about 4× less).", s.meanAbsDH()))
-	}
-	if n := s.divergent(); n > 0 {
-		lines = append(lines, fmt.Sprintf("divergent transitions (ΔH > %d, rejected): %d — ε is too large for the curvature somewhere.", mcmc.MaxEnergyError, n))
 	}
 	lines = append(lines, s.targetNote()...)
 	return append(lines, s.table()...)

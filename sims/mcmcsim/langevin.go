@@ -94,6 +94,7 @@ func newLangevin(cfg sims.Config) (sims.Sim, error) {
 		return nil, err
 	}
 	cs.noArrows = true
+	cs.bias = "ULA's stationary law is not p: an O(δ) bias, not a failure to mix (MALA removes it)"
 	var chains []mcmc.Sampler
 	for c, x0 := range cs.starts {
 		m, err := mcmc.NewMALA(tgt, x0, delta, rand.New(rand.NewPCG(cfg.Seed, stream+0x1000+uint64(c))))
@@ -221,6 +222,7 @@ func (s *langevinSim) notes() []string {
 		fmt.Sprintf("δ = %g: y ← y + δ∇log p(y) + %s, never rejected (seed 000 eq 3.3);", s.delta, noise),
 		"MALA runs beside it: the same move as a proposal, accepted or rejected by eq 3.2.",
 	}
+	lines = append(lines, s.verdict()...)
 	if b := s.burnNote(); b != "" {
 		lines = append(lines, b)
 	}

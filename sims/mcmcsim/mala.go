@@ -77,6 +77,7 @@ func (s *malaSim) notes() []string {
 		fmt.Sprintf("δ = %g: propose z' = z + δ∇log p(z) + √(2δ)ξ, the Langevin step of seed 000 eq 3.3;", s.delta),
 		"accept with eq 3.2: the proposal N(z + δ∇log p(z), 2δI) is not symmetric, so π(z|z')/π(z'|z) stays in α.",
 	}
+	lines = append(lines, s.verdict()...)
 	if b := s.burnNote(); b != "" {
 		lines = append(lines, b)
 	} else if acc := s.ens.AcceptanceAll(); s.ens.Transitions() >= hintAfter && acc < 0.3 {

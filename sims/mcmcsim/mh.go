@@ -20,11 +20,12 @@ import (
 // several chains from dispersed starts. It shows the trace plots, the
 // samples against the exact density with chain 1's last proposals (solid
 // accepted, dotted rejected), the running acceptance rate, the
-// autocorrelations, and per chain the ESS and split R-hat. Its default is
-// the notes' Fig 3.7 setting (a 2-D two-Gaussian mixture), where step 0.5 is
-// accepted often yet never leaves one mode, and step 2 visits both: high
-// acceptance is not good mixing. With one chain (the default) it is the
-// lab's original mh pane.
+// autocorrelations, and the convergence diagnostics of chains.go: R̂, bulk-
+// and tail-ESS pooled and per chain, MCSE, and the exact check against the
+// target. Its default is the notes' Fig 3.7 setting (a 2-D two-Gaussian
+// mixture), where step 0.5 is accepted often yet never leaves one mode,
+// and step 2 visits both: high acceptance is not good mixing. With one
+// chain (the default) it is the lab's original mh pane.
 //
 // Memory is bounded however long a run (see chainSim): the statistics
 // after burn-in live in one mcmc.History per chain, the histogram bins are
@@ -119,8 +120,9 @@ func (s *mhSim) notes() []string {
 	for c := range s.c {
 		accepted += s.ens.Chain(c).Accepted()
 	}
-	lines := []string{fmt.Sprintf("step %g · accepted %d of %d (%.1f%%) · burn-in %d · thin %d · ESS %.0f",
-		s.scale, accepted, n*s.c, 100*acc, s.ens.BurnIn(), s.ens.Thin(), s.minESS())}
+	lines := []string{fmt.Sprintf("step %g · accepted %d of %d (%.1f%%) · burn-in %d · thin %d",
+		s.scale, accepted, n*s.c, 100*acc, s.ens.BurnIn(), s.ens.Thin())}
+	lines = append(lines, s.verdict()...)
 	switch {
 	case s.burnNote() != "":
 		lines = append(lines, s.burnNote())

@@ -142,16 +142,117 @@ func TestRHatFlagsStuckChains(t *testing.T) {
 	simtest.Run(t, stuck, 6000)
 	f := stuck.Frame()
 	r, _ := f.Metric("rhat")
-	if r < 1.5 {
+	if r < 1.3 {
 		t.Errorf("step 0.5: R-hat %.3f, want ≫ 1 (per chain: %v)", r, stuck.Result()["per_chain"])
 	}
-	if txt := strings.Join(f.Text, "\n"); !strings.Contains(txt, "the chains disagree") {
+	if txt := strings.Join(f.Text, "\n"); !strings.Contains(txt, "chains disagree") || !strings.Contains(txt, "ESS —") {
 		t.Errorf("no verdict in %q", txt)
 	}
 	mixed := simtest.Build(t, MH, map[string]string{"target": "mixture", "step": "2", "chains": "4", "x0": "3,3"}, 3, nil)
 	simtest.Run(t, mixed, 30000)
 	if r, _ := mixed.Frame().Metric("rhat"); r > 1.1 {
 		t.Errorf("step 2: R-hat %.3f", r)
+	}
+}
+
+// TestDisagreeingChainsHaveASmallESS is the issue's case: `lab run mh --set
+// target=mixture --set step=0.5 --set chains=4` reported an ESS of about
+// 1,700 per coordinate (the sum of the chains') with R̂ = 2.2; Stan and
+// ArviZ give about 5 on such chains. The multi-chain bulk-ESS is a handful
+// of draws, the metric is marked untrusted (the pane prints "—") and the
+// pooled row of the table shows "—".
+func TestDisagreeingChainsHaveASmallESS(t *testing.T) {
+	s := simtest.Build(t, MH, map[string]string{"target": "mixture", "step": "0.5", "chains": "4"}, 1, nil)
+	simtest.Run(t, s, MH.Steps)
+	f := s.Frame()
+	var ess sims.Metric
+	for _, m := range f.Metrics {
+		if m.Name == "ess" {
+			ess = m
+		}
+	}
+	if !(ess.Value > 0 && ess.Value < 20) || !ess.Untrusted {
+		t.Errorf("ess metric %+v, want a handful of draws, untrusted", ess)
+	}
+	res := s.Result()
+	for i, e := range res["ess"].([]float64) {
+		if r := res["rhat"].([]any)[i].(float64); e > 20 || r < 1.3 {
+			t.Errorf("coordinate %d: ESS %.1f, R̂ %.3f; want < 20 and > 1.3", i, e, r)
+		}
+	}
+	txt := strings.Join(f.Text, "\n")
+	if !strings.Contains(txt, "—       —") {
+		t.Errorf("the pooled row does not show the ESS as —:\n%s", txt)
+	}
+	// Once the chains agree the ESS is trusted and shown.
+	m := simtest.Build(t, MH, map[string]string{"target": "correlated", "chains": "4"}, 1, nil)
+	simtest.Run(t, m, 10000)
+	for _, mt := range m.Frame().Metrics {
+		if mt.Name == "ess" && (mt.Untrusted || mt.Value < 500) {
+			t.Errorf("mixed chains: ess metric %+v", mt)
+		}
+	}
+}
+
+// TestSettle: a live frame refreshes the diagnostics only now and then;
+// Settle (what `lab run` calls before printing) makes a frame's figures
+// those of Result, which are of every kept sample.
+func TestSettle(t *testing.T) {
+	s := simtest.Build(t, MH, map[string]string{"target": "correlated", "chains": "4"}, 1, nil)
+	simtest.Run(t, s, 2000)
+	s.Frame()
+	simtest.Run(t, s, 20000) // the next frame is within its gap: stale
+	stale, _ := s.Frame().Metric("ess")
+	s.(sims.Settler).Settle()
+	fresh, _ := s.Frame().Metric("ess")
+	ess := s.Result()["ess"].([]float64)
+	if want := math.Min(ess[0], ess[1]); fresh != want || stale == fresh {
+		t.Errorf("ess: stale %g, settled %g, result %g", stale, fresh, want)
+	}
+}
+
+// TestExactCheck: chains that agree with each other but not with the
+// target are called off target — one MH chain stuck in a mode of the
+// mixture (step 0.2: split R̂ ≈ 1, mean ≈ 3 against 0), and unadjusted Langevin,
+// whose stationary variance on N(0, 1) with δ = 0.5 is 1/(1 − δ/2) = 4/3,
+// so that 7.7% of its draws fall below the exact 5% quantile — while a
+// sampler that works passes.
+func TestExactCheck(t *testing.T) {
+	for _, c := range []struct {
+		spec  *sims.Spec
+		set   map[string]string
+		steps int
+		want  string
+	}{
+		{MH, map[string]string{"target": "mixture", "step": "0.2", "x0": "3,3"}, 20000, "every chain misses the same part of the target"},
+		{Langevin, map[string]string{"target": "normal", "step": "0.5"}, 8000, "ULA's stationary law is not p"},
+	} {
+		s := simtest.Build(t, c.spec, c.set, 1, nil)
+		simtest.Run(t, s, c.steps)
+		txt := strings.Join(s.Frame().Text, "\n")
+		if !strings.Contains(txt, "off target by") || !strings.Contains(txt, c.want) {
+			t.Errorf("%s %v: no off-target warning %q in\n%s", c.spec.Name, c.set, c.want, txt)
+		}
+		flagged := false
+		for _, e := range s.Result()["exact"].([]map[string]any) {
+			flagged = flagged || e["flagged"].(bool)
+		}
+		if !flagged {
+			t.Errorf("%s %v: nothing flagged in the result", c.spec.Name, c.set)
+		}
+	}
+	s := simtest.Build(t, Gibbs, map[string]string{"target": "correlated"}, 1, nil)
+	simtest.Run(t, s, 5000)
+	if txt := strings.Join(s.Frame().Text, "\n"); !strings.Contains(txt, "exact check: means and tails") || strings.Contains(txt, "off target") {
+		t.Errorf("gibbs on correlated: %s", txt)
+	}
+	// On the funnel the pane says how often the chains visit the far
+	// mouth, y > τ² = 9 (exact mass 1 − Φ(3) = 0.13%), where half of Var x
+	// lies; random-walk MH seldom goes there.
+	s = simtest.Build(t, MH, map[string]string{"target": "funnel"}, 1, nil)
+	simtest.Run(t, s, 3000)
+	if txt := strings.Join(s.Frame().Text, "\n"); !strings.Contains(txt, "samples in the far mouth y > 9:") || !strings.Contains(txt, "(exact 0.13%)") {
+		t.Errorf("mh on the funnel: %s", txt)
 	}
 }
 
@@ -361,8 +462,9 @@ func TestSamplerFramesAreImmutableAndDeterministic(t *testing.T) {
 	}
 }
 
-// BenchmarkFrameManyChains is a frame of HMC with eight chains on a long
-// run: the refresh of one (chain, coordinate) ESS and the R-hats.
+// BenchmarkFrameManyChains is 1000 steps and a frame of HMC with eight
+// chains past 20 000 steps: the diagnostics of 8 × 20 000 – 60 000 draws a
+// coordinate, recomputed every 20 – 60 frames, averaged in.
 func BenchmarkFrameManyChains(b *testing.B) {
 	s := simtest.Build(b, HMC, map[string]string{"chains": "8", "burnin": "0", "leapfrog_steps": "5"}, 1, nil)
 	simtest.Run(b, s, 20000)
