@@ -39,7 +39,7 @@ func render(t *testing.T, spec *sims.Spec, set map[string]string, steps, w, h in
 	t.Helper()
 	s := simtest.Build(t, spec, set, 1, nil)
 	_ = simtest.RunErr(s, steps)
-	snap := &sims.Snapshot{Frame: s.Frame(), Spec: spec, State: sims.Paused, Speed: spec.Speed}
+	snap := &sims.Snapshot{Frame: s.Frame(), Spec: spec, State: sims.Paused, Speed: spec.Speed, Seed: 1}
 	return tui.RenderPane(snap, w, h, tui.PaneStyle{Focused: true, Mono: mono})
 }
 
