@@ -52,6 +52,9 @@ type Config struct {
 	Values Values
 	Seed   uint64
 	Data   *Table // from --data; nil when none was given
+	// Files opens the files parameters name; nil is the local file
+	// system (see Files).
+	Files Files
 }
 
 // Spec is the catalogue entry of a sim.
@@ -147,6 +150,24 @@ func (c *Catalog) Lookup(name string) *Spec {
 		}
 	}
 	return nil
+}
+
+// WithFiles is the catalogue with every sim built under the file access
+// f, however its Config was made (lab serve: its visitors' sims open no
+// file but by name from the operator's --data-dir).
+func (c *Catalog) WithFiles(f Files) *Catalog {
+	out := &Catalog{specs: make([]*Spec, len(c.specs))}
+	for i, s := range c.specs {
+		cp := *s
+		if build := s.New; build != nil {
+			cp.New = func(cfg Config) (Sim, error) {
+				cfg.Files = f
+				return build(cfg)
+			}
+		}
+		out.specs[i] = &cp
+	}
+	return out
 }
 
 // Names lists the sim names in order.

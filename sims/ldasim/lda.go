@@ -86,7 +86,7 @@ func newLDA(cfg sims.Config) (sims.Sim, error) {
 		s.source = "planted corpus (testdata/corpus.txt)"
 	} else {
 		var err error
-		if lines, err = sims.ReadLines("corpus", path); err != nil {
+		if lines, err = sims.ReadLines(cfg.Files, "corpus", path); err != nil {
 			return nil, err
 		}
 		s.source = path
