@@ -45,11 +45,11 @@ const (
 	// trustRHat is the R̂ above which the chains are not mixed and no ESS is
 	// trustworthy (Vehtari et al. 2021).
 	trustRHat = 1.01
-	hintAfter = 200 // steps before the acceptance hints show
-	arrowsLen = 6   // proposals of chain 1 drawn as arrows
-	maxChains = 8   // the chains parameter's upper bound (≤ mcmc.MaxChains)
-	maxBurnIn = 1e6 // the burnin parameter's upper bound
-	maxThin   = 1000
+	hintAfter = 200  // steps before the acceptance hints show
+	arrowsLen = 6    // proposals of chain 1 drawn as arrows
+	maxChains = 8    // the chains parameter's upper bound (≤ mcmc.MaxChains)
+	maxBurnIn = 1e6  // the burnin parameter's upper bound
+	maxThin   = 1000 // the thin parameter's upper bound
 	// rhatCap is the R-hat reported as a metric when chains are stuck at
 	// distinct points (R-hat = +Inf): metrics must be finite.
 	rhatCap = 999
