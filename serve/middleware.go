@@ -383,7 +383,10 @@ func (s *Server) lab(next ssh.Handler) ssh.Handler {
 		st := stateOf(sess)
 		lab, err := tui.New(tui.Options{Catalog: s.cfg.Catalog, Sims: s.cfg.Sims, Seed: s.cfg.Seed,
 			RateCap: s.cfg.StepsPerSecond, CPUCap: s.cfg.CPUPerSession, RebuildsPerSec: s.cfg.RebuildsPerSecond,
-			MaxPanes: s.cfg.MaxPanes, Memory: s.cfg.MemoryPerSession})
+			MaxPanes: s.cfg.MaxPanes, Memory: s.cfg.MemoryPerSession,
+			// A visitor's exports go to their own clipboard, never to the
+			// server's disk.
+			Remote: true})
 		if err != nil {
 			st.refuse("error: "+err.Error(), "lab: "+err.Error())
 			return

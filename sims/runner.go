@@ -76,6 +76,7 @@ type Runner struct {
 	once  sync.Once
 	snap  atomic.Pointer[Snapshot]
 	seeds atomic.Uint64 // source of fresh seeds for Reseed
+	taken atomic.Int64  // steps taken so far, by every sim of this runner
 
 	// commands for the loop, in order
 	qmu     sync.Mutex
@@ -129,6 +130,11 @@ func NewRunner(spec *Spec, cfg Config, opts RunnerOptions) (*Runner, error) {
 
 // Latest returns the most recent snapshot.
 func (r *Runner) Latest() *Snapshot { return r.snap.Load() }
+
+// Taken is the number of steps the runner has taken so far, by all its
+// sims, counted after each batch: between publications it says how far a
+// long Step has come (lab run's progress line).
+func (r *Runner) Taken() int64 { return r.taken.Load() }
 
 // The commands below return at once. The channel each returns is closed
 // once the loop has carried the command out and published its effect (for

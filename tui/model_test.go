@@ -395,7 +395,7 @@ func TestHelpAndQuit(t *testing.T) {
 	l := newLab(t, 120, 40, false, "gd")
 	l.keys("?")
 	screen := l.screen()
-	for _, want := range []string{"Keys", "play/pause", "reseed", "zoom pane", "close pane", "quit"} {
+	for _, want := range []string{"Keys", "play/pause", "next seed", "zoom", "close pane", "quit", "ctrl+c", "s/.", "/ ", "filter"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("help lacks %q", want)
 		}

@@ -1,11 +1,12 @@
 // Command lab is a terminal laboratory for the algorithms of the lecture
 // notes: each sim runs step by step in its own pane.
 //
-//	lab [SIM...]          open the TUI (default dashboard: gd em-gmm mh)
-//	lab list              print every sim with its parameters
+//	lab [SIM [flags]]...  open the TUI (default dashboard: gd em-gmm mh)
+//	lab list [FILTER]     list the sims, best matches first
+//	lab help [SIM]        print the usage, or a sim's parameters and examples
 //	lab run SIM [flags]   run a sim headless and print JSON lines or frames
 //	lab serve [flags]     serve the lab over SSH, one independent lab per session
-//	lab help              print this help
+//	lab version           print the module version and commit
 //
 // Exit status: 0 on success, 2 for bad usage or a bad parameter, 1 when an
 // engine fails (diverges or errors).
@@ -24,22 +25,17 @@ import (
 const usage = `lab: a terminal laboratory for the algorithms of the lecture notes.
 
 Usage:
-  lab [--seed S] [SIM...]    open the TUI with these sims (default: gd em-gmm mh)
-  lab list                   print every sim with its parameters, defaults and ranges
-  lab run SIM [flags]        run a sim without a terminal
-  lab serve [flags] [SIM...] serve the lab over SSH: ssh -p 2222 localhost
-  lab help                   print this help
+  lab [SIM [flags]]...        open the TUI with these sims (default: gd em-gmm mh)
+  lab list [--long] [FILTER]  list the sims, best matches of FILTER first (--long: with parameters)
+  lab help SIM                a sim's parameters, defaults, ranges, source and examples
+  lab help run | keys         lab run's flags | the TUI's keys
+  lab run SIM [flags]         run a sim without a terminal: a summary, JSON lines or frames
+  lab serve [flags] [SIM...]  serve the lab over SSH: ssh -p 2222 localhost
+  lab version                 the module version and commit of this binary
+  lab help                    print this help
 
-Run flags:
-  --steps N          steps to run (default: the sim's own; stops early when it converges)
-  --seed S           random seed (default 1)
-  --set name=value   set a parameter (repeatable; see lab list)
-  --data FILE.csv    numeric CSV with a header row, for sims that take data
-  --every K          print every K steps, not only the final one
-  --json             one JSON object per line: {"sim","step","metrics"}; the last adds "final" and "result"
-  --frames           print the rendered pane as text, exactly as the TUI draws it
-  --size WxH         pane size for --frames (default 100x30)
-
+` + simFlagsUsage + `
+` + runFlagsUsage + `
 ` + serveUsage + `
 In the TUI press ? for the keys.
 `
@@ -68,15 +64,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case len(args) > 0 && args[0] == "list":
 		err = listCmd(args[1:], stdout)
 	case len(args) > 0 && args[0] == "run":
-		err = runCmd(args[1:], stdout)
+		err = runCmd(args[1:], stdout, stderr)
 	case len(args) > 0 && args[0] == "serve":
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 		err = serveCmd(ctx, args[1:], stdout, stderr)
 		stop()
-	case len(args) > 0 && (args[0] == "help" || args[0] == "-h" || args[0] == "--help"):
+	case len(args) > 0 && args[0] == "help":
+		err = helpCmd(args[1:], stdout)
+	case len(args) > 0 && (args[0] == "-h" || args[0] == "--help"):
 		fmt.Fprint(stdout, usage)
+	case len(args) > 0 && (args[0] == "version" || args[0] == "--version"):
+		err = versionCmd(args[1:], stdout)
 	default:
-		err = tuiCmd(args)
+		err = tuiCmd(args, stdout)
 	}
 	if err == nil {
 		return 0

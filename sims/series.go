@@ -1,0 +1,114 @@
+package sims
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+)
+
+// SeriesHeader is the header row of WriteSeriesCSV.
+var SeriesHeader = []string{"chart", "series", "x", "y", "class"}
+
+// WriteSeriesCSV writes every series of a Frame's charts as CSV in long
+// form, one point per row under SeriesHeader (`lab run --series`, the
+// TUI's export):
+//
+//   - a line chart's series: x runs evenly from X0 to X1 over the longest
+//     series (the step, or whatever the chart's x axis is; the index when
+//     the chart has no x axis), y is the value;
+//   - a histogram: its bars as the series named by its Label ("samples"
+//     when empty), x the bin's centre and y the density; then its curves;
+//   - a canvas: its point sets (class per point), paths ("path 1", …) and
+//     markers; its fields (Heat, Contours) are grids, not series, and are
+//     left out;
+//   - a bar chart: one row per bar, x its label and y its value.
+//
+// The chart column is the chart's title ("chart N" when it has none); a
+// value that is not finite is an empty cell.
+func WriteSeriesCSV(w io.Writer, f Frame) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(SeriesHeader); err != nil {
+		return err
+	}
+	for i, c := range f.Charts {
+		title := c.ChartTitle()
+		if title == "" {
+			title = "chart " + strconv.Itoa(i+1)
+		}
+		row := func(series, x string, y float64, class int) {
+			cw.Write([]string{title, series, x, csvNum(y), strconv.Itoa(class)})
+		}
+		xy := func(series string, x, y []float64, class int) {
+			for j := range min(len(x), len(y)) {
+				row(series, csvNum(x[j]), y[j], class)
+			}
+		}
+		switch c := c.(type) {
+		case LineChart:
+			n := 0
+			for _, s := range c.Series {
+				n = max(n, len(s.Y))
+			}
+			for _, s := range c.Series {
+				for j, y := range s.Y {
+					x := float64(j)
+					if c.X1 > c.X0 && n > 1 {
+						x = c.X0 + (c.X1-c.X0)*float64(j)/float64(n-1)
+					}
+					row(s.Name, csvNum(x), y, s.Class)
+				}
+			}
+		case HistChart:
+			label := c.Label
+			if label == "" {
+				label = "samples"
+			}
+			width := (c.Hi - c.Lo) / float64(max(1, len(c.Density)))
+			for j, d := range c.Density {
+				row(label, csvNum(c.Lo+(float64(j)+0.5)*width), d, 0)
+			}
+			for _, cv := range c.Curves {
+				xy(cv.Name, cv.X, cv.Y, cv.Class)
+			}
+		case CanvasChart:
+			for j, ps := range c.Points {
+				name := ps.Name
+				if name == "" {
+					name = "points " + strconv.Itoa(j+1)
+				}
+				for k := range min(len(ps.X), len(ps.Y)) {
+					class := ps.Class
+					if k < len(ps.Classes) {
+						class = ps.Classes[k]
+					}
+					row(name, csvNum(ps.X[k]), ps.Y[k], class)
+				}
+			}
+			for j, p := range c.Paths {
+				xy("path "+strconv.Itoa(j+1), p.X, p.Y, p.Class)
+			}
+			for _, m := range c.Markers {
+				row("marker "+string(m.Glyph), csvNum(m.X), m.Y, m.Class)
+			}
+		case BarChart:
+			for _, b := range c.Bars {
+				row(b.Label, b.Label, b.Value, b.Class)
+			}
+		default:
+			return fmt.Errorf("sims: no CSV form for chart %T", c)
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// csvNum is a number as CSV text: the shortest exact form, empty when it
+// is not finite.
+func csvNum(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return ""
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
