@@ -4,6 +4,7 @@ package catalog
 
 import (
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/adsim"
 	"github.com/thelab/lab/sims/classifysim"
 	"github.com/thelab/lab/sims/divergencesim"
 	"github.com/thelab/lab/sims/dpsim"
@@ -73,6 +74,13 @@ func All() *sims.Catalog {
 		gpsim.GP,
 		gpsim.GPFit,
 		gpsim.BLR,
+		// Seed 000 chapter 1: automatic differentiation.
+		adsim.Graph,
+		adsim.Jacobian,
+		adsim.Hessian,
+		adsim.Implicit,
+		adsim.Coloring,
+		adsim.GradCheck,
 	)
 	if err != nil {
 		panic(err)

@@ -144,6 +144,18 @@ func TestTextParam(t *testing.T) {
 	if err != nil || corpus.Get(v) != "a.txt" || !corpus.IsSet(v) {
 		t.Errorf("Resolve: %v, %v", v.Summary(), err)
 	}
+	// A text's default can follow an earlier parameter (a preset's
+	// expression), unless the text was typed.
+	preset := Choice("preset", []letter{letterA, letterB}, letterA, "which")
+	expr := Text("expr", "", "expression").DefaultFunc(func(v Values) string { return "f_" + preset.Get(v).String() }, "the preset's")
+	for _, tc := range []struct {
+		set  map[string]string
+		want string
+	}{{nil, "f_a"}, {map[string]string{"preset": "b"}, "f_b"}, {map[string]string{"preset": "b", "expr": "x"}, "x"}} {
+		if v, err := Resolve(List(preset, expr), tc.set); err != nil || expr.Get(v) != tc.want {
+			t.Errorf("%v: expr %q (%v), want %q", tc.set, expr.Get(v), err, tc.want)
+		}
+	}
 }
 
 // TestVectorFresh: Get returns a copy, so a sim may scale its start in place.
