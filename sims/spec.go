@@ -70,6 +70,9 @@ type Spec struct {
 	Params []Param
 	// Data says how a --data CSV is used; "" means the sim takes no data.
 	Data string
+	// DataText lists the columns of --data that hold words from a fixed
+	// list rather than numbers (LoadCSV stores each as its index).
+	DataText []TextColumn
 	// Steps is the default number of steps of a headless run.
 	Steps int
 	// Speed is the steps per second at which a pane starts: slow enough to
