@@ -69,7 +69,7 @@ func buildingLabel(st PaneStyle) string {
 
 // overlayLabel writes label over line y of a w-wide block, centred.
 func overlayLabel(lines []string, y int, label string, w int) {
-	lw := ansi.StringWidth(label)
+	lw := chart.Width(label)
 	if y < 0 || y >= len(lines) || lw > w-2 {
 		return
 	}

@@ -2,7 +2,6 @@ package chart
 
 import (
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
 	"math"
 
 	"github.com/thelab/lab/sims"
@@ -315,7 +314,7 @@ func classLegend(b *buffer, y int, legend []string, o Options) int {
 		}
 		b.text(x, y, string(g), classColor(i), true)
 		b.text(x+2, y, name, 0, false)
-		x += 2 + ansi.StringWidth(name) + 2
+		x += 2 + Width(name) + 2
 	}
 	return x
 }
@@ -361,7 +360,7 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 		yl = "y"
 	}
 	axes := fmt.Sprintf("%s %s…%s  %s %s…%s", xl, num(v.XMin), num(v.XMax), yl, num(v.YMin), num(v.YMax))
-	if n := ansi.StringWidth(axes); x+n <= w {
+	if n := Width(axes); x+n <= w {
 		b.text(w-n, h-1, axes, axisColor, false)
 	}
 	return b.lines()

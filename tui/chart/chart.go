@@ -128,10 +128,10 @@ func Fit(lines []string, w, h int) []string {
 
 // FitLine cuts or pads one line to display width w.
 func FitLine(s string, w int) string {
-	sw := ansi.StringWidth(s)
+	sw := Width(s)
 	if sw > w {
 		s = ansi.Truncate(s, w, "")
-		sw = ansi.StringWidth(s)
+		sw = Width(s)
 	}
 	if sw < w {
 		s += strings.Repeat(" ", w-sw)
@@ -143,7 +143,7 @@ func FitLine(s string, w int) string {
 func titleLine(b *buffer, y int, title, note string) {
 	b.text(0, y, title, titleColor, true)
 	if note != "" {
-		b.text(ansi.StringWidth(title)+1, y, note, axisColor, false)
+		b.text(Width(title)+1, y, note, axisColor, false)
 	}
 }
 
