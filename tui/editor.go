@@ -97,6 +97,17 @@ func (e *paramEditor) Update(msg tea.Msg) (modal, tea.Cmd) {
 		e.scroll()
 	case tea.KeyPressMsg:
 		return e.key(msg)
+	case tea.PasteMsg:
+		// A paste is typing many keys at once: it replaces a selected
+		// value, as typing does.
+		if len(e.fields) == 0 {
+			return e, nil
+		}
+		if f := &e.fields[e.focus]; f.fresh {
+			f.in.SetValue("")
+			f.fresh = false
+		}
+		return e, e.edit(msg)
 	}
 	return e, nil
 }
@@ -135,6 +146,12 @@ func (e *paramEditor) key(msg tea.KeyPressMsg) (modal, tea.Cmd) {
 		f.in.SetValue("") // typing replaces the selected value
 		f.fresh = false
 	}
+	return e, e.edit(msg)
+}
+
+// edit hands a key or a paste to the focused field's text input.
+func (e *paramEditor) edit(msg tea.Msg) tea.Cmd {
+	f := &e.fields[e.focus]
 	value, pos := f.in.Value(), f.in.Position()
 	var cmd tea.Cmd
 	f.in, cmd = f.in.Update(msg)
@@ -145,7 +162,7 @@ func (e *paramEditor) key(msg tea.KeyPressMsg) (modal, tea.Cmd) {
 		f.err = ""
 	}
 	e.scroll()
-	return e, cmd
+	return cmd
 }
 
 // cycle steps the focused choice by d through its choices.

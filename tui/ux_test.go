@@ -196,6 +196,27 @@ func TestEditorTypingAndChoices(t *testing.T) {
 	}
 }
 
+// TestEditorTakesAPaste: a paste (bracketed, one message) replaces a
+// selected value as typing does, and edits at the cursor otherwise.
+func TestEditorTakesAPaste(t *testing.T) {
+	l := newLab(t, 120, 40, false, "gd")
+	l.keys("p", "down") // kappa, selected
+	ed := l.m.modal.(*paramEditor)
+	l.send(tea.PasteMsg{Content: "25"})
+	if got := ed.fields[ed.focus].in.Value(); got != "25" {
+		t.Fatalf("pasting 25 over kappa's 10: %q", got)
+	}
+	l.keys("left")
+	l.send(tea.PasteMsg{Content: "7"})
+	if got := ed.fields[ed.focus].in.Value(); got != "275" {
+		t.Fatalf("pasting 7 before the last digit of 25: %q", got)
+	}
+	l.keys("enter")
+	if v := l.snap(0).Values; v.Text("kappa") != "275" {
+		t.Errorf("applied: %s", v.Summary())
+	}
+}
+
 // TestCatalogueRanksNamesFirst: "kme" finds kmeans, and only it; "gd"
 // puts gd first.
 func TestCatalogueRanksNamesFirst(t *testing.T) {
