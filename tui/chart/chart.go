@@ -33,6 +33,8 @@ func MinSize(c sims.Chart) (w, h int) {
 		return 16, 5
 	case sims.BarChart:
 		return 16, 2
+	case sims.ImageChart:
+		return 12, 5
 	}
 	return 1, 1
 }
@@ -69,6 +71,8 @@ func RenderLines(c sims.Chart, w, h int, o Options) []string {
 		lines = histChart(c, w, h, o)
 	case sims.BarChart:
 		lines = barChart(c, w, h, o)
+	case sims.ImageChart:
+		lines = imageChart(c, w, h, o)
 	default:
 		lines = []string{fmt.Sprintf("unknown chart %T", c)}
 	}
