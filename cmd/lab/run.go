@@ -102,7 +102,7 @@ func runCmd(args []string, stdout io.Writer) error {
 	if err != nil {
 		return usageErr("%s: %v", name, err)
 	}
-	cfg := sims.Config{Values: vals, Seed: o.seed}
+	cfg := sims.Config{Values: vals, Seed: o.seed, Headless: true}
 	if o.data != "" {
 		if spec.Data == "" {
 			return usageErr("sim %s takes no --data", name)
