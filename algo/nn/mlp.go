@@ -145,3 +145,39 @@ func (m *MLP) FLOPs() float64 {
 	}
 	return f
 }
+
+// Affine returns, for a network with the identity activation, the one
+// affine map it computes (seed 001 Remark 9.2: without a nonlinearity the
+// layers collapse): out = x·A + c with A [In, Out] row-major and c [Out],
+// composed layer by layer (a residual layer is x(W + I) + b). ok is false
+// for any other activation.
+func (m *MLP) Affine() (A, c []float64, ok bool) {
+	if m.cfg.Act != Linear {
+		return nil, nil, false
+	}
+	in := m.cfg.In
+	A = make([]float64, in*in) // the identity
+	for i := range in {
+		A[i*in+i] = 1
+	}
+	c = make([]float64, in)
+	for k, d := range m.Layers {
+		n := d.Out()
+		A2, c2 := make([]float64, in*n), make([]float64, n)
+		for j := range n {
+			c2[j] = d.B.Data[j]
+			for r := range d.In() {
+				w := d.W.Data[r*n+j]
+				if m.cfg.Residual && k < len(m.cfg.Hidden) && d.In() == n && r == j {
+					w++
+				}
+				c2[j] += c[r] * w
+				for i := range in {
+					A2[i*n+j] += A[i*d.In()+r] * w
+				}
+			}
+		}
+		A, c = A2, c2
+	}
+	return A, c, true
+}

@@ -90,6 +90,16 @@ func TestLinearActivationIsAffine(t *testing.T) {
 		}
 		c := affine([]float64{0, 0, 0})
 		A := [3][]float64{affine([]float64{1, 0, 0}), affine([]float64{0, 1, 0}), affine([]float64{0, 0, 1})}
+		gotA, gotC, ok := m.Affine()
+		if !ok {
+			t.Fatal("no affine map for a linear network")
+		}
+		for j := range 2 {
+			algotest.Near(t, fmt.Sprintf("c_%d", j), gotC[j], c[j], 1e-12)
+			for i := range 3 {
+				algotest.Near(t, fmt.Sprintf("A_%d%d", i, j), gotA[i*2+j], A[i][j]-c[j], 1e-12)
+			}
+		}
 		x := []float64{0.3, -1.2, 2.5, 1, 1, -1}
 		tp := tensor.NewTape()
 		out := m.Forward(tp, input(t, x, 3), nil)

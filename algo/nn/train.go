@@ -109,9 +109,7 @@ func (t *Trainer) Step() error {
 	t.batch.Load(t.set, t.idx)
 	tp := t.tp
 	tp.Rewind()
-	out := t.model.Forward(tp, t.batch.X, t.rng)
-	data := t.loss.Mean(tp, out, t.batch)
-	total := t.penalise(data)
+	total, data := t.Objective(tp, t.batch, t.rng)
 	if err := tp.Backward(total); err != nil {
 		return err
 	}
@@ -124,9 +122,13 @@ func (t *Trainer) Step() error {
 	return t.opt.Step()
 }
 
-// penalise records loss + λ₁ Σ|w| + (λ₂/2) Σ w².
-func (t *Trainer) penalise(loss *tensor.Tensor) *tensor.Tensor {
-	tp := t.tp
+// Objective records on tp what a step minimises for the batch b: the
+// model, the mean loss (data) and the loss plus the penalty λ₁ Σ|w| +
+// (λ₂/2) Σ w² (total). rng drives dropout (nil: none). A gradient check
+// differentiates exactly this.
+func (t *Trainer) Objective(tp *tensor.Tape, b *Batch, rng *rand.Rand) (total, data *tensor.Tensor) {
+	data = t.loss.Mean(tp, t.model.Forward(tp, b.X, rng), b)
+	loss := data
 	for _, w := range t.weights {
 		if t.cfg.L1 > 0 {
 			loss = tp.Add(loss, tp.Scale(tp.Sum(tp.Abs(w)), t.cfg.L1))
@@ -135,7 +137,7 @@ func (t *Trainer) penalise(loss *tensor.Tensor) *tensor.Tensor {
 			loss = tp.Add(loss, tp.Scale(tp.Sum(tp.Square(w)), t.cfg.L2/2))
 		}
 	}
-	return loss
+	return loss, data
 }
 
 // Loss is the loss the trainer minimises.

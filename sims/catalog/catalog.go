@@ -15,6 +15,7 @@ import (
 	"github.com/thelab/lab/sims/linearsim"
 	"github.com/thelab/lab/sims/mcmcsim"
 	"github.com/thelab/lab/sims/mixturesim"
+	"github.com/thelab/lab/sims/nnsim"
 	"github.com/thelab/lab/sims/optimsim"
 	"github.com/thelab/lab/sims/pushforwardsim"
 	"github.com/thelab/lab/sims/rffsim"
@@ -36,6 +37,8 @@ func All() *sims.Catalog {
 		optimsim.GD,
 		optimsim.Majorise,
 		optimsim.Rates,
+		// Seed 001 §9–10, seed 000 chapter 2, seed 002 §6.1: neural networks.
+		nnsim.Playground,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,
