@@ -81,7 +81,7 @@ type playground struct {
 	tp      *tensor.Tape // the pictures' forward passes
 	grid    *planeGrid
 	thumbs  *planeGrid
-	trainX  *nn.Batch // the training inputs, for the dead units
+	trainX  *nn.Batch   // the training inputs, for the dead units
 	trace   *sims.Trace // train loss, test loss
 	every   int         // steps between trace rows
 	cfg     string      // the architecture line
