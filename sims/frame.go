@@ -245,6 +245,9 @@ type Image struct {
 	// Mark outlines pixels [X0, X1) × [Y0, Y1) (a sliding window, the cell
 	// being computed); none when X1 <= X0.
 	Mark Window
+	// RowLabels (H of them) and ColLabels (W) name the rows and columns of
+	// a numeric image (a confusion matrix's classes); pixels ignore them.
+	RowLabels, ColLabels []string
 }
 
 // Window is a rectangle of pixels: columns X0..X1−1, rows Y0..Y1−1.

@@ -17,6 +17,9 @@ type Table struct {
 	Name    string      // where it came from, for messages
 	Columns []string    // header names
 	Rows    [][]float64 // one slice per data row, len(Columns) each
+	// Lines holds the file line of each row (1 is the header), for
+	// messages about a row; nil for a table not read from a file.
+	Lines []int
 }
 
 // LoadCSV reads a CSV file whose first row names the columns and whose other
@@ -77,11 +80,21 @@ func ReadCSV(r io.Reader) (*Table, error) {
 			row[j] = x
 		}
 		t.Rows = append(t.Rows, row)
+		t.Lines = append(t.Lines, line)
 	}
 	if len(t.Rows) == 0 {
 		return nil, errors.New("the file has a header but no data rows")
 	}
 	return t, nil
+}
+
+// Line is the file line of row i, or i + 2 (the row after the header)
+// when the table did not come from a file.
+func (t *Table) Line(i int) int {
+	if i < len(t.Lines) {
+		return t.Lines[i]
+	}
+	return i + 2
 }
 
 // Column returns the index of the named column, or -1.

@@ -60,7 +60,11 @@ func layoutImages(c sims.ImageChart, w, h int) imageLayout {
 	try := func(l imageLayout) (imageLayout, bool) {
 		l.capH = capH
 		if l.numbers {
-			l.tileW, l.tileH = maxW*l.cellW+1, maxH
+			for _, im := range c.Images {
+				rl, cl := numberLabels(im)
+				l.tileW = max(l.tileW, rl+im.W*l.cellW+1)
+				l.tileH = max(l.tileH, cl+im.H)
+			}
 		} else {
 			l.tileW = max(1, int(math.Ceil(float64(maxW)*l.zoom)))
 			l.tileH = max(1, int(math.Ceil(float64(maxH)*l.zoom/2)))
@@ -111,6 +115,20 @@ func imageNumber(x float64) string {
 	return s
 }
 
+// numberLabels is the width of a numeric image's row labels (with a space
+// after them) and the height of its column labels.
+func numberLabels(im sims.Image) (rowW, colH int) {
+	if len(im.RowLabels) == im.H {
+		for _, l := range im.RowLabels {
+			rowW = max(rowW, ansi.StringWidth(l)+1)
+		}
+	}
+	if len(im.ColLabels) == im.W {
+		colH = 1
+	}
+	return rowW, colH
+}
+
 func numberWidth(c sims.ImageChart) int {
 	n := 1
 	for _, im := range c.Images {
@@ -152,13 +170,14 @@ func imageChart(c sims.ImageChart, w, h int, o Options) []string {
 				drawPixels(b, x, y, im, s, l.zoom, o)
 			}
 			if l.capH > 0 && im.Caption != "" {
-				cw := l.tileW
+				cw, cx := l.tileW, x
 				if l.numbers {
-					cw = im.W * l.cellW
+					rl, _ := numberLabels(im)
+					cw, cx = im.W*l.cellW+1, x+rl
 				}
 				caption := ansi.Truncate(im.Caption, cw, "")
 				pad := max(0, (cw-ansi.StringWidth(caption))/2)
-				b.text(x+pad, y+l.tileH, caption, axisColor, false)
+				b.text(cx+pad, y+l.tileH, caption, axisColor, false)
 			}
 		}
 		y += l.tileH + 1
@@ -236,10 +255,24 @@ func drawPixels(b *buffer, x0, y0 int, im sims.Image, s scale, zoom float64, o O
 }
 
 // drawNumbers writes each value right-aligned in a cell of cellW columns
-// on its colour (dimmed so that the digits stay readable); the Mark is
-// bracketed, [ before its first column and ] after its last, in every
+// on its colour (dimmed so that the digits stay readable), under the
+// column labels and after the row labels if the image has them; the Mark
+// is bracketed, [ before its first column and ] after its last, in every
 // marked row.
 func drawNumbers(b *buffer, x0, y0 int, im sims.Image, s scale, cellW int, o Options) {
+	rl, cl := numberLabels(im)
+	if cl > 0 {
+		for i, l := range im.ColLabels {
+			l = ansi.Truncate(l, cellW-1, "")
+			b.text(x0+rl+i*cellW+cellW-ansi.StringWidth(l), y0, l, axisColor, false)
+		}
+	}
+	if rl > 0 {
+		for j, l := range im.RowLabels {
+			b.text(x0+rl-1-ansi.StringWidth(l), y0+cl+j, l, axisColor, false)
+		}
+	}
+	x0, y0 = x0+rl, y0+cl
 	for j := range im.H {
 		for i := range im.W {
 			v := im.Pix[j*im.W+i]

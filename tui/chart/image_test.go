@@ -116,3 +116,19 @@ func TestImageColumns(t *testing.T) {
 		t.Errorf("layout %+v, rows %v", l, imageRows(c, l.perRow))
 	}
 }
+
+// TestImageLabels: a numeric image with row and column labels (a
+// confusion matrix) prints the column labels over their cells and the row
+// labels, right-aligned, before their rows.
+func TestImageLabels(t *testing.T) {
+	im := sims.Image{W: 3, H: 2, Pix: []float64{5, 0, 1, 0, 12, 0},
+		RowLabels: []string{"a", "bb"}, ColLabels: []string{"x", "y", "z"}, Caption: "true ↓ predicted →"}
+	c := sims.ImageChart{Title: "confusion", Numbers: true, Images: []sims.Image{im}}
+	lines := RenderLines(c, 30, 6, Options{Mono: true})
+	want := []string{"confusion", "     x  y  z", " a   5  0  1", "bb   0 12  0"}
+	for i, w := range want {
+		if got := strings.TrimRight(ansi.Strip(lines[i]), " "); got != w {
+			t.Errorf("line %d: %q, want %q", i, got, w)
+		}
+	}
+}
