@@ -521,3 +521,21 @@ func TestFeatures(t *testing.T) {
 		algotest.Near(t, fmt.Sprintf("feature %d", i), got[i], want[i], 0)
 	}
 }
+
+// TestStepsAllocateNothing: after its first step, a training step of
+// every model (the CNN's reshapes included) allocates nothing.
+func TestStepsAllocateNothing(t *testing.T) {
+	set := classSet(t, 40, 36, 3, 61)
+	for name, m := range models(t) {
+		tr, err := nn.NewTrainer(m, set, nn.TrainConfig{Batch: 8, L1: 1e-4, L2: 1e-4, Opt: opt.Config{LR: 0.01}}, rng(62))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Step(); err != nil {
+			t.Fatal(err)
+		}
+		if allocs := testing.AllocsPerRun(20, func() { _ = tr.Step() }); allocs != 0 {
+			t.Errorf("%s: a step allocates %v times", name, allocs)
+		}
+	}
+}

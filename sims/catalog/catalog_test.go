@@ -88,6 +88,8 @@ func TestSizeEstimatesCover(t *testing.T) {
 		{"softmax", map[string]string{"n": "10000"}},
 		{"linreg", map[string]string{"n": "10000"}},
 		{"linreg", map[string]string{"data": "linear", "n": "2000", "d": "100"}},
+		{"digits", map[string]string{"n": "20000"}},
+		{"digits", map[string]string{"n": "4000", "model": "cnn", "filters": "16", "hidden": "64"}},
 	}
 	for _, tt := range tests {
 		spec := All().Lookup(tt.sim)

@@ -29,6 +29,7 @@ var goldenCases = []struct {
 	steps int
 }{
 	{nnsim.Playground, nil, 200},
+	{nnsim.Digits, map[string]string{"n": "1000"}, 150},
 }
 
 // TestGoldenFrames pins each pane at 80×24 and 140×45 in monochrome and

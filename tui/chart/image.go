@@ -13,6 +13,19 @@ import (
 // markInk tints the pixels of an image's Mark.
 var markInk = newRGB(0xff, 0x9f, 0x1a)
 
+// darkDiverging is the Diverging ramp of images: blue, the dark of the
+// terminal at the middle (a zero weight is blank paper), red.
+var darkDiverging = []rgb{newRGB(0x3a, 0x80, 0xf0), newRGB(0x16, 0x16, 0x16), newRGB(0xf0, 0x44, 0x3a)}
+
+// imageColor is a pixel's colour: the chart's scale, with a dark middle
+// for a diverging one.
+func imageColor(s scale, v float64) rgb {
+	if s.g.Scale == sims.Diverging {
+		return ramp(darkDiverging, s.unit(v))
+	}
+	return s.color(v)
+}
+
 // imageLayout is how an ImageChart's tiles are placed: pixels scaled by
 // zoom (pixel mode: zoom columns and zoom/2 rows per pixel), or numbers in
 // cells of cellW columns.
@@ -175,7 +188,7 @@ func imageChart(c sims.ImageChart, w, h int, o Options) []string {
 					rl, _ := numberLabels(im)
 					cw, cx = im.W*l.cellW+1, x+rl
 				}
-				caption := ansi.Truncate(im.Caption, cw, "")
+				caption := fitWords(im.Caption, cw)
 				pad := max(0, (cw-ansi.StringWidth(caption))/2)
 				b.text(cx+pad, y+l.tileH, caption, axisColor, false)
 			}
@@ -183,6 +196,26 @@ func imageChart(c sims.ImageChart, w, h int, o Options) []string {
 		y += l.tileH + 1
 	}
 	return b.lines()
+}
+
+// fitWords is the longest run of s's leading words that fits in w
+// columns: a caption is shortened by whole words, never cut inside one.
+func fitWords(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	out := ""
+	for _, word := range strings.Fields(s) {
+		next := word
+		if out != "" {
+			next = out + " " + word
+		}
+		if ansi.StringWidth(next) > w {
+			break
+		}
+		out = next
+	}
+	return strings.TrimRight(out, ",;:")
 }
 
 func marked(im sims.Image, i, j int) bool {
@@ -193,7 +226,9 @@ func marked(im sims.Image, i, j int) bool {
 // drawPixels draws an image at zoom: each cell shows the pixel under its
 // upper half (foreground of ▀) and the one under its lower half
 // (background). Mono draws ink (above the middle of the range) as ▀ ▄ █
-// and shades the marked window's paper ░.
+// and shades the marked window's paper ░; a diverging image (signed
+// weights) is drawn in mono by the shade of the larger magnitude of the
+// cell's two pixels.
 func drawPixels(b *buffer, x0, y0 int, im sims.Image, s scale, zoom float64, o Options) {
 	tw := max(1, int(math.Ceil(float64(im.W)*zoom)))
 	th := max(1, int(math.Ceil(float64(im.H)*zoom/2)))
@@ -209,7 +244,7 @@ func drawPixels(b *buffer, x0, y0 int, im sims.Image, s scale, zoom float64, o O
 			return px{}
 		}
 		v := im.Pix[j*im.W+i]
-		p := px{ok: true, mark: marked(im, i, j), t: s.unit(v), c: s.color(v)}
+		p := px{ok: true, mark: marked(im, i, j), t: s.unit(v), c: imageColor(s, v)}
 		if p.mark {
 			p.c = blend(p.c, markInk, 0.45)
 		}
@@ -222,13 +257,18 @@ func drawPixels(b *buffer, x0, y0 int, im sims.Image, s scale, zoom float64, o O
 				continue
 			}
 			top, bot := at(cx, 2*cy), at(cx, 2*cy+1)
-			if o.Mono {
-				ink := func(p px) bool {
-					if s.g.Scale == sims.Diverging {
-						return math.Abs(p.t-0.5) > 0.25
+			if o.Mono && s.g.Scale == sims.Diverging {
+				m := 0.0
+				for _, p := range []px{top, bot} {
+					if p.ok {
+						m = math.Max(m, 2*math.Abs(p.t-0.5))
 					}
-					return p.t >= 0.5
 				}
+				c.r = shades[int(math.Round(m*float64(len(shades)-1)))]
+				continue
+			}
+			if o.Mono {
+				ink := func(p px) bool { return p.t >= 0.5 }
 				ti, bi := top.ok && ink(top), bot.ok && ink(bot)
 				switch {
 				case ti && bi:
@@ -278,7 +318,7 @@ func drawNumbers(b *buffer, x0, y0 int, im sims.Image, s scale, cellW int, o Opt
 			v := im.Pix[j*im.W+i]
 			t := imageNumber(v)
 			x := x0 + i*cellW
-			bg := blend(s.color(v), heatShadow, 0.55)
+			bg := blend(imageColor(s, v), heatShadow, 0.55)
 			fg := rgb(0)
 			bold := false
 			if marked(im, i, j) {

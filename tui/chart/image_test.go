@@ -132,3 +132,17 @@ func TestImageLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptionsKeepWholeWords: a caption too long for its tile loses whole
+// words, never part of one.
+func TestCaptionsKeepWholeWords(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		w    int
+		want string
+	}{{"row: true, column: predicted", 12, "row: true"}, {"7→1", 8, "7→1"}, {"dead", 3, ""}, {"a b c", 3, "a b"}} {
+		if got := fitWords(c.s, c.w); got != c.want {
+			t.Errorf("fitWords(%q, %d) = %q, want %q", c.s, c.w, got, c.want)
+		}
+	}
+}

@@ -60,8 +60,9 @@ var viridis = []rgb{
 }
 
 // greys is the ramp of the Grey scale: paper (near black, like a dark
-// terminal) to ink (white).
-var greys = []rgb{newRGB(0x12, 0x12, 0x16), newRGB(0xf4, 0xf4, 0xf4)}
+// terminal) to ink (white), neutral so that a 256-colour terminal gets
+// its grey ramp.
+var greys = []rgb{newRGB(0x12, 0x12, 0x12), newRGB(0xf4, 0xf4, 0xf4)}
 
 // diverging stops: blue, white, red.
 var diverging = []rgb{newRGB(0x2c, 0x6f, 0xd6), newRGB(0xf2, 0xf2, 0xf2), newRGB(0xd6, 0x33, 0x2c)}
