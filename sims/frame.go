@@ -237,7 +237,7 @@ type ImageChart struct {
 }
 
 // Image is one picture of an ImageChart: W×H values, row-major from the
-// top row.
+// top row. A NaN is a value not there (yet): a blank cell.
 type Image struct {
 	Caption string
 	W, H    int

@@ -40,6 +40,7 @@ func All() *sims.Catalog {
 		// Seed 001 §9–10, seed 000 chapter 2, seed 002 §6.1: neural networks.
 		nnsim.Playground,
 		nnsim.Digits,
+		nnsim.Conv,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,

@@ -1,7 +1,10 @@
 package nnsim_test
 
 import (
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -30,6 +33,8 @@ var goldenCases = []struct {
 }{
 	{nnsim.Playground, nil, 200},
 	{nnsim.Digits, map[string]string{"n": "1000"}, 150},
+	{nnsim.Conv, nil, 4},
+	{nnsim.Conv, map[string]string{"image": "digit", "padding": "same", "pool": "max"}, 300},
 }
 
 // TestGoldenFrames pins each pane at 80×24 and 140×45 in monochrome and
@@ -38,9 +43,11 @@ var goldenCases = []struct {
 // pane's width.
 func TestGoldenFrames(t *testing.T) {
 	for _, c := range goldenCases {
-		t.Run(c.spec.Name, func(t *testing.T) {
+		t.Run(strings.Join(append([]string{c.spec.Name}, keys(c.set)...), "_"), func(t *testing.T) {
 			s := simtest.Build(t, c.spec, c.set, 1, nil)
-			simtest.Run(t, s, c.steps)
+			if err := simtest.RunErr(s, c.steps); err != nil && !errors.Is(err, sims.ErrConverged) {
+				t.Fatal(err)
+			}
 			var out strings.Builder
 			for _, size := range [][2]int{{80, 24}, {140, 45}} {
 				for _, mono := range []bool{true, false} {
@@ -63,4 +70,12 @@ func TestGoldenFrames(t *testing.T) {
 			golden.RequireEqual(t, out.String())
 		})
 	}
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, k+"="+m[k])
+	}
+	return out
 }

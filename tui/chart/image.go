@@ -146,7 +146,9 @@ func numberWidth(c sims.ImageChart) int {
 	n := 1
 	for _, im := range c.Images {
 		for _, v := range im.Pix {
-			n = max(n, len(imageNumber(v)))
+			if !math.IsNaN(v) {
+				n = max(n, len(imageNumber(v)))
+			}
 		}
 	}
 	return n
@@ -244,6 +246,9 @@ func drawPixels(b *buffer, x0, y0 int, im sims.Image, s scale, zoom float64, o O
 			return px{}
 		}
 		v := im.Pix[j*im.W+i]
+		if math.IsNaN(v) {
+			return px{}
+		}
 		p := px{ok: true, mark: marked(im, i, j), t: s.unit(v), c: imageColor(s, v)}
 		if p.mark {
 			p.c = blend(p.c, markInk, 0.45)
@@ -289,6 +294,8 @@ func drawPixels(b *buffer, x0, y0 int, im sims.Image, s scale, zoom float64, o O
 				c.r, c.fg, c.bg = '▀', top.c, bot.c
 			case top.ok:
 				c.r, c.fg = '▀', top.c
+			case bot.ok:
+				c.r, c.fg = '▄', bot.c
 			}
 		}
 	}
@@ -319,13 +326,16 @@ func drawNumbers(b *buffer, x0, y0 int, im sims.Image, s scale, cellW int, o Opt
 			t := imageNumber(v)
 			x := x0 + i*cellW
 			bg := blend(imageColor(s, v), heatShadow, 0.55)
+			if math.IsNaN(v) { // not there yet: a dot on the terminal's background
+				t, bg = "·", 0
+			}
 			fg := rgb(0)
 			bold := false
 			if marked(im, i, j) {
 				bg = blend(bg, markInk, 0.5)
 				bold = true
 			}
-			pad := strings.Repeat(" ", cellW-1-len(t))
+			pad := strings.Repeat(" ", max(0, cellW-1-ansi.StringWidth(t)))
 			b.text(x+1, y0+j, pad+t, fg, bold)
 			if !o.Mono {
 				for k := 1; k < cellW; k++ {

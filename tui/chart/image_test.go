@@ -146,3 +146,19 @@ func TestCaptionsKeepWholeWords(t *testing.T) {
 		}
 	}
 }
+
+// TestImageMissingValues: a NaN is a blank cell — a dot among numbers,
+// nothing among pixels — and does not stretch the colour range.
+func TestImageMissingValues(t *testing.T) {
+	nan := math.NaN()
+	im := sims.Image{W: 3, H: 1, Pix: []float64{4, nan, 2}}
+	out := ansi.Strip(Render(sims.ImageChart{Title: "t", Numbers: true, Images: []sims.Image{im}}, 20, 5, Options{Mono: true}))
+	if !strings.Contains(out, " 4 · 2") {
+		t.Errorf("numbers:\n%s", out)
+	}
+	im = sims.Image{W: 2, H: 2, Pix: []float64{1, nan, nan, 1}}
+	lines := RenderLines(sims.ImageChart{Title: "t", Scale: sims.Grey, Lo: 0, Hi: 1, Images: []sims.Image{im}}, 12, 6, Options{Mono: true})
+	if got := ansi.Strip(lines[1]); got != "████        " {
+		t.Errorf("pixels: %q", got)
+	}
+}
