@@ -21,6 +21,7 @@ import (
 	"github.com/thelab/lab/sims/otsim"
 	"github.com/thelab/lab/sims/pushforwardsim"
 	"github.com/thelab/lab/sims/rffsim"
+	"github.com/thelab/lab/sims/trustsim"
 	"github.com/thelab/lab/sims/visim"
 )
 
@@ -96,6 +97,8 @@ func All() *sims.Catalog {
 		adsim.Implicit,
 		adsim.Coloring,
 		adsim.GradCheck,
+		// Seed 001 §17–20: trustworthy machine learning.
+		trustsim.RobustReg,
 	)
 	if err != nil {
 		panic(err)
