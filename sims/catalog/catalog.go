@@ -99,6 +99,7 @@ func All() *sims.Catalog {
 		adsim.GradCheck,
 		// Seed 001 §17–20: trustworthy machine learning.
 		trustsim.RobustReg,
+		trustsim.Poisoning,
 	)
 	if err != nil {
 		panic(err)

@@ -24,6 +24,7 @@ func TestGoldenFrames(t *testing.T) {
 		steps int
 	}{
 		{"robust-regression", RobustReg, nil, 120},
+		{"poisoning", Poisoning, nil, 80},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := simtest.Build(t, tt.spec, tt.set, 1, nil)
