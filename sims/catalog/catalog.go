@@ -100,6 +100,7 @@ func All() *sims.Catalog {
 		// Seed 001 §17–20: trustworthy machine learning.
 		trustsim.RobustReg,
 		trustsim.Poisoning,
+		trustsim.Attack,
 	)
 	if err != nil {
 		panic(err)

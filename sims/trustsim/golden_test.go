@@ -25,6 +25,8 @@ func TestGoldenFrames(t *testing.T) {
 	}{
 		{"robust-regression", RobustReg, nil, 120},
 		{"poisoning", Poisoning, nil, 80},
+		{"attack", Attack, nil, 40},
+		{"attack-digits", Attack, map[string]string{"model": "digits"}, 40},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := simtest.Build(t, tt.spec, tt.set, 1, nil)
