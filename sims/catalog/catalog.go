@@ -101,6 +101,7 @@ func All() *sims.Catalog {
 		trustsim.RobustReg,
 		trustsim.Poisoning,
 		trustsim.Attack,
+		trustsim.AdvTrain,
 	)
 	if err != nil {
 		panic(err)

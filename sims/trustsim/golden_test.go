@@ -26,6 +26,7 @@ func TestGoldenFrames(t *testing.T) {
 		{"robust-regression", RobustReg, nil, 120},
 		{"poisoning", Poisoning, nil, 80},
 		{"attack", Attack, nil, 40},
+		{"adv-train", AdvTrain, nil, 300},
 		{"attack-digits", Attack, map[string]string{"model": "digits"}, 40},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
