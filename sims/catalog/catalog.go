@@ -102,6 +102,7 @@ func All() *sims.Catalog {
 		trustsim.Poisoning,
 		trustsim.Attack,
 		trustsim.AdvTrain,
+		trustsim.Saliency,
 	)
 	if err != nil {
 		panic(err)

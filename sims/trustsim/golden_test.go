@@ -27,6 +27,7 @@ func TestGoldenFrames(t *testing.T) {
 		{"poisoning", Poisoning, nil, 80},
 		{"attack", Attack, nil, 40},
 		{"adv-train", AdvTrain, nil, 300},
+		{"saliency", Saliency, nil, 60},
 		{"attack-digits", Attack, map[string]string{"model": "digits"}, 40},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
