@@ -226,6 +226,7 @@ func BenchmarkPGDStepDigitsMLP(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	defer algotest.ThreadCPU(b)()
 	for b.Loop() {
 		if _, err := a.Step(); err != nil {
 			b.Fatal(err)

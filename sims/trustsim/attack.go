@@ -50,9 +50,9 @@ var Attack = &sims.Spec{
 // task at a second or so.
 const (
 	planeTrainSteps  = 1500
-	digitsTrainSteps = 1000
+	digitsTrainSteps = 800
 	advInner         = 5 // attack steps inside one adversarial-training step
-	accGridN         = 8 // ε values of the accuracy curve, after 0
+	accGridN         = 6 // ε values of the accuracy curve, after 0
 	accAttackSteps   = 10
 )
 

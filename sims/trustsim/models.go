@@ -168,11 +168,11 @@ func ballPath(x, y, eps float64, norm adversarial.Norm, class int) sims.Path {
 }
 
 // robustCurve is the test accuracy of m under a k-step sign-PGD attack in
-// the norm at each ε of grid (ε = 0: clean), on at most 300 test rows.
+// the norm at each ε of grid (ε = 0: clean), on at most 200 test rows.
 func (t *task) robustCurve(m nn.Model, norm adversarial.Norm, grid []float64, k int) ([]float64, error) {
 	sub := t.test
-	if sub.N > 300 {
-		idx := make([]int, 300)
+	if sub.N > 200 {
+		idx := make([]int, 200)
 		for i := range idx {
 			idx[i] = i
 		}
