@@ -12,6 +12,7 @@
 package poison
 
 import (
+	"gonum.org/v1/gonum/floats"
 	"math"
 
 	"github.com/thelab/lab/algo"
@@ -73,7 +74,7 @@ func (p *Problem) Grad(dst, w []float64) {
 	clear(dst)
 	for i := range p.N {
 		z := p.Z[i*p.D : (i+1)*p.D]
-		c := -stable.Sigmoid(-dot(w, z)) / float64(p.N)
+		c := -stable.Sigmoid(-floats.Dot(w, z)) / float64(p.N)
 		for j, v := range z {
 			dst[j] += c * v
 		}
@@ -86,7 +87,7 @@ func (p *Problem) Grad(dst, w []float64) {
 func (p *Problem) Threshold(w []float64) float64 {
 	g := make([]float64, p.D)
 	p.Grad(g, w)
-	return math.Max(dot(w, g)/WInvE, 0)
+	return math.Max(floats.Dot(w, g)/WInvE, 0)
 }
 
 // Attack crafts the attacker's point for target w and fraction eps > 0:
@@ -102,10 +103,10 @@ func (p *Problem) Attack(w []float64, eps float64) (q []float64, reachable bool)
 	g := make([]float64, p.D)
 	p.Grad(g, w)
 	q = make([]float64, p.D)
-	if norm(g) == 0 {
+	if floats.Norm(g, 2) == 0 {
 		return q, true
 	}
-	a := dot(w, g)
+	a := floats.Dot(w, g)
 	h := func(c float64) float64 { return c * stable.Sigmoid(-c*a) }
 	target := 1 / eps
 	lo, hi := 0.0, 1.0
@@ -150,14 +151,14 @@ func (p *Problem) Retrain(w, q []float64, m float64) float64 {
 	trial := make([]float64, d)
 	total := float64(p.N) + m
 	loss := func(w []float64) float64 {
-		s := m * stable.Softplus(-dot(w, q))
+		s := m * stable.Softplus(-floats.Dot(w, q))
 		for i := range p.N {
-			s += stable.Softplus(-dot(w, p.Z[i*d:(i+1)*d]))
+			s += stable.Softplus(-floats.Dot(w, p.Z[i*d:(i+1)*d]))
 		}
 		return s / total
 	}
 	add := func(z []float64, wt float64) {
-		t := dot(w, z)
+		t := floats.Dot(w, z)
 		c := -wt * stable.Sigmoid(-t)
 		k := wt * stable.Sigmoid(t) * stable.Sigmoid(-t)
 		for j := range d {
@@ -175,7 +176,7 @@ func (p *Problem) Retrain(w, q []float64, m float64) float64 {
 			add(p.Z[i*d:(i+1)*d], 1/total)
 		}
 		add(q, m/total)
-		if gn = norm(g); gn < 1e-13 {
+		if gn = floats.Norm(g, 2); gn < 1e-13 {
 			break
 		}
 		if err := sv.SolveVec(mat.NewDense(d, d, h), mat.NewVecDense(d, g)); err == nil {
@@ -183,7 +184,7 @@ func (p *Problem) Retrain(w, q []float64, m float64) float64 {
 		} else {
 			copy(step, g) // singular Hessian: a gradient step
 		}
-		dec := dot(g, step) // the squared Newton decrement: the loss left to gain, twice
+		dec := floats.Dot(g, step) // the squared Newton decrement: the loss left to gain, twice
 		if dec < 1e-24 {
 			break
 		}
@@ -200,7 +201,7 @@ func (p *Problem) Retrain(w, q []float64, m float64) float64 {
 			for j := range d {
 				trial[j] = w[j] - t*step[j]
 			}
-			if loss(trial) <= f0-1e-4*t*dot(g, step) {
+			if loss(trial) <= f0-1e-4*t*floats.Dot(g, step) {
 				break
 			}
 			t /= 2
@@ -212,13 +213,3 @@ func (p *Problem) Retrain(w, q []float64, m float64) float64 {
 	}
 	return gn
 }
-
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
-}
-
-func norm(a []float64) float64 { return math.Sqrt(dot(a, a)) }

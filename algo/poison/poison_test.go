@@ -7,6 +7,7 @@ import (
 
 	"github.com/thelab/lab/algo/algotest"
 	"github.com/thelab/lab/algo/stable"
+	"gonum.org/v1/gonum/floats"
 )
 
 // TestLambertConstants checks the catalogue's values: W(1/e) =
@@ -58,10 +59,10 @@ func TestThresholdIsNecessary(t *testing.T) {
 		p.Grad(g, w)
 		eps := thr * rng.Float64() * 0.999
 		for range 20 {
-			mix := dot(w, g)
+			mix := floats.Dot(w, g)
 			for range 5 { // ν: five random points of mass ε/5
 				q := []float64{rng.NormFloat64() * 5, rng.NormFloat64() * 5}
-				mix += eps / 5 * -dot(w, q) * stable.Sigmoid(-dot(w, q))
+				mix += eps / 5 * -floats.Dot(w, q) * stable.Sigmoid(-floats.Dot(w, q))
 			}
 			if mix <= 0 {
 				t.Fatalf("trial %d: ε = %g below the threshold %g reaches ⟨w, g(χ)⟩ = %g", trial, eps, thr, mix)

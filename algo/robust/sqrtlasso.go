@@ -7,6 +7,7 @@
 package robust
 
 import (
+	"gonum.org/v1/gonum/floats"
 	"math"
 	"math/rand/v2"
 
@@ -90,13 +91,13 @@ func (s *SqrtLasso) SetLambda(lambda float64) error {
 // LambdaMax is the smallest λ at which w = 0 is optimal: ‖Xᵀy‖∞/‖y‖ (the
 // subgradient test at w = 0; 0 when y = 0).
 func (s *SqrtLasso) LambdaMax() float64 {
-	ny := norm(s.y)
+	ny := floats.Norm(s.y, 2)
 	if ny == 0 {
 		return 0
 	}
 	m := 0.0
 	for _, c := range s.cols {
-		m = math.Max(m, math.Abs(dot(c, s.y)))
+		m = math.Max(m, math.Abs(floats.Dot(c, s.y)))
 	}
 	return m / ny
 }
@@ -134,7 +135,7 @@ func (s *SqrtLasso) Step() float64 {
 }
 
 // Objective is F(w) = ‖Xw − y‖ + λ‖w‖₁ at the current w.
-func (s *SqrtLasso) Objective() float64 { return norm(s.r) + s.lambda*l1(s.w) }
+func (s *SqrtLasso) Objective() float64 { return floats.Norm(s.r, 2) + s.lambda*floats.Norm(s.w, 1) }
 
 // W is the current coefficient vector (shared; do not modify).
 func (s *SqrtLasso) W() []float64 { return s.w }
@@ -192,7 +193,7 @@ func (s *SqrtLasso) WorstCase(w []float64) [][]float64 {
 		}
 		r[i] = v
 	}
-	nr := norm(r)
+	nr := floats.Norm(r, 2)
 	if nr == 0 {
 		r[0], nr = 1, 1
 	}
@@ -218,28 +219,10 @@ func (s *SqrtLasso) RandomFeasible(z [][]float64, rng *rand.Rand) {
 		for i := range c {
 			c[i] = rng.NormFloat64()
 		}
-		nc := norm(c)
+		nc := floats.Norm(c, 2)
 		scale := s.lambda * math.Pow(rng.Float64(), 1/float64(s.n)) / nc
 		for i := range c {
 			c[i] *= scale
 		}
 	}
-}
-
-func dot(a, b []float64) float64 {
-	s := 0.0
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
-}
-
-func norm(a []float64) float64 { return math.Sqrt(dot(a, a)) }
-
-func l1(a []float64) float64 {
-	s := 0.0
-	for _, v := range a {
-		s += math.Abs(v)
-	}
-	return s
 }
