@@ -226,3 +226,25 @@ func (s *SqrtLasso) RandomFeasible(z [][]float64, rng *rand.Rand) {
 		}
 	}
 }
+
+// SparseTruth are the non-zero coefficients Sparse plants, on the first
+// features; the rest are zero.
+var SparseTruth = []float64{3, -2, 1.5}
+
+// Sparse draws a sparse regression from rng: n rows of d standard normal
+// features (row-major), y = Xβ + noise·N(0, 1) with β = SparseTruth
+// followed by zeros.
+func Sparse(rng *rand.Rand, n, d int, noise float64) (x, y []float64) {
+	x = make([]float64, n*d)
+	y = make([]float64, n)
+	for i := range n {
+		for j := range d {
+			x[i*d+j] = rng.NormFloat64()
+			if j < len(SparseTruth) {
+				y[i] += SparseTruth[j] * x[i*d+j]
+			}
+		}
+		y[i] += noise * rng.NormFloat64()
+	}
+	return x, y
+}

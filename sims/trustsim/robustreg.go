@@ -64,19 +64,7 @@ type robustRegSim struct {
 func newRobustReg(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
 	n, d := rrN.Get(v), rrD.Get(v)
-	rng := streamRNG(cfg.Seed, dataStream)
-	x := make([]float64, n*d)
-	y := make([]float64, n)
-	beta := []float64{3, -2, 1.5}
-	for i := range n {
-		for j := range d {
-			x[i*d+j] = rng.NormFloat64()
-			if j < len(beta) {
-				y[i] += beta[j] * x[i*d+j]
-			}
-		}
-		y[i] += rrNoise.Get(v) * rng.NormFloat64()
-	}
+	x, y := robust.Sparse(streamRNG(cfg.Seed, dataStream), n, d, rrNoise.Get(v))
 	lasso, err := robust.NewSqrtLasso(x, n, d, y, 0)
 	if err != nil {
 		return nil, err
