@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strconv"
 
 	"github.com/thelab/lab/algo/adversarial"
 	"github.com/thelab/lab/algo/nn"
@@ -220,7 +219,7 @@ func (s *attackSim) Frame() sims.Frame {
 	if s.t.kind == taskPlane {
 		charts = append(charts, s.planeChart())
 	} else {
-		charts = append(charts, s.digitImages(), s.classBars())
+		charts = append(charts, s.digitImages())
 	}
 	charts = append(charts, s.objectiveChart(), s.accuracyChart())
 	return sims.Frame{Sim: Attack.Name, Step: s.atk.Steps(), Metrics: metrics, Charts: charts, Text: s.notes()}
@@ -265,21 +264,6 @@ func (s *attackSim) digitImages() sims.ImageChart {
 			{Caption: fmt.Sprintf("δ, ±%.2g", m), W: w, H: w, Pix: shown},
 			{Caption: fmt.Sprintf("→ %d (%.0f%%)", c, 100*s.probsNow[c]), W: w, H: w, Pix: append([]float64(nil), x...)},
 		}}
-}
-
-// classBars are the model's class probabilities at the current iterate.
-func (s *attackSim) classBars() sims.BarChart {
-	b := sims.BarChart{Title: "p(class) now", Max: 1}
-	for k, p := range s.probsNow {
-		cl := 0
-		if k == s.label {
-			cl = 2
-		} else if k == s.target {
-			cl = 3
-		}
-		b.Bars = append(b.Bars, sims.Bar{Label: strconv.Itoa(k), Value: p, Class: cl})
-	}
-	return b
 }
 
 func (s *attackSim) objectiveChart() sims.LineChart {
