@@ -43,6 +43,8 @@ func benchSessions(b *testing.B, simNames []string, pause int) {
 	cfg.Log = &syncBuffer{}
 	cfg.ConnPerMinute = 0
 	cfg.MaxSessions = 4 * n
+	cfg.MaxSessionsPerAddr = 0 // every client is on loopback
+	cfg.MaxStartupsPerAddr = cfg.MaxStartups
 	cfg.Sims = simNames
 	ts := startBench(b, cfg)
 	defer ts.stop()

@@ -3,7 +3,9 @@ package serve
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -11,17 +13,24 @@ import (
 	"time"
 
 	"github.com/thelab/lab/serve/servetest"
+	"github.com/thelab/lab/sims"
 )
 
-// syncBuffer is a log sink safe for the server's goroutines.
+// syncBuffer is a log sink safe for the server's goroutines, which tells
+// waiters of every write.
 type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	changed chan struct{} // closed at the next write
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
 	return s.b.Write(p)
 }
 
@@ -29,6 +38,16 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// next is closed at the next write.
+func (s *syncBuffer) next() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.changed
 }
 
 // lines are the log lines holding every one of subs.
@@ -49,15 +68,24 @@ func (s *syncBuffer) lines(subs ...string) []string {
 // waitLog waits for a log line holding every one of subs.
 func (s *syncBuffer) waitLog(t *testing.T, subs ...string) string {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) {
-		if l := s.lines(subs...); len(l) > 0 {
-			return l[0]
+	return s.waitLogs(t, 1, subs...)[0]
+}
+
+// waitLogs waits, up to wait, for n log lines holding every one of subs.
+func (s *syncBuffer) waitLogs(t *testing.T, n int, subs ...string) []string {
+	t.Helper()
+	deadline := time.After(wait)
+	for {
+		next := s.next()
+		if l := s.lines(subs...); len(l) >= n {
+			return l
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-next:
+		case <-deadline:
+			t.Fatalf("fewer than %d log lines with %q in:\n%s", n, subs, s.String())
+		}
 	}
-	t.Fatalf("no log line with %q in:\n%s", subs, s.String())
-	return ""
 }
 
 type testServer struct {
@@ -74,7 +102,8 @@ func testConfig(t *testing.T) Config {
 	cfg := DefaultConfig()
 	cfg.StateDir = t.TempDir()
 	cfg.ConnPerMinute = 0
-	cfg.Grace = 600 * time.Millisecond
+	cfg.Grace = 300 * time.Millisecond
+	cfg.FPS = 15 // half the frames: the clients' screens keep up under -race
 	return cfg
 }
 
@@ -94,8 +123,10 @@ func start(t *testing.T, cfg Config) *testServer {
 	}
 	ts := &testServer{Server: srv, addr: ln.Addr().String(), log: logs, done: make(chan error, 1)}
 	go func() { ts.done <- srv.Serve(ln) }()
+	logs.waitLog(t, "msg=listening")
 	t.Cleanup(func() {
 		ts.shutdown(t)
+		waitUntil(t, "every lab closed", func() bool { return ts.openLabs() == 0 })
 		waitRunners(t, 0)
 		if t.Failed() {
 			t.Logf("server log:\n%s", logs.String())
@@ -149,13 +180,32 @@ func runners() int {
 // waitRunners waits until exactly n runners are alive.
 func waitRunners(t *testing.T, n int) {
 	t.Helper()
-	deadline := time.Now().Add(3 * time.Second)
-	for runners() != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d runner goroutines alive, want %d", runners(), n)
-		}
-		time.Sleep(10 * time.Millisecond)
+	waitUntil(t, fmt.Sprintf("%d runner goroutines", n), func() bool { return runners() == n })
+}
+
+// waitUntil checks cond every few milliseconds until it holds, and fails
+// the test if it does not within wait.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	if !eventually(wait, cond) {
+		t.Fatalf("timed out waiting for %s", what)
 	}
+}
+
+// eventually reports whether cond holds within d, checking it every few
+// milliseconds.
+func eventually(d time.Duration, cond func() bool) bool {
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(d)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			return cond()
+		}
+	}
+	return true
 }
 
 // title is the top edge of the pane showing sim on the screen.
@@ -170,4 +220,63 @@ func title(screen, sim string) string {
 		}
 	}
 	return ""
+}
+
+// goroutines is a dump of every goroutine, for a failure's message.
+func goroutines() string {
+	var b bytes.Buffer
+	_ = pprof.Lookup("goroutine").WriteTo(&b, 1)
+	return b.String()
+}
+
+// liveHeap is the heap in use after a full collection.
+func liveHeap() int64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
+}
+
+// sizeOf is the terminal size of user's session ("" if none).
+func (ts *testServer) sizeOf(user string) string {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	for st := range ts.sessions {
+		if st.user == user {
+			return st.size()
+		}
+	}
+	return ""
+}
+
+// openConns and pendingConns count the server's TCP connections, and
+// those not yet authenticated.
+func (ts *testServer) openConns() int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return len(ts.conns)
+}
+
+func (ts *testServer) pendingConns() int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return len(ts.pending)
+}
+
+// corpusConfig is a configuration of spec (lda) with its corpus set.
+func corpusConfig(t *testing.T, spec *sims.Spec, corpus string) sims.Config {
+	t.Helper()
+	vals, err := sims.Resolve(spec.Params, map[string]string{"corpus": corpus})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sims.Config{Values: vals, Seed: 1}
+}
+
+// openLabs is how many sessions' labs are not yet closed.
+func (ts *testServer) openLabs() int {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.labs
 }

@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/pem"
@@ -43,28 +42,47 @@ func LoadHostKey(dir string) (gossh.Signer, string, error) {
 		return nil, "", fmt.Errorf("state directory: %w", err)
 	}
 	path := filepath.Join(dir, HostKeyFile)
-	info, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
 		signer, err := generateHostKey(path)
 		return signer, path, err
+	}
+	signer, err := readHostKey(path, "remove it to generate a new key")
+	return signer, path, err
+}
+
+// LoadHostKeyFile reads the host key an operator names with --host-key, the
+// one key every replica behind a load balancer shares (make it with
+// `ssh-keygen -t ed25519 -N ” -f FILE`). It must exist, be readable by its
+// owner only and parse; it is never generated or changed.
+func LoadHostKeyFile(path string) (gossh.Signer, error) {
+	if path == "" {
+		return nil, errors.New("no host key file given")
+	}
+	return readHostKey(path, "make one with ssh-keygen -t ed25519 -N '' -f "+path)
+}
+
+// readHostKey reads and parses a private key file that only its owner
+// may read; hint says how to fix it.
+func readHostKey(path, hint string) (gossh.Signer, error) {
+	info, err := os.Stat(path)
+	switch {
 	case err != nil:
-		return nil, path, fmt.Errorf("host key %s exists but cannot be read: %w", path, err)
+		return nil, fmt.Errorf("host key %s cannot be read: %w (%s)", path, err, hint)
 	case !info.Mode().IsRegular():
-		return nil, path, fmt.Errorf("host key %s exists but is not a regular file (remove it to generate a new key)", path)
+		return nil, fmt.Errorf("host key %s exists but is not a regular file (%s)", path, hint)
 	case info.Mode().Perm()&0o077 != 0:
-		return nil, path, fmt.Errorf("host key %s has permissions %04o: it must be readable by its owner only (chmod 600 %s)",
+		return nil, fmt.Errorf("host key %s has permissions %04o: it must be readable by its owner only (chmod 600 %s)",
 			path, info.Mode().Perm(), path)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, path, fmt.Errorf("host key %s exists but cannot be read: %w (fix it, or remove it to generate a new key)", path, err)
+		return nil, fmt.Errorf("host key %s exists but cannot be read: %w (fix it, or %s)", path, err, hint)
 	}
 	signer, err := gossh.ParsePrivateKey(data)
 	if err != nil {
-		return nil, path, fmt.Errorf("host key %s exists but is not a usable private key: %w (fix it, or remove it to generate a new key)", path, err)
+		return nil, fmt.Errorf("host key %s exists but is not a usable private key: %w (fix it, or %s)", path, err, hint)
 	}
-	return signer, path, nil
+	return signer, nil
 }
 
 // generateHostKey writes a new Ed25519 key in OpenSSH format to path, which
@@ -94,30 +112,4 @@ func generateHostKey(path string) (gossh.Signer, error) {
 		return nil, fmt.Errorf("write host key: %w", err)
 	}
 	return gossh.NewSignerFromKey(priv)
-}
-
-// LoadAuthorizedKeys parses an authorized_keys file (blank lines and #
-// comments allowed). An unreadable file, a bad line or an empty list is an
-// error naming the file and line.
-func LoadAuthorizedKeys(path string) ([]gossh.PublicKey, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("authorized keys: %w", err)
-	}
-	var keys []gossh.PublicKey
-	for i, l := range bytes.Split(data, []byte("\n")) {
-		l = bytes.TrimSpace(l)
-		if len(l) == 0 || l[0] == '#' {
-			continue
-		}
-		k, _, _, _, err := gossh.ParseAuthorizedKey(l)
-		if err != nil {
-			return nil, fmt.Errorf("authorized keys %s:%d: %w", path, i+1, err)
-		}
-		keys = append(keys, k)
-	}
-	if len(keys) == 0 {
-		return nil, fmt.Errorf("authorized keys %s: no keys (nobody could connect)", path)
-	}
-	return keys, nil
 }

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 )
@@ -63,26 +64,44 @@ func (l *addrLimiter) sweep(now time.Time) {
 	l.swept = now
 }
 
+// hostOf is the IP address of addr, as text: the key of per-address limits.
 func hostOf(addr net.Addr) string {
 	if a, ok := addr.(*net.TCPAddr); ok {
+		if ip, ok := netip.AddrFromSlice(a.IP); ok {
+			return ip.Unmap().String()
+		}
 		return a.IP.String()
 	}
-	host, _, err := net.SplitHostPort(addr.String())
+	return hostPart(addr.String())
+}
+
+// hostPart is the host of a host:port address.
+func hostPart(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return addr.String()
+		return addr
 	}
 	return host
 }
 
-// countedConn releases its slot in the server's connection count once,
-// when closed.
-type countedConn struct {
-	net.Conn
-	once    sync.Once
-	release func()
+// counter counts holders per key (sessions or pending handshakes per
+// address) and forgets a key at zero, so its size follows the addresses
+// holding something now.
+type counter map[string]int
+
+// take adds one for key if it has fewer than limit (0: no limit).
+func (c counter) take(key string, limit int) bool {
+	if limit > 0 && c[key] >= limit {
+		return false
+	}
+	c[key]++
+	return true
 }
 
-func (c *countedConn) Close() error {
-	c.once.Do(c.release)
-	return c.Conn.Close()
+func (c counter) give(key string) {
+	if c[key] <= 1 {
+		delete(c, key)
+		return
+	}
+	c[key]--
 }

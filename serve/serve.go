@@ -1,12 +1,24 @@
 // Package serve puts the lab on an SSH server: anyone with an ssh client
 // gets their own lab in their own terminal, nothing to install. It is built
-// on charm.land/wish/v2 and its Bubble Tea middleware; each session runs the
-// same tui.Model as `lab`, with its own runners, under limits an operator
-// sets: sessions, idle time, visit length, engine steps per second and new
-// connections per address.
+// on charm.land/wish/v2 and Bubble Tea; each session runs the same
+// tui.Model as `lab`, with its own runners, under limits an operator sets:
+// sessions in all, per address and per connection, idle time, visit
+// length, engine steps per second, new connections per address, pending
+// handshakes, and the login grace.
+//
+// Visitors are not trusted. What they send is bounded before it reaches
+// the lab: terminal sizes, environment, control sequences, pastes; the
+// requests of an SSH channel are answered without ever waiting; every
+// goroutine a session owns recovers from a panic, and where a library owns
+// the goroutine (Bubble Tea's input reader) hostile input is kept from it;
+// the session limits hold on the wall clock whatever the session's
+// goroutines are doing; and no parameter a visitor can set reads the
+// server's files, except by name from the operator's --data-dir.
 //
 // Sessions share no state, so several servers behind a TCP load balancer
-// serve anyone from any of them.
+// serve anyone from any of them: one host key (--host-key) and the PROXY
+// protocol (--proxy-protocol --proxy-from) so that per-address limits and
+// logs see the real client.
 package serve
 
 import (
@@ -16,15 +28,17 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/wish/v2"
-	bm "charm.land/wish/v2/bubbletea"
 	"github.com/charmbracelet/ssh"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/catalog"
@@ -36,30 +50,81 @@ import (
 const (
 	DefaultAddr               = "127.0.0.1:2222"
 	DefaultMaxSessions        = 32
+	DefaultMaxSessionsPerAddr = 8
+	// DefaultMaxSessionsPerConn is OpenSSH's MaxSessions: session
+	// channels one connection may hold open.
+	DefaultMaxSessionsPerConn = 4
+	// DefaultMaxStartups bounds the connections still in their handshake,
+	// in all and from one address (OpenSSH's MaxStartups).
+	DefaultMaxStartups        = 32
+	DefaultMaxStartupsPerAddr = 8
+	// DefaultLoginGrace is OpenSSH's LoginGraceTime: the time a connection
+	// has to authenticate, and then to open a session.
+	DefaultLoginGrace = 20 * time.Second
+	// DefaultClientAlive is OpenSSH's ClientAliveInterval: a keep-alive
+	// request this often; DefaultClientAliveCount unanswered in a row end
+	// the connection.
+	DefaultClientAlive        = 15 * time.Second
+	DefaultClientAliveCount   = 3
 	DefaultIdleTimeout        = 10 * time.Minute
 	DefaultMaxSessionDuration = time.Hour
-	// DefaultStepsPerSecond caps the engine steps of one session, shared by
-	// its panes: ten times mh's default speed, and at most a few percent of
-	// a core for the sims at their default sizes. It bounds steps, not
+	// DefaultStepsPerSecond caps the engine steps of one session, shared
+	// by its panes: ten times mh's default speed, and at most a few percent
+	// of a core for the sims at their default sizes. It bounds steps, not
 	// their cost; DefaultCPUPerSession bounds the cost.
 	DefaultStepsPerSecond = 1000
 	// DefaultCPUPerSession caps the CPU time a session's engines may use,
 	// in cores, whatever a step costs: a quarter of a core.
 	DefaultCPUPerSession = 0.25
-	DefaultConnPerMinute = 30
-	DefaultGrace         = 5 * time.Second
+	// DefaultRebuildsPerSecond caps a session's sim builds (reset, reseed,
+	// new parameters, a new pane), after a burst of three.
+	DefaultRebuildsPerSecond = 2
+	// DefaultMaxPanes caps a session's panes.
+	DefaultMaxPanes = 8
+	// DefaultMemoryPerSession caps the estimated size of a session's sims
+	// (most sims estimate 16 MiB at most, far above what they take).
+	DefaultMemoryPerSession = 256 << 20
+	DefaultConnPerMinute    = 30
+	DefaultGrace            = 5 * time.Second
 	// DefaultFPS is the lab's own refresh rate (tui.TickInterval).
 	DefaultFPS = 30
+	// MaxDataFile is the largest file a visitor may open from --data-dir.
+	MaxDataFile = 8 << 20
 )
 
 // Config is what an operator chooses. Start from DefaultConfig.
 type Config struct {
-	Addr           string // where ListenAndServe listens
-	StateDir       string // holds the host key; created owner-only
+	Addr     string // where ListenAndServe listens
+	StateDir string // holds the host key unless HostKey names one; created owner-only
+	// HostKey names a host key file to use instead of the state
+	// directory's: the one key replicas behind a balancer share.
+	HostKey        string
 	AuthorizedKeys string // an authorized_keys file; empty admits anyone
+	// DataDir is a directory whose files visitors may name, by name only,
+	// in parameters that read a file (lda's corpus); empty: none.
+	DataDir string
 	// MaxSessions is how many sessions may run at once; one more visitor
 	// is told the server is full.
 	MaxSessions int
+	// MaxSessionsPerAddr is how many of them one address may hold
+	// (0: no limit).
+	MaxSessionsPerAddr int
+	// MaxSessionsPerConn is how many session channels one connection may
+	// hold open.
+	MaxSessionsPerConn int
+	// MaxStartups is how many connections may be in their handshake at
+	// once; past it the oldest pending one of the address with the most is
+	// dropped. MaxStartupsPerAddr bounds those of one address.
+	MaxStartups        int
+	MaxStartupsPerAddr int
+	// LoginGrace is how long a connection has to authenticate, and then to
+	// ask for a session.
+	LoginGrace time.Duration
+	// ClientAliveInterval is how often the server asks an idle-looking
+	// client for a reply; ClientAliveCountMax unanswered requests end the
+	// connection (0 interval: never ask).
+	ClientAliveInterval time.Duration
+	ClientAliveCountMax int
 	// IdleTimeout ends a session after this long without a key press,
 	// mouse event or resize (0: never).
 	IdleTimeout time.Duration
@@ -68,9 +133,16 @@ type Config struct {
 	// StepsPerSecond caps a session's engine steps per second, shared
 	// equally by its panes (0: no cap).
 	StepsPerSecond float64
-	// CPUPerSession caps the share of a core a session's engines may use,
-	// shared equally by its panes (0: no cap).
+	// CPUPerSession caps the share of a core a session may spend stepping,
+	// building Frames and building sims, all its panes together (0: no cap).
 	CPUPerSession float64
+	// RebuildsPerSecond caps a session's sim builds (0: no cap).
+	RebuildsPerSecond float64
+	// MaxPanes caps a session's panes (0: no cap).
+	MaxPanes int
+	// MemoryPerSession caps the estimated bytes of a session's sims: a
+	// build over it is refused with the reason on screen (0: no cap).
+	MemoryPerSession int64
 	// ConnPerMinute is how many new connections one address may open per
 	// minute, as a burst or spread out (0: no limit).
 	ConnPerMinute int
@@ -79,48 +151,129 @@ type Config struct {
 	FPS int
 	// Grace is how long sessions get, after Shutdown, to see the notice
 	// and end before their connections are closed.
-	Grace   time.Duration
-	Sims    []string // panes of a new session; nil means tui.DefaultSims
-	Seed    uint64   // seed of each session's first pane
-	Catalog *sims.Catalog
-	Log     io.Writer // where the structured log goes; nil means os.Stderr
+	Grace time.Duration
+	// ProxyProtocol reads a PROXY header (v1 or v2) from connections whose
+	// peer is in ProxyFrom, and takes the client's address from it.
+	ProxyProtocol bool
+	ProxyFrom     []netip.Prefix
+	Sims          []string // panes of a new session; nil means tui.DefaultSims
+	Seed          uint64   // seed of each session's first pane
+	Catalog       *sims.Catalog
+	Log           io.Writer // where the structured log goes; nil means os.Stderr
 
 	hook func(tea.Msg) // tests: called first in every session's Update
+	// tests: the wall-clock backstop's delays (zero: hardSlack and
+	// forceConnAfter)
+	slack, forceAfter time.Duration
 }
 
 // DefaultConfig is a local demo with safe limits.
 func DefaultConfig() Config {
 	return Config{
-		Addr:               DefaultAddr,
-		MaxSessions:        DefaultMaxSessions,
-		IdleTimeout:        DefaultIdleTimeout,
-		MaxSessionDuration: DefaultMaxSessionDuration,
-		StepsPerSecond:     DefaultStepsPerSecond,
-		CPUPerSession:      DefaultCPUPerSession,
-		ConnPerMinute:      DefaultConnPerMinute,
-		Grace:              DefaultGrace,
-		FPS:                DefaultFPS,
-		Seed:               1,
+		Addr:                DefaultAddr,
+		MaxSessions:         DefaultMaxSessions,
+		MaxSessionsPerAddr:  DefaultMaxSessionsPerAddr,
+		MaxSessionsPerConn:  DefaultMaxSessionsPerConn,
+		MaxStartups:         DefaultMaxStartups,
+		MaxStartupsPerAddr:  DefaultMaxStartupsPerAddr,
+		LoginGrace:          DefaultLoginGrace,
+		ClientAliveInterval: DefaultClientAlive,
+		ClientAliveCountMax: DefaultClientAliveCount,
+		IdleTimeout:         DefaultIdleTimeout,
+		MaxSessionDuration:  DefaultMaxSessionDuration,
+		StepsPerSecond:      DefaultStepsPerSecond,
+		CPUPerSession:       DefaultCPUPerSession,
+		RebuildsPerSecond:   DefaultRebuildsPerSecond,
+		MaxPanes:            DefaultMaxPanes,
+		MemoryPerSession:    DefaultMemoryPerSession,
+		ConnPerMinute:       DefaultConnPerMinute,
+		Grace:               DefaultGrace,
+		FPS:                 DefaultFPS,
+		Seed:                1,
 	}
+}
+
+// check reports the first problem with c, naming its flag.
+func (c *Config) check() error {
+	switch {
+	case c.MaxSessions < 1:
+		return fmt.Errorf("--max-sessions must be at least 1, got %d", c.MaxSessions)
+	case c.MaxSessionsPerAddr < 0:
+		return fmt.Errorf("--max-sessions-per-addr must be ≥ 0, got %d", c.MaxSessionsPerAddr)
+	case c.MaxSessionsPerConn < 1 || c.MaxSessionsPerConn > 10:
+		return fmt.Errorf("--max-sessions-per-conn must be in 1..10, got %d", c.MaxSessionsPerConn)
+	case c.MaxStartups < 1:
+		return fmt.Errorf("--max-startups must be at least 1, got %d", c.MaxStartups)
+	case c.MaxStartupsPerAddr < 1:
+		return fmt.Errorf("--max-startups-per-addr must be at least 1, got %d", c.MaxStartupsPerAddr)
+	case c.LoginGrace <= 0 || c.LoginGrace > 2*time.Minute:
+		return fmt.Errorf("--login-grace must be in (0, 2m], got %s", c.LoginGrace)
+	case c.ClientAliveInterval < 0:
+		return fmt.Errorf("--client-alive-interval must be ≥ 0, got %s", c.ClientAliveInterval)
+	case c.ClientAliveCountMax < 1:
+		return fmt.Errorf("--client-alive-count must be at least 1, got %d", c.ClientAliveCountMax)
+	case c.IdleTimeout < 0:
+		return fmt.Errorf("--idle-timeout must be ≥ 0, got %s", c.IdleTimeout)
+	case c.MaxSessionDuration < 0:
+		return fmt.Errorf("--max-session-duration must be ≥ 0, got %s", c.MaxSessionDuration)
+	case c.StepsPerSecond < 0:
+		return fmt.Errorf("--steps-per-second must be ≥ 0, got %g", c.StepsPerSecond)
+	case c.CPUPerSession < 0:
+		return fmt.Errorf("--cpu-per-session must be ≥ 0, got %g", c.CPUPerSession)
+	case c.RebuildsPerSecond < 0:
+		return fmt.Errorf("--rebuilds-per-second must be ≥ 0, got %g", c.RebuildsPerSecond)
+	case c.MaxPanes < 0:
+		return fmt.Errorf("--max-panes must be ≥ 0, got %d", c.MaxPanes)
+	case c.MaxPanes > 0 && len(c.Sims) > c.MaxPanes:
+		return fmt.Errorf("%d sims asked for, but --max-panes is %d", len(c.Sims), c.MaxPanes)
+	case c.MemoryPerSession < 0:
+		return fmt.Errorf("--memory-per-session must be ≥ 0, got %d", c.MemoryPerSession)
+	case c.ConnPerMinute < 0:
+		return fmt.Errorf("--conn-rate must be ≥ 0, got %d", c.ConnPerMinute)
+	case c.FPS < 1 || c.FPS > 60:
+		return fmt.Errorf("--fps must be in 1..60, got %d", c.FPS)
+	case c.Grace <= 0:
+		return fmt.Errorf("--grace must be > 0, got %s", c.Grace)
+	case c.ProxyProtocol && len(c.ProxyFrom) == 0:
+		return errors.New("--proxy-protocol needs --proxy-from: the balancers' addresses, the only peers whose PROXY header is believed")
+	case !c.ProxyProtocol && len(c.ProxyFrom) > 0:
+		return errors.New("--proxy-from is only used with --proxy-protocol")
+	}
+	for _, name := range c.Sims {
+		if c.Catalog.Lookup(name) == nil {
+			return fmt.Errorf("unknown sim %q (lab list shows them)", name)
+		}
+	}
+	return nil
 }
 
 // Server is a running `lab serve`.
 type Server struct {
 	cfg     Config
 	ssh     *ssh.Server
+	handler ssh.Handler // the middlewares
 	log     *slog.Logger
+	refused *refusals
 	keyPath string
 	hostKey gossh.PublicKey
-	authKey []gossh.PublicKey
+	auth    *authKeys // nil: anyone
 	limiter *addrLimiter
 	ids     atomic.Uint64
+	flushed chan struct{} // closed when the refusal summaries stop
 
-	mu       sync.Mutex
-	sessions map[ssh.Session]*session // every session being handled
-	active   int                      // sessions holding a slot
-	conns    int                      // open TCP connections
-	closing  bool
-	endAt    time.Time // when sessions must end, once closing
+	mu           sync.Mutex
+	sessions     map[*session]struct{} // every session being handled
+	active       int                   // sessions holding a slot
+	labs         int                   // sessions' labs not yet closed
+	perAddrCount counter               // sessions per address
+	conns        map[*conn]struct{}    // open TCP connections
+	pending      map[*conn]struct{}    // those not yet authenticated
+	pendingPer   counter               // pending ones per address
+	byAddr       map[string]*conn      // pending ones by their two ends
+	closing      bool
+	closingCh    chan struct{} // closed when Shutdown begins
+	endAt        time.Time     // when sessions must end, once closing
+	serving      bool
 }
 
 // New checks the configuration, loads (or makes) the host key and reads
@@ -135,42 +288,47 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Log == nil {
 		cfg.Log = os.Stderr
 	}
-	switch {
-	case cfg.MaxSessions < 1:
-		return nil, fmt.Errorf("--max-sessions must be at least 1, got %d", cfg.MaxSessions)
-	case cfg.IdleTimeout < 0:
-		return nil, fmt.Errorf("--idle-timeout must be ≥ 0, got %s", cfg.IdleTimeout)
-	case cfg.MaxSessionDuration < 0:
-		return nil, fmt.Errorf("--max-session-duration must be ≥ 0, got %s", cfg.MaxSessionDuration)
-	case cfg.StepsPerSecond < 0:
-		return nil, fmt.Errorf("--steps-per-second must be ≥ 0, got %g", cfg.StepsPerSecond)
-	case cfg.CPUPerSession < 0:
-		return nil, fmt.Errorf("--cpu-per-session must be ≥ 0, got %g", cfg.CPUPerSession)
-	case cfg.ConnPerMinute < 0:
-		return nil, fmt.Errorf("--conn-rate must be ≥ 0, got %d", cfg.ConnPerMinute)
-	case cfg.FPS < 1 || cfg.FPS > 60:
-		return nil, fmt.Errorf("--fps must be in 1..60, got %d", cfg.FPS)
-	case cfg.Grace <= 0:
-		return nil, fmt.Errorf("--grace must be > 0, got %s", cfg.Grace)
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
-	for _, name := range cfg.Sims {
-		if cfg.Catalog.Lookup(name) == nil {
-			return nil, fmt.Errorf("unknown sim %q (lab list shows them)", name)
-		}
-	}
-	s := &Server{
-		cfg:      cfg,
-		log:      newLogger(cfg.Log),
-		limiter:  newAddrLimiter(cfg.ConnPerMinute),
-		sessions: map[ssh.Session]*session{},
-	}
-	signer, path, err := LoadHostKey(cfg.StateDir)
+	files, err := visitorFiles(cfg.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	s.keyPath, s.hostKey = path, signer.PublicKey()
+	// Every sim a visitor builds opens files through this policy, however
+	// its parameters were set.
+	cfg.Catalog = cfg.Catalog.WithFiles(files)
+	log := newLogger(cfg.Log)
+	s := &Server{
+		cfg:          cfg,
+		log:          log,
+		refused:      newRefusals(log),
+		limiter:      newAddrLimiter(cfg.ConnPerMinute),
+		sessions:     map[*session]struct{}{},
+		perAddrCount: counter{},
+		conns:        map[*conn]struct{}{},
+		pending:      map[*conn]struct{}{},
+		pendingPer:   counter{},
+		byAddr:       map[string]*conn{},
+		closingCh:    make(chan struct{}),
+		flushed:      make(chan struct{}),
+	}
+	var signer gossh.Signer
+	if cfg.HostKey != "" {
+		signer, err = LoadHostKeyFile(cfg.HostKey)
+		s.keyPath = cfg.HostKey
+	} else {
+		signer, s.keyPath, err = LoadHostKey(cfg.StateDir)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if signer, err = withoutSHA1(signer); err != nil {
+		return nil, err
+	}
+	s.hostKey = signer.PublicKey()
 	if cfg.AuthorizedKeys != "" {
-		if s.authKey, err = LoadAuthorizedKeys(cfg.AuthorizedKeys); err != nil {
+		if s.auth, err = newAuthKeys(cfg.AuthorizedKeys, func(msg string, args ...any) { log.Warn(msg, args...) }); err != nil {
 			return nil, err
 		}
 	}
@@ -178,30 +336,172 @@ func New(cfg Config) (*Server, error) {
 		wish.WithAddress(cfg.Addr),
 		wish.WithVersion("lab"),
 		func(srv *ssh.Server) error { srv.AddHostKey(signer); return nil },
-		// The middlewares run last to first: ours admits the session and
-		// owns its lab; the Bubble Tea middleware runs the program.
-		wish.WithMiddleware(bm.MiddlewareWithProgramHandler(s.program), s.admit),
+		wish.WithMiddleware(s.middlewares()...),
 		ssh.WrapConn(s.wrapConn),
 	}
-	// Connection-level backstops behind the sessions' own polite limits:
-	// a connection that stalls (in the handshake, or a client that stops
-	// reading) is cut a minute after a session would have been.
-	if cfg.IdleTimeout > 0 {
-		opts = append(opts, wish.WithIdleTimeout(cfg.IdleTimeout+time.Minute))
-	}
-	if cfg.MaxSessionDuration > 0 {
-		opts = append(opts, wish.WithMaxTimeout(cfg.MaxSessionDuration+cfg.Grace+time.Minute))
-	}
-	if s.authKey != nil {
+	if s.auth != nil {
 		opts = append(opts, wish.WithPublicKeyAuth(s.authorized))
 	}
 	if s.ssh, err = wish.NewServer(opts...); err != nil {
 		return nil, err
 	}
-	s.ssh.ConnectionFailedCallback = func(conn net.Conn, err error) {
-		s.log.Info("refused", "addr", conn.RemoteAddr().String(), "reason", "handshake: "+err.Error())
+	s.handler = s.ssh.Handler
+	s.ssh.ServerConfigCallback = s.serverConfig
+	s.ssh.ConnectionFailedCallback = s.handshakeFailed
+	s.ssh.ChannelHandlers = map[string]ssh.ChannelHandler{"session": s.handleSession, "default": s.refuseChannel}
+	s.ssh.RequestHandlers = map[string]ssh.RequestHandler{}
+	for _, t := range []string{"tcpip-forward", "cancel-tcpip-forward", "streamlocal-forward@openssh.com", "cancel-streamlocal-forward@openssh.com"} {
+		s.ssh.RequestHandlers[t] = s.refuseForward
 	}
 	return s, nil
+}
+
+// visitorFiles is the file access of visitors' sims: by name from dir, or
+// none.
+func visitorFiles(dir string) (sims.Files, error) {
+	if dir == "" {
+		return sims.NoFiles("this server lets visitors read no files (its operator can offer some with --data-dir)"), nil
+	}
+	f, err := sims.DirFiles(dir, MaxDataFile)
+	if err != nil {
+		return nil, fmt.Errorf("--data-dir: %w", err)
+	}
+	return f, nil
+}
+
+// withoutSHA1 keeps an RSA host key from signing with SHA-1 (ssh-rsa).
+func withoutSHA1(signer gossh.Signer) (gossh.Signer, error) {
+	if signer.PublicKey().Type() != gossh.KeyAlgoRSA {
+		return signer, nil
+	}
+	as, ok := signer.(gossh.AlgorithmSigner)
+	if !ok {
+		return nil, errors.New("host key: an RSA key that cannot sign with SHA-2")
+	}
+	return gossh.NewSignerWithAlgorithms(as, []string{gossh.KeyAlgoRSASHA512, gossh.KeyAlgoRSASHA256})
+}
+
+// serverConfig is each connection's SSH configuration: no SHA-1 anywhere
+// (key exchange, MACs, client signatures), and the authentication log that
+// moves a connection out of the pending ones.
+func (s *Server) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
+	algs := gossh.SupportedAlgorithms()
+	noSHA1 := func(names []string) []string {
+		return slices.DeleteFunc(names, func(n string) bool { return strings.Contains(n, "sha1") })
+	}
+	return &gossh.ServerConfig{
+		Config: gossh.Config{
+			KeyExchanges: noSHA1(algs.KeyExchanges),
+			Ciphers:      algs.Ciphers,
+			MACs:         noSHA1(algs.MACs),
+		},
+		PublicKeyAuthAlgorithms: noSHA1(algs.PublicKeyAuths),
+		MaxAuthTries:            6,
+		AuthLogCallback: func(_ gossh.ConnMetadata, method string, err error) {
+			defer s.guard("authentication log")
+			c := connOf(ctx)
+			switch {
+			case c == nil:
+			case err == nil:
+				c.authenticated()
+			default:
+				c.noteAuth(method, err)
+			}
+		},
+	}
+}
+
+// authorized admits a key listed in the authorized_keys file (re-read when
+// it changes) whose options allow this client now; a key whose line
+// forbids a pty is admitted and then told so by the terminal middleware.
+func (s *Server) authorized(ctx ssh.Context, key ssh.PublicKey) (ok bool) {
+	defer s.guard("authorized keys") // a panic refuses the key
+	fp := gossh.FingerprintSHA256(key)
+	c := connOf(ctx)
+	if c != nil {
+		c.offered(fp)
+	}
+	k, why := s.auth.match(key, ctx.RemoteAddr(), time.Now())
+	if k == nil {
+		if c != nil {
+			c.noteError(why)
+		}
+		return false
+	}
+	if k.noPTY {
+		p := ctx.Permissions()
+		if p.Extensions == nil {
+			p.Extensions = map[string]string{}
+		}
+		p.Extensions[extNoPTY] = ""
+	}
+	return true
+}
+
+// handshakeFailed logs a connection whose handshake failed, with the
+// error: one that tried to authenticate is refused, any other dropped.
+func (s *Server) handshakeFailed(nc net.Conn, err error) {
+	defer s.guard("handshake log")
+	s.mu.Lock()
+	c := s.byAddr[addrKey(nc)]
+	delete(s.byAddr, addrKey(nc))
+	s.mu.Unlock()
+	if c == nil {
+		s.refused.note("dropped", "handshake not completed", nc.RemoteAddr().String(), "error", err.Error())
+		return
+	}
+	c.mu.Lock()
+	tried, detail := c.triedAuth, c.detail
+	if detail == "" {
+		c.detail = err.Error()
+	}
+	c.mu.Unlock()
+	if tried {
+		c.logEnd("refused", "authentication failed")
+	} else {
+		c.logEnd("dropped", "handshake not completed")
+	}
+}
+
+// refuseChannel refuses every channel but a session: port forwarding and
+// the like.
+func (s *Server) refuseChannel(_ *ssh.Server, _ *gossh.ServerConn, nc gossh.NewChannel, ctx ssh.Context) {
+	defer s.guard("channel refusal")
+	_ = nc.Reject(gossh.Prohibited, "lab serve offers terminal sessions only")
+	// The reason is one of a few, whatever type the client names: reasons
+	// are counted per kind, and a client must not make up new kinds.
+	reason := "channel type refused"
+	switch nc.ChannelType() {
+	case "direct-tcpip", "forwarded-tcpip", "direct-streamlocal@openssh.com", "forwarded-streamlocal@openssh.com",
+		"x11", "auth-agent@openssh.com", "tun@openssh.com":
+		reason = "forwarding: " + nc.ChannelType()
+	}
+	s.refused.note("refused", reason, addrOf(ctx), "type", clip(nc.ChannelType(), 64))
+}
+
+// clip shortens a client's text (a user name, a channel type) for the log.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// refuseForward refuses a request for remote forwarding.
+func (s *Server) refuseForward(ctx ssh.Context, _ *ssh.Server, req *gossh.Request) (bool, []byte) {
+	defer s.guard("forwarding refusal")
+	s.refused.note("refused", "forwarding: "+req.Type, addrOf(ctx))
+	return false, nil
+}
+
+func addrOf(ctx ssh.Context) string {
+	if c := connOf(ctx); c != nil {
+		return c.remote.String()
+	}
+	if a := ctx.RemoteAddr(); a != nil {
+		return a.String()
+	}
+	return "?"
 }
 
 // newLogger writes one logfmt line per event.
@@ -223,15 +523,32 @@ func (s *Server) ListenAndServe() error {
 // Serve accepts connections on ln until Shutdown, after which it returns
 // nil.
 func (s *Server) Serve(ln net.Listener) error {
+	c := s.cfg
 	attrs := []any{"addr", ln.Addr().String(), "connect", connectHint(ln.Addr()),
 		"host_key", s.keyPath, "fingerprint", gossh.FingerprintSHA256(s.hostKey),
-		"max_sessions", s.cfg.MaxSessions, "idle_timeout", s.cfg.IdleTimeout,
-		"max_session_duration", s.cfg.MaxSessionDuration, "steps_per_second", s.cfg.StepsPerSecond, "cpu_per_session", s.cfg.CPUPerSession,
-		"conn_per_minute", s.cfg.ConnPerMinute, "fps", s.cfg.FPS}
-	if s.authKey != nil {
-		attrs = append(attrs, "authorized_keys", len(s.authKey))
+		"max_sessions", c.MaxSessions, "per_addr", c.MaxSessionsPerAddr, "per_conn", c.MaxSessionsPerConn,
+		"max_startups", c.MaxStartups, "login_grace", c.LoginGrace, "client_alive", c.ClientAliveInterval,
+		"idle_timeout", c.IdleTimeout, "max_session_duration", c.MaxSessionDuration,
+		"steps_per_second", c.StepsPerSecond, "cpu_per_session", c.CPUPerSession,
+		"rebuilds_per_second", c.RebuildsPerSecond, "max_panes", c.MaxPanes, "memory_per_session_mib", c.MemoryPerSession >> 20,
+		"conn_per_minute", c.ConnPerMinute, "fps", c.FPS}
+	if s.auth != nil {
+		attrs = append(attrs, "authorized_keys", s.auth.count())
 	} else {
 		attrs = append(attrs, "access", "anyone")
+	}
+	if c.DataDir != "" {
+		attrs = append(attrs, "data_dir", c.DataDir)
+	}
+	if c.ProxyProtocol {
+		attrs = append(attrs, "proxy_from", fmt.Sprint(c.ProxyFrom))
+	}
+	s.mu.Lock()
+	first := !s.serving
+	s.serving = true
+	s.mu.Unlock()
+	if first {
+		go s.summarise()
 	}
 	s.log.Info("listening", attrs...)
 	err := s.ssh.Serve(ln)
@@ -239,6 +556,22 @@ func (s *Server) Serve(ln net.Listener) error {
 		return nil
 	}
 	return err
+}
+
+// summarise logs the refusal summaries once a window until Shutdown.
+func (s *Server) summarise() {
+	defer s.guard("refusal summaries")
+	t := time.NewTicker(refusalWindow)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.closingCh:
+			close(s.flushed)
+			return
+		case <-t.C:
+			s.refused.flush()
+		}
+	}
 }
 
 // Shutdown stops accepting connections, tells every session the server is
@@ -252,8 +585,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		// Sessions end halfway through the grace period, so that their
 		// goodbye reaches the client before the connections are closed.
 		s.endAt = time.Now().Add(s.cfg.Grace / 2)
+		close(s.closingCh)
 	}
-	n := len(s.sessions)
+	n, serving := len(s.sessions), s.serving
 	s.mu.Unlock()
 	s.log.Info("shutting down", "sessions", n, "grace", s.cfg.Grace)
 
@@ -266,7 +600,16 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	grace, stop := context.WithTimeout(ctx, s.cfg.Grace)
 	defer stop()
 	left := s.waitSessions(grace)
-	err := s.ssh.Close() // every connection, stalled or without a session
+	err := s.ssh.Close() // every authenticated connection
+	s.mu.Lock()
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	for _, c := range conns { // and those still in their handshake
+		c.shut("dropped", "server shutting down", "")
+	}
 	// Closed connections end the sessions that were left; wait (briefly)
 	// for their handlers, which close the runners.
 	wait, stop2 := context.WithTimeout(context.Background(), 2*time.Second)
@@ -274,6 +617,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if n := s.waitSessions(wait); n > 0 {
 		s.log.Warn("stopped with sessions still ending", "sessions", n)
 	}
+	if serving {
+		<-s.flushed
+	}
+	s.refused.flush()
 	s.log.Info("stopped", "forced", left)
 	return err
 }
@@ -311,44 +658,6 @@ func (s *Server) Sessions() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.active
-}
-
-// wrapConn admits or refuses a TCP connection before the SSH handshake:
-// none while closing, at most ConnPerMinute per address, and a bound on
-// the open connections so that handshakes cannot pile up.
-func (s *Server) wrapConn(_ ssh.Context, conn net.Conn) net.Conn {
-	addr := conn.RemoteAddr().String()
-	reason := ""
-	s.mu.Lock()
-	switch {
-	case s.closing:
-		reason = "server shutting down"
-	case !s.limiter.allow(conn.RemoteAddr()):
-		reason = "rate limited"
-	case s.conns >= 2*s.cfg.MaxSessions+16:
-		reason = "too many connections"
-	default:
-		s.conns++
-	}
-	s.mu.Unlock()
-	if reason != "" {
-		s.log.Info("refused", "addr", addr, "reason", reason)
-		return nil
-	}
-	return &countedConn{Conn: conn, release: func() {
-		s.mu.Lock()
-		s.conns--
-		s.mu.Unlock()
-	}}
-}
-
-func (s *Server) authorized(_ ssh.Context, key ssh.PublicKey) bool {
-	for _, k := range s.authKey {
-		if ssh.KeysEqual(k, key) {
-			return true
-		}
-	}
-	return false
 }
 
 // connectHint is the command that reaches a listener at addr.

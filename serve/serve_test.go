@@ -19,7 +19,9 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 )
 
-const wait = 3 * time.Second
+// wait bounds every wait for an event: generous, since a wait that holds
+// costs nothing and a loaded machine under -race is slow.
+const wait = 10 * time.Second
 
 func waitScreen(t *testing.T, s *servetest.Session, what string, ok func(string) bool) string {
 	t.Helper()
@@ -187,10 +189,13 @@ func TestNoPTYGetsOneLineOnHowToConnect(t *testing.T) {
 		}
 		s.Close()
 	}
+	// Each refused session logs one disconnect line, after its client has
+	// read its line: wait for all three.
+	ts.log.waitLogs(t, 3, "msg=disconnect", "reason=")
+	waitRunners(t, 0)
 	if n := len(ts.log.lines("msg=disconnect", "reason=")); n != 3 {
 		t.Errorf("%d disconnect lines, want 3:\n%s", n, ts.log.String())
 	}
-	waitRunners(t, 0)
 }
 
 func TestAuthorizedKeys(t *testing.T) {
@@ -214,7 +219,7 @@ func TestAuthorizedKeys(t *testing.T) {
 			t.Errorf("%s: %v, want unable to authenticate", name, err)
 		}
 	}
-	ts.log.waitLog(t, "msg=refused", "handshake")
+	ts.log.waitLog(t, "msg=refused", `reason="authentication failed"`)
 	s := ts.open(t, servetest.Options{Signer: good, User: "teacher"})
 	s.Send("q")
 	s.Wait(wait)
@@ -357,7 +362,7 @@ func TestColourProfileComesFromTheClient(t *testing.T) {
 			if tc.profile != "TrueColor" && sgrColour.MatchString(out) {
 				t.Errorf("%s client was sent 256-colour or 24-bit colours: %q", tc.profile, sgrColour.FindString(out))
 			}
-			if tc.profile == "TrueColor" && !strings.Contains(out, "38;2;") {
+			if tc.profile == "TrueColor" && !eventually(wait, func() bool { return strings.Contains(s.Output(), "38;2;") }) {
 				t.Error("a truecolor client got no 24-bit colour")
 			}
 		})
@@ -501,12 +506,8 @@ func TestClientLeavingClosesItsRunners(t *testing.T) {
 	waitRunners(t, 0)
 	// Nothing else of the sessions stays behind either.
 	b.Close()
-	deadline := time.Now().Add(wait)
-	for runtime.NumGoroutine() > base {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines after the sessions ended, %d before", runtime.NumGoroutine(), base)
-		}
-		time.Sleep(20 * time.Millisecond)
+	if !eventually(wait, func() bool { return runtime.NumGoroutine() <= base }) {
+		t.Fatalf("%d goroutines after the sessions ended, %d before:\n%s", runtime.NumGoroutine(), base, goroutines())
 	}
 }
 
@@ -535,10 +536,46 @@ func TestStepsPerSecondCapPerSession(t *testing.T) {
 	ts := start(t, cfg)
 	began := time.Now()
 	s := ts.open(t, servetest.Options{})
-	time.Sleep(time.Second)
+	// Wait for 15 steps: under the cap they take at least 0.75 s, where
+	// mh's own speed would take 0.15 s.
+	waitScreen(t, s, "mh at step 15", func(sc string) bool {
+		m := stepRE.FindStringSubmatch(title(sc, "mh"))
+		n := 0
+		if m != nil {
+			n, _ = strconv.Atoi(m[1])
+		}
+		return n >= 15
+	})
+	el := time.Since(began)
 	n := step(t, s.Screen.String(), "mh")
-	limit := int(20*time.Since(began).Seconds()) + 5
-	if n > limit || n < 5 {
-		t.Errorf("mh took %d steps in %s under a cap of 20/s, want 5..%d", n, time.Since(began), limit)
+	if limit := int(20*el.Seconds()) + 5; n > limit {
+		t.Errorf("mh took %d steps in %s under a cap of 20/s, want at most %d", n, el, limit)
+	}
+}
+
+func TestPaneCapReachesTheLab(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Sims = []string{"gd"}
+	cfg.MaxPanes = 1
+	ts := start(t, cfg)
+	s := ts.open(t, servetest.Options{W: 100, H: 30})
+	s.Send("a")
+	waitScreen(t, s, "the pane limit", func(sc string) bool { return strings.Contains(sc, "the most it may have") })
+}
+
+// TestMemoryBudgetReachesTheLab: a session whose first pane is over its
+// memory budget is told why.
+func TestMemoryBudgetReachesTheLab(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Sims = []string{"gd"}
+	cfg.MemoryPerSession = 1 << 20
+	ts := start(t, cfg)
+	r, err := servetest.Open(ts.addr, servetest.Options{User: "small"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if st := exitStatus(t, r.Wait(wait)); st != 1 || !strings.Contains(r.Text(), "over this session's memory budget") {
+		t.Errorf("over its memory budget: status %d, read %q", st, r.Text())
 	}
 }

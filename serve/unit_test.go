@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"fmt"
+	"io"
 	"net"
 	"path/filepath"
 	"strings"
@@ -53,11 +55,11 @@ func newModel(t *testing.T, cfg Config) (*sessionModel, *Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(lab.Close)
-	srv := &Server{cfg: cfg}
+	srv := &Server{cfg: cfg, log: newLogger(io.Discard)}
 	st := &session{srv: srv, w: 80, h: 24}
 	now := time.Now()
 	m := &sessionModel{st: st, lab: lab, cfg: cfg, started: now, lastInput: now}
-	m.in = newInput(strings.NewReader(""), func() {})
+	m.in = newInput(strings.NewReader(""), st, func() {})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	m.lastInput = m.started
 	return m, srv
@@ -209,5 +211,32 @@ func TestConnectHint(t *testing.T) {
 		if got := connectHint(a); got != want {
 			t.Errorf("%s: %q, want %q", addr, got, want)
 		}
+	}
+}
+
+func TestRefusalsAreSummarisedPastABurst(t *testing.T) {
+	logs := &syncBuffer{}
+	r := newRefusals(newLogger(logs))
+	now := time.Unix(1000, 0)
+	r.now = func() time.Time { return now }
+	for i := range 25 {
+		r.note("refused", "rate limited", fmt.Sprintf("192.0.2.%d:%d", i%3, 1000+i))
+	}
+	if n := len(logs.lines("msg=refused", `reason="rate limited"`)); n != refusalBurst {
+		t.Fatalf("%d lines for 25 refusals, want %d", n, refusalBurst)
+	}
+	now = now.Add(refusalWindow)
+	r.flush()
+	sum := logs.lines(`msg="refusals summarised"`)
+	if len(sum) != 1 || !strings.Contains(sum[0], "more=15 addresses=3") {
+		t.Fatalf("summary %q", sum)
+	}
+	r.note("refused", "rate limited", "192.0.2.9:1")
+	if n := len(logs.lines("msg=refused", "192.0.2.9")); n != 1 {
+		t.Error("a new window did not log its first refusal")
+	}
+	r.flush() // nothing suppressed: no summary
+	if n := len(logs.lines(`msg="refusals summarised"`)); n != 1 {
+		t.Errorf("%d summaries, want 1", n)
 	}
 }

@@ -95,9 +95,11 @@ func (r *Runner) Reset() *Build {
 	return r.rebuild(want.vals, want.seed)
 }
 
-// Reseed rebuilds the sim with the same parameters and a new seed.
+// Reseed rebuilds the sim with the same parameters and the next seed:
+// one more than the last seed it was given, so that seeds stay short
+// enough to read on a pane's edge and to type into `lab run --seed`.
 func (r *Runner) Reseed() *Build {
-	return r.rebuild(r.wanted().vals, r.seeds.Add(0x9e3779b97f4a7c15))
+	return r.rebuild(r.wanted().vals, r.seeds.Add(1))
 }
 
 // Set changes one parameter and rebuilds the sim with it. An invalid value
@@ -223,7 +225,7 @@ func (r *Runner) waitForBuild() bool {
 
 // build checks the memory budget and builds the sim, charging the time.
 func (r *Runner) build(c buildConfig) (sim Sim, err error) {
-	cfg := Config{Values: c.vals, Seed: c.seed, Data: r.data, Headless: r.headless}
+	cfg := Config{Values: c.vals, Seed: c.seed, Data: r.data, Workers: r.workers, Headless: r.headless}
 	if err := r.opts.Budget.reserve(r, r.spec.EstimateSize(cfg)); err != nil {
 		return nil, err
 	}

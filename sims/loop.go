@@ -89,6 +89,7 @@ func (l *loop) run() {
 		start := time.Now()
 		running := l.state == Running
 		done := l.stepN(n)
+		l.r.taken.Add(int64(done))
 		if running {
 			l.paceDone += done
 			l.count(done)

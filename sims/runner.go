@@ -68,14 +68,16 @@ type RunnerOptions struct {
 // from any goroutine; the latest Snapshot wins, so a slow reader never
 // slows the engine and a fast engine never floods the reader.
 type Runner struct {
-	spec  *Spec
-	data  *Table
-	opts  RunnerOptions
-	quit  chan struct{}
-	done  chan struct{}
-	once  sync.Once
-	snap  atomic.Pointer[Snapshot]
-	seeds atomic.Uint64 // source of fresh seeds for Reseed
+	spec    *Spec
+	data    *Table
+	workers int // Config.Workers of every build
+	opts    RunnerOptions
+	quit    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	snap    atomic.Pointer[Snapshot]
+	seeds   atomic.Uint64 // source of fresh seeds for Reseed
+	taken   atomic.Int64  // steps taken so far, by every sim of this runner
 
 	// commands for the loop, in order
 	qmu     sync.Mutex
@@ -100,12 +102,13 @@ func StartRunner(spec *Spec, cfg Config, opts RunnerOptions) (*Runner, *Build) {
 		opts.Publish = time.Second / 30
 	}
 	r := &Runner{
-		spec: spec,
-		data: cfg.Data,
-		opts: opts,
-		quit: make(chan struct{}),
-		done: make(chan struct{}),
-		wake: make(chan struct{}, 1),
+		spec:    spec,
+		data:    cfg.Data,
+		workers: cfg.Workers,
+		opts:    opts,
+		quit:    make(chan struct{}),
+		done:    make(chan struct{}),
+		wake:    make(chan struct{}, 1),
 
 		headless: cfg.Headless,
 	}
@@ -133,6 +136,11 @@ func NewRunner(spec *Spec, cfg Config, opts RunnerOptions) (*Runner, error) {
 
 // Latest returns the most recent snapshot.
 func (r *Runner) Latest() *Snapshot { return r.snap.Load() }
+
+// Taken is the number of steps the runner has taken so far, by all its
+// sims, counted after each batch: between publications it says how far a
+// long Step has come (lab run's progress line).
+func (r *Runner) Taken() int64 { return r.taken.Load() }
 
 // The commands below return at once. The channel each returns is closed
 // once the loop has carried the command out and published its effect (for

@@ -276,8 +276,29 @@ func TestRunnerSetParameter(t *testing.T) {
 	if err := wait(t, r.Reseed()); err != nil {
 		t.Fatal(err)
 	}
-	if r.Latest().Seed == seed {
-		t.Error("Reseed kept the seed")
+	if got := r.Latest().Seed; got != seed+1 {
+		t.Errorf("Reseed from seed %d: seed %d, want the next one", seed, got)
+	}
+}
+
+// TestTakenCountsSteps: Taken counts the steps of every sim the runner
+// ran, as they are taken.
+func TestTakenCountsSteps(t *testing.T) {
+	r, err := NewRunner(counterSpec, Config{}, RunnerOptions{Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	await(t, "steps", r.Step(7))
+	if got := r.Taken(); got != 7 {
+		t.Errorf("after 7 steps: Taken %d", got)
+	}
+	if err := wait(t, r.Reset()); err != nil {
+		t.Fatal(err)
+	}
+	await(t, "steps", r.Step(3))
+	if got := r.Taken(); got != 10 {
+		t.Errorf("after a reset and 3 more steps: Taken %d, want 10", got)
 	}
 }
 

@@ -56,6 +56,14 @@ type Config struct {
 	// accept a configuration whose steps are too slow for a live pane,
 	// which in a pane it refuses with the headless command to run instead.
 	Headless bool
+	// Workers is the number of goroutines an engine may use for one step
+	// (0: GOMAXPROCS, 1: the stepping goroutine only). No result depends
+	// on it (package algo/par). A session whose CPU is budgeted by the
+	// wall time of its steps (lab serve) sets 1.
+	Workers int
+	// Files opens the files parameters name; nil is the local file
+	// system (see Files).
+	Files Files
 }
 
 // Spec is the catalogue entry of a sim.
@@ -66,6 +74,9 @@ type Spec struct {
 	Params []Param
 	// Data says how a --data CSV is used; "" means the sim takes no data.
 	Data string
+	// DataText lists the columns of --data that hold words from a fixed
+	// list rather than numbers (LoadCSV stores each as its index).
+	DataText []TextColumn
 	// Steps is the default number of steps of a headless run.
 	Steps int
 	// Speed is the steps per second at which a pane starts: slow enough to
@@ -148,6 +159,24 @@ func (c *Catalog) Lookup(name string) *Spec {
 		}
 	}
 	return nil
+}
+
+// WithFiles is the catalogue with every sim built under the file access
+// f, however its Config was made (lab serve: its visitors' sims open no
+// file but by name from the operator's --data-dir).
+func (c *Catalog) WithFiles(f Files) *Catalog {
+	out := &Catalog{specs: make([]*Spec, len(c.specs))}
+	for i, s := range c.specs {
+		cp := *s
+		if build := s.New; build != nil {
+			cp.New = func(cfg Config) (Sim, error) {
+				cfg.Files = f
+				return build(cfg)
+			}
+		}
+		out.specs[i] = &cp
+	}
+	return out
 }
 
 // Names lists the sim names in order.

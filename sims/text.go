@@ -16,14 +16,15 @@ const MaxTextFile = 64 << 20
 
 // ReadLines reads a text file of one item per line (a document, for
 // instance), for sims whose data is text rather than the numeric CSV of
-// --data: such a sim names the file in a Text parameter. Blank lines are
-// skipped; a missing, empty, binary (NUL bytes) or over-large file is an
-// error that names the parameter param.
-func ReadLines(param, path string) ([]string, error) {
+// --data: such a sim names the file in a Text parameter and opens it
+// through files, its Config's (nil: the local file system). Blank lines
+// are skipped; a missing, empty, binary (NUL bytes) or over-large file, or
+// one files refuses, is an error that names the parameter param.
+func ReadLines(files Files, param, path string) ([]string, error) {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("parameter %s = %q: %s", param, path, fmt.Sprintf(format, args...))
 	}
-	f, err := os.Open(path)
+	f, err := filesOr(files).Open(path)
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {

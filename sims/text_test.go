@@ -16,7 +16,7 @@ func TestReadLines(t *testing.T) {
 		}
 		return p
 	}
-	lines, err := ReadLines("corpus", write("docs.txt", "first doc\r\n\n  second doc  \nthird"))
+	lines, err := ReadLines(nil, "corpus", write("docs.txt", "first doc\r\n\n  second doc  \nthird"))
 	if err != nil || strings.Join(lines, "|") != "first doc|second doc|third" {
 		t.Fatalf("got %q, %v", lines, err)
 	}
@@ -27,7 +27,7 @@ func TestReadLines(t *testing.T) {
 		"latin1":  write("latin1.txt", "caf\xe9"),
 		"dir":     dir,
 	} {
-		if _, err := ReadLines("corpus", path); err == nil || !strings.Contains(err.Error(), "parameter corpus") {
+		if _, err := ReadLines(nil, "corpus", path); err == nil || !strings.Contains(err.Error(), "parameter corpus") {
 			t.Errorf("%s: got %v, want an error naming the parameter", name, err)
 		}
 	}

@@ -1,17 +1,19 @@
 package tui
 
 import (
-	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
-	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/list"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/tui/chart"
 )
 
 // modal is an overlay that takes the keys while it is open. It is a model
@@ -21,6 +23,8 @@ import (
 type modal interface {
 	Update(msg tea.Msg) (modal, tea.Cmd)
 	View(s screen) string
+	// Help is the overlay's keys, for the bottom bar while it is open.
+	Help() []key.Binding
 }
 
 // screen is what an overlay needs to know to draw itself.
@@ -29,14 +33,24 @@ type screen struct {
 	mono bool
 }
 
+// maxBox is the largest box an overlay may draw on s: the whole screen
+// but the bottom bar, which shows the overlay's keys.
+func (s screen) maxBox() (w, h int) { return max(0, s.w), max(0, s.h-1) }
+
 // send is a command that delivers msg.
 func send(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
 
-// helpModal lists every key.
-type helpModal struct {
-	keys keyMap
-	help help.Model
+// helpOnly is a binding shown in the bottom bar and never matched: keys
+// that a bubbles component matches itself, or a description of several.
+func helpOnly(keys, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc))
 }
+
+// anyKey is the help of an overlay that any key closes.
+var anyKey = helpOnly("any key", "close")
+
+// helpModal lists every key, grouped, in as many columns as fit.
+type helpModal struct{ keys keyMap }
 
 func (h helpModal) Update(msg tea.Msg) (modal, tea.Cmd) {
 	if _, ok := msg.(tea.KeyPressMsg); ok {
@@ -45,11 +59,66 @@ func (h helpModal) Update(msg tea.Msg) (modal, tea.Cmd) {
 	return h, nil
 }
 
+func (h helpModal) Help() []key.Binding { return []key.Binding{anyKey} }
+
 func (h helpModal) View(s screen) string {
-	h.help.SetWidth(max(20, s.w-8))
-	body := bold("Keys") + "\n\n" + h.help.FullHelpView(h.keys.FullHelp()) +
-		"\n\n" + dim("Mouse: click a pane to focus it. Any key closes this.", PaneStyle{Mono: s.mono})
-	return overlayStyle.Render(body)
+	st := PaneStyle{Mono: s.mono}
+	sections := h.keys.sections()
+	keyW := 0
+	for _, sec := range sections {
+		for _, e := range sec.entries {
+			keyW = max(keyW, ansi.StringWidth(e.keys))
+		}
+	}
+	blocks := make([][]string, len(sections))
+	colW := 0
+	for i, sec := range sections {
+		blocks[i] = append(blocks[i], bold(sec.title))
+		for _, e := range sec.entries {
+			line := keyStyle.Render(fmt.Sprintf("%-*s", keyW, e.keys)) + " " + dim(e.does, st)
+			blocks[i] = append(blocks[i], line)
+		}
+		for _, l := range blocks[i] {
+			colW = max(colW, ansi.StringWidth(l))
+		}
+	}
+	bw, _ := s.maxBox()
+	cols := 1
+	for _, c := range []int{4, 2} {
+		if c*colW+(c-1)*3+4 <= bw {
+			cols = c
+			break
+		}
+	}
+	// Sections fill a row of cols columns at a time, each row as tall as
+	// its tallest.
+	var rows []string
+	for r := 0; r < len(blocks); r += cols {
+		group := blocks[r:min(len(blocks), r+cols)]
+		height := 0
+		for _, b := range group {
+			height = max(height, len(b))
+		}
+		if r > 0 {
+			rows = append(rows, "")
+		}
+		for y := range height {
+			var line strings.Builder
+			for i, b := range group {
+				if i > 0 {
+					line.WriteString("   ")
+				}
+				cell := ""
+				if y < len(b) {
+					cell = b[y]
+				}
+				line.WriteString(chart.FitLine(cell, colW))
+			}
+			rows = append(rows, line.String())
+		}
+	}
+	title := bold("Keys") + dim("  · any key closes this · the mouse: click a pane to focus it", st)
+	return overlayStyle.Render(title + "\n" + strings.Join(rows, "\n"))
 }
 
 // catalogItem is a sim in the catalogue list.
@@ -57,9 +126,10 @@ type catalogItem struct{ spec *sims.Spec }
 
 func (i catalogItem) Title() string       { return i.spec.Name + " — " + i.spec.Title }
 func (i catalogItem) Description() string { return i.spec.Source }
-func (i catalogItem) FilterValue() string {
-	return i.spec.Name + " " + i.spec.Title + " " + i.spec.Source
-}
+
+// FilterValue is the title (whose runes the filter's matches index, for
+// highlighting) and the source.
+func (i catalogItem) FilterValue() string { return i.Title() + " " + i.spec.Source }
 
 // addSimMsg asks the root for a new pane (the catalogue's enter).
 type addSimMsg struct{ name string }
@@ -84,6 +154,7 @@ func newCatalogModal(cat *sims.Catalog, keys keyMap, full string, s screen) *cat
 	if full != "" {
 		l.Title = "Add a sim: " + full + "  (esc close)"
 	}
+	l.Filter = catalogFilter(cat, specs)
 	l.Styles = list.DefaultStyles(true)
 	l.FilterInput.SetStyles(steadyCursor(l.FilterInput.Styles()))
 	l.SetStatusBarItemName("sim", "sims")
@@ -92,6 +163,34 @@ func newCatalogModal(cat *sims.Catalog, keys keyMap, full string, s screen) *cat
 	c := &catalogModal{list: l, keys: keys, full: full}
 	c.resize(s.w, s.h)
 	return c
+}
+
+// catalogFilter ranks the catalogue's items as `lab list FILTER` does
+// (sims.Catalog.Search: names first), and marks the matched runes of each
+// item's title for highlighting.
+func catalogFilter(cat *sims.Catalog, specs []*sims.Spec) list.FilterFunc {
+	return func(term string, _ []string) []list.Rank {
+		lower := strings.ToLower(strings.TrimSpace(term))
+		var ranks []list.Rank
+		for _, m := range cat.Search(term) {
+			i := slices.Index(specs, m.Spec)
+			if i < 0 {
+				continue
+			}
+			title := strings.ToLower(catalogItem{m.Spec}.Title())
+			var at []int
+			if m.Tier == sims.MatchLetters {
+				at = sims.Subsequence(title, lower)
+			} else if j := strings.Index(title, lower); j >= 0 && lower != "" {
+				first := utf8.RuneCountInString(title[:j])
+				for k := range utf8.RuneCountInString(lower) {
+					at = append(at, first+k)
+				}
+			}
+			ranks = append(ranks, list.Rank{Index: i, MatchedIndexes: at})
+		}
+		return ranks
+	}
 }
 
 // steadyCursor stops a text input's cursor blinking: a blink is a redraw
@@ -103,6 +202,18 @@ func steadyCursor(st textinput.Styles) textinput.Styles {
 
 func (c *catalogModal) resize(w, h int) {
 	c.list.SetSize(max(30, min(100, w-8)), max(6, h-6))
+}
+
+func (c *catalogModal) Help() []key.Binding {
+	if c.list.FilterState() == list.Filtering {
+		return []key.Binding{helpOnly("enter", "keep the filter"), helpOnly("esc", "clear it"), c.keys.ForceQuit}
+	}
+	esc := "close"
+	if c.list.FilterState() == list.FilterApplied {
+		esc = "clear the filter"
+	}
+	return []key.Binding{helpOnly("/", "filter"), helpOnly("↑↓", "move"), helpOnly("enter", "add"),
+		helpOnly("esc", esc), c.keys.ForceQuit}
 }
 
 func (c *catalogModal) Update(msg tea.Msg) (modal, tea.Cmd) {
@@ -134,6 +245,55 @@ func (c *catalogModal) Update(msg tea.Msg) (modal, tea.Cmd) {
 
 func (c *catalogModal) View(screen) string { return overlayStyle.Render(c.list.View()) }
 
+// commandModal shows the `lab run` command that reproduces a pane; the
+// root has also put it on the clipboard.
+type commandModal struct {
+	name string
+	args [][]string // the command's words, grouped as they may not be split
+}
+
+func (c commandModal) Update(msg tea.Msg) (modal, tea.Cmd) {
+	if _, ok := msg.(tea.KeyPressMsg); ok {
+		return nil, nil
+	}
+	return c, nil
+}
+
+func (c commandModal) Help() []key.Binding { return []key.Binding{anyKey} }
+
+func (c commandModal) View(s screen) string {
+	st := PaneStyle{Mono: s.mono}
+	bw, _ := s.maxBox()
+	inner := max(20, min(bw-4, 100))
+	lines := []string{bold("The command that reproduces " + c.name + " as it is now"), ""}
+	lines = append(lines, wrapCommand(c.args, inner)...)
+	lines = append(lines, "")
+	lines = append(lines, strings.Split(ansi.Wrap(dim("Copied to your clipboard, if your terminal takes OSC 52 copies; "+
+		"shift+drag selects it too. Add --json, --frames or --series FILE.csv for output. Any key closes this.", st), inner, ""), "\n")...)
+	return overlayStyle.Render(strings.Join(lines, "\n"))
+}
+
+// wrapCommand lays out a command's word groups in lines of at most w
+// columns, continued with a backslash (so that a selection of the lines
+// still pastes into a shell as one command).
+func wrapCommand(groups [][]string, w int) []string {
+	var lines []string
+	line := ""
+	for _, g := range groups {
+		word := strings.Join(g, " ")
+		switch {
+		case line == "":
+			line = word
+		case ansi.StringWidth(line)+1+ansi.StringWidth(word)+2 <= w:
+			line += " " + word
+		default:
+			lines = append(lines, line+" \\")
+			line = "    " + word
+		}
+	}
+	return append(lines, line)
+}
+
 // applyParamsMsg asks the root to rebuild a pane's sim with new values
 // (the parameter editor's enter).
 type applyParamsMsg struct {
@@ -141,160 +301,10 @@ type applyParamsMsg struct {
 	vals sims.Values
 }
 
-// paramEditor edits the parameters of one pane. Every field is checked when
-// the user applies; a bad value is refused in place with the reason, and the
-// running sim is untouched until all values are valid. The new sim is built
-// off the update loop: the editor says so and closes when it runs, or shows
-// why it could not be built (the old sim runs on meanwhile).
-type paramEditor struct {
-	p        *pane
-	name     string
-	vals     sims.Values // the values when the editor opened
-	params   []sims.Param
-	orig     []string // the text of each field when the editor opened
-	inputs   []textinput.Model
-	errs     []string
-	focus    int
-	err      string // why the sim could not be rebuilt
-	building bool   // the new values are being built
-	keys     keyMap
+// overlayBox renders lines in the overlays' bordered box.
+func overlayBox(lines []string) string {
+	return overlayStyle.Render(strings.Join(lines, "\n"))
 }
 
-func newParamEditor(p *pane, keys keyMap) *paramEditor {
-	vals := p.snap.Values
-	e := &paramEditor{p: p, name: p.snap.Spec.Name, vals: vals, params: vals.Params(), keys: keys}
-	for _, prm := range e.params {
-		ti := textinput.New()
-		ti.Prompt = ""
-		ti.SetStyles(steadyCursor(ti.Styles()))
-		ti.SetValue(vals.Text(prm.Name))
-		ti.SetWidth(18)
-		ti.CharLimit = 64
-		e.inputs = append(e.inputs, ti)
-		e.orig = append(e.orig, vals.Text(prm.Name))
-		e.errs = append(e.errs, "")
-	}
-	if len(e.inputs) > 0 {
-		e.inputs[0].Focus()
-	}
-	return e
-}
-
-func (e *paramEditor) Update(msg tea.Msg) (modal, tea.Cmd) {
-	switch msg := msg.(type) {
-	case builtMsg:
-		if msg.p != e.p || msg.what != buildParams || errors.Is(msg.err, sims.ErrSuperseded) {
-			return e, nil
-		}
-		e.building = false
-		if msg.err == nil {
-			return nil, nil
-		}
-		e.err = msg.err.Error()
-		return e, nil
-	case tea.KeyPressMsg:
-		switch {
-		case key.Matches(msg, e.keys.Cancel):
-			return nil, nil
-		case key.Matches(msg, e.keys.NextField):
-			e.move(1)
-			return e, nil
-		case key.Matches(msg, e.keys.PrevField):
-			e.move(-1)
-			return e, nil
-		case key.Matches(msg, e.keys.Accept):
-			return e, e.apply()
-		}
-		if len(e.inputs) == 0 {
-			return e, nil
-		}
-		var cmd tea.Cmd
-		e.inputs[e.focus], cmd = e.inputs[e.focus].Update(msg)
-		e.errs[e.focus] = ""
-		return e, cmd
-	}
-	return e, nil
-}
-
-func (e *paramEditor) move(d int) {
-	if len(e.inputs) == 0 {
-		return
-	}
-	e.inputs[e.focus].Blur()
-	e.focus = (e.focus + d + len(e.inputs)) % len(e.inputs)
-	e.inputs[e.focus].Focus()
-}
-
-// apply validates every field and, if all are good, asks for the sim to be
-// rebuilt with them.
-func (e *paramEditor) apply() tea.Cmd {
-	set := e.vals.Explicit()
-	bad := false
-	for i, prm := range e.params {
-		text := strings.TrimSpace(e.inputs[i].Value())
-		if text == e.orig[i] && !e.vals.IsSet(prm.Name) {
-			continue // untouched defaults stay defaults, so they may follow other parameters
-		}
-		if _, err := prm.Parse(text); err != nil {
-			e.errs[i] = err.Error()
-			bad = true
-			continue
-		}
-		set[prm.Name] = text
-	}
-	if bad {
-		return nil
-	}
-	next, err := sims.Resolve(e.params, set)
-	if err != nil {
-		e.err = err.Error()
-		return nil
-	}
-	e.err, e.building = "", true
-	return send(applyParamsMsg{e.p, next})
-}
-
-func (e *paramEditor) View(s screen) string {
-	st := PaneStyle{Mono: s.mono}
-	nameW := 0
-	for _, p := range e.params {
-		nameW = max(nameW, len(p.Name))
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%s  %s\n\n", bold("Parameters of "+e.name),
-		dim(hint(e.keys.NextField)+" · "+hint(e.keys.Accept)+" · "+hint(e.keys.Cancel), st))
-	if len(e.params) == 0 {
-		b.WriteString("This sim has no parameters.\n")
-	}
-	width := max(40, min(s.w-8, 110))
-	for i, p := range e.params {
-		marker := "  "
-		if i == e.focus {
-			marker = keyStyle.Render("▸ ")
-		}
-		fmt.Fprintf(&b, "%s%-*s  %s  %s\n", marker, nameW, p.Name, e.inputs[i].View(), dim(p.Range(), st))
-		help := p.Help
-		if p.DefaultNote != "" {
-			help += " (default: " + p.DefaultNote + ")"
-		}
-		b.WriteString(strings.Repeat(" ", nameW+4) + dim(truncate(help, width-nameW-4), st) + "\n")
-		if e.errs[i] != "" {
-			b.WriteString(strings.Repeat(" ", nameW+4) + errorStyle.Render("✗ "+e.errs[i]) + "\n")
-		}
-	}
-	switch {
-	case e.building:
-		b.WriteString("\n" + keyStyle.Render("building…") + dim(" the pane runs its present sim until the new one is ready", st) + "\n")
-	case e.err != "":
-		b.WriteString("\n" + errorStyle.Render("✗ "+e.err) + "\n")
-	}
-	return overlayStyle.Render(strings.TrimRight(b.String(), "\n"))
-}
-
-func truncate(s string, n int) string {
-	if lipgloss.Width(s) <= n || n < 2 {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:max(0, n-1)]) + "…"
-}
+// selectedStyle marks a value that typing replaces.
+var selectedStyle = lipgloss.NewStyle().Reverse(true)

@@ -53,11 +53,46 @@ type Options struct {
 	Memory int64
 	// Paused opens every pane paused (for tests and screenshots).
 	Paused bool
+
+	// Panes, when set, are the panes to open, each with its own settings
+	// (`lab em-gmm --data points.csv --set k=4 --seed 7`); it replaces
+	// Sims. Data in it is already read: the TUI opens no file named on a
+	// command line, and lab serve, whose visitors choose nothing here,
+	// leaves Panes nil.
+	Panes []PaneOptions
+	// Remote is a visitor's session (lab serve): export (e, E) and the
+	// reproducing command (c) go to the visitor's terminal, through its
+	// clipboard (OSC 52), and nothing is written on this machine's disk.
+	Remote bool
+	// ExportDir is where export (e) writes its files when the session is
+	// not Remote: the local lab sets it ("." for the current directory).
+	// Empty, export writes nothing and says so, so that a session whose
+	// options forget both writes no file.
+	ExportDir string
+}
+
+// PaneOptions are the settings of one pane from the command line.
+type PaneOptions struct {
+	Sim string
+	// Set holds parameter values as typed (`--set name=value`).
+	Set map[string]string
+	// Seed, when not nil, is the pane's seed; otherwise it takes the
+	// session's next one.
+	Seed *uint64
+	// Data is the table the sim runs on (`--data`, read by the caller);
+	// nil is the sim's own data.
+	Data *sims.Table
+	// Steps, when positive, opens the pane paused after that many steps.
+	Steps int
 }
 
 // Model is the root Bubble Tea model of one lab session. Close it when the
 // program has ended, to stop its runners and wait for them.
 type Model struct {
+	bar struct {
+		key  barKey
+		text string
+	}
 	opts    Options
 	keys    keyMap
 	help    help.Model
@@ -81,6 +116,7 @@ type Model struct {
 type pane struct {
 	r        *sims.Runner
 	snap     *sims.Snapshot
+	data     *sims.Table // the --data it runs on, or nil
 	speedIdx int
 	cache    []string
 	cacheKey paneKey
@@ -120,29 +156,47 @@ func awaitBuild(p *pane, b *sims.Build, what buildKind) tea.Cmd {
 // program starts, so this may take a moment). It fails on an unknown sim
 // name, more sims than MaxPanes, or a sim that cannot be built.
 func New(o Options) (*Model, error) {
-	if o.Sims == nil {
-		o.Sims = DefaultSims
+	panes := o.Panes
+	if panes == nil {
+		if o.Sims == nil {
+			o.Sims = DefaultSims
+		}
+		for _, name := range o.Sims {
+			panes = append(panes, PaneOptions{Sim: name})
+		}
 	}
-	if o.MaxPanes > 0 && len(o.Sims) > o.MaxPanes {
-		return nil, fmt.Errorf("%d sims asked for, at most %d panes", len(o.Sims), o.MaxPanes)
+	if o.MaxPanes > 0 && len(panes) > o.MaxPanes {
+		return nil, fmt.Errorf("%d sims asked for, at most %d panes", len(panes), o.MaxPanes)
 	}
-	m := &Model{opts: o, keys: newKeyMap(), help: help.New(), seeds: o.Seed, w: 80, h: 24}
+	m := &Model{opts: o, keys: newKeyMap(o.Remote), help: help.New(), seeds: o.Seed, w: 80, h: 24}
 	m.help.Styles = help.DefaultDarkStyles()
 	m.budget = sims.NewBudget(sims.Limits{StepsPerSec: o.RateCap, Cores: o.CPUCap, RebuildsPerSec: o.RebuildsPerSec, Memory: o.Memory})
 	var builds []*sims.Build
-	for _, name := range o.Sims {
-		spec, err := m.lookup(name)
+	for _, po := range panes {
+		spec, err := m.lookup(po.Sim)
 		if err != nil {
 			m.Close()
 			return nil, err
 		}
-		_, b := m.startPane(spec)
+		vals, err := sims.Resolve(spec.Params, po.Set)
+		if err != nil {
+			m.Close()
+			return nil, fmt.Errorf("%s: %w", po.Sim, err)
+		}
+		if po.Data != nil && spec.Data == "" {
+			m.Close()
+			return nil, fmt.Errorf("sim %s takes no --data", po.Sim)
+		}
+		_, b := m.startPane(spec, vals, po.Seed, po.Data)
 		builds = append(builds, b)
 	}
 	for i, b := range builds {
 		if err := b.Wait(); err != nil {
 			m.Close()
-			return nil, fmt.Errorf("%s: %w", o.Sims[i], err)
+			return nil, fmt.Errorf("%s: %w", panes[i].Sim, err)
+		}
+		if n := panes[i].Steps; n > 0 {
+			m.panes[i].r.Step(n)
 		}
 	}
 	m.refresh()
@@ -162,16 +216,29 @@ func (m *Model) lookup(name string) (*sims.Spec, error) {
 	return spec, nil
 }
 
-// startPane adds a pane for spec at its defaults, focused, and starts
-// building its sim; until it is built the pane says so.
-func (m *Model) startPane(spec *sims.Spec) (*pane, *sims.Build) {
-	seed := m.seeds
-	m.seeds += 0x9e3779b97f4a7c15
+// startPane adds a pane for spec, focused, and starts building its sim;
+// until it is built the pane says so. Zero vals are the defaults; a nil
+// seed is the session's next (the session's seed, then one more for each
+// pane: short seeds that a pane's edge shows and `lab run` takes).
+func (m *Model) startPane(spec *sims.Spec, vals sims.Values, seed *uint64, data *sims.Table) (*pane, *sims.Build) {
+	s := m.seeds
+	if seed != nil {
+		s = *seed
+	} else {
+		m.seeds++
+	}
 	idx := nearestSpeed(spec.Speed)
-	r, b := sims.StartRunner(spec, sims.Config{Seed: seed}, sims.RunnerOptions{
+	// Engines may use every core for a step (sims.Config.Workers), unless
+	// the session's CPU is capped: the cap charges a step's wall time, so
+	// its engines keep to one goroutine.
+	workers := 0
+	if m.opts.CPUCap > 0 {
+		workers = 1
+	}
+	r, b := sims.StartRunner(spec, sims.Config{Values: vals, Seed: s, Data: data, Workers: workers}, sims.RunnerOptions{
 		Speed: sims.Speeds[idx], Paused: m.opts.Paused, Budget: m.budget,
 	})
-	p := &pane{r: r, snap: r.Latest(), speedIdx: idx}
+	p := &pane{r: r, snap: r.Latest(), data: data, speedIdx: idx}
 	m.panes = append(m.panes, p)
 	m.focus = len(m.panes) - 1
 	return p, b
@@ -188,7 +255,7 @@ func (m *Model) addPane(name string) tea.Cmd {
 		m.report(err)
 		return nil
 	}
-	p, b := m.startPane(spec)
+	p, b := m.startPane(spec, sims.Values{}, nil, nil)
 	return awaitBuild(p, b, buildAdd)
 }
 
@@ -284,6 +351,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tick()
 	case builtMsg:
 		return m, m.built(msg)
+	case exportedMsg:
+		if msg.err != nil {
+			m.report(msg.err)
+		} else {
+			m.setFlash(msg.note)
+		}
+		return m, nil
 	case addSimMsg:
 		return m, m.addPane(msg.name)
 	case applyParamsMsg:
@@ -367,13 +441,24 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Quit):
 		return m.quit()
 	case key.Matches(msg, k.Help):
-		m.modal = helpModal{keys: m.keys, help: m.help}
+		m.modal = helpModal{keys: m.keys}
 		return m, nil
 	case key.Matches(msg, k.Add):
 		m.modal = newCatalogModal(m.opts.Catalog, m.keys, m.full(), m.screen())
 		return m, nil
 	}
 	if len(m.panes) == 0 {
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, k.PauseAll):
+		m.pauseAll()
+		return m, nil
+	case key.Matches(msg, k.FasterAll):
+		m.speedAll(1)
+		return m, nil
+	case key.Matches(msg, k.SlowerAll):
+		m.speedAll(-1)
 		return m, nil
 	}
 	p := m.panes[m.focus]
@@ -384,11 +469,9 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Step):
 		p.r.Step(1)
 	case key.Matches(msg, k.Faster):
-		p.speedIdx = min(p.speedIdx+1, len(sims.Speeds)-1)
-		p.r.SetSpeed(sims.Speeds[p.speedIdx])
+		p.setSpeed(1)
 	case key.Matches(msg, k.Slower):
-		p.speedIdx = max(p.speedIdx-1, 0)
-		p.r.SetSpeed(sims.Speeds[p.speedIdx])
+		p.setSpeed(-1)
 	case key.Matches(msg, k.Reset):
 		cmd = awaitBuild(p, p.r.Reset(), buildReset)
 	case key.Matches(msg, k.Reseed):
@@ -408,12 +491,56 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Zoom):
 		m.zoom = !m.zoom
 	case key.Matches(msg, k.Params):
-		m.modal = newParamEditor(p, m.keys)
+		m.modal = newParamEditor(p, m.keys, m.screen())
+	case key.Matches(msg, k.Command):
+		args := runArgs(p.snap, p.data)
+		m.modal = commandModal{name: p.snap.Spec.Name, args: args}
+		cmd = tea.SetClipboard(joinArgs(args))
+	case key.Matches(msg, k.Export):
+		cmd = m.export(p, false)
+	case key.Matches(msg, k.ExportSeries):
+		cmd = m.export(p, true)
 	case key.Matches(msg, k.Close):
 		m.setFlash("closed " + p.snap.Spec.Name)
 		m.closePane(m.focus)
 	}
 	return m, cmd
+}
+
+// setSpeed moves the pane's speed d notches along sims.Speeds.
+func (p *pane) setSpeed(d int) {
+	p.speedIdx = max(0, min(p.speedIdx+d, len(sims.Speeds)-1))
+	p.r.SetSpeed(sims.Speeds[p.speedIdx])
+}
+
+// pauseAll pauses every running pane, or, when none runs, resumes every
+// pane (those that have finished stay finished).
+func (m *Model) pauseAll() {
+	running := slices.ContainsFunc(m.panes, func(p *pane) bool { return p.snap.State == sims.Running })
+	for _, p := range m.panes {
+		if running {
+			p.r.Pause()
+		} else {
+			p.r.Play()
+		}
+	}
+	if running {
+		m.setFlash("paused every pane (P resumes them)")
+	} else {
+		m.setFlash("resumed every pane (P pauses them)")
+	}
+}
+
+// speedAll moves every pane's speed d notches, each from its own.
+func (m *Model) speedAll(d int) {
+	for _, p := range m.panes {
+		p.setSpeed(d)
+	}
+	if d > 0 {
+		m.setFlash("every pane one notch faster")
+	} else {
+		m.setFlash("every pane one notch slower")
+	}
 }
 
 func (m *Model) move(dx, dy int) {
@@ -465,6 +592,8 @@ func (m *Model) Render() string {
 			lipgloss.NewLayer(screen),
 			lipgloss.NewLayer(box).X(x).Y(y).Z(1),
 		).Render()
+		// The compositor drops trailing blanks; the screen keeps its width.
+		screen = strings.Join(chart.Fit(strings.Split(screen, "\n"), m.w, m.h), "\n")
 	}
 	return screen
 }
@@ -507,15 +636,37 @@ func (p *pane) render(w, h int, st PaneStyle) []string {
 	return p.cache
 }
 
-// bottomBar shows the short help, or a message.
+// bottomBar shows the keys (an open overlay's, else the dashboard's), or
+// a message.
 func (m *Model) bottomBar() string {
+	// The dashboard's key map never changes: without an overlay the bar is
+	// redrawn only when the width or the flash does.
+	key := barKey{m.w, m.flash, m.flashE}
+	if m.modal == nil && m.bar.text != "" && m.bar.key == key {
+		return m.bar.text
+	}
 	m.help.SetWidth(m.w)
-	bar := m.help.ShortHelpView(m.keys.ShortHelp())
-	if m.flash != "" {
+	keys := m.keys.ShortHelp()
+	if m.modal != nil {
+		keys = m.modal.Help()
+	}
+	bar := m.help.ShortHelpView(keys)
+	if m.flash != "" && m.modal == nil {
 		bar = m.flash
 		if m.flashE {
 			bar = errorStyle.Render(bar)
 		}
 	}
-	return chart.FitLine(bar, m.w)
+	bar = chart.FitLine(bar, m.w)
+	if m.modal == nil {
+		m.bar.key, m.bar.text = key, bar
+	}
+	return bar
+}
+
+// barKey is what the bottom bar depends on.
+type barKey struct {
+	w      int
+	flash  string
+	flashE bool
 }

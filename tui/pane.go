@@ -69,7 +69,7 @@ func buildingLabel(st PaneStyle) string {
 
 // overlayLabel writes label over line y of a w-wide block, centred.
 func overlayLabel(lines []string, y int, label string, w int) {
-	lw := ansi.StringWidth(label)
+	lw := chart.Width(label)
 	if y < 0 || y >= len(lines) || lw > w-2 {
 		return
 	}
@@ -126,7 +126,8 @@ func stateNotes(s *sims.Snapshot) int {
 	return n
 }
 
-// statusTitle is the text on the pane's top edge: name, state, step, speed.
+// statusTitle is the text on the pane's top edge: name, state, step, seed
+// (what `lab run --seed` takes to reproduce it), measured rate and speed.
 func statusTitle(s *sims.Snapshot, st PaneStyle) string {
 	name := s.Spec.Name
 	state := s.State.String()
@@ -135,14 +136,14 @@ func statusTitle(s *sims.Snapshot, st PaneStyle) string {
 	} else {
 		state = color(stateColor[s.State], state)
 	}
-	parts := []string{bold(name), state, fmt.Sprintf("step %d", s.Frame.Step)}
+	parts := []string{bold(name), state, fmt.Sprintf("step %d", s.Frame.Step), fmt.Sprintf("seed %d", s.Seed)}
 	if s.State == sims.Running {
-		parts = append(parts, rate(s.StepsPerSec)+"/s")
+		parts = append(parts, Rate(s.StepsPerSec)+"/s")
 	}
 	if s.Speed == sims.MaxSpeed {
 		parts = append(parts, "speed max")
 	} else {
-		parts = append(parts, "speed "+rate(s.Speed))
+		parts = append(parts, "speed "+Rate(s.Speed))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -155,8 +156,9 @@ var stateColor = map[sims.State]string{
 	sims.Failed:    "196",
 }
 
-// rate prints steps per second compactly: 12, 3.4k, 1.2M.
-func rate(r float64) string {
+// Rate prints steps per second compactly: 12, 3.4k, 1.2M (a pane's edge,
+// lab run's progress).
+func Rate(r float64) string {
 	switch {
 	case r >= 1e6:
 		return strconv.FormatFloat(r/1e6, 'f', 1, 64) + "M"
@@ -225,9 +227,9 @@ func firstLine(err error) string {
 }
 
 // chartBlock lays the charts out and draws each one. Charts with a natural
-// height (bar charts) become full-width strips at the bottom, given their
-// height while that leaves at least two thirds of the room; the others share
-// the rest in a grid that suits their number and shape.
+// height (bar charts, tables) become full-width strips at the bottom, given
+// their height while that leaves at least two thirds of the room; the
+// others share the rest in a grid that suits their number and shape.
 func chartBlock(charts []sims.Chart, w, h int, o chart.Options) []string {
 	if h <= 0 {
 		return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -10,21 +11,56 @@ import (
 	"github.com/thelab/lab/sims/catalog"
 )
 
-// listCmd prints the catalogue: every sim with its source, its data and its
-// parameters with defaults and ranges.
+// listCmd prints the catalogue, one sim a line (name and title), or with
+// --long every sim's source, data and parameters with defaults and ranges.
+// A filter lists the sims that match it, best first, as the TUI's
+// catalogue does (sims.Catalog.Search); none matching is exit status 1.
 func listCmd(args []string, w io.Writer) error {
-	if len(args) > 0 {
-		return usageErr("list takes no arguments")
-	}
-	for i, s := range catalog.All().Specs() {
-		if i > 0 {
-			fmt.Fprintln(w)
+	fs := flag.NewFlagSet("list", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	long := fs.Bool("long", false, "")
+	fs.BoolVar(long, "l", false, "")
+	var terms []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return usageErr("list: %s (usage: lab list [--long] [FILTER])", flagError(err))
 		}
-		writeSpec(w, s)
+		if fs.NArg() == 0 {
+			break
+		}
+		terms = append(terms, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	term := strings.Join(terms, " ")
+	cat := catalog.All()
+	found := cat.Search(term)
+	if len(found) == 0 {
+		return &exitError{code: 1, err: fmt.Errorf("no sim matches %q (lab list shows them all)", term)}
+	}
+	if *long {
+		for i, m := range found {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			writeSpec(w, m.Spec)
+		}
+		return nil
+	}
+	nameW := 0
+	for _, m := range found {
+		nameW = max(nameW, len(m.Spec.Name))
+	}
+	for _, m := range found {
+		fmt.Fprintf(w, "%-*s  %s\n", nameW, m.Spec.Name, m.Spec.Title)
+	}
+	if term == "" {
+		fmt.Fprintf(w, "\n%d sims. lab help SIM shows one's parameters and examples; lab list --long shows them all.\n", len(found))
 	}
 	return nil
 }
 
+// writeSpec prints a sim's catalogue entry with its parameters' defaults,
+// ranges and help, in a table.
 func writeSpec(w io.Writer, s *sims.Spec) {
 	fmt.Fprintf(w, "%s — %s\n", s.Name, s.Title)
 	fmt.Fprintf(w, "  source: %s\n", s.Source)

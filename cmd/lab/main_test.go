@@ -49,7 +49,7 @@ func lab(t *testing.T, args ...string) (string, string, int) {
 }
 
 func TestListShowsEverySim(t *testing.T) {
-	out, _, code := lab(t, "list")
+	out, _, code := lab(t, "list", "--long")
 	if code != 0 {
 		t.Fatalf("exit %d", code)
 	}
@@ -203,7 +203,24 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"run", "em-gmm", "--data", write("ragged.csv", "x,y\n1,2\n3\n")}, 2, "line 3"},
 		{[]string{"run", "em-gmm", "--data", write("text.csv", "x,y\n1,2\n3,abc\n")}, 2, "line 3, column 2"},
 		{[]string{"run", "em-gmm", "--data", write("one.csv", "x\n1\n2\n")}, 2, "two"},
+		{[]string{"run", "ot-lp", "--data", write("sides.csv", "x,side\n0,source\n1,target\n")}, 0, ""},
+		{[]string{"run", "ot-lp", "--data", write("side.csv", "x,side\n0,source\n1,targt\n")}, 2, "line 3, column 2 (side)"},
+		{[]string{"run", "ot-lp", "--data", write("mass.csv", "x,weight,side\n0,1,source\n1,2,target\n")}, 2, "sum to 1 and the target masses to 2"},
 		{[]string{"run", "gd", "--set", "lr=0.3"}, 1, "diverged at step"},
+		{[]string{"run", "gd", "--steps", "0"}, 2, "--steps 0: steps are a whole number, at least 1"},
+		{[]string{"run", "gd", "--seed", "-5"}, 2, "--seed -5: a seed is a whole number from 0 to 18446744073709551615"},
+		{[]string{"run", "gd", "--size", "80x24"}, 2, "--size is the size of --frames' pane"},
+		{[]string{"run", "gd", "--color"}, 2, "--color colours --frames' pane"},
+		{[]string{"run", "gd", "--series", filepath.Join(dir, "no", "such", "dir.csv")}, 2, "--series"},
+		{[]string{"gd"}, 2, "needs a terminal; without one, lab run SIM"},
+		{[]string{"gd", "--json"}, 2, "--json is a flag of lab run"},
+		{[]string{"gd", "--set", "lr=11"}, 2, "parameter lr"},
+		{[]string{"--set", "k=4", "em-gmm", "mh"}, 2, "with several sims, put each sim's"},
+		{[]string{"--set", "k=4"}, 2, "need a sim"},
+		{[]string{"em-gmm", "--data", filepath.Join(dir, "missing.csv")}, 2, "no such file"},
+		{[]string{"list", "zzzz"}, 1, `no sim matches "zzzz"`},
+		{[]string{"help", "nope"}, 2, `unknown sim "nope"`},
+		{[]string{"version", "x"}, 2, "no arguments"},
 	}
 	for _, tt := range tests {
 		_, errs, code := lab(t, tt.args...)

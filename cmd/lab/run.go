@@ -17,46 +17,53 @@ import (
 	"github.com/thelab/lab/tui"
 )
 
-// setFlags collects repeated --set name=value.
-type setFlags map[string]string
+// runFlagsUsage describes the flags only lab run takes.
+const runFlagsUsage = `Run flags (lab run SIM [flags]; lab run SIM --help shows the sim's parameters):
+  --every K          print every K steps, not only the final one
+  --json             one JSON object per line: {"sim","step","metrics"}; the last adds
+                     "final", "state" (converged, stopped at the step count, diverged,
+                     failed) and "result"
+  --frames           print the rendered pane as text, exactly as the TUI draws it
+  --color            with --frames: keep the colours (24-bit ANSI) even when stdout is
+                     not a terminal, e.g. into a file or less -R
+  --size WxH         pane size for --frames (default 100x30)
+  --series FILE.csv  also write every chart series of the final frame to FILE.csv:
+                     columns chart,series,x,y,class, one point a row
 
-func (s setFlags) String() string { return "" }
-
-func (s setFlags) Set(v string) error {
-	name, value, ok := strings.Cut(v, "=")
-	if !ok || strings.TrimSpace(name) == "" {
-		return fmt.Errorf("want name=value, got %q", v)
-	}
-	s[strings.TrimSpace(name)] = value
-	return nil
-}
+  A run that takes more than a second shows its progress (steps/s, ETA) on stderr
+  when stderr is a terminal, and nothing otherwise. Exit status: 0 success; 2 bad
+  usage or a bad parameter (the message names it and its range); 1 the engine
+  diverged or failed.
+`
 
 type runOptions struct {
-	steps, every  int
-	seed          uint64
-	set           setFlags
-	data          string
+	simOptions
+	every         int
 	json, frames  bool
+	color         bool
 	width, height int
+	series        string
+	help          bool
 }
 
 // parseRun reads `lab run` arguments: the sim's name and flags, in any order.
 func parseRun(args []string) (string, runOptions, error) {
-	o := runOptions{set: setFlags{}}
+	var o runOptions
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.IntVar(&o.steps, "steps", 0, "")
-	fs.Uint64Var(&o.seed, "seed", 1, "")
-	fs.Var(o.set, "set", "")
-	fs.StringVar(&o.data, "data", "", "")
+	simFlags(fs, &o.simOptions)
 	fs.IntVar(&o.every, "every", 0, "")
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.BoolVar(&o.frames, "frames", false, "")
+	fs.BoolVar(&o.color, "color", false, "")
+	fs.StringVar(&o.series, "series", "", "")
+	fs.BoolVar(&o.help, "help", false, "")
+	fs.BoolVar(&o.help, "h", false, "")
 	size := fs.String("size", "100x30", "")
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return "", o, usageErr("run: %v", err)
+			return "", o, usageErr("run: %s (lab run --help shows the flags)", flagError(err))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -65,17 +72,23 @@ func parseRun(args []string) (string, runOptions, error) {
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	switch {
+	case o.help && len(positional) <= 1:
+		return strings.Join(positional, ""), o, nil
 	case len(positional) == 0:
 		return "", o, usageErr("run: which sim? (lab list shows them)")
 	case len(positional) > 1:
 		return "", o, usageErr("run: one sim at a time, got %s", strings.Join(positional, " "))
-	case o.steps < 0:
-		return "", o, usageErr("run: --steps must be ≥ 0")
 	case o.every < 0:
 		return "", o, usageErr("run: --every must be ≥ 0")
 	case o.json && o.frames:
 		return "", o, usageErr("run: --json and --frames exclude each other")
+	case given["size"] && !o.frames:
+		return "", o, usageErr("run: --size is the size of --frames' pane: add --frames, or leave --size out")
+	case o.color && !o.frames:
+		return "", o, usageErr("run: --color colours --frames' pane: add --frames, or leave --color out")
 	}
 	w, h, ok := strings.Cut(*size, "x")
 	var err1, err2 error
@@ -88,44 +101,67 @@ func parseRun(args []string) (string, runOptions, error) {
 	return positional[0], o, nil
 }
 
-// runCmd runs one sim headless.
-func runCmd(args []string, stdout io.Writer) error {
+// runCmd runs one sim headless. Its progress goes to stderr when that is
+// a terminal.
+func runCmd(args []string, stdout, stderr io.Writer) error {
 	name, o, err := parseRun(args)
 	if err != nil {
 		return err
 	}
-	spec := catalog.All().Lookup(name)
-	if spec == nil {
-		return usageErr("unknown sim %q (lab list shows them)", name)
+	if o.help {
+		if name == "" {
+			fmt.Fprint(stdout, "Usage: lab run SIM [flags]\n\n"+simFlagsUsage+"\n"+runFlagsUsage)
+			return nil
+		}
+		spec, err := lookupSim(name)
+		if err != nil {
+			return err
+		}
+		writeSimHelp(stdout, spec)
+		fmt.Fprint(stdout, "\n"+simFlagsUsage+"\n"+runFlagsUsage)
+		return nil
 	}
-	vals, err := sims.Resolve(spec.Params, o.set)
+	spec, err := lookupSim(name)
 	if err != nil {
-		return usageErr("%s: %v", name, err)
+		return err
 	}
-	cfg := sims.Config{Values: vals, Seed: o.seed, Headless: true}
-	if o.data != "" {
-		if spec.Data == "" {
-			return usageErr("sim %s takes no --data", name)
-		}
-		if cfg.Data, err = sims.LoadCSV(o.data); err != nil {
-			return usageErr("%v", err)
-		}
+	vals, data, err := o.config(spec)
+	if err != nil {
+		return err
 	}
+	seed := uint64(1)
+	if o.seedSet {
+		seed = o.seed
+	}
+	var series *os.File
+	if o.series != "" {
+		// Made before the run, so that a bad path fails at once.
+		if series, err = os.Create(o.series); err != nil {
+			return usageErr("--series: %v", err)
+		}
+		defer series.Close()
+	}
+	cfg := sims.Config{Values: vals, Seed: seed, Data: data, Headless: true}
 	r, err := sims.NewRunner(spec, cfg, sims.RunnerOptions{Paused: true, Publish: math.MaxInt64})
 	if err != nil {
 		return usageErr("%s: %v", name, err)
 	}
 	defer r.Close()
 	steps := o.steps
-	if steps == 0 {
+	if !o.stepsOK {
 		steps = spec.Steps
 	}
 	out := &emitter{w: stdout, spec: spec, o: o}
 	if o.frames {
 		profile := colorprofile.Detect(os.Stdout, os.Environ())
+		if o.color {
+			profile = colorprofile.TrueColor
+		}
 		out.mono = profile <= colorprofile.Ascii
 		out.w = &colorprofile.Writer{Forward: stdout, Profile: profile}
 	}
+	prog := newProgress(stderr, name, steps, r.Taken)
+	defer prog.clear()
 	// The runner steps in chunks of --every (it publishes a Frame only at
 	// the end of each: Publish never comes due), exactly as a pane's `s`.
 	chunk := steps
@@ -135,24 +171,53 @@ func runCmd(args []string, stdout io.Writer) error {
 	snap := r.Latest()
 	for done := 0; done < steps && !snap.State.Done(); {
 		n := min(chunk, steps-done)
-		<-r.Step(n)
+		prog.wait(r.Step(n))
 		done += n
 		snap = r.Latest()
 		if o.every > 0 && done < steps && !snap.State.Done() {
 			running := *snap
 			running.State = sims.Running // the run goes on
+			prog.clear()
 			if err := out.emit(&running, nil); err != nil {
 				return err
 			}
 		}
 	}
+	prog.clear()
 	if err := out.emit(snap, r.Result()); err != nil {
 		return err
+	}
+	if series != nil {
+		if err := sims.WriteSeriesCSV(series, snap.Frame); err != nil {
+			return fmt.Errorf("--series: %v", err)
+		}
+		if err := series.Close(); err != nil {
+			return fmt.Errorf("--series: %v", err)
+		}
 	}
 	if snap.State == sims.Diverged || snap.State == sims.Failed {
 		return &exitError{code: 1, err: fmt.Errorf("%s %s at step %d: %v", name, snap.State, snap.Frame.Step, snap.Err)}
 	}
 	return nil
+}
+
+// lookupSim finds a sim of the catalogue by name.
+func lookupSim(name string) (*sims.Spec, error) {
+	spec := catalog.All().Lookup(name)
+	if spec == nil {
+		return nil, usageErr("unknown sim %q (lab list shows them)", name)
+	}
+	return spec, nil
+}
+
+// finalState is how a headless run ended: converged, diverged or failed,
+// or "stopped" when it reached its step count (the runner then rests
+// paused, but nothing will resume it).
+func finalState(s sims.State) string {
+	if s == sims.Paused || s == sims.Running {
+		return "stopped"
+	}
+	return s.String()
 }
 
 // emitter prints frames in the chosen format.
@@ -183,7 +248,7 @@ func (e *emitter) emit(s *sims.Snapshot, result map[string]any) error {
 		b = append(b, '}')
 		if result != nil {
 			b = append(b, `,"final":true,"state":`...)
-			b = appendJSON(b, s.State.String())
+			b = appendJSON(b, finalState(s.State))
 			b = append(b, `,"result":`...)
 			b = appendJSON(b, result)
 		}
@@ -200,7 +265,7 @@ func (e *emitter) emit(s *sims.Snapshot, result map[string]any) error {
 			b = append(b, '\n')
 			break
 		}
-		b = fmt.Appendf(b, "%s: %s after %d steps (seed %d)\n", e.spec.Name, s.State, f.Step, s.Seed)
+		b = fmt.Appendf(b, "%s: %s after %d steps (seed %d)\n", e.spec.Name, finalState(s.State), f.Step, s.Seed)
 		b = fmt.Appendf(b, "parameters: %s\n", s.Values.Summary())
 		for _, m := range f.Metrics {
 			b = fmt.Appendf(b, "  %s = %s\n", m.Name, jsonNumber(m.Value))

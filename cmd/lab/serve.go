@@ -2,39 +2,119 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"net"
+	"strings"
 
 	"github.com/thelab/lab/serve"
 )
 
+// serveUsage is the serve flags' part of the usage, also what
+// `lab serve --help` prints.
+const serveUsage = `Serve flags (each SSH session gets its own lab with these panes, default gd em-gmm mh):
+  --listen ADDR                 address to listen on (default 127.0.0.1:2222; other
+                                interfaces only if you say so, e.g. --listen :2222)
+  --state-dir DIR               where the host key is made once and kept (default
+                                $XDG_STATE_HOME/lab or ~/.local/state/lab)
+  --host-key FILE               use this host key instead (owner-only; the one key every
+                                replica behind a load balancer shares)
+  --authorized-keys FILE        admit only these public keys, re-read when it changes;
+                                options from=, expiry-time=, no-pty, restrict honoured,
+                                any other stops the server (default: anyone)
+  --data-dir DIR                files visitors may name in parameters (lda's corpus), by
+                                name only (default: none; visitors read no files)
+  --max-sessions N              sessions at once; one more is told "server full" (default 32)
+  --max-sessions-per-addr N     sessions at once from one address (default 8; 0 no limit)
+  --max-sessions-per-conn N     session channels of one connection, 1..10 (default 4)
+  --idle-timeout D              end a session after D without a key press (default 10m; 0 never)
+  --max-session-duration D      end a session D after it began (default 1h; 0 never)
+  --steps-per-second N          engine steps per second of one session, shared by its
+                                panes (default 1000; 0 no cap)
+  --cpu-per-session C           share of a core one session may spend stepping, drawing and
+                                building, all its panes together (default 0.25; 0 no cap)
+  --rebuilds-per-second R       sim builds (reset, new parameters, a new pane) per second of
+                                one session, after a burst of 3 (default 2; 0 no cap)
+  --max-panes N                 panes of one session (default 8; 0 no cap)
+  --memory-per-session MIB      estimated size of one session's sims; a build over it is
+                                refused on screen (default 256; 0 no cap)
+  --conn-rate N                 new connections per minute from one address (default 30; 0 no limit)
+  --login-grace D               time to authenticate, then to open a session (default 20s)
+  --max-startups N              connections in their handshake at once; past it the oldest
+                                of the busiest address is dropped (default 32)
+  --max-startups-per-addr N     of them from one address (default 8)
+  --client-alive-interval D     keep-alive request this often (default 15s; 0 never) ...
+  --client-alive-count N        ... and the connection ends after N unanswered (default 3)
+  --proxy-protocol              read a PROXY v1/v2 header (HAProxy) from the balancers ...
+  --proxy-from CIDR[,CIDR]      ... at these addresses only (required with it)
+  --fps N                       frames per second sent to each visitor, 1..60 (default 30);
+                                fewer save bandwidth and CPU
+  --grace D                     on SIGINT/SIGTERM, time sessions get to see the notice
+                                before they are closed (default 5s)
+  --seed S                      seed of each session's first pane (default 1)
+`
+
 // serveCmd runs `lab serve` until ctx is done (SIGINT or SIGTERM), then
 // shuts down gracefully and returns nil.
-func serveCmd(ctx context.Context, args []string, stderr io.Writer) error {
+func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg := serve.DefaultConfig()
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&cfg.Addr, "listen", cfg.Addr, "")
 	fs.StringVar(&cfg.StateDir, "state-dir", "", "")
+	fs.StringVar(&cfg.HostKey, "host-key", "", "")
 	fs.StringVar(&cfg.AuthorizedKeys, "authorized-keys", "", "")
+	fs.StringVar(&cfg.DataDir, "data-dir", "", "")
 	fs.IntVar(&cfg.MaxSessions, "max-sessions", cfg.MaxSessions, "")
+	fs.IntVar(&cfg.MaxSessionsPerAddr, "max-sessions-per-addr", cfg.MaxSessionsPerAddr, "")
+	fs.IntVar(&cfg.MaxSessionsPerConn, "max-sessions-per-conn", cfg.MaxSessionsPerConn, "")
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", cfg.IdleTimeout, "")
 	fs.DurationVar(&cfg.MaxSessionDuration, "max-session-duration", cfg.MaxSessionDuration, "")
 	fs.Float64Var(&cfg.StepsPerSecond, "steps-per-second", cfg.StepsPerSecond, "")
 	fs.Float64Var(&cfg.CPUPerSession, "cpu-per-session", cfg.CPUPerSession, "")
+	fs.Float64Var(&cfg.RebuildsPerSecond, "rebuilds-per-second", cfg.RebuildsPerSecond, "")
+	fs.IntVar(&cfg.MaxPanes, "max-panes", cfg.MaxPanes, "")
+	memMiB := fs.Int64("memory-per-session", cfg.MemoryPerSession>>20, "")
 	fs.IntVar(&cfg.ConnPerMinute, "conn-rate", cfg.ConnPerMinute, "")
+	fs.DurationVar(&cfg.LoginGrace, "login-grace", cfg.LoginGrace, "")
+	fs.IntVar(&cfg.MaxStartups, "max-startups", cfg.MaxStartups, "")
+	fs.IntVar(&cfg.MaxStartupsPerAddr, "max-startups-per-addr", cfg.MaxStartupsPerAddr, "")
+	fs.DurationVar(&cfg.ClientAliveInterval, "client-alive-interval", cfg.ClientAliveInterval, "")
+	fs.IntVar(&cfg.ClientAliveCountMax, "client-alive-count", cfg.ClientAliveCountMax, "")
+	fs.BoolVar(&cfg.ProxyProtocol, "proxy-protocol", false, "")
+	proxyFrom := fs.String("proxy-from", "", "")
 	fs.DurationVar(&cfg.Grace, "grace", cfg.Grace, "")
 	fs.IntVar(&cfg.FPS, "fps", cfg.FPS, "")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "")
 	if err := fs.Parse(args); err != nil {
-		return usageErr("serve: %v (lab help shows the usage)", err)
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, "Usage: lab serve [flags] [SIM...]\n\n"+serveUsage)
+			return nil
+		}
+		return usageErr("serve: %v (lab serve --help shows the flags)", err)
 	}
 	if fs.NArg() > 0 {
 		cfg.Sims = fs.Args()
 	}
 	cfg.Log = stderr
-	if cfg.StateDir == "" {
+	if *memMiB < 0 || *memMiB > 1<<24 {
+		return usageErr("serve: --memory-per-session must be in 0..%d MiB, got %d", 1<<24, *memMiB)
+	}
+	cfg.MemoryPerSession = *memMiB << 20
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if given["state-dir"] && strings.TrimSpace(cfg.StateDir) == "" {
+		return usageErr("serve: --state-dir is empty: name a directory, or leave the flag out for the default")
+	}
+	if given["proxy-from"] {
+		var err error
+		if cfg.ProxyFrom, err = serve.ParseProxyFrom(*proxyFrom); err != nil {
+			return usageErr("serve: %v", err)
+		}
+	}
+	if cfg.StateDir == "" && cfg.HostKey == "" {
 		dir, err := serve.DefaultStateDir()
 		if err != nil {
 			return usageErr("serve: %v", err)

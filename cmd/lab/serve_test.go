@@ -132,11 +132,37 @@ func TestServeStartupErrors(t *testing.T) {
 		{[]string{"--authorized-keys", "/nonexistent/keys"}, "authorized keys"},
 		{[]string{"--listen", "256.0.0.1:22"}, "256.0.0.1"},
 		{[]string{"nosuchsim"}, `unknown sim "nosuchsim"`},
+		{[]string{"--state-dir", ""}, "--state-dir is empty"},
+		{[]string{"--host-key", "/nonexistent/key"}, "/nonexistent/key"},
+		{[]string{"--data-dir", "/nonexistent/data"}, "--data-dir"},
+		{[]string{"--proxy-protocol"}, "--proxy-protocol needs --proxy-from"},
+		{[]string{"--proxy-protocol", "--proxy-from", "lb.example.org"}, "neither an address nor a CIDR"},
+		{[]string{"--proxy-from", "10.0.0.0/8"}, "only used with --proxy-protocol"},
+		{[]string{"--login-grace", "0s"}, "--login-grace"},
+		{[]string{"--max-sessions-per-conn", "11"}, "--max-sessions-per-conn"},
+		{[]string{"--no-such-flag"}, "lab serve --help"},
+		{[]string{"--max-panes", "2", "gd", "mh", "em-gmm"}, "--max-panes is 2"},
+		{[]string{"--memory-per-session", "-1"}, "--memory-per-session"},
 	} {
 		args := append([]string{"serve", "--listen", "127.0.0.1:0", "--state-dir", t.TempDir()}, tc.args...)
 		_, stderr, code := lab(t, args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("lab %s: exit %d, stderr %q; want 2 and %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
+	}
+}
+
+func TestServeHelp(t *testing.T) {
+	for _, arg := range []string{"--help", "-h"} {
+		out, stderr, code := lab(t, "serve", arg)
+		if code != 0 || stderr != "" {
+			t.Errorf("lab serve %s: exit %d, stderr %q; want 0 and nothing", arg, code, stderr)
+		}
+		for _, want := range []string{"Usage: lab serve [flags] [SIM...]", "--login-grace D", "--proxy-from CIDR",
+			fmt.Sprintf("(default %s)", serve.DefaultLoginGrace), fmt.Sprintf("(default %d)", serve.DefaultMaxSessionsPerConn)} {
+			if !strings.Contains(out, want) {
+				t.Errorf("lab serve %s lacks %q", arg, want)
+			}
 		}
 	}
 }
@@ -157,7 +183,15 @@ func TestUsageShowsServeAndItsDefaults(t *testing.T) {
 		fmt.Sprintf("(default %d;", serve.DefaultConnPerMinute),
 		fmt.Sprintf("(default %s)", serve.DefaultGrace),
 		fmt.Sprintf("(default %d)", serve.DefaultFPS),
-		"--authorized-keys FILE", "--state-dir DIR",
+		fmt.Sprintf("(default %d; 0 no limit)", serve.DefaultMaxSessionsPerAddr),
+		fmt.Sprintf("(default %d)", serve.DefaultMaxStartups),
+		fmt.Sprintf("(default %d)", serve.DefaultMaxStartupsPerAddr),
+		fmt.Sprintf("(default %d; 0 no cap)", serve.DefaultRebuildsPerSecond),
+		fmt.Sprintf("(default %d; 0 no cap)", serve.DefaultMaxPanes),
+		fmt.Sprintf("(default %d; 0 no cap)", serve.DefaultMemoryPerSession>>20),
+		fmt.Sprintf("(default %s; 0 never)", serve.DefaultClientAlive),
+		fmt.Sprintf("(default %d)", serve.DefaultClientAliveCount),
+		"--authorized-keys FILE", "--state-dir DIR", "--host-key FILE", "--data-dir DIR", "--proxy-protocol",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("usage lacks %q", want)

@@ -1,25 +1,38 @@
 package main
 
 import (
+	"errors"
 	"flag"
+	"fmt"
 	"io"
+	"os"
+	"slices"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
 	"github.com/thelab/lab/sims/catalog"
 	"github.com/thelab/lab/tui"
 )
 
-// tuiCmd opens the dashboard: the named sims, or the default three.
-func tuiCmd(args []string) error {
-	fs := flag.NewFlagSet("lab", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	seed := fs.Uint64("seed", 1, "")
-	if err := fs.Parse(args); err != nil {
-		return usageErr("%v (lab help shows the usage)", err)
+// paneArgs are a sim named on the TUI's command line and the flags that
+// follow it.
+type paneArgs struct {
+	name string
+	o    simOptions
+}
+
+// tuiCmd opens the dashboard: the named sims, each with the flags that
+// follow it, or the default three.
+func tuiCmd(args []string, stdout io.Writer) error {
+	opts, help, err := parseTUI(args)
+	if err != nil {
+		return err
 	}
-	opts := tui.Options{Catalog: catalog.All(), Seed: *seed}
-	if fs.NArg() > 0 {
-		opts.Sims = fs.Args()
+	if help != nil {
+		return tuiHelp(help, stdout)
+	}
+	if err := needTerminal(); err != nil {
+		return err
 	}
 	m, err := tui.New(opts)
 	if err != nil {
@@ -28,4 +41,141 @@ func tuiCmd(args []string) error {
 	defer m.Close()
 	_, err = tea.NewProgram(m).Run()
 	return err
+}
+
+// parseTUI reads the TUI's command line into its options, checking every
+// sim, parameter and data file before anything opens. With --help it
+// returns the sims named (an empty, non-nil list for none) instead.
+func parseTUI(args []string) (tui.Options, []*paneArgs, error) {
+	var lead simOptions // flags before the first sim
+	var panes []*paneArgs
+	help := false
+	cur := &lead
+	for {
+		fs := flag.NewFlagSet("lab", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		simFlags(fs, cur)
+		fs.BoolVar(&help, "help", help, "")
+		fs.BoolVar(&help, "h", help, "")
+		if err := fs.Parse(args); err != nil {
+			return tui.Options{}, nil, tuiFlagError(err)
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		panes = append(panes, &paneArgs{name: fs.Arg(0)})
+		cur = &panes[len(panes)-1].o
+		args = fs.Args()[1:]
+	}
+	if help {
+		return tui.Options{}, append([]*paneArgs{}, panes...), nil
+	}
+	if err := leadFlags(&lead, panes); err != nil {
+		return tui.Options{}, nil, err
+	}
+	opts := tui.Options{Catalog: catalog.All(), Seed: 1, ExportDir: "."}
+	if lead.seedSet {
+		opts.Seed = lead.seed
+	}
+	for _, p := range panes {
+		spec, err := lookupSim(p.name)
+		if err != nil {
+			return tui.Options{}, nil, err
+		}
+		// Checked here, for a usage error before the screen opens; the
+		// pane resolves the same --set again.
+		_, data, err := p.o.config(spec)
+		if err != nil {
+			return tui.Options{}, nil, err
+		}
+		po := tui.PaneOptions{Sim: p.name, Set: p.o.set, Data: data, Steps: p.o.steps}
+		if p.o.seedSet {
+			seed := p.o.seed
+			po.Seed = &seed
+		}
+		opts.Panes = append(opts.Panes, po)
+	}
+	return opts, nil, nil
+}
+
+// leadFlags applies the flags given before the first sim: --seed is the
+// session's (the first pane's, the next ones count up); --set, --data and
+// --steps there belong to the one sim named, and are an error with several
+// sims or none.
+func leadFlags(lead *simOptions, panes []*paneArgs) error {
+	if len(lead.set) == 0 && lead.data == "" && !lead.stepsOK {
+		return nil
+	}
+	switch len(panes) {
+	case 0:
+		return usageErr("--set, --data and --steps need a sim: lab SIM --set name=value (lab help SIM lists its parameters)")
+	case 1:
+	default:
+		return usageErr("with several sims, put each sim's --set, --data and --steps after its name: lab gd --set fn=rosenbrock mh")
+	}
+	p := &panes[0].o
+	for k, v := range lead.set {
+		if _, ok := p.set[k]; !ok {
+			p.set[k] = v
+		}
+	}
+	if p.data == "" {
+		p.data = lead.data
+	}
+	if !p.stepsOK {
+		p.steps, p.stepsOK = lead.steps, lead.stepsOK
+	}
+	return nil
+}
+
+// runOnly are the flags of lab run that the TUI has no use for.
+var runOnly = []string{"every", "json", "frames", "color", "size", "series"}
+
+// tuiFlagError explains a flag the TUI does not take.
+func tuiFlagError(err error) error {
+	if m := noSuchArg.FindStringSubmatch(err.Error()); m != nil && slices.Contains(runOnly, m[1]) {
+		return usageErr("--%s is a flag of lab run, which prints output without a terminal: lab run SIM --%s", m[1], m[1])
+	}
+	return usageErr("%s (lab help shows the usage)", flagError(err))
+}
+
+// tuiHelp answers `lab SIM --help`: the sims' help, or the usage.
+func tuiHelp(panes []*paneArgs, w io.Writer) error {
+	if len(panes) == 0 {
+		fmt.Fprint(w, usage)
+		return nil
+	}
+	for i, p := range panes {
+		spec, err := lookupSim(p.name)
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		writeSimHelp(w, spec)
+	}
+	return nil
+}
+
+// errNoTerminal says what to do without a terminal.
+var errNoTerminal = errors.New("the lab's screen needs a terminal; without one, lab run SIM prints a sim's " +
+	"summary, JSON lines (--json) or its pane as text (--frames): lab help run")
+
+// needTerminal checks that the TUI can run: stdout is a terminal, and so
+// is stdin or the process's controlling terminal (/dev/tty), from which
+// Bubble Tea then reads the keys.
+func needTerminal() error {
+	if !term.IsTerminal(os.Stdout.Fd()) {
+		return usageErr("%v", errNoTerminal)
+	}
+	if term.IsTerminal(os.Stdin.Fd()) {
+		return nil
+	}
+	tty, err := os.Open("/dev/tty")
+	if err != nil {
+		return usageErr("%v", errNoTerminal)
+	}
+	tty.Close()
+	return nil
 }

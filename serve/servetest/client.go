@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,6 +32,14 @@ type Options struct {
 	Sync bool
 	// Discard keeps no screen, only counts (for load measurements).
 	Discard bool
+	// From is the local address to connect from (an address of 127/8 to
+	// look like another client on loopback); empty: any.
+	From string
+	// Conn, when set, is the connection to run SSH over (one that has
+	// already sent a PROXY header, say) instead of dialling addr.
+	Conn net.Conn
+	// Tweak, when set, edits the client's configuration (its algorithms).
+	Tweak func(*gossh.ClientConfig)
 }
 
 // Dial opens an SSH connection to addr.
@@ -49,7 +58,28 @@ func Dial(addr string, o Options) (*gossh.Client, error) {
 	if o.Signer != nil {
 		cfg.Auth = []gossh.AuthMethod{gossh.PublicKeys(o.Signer)}
 	}
-	return gossh.Dial("tcp", addr, cfg)
+	if o.Tweak != nil {
+		o.Tweak(cfg)
+	}
+	conn := o.Conn
+	if conn == nil {
+		d := net.Dialer{Timeout: cfg.Timeout}
+		if o.From != "" {
+			d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(o.From)}
+		}
+		var err error
+		if conn, err = d.Dial("tcp", addr); err != nil {
+			return nil, err
+		}
+	}
+	_ = conn.SetDeadline(time.Now().Add(cfg.Timeout))
+	c, chans, reqs, err := gossh.NewClientConn(conn, addr, cfg)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	_ = conn.SetDeadline(time.Time{})
+	return gossh.NewClient(c, chans, reqs), nil
 }
 
 // NewKey is a fresh Ed25519 key for a test client.
@@ -73,6 +103,16 @@ type Session struct {
 	raw     bytes.Buffer
 	done    chan struct{}
 	exitErr error
+	waiters []waiter
+	tail    []byte // the end of the output so far, for text split across reads
+}
+
+// waiter is an Await in progress; old is how many bytes at the start of
+// the session's tail arrived before it began.
+type waiter struct {
+	sub []byte
+	ch  chan struct{}
+	old int
 }
 
 // Open dials addr and starts a session (by default a shell with a PTY).
@@ -155,11 +195,12 @@ func (s *Session) read(out io.Reader) {
 			if s.counter != nil {
 				s.counter.Write(buf[:n])
 			}
+			s.mu.Lock()
 			if s.Screen != nil {
-				s.mu.Lock()
 				s.raw.Write(buf[:n])
-				s.mu.Unlock()
 			}
+			s.wake(buf[:n])
+			s.mu.Unlock()
 		}
 		if err != nil {
 			break
@@ -167,6 +208,55 @@ func (s *Session) read(out io.Reader) {
 	}
 	s.exitErr = s.Sess.Wait()
 	close(s.done)
+}
+
+// maxAwait is the longest text Await looks for.
+const maxAwait = 64
+
+// wake tells the waiters whose text has arrived, with s.mu held.
+func (s *Session) wake(b []byte) {
+	if len(s.waiters) == 0 {
+		s.tail = nil
+		return
+	}
+	data := append(s.tail, b...)
+	cut := max(0, len(data)-maxAwait)
+	kept := s.waiters[:0]
+	for _, w := range s.waiters {
+		if containsAfter(data, w.sub, w.old) {
+			close(w.ch)
+			continue
+		}
+		w.old = max(0, w.old-cut)
+		kept = append(kept, w)
+	}
+	s.waiters = kept
+	s.tail = append([]byte(nil), data[cut:]...)
+}
+
+// containsAfter reports whether sub occurs in data ending past data[:old].
+func containsAfter(data, sub []byte, old int) bool {
+	for from := 0; ; {
+		i := bytes.Index(data[from:], sub)
+		if i < 0 {
+			return false
+		}
+		if from+i+len(sub) > old {
+			return true
+		}
+		from += i + 1
+	}
+}
+
+// Await returns a channel closed when text (at most 64 bytes, as sent:
+// escape sequences are not removed) arrives in the output after this call.
+// Load measurements time keys with it, with or without a screen.
+func (s *Session) Await(text string) <-chan struct{} {
+	ch := make(chan struct{})
+	s.mu.Lock()
+	s.waiters = append(s.waiters, waiter{sub: []byte(text)[:min(len(text), maxAwait)], ch: ch, old: len(s.tail)})
+	s.mu.Unlock()
+	return ch
 }
 
 // Send types keys (raw bytes, as a terminal would send them).

@@ -128,3 +128,38 @@ func TestScreenMatchesBubbleTea(t *testing.T) {
 		}
 	}
 }
+
+func TestAwaitFindsTextSplitAcrossReads(t *testing.T) {
+	s := &Session{}
+	s.wake([]byte("paused before")) // before the Await: not seen
+	ch := s.Await("paused")
+	s.wake([]byte("\x1b[1;5Hpau"))
+	select {
+	case <-ch:
+		t.Fatal("woke on half the text")
+	default:
+	}
+	other := s.Await("zzz") // keeps the tail
+	s.wake([]byte("sed\x1b[0m"))
+	select {
+	case <-ch:
+	default:
+		t.Fatal("text split across two reads was not found")
+	}
+	// Text that arrived before an Await does not wake it, even when it is
+	// still in the tail.
+	again := s.Await("paused")
+	s.wake([]byte("x"))
+	select {
+	case <-again:
+		t.Fatal("woke on text from before the Await")
+	default:
+	}
+	s.wake([]byte("...paused"))
+	select {
+	case <-again:
+	default:
+		t.Fatal("new text was not found")
+	}
+	_ = other
+}

@@ -1,0 +1,342 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/creack/pty"
+	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/catalog"
+	"github.com/thelab/lab/tui"
+)
+
+// TestCLIGolden pins the help and list outputs.
+func TestCLIGolden(t *testing.T) {
+	for _, args := range [][]string{
+		{"help"}, {"help", "kmeans"}, {"help", "keys"}, {"help", "run"}, {"list"}, {"list", "gauss"}, {"list", "--long", "kme"},
+	} {
+		t.Run(strings.Join(args, "_"), func(t *testing.T) {
+			out, errs, code := lab(t, args...)
+			if code != 0 || errs != "" {
+				t.Fatalf("exit %d: %s", code, errs)
+			}
+			golden.RequireEqual(t, out)
+		})
+	}
+}
+
+// TestHelpEverywhere: every way of asking for help exits 0 and says
+// something useful.
+func TestHelpEverywhere(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--help"}, "Usage:"},
+		{[]string{"-h"}, "Usage:"},
+		{[]string{"help", "em-gmm"}, "Parameters (--set name=value"},
+		{[]string{"run", "em-gmm", "--help"}, "Run flags"},
+		{[]string{"run", "--help"}, "Run flags"},
+		{[]string{"run", "--help", "em-gmm"}, "em-gmm — "},
+		{[]string{"em-gmm", "--help"}, "Examples:"},
+		{[]string{"gd", "mh", "--help"}, "mh — "},
+		{[]string{"version"}, "lab "},
+		{[]string{"list", "kme"}, "kmeans"},
+	} {
+		out, errs, code := lab(t, tt.args...)
+		if code != 0 || !strings.Contains(out, tt.want) {
+			t.Errorf("lab %s: exit %d, stderr %q, stdout lacks %q:\n%s", strings.Join(tt.args, " "), code, errs, tt.want, out)
+		}
+	}
+}
+
+// TestEverySimsHelp: every sim's help lists each parameter with its
+// default and range, and its examples run.
+func TestEverySimsHelp(t *testing.T) {
+	for _, spec := range catalog.All().Specs() {
+		var b bytes.Buffer
+		writeSimHelp(&b, spec)
+		out := b.String()
+		defaults := spec.Defaults()
+		for _, p := range spec.Params {
+			if !strings.Contains(out, "  "+p.Name+" = "+defaults.Text(p.Name)) || !strings.Contains(out, p.Range()) {
+				t.Errorf("%s: help lacks %s = %s in %s", spec.Name, p.Name, defaults.Text(p.Name), p.Range())
+			}
+		}
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(spec.Source), " ")) {
+			t.Errorf("%s: help lacks the source", spec.Name)
+		}
+		for _, ex := range simExamples(spec) {
+			args := strings.Fields(ex[0])[1:]
+			if strings.Contains(ex[0], "points.csv") {
+				continue // a file of the user's
+			}
+			if args[0] == "run" {
+				name, o, err := parseRun(args[1:])
+				if err != nil {
+					t.Errorf("%s: %s: %v", spec.Name, ex[0], err)
+					continue
+				}
+				if _, _, err := o.config(catalog.All().Lookup(name)); err != nil {
+					t.Errorf("%s: %s: %v", spec.Name, ex[0], err)
+				}
+				continue
+			}
+			opts, _, err := parseTUI(args)
+			if err != nil {
+				t.Errorf("%s: %s: %v", spec.Name, ex[0], err)
+				continue
+			}
+			po := opts.Panes[0]
+			vals, err := sims.Resolve(spec.Params, po.Set)
+			if err != nil {
+				t.Errorf("%s: %s: %v", spec.Name, ex[0], err)
+				continue
+			}
+			seed := opts.Seed
+			if po.Seed != nil {
+				seed = *po.Seed
+			}
+			if _, err := spec.Build(sims.Config{Values: vals, Seed: seed}); err != nil {
+				t.Errorf("%s: %s does not build: %v", spec.Name, ex[0], err)
+			}
+		}
+	}
+}
+
+// TestTUIFlags: the TUI takes lab run's flags per sim, each after the sim
+// it is for.
+func TestTUIFlags(t *testing.T) {
+	opts, _, err := parseTUI([]string{"--seed", "5", "em-gmm", "--data", "../../testdata/blobs.csv", "--set", "k=4", "--seed", "7",
+		"mh", "gd", "--set", "fn=rosenbrock", "--steps", "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Seed != 5 || len(opts.Panes) != 3 {
+		t.Fatalf("%+v", opts)
+	}
+	em, mh, gd := opts.Panes[0], opts.Panes[1], opts.Panes[2]
+	if em.Sim != "em-gmm" || em.Set["k"] != "4" || em.Seed == nil || *em.Seed != 7 || em.Data == nil || len(em.Data.Rows) == 0 {
+		t.Errorf("em-gmm: %+v", em)
+	}
+	if mh.Sim != "mh" || len(mh.Set) != 0 || mh.Seed != nil || mh.Data != nil {
+		t.Errorf("mh: %+v", mh)
+	}
+	if gd.Set["fn"] != "rosenbrock" || gd.Steps != 3 {
+		t.Errorf("gd: %+v", gd)
+	}
+	// One sim: flags before it are its own.
+	opts, _, err = parseTUI([]string{"--set", "k=4", "em-gmm"})
+	if err != nil || opts.Panes[0].Set["k"] != "4" {
+		t.Errorf("lead --set with one sim: %+v, %v", opts, err)
+	}
+	m, err := tui.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+}
+
+// TestRunCommandReproducesThePane: the command a pane shows (c) run
+// headless gives the pane's metrics, data file, parameters and all.
+func TestRunCommandReproducesThePane(t *testing.T) {
+	data, err := sims.LoadCSV("../../testdata/blobs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := catalog.All().Lookup("em-gmm")
+	vals, err := sims.Resolve(spec.Params, map[string]string{"k": "4", "restarts": "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sims.NewRunner(spec, sims.Config{Values: vals, Seed: 7, Data: data}, sims.RunnerOptions{Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	<-r.Step(5)
+	snap := r.Latest()
+	cmd := tui.RunCommand(snap, data)
+	if !strings.HasPrefix(cmd, "lab run em-gmm --seed 7 ") || !strings.Contains(cmd, "--data ../../testdata/blobs.csv") {
+		t.Fatalf("command %q", cmd)
+	}
+	out, errs, code := lab(t, append(strings.Fields(cmd)[1:], "--json")...)
+	if code != 0 {
+		t.Fatalf("%s: exit %d: %s", cmd, code, errs)
+	}
+	var got struct {
+		Step    int
+		Metrics map[string]float64
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Step != snap.Frame.Step {
+		t.Errorf("%s: step %d, the pane's %d", cmd, got.Step, snap.Frame.Step)
+	}
+	for _, m := range snap.Frame.Metrics {
+		if got.Metrics[m.Name] != m.Value {
+			t.Errorf("%s: %s = %v, the pane's %v", cmd, m.Name, got.Metrics[m.Name], m.Value)
+		}
+	}
+}
+
+// TestRunOutputs: a run that reaches its step count is "stopped"; --series
+// writes every chart series; --frames --color keeps colour in a pipe.
+func TestRunOutputs(t *testing.T) {
+	out, _, _ := lab(t, "run", "gd", "--steps", "5", "--json")
+	if !strings.Contains(out, `"final":true,"state":"stopped"`) {
+		t.Errorf("a run stopped at its step count: %s", out)
+	}
+	out, _, _ = lab(t, "run", "gd", "--steps", "5")
+	if !strings.HasPrefix(out, "gd: stopped after 5 steps (seed 1)\n") {
+		t.Errorf("summary: %s", out)
+	}
+	out, _, _ = lab(t, "run", "gd", "--json")
+	if !strings.Contains(out, `"state":"converged"`) {
+		t.Errorf("a converged run: %s", out)
+	}
+	path := filepath.Join(t.TempDir(), "series.csv")
+	if _, errs, code := lab(t, "run", "gd", "--steps", "20", "--series", path); code != 0 {
+		t.Fatalf("--series: exit %d: %s", code, errs)
+	}
+	csv, err := os.ReadFile(path)
+	if err != nil || !strings.HasPrefix(string(csv), "chart,series,x,y,class\n") || strings.Count(string(csv), "f−f*") != 21 {
+		t.Errorf("--series file (%v):\n%.400s", err, csv)
+	}
+	// NO_COLOR and a pipe: colour only when asked for.
+	plain, _, _ := lab(t, "run", "gd", "--steps", "5", "--frames", "--size", "60x20")
+	colour, _, _ := lab(t, "run", "gd", "--steps", "5", "--frames", "--size", "60x20", "--color")
+	if strings.Contains(plain, "\x1b[") || !regexp.MustCompile(`\x1b\[[0-9;]*38;2;`).MatchString(colour) {
+		t.Errorf("--color: plain has escapes %v, coloured has 24-bit colour %v",
+			strings.Contains(plain, "\x1b["), strings.Contains(colour, "38;2;"))
+	}
+}
+
+// TestProgressOnATerminal: a long run draws its progress on stderr when
+// that is a terminal (here a pty), and nothing when it is a pipe.
+func TestProgressOnATerminal(t *testing.T) {
+	cmd := exec.Command(labBin, "run", "mh", "--steps", "2000000000", "--json")
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skip("no pty:", err)
+	}
+	defer ptmx.Close()
+	cmd.Stderr = tty
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	tty.Close()
+	defer cmd.Process.Kill()
+	line := regexp.MustCompile(`mh: step [0-9,]+ of 2,000,000,000 · [0-9.]+[kM]? steps/s · about [0-9:]+ left`)
+	seen := make(chan string, 1)
+	go func() {
+		var all []byte
+		buf := make([]byte, 4096)
+		for {
+			n, err := ptmx.Read(buf)
+			all = append(all, buf[:n]...)
+			if line.Match(all) {
+				seen <- string(line.Find(all))
+				return
+			}
+			if err != nil {
+				seen <- ""
+				return
+			}
+		}
+	}()
+	select {
+	case got := <-seen:
+		if got == "" {
+			t.Error("no progress line on the terminal")
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("no progress line within 30 s")
+	}
+	// A pipe gets nothing.
+	short := exec.Command(labBin, "run", "mh", "--steps", "300000")
+	var errb bytes.Buffer
+	short.Stderr = &errb
+	if err := short.Run(); err != nil || errb.Len() > 0 {
+		t.Errorf("stderr a pipe: %v, %q", err, errb.String())
+	}
+}
+
+func TestProgressLine(t *testing.T) {
+	p := &progress{name: "mh", total: 2_500_000}
+	if got, want := p.line(500_000, 2*time.Second), "mh: step 500,000 of 2,500,000 · 250k steps/s · about 0:08 left (less if it converges)"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+	if got := clock(2*time.Hour + 5*time.Minute + 3*time.Second); got != "2:05:03" {
+		t.Errorf("clock: %s", got)
+	}
+	if got := thousands(-1234567); got != "-1,234,567" {
+		t.Errorf("thousands: %s", got)
+	}
+}
+
+func TestVersionText(t *testing.T) {
+	info := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/thelab/lab", Version: "v0.3.0"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.time", Value: "2026-01-02T03:04:05Z"}, {Key: "vcs.modified", Value: "true"}}}
+	got := versionText(info, true)
+	for _, want := range []string{"lab v0.3.0 (github.com/thelab/lab)", "commit abc123 (2026-01-02T03:04:05Z, with uncommitted changes)", "go1.26.8"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+	// go run, -buildvcs=false: no vcs settings, and it says so.
+	info.Settings = nil
+	if got := versionText(info, true); !strings.Contains(got, "commit unknown") {
+		t.Errorf("without vcs: %q", got)
+	}
+	if got := versionText(nil, false); !strings.Contains(got, "no build information") {
+		t.Errorf("without build info: %q", got)
+	}
+}
+
+// TestREADMEMatchesTheProgram: the README's numbers come from the
+// program: the count of sims, the table of sims, the range of speeds.
+func TestREADMEMatchesTheProgram(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	names := catalog.All().Names()
+	m := regexp.MustCompile(`There are (\d+)\s+sims`).FindStringSubmatch(text)
+	if m == nil || m[1] != strconv.Itoa(len(names)) {
+		t.Errorf("README says %v sims; the catalogue has %d", m, len(names))
+	}
+	table, _, _ := strings.Cut(text[strings.Index(text, "## The sims"):][1:], "\n## ")
+	rows := regexp.MustCompile("(?m)^\\| `([a-z0-9-]+)` \\|").FindAllStringSubmatch(table, -1)
+	inTable := map[string]bool{}
+	for _, r := range rows {
+		inTable[r[1]] = true
+	}
+	for _, n := range names {
+		if !inTable[n] {
+			t.Errorf("README's table of sims lacks %s", n)
+		}
+	}
+	if len(inTable) != len(names) {
+		t.Errorf("README's table has %d sims, the catalogue %d", len(inTable), len(names))
+	}
+	top := sims.Speeds[len(sims.Speeds)-2]
+	if !strings.Contains(text, "1 … "+thousandsSpace(int64(top))+" steps/s") {
+		t.Errorf("README does not give the speeds as 1 … %v steps/s", top)
+	}
+}
+
+// thousandsSpace prints n with thin-space groups as the README does: 10 000.
+func thousandsSpace(n int64) string { return strings.ReplaceAll(thousands(n), ",", " ") }

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/thelab/lab/sims"
+)
+
+// simFlagsUsage describes the flags that set up one sim, the TUI's and
+// lab run's alike (simFlags registers them).
+const simFlagsUsage = `Flags of a sim (in the TUI they apply to the sim they follow; lab run takes them anywhere):
+  --seed S           random seed, a whole number 0..18446744073709551615 (default 1;
+                     in the TUI the first pane's, and the next panes count up from it)
+  --set name=value   set a parameter (repeatable; lab help SIM lists them)
+  --data FILE.csv    CSV with a header row, for sims that take data (lab help SIM
+                     says which columns)
+  --steps N          lab run: steps to run, at least 1 (default: the sim's own; a run
+                     stops early when it converges); TUI: open the pane paused after N steps
+`
+
+// simOptions are the settings of one sim from the command line.
+type simOptions struct {
+	seed    uint64
+	seedSet bool // --seed was given
+	set     setFlags
+	data    string
+	steps   int
+	stepsOK bool // --steps was given
+}
+
+// simFlags registers --seed, --set, --data and --steps on fs, writing to o.
+func simFlags(fs *flag.FlagSet, o *simOptions) {
+	if o.set == nil {
+		o.set = setFlags{}
+	}
+	fs.Var(seedFlag{o}, "seed", "")
+	fs.Var(o.set, "set", "")
+	fs.StringVar(&o.data, "data", "", "")
+	fs.Var(stepsFlag{o}, "steps", "")
+}
+
+// setFlags collects repeated --set name=value.
+type setFlags map[string]string
+
+func (s setFlags) String() string { return "" }
+
+func (s setFlags) Set(v string) error {
+	name, value, ok := strings.Cut(v, "=")
+	if !ok || strings.TrimSpace(name) == "" {
+		return fmt.Errorf("want name=value, got %q", v)
+	}
+	s[strings.TrimSpace(name)] = value
+	return nil
+}
+
+// seedFlag reads --seed with a message that says what a seed is.
+type seedFlag struct{ o *simOptions }
+
+func (seedFlag) String() string { return "" }
+
+func (f seedFlag) Set(v string) error {
+	n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		return fmt.Errorf("a seed is a whole number from 0 to %d", uint64(math.MaxUint64))
+	}
+	f.o.seed, f.o.seedSet = n, true
+	return nil
+}
+
+// stepsFlag reads --steps: at least 1.
+type stepsFlag struct{ o *simOptions }
+
+func (stepsFlag) String() string { return "" }
+
+func (f stepsFlag) Set(v string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 1 {
+		return fmt.Errorf("steps are a whole number, at least 1 (leave --steps out for the sim's own count)")
+	}
+	f.o.steps, f.o.stepsOK = n, true
+	return nil
+}
+
+// config checks the options against the sim's spec and reads its data:
+// the Values, the Table (nil without --data) and the seed (def without
+// --seed). Errors are usage errors naming the sim.
+func (o *simOptions) config(spec *sims.Spec) (sims.Values, *sims.Table, error) {
+	vals, err := sims.Resolve(spec.Params, o.set)
+	if err != nil {
+		return sims.Values{}, nil, usageErr("%s: %v", spec.Name, err)
+	}
+	if o.data == "" {
+		return vals, nil, nil
+	}
+	if spec.Data == "" {
+		return sims.Values{}, nil, usageErr("sim %s takes no --data", spec.Name)
+	}
+	t, err := sims.LoadCSV(o.data, spec.DataText...)
+	if err != nil {
+		return sims.Values{}, nil, usageErr("%v", err)
+	}
+	return vals, t, nil
+}
+
+var (
+	badValue  = regexp.MustCompile(`^invalid value "(.*)" for flag -+(\S+): (.*)$`)
+	noValue   = regexp.MustCompile(`^flag needs an argument: -+(\S+)$`)
+	noSuchArg = regexp.MustCompile(`^flag provided but not defined: -+(\S+)$`)
+)
+
+// flagError rewords the flag package's errors as the user typed the
+// flags: `--seed -5: a seed is …`, `unknown flag --bogus`.
+func flagError(err error) string {
+	s := err.Error()
+	if m := badValue.FindStringSubmatch(s); m != nil {
+		return fmt.Sprintf("--%s %s: %s", m[2], m[1], m[3])
+	}
+	if m := noValue.FindStringSubmatch(s); m != nil {
+		return fmt.Sprintf("--%s needs a value", m[1])
+	}
+	if m := noSuchArg.FindStringSubmatch(s); m != nil {
+		return fmt.Sprintf("unknown flag --%s", m[1])
+	}
+	return s
+}

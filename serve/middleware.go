@@ -1,0 +1,444 @@
+package serve
+
+import (
+	"cmp"
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"charm.land/wish/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/ssh"
+	"github.com/thelab/lab/tui"
+	gossh "golang.org/x/crypto/ssh"
+)
+
+// A session passes through small middlewares, outermost first, which share
+// its state (a *session in its context, put there by the first):
+//
+//	logging     connect and disconnect lines, the session's state
+//	recovering  a panic ends this session only, logged with its stack
+//	terminal    no pty, a command or a subsystem: one line on how to connect
+//	capacity    at most MaxSessions at once: "the server is full"
+//	perAddr     at most MaxSessionsPerAddr from one address
+//	limits      the wall-clock backstop of the idle, visit and shutdown limits
+//	lab         the session's lab, run by Bubble Tea until it ends
+//
+// Each is a wish.Middleware and is tested on its own.
+func (s *Server) middlewares() []wish.Middleware {
+	// wish.WithMiddleware composes them last to first.
+	return []wish.Middleware{s.lab, s.limits, s.perAddr, s.capacity, s.terminal, s.recovering, s.logging}
+}
+
+// Why a session ended, as logged.
+const (
+	reasonQuit     = "quit"
+	reasonClient   = "client closed"
+	reasonIdle     = "idle timeout"
+	reasonMax      = "max session duration"
+	reasonShutdown = "server shutdown"
+	reasonFull     = "server full"
+	reasonAddrFull = "too many sessions from this address"
+	reasonNoPTY    = "no pty"
+	reasonKeyNoPTY = "key allows no pty"
+	reasonCommand  = "command"
+	reasonPanic    = "panic"
+)
+
+// extNoPTY marks, in a connection's permissions, a key whose
+// authorized_keys line forbids a terminal (no-pty, restrict).
+const extNoPTY = "lab-no-pty"
+
+// stateKey finds a session's *session in its context.
+type stateKey struct{}
+
+// session is one SSH session's state, shared by its middlewares: who,
+// since when, its terminal, when it last heard from the client, and why
+// it ended.
+type session struct {
+	srv   *Server
+	sess  ssh.Session
+	id    uint64
+	start time.Time
+	addr  string // the client's address and port
+	ip    string // its address, the key of per-address limits
+	user  string
+	term  string
+
+	mu      sync.Mutex
+	w, h    int
+	profile string
+	reason  string
+
+	quitSeen  atomic.Bool  // the program saw a QuitMsg
+	inputEOF  atomic.Bool  // the client closed its input
+	lastInput atomic.Int64 // unix nanoseconds of the last input or resize
+}
+
+// stateOf is the state the logging middleware gave sess.
+func stateOf(sess ssh.Session) *session {
+	st, _ := sess.Context().Value(stateKey{}).(*session)
+	return st
+}
+
+func (st *session) setReason(r string) {
+	st.mu.Lock()
+	if st.reason == "" {
+		st.reason = r
+	}
+	st.mu.Unlock()
+}
+
+func (st *session) getReason() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.reason
+}
+
+func (st *session) setSize(w, h int) {
+	st.mu.Lock()
+	st.w, st.h = w, h
+	st.mu.Unlock()
+}
+
+func (st *session) size() string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return fmt.Sprintf("%dx%d", st.w, st.h)
+}
+
+// touch records input from the client now.
+func (st *session) touch() { st.lastInput.Store(time.Now().UnixNano()) }
+
+// panicked records a recovered panic: it ends only this session.
+func (st *session) panicked(v any, stack []byte) {
+	st.mu.Lock()
+	first := st.reason != reasonPanic
+	st.reason = reasonPanic
+	st.mu.Unlock()
+	if first {
+		st.srv.log.Error("panic", "session", st.id, "addr", st.addr, "user", st.user,
+			"panic", fmt.Sprint(v), "stack", string(stack))
+	}
+}
+
+// refuse tells the client why in one line and ends the session.
+func (st *session) refuse(reason, line string) {
+	st.setReason(reason)
+	fmt.Fprintln(st.sess, line) // a PTY session's writer adds the \r
+	_ = st.sess.Exit(1)
+}
+
+// logging registers the session, logs its connect line, and after the
+// session logs its disconnect line with why it ended — however it ended.
+func (s *Server) logging(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		st := s.begin(sess)
+		defer s.end(st)
+		next(sess)
+	}
+}
+
+func (s *Server) begin(sess ssh.Session) *session {
+	now := time.Now()
+	st := &session{srv: s, sess: sess, id: s.ids.Add(1), start: now,
+		addr: sess.RemoteAddr().String(), ip: hostOf(sess.RemoteAddr()), user: clip(sess.User(), 64)}
+	st.lastInput.Store(now.UnixNano())
+	attrs := []any{"session", st.id, "addr", st.addr, "user", st.user}
+	if pty, _, ok := sess.Pty(); ok {
+		st.term = pty.Term
+		st.w, st.h = pty.Window.Width, pty.Window.Height
+		attrs = append(attrs, "term", pty.Term, "size", st.size(),
+			"colour", colorprofile.Env(append(sess.Environ(), "TERM="+pty.Term)).String())
+	} else {
+		attrs = append(attrs, "term", "none")
+	}
+	if k := sess.PublicKey(); k != nil {
+		attrs = append(attrs, "key", gossh.FingerprintSHA256(k))
+	}
+	if e, ok := sess.(interface{ envRefusals() int }); ok && e.envRefusals() > 0 {
+		attrs = append(attrs, "env_refused", e.envRefusals())
+	}
+	sess.Context().SetValue(stateKey{}, st)
+	s.mu.Lock()
+	s.sessions[st] = struct{}{}
+	s.mu.Unlock()
+	s.log.Info("connect", attrs...)
+	return st
+}
+
+func (s *Server) end(st *session) {
+	reason := st.getReason()
+	if reason == "" {
+		reason = "ended"
+	}
+	attrs := []any{"session", st.id, "addr", st.addr, "user", st.user}
+	if st.term != "" {
+		attrs = append(attrs, "size", st.size())
+	}
+	attrs = append(attrs, "duration", time.Since(st.start).Round(time.Millisecond), "reason", reason)
+	s.log.Info("disconnect", attrs...)
+	s.mu.Lock()
+	delete(s.sessions, st)
+	s.mu.Unlock()
+}
+
+// recovering turns a panic in the session's handlers into the end of this
+// session only: logged with its stack, the client told.
+func (s *Server) recovering(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		defer func() {
+			if v := recover(); v != nil {
+				if st := stateOf(sess); st != nil {
+					st.panicked(v, debug.Stack())
+				} else {
+					s.log.Error("panic", "addr", sess.RemoteAddr().String(), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				}
+				fmt.Fprint(sess, "\r\n"+farewell(reasonPanic, s.cfg)+"\r\n")
+			}
+		}()
+		next(sess)
+	}
+}
+
+// guard, deferred at the top of a goroutine the server owns or of a
+// callback the SSH library calls in its own, turns a panic into a log
+// line: nothing a session does can end the process.
+func (s *Server) guard(what string) {
+	if v := recover(); v != nil {
+		s.log.Error("panic", "in", what, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+	}
+}
+
+// guardSession is guard for a session's own goroutine, given recover()'s
+// value: the session ends.
+func (s *Server) guardSession(v any, ch *channel) {
+	if v == nil {
+		return
+	}
+	s.log.Error("panic", "in", "session", "addr", ch.conn.remote.String(), "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+}
+
+// terminal turns away a session that cannot show the lab: no pty, a
+// command or subsystem, or a key whose options forbid a pty.
+func (s *Server) terminal(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		st := stateOf(sess)
+		_, _, ok := sess.Pty()
+		_, keyNoPTY := sess.Permissions().Extensions[extNoPTY]
+		switch {
+		case sess.RawCommand() != "" || sess.Subsystem() != "":
+			st.refuse(reasonCommand, noPTYLine(sess))
+		case keyNoPTY:
+			st.refuse(reasonKeyNoPTY, "lab: your key's line in the server's authorized_keys forbids a terminal (no-pty or restrict), and the lab needs one.")
+		case !ok:
+			st.refuse(reasonNoPTY, noPTYLine(sess))
+		default:
+			next(sess)
+		}
+	}
+}
+
+// capacity holds one of MaxSessions slots for the session; one more
+// visitor is told the server is full.
+func (s *Server) capacity(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		st := stateOf(sess)
+		s.mu.Lock()
+		ok := !s.closing && s.active < s.cfg.MaxSessions
+		if ok {
+			s.active++
+		}
+		s.mu.Unlock()
+		if !ok {
+			st.refuse(reasonFull, fmt.Sprintf("lab: the server is full (%d visitors at once); please try again in a few minutes.", s.cfg.MaxSessions))
+			return
+		}
+		defer func() {
+			s.mu.Lock()
+			s.active--
+			s.mu.Unlock()
+		}()
+		next(sess)
+	}
+}
+
+// perAddr holds one of MaxSessionsPerAddr slots of the client's address.
+func (s *Server) perAddr(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		st := stateOf(sess)
+		s.mu.Lock()
+		ok := s.perAddrCount.take(st.ip, s.cfg.MaxSessionsPerAddr)
+		s.mu.Unlock()
+		if !ok {
+			st.refuse(reasonAddrFull, fmt.Sprintf("lab: %d sessions are open from your address already; close one and connect again.", s.cfg.MaxSessionsPerAddr))
+			return
+		}
+		defer func() {
+			s.mu.Lock()
+			s.perAddrCount.give(st.ip)
+			s.mu.Unlock()
+		}()
+		next(sess)
+	}
+}
+
+// The wall-clock backstop: a session that has not ended hardSlack after a
+// limit (its program stuck writing to a client that stopped reading, say)
+// is closed; if its handler is still running forceConnAfter later, so is
+// its connection.
+const (
+	hardSlack      = 2 * time.Second
+	forceConnAfter = 2 * time.Second
+)
+
+// limits watches the session's idle, visit and shutdown deadlines on the
+// wall clock, whatever its goroutines are doing. The session's own model
+// ends it politely first, with a notice and a goodbye.
+func (s *Server) limits(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		done := make(chan struct{})
+		go s.watch(sess, stateOf(sess), done)
+		defer close(done)
+		next(sess)
+	}
+}
+
+func (s *Server) watch(sess ssh.Session, st *session, done <-chan struct{}) {
+	defer s.guard("session limits")
+	closing := s.closingCh
+	t := time.NewTimer(time.Hour)
+	defer t.Stop()
+	for {
+		at, reason := st.hardDeadline()
+		var fire <-chan time.Time
+		if !at.IsZero() {
+			if !time.Now().Before(at) {
+				s.force(sess, st, reason, done)
+				return
+			}
+			t.Reset(time.Until(at))
+			fire = t.C
+		}
+		select {
+		case <-done:
+			return
+		case <-closing:
+			closing = nil // the shutdown deadline now counts
+		case <-fire:
+		}
+	}
+}
+
+// hardDeadline is when the session must have ended, and why: hardSlack
+// after its visit limit, its idle limit (from the last input the server
+// read) or the shutdown's deadline, whichever comes first.
+func (st *session) hardDeadline() (time.Time, string) {
+	var at time.Time
+	reason := ""
+	consider := func(t time.Time, r string) {
+		if at.IsZero() || t.Before(at) {
+			at, reason = t, r
+		}
+	}
+	cfg := st.srv.cfg
+	slack := cmp.Or(cfg.slack, hardSlack)
+	if cfg.MaxSessionDuration > 0 {
+		consider(st.start.Add(cfg.MaxSessionDuration+slack), reasonMax)
+	}
+	if cfg.IdleTimeout > 0 {
+		consider(time.Unix(0, st.lastInput.Load()).Add(cfg.IdleTimeout+slack), reasonIdle)
+	}
+	if end, closing := st.srv.shutdownDeadline(); closing {
+		consider(end.Add(slack), reasonShutdown)
+	}
+	return at, reason
+}
+
+// connCloser is a session whose connection can be closed.
+type connCloser interface{ closeConn() }
+
+func (ch *channel) closeConn() { ch.conn.shut("dropped", "session stuck past its limit", "") }
+
+// force ends a session past its limit: its channel, then its connection.
+func (s *Server) force(sess ssh.Session, st *session, reason string, done <-chan struct{}) {
+	st.setReason(reason)
+	s.log.Warn("closing a session past its limit", "session", st.id, "addr", st.addr, "reason", reason)
+	_ = sess.Close()
+	select {
+	case <-done:
+	case <-time.After(cmp.Or(s.cfg.forceAfter, forceConnAfter)):
+		if c, ok := sess.(connCloser); ok {
+			c.closeConn()
+		}
+	}
+}
+
+// lab runs the session's own lab until the visitor quits, the client goes
+// away or a limit ends it, then says goodbye.
+func (s *Server) lab(next ssh.Handler) ssh.Handler {
+	return func(sess ssh.Session) {
+		st := stateOf(sess)
+		lab, err := tui.New(tui.Options{Catalog: s.cfg.Catalog, Sims: s.cfg.Sims, Seed: s.cfg.Seed,
+			RateCap: s.cfg.StepsPerSecond, CPUCap: s.cfg.CPUPerSession, RebuildsPerSec: s.cfg.RebuildsPerSecond,
+			MaxPanes: s.cfg.MaxPanes, Memory: s.cfg.MemoryPerSession,
+			// A visitor's exports go to their own clipboard, never to the
+			// server's disk.
+			Remote: true})
+		if err != nil {
+			st.refuse("error: "+err.Error(), "lab: "+err.Error())
+			return
+		}
+		s.mu.Lock()
+		s.labs++
+		s.mu.Unlock()
+		defer func() {
+			lab.Close()
+			s.mu.Lock()
+			s.labs--
+			s.mu.Unlock()
+		}()
+		s.runProgram(sess, st, lab)
+		// The program has ended and the terminal is restored.
+		if st.getReason() == "" {
+			_, closing := s.shutdownDeadline()
+			switch {
+			case closing:
+				st.setReason(reasonShutdown)
+			case sess.Context().Err() != nil || st.inputEOF.Load():
+				st.setReason(reasonClient)
+			case st.quitSeen.Load():
+				st.setReason(reasonQuit)
+			default:
+				st.setReason("ended")
+			}
+		}
+		if msg := farewell(st.getReason(), s.cfg); msg != "" {
+			fmt.Fprint(sess, "\r\n"+msg+"\r\n")
+		}
+		next(sess)
+	}
+}
+
+// noPTYLine tells a client without a terminal how to connect.
+func noPTYLine(sess ssh.Session) string {
+	return "lab: the lab is interactive and needs a terminal; connect with `" +
+		connectHint(sess.LocalAddr()) + "` (no -T, no command)."
+}
+
+// farewell is the line a client reads after its session ends.
+func farewell(reason string, cfg Config) string {
+	switch reason {
+	case reasonIdle:
+		return fmt.Sprintf("lab: session closed after %s without a key press. Connect again any time.", cfg.IdleTimeout)
+	case reasonMax:
+		return fmt.Sprintf("lab: session closed: a visit lasts at most %s. Connect again any time.", cfg.MaxSessionDuration)
+	case reasonShutdown:
+		return "lab: the server is shutting down. Goodbye!"
+	case reasonPanic:
+		return "lab: something broke inside the lab and this session had to end (it is logged). Sorry! Connect again to start afresh."
+	}
+	return ""
+}

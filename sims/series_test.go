@@ -1,0 +1,63 @@
+package sims
+
+import (
+	"encoding/csv"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestWriteSeriesCSV(t *testing.T) {
+	f := Frame{Charts: []Chart{
+		LineChart{Title: "loss", X0: 0, X1: 40, Series: []Series{
+			{Name: "f", Y: []float64{4, 2, 1}}, {Name: "bound", Y: []float64{5, math.Inf(1)}, Class: 1},
+		}},
+		HistChart{Title: "draws", Lo: 0, Hi: 2, Density: []float64{0.25, 0.75},
+			Curves: []Curve{{Name: "target", X: []float64{0, 2}, Y: []float64{0.1, 0.9}, Class: 2}}},
+		CanvasChart{Points: []PointSet{{Name: "data", X: []float64{1, 2}, Y: []float64{3, 4}, Classes: []int{0, 1}}},
+			Paths:   []Path{{X: []float64{0}, Y: []float64{1}, Class: 3}},
+			Markers: []Marker{{X: 5, Y: 6, Glyph: '●'}}},
+		BarChart{Title: "weights", Bars: []Bar{{Label: "π₁, first", Value: 0.4}}},
+		TableChart{Title: "J", Columns: []string{"x1", ""}, Rows: []TableRow{
+			{Label: "f1", Cells: []Cell{{Text: "1.5", Class: 1}, {Text: "✗ -2"}}}, {Label: "f2", Cells: []Cell{{Text: "·"}}}}},
+		GraphChart{Title: "g", Nodes: []GraphNode{{Col: 2, Row: 1, Label: "s2 ×", Class: 3}}},
+	}}
+	var b strings.Builder
+	if err := WriteSeriesCSV(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
+	if err != nil {
+		t.Fatalf("not CSV: %v\n%s", err, b.String())
+	}
+	want := [][]string{
+		SeriesHeader,
+		{"loss", "f", "0", "4", "0"}, {"loss", "f", "20", "2", "0"}, {"loss", "f", "40", "1", "0"},
+		{"loss", "bound", "0", "5", "1"}, {"loss", "bound", "20", "", "1"},
+		{"draws", "samples", "0.5", "0.25", "0"}, {"draws", "samples", "1.5", "0.75", "0"},
+		{"draws", "target", "0", "0.1", "2"}, {"draws", "target", "2", "0.9", "2"},
+		{"chart 3", "data", "1", "3", "0"}, {"chart 3", "data", "2", "4", "1"},
+		{"chart 3", "path 1", "0", "1", "3"},
+		{"chart 3", "marker ●", "5", "6", "0"},
+		{"weights", "π₁, first", "π₁, first", "0.4", "0"},
+		{"J", "f1", "x1", "1.5", "1"}, {"J", "f1", "2", "-2", "0"},
+		{"g", "s2 ×", "2", "1", "3"},
+	}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d:\n%s", len(rows), len(want), b.String())
+	}
+	for i := range want {
+		if !slices.Equal(rows[i], want[i]) {
+			t.Errorf("row %d: %q, want %q", i, rows[i], want[i])
+		}
+	}
+}
+
+// TestWriteSeriesCSVEveryKind: every kind of chart has a CSV form.
+func TestWriteSeriesCSVEveryKind(t *testing.T) {
+	var b strings.Builder
+	if err := WriteSeriesCSV(&b, Frame{Charts: ChartKinds()}); err != nil {
+		t.Error(err)
+	}
+}

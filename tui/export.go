@@ -1,0 +1,192 @@
+package tui
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/thelab/lab/sims"
+)
+
+// exportedMsg reports an export: what to flash, or why it failed.
+type exportedMsg struct {
+	note string
+	err  error
+}
+
+// maxClipboard bounds what a remote export puts on a visitor's clipboard:
+// terminals cap OSC 52 copies, and it all goes down the visitor's link.
+const maxClipboard = 256 << 10
+
+// export saves the pane as drawn at its size on screen: locally, as files
+// in ExportDir (plain text, ANSI colour, series CSV); in a remote session,
+// to the visitor's clipboard (the plain text, or the series CSV), never to
+// this machine's disk; with neither, nowhere. The work happens in the command, off the update
+// loop.
+func (m *Model) export(p *pane, series bool) tea.Cmd {
+	snap := p.snap
+	w, h := m.paneSize(m.index(p))
+	if m.opts.Remote {
+		what := "the pane as text"
+		if series {
+			what = "its series as CSV"
+		}
+		m.setFlash("copying " + what + " to your clipboard (OSC 52: your terminal must allow it)")
+		return func() tea.Msg {
+			var text string
+			if series {
+				var b bytes.Buffer
+				if err := sims.WriteSeriesCSV(&b, snap.Frame); err != nil {
+					return exportedMsg{err: err}
+				}
+				text = b.String()
+			} else {
+				text = plainPane(snap, w, h)
+			}
+			if len(text) > maxClipboard {
+				return exportedMsg{err: fmt.Errorf("%s is %d KiB, more than the %d KiB a clipboard copy may take", what, len(text)>>10, maxClipboard>>10)}
+			}
+			return tea.SetClipboard(text)()
+		}
+	}
+	dir := m.opts.ExportDir
+	if dir == "" {
+		m.report(errors.New("export is off in this session"))
+		return nil
+	}
+	return func() tea.Msg {
+		paths, err := writeExport(dir, snap, w, h)
+		if err != nil {
+			return exportedMsg{err: fmt.Errorf("export: %w", err)}
+		}
+		where, _ := filepath.Abs(filepath.Dir(paths[0]))
+		return exportedMsg{note: fmt.Sprintf("wrote %s, .ans and .csv in %s", filepath.Base(paths[0]), where)}
+	}
+}
+
+// plainPane is a pane drawn as plain text, as under NO_COLOR.
+func plainPane(s *sims.Snapshot, w, h int) string {
+	return ansi.Strip(RenderPane(s, w, h, PaneStyle{Focused: true, Mono: true})) + "\n"
+}
+
+// paneSize is the size pane i has on screen.
+func (m *Model) paneSize(i int) (w, h int) {
+	if m.zoom || i < 0 {
+		return m.w, m.h - 1
+	}
+	r := m.rects()[i]
+	return r.w, r.h
+}
+
+// writeExport writes a snapshot as lab-SIM-seedS-stepN.txt (plain), .ans
+// (ANSI colour: `cat` it in a colour terminal, `less -R`) and .csv (every
+// chart series, sims.WriteSeriesCSV) in dir, never over an existing file:
+// the first free name among NAME, NAME-2, NAME-3, … for all three.
+func writeExport(dir string, s *sims.Snapshot, w, h int) ([]string, error) {
+	var csv bytes.Buffer
+	if err := sims.WriteSeriesCSV(&csv, s.Frame); err != nil {
+		return nil, err
+	}
+	contents := []struct {
+		ext  string
+		data []byte
+	}{
+		{".txt", []byte(plainPane(s, w, h))},
+		{".ans", []byte(RenderPane(s, w, h, PaneStyle{Focused: true}) + "\x1b[m\n")},
+		{".csv", csv.Bytes()},
+	}
+	base := fmt.Sprintf("lab-%s-seed%d-step%d", s.Spec.Name, s.Seed, s.Frame.Step)
+	for n := 1; n < 1000; n++ {
+		name := base
+		if n > 1 {
+			name += "-" + strconv.Itoa(n)
+		}
+		var made []string
+		taken := false
+		for _, c := range contents {
+			path := filepath.Join(dir, name+c.ext)
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+			if errors.Is(err, fs.ErrExist) {
+				taken = true
+				break
+			}
+			if err == nil {
+				made = append(made, path)
+				_, err = f.Write(c.data)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+			}
+			if err != nil {
+				removeAll(made)
+				return nil, err
+			}
+		}
+		if !taken {
+			return made, nil
+		}
+		removeAll(made)
+	}
+	return nil, fmt.Errorf("%s: 999 exports of this pane already", filepath.Join(dir, base))
+}
+
+func removeAll(paths []string) {
+	for _, p := range paths {
+		os.Remove(p)
+	}
+}
+
+// runArgs is the `lab run` command that reproduces a pane as it is now:
+// its sim, seed, every parameter set by hand (a default follows the others
+// as it does in the pane), its data file and its step count. Each group of words
+// stays on one line when the command is wrapped.
+func runArgs(s *sims.Snapshot, data *sims.Table) [][]string {
+	args := [][]string{{"lab", "run", s.Spec.Name}, {"--seed", strconv.FormatUint(s.Seed, 10)}}
+	set := s.Values.Explicit()
+	for _, p := range s.Values.Params() {
+		if v, ok := set[p.Name]; ok {
+			args = append(args, []string{"--set", shellQuote(p.Name + "=" + v)})
+		}
+	}
+	if data != nil {
+		args = append(args, []string{"--data", shellQuote(data.Name)})
+	}
+	// A run that ended did so on the step after its last counted one:
+	// lab run stops there too.
+	if steps := s.Frame.Step; s.State.Done() {
+		args = append(args, []string{"--steps", strconv.Itoa(steps + 1)})
+	} else if steps > 0 {
+		args = append(args, []string{"--steps", strconv.Itoa(steps)})
+	}
+	return args
+}
+
+// RunCommand is the `lab run` command that reproduces a pane's snapshot
+// (data is the table it runs on, or nil), as one line for a shell.
+func RunCommand(s *sims.Snapshot, data *sims.Table) string { return joinArgs(runArgs(s, data)) }
+
+func joinArgs(groups [][]string) string {
+	words := make([]string, 0, 2*len(groups))
+	for _, g := range groups {
+		words = append(words, g...)
+	}
+	return strings.Join(words, " ")
+}
+
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+// shellQuote quotes a word for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
