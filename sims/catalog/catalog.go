@@ -43,6 +43,7 @@ func All() *sims.Catalog {
 		nnsim.Playground,
 		nnsim.Digits,
 		nnsim.Conv,
+		nnsim.Optimizers,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,
