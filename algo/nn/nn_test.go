@@ -539,3 +539,54 @@ func TestStepsAllocateNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestDropoutMaskMean: inverted dropout keeps the expectation (seed 001
+// [A16]): over N independent masks of one input the mean of mask⊙h/q − h
+// (q = 1 − p; h varies by example after the first layer, whose dropout
+// feeds the second) is within 4 standard errors √(p/q · mean h²)/√N of 0,
+// about a fraction q of the units survive, and without a random source
+// (evaluation) nothing is dropped.
+func TestDropoutMaskMean(t *testing.T) {
+	const p, N = 0.4, 4000
+	m := mustMLP(t, nn.MLPConfig{In: 3, Hidden: []int{6, 5}, Out: 1, Act: nn.Tanh, Dropout: p}, 1)
+	row := []float64{0.3, -1.2, 0.8}
+	x := make([]float64, 0, 3*N)
+	for range N {
+		x = append(x, row...)
+	}
+	in := input(t, x, 3)
+	tp := tensor.NewTape()
+	m.Forward(tp, in, rng(2))
+	kept, units := 0, 0
+	for k, w := range []int{6, 5} {
+		act, _ := m.Hidden(k)
+		d := m.Dropped(k)
+		for j := range w {
+			diff, h2 := 0.0, 0.0
+			for i := range N {
+				h, v := act.Data[i*w+j], d.Data[i*w+j]
+				diff += v - h
+				h2 += h * h
+				if v != 0 {
+					kept++
+				}
+				units++
+			}
+			se := math.Sqrt(p/(1-p)*h2/N) / math.Sqrt(N)
+			if math.Abs(diff/N) > 4*se+1e-15 {
+				t.Errorf("layer %d unit %d: mean of mask⊙h/q − h = %g (se %g)", k, j, diff/N, se)
+			}
+		}
+	}
+	q := float64(kept) / float64(units)
+	if se := math.Sqrt(p * (1 - p) / float64(units)); math.Abs(q-(1-p)) > 4*se {
+		t.Errorf("kept %g of the units, want %g", q, 1-p)
+	}
+	tp.Rewind()
+	m.Forward(tp, in, nil)
+	for k := range 2 {
+		if act, _ := m.Hidden(k); m.Dropped(k) != act {
+			t.Errorf("evaluation dropped units of layer %d", k)
+		}
+	}
+}

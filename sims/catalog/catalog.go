@@ -44,6 +44,7 @@ func All() *sims.Catalog {
 		nnsim.Digits,
 		nnsim.Conv,
 		nnsim.Optimizers,
+		nnsim.Dropout,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,
