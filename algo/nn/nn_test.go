@@ -590,3 +590,53 @@ func TestDropoutMaskMean(t *testing.T) {
 		}
 	}
 }
+
+// TestInterpolant: the constructive ReLU network of Theorem 9.4 ([A17])
+// passes through f at the knots, its sup error on [a, b] stays under the
+// interpolation bound h² max|f″|/8, and doubling the width divides the
+// error by about 4 (O(1/k²)) once the knots resolve f (k ≥ 16).
+func TestInterpolant(t *testing.T) {
+	f := func(x float64) float64 { return math.Sin(3 * x) } // max|f″| = 9
+	const a, b = -1.0, 1.0
+	sup := func(m *nn.MLP) float64 {
+		const n = 2001
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = a + (b-a)*float64(i)/(n-1)
+		}
+		tp := tensor.NewTape()
+		out := m.Forward(tp, input(t, x, 1), nil)
+		worst := 0.0
+		for i, v := range out.Data {
+			worst = math.Max(worst, math.Abs(v-f(x[i])))
+		}
+		return worst
+	}
+	prev := 0.0
+	for _, k := range []int{4, 8, 16, 32, 64} {
+		m, err := nn.Interpolant(f, a, b, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := (b - a) / float64(k)
+		knots := make([]float64, k+1)
+		for j := range knots {
+			knots[j] = a + float64(j)*h
+		}
+		out := m.Forward(tensor.NewTape(), input(t, knots, 1), nil)
+		for j, v := range out.Data {
+			algotest.Near(t, fmt.Sprintf("k=%d g(t_%d)", k, j), v, f(knots[j]), 1e-12)
+		}
+		e := sup(m)
+		if bound := h * h * 9 / 8; e > bound {
+			t.Errorf("k = %d: sup error %g over the bound %g", k, e, bound)
+		}
+		if k >= 16 && (prev/e < 3.5 || prev/e > 4.5) {
+			t.Errorf("k = %d: error ratio %g, want ≈ 4", k, prev/e)
+		}
+		prev = e
+	}
+	if _, err := nn.Interpolant(f, 1, 1, 4); err == nil {
+		t.Error("an empty interval was accepted")
+	}
+}

@@ -45,6 +45,7 @@ func All() *sims.Catalog {
 		nnsim.Conv,
 		nnsim.Optimizers,
 		nnsim.Dropout,
+		nnsim.Universal,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,

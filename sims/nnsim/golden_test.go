@@ -38,6 +38,7 @@ var goldenCases = []struct {
 	{nnsim.Optimizers, nil, 600},
 	{nnsim.Optimizers, map[string]string{"surface": "saddle"}, 300},
 	{nnsim.Dropout, nil, 500},
+	{nnsim.Universal, nil, 1500},
 }
 
 // TestGoldenFrames pins each pane at 80×24 and 140×45 in monochrome and
