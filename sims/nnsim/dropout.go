@@ -166,15 +166,16 @@ func (s *dropoutSim) Step() error {
 // (columns), 1 kept, 0 dropped, ½ a kept unit whose ReLU was silent anyway.
 func (s *dropoutSim) snapMasks() {
 	m := s.net[1]
-	for k := range m.Config().Hidden {
+	layers := len(m.Layers) - 1 // the hidden ones
+	if s.mask == nil {
+		s.mask = make([][]float64, layers)
+	}
+	for k := range layers {
 		act, _ := m.Hidden(k)
 		d := m.Dropped(k)
 		w := act.Dim(1)
 		cols := min(w, doMaskCols)
 		n := min(doMaskRows, act.Dim(0)) * cols
-		if s.mask == nil {
-			s.mask = make([][]float64, len(m.Config().Hidden))
-		}
 		if s.mask[k] == nil {
 			s.mask[k] = make([]float64, n)
 		}
