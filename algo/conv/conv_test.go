@@ -63,17 +63,9 @@ func TestSweepMatchesTape(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	tp := tensor.NewTape()
 	for trial := range 60 {
-		g := conv.Geometry{H: 3 + r.IntN(8), W: 3 + r.IntN(8), KH: 1 + r.IntN(3), KW: 1 + r.IntN(3),
-			Stride: 1 + r.IntN(3), Pad: r.IntN(3)}
-		if g.Check() != nil {
+		g, x, k, ok := randomCase(r, 3, 8, 3, 3)
+		if !ok {
 			continue
-		}
-		x, k := make([]float64, g.H*g.W), make([]float64, g.KH*g.KW)
-		for i := range x {
-			x[i] = r.NormFloat64()
-		}
-		for i := range k {
-			k[i] = r.NormFloat64()
 		}
 		pool := []conv.Pool{conv.NoPool, conv.MaxPool, conv.AvgPool}[trial%3]
 		size := 0
@@ -117,17 +109,9 @@ func TestSweepMatchesTape(t *testing.T) {
 func TestCirculant(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for range 40 {
-		g := conv.Geometry{H: 2 + r.IntN(6), W: 2 + r.IntN(6), KH: 1 + r.IntN(3), KW: 1 + r.IntN(3),
-			Stride: 1 + r.IntN(2), Pad: r.IntN(2)}
-		if g.Check() != nil {
+		g, x, k, ok := randomCase(r, 2, 6, 2, 2)
+		if !ok {
 			continue
-		}
-		x, k := make([]float64, g.H*g.W), make([]float64, g.KH*g.KW)
-		for i := range x {
-			x[i] = r.NormFloat64()
-		}
-		for i := range k {
-			k[i] = r.NormFloat64()
 		}
 		m, err := conv.Circulant(g, k)
 		if err != nil {
@@ -235,4 +219,23 @@ func TestValidation(t *testing.T) {
 	x[3] = math.NaN()
 	_, err = conv.NewSweep(conv.Geometry{H: 5, W: 5, KH: 3, KW: 3, Stride: 1}, x, make([]float64, 9), conv.NoPool, 0)
 	algotest.WantParam(t, err, "image")
+}
+
+// randomCase draws a geometry (sides h0 … h0+hn−1, kernels 1…3, strides
+// 1…sn, padding 0…pn−1) with a normal image and kernel; ok is false when
+// the kernel does not fit.
+func randomCase(r *rand.Rand, h0, hn, sn, pn int) (g conv.Geometry, x, k []float64, ok bool) {
+	g = conv.Geometry{H: h0 + r.IntN(hn), W: h0 + r.IntN(hn), KH: 1 + r.IntN(3), KW: 1 + r.IntN(3),
+		Stride: 1 + r.IntN(sn), Pad: r.IntN(pn)}
+	if g.Check() != nil {
+		return g, nil, nil, false
+	}
+	x, k = make([]float64, g.H*g.W), make([]float64, g.KH*g.KW)
+	for i := range x {
+		x[i] = r.NormFloat64()
+	}
+	for i := range k {
+		k[i] = r.NormFloat64()
+	}
+	return g, x, k, true
 }

@@ -43,6 +43,7 @@ type MLP struct {
 	// The last Forward's tensors (tape-owned, valid until the tape is
 	// rewound): pre-activations and activations of each hidden layer.
 	pre, hid []*tensor.Tensor
+	drop     []*tensor.Tensor // hid after dropout (hid itself without)
 	params   []*tensor.Tensor
 }
 
@@ -91,6 +92,7 @@ func NewMLP(cfg MLPConfig, rng *rand.Rand) (*MLP, error) {
 	}
 	m.pre = make([]*tensor.Tensor, len(cfg.Hidden))
 	m.hid = make([]*tensor.Tensor, len(cfg.Hidden))
+	m.drop = make([]*tensor.Tensor, len(cfg.Hidden))
 	return m, nil
 }
 
@@ -118,6 +120,7 @@ func (m *MLP) Forward(tp *tensor.Tape, x *tensor.Tensor, rng *rand.Rand) *tensor
 		if m.cfg.Dropout > 0 && rng != nil {
 			h = tp.Dropout(h, m.cfg.Dropout, rng)
 		}
+		m.drop[k] = h
 	}
 	return m.Layers[H].Forward(tp, h, nil)
 }
@@ -126,6 +129,12 @@ func (m *MLP) Forward(tp *tensor.Tape, x *tensor.Tensor, rng *rand.Rand) *tensor
 // pre-activations from the last Forward (before dropout). They belong to
 // the tape and are valid until it is rewound.
 func (m *MLP) Hidden(k int) (act, pre *tensor.Tensor) { return m.hid[k], m.pre[k] }
+
+// Dropped returns hidden layer k's output after dropout [N, width] from
+// the last Forward: the activations with the dropped units zeroed and the
+// survivors scaled by 1/(1 − p), or the activations themselves when
+// nothing was dropped (evaluation). Tape-owned like Hidden.
+func (m *MLP) Dropped(k int) *tensor.Tensor { return m.drop[k] }
 
 // Params lists W_1, b_1, …, W_{H+1}, b_{H+1}.
 func (m *MLP) Params() []*tensor.Tensor { return m.params }

@@ -539,3 +539,104 @@ func TestStepsAllocateNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestDropoutMaskMean: inverted dropout keeps the expectation (seed 001
+// [A16]): over N independent masks of one input the mean of mask⊙h/q − h
+// (q = 1 − p; h varies by example after the first layer, whose dropout
+// feeds the second) is within 4 standard errors √(p/q · mean h²)/√N of 0,
+// about a fraction q of the units survive, and without a random source
+// (evaluation) nothing is dropped.
+func TestDropoutMaskMean(t *testing.T) {
+	const p, N = 0.4, 4000
+	m := mustMLP(t, nn.MLPConfig{In: 3, Hidden: []int{6, 5}, Out: 1, Act: nn.Tanh, Dropout: p}, 1)
+	row := []float64{0.3, -1.2, 0.8}
+	x := make([]float64, 0, 3*N)
+	for range N {
+		x = append(x, row...)
+	}
+	in := input(t, x, 3)
+	tp := tensor.NewTape()
+	m.Forward(tp, in, rng(2))
+	kept, units := 0, 0
+	for k, w := range []int{6, 5} {
+		act, _ := m.Hidden(k)
+		d := m.Dropped(k)
+		for j := range w {
+			diff, h2 := 0.0, 0.0
+			for i := range N {
+				h, v := act.Data[i*w+j], d.Data[i*w+j]
+				diff += v - h
+				h2 += h * h
+				if v != 0 {
+					kept++
+				}
+				units++
+			}
+			se := math.Sqrt(p/(1-p)*h2/N) / math.Sqrt(N)
+			if math.Abs(diff/N) > 4*se+1e-15 {
+				t.Errorf("layer %d unit %d: mean of mask⊙h/q − h = %g (se %g)", k, j, diff/N, se)
+			}
+		}
+	}
+	q := float64(kept) / float64(units)
+	if se := math.Sqrt(p * (1 - p) / float64(units)); math.Abs(q-(1-p)) > 4*se {
+		t.Errorf("kept %g of the units, want %g", q, 1-p)
+	}
+	tp.Rewind()
+	m.Forward(tp, in, nil)
+	for k := range 2 {
+		if act, _ := m.Hidden(k); m.Dropped(k) != act {
+			t.Errorf("evaluation dropped units of layer %d", k)
+		}
+	}
+}
+
+// TestInterpolant: the constructive ReLU network of Theorem 9.4 ([A17])
+// passes through f at the knots, its sup error on [a, b] stays under the
+// interpolation bound h² max|f″|/8, and doubling the width divides the
+// error by about 4 (O(1/k²)) once the knots resolve f (k ≥ 16).
+func TestInterpolant(t *testing.T) {
+	f := func(x float64) float64 { return math.Sin(3 * x) } // max|f″| = 9
+	const a, b = -1.0, 1.0
+	sup := func(m *nn.MLP) float64 {
+		const n = 2001
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = a + (b-a)*float64(i)/(n-1)
+		}
+		tp := tensor.NewTape()
+		out := m.Forward(tp, input(t, x, 1), nil)
+		worst := 0.0
+		for i, v := range out.Data {
+			worst = math.Max(worst, math.Abs(v-f(x[i])))
+		}
+		return worst
+	}
+	prev := 0.0
+	for _, k := range []int{4, 8, 16, 32, 64} {
+		m, err := nn.Interpolant(f, a, b, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := (b - a) / float64(k)
+		knots := make([]float64, k+1)
+		for j := range knots {
+			knots[j] = a + float64(j)*h
+		}
+		out := m.Forward(tensor.NewTape(), input(t, knots, 1), nil)
+		for j, v := range out.Data {
+			algotest.Near(t, fmt.Sprintf("k=%d g(t_%d)", k, j), v, f(knots[j]), 1e-12)
+		}
+		e := sup(m)
+		if bound := h * h * 9 / 8; e > bound {
+			t.Errorf("k = %d: sup error %g over the bound %g", k, e, bound)
+		}
+		if k >= 16 && (prev/e < 3.5 || prev/e > 4.5) {
+			t.Errorf("k = %d: error ratio %g, want ≈ 4", k, prev/e)
+		}
+		prev = e
+	}
+	if _, err := nn.Interpolant(f, 1, 1, 4); err == nil {
+		t.Error("an empty interval was accepted")
+	}
+}

@@ -244,6 +244,29 @@ func (LogCosh) Hess(h *mat.SymDense, x []float64) {
 	}
 }
 
+// Saddle is f(x, y) = ½x² + ¼y⁴ − ½y²: a saddle point at the origin
+// (Hessian diag(1, −1)) between the minima (0, ±1), f* = −¼. Started near
+// the line y = 0, gradient descent first runs into the saddle and leaves
+// it only as fast as the small y grows, by the factor 1 + η a step while
+// y is small (y_{k+1} = y_k + η(y_k − y_k³)).
+type Saddle struct{}
+
+func (Saddle) Func(x []float64) float64 {
+	return 0.5*x[0]*x[0] + 0.25*x[1]*x[1]*x[1]*x[1] - 0.5*x[1]*x[1]
+}
+
+func (Saddle) Grad(g, x []float64) {
+	g[0] = x[0]
+	g[1] = x[1]*x[1]*x[1] - x[1]
+}
+
+// Hess is diag(1, 3y² − 1).
+func (Saddle) Hess(h *mat.SymDense, x []float64) {
+	h.SetSym(0, 0, 1)
+	h.SetSym(0, 1, 0)
+	h.SetSym(1, 1, 3*x[1]*x[1]-1)
+}
+
 // WavyA is the amplitude of the "wavy" problem: L = 9, with local minima.
 const WavyA = 4
 

@@ -115,3 +115,44 @@ func BenchmarkNewtonStep(b *testing.B) {
 		_ = nw.Step()
 	}
 }
+
+// TestSaddle: the saddle's gradient and Hessian against finite
+// differences, ∇f = 0 at the saddle (0, 0) and the minima (0, ±1) with
+// f = −¼ there, and the Hessian's signs (1, −1) at the saddle.
+func TestSaddle(t *testing.T) {
+	var f Saddle
+	for _, x := range [][]float64{{0.3, -0.7}, {1.1, 0.4}, {-1.5, 2.2}} {
+		g := make([]float64, 2)
+		f.Grad(g, x)
+		want := make([]float64, 2)
+		fd.Gradient(want, f.Func, x, &fd.Settings{Formula: fd.Central, Step: 1e-6})
+		h, wantH := mat.NewSymDense(2, nil), mat.NewSymDense(2, nil)
+		f.Hess(h, x)
+		fd.Hessian(wantH, f.Func, x, &fd.Settings{Formula: fd.Central, Step: 1e-4})
+		for i := range 2 {
+			if math.Abs(g[i]-want[i]) > 1e-6*math.Max(1, math.Abs(want[i])) {
+				t.Errorf("at %v: ∂%d = %v, finite difference %v", x, i, g[i], want[i])
+			}
+			for j := range 2 {
+				if math.Abs(h.At(i, j)-wantH.At(i, j)) > 1e-4*math.Max(1, math.Abs(wantH.At(i, j))) {
+					t.Errorf("at %v: H[%d][%d] = %v, finite difference %v", x, i, j, h.At(i, j), wantH.At(i, j))
+				}
+			}
+		}
+	}
+	g := make([]float64, 2)
+	for _, x := range [][]float64{{0, 0}, {0, 1}, {0, -1}} {
+		f.Grad(g, x)
+		if g[0] != 0 || g[1] != 0 {
+			t.Errorf("∇f%v = %v", x, g)
+		}
+	}
+	if f.Func([]float64{0, 1}) != -0.25 {
+		t.Error("f* ≠ −¼")
+	}
+	h := mat.NewSymDense(2, nil)
+	f.Hess(h, []float64{0, 0})
+	if h.At(0, 0) != 1 || h.At(1, 1) != -1 {
+		t.Errorf("Hessian at the saddle %v", h)
+	}
+}

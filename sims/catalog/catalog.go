@@ -44,6 +44,9 @@ func All() *sims.Catalog {
 		nnsim.Playground,
 		nnsim.Digits,
 		nnsim.Conv,
+		nnsim.Optimizers,
+		nnsim.Dropout,
+		nnsim.Universal,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,

@@ -35,6 +35,10 @@ var goldenCases = []struct {
 	{nnsim.Digits, map[string]string{"n": "1000"}, 150},
 	{nnsim.Conv, nil, 4},
 	{nnsim.Conv, map[string]string{"image": "digit", "padding": "same", "pool": "max"}, 300},
+	{nnsim.Optimizers, nil, 600},
+	{nnsim.Optimizers, map[string]string{"surface": "saddle"}, 300},
+	{nnsim.Dropout, nil, 500},
+	{nnsim.Universal, nil, 1500},
 }
 
 // TestGoldenFrames pins each pane at 80×24 and 140×45 in monochrome and
