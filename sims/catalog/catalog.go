@@ -19,6 +19,7 @@ import (
 	"github.com/thelab/lab/sims/nnsim"
 	"github.com/thelab/lab/sims/optimsim"
 	"github.com/thelab/lab/sims/otsim"
+	"github.com/thelab/lab/sims/privacysim"
 	"github.com/thelab/lab/sims/pushforwardsim"
 	"github.com/thelab/lab/sims/rffsim"
 	"github.com/thelab/lab/sims/visim"
@@ -43,6 +44,8 @@ func All() *sims.Catalog {
 		nnsim.Playground,
 		nnsim.Digits,
 		nnsim.Conv,
+		// Seed 001 §19–20: differential privacy and attributions.
+		privacysim.RandomizedResponse,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,
