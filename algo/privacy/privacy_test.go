@@ -127,8 +127,9 @@ func TestHypothesisTestRegion(t *testing.T) {
 // at every order (Proposition 19.4(3), Example 19.5).
 func TestSequentialComposition(t *testing.T) {
 	a := NewAccountant()
+	g, _ := NewMechanism(Gaussian, 1, 2)
 	for range 7 {
-		a.ComposeGaussian(1, 2)
+		a.Compose(g.Renyi)
 	}
 	for i, al := range Orders {
 		algotest.Near(t, "k·α/(2σ²)", a.RDP(i), 7*al/8, 1e-12)

@@ -140,11 +140,11 @@ func (a *Accountant) ComposeSGM(q, sigma float64, steps int) {
 	}
 }
 
-// ComposeGaussian adds one release of the Gaussian mechanism with
-// sensitivity Δ and noise σ: αΔ²/(2σ²) at every order.
-func (a *Accountant) ComposeGaussian(delta, sigma float64) {
+// Compose adds one mechanism whose RDP at order α is rdp(α): a Gaussian
+// release adds αΔ²/(2σ²) (Mechanism.Renyi).
+func (a *Accountant) Compose(rdp func(alpha float64) float64) {
 	for i, al := range Orders {
-		a.rdp[i] += al * delta * delta / (2 * sigma * sigma)
+		a.rdp[i] += rdp(al)
 	}
 }
 

@@ -46,6 +46,7 @@ func All() *sims.Catalog {
 		nnsim.Conv,
 		// Seed 001 §19–20: differential privacy and attributions.
 		privacysim.RandomizedResponse,
+		privacysim.Mechanisms,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,

@@ -24,6 +24,8 @@ var goldenCases = []struct {
 	steps int
 }{
 	{privacysim.RandomizedResponse, nil, 3000},
+	{privacysim.Mechanisms, nil, 6},
+	{privacysim.Mechanisms, map[string]string{"mech": "laplace"}, 100},
 }
 
 // TestGoldenFrames pins each pane at 80×24 and 140×45 in monochrome and at
