@@ -22,6 +22,7 @@ import (
 	"github.com/thelab/lab/sims/privacysim"
 	"github.com/thelab/lab/sims/pushforwardsim"
 	"github.com/thelab/lab/sims/rffsim"
+	"github.com/thelab/lab/sims/shapleysim"
 	"github.com/thelab/lab/sims/visim"
 )
 
@@ -47,6 +48,7 @@ func All() *sims.Catalog {
 		// Seed 001 §19–20: differential privacy and attributions.
 		privacysim.RandomizedResponse,
 		privacysim.Mechanisms,
+		shapleysim.Shapley,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,
