@@ -1,6 +1,7 @@
 package privacy
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -183,34 +184,35 @@ func SGMEpsilon(q, sigma float64, steps int, delta float64) float64 {
 const MaxSigma = 1000
 
 // CheckTarget returns nil when steps steps of the sampled Gaussian
-// mechanism at rate q and noise multiplier sigma stay within the privacy
-// target (target, delta), and otherwise an error that says how far they
-// go and what would reach it: the noise multiplier needed for these steps,
-// and the steps this σ allows.
-func CheckTarget(q, sigma float64, steps int, target, delta float64) error {
+// mechanism at rate q with noise multiplier per·sigma stay within the
+// privacy target (target, delta), and otherwise an error that says how far
+// they go and what would reach it: the σ needed for these steps and the
+// steps this σ allows. per converts the caller's σ into the multiplier on
+// the clipped sum (1, or b for DP-SGD's noise on the mean).
+func CheckTarget(q, sigma, per float64, steps int, target, delta float64) error {
 	if !(target > 0) {
 		return algo.BadParam("target", target, "> 0")
 	}
 	if !(delta > 0 && delta < 1) {
 		return algo.BadParam("delta", delta, "in (0, 1)")
 	}
-	got := SGMEpsilon(q, sigma, steps, delta)
+	got := SGMEpsilon(q, per*sigma, steps, delta)
 	if got <= target {
 		return nil
 	}
-	need := SigmaFor(q, steps, target, delta)
-	allowed := StepsFor(q, sigma, target, delta, steps)
+	need := SigmaFor(q, steps, target, delta) / per
+	allowed := StepsFor(q, per*sigma, target, delta, steps)
 	msg := fmt.Sprintf("privacy target ε = %.3g (δ = %.2g) unreachable: σ = %.3g for %d steps at q = %.3g spends ε = %.3g",
 		target, delta, sigma, steps, q, got)
-	if need <= MaxSigma {
+	if !math.IsInf(need, 1) {
 		msg += fmt.Sprintf("; σ ≥ %.3g would reach it", need)
 	}
 	if allowed > 0 {
 		msg += fmt.Sprintf(", or at most %d steps at this σ", allowed)
 	} else {
-		msg += ", and even one step at this σ spends more"
+		msg += " (at this σ even one step spends more)"
 	}
-	return fmt.Errorf("%s", msg)
+	return errors.New(msg)
 }
 
 // SigmaFor is the smallest noise multiplier (to 0.1%) whose steps stay

@@ -48,6 +48,7 @@ func All() *sims.Catalog {
 		// Seed 001 §19–20: differential privacy and attributions.
 		privacysim.RandomizedResponse,
 		privacysim.Mechanisms,
+		privacysim.DPSGD,
 		shapleysim.Shapley,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,

@@ -26,6 +26,8 @@ var goldenCases = []struct {
 	{privacysim.RandomizedResponse, nil, 3000},
 	{privacysim.Mechanisms, nil, 6},
 	{privacysim.Mechanisms, map[string]string{"mech": "laplace"}, 100},
+	{privacysim.DPSGD, map[string]string{"n": "600"}, 40},
+	{privacysim.DPSGD, map[string]string{"model": "logistic", "noise": "sum", "n": "600"}, 60},
 }
 
 // TestGoldenFrames pins each pane at 80×24 and 140×45 in monochrome and at
