@@ -30,6 +30,13 @@ var DPSGD = &sims.Spec{
 	Speed:  20,
 	Params: param.List(dpModel, dpN, dpBatch, dpClip, dpNoise, dpSigma, dpLR, dpEpochs, dpDelta, dpTarget),
 	New:    newDPSGD,
+	Size:   dpSize,
+}
+
+// dpSize is the generated examples three times over (the set, its split
+// copies) at 64 features, plus the models and a margin.
+func dpSize(cfg sims.Config) int64 {
+	return 3*int64(dpN.Get(cfg.Values))*5/4*64*8 + 4<<20
 }
 
 type dpModelKind string
@@ -289,15 +296,15 @@ func (s *dpSim) clippedChart() sims.Chart {
 
 func (s *dpSim) notes(eps, order float64) []string {
 	main := s.runs[2].sgd
-	place := "noise=mean (the notes): σC on the mean gradient, multiplier σb on the sum"
+	place := "noise=mean (the notes): σC on the mean gradient, σb·C on the sum"
 	if s.noise == privacy.NoiseSum {
 		place = "noise=sum (Abadi et al., Opacus): σC on the sum, σC/b on the mean"
 	}
 	return []string{
 		place,
-		fmt.Sprintf("q = b/n = %.3g, noise multiplier %.3g, noise s.d. %.3g per coordinate of the mean gradient",
+		fmt.Sprintf("q = b/n = %.3g, multiplier %.3g: noise s.d. %.3g on the mean gradient",
 			s.q, main.NoiseMultiplier(), main.NoiseStd()),
-		fmt.Sprintf("ε = %.4g at δ = %.2g (order α = %.3g); the notes' \"ε√k\" is informal (E34)", sims.FiniteOr(eps, 0), s.delta, order),
+		fmt.Sprintf("ε = %.4g at δ = %.2g (α = %.3g); the notes' \"ε√k\" is informal (E34)", sims.FiniteOr(eps, 0), s.delta, order),
 	}
 }
 

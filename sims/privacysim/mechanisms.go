@@ -254,7 +254,7 @@ func (s *mechSim) budgetChart() sims.Chart {
 func (s *mechSim) notes() []string {
 	var lines []string
 	if s.m.Kind == privacy.Gaussian {
-		lines = append(lines, fmt.Sprintf("Gaussian σ = %.3g, Δ = %.3g: D_α = αΔ²/(2σ²) (Example 19.5; E32: ε is not the noise)",
+		lines = append(lines, fmt.Sprintf("Gaussian σ = %.3g, Δ = %.3g: D_α = αΔ²/(2σ²) (Example 19.5)",
 			s.m.Scale, s.m.Delta))
 	} else {
 		lines = append(lines, fmt.Sprintf("Laplace b = Δ/ε = %.3g: log p_D/p_D′ ≤ Δ/b = %.3g everywhere, (ε, 0)-DP", s.m.Scale, s.eps1))

@@ -278,14 +278,14 @@ func (s *shSim) images() sims.Chart {
 }
 
 func (s *shSim) notes() []string {
-	lines := []string{fmt.Sprintf("game %s; efficiency: Shapley's Σφ_i = u([n]) = %.4g, Banzhaf's need not", s.name, s.grand)}
+	lines := []string{"game: " + s.name, fmt.Sprintf("efficiency: Shapley's Σφ_i = u([n]) = %.4g; Banzhaf's need not", s.grand)}
 	if s.exact == nil {
 		lines = append(lines, fmt.Sprintf("exact=off: no reference; %d utility evaluations so far", s.perm.Evals()+s.alg3.Evals()+s.kernel.Evals()))
 	} else if s.enum.Done() {
 		lines = append(lines, "enumeration done: the exact values; the ±2 s.e. bands should cover them")
 	}
 	if s.img != nil {
-		lines = append(lines, fmt.Sprintf("u(S) = p(class %d | kept superpixels) − p(blank): p = %.3f on the whole digit", s.digit, s.prob))
+		lines = append(lines, fmt.Sprintf("u(S) = p(%d | kept superpixels) − p(blank); p = %.3f on the digit", s.digit, s.prob))
 	}
 	return lines
 }
