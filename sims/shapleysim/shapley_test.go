@@ -1,20 +1,14 @@
 package shapleysim_test
 
 import (
-	"errors"
-	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/thelab/lab/algo/algotest"
-	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/shapleysim"
 	"github.com/thelab/lab/sims/simtest"
-	"github.com/thelab/lab/tui"
+	"github.com/thelab/lab/tui/tuitest"
 )
 
 // TestShapleyPane: the glove game shows Example 20.4's values once the
@@ -63,30 +57,8 @@ func TestGoldenFrames(t *testing.T) {
 		set   map[string]string
 		steps int
 	}{{nil, 30}, {map[string]string{"game": "digit"}, 40}} {
-		var name []string
-		for _, k := range slices.Sorted(maps.Keys(c.set)) {
-			name = append(name, k+"="+c.set[k])
-		}
-		t.Run(strings.Join(append([]string{"shapley"}, name...), "_"), func(t *testing.T) {
-			s := simtest.Build(t, shapleysim.Shapley, c.set, 1, nil)
-			if err := simtest.RunErr(s, c.steps); err != nil && !errors.Is(err, sims.ErrConverged) {
-				t.Fatal(err)
-			}
-			var out strings.Builder
-			for _, sz := range []struct {
-				w, h int
-				mono bool
-			}{{80, 24, true}, {140, 45, true}, {80, 24, false}} {
-				snap := &sims.Snapshot{Frame: s.Frame(), Spec: shapleysim.Shapley, State: sims.Paused, Speed: shapleysim.Shapley.Speed, Seed: 1}
-				screen := tui.RenderPane(snap, sz.w, sz.h, tui.PaneStyle{Focused: true, Mono: sz.mono})
-				for i, l := range strings.Split(screen, "\n") {
-					if w := ansi.StringWidth(l); w != sz.w {
-						t.Errorf("%dx%d line %d: width %d", sz.w, sz.h, i, w)
-					}
-				}
-				fmt.Fprintf(&out, "%dx%d mono=%v\n%s\n\n", sz.w, sz.h, sz.mono, screen)
-			}
-			golden.RequireEqual(t, out.String())
+		t.Run(tuitest.Name(shapleysim.Shapley, c.set), func(t *testing.T) {
+			golden.RequireEqual(t, tuitest.Screens(t, shapleysim.Shapley, c.set, c.steps))
 		})
 	}
 }
