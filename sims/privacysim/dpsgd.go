@@ -93,7 +93,8 @@ type dpSim struct {
 	noise        privacy.Noise
 	norms        []float64 // ring of the σ run's recent per-example norms
 	nNorms       int
-	acc, eps, cl *sims.Trace
+	curves       *sims.Trace // per step: each run's test accuracy, then its test loss, then the clipped fraction
+	eps          *sims.Trace
 	clipped      float64
 	target       float64
 }
@@ -148,7 +149,7 @@ func newDPSGD(cfg sims.Config) (sims.Sim, error) {
 	if s.eval, err = nn.NewEvaluator(in, 512); err != nil {
 		return nil, err
 	}
-	s.acc, s.eps, s.cl = sims.NewTrace(0, len(dpFactors)), sims.NewTrace(0, len(dpFactors)-1), sims.NewTrace(1, 1)
+	s.curves, s.eps = sims.NewTrace(0, 2*len(dpFactors)+1), sims.NewTrace(0, len(dpFactors)-1)
 	if err := s.evaluate(); err != nil {
 		return nil, err
 	}
@@ -182,17 +183,19 @@ func dpData(kind dpModelKind, n int, rng *rand.Rand) (train, test *nn.Set, err e
 	return all.Split(float64(n)/float64(total), rng)
 }
 
+// evaluate scores every run on the test set and records a row of curves.
 func (s *dpSim) evaluate() error {
-	row := make([]float64, len(s.runs))
+	row := make([]float64, 2*len(s.runs)+1)
 	for i, r := range s.runs {
 		e, err := s.eval.Run(r.model, s.test, nil)
 		if err != nil {
 			return err
 		}
 		r.acc, r.loss = e.Accuracy, e.Loss
-		row[i] = e.Accuracy
+		row[i], row[len(s.runs)+i] = e.Accuracy, e.Loss
 	}
-	s.acc.Add(row...)
+	row[2*len(s.runs)] = s.clipped
+	s.curves.Add(row...)
 	return nil
 }
 
@@ -213,7 +216,6 @@ func (s *dpSim) Step() error {
 		s.nNorms++
 	}
 	s.clipped = main.Clipped()
-	s.cl.Add(s.clipped)
 	eps := make([]float64, 0, 3)
 	for _, r := range s.runs[1:] {
 		e, _ := r.sgd.Epsilon(s.delta)
@@ -235,7 +237,7 @@ func (s *dpSim) Frame() sims.Frame {
 		{Name: "acc σ=0", Value: s.runs[0].acc},
 	}
 	return sims.Frame{Sim: DPSGD.Name, Step: s.steps, Metrics: metrics,
-		Charts: []sims.Chart{s.histogram(), s.accuracy(), s.epsilon(), s.clippedChart()}, Text: s.notes(eps, order)}
+		Charts: []sims.Chart{s.histogram(), s.accuracy(), s.epsilon(), s.lossChart()}, Text: s.notes(eps, order)}
 }
 
 func (s *dpSim) label(i int) string {
@@ -268,12 +270,22 @@ func (s *dpSim) histogram() sims.Chart {
 }
 
 func (s *dpSim) accuracy() sims.Chart {
-	x0, x1 := s.acc.Span()
+	x0, x1 := s.curves.Span()
 	var series []sims.Series
 	for i := range s.runs {
-		series = append(series, sims.Series{Name: s.label(i), Y: s.acc.Column(i), Class: i})
+		series = append(series, sims.Series{Name: s.label(i), Y: s.curves.Column(i), Class: i})
 	}
-	return sims.LineChart{Title: "test accuracy", X0: x0, X1: x1, XLabel: "step", Series: series}
+	series = append(series, sims.Series{Name: "clipped (σ run)", Y: s.curves.Column(2 * len(s.runs)), Class: 4, Bound: true})
+	return sims.LineChart{Title: "test accuracy; fraction of the σ run's batch clipped", X0: x0, X1: x1, XLabel: "step", Series: series}
+}
+
+func (s *dpSim) lossChart() sims.Chart {
+	x0, x1 := s.curves.Span()
+	var series []sims.Series
+	for i := range s.runs {
+		series = append(series, sims.Series{Name: s.label(i), Y: s.curves.Column(len(s.runs) + i), Class: i})
+	}
+	return sims.LineChart{Title: "test loss", X0: x0, X1: x1, XLabel: "step", Series: series}
 }
 
 func (s *dpSim) epsilon() sims.Chart {
@@ -286,12 +298,6 @@ func (s *dpSim) epsilon() sims.Chart {
 		series = append(series, sims.Series{Name: "target", Y: s.eps.Map(func(int) float64 { return s.target }), Class: 4, Bound: true})
 	}
 	return sims.LineChart{Title: fmt.Sprintf("ε(δ = %.2g) by the RDP accountant", s.delta), X0: x0, X1: x1, XLabel: "step", Series: series}
-}
-
-func (s *dpSim) clippedChart() sims.Chart {
-	x0, x1 := s.cl.Span()
-	return sims.LineChart{Title: "fraction of the σ run's batch clipped", X0: x0, X1: x1, XLabel: "step",
-		Series: []sims.Series{{Name: "clipped", Y: s.cl.Column(0), Class: 2}}}
 }
 
 func (s *dpSim) notes(eps, order float64) []string {
