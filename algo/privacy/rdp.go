@@ -154,14 +154,19 @@ func (a *Accountant) RDP(i int) float64 { return a.rdp[i] }
 
 // Epsilon converts the total to (eps, delta)-DP, 0 < δ < 1, and returns
 // the order that attains the minimum. Nothing spent gives eps = 0.
-func (a *Accountant) Epsilon(delta float64) (eps, order float64) {
+func (a *Accountant) Epsilon(delta float64) (eps, order float64) { return a.Repeated(1, delta) }
+
+// Repeated is Epsilon for k repetitions of everything composed so far
+// (k times the RDP at every order), without composing them.
+func (a *Accountant) Repeated(k int, delta float64) (eps, order float64) {
 	eps = math.Inf(1)
 	spent := false
 	for i, al := range Orders {
-		if a.rdp[i] > 0 {
+		r := float64(k) * a.rdp[i]
+		if r > 0 {
 			spent = true
 		}
-		if e := a.rdp[i] + math.Log(1/delta)/(al-1); e < eps {
+		if e := r + math.Log(1/delta)/(al-1); e < eps {
 			eps, order = e, al
 		}
 	}
@@ -175,8 +180,8 @@ func (a *Accountant) Epsilon(delta float64) (eps, order float64) {
 // mechanism.
 func SGMEpsilon(q, sigma float64, steps int, delta float64) float64 {
 	a := NewAccountant()
-	a.ComposeSGM(q, sigma, steps)
-	e, _ := a.Epsilon(delta)
+	a.ComposeSGM(q, sigma, 1)
+	e, _ := a.Repeated(steps, delta)
 	return e
 }
 

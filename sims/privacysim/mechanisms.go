@@ -59,8 +59,8 @@ type mechSim struct {
 	alpha, delta      float64
 	draws             int
 	budget            float64
-	eps1              float64 // one release's ε at δ
-	acct              *privacy.Accountant
+	eps1              float64             // one release's ε at δ
+	one               *privacy.Accountant // the RDP of one release
 	k                 int
 	mc                *privacy.RenyiEstimator
 	grid              []*privacy.RenyiEstimator
@@ -83,13 +83,13 @@ func newMechanisms(cfg sims.Config) (sims.Sim, error) {
 		return nil, err
 	}
 	s := &mechSim{m: m, rng: streamRNG(cfg.Seed, mechStream), alpha: mechAlpha.Get(v), delta: mechDelta.Get(v),
-		draws: mechDraws.Get(v), budget: mechBudget.Get(v), acct: privacy.NewAccountant(),
+		draws: mechDraws.Get(v), budget: mechBudget.Get(v),
 		counts: make([]float64, mechBins), rdpTrace: sims.NewTrace(0, 1), naive: sims.NewTrace(0, 1)}
-	one := privacy.NewAccountant()
-	one.Compose(m.Renyi)
+	s.one = privacy.NewAccountant()
+	s.one.Compose(m.Renyi)
 	s.eps1 = m.PureEpsilon()
 	if kind == privacy.Gaussian {
-		s.eps1, _ = one.Epsilon(s.delta)
+		s.eps1, _ = s.one.Epsilon(s.delta)
 	}
 	if s.eps1 > s.budget {
 		return nil, fmt.Errorf("parameter budget = %g: unreachable, one release already spends ε = %.3g at δ = %g; "+
@@ -121,7 +121,6 @@ func (s *mechSim) Step() error {
 		s.stoppedFor = nextEps
 		return fmt.Errorf("budget ε = %g spent: release %d would reach ε = %.4g: %w", s.budget, s.k+1, nextEps, sims.ErrConverged)
 	}
-	s.acct.Compose(s.m.Renyi)
 	s.k++
 	s.spent = nextEps
 	for range s.draws {
@@ -144,11 +143,7 @@ func (s *mechSim) Step() error {
 // epsAfter is ε(δ) after k releases: pure composition kε for Laplace
 // when that is smaller than the RDP bound, else the RDP accountant.
 func (s *mechSim) epsAfter(k int) float64 {
-	a := privacy.NewAccountant()
-	for range k {
-		a.Compose(s.m.Renyi)
-	}
-	e, _ := a.Epsilon(s.delta)
+	e, _ := s.one.Repeated(k, s.delta)
 	if s.m.Kind == privacy.Laplace {
 		e = math.Min(e, float64(k)*s.eps1)
 	}
