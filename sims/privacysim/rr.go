@@ -17,7 +17,7 @@ import (
 // (likelihood ratio 3, ε = ln 3).
 var RandomizedResponse = &sims.Spec{
 	Name:   "randomized-response",
-	Title:  "randomized response: the coin-flip survey, its unbiased estimate and ε = ln 3",
+	Title:  "Randomized response: the coin-flip survey, its unbiased estimate and ε = ln 3",
 	Source: "seed 001 §19 (Example 19.2, L1640–L1654)",
 	Steps:  5000,
 	Speed:  40,
