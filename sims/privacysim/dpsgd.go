@@ -26,7 +26,7 @@ var DPSGD = &sims.Spec{
 	Name:   "dp-sgd",
 	Title:  "DP-SGD: per-example clipping and noise, accuracy for several σ, ε(δ) by an RDP accountant",
 	Source: "seed 001 §19 (Algorithm 2, L1689–L1706; Prop 19.4, Example 19.5)",
-	Steps:  400,
+	Steps:  130, // the default 4 epochs are 125 steps
 	Speed:  20,
 	Params: param.List(dpModel, dpN, dpBatch, dpClip, dpNoise, dpSigma, dpLR, dpEpochs, dpDelta, dpTarget),
 	New:    newDPSGD,
@@ -63,7 +63,7 @@ var (
 		DefaultWhen(func(v param.Values) bool { return dpNoise.Get(v) == privacy.NoiseSum }, 1,
 			"0.02 (noise=mean: multiplier 0.02·b); 1 for noise=sum")
 	dpLR     = param.Float("lr", 0.5, "step size η of w ← w − ηg").Range(0, 10).OpenMin()
-	dpEpochs = param.Float("epochs", 10, "passes over the training set; the run stops there").Range(0.01, 1000)
+	dpEpochs = param.Float("epochs", 4, "passes over the training set; the run stops there").Range(0.01, 1000)
 	dpDelta  = param.Float("delta", 1e-5, "δ of ε(δ)").Range(1e-12, 0.1)
 	dpTarget = param.Float("target", 0, "a privacy target ε at δ that the whole run must stay within; 0: none").Range(0, 1000)
 )
