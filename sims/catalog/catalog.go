@@ -19,8 +19,10 @@ import (
 	"github.com/thelab/lab/sims/nnsim"
 	"github.com/thelab/lab/sims/optimsim"
 	"github.com/thelab/lab/sims/otsim"
+	"github.com/thelab/lab/sims/privacysim"
 	"github.com/thelab/lab/sims/pushforwardsim"
 	"github.com/thelab/lab/sims/rffsim"
+	"github.com/thelab/lab/sims/shapleysim"
 	"github.com/thelab/lab/sims/trustsim"
 	"github.com/thelab/lab/sims/visim"
 )
@@ -106,6 +108,10 @@ func All() *sims.Catalog {
 		trustsim.Attack,
 		trustsim.AdvTrain,
 		trustsim.Saliency,
+		privacysim.RandomizedResponse,
+		privacysim.Mechanisms,
+		privacysim.DPSGD,
+		shapleysim.Shapley,
 	)
 	if err != nil {
 		panic(err)
