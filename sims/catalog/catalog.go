@@ -7,6 +7,7 @@ import (
 	"github.com/thelab/lab/sims/adsim"
 	"github.com/thelab/lab/sims/classifysim"
 	"github.com/thelab/lab/sims/divergencesim"
+	"github.com/thelab/lab/sims/diffusionsim"
 	"github.com/thelab/lab/sims/dpsim"
 	"github.com/thelab/lab/sims/estimatesim"
 	"github.com/thelab/lab/sims/gpsim"
@@ -43,6 +44,8 @@ func All() *sims.Catalog {
 		nnsim.Playground,
 		nnsim.Digits,
 		nnsim.Conv,
+		// Seed 000 chapter 3, seed 001 §15: diffusion models.
+		diffusionsim.Forward,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,
