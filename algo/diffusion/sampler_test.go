@@ -1,6 +1,7 @@
 package diffusion
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -237,21 +238,32 @@ func TestForwardMoments(t *testing.T) {
 }
 
 // BenchmarkDDIMStep is one DDIM step of 20 000 particles on the ring of 8
-// (issue 17: under 5 ms).
+// (issue 17: under 5 ms), on one worker (the thread's CPU time) and on
+// two (the process's).
 func BenchmarkDDIMStep(b *testing.B) {
-	m := ring8(b)
-	x0 := make([]float64, 40000)
-	rng := rand.New(rand.NewPCG(1, 1))
-	m.Sample(rng, x0, nil)
-	s, err := NewSampler(SamplerConfig{Method: DDIM, Steps: MaxSteps, Schedule: Geometric, SigmaMax: 20, SigmaMin: 0.01}, m, 2, x0, rng)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if s.Done() {
-			b.Fatal("ran out of levels")
-		}
-		s.Step()
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			if w == 1 {
+				defer algotest.CPUTime(b)()
+			} else {
+				defer algotest.ProcessCPUTime(b)()
+			}
+			m := ring8(b)
+			m.Workers = w
+			x0 := make([]float64, 40000)
+			rng := rand.New(rand.NewPCG(1, 1))
+			m.Sample(rng, x0, nil)
+			s, err := NewSampler(SamplerConfig{Method: DDIM, Steps: MaxSteps, Schedule: Geometric, SigmaMax: 20, SigmaMin: 0.01}, m, 2, x0, rng)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if s.Done() {
+					b.Fatal("ran out of levels")
+				}
+				s.Step()
+			}
+		})
 	}
 }

@@ -46,6 +46,7 @@ func All() *sims.Catalog {
 		nnsim.Conv,
 		// Seed 000 chapter 3, seed 001 §15: diffusion models.
 		diffusionsim.Forward,
+		diffusionsim.Diffusion,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,

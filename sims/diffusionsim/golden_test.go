@@ -55,4 +55,6 @@ var goldenCases = []struct {
 	steps int
 }{
 	{"forward-noise", Forward, nil, 60},
+	{"diffusion", Diffusion, nil, 60},
+	{"diffusion-moons-guided", Diffusion, map[string]string{"data": "moons", "class": "0", "method": "ddpm"}, 100},
 }
