@@ -47,6 +47,7 @@ func All() *sims.Catalog {
 		// Seed 000 chapter 3, seed 001 §15: diffusion models.
 		diffusionsim.Forward,
 		diffusionsim.Diffusion,
+		diffusionsim.ScoreMatch,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,

@@ -57,4 +57,6 @@ var goldenCases = []struct {
 	{"forward-noise", Forward, nil, 60},
 	{"diffusion", Diffusion, nil, 60},
 	{"diffusion-moons-guided", Diffusion, map[string]string{"data": "moons", "class": "0", "method": "ddpm"}, 100},
+	{"score-match", ScoreMatch, map[string]string{"width": "16"}, 60},
+	{"score-match-sampling", ScoreMatch, map[string]string{"width": "16", "train": "100", "steps": "20", "n": "300"}, 130},
 }
