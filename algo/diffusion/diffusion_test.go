@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/algo/algotest"
+	"gonum.org/v1/gonum/stat"
 )
 
 func gauss1(t testing.TB, m, s float64) *Mixture {
@@ -17,15 +18,10 @@ func gauss1(t testing.TB, m, s float64) *Mixture {
 	return g
 }
 
+// moments is the mean and the population standard deviation of x.
 func moments(x []float64) (mean, std float64) {
-	for _, v := range x {
-		mean += v
-	}
-	mean /= float64(len(x))
-	for _, v := range x {
-		std += (v - mean) * (v - mean)
-	}
-	return mean, math.Sqrt(std / float64(len(x)))
+	mean, v := stat.PopMeanVariance(x, nil)
+	return mean, math.Sqrt(v)
 }
 
 // TestTweedie checks E[X|Y=y] = y + σ²∇log f_Y (seed 000 eq 3.1) on the

@@ -67,3 +67,20 @@ func TestDSMLearns(t *testing.T) {
 		algotest.Near(t, "chunked ε_θ", all[2*i+1], one[1], 1e-12)
 	}
 }
+
+// BenchmarkDSMStep is one score-match training step at the sim's
+// defaults: a 3×64×64×2 MLP, batch 256, on the ring of 8.
+func BenchmarkDSMStep(b *testing.B) {
+	defer algotest.CPUTime(b)()
+	d, err := NewDSM(ring8(b), DSMConfig{Hidden: []int{64, 64}, Act: nn.ReLU, Batch: 256, LR: 3e-3, SigmaMin: 0.01, SigmaMax: 20, Eval: 16},
+		rand.New(rand.NewPCG(1, 2)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := d.Step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

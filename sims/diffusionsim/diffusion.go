@@ -30,6 +30,8 @@ var Diffusion = &sims.Spec{
 	Speed:  10,
 	Params: param.List(append(dp.decls(), dfMethod, dfSteps, dfSchedule, dfSigmaMax, dfSigmaMin, dfMu, dfGamma, dfBeta, dfT, dfClass, dfLambda, dfViews, dfN)...),
 	New:    newDiffusion,
+	// the particles, their draws, two ε buffers, a Frame's copies and labels
+	Size: func(cfg sims.Config) int64 { return 1<<20 + 160*int64(dfN.Get(cfg.Values)) },
 }
 
 // dp are the data parameters of diffusion and score-match.
@@ -217,7 +219,7 @@ func particleFrame(name string, mix *diffusion.Mixture, s *diffusion.Sampler, ab
 	if method == diffusion.SDE || method == diffusion.ODE {
 		level = fmt.Sprintf("t = %.3g (σ = b/a = %.3g)", s.Level(), sigma)
 	}
-	pic := sims.CanvasChart{Title: fmt.Sprintf("%s, level %d/%d: %s", method, s.Index(), len(s.Levels())-1, level),
+	pic := sims.CanvasChart{Title: fmt.Sprintf("%s %d/%d: %s", method, s.Index(), len(s.Levels())-1, level),
 		View: view, Heat: heat, Points: []sims.PointSet{{Name: "particles", X: px, Y: py, Classes: classes}}, Paths: paths}
 
 	// x₁ against the exact marginal Σ π_k N(aμ_k1, a²Σ_k,11 + b²)
@@ -240,17 +242,17 @@ func particleFrame(name string, mix *diffusion.Mixture, s *diffusion.Sampler, ab
 		}
 		exact.X[i], exact.Y[i] = x, f
 	}
-	hist := sims.HistChart{Title: "x₁ of the particles against the exact marginal at this level", Lo: lo, Hi: hi,
+	hist := sims.HistChart{Title: "x₁ against the exact marginal", Lo: lo, Hi: hi,
 		Density: dens, Curves: []sims.Curve{exact}, XLabel: "x₁", Label: "particles"}
 
 	st := mix.Assess(s.X, labels)
 	bars := make([]sims.Bar, len(comps))
 	maxErr := 0.0
 	for k, c := range comps {
-		bars[k] = sims.Bar{Label: fmt.Sprintf("%d: %.3f (π %.3f)", k+1, st.Mass[k], c.Weight), Value: st.Mass[k], Class: c.Class % (sims.MaxClasses - 1)}
+		bars[k] = sims.Bar{Label: fmt.Sprintf("%d π%.3f", k+1, c.Weight), Value: st.Mass[k], Class: c.Class % (sims.MaxClasses - 1)}
 		maxErr = math.Max(maxErr, math.Abs(st.Mass[k]-c.Weight))
 	}
-	mass := sims.BarChart{Title: "mass per mode: particles (π: the truth)", Bars: bars}
+	mass := sims.BarChart{Title: "mass per mode vs π", Bars: bars}
 
 	_, vx := mix.Moments()
 	metrics := []sims.Metric{
@@ -260,9 +262,9 @@ func particleFrame(name string, mix *diffusion.Mixture, s *diffusion.Sampler, ab
 		{Name: "mass_err", Value: maxErr},
 	}
 	text := []string{
-		fmt.Sprintf("%s; %s; exact ε* = −σ∇log p_σ (3.2)", about, guide),
-		fmt.Sprintf("var %.4f vs exact %.4f at this level; within-mode spread %.4f (data %.4f)", st.Variance, a*a*vx+b*b, st.Spread, mix.Spread()),
-		"few steps: particles miss the modes' spread (try steps=5); μ → 1 jitters; γ > 1 extrapolates ε",
+		fmt.Sprintf("%s; %s; exact ε* = −σ∇log p_σ", about, guide),
+		fmt.Sprintf("var %.4f (exact %.4f); spread in modes %.4f (data %.4f)", st.Variance, a*a*vx+b*b, st.Spread, mix.Spread()),
+		"too few steps miss the spread (steps=5); μ → 1 jitters; γ > 1 extrapolates",
 	}
 	return sims.Frame{Sim: name, Step: s.Index(), Metrics: metrics, Charts: []sims.Chart{pic, hist, mass}, Text: text}
 }

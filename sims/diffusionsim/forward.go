@@ -13,6 +13,7 @@ import (
 	"github.com/thelab/lab/algo/diffusion"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
+	"gonum.org/v1/gonum/stat"
 )
 
 // Forward is the forward noising SDE dx = −½βx dt + √β dw (VP /
@@ -104,7 +105,7 @@ func newForward(cfg sims.Config) (sims.Sim, error) {
 	}
 	s := &fwSim{mix: mix, f: f, beta: beta, T: T, steps: steps, heat: make([]float64, fwCols*fwBins),
 		y: make([]float64, fwArrows), e: make([]float64, fwArrows)}
-	s.m0, s.v0 = meanVar(x0)
+	s.m0, s.v0 = stat.PopMeanVariance(x0, nil)
 	s.lo, s.hi = -3.5, 3.5
 	for _, c := range mix.Components() {
 		sd := math.Sqrt(c.Cov[0])
@@ -115,18 +116,6 @@ func newForward(cfg sims.Config) (sims.Sim, error) {
 	}
 	s.column()
 	return s, nil
-}
-
-// meanVar is the mean and variance of x.
-func meanVar(x []float64) (m, v float64) {
-	for _, t := range x {
-		m += t
-	}
-	m /= float64(len(x))
-	for _, t := range x {
-		v += (t - m) * (t - m)
-	}
-	return m, v / float64(len(x))
 }
 
 // column writes the histogram of the particles into the heatmap's columns
@@ -236,7 +225,7 @@ func (s *fwSim) Frame() sims.Frame {
 		View: sims.Rect{XMin: s.lo, XMax: s.hi, YMin: -0.1, YMax: 1.1}, Paths: arrows, Markers: marks,
 		Legend: []string{"", "data modes", "x_t → E[X₀|x_t]"}, XLabel: "x"}
 
-	m, vr := meanVar(s.f.X)
+	m, vr := stat.PopMeanVariance(s.f.X, nil)
 	em, ev := diffusion.Moments(s.beta, t, s.m0, s.v0)
 	se := math.Sqrt(ev / float64(len(s.f.X)))
 	metrics := []sims.Metric{
@@ -254,7 +243,7 @@ func (s *fwSim) Frame() sims.Frame {
 }
 
 func (s *fwSim) Result() map[string]any {
-	m, vr := meanVar(s.f.X)
+	m, vr := stat.PopMeanVariance(s.f.X, nil)
 	em, ev := diffusion.Moments(s.beta, s.f.T(), s.m0, s.v0)
 	return map[string]any{"t": s.f.T(), "mean": m, "var": vr, "m_t": em, "v_t": ev}
 }

@@ -169,7 +169,7 @@ func (s *smSim) field(eps diffusion.Denoiser, sigma float64, class int, dotted b
 
 func (s *smSim) Frame() sims.Frame {
 	x0, x1 := s.trace.Span()
-	loss := sims.LineChart{Title: "DSM loss E‖ε_θ − ε‖² against its floor E‖ε − ε*‖²", X0: x0, X1: x1, XLabel: "step",
+	loss := sims.LineChart{Title: "loss E‖ε_θ − ε‖² vs its floor E‖ε − ε*‖²", X0: x0, X1: x1, XLabel: "step",
 		Series: []sims.Series{
 			{Name: "batch", Y: s.trace.Column(0), Class: 2},
 			{Name: "held-out", Y: s.trace.Column(1), Class: 1},
@@ -192,15 +192,15 @@ func (s *smSim) Frame() sims.Frame {
 			return p
 		}
 		charts = append(charts, sims.CanvasChart{
-			Title: fmt.Sprintf("DDIM level %d/%d, σ = %.3g: samples with ε_θ and with ε*", s.learned.Index(), len(s.learned.Levels())-1, s.learned.Level()),
+			Title: fmt.Sprintf("DDIM %d/%d, σ = %.3g: ε_θ vs ε*", s.learned.Index(), len(s.learned.Levels())-1, s.learned.Level()),
 			View:  s.view, Points: []sims.PointSet{pts(s.exact.X, 0, "exact ε*"), pts(s.learned.X, 1, "learned ε_θ")},
 			Legend: []string{"exact ε*", "learned ε_θ"}})
 		st := s.mix.Assess(s.learned.X, s.labels)
 		bars := make([]sims.Bar, len(st.Mass))
 		for k, c := range s.mix.Components() {
-			bars[k] = sims.Bar{Label: fmt.Sprintf("%d: %.3f (π %.3f)", k+1, st.Mass[k], c.Weight), Value: st.Mass[k], Class: 1}
+			bars[k] = sims.Bar{Label: fmt.Sprintf("%d π%.3f", k+1, c.Weight), Value: st.Mass[k], Class: 1}
 		}
-		charts = append(charts, sims.BarChart{Title: "mass per mode with ε_θ (π: the truth)", Bars: bars})
+		charts = append(charts, sims.BarChart{Title: "mass per mode with ε_θ vs π", Bars: bars})
 	}
 	charts = append(charts, loss)
 	metrics := []sims.Metric{
@@ -208,14 +208,14 @@ func (s *smSim) Frame() sims.Frame {
 		{Name: "floor", Value: s.dsm.Floor()}, {Name: "gap", Value: s.gap},
 	}
 	text := []string{
-		fmt.Sprintf("%s; ε_θ(x, σ) an MLP on (x/√(v+σ²), log σ), trained on E‖ε_θ(X+σε, σ) − ε‖² (3.5)", s.about),
-		fmt.Sprintf("held-out loss %.4f, floor %.4f: the gap E‖ε_θ − ε*‖² = %.4f (Fisher, L1193)", s.eval, s.dsm.Floor(), s.gap),
+		fmt.Sprintf("%s; MLP ε_θ(x, σ) on E‖ε_θ(X+σε, σ) − ε‖² (3.5)", s.about),
+		fmt.Sprintf("held-out %.4f, floor %.4f: gap E‖ε_θ − ε*‖² = %.4f (Fisher)", s.eval, s.dsm.Floor(), s.gap),
 	}
 	if s.learned == nil {
-		text = append(text, fmt.Sprintf("after %d training steps ε_θ drives a DDIM sampler beside ε* (step on)", s.train))
+		text = append(text, fmt.Sprintf("after %d steps ε_θ drives DDIM beside ε*: step on to sample", s.train))
 	} else {
 		ex, ln := s.mix.Assess(s.exact.X, s.labels), s.mix.Assess(s.learned.X, s.labels)
-		text = append(text, fmt.Sprintf("sampling: spread %.4f with ε_θ, %.4f with ε* (data %.4f)", ln.Spread, ex.Spread, s.mix.Spread()))
+		text = append(text, fmt.Sprintf("spread in modes %.4f with ε_θ, %.4f with ε* (data %.4f)", ln.Spread, ex.Spread, s.mix.Spread()))
 		metrics = append(metrics, sims.Metric{Name: "spread_learned", Value: ln.Spread}, sims.Metric{Name: "spread_exact", Value: ex.Spread},
 			sims.Metric{Name: "mass_err", Value: massErr(s.mix, ln.Mass)})
 	}
