@@ -267,3 +267,34 @@ func BenchmarkDDIMStep(b *testing.B) {
 		})
 	}
 }
+
+// TestExtrapolationAccelerates: ε-extrapolation (seed 000 eq 3.8) with
+// γ = 1.5 brings DDIM's final std for Gaussian data N(0, 0.5²) at least
+// twice as close to 0.5 as γ = 1 with 5, 10 and 20 geometric steps from
+// σ = 10 (0.32 → 0.43, 0.41 → 0.48, 0.46 → 0.50): the lower-noise
+// prediction is the better one, and leaning on it makes up for the coarse
+// steps. (γ = 2 overshoots: 0.53–0.55.)
+func TestExtrapolationAccelerates(t *testing.T) {
+	final := func(steps int, gamma float64) float64 {
+		m := gauss1(t, 0, 0.5)
+		x0 := make([]float64, 200)
+		rng := rand.New(rand.NewPCG(7, 1))
+		m.Sample(rng, x0, nil)
+		s, err := NewSampler(SamplerConfig{Method: DDIM, Steps: steps, Schedule: Geometric, SigmaMax: 10, SigmaMin: 0.01, Gamma: gamma}, m, 1, x0, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, s0 := moments(s.X)
+		for !s.Done() {
+			s.Step()
+		}
+		_, s1 := moments(s.X)
+		return s1 / s0 * math.Sqrt(0.25+100) // DDIM is linear here: the ratio is exact
+	}
+	for _, steps := range []int{5, 10, 20} {
+		plain, fast := final(steps, 1), final(steps, 1.5)
+		if math.Abs(fast-0.5) > math.Abs(plain-0.5)/2 {
+			t.Errorf("%d steps: final std %.4f with γ = 1.5, %.4f without", steps, fast, plain)
+		}
+	}
+}

@@ -86,6 +86,11 @@ type dfSim struct {
 	view   sims.Rect
 	labels []int
 	guide  string
+	// target is the mass per mode of the law sampled: π, or under
+	// guidance toward τ the class's π_k/Σ_{class τ} π_j (exact at λ = 1;
+	// λ > 1 sharpens that law); law names it.
+	target []float64
+	law    string
 }
 
 func newDiffusion(cfg sims.Config) (sims.Sim, error) {
@@ -108,6 +113,20 @@ func newDiffusion(cfg sims.Config) (sims.Sim, error) {
 	}
 	d := &dfSim{mix: mix, about: about, s: s, method: sc.Method, beta: sc.Beta, labels: make([]int, dfN.Get(v)), guide: guide}
 	d.view = dataView(mix)
+	d.target, d.law = make([]float64, mix.K()), "π"
+	cls, tot := dfClass.Get(v), 0.0
+	for k, c := range mix.Components() {
+		if cls < 0 || c.Class == cls {
+			d.target[k] = c.Weight
+			tot += c.Weight
+		}
+	}
+	for k := range d.target {
+		d.target[k] /= tot
+	}
+	if cls >= 0 {
+		d.law = "π|τ"
+	}
 	for i := range d.trails {
 		d.trails[i].Class = sims.MaxClasses - 1
 	}
@@ -185,16 +204,12 @@ func (d *dfSim) ab() (a, b float64) {
 	return 1, d.s.Level()
 }
 
+// Frame draws the particles over the density of the current level with
+// trails, the x₁ histogram against the exact marginal, the mass per mode
+// against the law sampled.
 func (d *dfSim) Frame() sims.Frame {
-	return particleFrame(Diffusion.Name, d.mix, d.s, d.ab, d.labels, d.view, d.trails[:], d.about, d.guide, d.method)
-}
-
-// particleFrame draws a sampler's particles against a mixture: the
-// particles over the density of the current level with trails, the x₁
-// histogram against the exact marginal, the mass per mode.
-func particleFrame(name string, mix *diffusion.Mixture, s *diffusion.Sampler, ab func() (float64, float64),
-	labels []int, view sims.Rect, trails []sims.Path, about, guide string, method diffusion.Method) sims.Frame {
-	a, b := ab()
+	mix, s, labels, view, method := d.mix, d.s, d.labels, d.view, d.method
+	a, b := d.ab()
 	sigma := b / a
 	heat := sims.SampleGrid(view, 48, 24, func(x, y float64) float64 {
 		return mix.Density([]float64{x / a, y / a}, math.Max(sigma, 1e-9)) / (a * a)
@@ -211,8 +226,8 @@ func particleFrame(name string, mix *diffusion.Mixture, s *diffusion.Sampler, ab
 	for i, k := range labels {
 		classes[i] = comps[k].Class % (sims.MaxClasses - 1)
 	}
-	paths := make([]sims.Path, len(trails))
-	for i, t := range trails {
+	paths := make([]sims.Path, len(d.trails))
+	for i, t := range d.trails {
 		paths[i] = sims.Path{X: append([]float64(nil), t.X...), Y: append([]float64(nil), t.Y...), Class: t.Class}
 	}
 	level := fmt.Sprintf("σ = %.3g", s.Level())
@@ -249,10 +264,10 @@ func particleFrame(name string, mix *diffusion.Mixture, s *diffusion.Sampler, ab
 	bars := make([]sims.Bar, len(comps))
 	maxErr := 0.0
 	for k, c := range comps {
-		bars[k] = sims.Bar{Label: fmt.Sprintf("%d π%.3f", k+1, c.Weight), Value: st.Mass[k], Class: c.Class % (sims.MaxClasses - 1)}
-		maxErr = math.Max(maxErr, math.Abs(st.Mass[k]-c.Weight))
+		bars[k] = sims.Bar{Label: fmt.Sprintf("%d %s %.2f", k+1, d.law, d.target[k]), Value: st.Mass[k], Class: c.Class % (sims.MaxClasses - 1)}
+		maxErr = math.Max(maxErr, math.Abs(st.Mass[k]-d.target[k]))
 	}
-	mass := sims.BarChart{Title: "mass per mode vs π", Bars: bars}
+	mass := sims.BarChart{Title: "mass per mode vs " + d.law, Bars: bars}
 
 	_, vx := mix.Moments()
 	metrics := []sims.Metric{
@@ -262,11 +277,11 @@ func particleFrame(name string, mix *diffusion.Mixture, s *diffusion.Sampler, ab
 		{Name: "mass_err", Value: maxErr},
 	}
 	text := []string{
-		fmt.Sprintf("%s; %s; exact ε* = −σ∇log p_σ", about, guide),
+		fmt.Sprintf("%s; %s; exact ε* = −σ∇log p_σ", d.about, d.guide),
 		fmt.Sprintf("var %.4f (exact %.4f); spread in modes %.4f (data %.4f)", st.Variance, a*a*vx+b*b, st.Spread, mix.Spread()),
 		"too few steps miss the spread (steps=5); μ → 1 jitters; γ > 1 extrapolates",
 	}
-	return sims.Frame{Sim: name, Step: s.Index(), Metrics: metrics, Charts: []sims.Chart{pic, hist, mass}, Text: text}
+	return sims.Frame{Sim: Diffusion.Name, Step: s.Index(), Metrics: metrics, Charts: []sims.Chart{pic, hist, mass}, Text: text}
 }
 
 func (d *dfSim) Result() map[string]any {

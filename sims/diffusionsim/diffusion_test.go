@@ -56,7 +56,8 @@ func TestDiffusionEveryMethodLands(t *testing.T) {
 }
 
 // TestDiffusionGuidanceAndViews: guided to a class, every particle lands
-// in that class's modes (moons: class 1 is one moon); with two views on
+// in that class's modes (moons: class 1 is one moon; the ring's mode 4 at
+// λ = 1, the law the bars compare with); with two views on
 // the ring (symmetric under the rotation) nothing changes.
 func TestDiffusionGuidanceAndViews(t *testing.T) {
 	s := simtest.Build(t, Diffusion, map[string]string{"data": "moons", "class": "1", "lambda": "2", "n": "1000"}, 1, nil)
@@ -72,6 +73,9 @@ func TestDiffusionGuidanceAndViews(t *testing.T) {
 	if in < 0.99 {
 		t.Errorf("guided to moon 1: %.3f of the mass there", in)
 	}
+	g := simtest.Build(t, Diffusion, map[string]string{"class": "3", "lambda": "1", "n": "1000"}, 1, nil)
+	simtest.RunToEnd(t, g, 200)
+	algotest.Near(t, "mass error against the class's law (λ = 1)", simtest.Metric(t, g.Frame(), "mass_err"), 0, 0.002)
 	a := simtest.Build(t, Diffusion, map[string]string{"n": "500", "steps": "20"}, 1, nil)
 	b := simtest.Build(t, Diffusion, map[string]string{"n": "500", "steps": "20", "views": "rotate90"}, 1, nil)
 	simtest.RunToEnd(t, a, 100)

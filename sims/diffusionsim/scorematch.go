@@ -198,7 +198,7 @@ func (s *smSim) Frame() sims.Frame {
 		st := s.mix.Assess(s.learned.X, s.labels)
 		bars := make([]sims.Bar, len(st.Mass))
 		for k, c := range s.mix.Components() {
-			bars[k] = sims.Bar{Label: fmt.Sprintf("%d π%.3f", k+1, c.Weight), Value: st.Mass[k], Class: 1}
+			bars[k] = sims.Bar{Label: fmt.Sprintf("%d π %.2f", k+1, c.Weight), Value: st.Mass[k], Class: 1}
 		}
 		charts = append(charts, sims.BarChart{Title: "mass per mode with ε_θ vs π", Bars: bars})
 	}
