@@ -6,6 +6,7 @@ import (
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/adsim"
 	"github.com/thelab/lab/sims/classifysim"
+	"github.com/thelab/lab/sims/diffusionsim"
 	"github.com/thelab/lab/sims/divergencesim"
 	"github.com/thelab/lab/sims/dpsim"
 	"github.com/thelab/lab/sims/estimatesim"
@@ -49,6 +50,10 @@ func All() *sims.Catalog {
 		nnsim.Optimizers,
 		nnsim.Dropout,
 		nnsim.Universal,
+		// Seed 000 chapter 3, seed 001 §15: diffusion models.
+		diffusionsim.Forward,
+		diffusionsim.Diffusion,
+		diffusionsim.ScoreMatch,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,
