@@ -477,3 +477,39 @@ func BenchmarkFrameManyChains(b *testing.B) {
 		s.Frame()
 	}
 }
+
+// TestSameOnAnyWorkers: the sims whose chains or replicates step on
+// several goroutines (HMC's eight chains, mcerror's replicates) give the
+// same Result and Frame text whatever Config.Workers.
+func TestSameOnAnyWorkers(t *testing.T) {
+	for _, c := range []struct {
+		spec *sims.Spec
+		set  map[string]string
+	}{
+		{HMC, map[string]string{"chains": "8", "burnin": "20"}},
+		{MCErrorSim, map[string]string{"replicates": "300"}},
+	} {
+		var want string
+		for _, w := range []int{1, 2, 3} {
+			v, err := sims.Resolve(c.spec.Params, c.set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := c.spec.Build(sims.Config{Values: v, Seed: 7, Workers: w})
+			if err != nil {
+				t.Fatal(err)
+			}
+			simtest.Run(t, s, 200)
+			res, err := json.Marshal(s.Result())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := string(res) + simtest.Text(s.Frame())
+			if want == "" {
+				want = got
+			} else if got != want {
+				t.Errorf("%s on %d workers differs from one worker:\n%s\nwant\n%s", c.spec.Name, w, got, want)
+			}
+		}
+	}
+}
