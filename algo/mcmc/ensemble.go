@@ -65,7 +65,7 @@ type Ensemble struct {
 	evals  int             // Σ of the chains' Evals
 	stepFn func(block int) // e.stepBlock, made once
 	hist   []*History
-	pooled *Moments
+	pooled *Moments // of every chain's kept states; one chain's History's own
 	burnin int
 	thin   int
 	t      int // transitions per chain
@@ -87,7 +87,7 @@ func NewEnsemble(chains []Sampler, burnin, thin int) (*Ensemble, error) {
 		return nil, algo.BadParam("thin", thin, "an integer ≥ 1")
 	}
 	d := len(chains[0].X())
-	e := &Ensemble{chains: chains, burnin: burnin, thin: thin, pooled: NewMoments(d), runs: make([][]float64, len(chains)),
+	e := &Ensemble{chains: chains, burnin: burnin, thin: thin, runs: make([][]float64, len(chains)),
 		errs: make([]error, len(chains)), blocks: 1}
 	e.stepFn = e.stepBlock
 	for _, c := range chains {
@@ -100,6 +100,10 @@ func NewEnsemble(chains []Sampler, burnin, thin int) (*Ensemble, error) {
 		} else {
 			e.evals++
 		}
+	}
+	e.pooled = e.hist[0].Moments() // one chain: the same sums, accumulated once
+	if len(chains) > 1 {
+		e.pooled = NewMoments(d)
 	}
 	return e, nil
 }
@@ -132,7 +136,9 @@ func (e *Ensemble) Step() error {
 		for c, s := range e.chains {
 			x := s.X()
 			e.hist[c].Add(x)
-			e.pooled.Add(x)
+			if len(e.chains) > 1 {
+				e.pooled.Add(x)
+			}
 		}
 	}
 	return nil
