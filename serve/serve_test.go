@@ -372,6 +372,10 @@ func TestColourProfileComesFromTheClient(t *testing.T) {
 func TestIdleTimeout(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.IdleTimeout = 700 * time.Millisecond
+	// The lab ends an idle session itself, saying why; the backstop that
+	// closes a session that has not ended hardSlack later (tested in
+	// attack_test.go) must not overtake it on a loaded machine.
+	cfg.slack = 5 * time.Second
 	ts := start(t, cfg)
 	s := ts.open(t, servetest.Options{User: "idler"})
 	if err := s.Wait(wait); err != nil {
@@ -387,6 +391,7 @@ func TestIdleTimeout(t *testing.T) {
 func TestMaxSessionDuration(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.MaxSessionDuration = 800 * time.Millisecond
+	cfg.slack = 5 * time.Second // as in TestIdleTimeout
 	ts := start(t, cfg)
 	began := time.Now()
 	s := ts.open(t, servetest.Options{User: "busy"})
