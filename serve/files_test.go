@@ -17,9 +17,8 @@ func setCorpus(t *testing.T, s *servetest.Session, name, want string) {
 	s.Send("p")
 	s.Send("\x15" + name + "\r") // ctrl+u clears the field
 	// Each key redraws a 4-chart lda pane, which the test's terminal
-	// emulator parses: slow under -race on a loaded machine (10 s was
-	// overrun at a load average of 20 on 2 cores).
-	if screen, err := s.WaitText(2*wait, want); err != nil {
+	// emulator parses: slow under -race on a loaded machine.
+	if screen, err := s.WaitText(wait, want); err != nil {
 		t.Fatalf("corpus=%s: %v; screen:\n%s", name, err, screen)
 	}
 }
@@ -28,7 +27,7 @@ func setCorpus(t *testing.T, s *servetest.Session, name, want string) {
 func closeEditor(t *testing.T, s *servetest.Session) {
 	t.Helper()
 	s.Send("\x1b")
-	if screen, err := s.WaitFor(2*wait, func(sc string) bool { return !strings.Contains(sc, "Parameters of") }); err != nil {
+	if screen, err := s.WaitFor(wait, func(sc string) bool { return !strings.Contains(sc, "Parameters of") }); err != nil {
 		t.Fatalf("closing the editor: %v; screen:\n%s", err, screen)
 	}
 }

@@ -20,8 +20,9 @@ import (
 )
 
 // wait bounds every wait for an event: generous, since a wait that holds
-// costs nothing and a loaded machine under -race is slow.
-const wait = 10 * time.Second
+// costs nothing and a loaded machine under -race is slow (10 s was overrun
+// by screens and resizes at a load average of 17–20 on 2 cores).
+const wait = 30 * time.Second
 
 func waitScreen(t *testing.T, s *servetest.Session, what string, ok func(string) bool) string {
 	t.Helper()
