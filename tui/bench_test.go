@@ -43,6 +43,20 @@ func BenchmarkRenderFullScreen(b *testing.B) {
 	}
 }
 
+// BenchmarkRenderSteadyState redraws the same 200×50 screen of four panes
+// at each tick while nothing has changed: the panes' cached blocks are
+// assembled into the Model's reused buffer (issue 14.8: such a frame
+// should allocate almost nothing).
+func BenchmarkRenderSteadyState(b *testing.B) {
+	defer algotest.CPUTime(b)()
+	l := fourPanes(b, false)
+	b.ReportAllocs()
+	for b.Loop() {
+		l.m.Update(tickMsg{})
+		_ = l.m.Render()
+	}
+}
+
 // BenchmarkKeyWhileRunningFlatOut measures how long the model takes to
 // answer a key (pause/resume of the focused pane) and draw the screen
 // while all four panes run as fast as they go. The target is well under
