@@ -163,7 +163,7 @@ func (ts *testServer) open(t *testing.T, o servetest.Options) *servetest.Session
 	}
 	t.Cleanup(func() { s.Close() })
 	if !o.NoPTY && o.Command == "" {
-		if screen, err := s.WaitText(3*time.Second, " · step ", "play/pause"); err != nil {
+		if screen, err := s.WaitText(wait, " · step ", "play/pause"); err != nil {
 			t.Fatalf("%v; screen:\n%s\nlog:\n%s", err, screen, ts.log.String())
 		}
 	}
