@@ -170,6 +170,19 @@ func (ts *testServer) open(t *testing.T, o servetest.Options) *servetest.Session
 	return s
 }
 
+// takesSessions checks that the server still takes a session, by its
+// connect line: not by its screen, since a test's short visit limit may
+// end the session before a loaded machine under -race draws the first.
+func (ts *testServer) takesSessions(t *testing.T) {
+	t.Helper()
+	s, err := servetest.Open(ts.addr, servetest.Options{User: "next"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ts.log.waitLog(t, "msg=connect", "user=next")
+}
+
 // runners counts the goroutines of live sims.Runners in this process.
 func runners() int {
 	var b bytes.Buffer
