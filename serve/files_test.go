@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/thelab/lab/serve/servetest"
 )
@@ -17,8 +16,9 @@ func setCorpus(t *testing.T, s *servetest.Session, name, want string) {
 	t.Helper()
 	s.Send("p")
 	s.Send("\x15" + name + "\r") // ctrl+u clears the field
-	// Each key redraws a 4-chart lda pane: slow under -race.
-	if screen, err := s.WaitText(10*time.Second, want); err != nil {
+	// Each key redraws a 4-chart lda pane, which the test's terminal
+	// emulator parses: slow under -race on a loaded machine.
+	if screen, err := s.WaitText(wait, want); err != nil {
 		t.Fatalf("corpus=%s: %v; screen:\n%s", name, err, screen)
 	}
 }
@@ -27,7 +27,7 @@ func setCorpus(t *testing.T, s *servetest.Session, name, want string) {
 func closeEditor(t *testing.T, s *servetest.Session) {
 	t.Helper()
 	s.Send("\x1b")
-	if screen, err := s.WaitFor(10*time.Second, func(sc string) bool { return !strings.Contains(sc, "Parameters of") }); err != nil {
+	if screen, err := s.WaitFor(wait, func(sc string) bool { return !strings.Contains(sc, "Parameters of") }); err != nil {
 		t.Fatalf("closing the editor: %v; screen:\n%s", err, screen)
 	}
 }
@@ -37,6 +37,7 @@ func TestVisitorsReadNoServerFiles(t *testing.T) {
 	os.WriteFile(secret, []byte("zebra quokka narwhal\n"), 0o600)
 	cfg := testConfig(t)
 	cfg.Sims = []string{"lda"}
+	cfg.CPUPerSession = 0 // the cap charges wall time, which a loaded machine inflates: builds would wait for it
 	ts := start(t, cfg)
 	s := ts.open(t, servetest.Options{W: 90, H: 26})
 	setCorpus(t, s, "/etc/passwd", "cannot open the file")
@@ -63,6 +64,7 @@ func TestVisitorsPickFilesFromTheDataDirByName(t *testing.T) {
 	os.Symlink(secret, filepath.Join(data, "esc.txt"))
 	cfg := testConfig(t)
 	cfg.Sims = []string{"lda"}
+	cfg.CPUPerSession = 0 // the cap charges wall time, which a loaded machine inflates: builds would wait for it
 	cfg.DataDir = data
 	ts := start(t, cfg)
 	s := ts.open(t, servetest.Options{W: 90, H: 26})

@@ -163,11 +163,24 @@ func (ts *testServer) open(t *testing.T, o servetest.Options) *servetest.Session
 	}
 	t.Cleanup(func() { s.Close() })
 	if !o.NoPTY && o.Command == "" {
-		if screen, err := s.WaitText(3*time.Second, " · step ", "play/pause"); err != nil {
+		if screen, err := s.WaitText(wait, " · step ", "play/pause"); err != nil {
 			t.Fatalf("%v; screen:\n%s\nlog:\n%s", err, screen, ts.log.String())
 		}
 	}
 	return s
+}
+
+// takesSessions checks that the server still takes a session, by its
+// connect line: not by its screen, since a test's short visit limit may
+// end the session before a loaded machine under -race draws the first.
+func (ts *testServer) takesSessions(t *testing.T) {
+	t.Helper()
+	s, err := servetest.Open(ts.addr, servetest.Options{User: "next"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ts.log.waitLog(t, "msg=connect", "user=next")
 }
 
 // runners counts the goroutines of live sims.Runners in this process.

@@ -164,13 +164,15 @@ func TestKeysAnsweredDuringASlowBuild(t *testing.T) {
 	if l.m.modal != nil || !strings.Contains(l.screen(), "restarted slow with new parameters") {
 		t.Errorf("the editor did not close on the new sim:\n%s", l.screen())
 	}
-	// A key's Update only queues a command, so it takes microseconds, race
-	// detector or not: the median must be far under a frame (33 ms), and
-	// even the worst, which a loaded machine may deschedule, under one.
-	// (Drawing the screen is TestKeyAnsweredWithinAFrame's business.)
+	// Every key was answered while the build was held at its gate, so none
+	// waited for it. A key's Update only queues a command, so it takes
+	// microseconds, race detector or not: the median must be far under a
+	// frame (33 ms). Not the worst: a loaded machine may deschedule any one
+	// sample for a hundred milliseconds. (Drawing the screen is
+	// TestKeyAnsweredWithinAFrame's business.)
 	slices.Sort(answers)
-	if med, worst := answers[len(answers)/2], answers[len(answers)-1]; med > TickInterval/10 || worst > TickInterval {
-		t.Errorf("keys answered in %v (median), %v (worst) during a build", med, worst)
+	if med := answers[len(answers)/2]; med > TickInterval/10 {
+		t.Errorf("keys answered in %v (median) during a build", med)
 	}
 	t.Logf("keys answered during a build in %v (median), %v (worst)", answers[len(answers)/2], answers[len(answers)-1])
 }

@@ -110,6 +110,10 @@ type Model struct {
 	flashE  bool // the flash is an error
 	flashT  time.Time
 	closed  bool
+	// Reused by dashboard from frame to frame: the screen's bytes and the
+	// panes' blocks of lines.
+	screenBuf []byte
+	blocks    [][]string
 }
 
 // pane is one runner and its last snapshot, with the rendering cached.
@@ -598,27 +602,50 @@ func (m *Model) Render() string {
 	return screen
 }
 
+// dashboard draws the panes (or the zoomed one) and the bottom bar into
+// the Model's reused buffer, row by row: a frame whose panes are cached
+// allocates little more than the string it returns.
 func (m *Model) dashboard() string {
-	lines := make([]string, m.h)
 	area := m.h - 1
+	b := m.screenBuf[:0]
 	switch {
 	case len(m.panes) == 0:
-		for i := range area {
-			lines[i] = strings.Repeat(" ", m.w)
-		}
-		lines[area/2] = chart.FitLine(centreText("No panes. Press a to add a sim, q to quit.", m.w), m.w)
-	case m.zoom:
-		copy(lines, m.panes[m.focus].render(m.w, area, PaneStyle{Focused: true, Mono: m.mono, Basic: m.basic}))
-	default:
-		for i, r := range m.rects() {
-			block := m.panes[i].render(r.w, r.h, PaneStyle{Focused: i == m.focus, Mono: m.mono, Basic: m.basic})
-			for y, line := range block {
-				lines[r.y+y] += line
+		for y := range area {
+			if y == area/2 {
+				b = append(b, chart.FitLine(centreText("No panes. Press a to add a sim, q to quit.", m.w), m.w)...)
+			} else {
+				b = append(b, strings.Repeat(" ", m.w)...)
 			}
+			b = append(b, '\n')
 		}
+	case m.zoom:
+		block := m.panes[m.focus].render(m.w, area, PaneStyle{Focused: true, Mono: m.mono, Basic: m.basic})
+		for y := range area {
+			if y < len(block) {
+				b = append(b, block[y]...)
+			}
+			b = append(b, '\n')
+		}
+	default:
+		rects := m.rects()
+		blocks := m.blocks[:0]
+		for i, r := range rects {
+			blocks = append(blocks, m.panes[i].render(r.w, r.h, PaneStyle{Focused: i == m.focus, Mono: m.mono, Basic: m.basic}))
+		}
+		for y := range area {
+			for i, r := range rects { // the panes of a row, left to right
+				if k := y - r.y; k >= 0 && k < len(blocks[i]) {
+					b = append(b, blocks[i][k]...)
+				}
+			}
+			b = append(b, '\n')
+		}
+		clear(blocks) // the panes keep their own caches
+		m.blocks = blocks[:0]
 	}
-	lines[m.h-1] = m.bottomBar()
-	return strings.Join(lines, "\n")
+	b = append(b, m.bottomBar()...)
+	m.screenBuf = b
+	return string(b)
 }
 
 func centreText(s string, w int) string {

@@ -6,11 +6,27 @@ import (
 	"math/rand/v2"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/par"
 	"github.com/thelab/lab/algo/target"
 )
 
 // MaxChains is the largest number of chains an Ensemble runs.
 const MaxChains = 16
+
+// parEvals is the number of density or gradient evaluations (Σ over the
+// chains of Costly.Evals) from which one Step of an Ensemble runs its
+// chains on several goroutines: about 3 µs of work at ≈ 50 ns an
+// evaluation, where a fork-join costs ≈ 0.6 µs. Below it, and for one
+// chain, the chains step on the caller's goroutine.
+const parEvals = 64
+
+// Costly is a Sampler that says how many evaluations of the log-density
+// or its gradient one transition makes (HMC: its leapfrog steps); an
+// Ensemble decides from it whether its chains are worth running in
+// parallel. A Sampler that is not Costly counts one.
+type Costly interface {
+	Evals() int
+}
 
 // Ensemble runs several chains of a sampler side by side and keeps what
 // the notes' practical considerations ask for (seed 002 §3.2, L1157–1166;
@@ -29,11 +45,27 @@ const MaxChains = 16
 //     are a handful of draws when they do not (never the sum of the
 //     chains' ESS).
 //
-// One Step is one transition of every chain. Step does not allocate.
+// One Step is one transition of every chain. Step does not allocate
+// (except for the goroutines of a parallel step).
+//
+// The chains are independent computations, each with its own random
+// source: with SetWorkers ≠ 1 and enough work per step (parEvals), a Step
+// runs them on several goroutines, a run of consecutive chains each
+// (package algo/par), and every number is the same as on one goroutine.
 type Ensemble struct {
 	chains []Sampler
+	errs   []error // per chain, the error of its last transition
+	loop   par.Loop
+	// blocks is the number of runs of consecutive chains a Step shares
+	// out: SetWorkers' count (at most one a chain), or 1 when the chains'
+	// work per step is below parEvals. Consecutive chains, not one chain a
+	// block, so that chains whose states were allocated side by side do
+	// not write to one cache line from two cores.
+	blocks int
+	evals  int             // Σ of the chains' Evals
+	stepFn func(block int) // e.stepBlock, made once
 	hist   []*History
-	pooled *Moments
+	pooled *Moments // of every chain's kept states; one chain's History's own
 	burnin int
 	thin   int
 	t      int // transitions per chain
@@ -55,22 +87,47 @@ func NewEnsemble(chains []Sampler, burnin, thin int) (*Ensemble, error) {
 		return nil, algo.BadParam("thin", thin, "an integer ≥ 1")
 	}
 	d := len(chains[0].X())
-	e := &Ensemble{chains: chains, burnin: burnin, thin: thin, pooled: NewMoments(d), runs: make([][]float64, len(chains))}
+	e := &Ensemble{chains: chains, burnin: burnin, thin: thin, runs: make([][]float64, len(chains)),
+		errs: make([]error, len(chains)), blocks: 1}
+	e.stepFn = e.stepBlock
 	for _, c := range chains {
 		if len(c.X()) != d {
 			return nil, algo.BadParam("chains", len(chains), "chains of one dimension")
 		}
 		e.hist = append(e.hist, NewHistory(d))
+		if k, ok := c.(Costly); ok {
+			e.evals += k.Evals()
+		} else {
+			e.evals++
+		}
+	}
+	e.pooled = e.hist[0].Moments() // one chain: the same sums, accumulated once
+	if len(chains) > 1 {
+		e.pooled = NewMoments(d)
 	}
 	return e, nil
 }
 
+// SetWorkers sets the number of goroutines a Step may run the chains on:
+// 1 (the default) the caller's only, 0 GOMAXPROCS. It takes effect only
+// when the chains' work per step pays for the goroutines (parEvals). The
+// results do not depend on it.
+func (e *Ensemble) SetWorkers(w int) {
+	e.blocks = 1
+	if e.evals >= parEvals {
+		e.blocks = min(par.Workers(w), len(e.chains))
+	}
+}
+
 // Step makes one transition of every chain and keeps their states when
 // past the burn-in and on the thinning grid. An error from a chain (a
-// divergence) is returned wrapped with the chain's number.
+// divergence) is returned wrapped with the chain's number, that of the
+// first chain to fail when several do; every chain has made its
+// transition all the same.
 func (e *Ensemble) Step() error {
-	for c, s := range e.chains {
-		if err := s.Step(); err != nil {
+	e.loop.Run(e.blocks, e.blocks, e.stepFn)
+	for c, err := range e.errs {
+		if err != nil {
 			return fmt.Errorf("chain %d: %w", c+1, err)
 		}
 	}
@@ -79,10 +136,21 @@ func (e *Ensemble) Step() error {
 		for c, s := range e.chains {
 			x := s.X()
 			e.hist[c].Add(x)
-			e.pooled.Add(x)
+			if len(e.chains) > 1 {
+				e.pooled.Add(x)
+			}
 		}
 	}
 	return nil
+}
+
+// stepBlock makes one transition of each chain of block b, the b-th of
+// e.blocks runs of consecutive chains.
+func (e *Ensemble) stepBlock(b int) {
+	n := len(e.chains)
+	for c := b * n / e.blocks; c < (b+1)*n/e.blocks; c++ {
+		e.errs[c] = e.chains[c].Step()
+	}
 }
 
 // Transitions is the number of transitions made by each chain.

@@ -147,6 +147,10 @@ func (h *HMC) Step() error {
 
 func (h *HMC) X() []float64 { return h.x }
 func (h *HMC) Steps() int   { return h.n }
+
+// Evals is the number of gradient evaluations of a transition, its
+// leapfrog steps (Costly).
+func (h *HMC) Evals() int { return h.steps }
 func (h *HMC) Accepted() int {
 	return h.acc
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/par"
 	"github.com/thelab/lab/algo/target"
 )
 
@@ -21,6 +22,10 @@ const (
 	firstCheck                = 10      // the first checkpoint S
 	checksPerDecade           = 10      // checkpoints per factor of ten in S
 	tauWindow                 = 1 << 14 // f-values of chain 1 kept for τ̂
+	// repBlock is the number of replicates one goroutine steps at a time:
+	// about 5 µs of work (a draw and a Metropolis step are ≈ 80 ns), well
+	// above the ≈ 0.6 µs a fork-join costs.
+	repBlock = 64
 )
 
 // String is the statistic's name.
@@ -43,26 +48,37 @@ func (s Statistic) String() string { return string(s) }
 // states is worth ESS = S/τ independent draws (L1161).
 //
 // One Step draws one more sample in every replicate of both kinds. It does
-// not allocate (except for the recorded checkpoints).
+// not allocate (except for the recorded checkpoints and the goroutines).
+//
+// Seeds: the rng given to NewMCError seeds one PCG stream per replicate
+// (two draws), which makes that replicate's starting point, independent
+// draws and chain, so that the replicates are independent computations:
+// Step runs blocks of repBlock replicates on SetWorkers goroutines, each
+// block's sums of f and f² in its own slot, reduced in block order — the
+// same numbers on one core or many (package algo/par).
 type MCError struct {
-	tgt    target.Target
-	draw   target.Drawer
-	stat   Statistic
-	truth  float64
-	sigma2 float64 // Var_p f when known exactly, else 0 (estimated)
-	rng    *rand.Rand
-	x      []float64
-	chains []*Metropolis
-	sumI   []float64 // per replicate: Σ f over the independent draws
-	sumM   []float64 // per replicate: Σ f along the chain
-	s      int
-	n      int       // pooled independent draws
-	m1, m2 float64   // pooled Σf and Σf² of the independent draws
-	fs     []float64 // f along chain 1, its first tauWindow states
-	ac     Autocorr
-	checks []int
-	rmseI  []float64
-	rmseM  []float64
+	tgt     target.Target
+	draw    target.Drawer
+	stat    Statistic
+	truth   float64
+	sigma2  float64      // Var_p f when known exactly, else 0 (estimated)
+	rngs    []*rand.Rand // per replicate
+	xs      []float64    // per replicate, the independent draw (Dim each)
+	chains  []*Metropolis
+	sumI    []float64 // per replicate: Σ f over the independent draws
+	sumM    []float64 // per replicate: Σ f along the chain
+	s       int
+	n       int          // pooled independent draws
+	m1, m2  float64      // pooled Σf and Σf² of the independent draws
+	blockM  [][2]float64 // per block of replicates: this step's Σf, Σf²
+	loop    par.Loop
+	workers int
+	stepFn  func(block int) // e.stepBlock, made once
+	fs      []float64       // f along chain 1, its first tauWindow states
+	ac      Autocorr
+	checks  []int
+	rmseI   []float64
+	rmseM   []float64
 }
 
 // NewMCError sets up `replicates` (2..5000) replicates estimating E[stat]
@@ -86,8 +102,11 @@ func NewMCError(tgt target.Target, stat Statistic, replicates int, step float64,
 		return nil, algo.BadParam("rng", nil, "a random source")
 	}
 	mu, cov := tgt.Mean()[0], tgt.Cov()[0][0]
-	e := &MCError{tgt: tgt, draw: dr, stat: stat, rng: rng, x: make([]float64, tgt.Dim()),
-		sumI: make([]float64, replicates), sumM: make([]float64, replicates), fs: make([]float64, 0, tauWindow)}
+	d := tgt.Dim()
+	e := &MCError{tgt: tgt, draw: dr, stat: stat, xs: make([]float64, replicates*d),
+		sumI: make([]float64, replicates), sumM: make([]float64, replicates), fs: make([]float64, 0, tauWindow),
+		blockM: make([][2]float64, par.Blocks(replicates, repBlock)), workers: 1}
+	e.stepFn = e.stepBlock
 	switch stat {
 	case StatMean:
 		e.truth, e.sigma2 = mu, cov
@@ -103,16 +122,22 @@ func NewMCError(tgt target.Target, stat Statistic, replicates int, step float64,
 		return nil, algo.BadParam("f", stat, "one of x, x2, x>0")
 	}
 	for range replicates {
-		x0 := make([]float64, tgt.Dim())
-		dr.Draw(x0, rng)
-		m, err := NewMetropolis(tgt, x0, step, rng)
+		r := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+		x0 := make([]float64, d)
+		dr.Draw(x0, r)
+		m, err := NewMetropolis(tgt, x0, step, r)
 		if err != nil {
 			return nil, err
 		}
 		e.chains = append(e.chains, m)
+		e.rngs = append(e.rngs, r)
 	}
 	return e, nil
 }
+
+// SetWorkers sets the number of goroutines of a Step: 1 (the default) the
+// caller's only, 0 GOMAXPROCS. The results do not depend on it.
+func (e *MCError) SetWorkers(w int) { e.workers = w }
 
 // f is the statistic at z.
 func (e *MCError) f(z []float64) float64 {
@@ -137,16 +162,12 @@ func checkpoint(k int) int {
 // reaches the next checkpoint.
 func (e *MCError) Step() error {
 	e.s++
-	for r := range e.sumI {
-		e.draw.Draw(e.x, e.rng)
-		v := e.f(e.x)
-		e.sumI[r] += v
-		e.m1 += v
-		e.m2 += v * v
-		e.n++
-		e.chains[r].Step()
-		e.sumM[r] += e.f(e.chains[r].X())
+	e.loop.Run(e.workers, len(e.blockM), e.stepFn)
+	for _, b := range e.blockM {
+		e.m1 += b[0]
+		e.m2 += b[1]
 	}
+	e.n += len(e.sumI)
 	if len(e.fs) < tauWindow {
 		e.fs = append(e.fs, e.f(e.chains[0].X()))
 	}
@@ -156,6 +177,24 @@ func (e *MCError) Step() error {
 		e.rmseM = append(e.rmseM, e.rmse(e.sumM))
 	}
 	return nil
+}
+
+// stepBlock adds one sample of each kind to the replicates of block b and
+// writes the block's Σf and Σf² of its independent draws to its slot.
+func (e *MCError) stepBlock(b int) {
+	d := e.tgt.Dim()
+	var m1, m2 float64
+	for r := b * repBlock; r < min((b+1)*repBlock, len(e.sumI)); r++ {
+		x := e.xs[r*d : (r+1)*d]
+		e.draw.Draw(x, e.rngs[r])
+		v := e.f(x)
+		e.sumI[r] += v
+		m1 += v
+		m2 += v * v
+		e.chains[r].Step()
+		e.sumM[r] += e.f(e.chains[r].X())
+	}
+	e.blockM[b] = [2]float64{m1, m2}
 }
 
 func (e *MCError) rmse(sums []float64) float64 {

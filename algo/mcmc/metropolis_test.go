@@ -74,7 +74,10 @@ func checkMoments(t *testing.T, label string, tg target.Target, xs [][]float64, 
 }
 
 // TestMomentsConverge is the catalogue's oracle (ii) for C4: long-run
-// moments within CLT bounds using the ESS.
+// moments within CLT bounds using the ESS. One seed, each run long enough
+// for an ESS of about 3000 or more (the mixture's mode hopping allows
+// about 700 in 400 000 steps): three seeds repeated the same check, and
+// 200 000 steps on the Gaussians that mix fast gave an ESS of 26 000–46 000.
 func TestMomentsConverge(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long chains")
@@ -88,9 +91,9 @@ func TestMomentsConverge(t *testing.T) {
 		step float64
 		n    int
 	}{
-		{target.StdNormal(), []float64{3}, 2.4, 200000},
+		{target.StdNormal(), []float64{3}, 2.4, 20000},
 		{rho9, []float64{3, -3}, 0.5, 200000},
-		{rho0, []float64{3, -3}, 1.7, 200000},
+		{rho0, []float64{3, -3}, 1.7, 30000},
 		// Step 2.0 hops between the modes of Fig 3.7 (catalogue C4 [M]).
 		{target.Fig37(), []float64{0, 0}, 2.0, 400000},
 		{banana, []float64{0, 0}, 2.5, 400000},
@@ -102,13 +105,10 @@ func TestMomentsConverge(t *testing.T) {
 		}
 		t.Run(label, func(t *testing.T) {
 			t.Parallel()
-			for seed := uint64(1); seed <= 3; seed++ {
-				xs, mom, acc := chain(t, c.tg, c.x0, c.step, 2000, c.n, seed)
-				var a Autocorr
-				t.Logf("seed %d: acceptance %.3f, ESS %.0f, mean %.3f, cov %.3f",
-					seed, acc, a.ESS(xs[0]), mom.Mean(), mom.Cov())
-				checkMoments(t, label, c.tg, xs, mom, 4)
-			}
+			xs, mom, acc := chain(t, c.tg, c.x0, c.step, 2000, c.n, 1)
+			var a Autocorr
+			t.Logf("acceptance %.3f, ESS %.0f, mean %.3f, cov %.3f", acc, a.ESS(xs[0]), mom.Mean(), mom.Cov())
+			checkMoments(t, label, c.tg, xs, mom, 4)
 		})
 	}
 }

@@ -29,15 +29,17 @@ func NewMoments(d int) *Moments {
 func (m *Moments) Add(x []float64) {
 	m.n++
 	inv := 1 / float64(m.n)
-	d := len(m.mean)
-	for i := range m.mean {
-		m.delta[i] = x[i] - m.mean[i]
-		m.mean[i] += m.delta[i] * inv
+	mean := m.mean
+	d := len(mean)
+	delta, x := m.delta[:d], x[:d] // bounds checked once
+	for i, xi := range x {
+		delta[i] = xi - mean[i]
+		mean[i] += delta[i] * inv
 	}
-	for i := range d {
-		row := m.c[i*d : (i+1)*d]
-		for j := range row {
-			row[j] += m.delta[i] * (x[j] - m.mean[j])
+	for i, di := range delta {
+		row := m.c[i*d : (i+1)*d][:d]
+		for j, mj := range mean {
+			row[j] += di * (x[j] - mj)
 		}
 	}
 }

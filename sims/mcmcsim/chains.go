@@ -207,6 +207,7 @@ func newChainSim(name string, cfg sims.Config, cp chainParams, tgt target.Target
 	if err != nil {
 		return nil, err
 	}
+	ens.SetWorkers(cfg.Workers)
 	s := &chainSim{
 		name: name, tgt: tgt, ens: ens, d: d, c: nc, starts: starts,
 		pre:      mcmc.NewMoments(d),

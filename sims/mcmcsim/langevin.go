@@ -121,6 +121,7 @@ func newLangevin(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
+	mala.SetWorkers(cfg.Workers)
 	s := &langevinSim{chainSim: cs, mala: mala, delta: delta, noise: noise,
 		exactVar: tgt.Cov()[0][0], theory: ulaVariance(tgt, delta)}
 	if !noise {

@@ -65,6 +65,7 @@ func newMCError(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.SetWorkers(cfg.Workers)
 	return &mcErrorSim{e: e, tgt: tgt, step: step}, nil
 }
 

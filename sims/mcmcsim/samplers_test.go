@@ -98,18 +98,19 @@ func strconvI(n int) string { b, _ := json.Marshal(n); return string(b) }
 // each sampler's Result on `correlated` (four chains, its defaults) has the
 // exact mean and covariance within 4 standard errors computed from the
 // reported ESS (the Gaussian variance of (x_i − μ_i)(x_j − μ_j) for the
-// covariance entries), and R-hat below 1.01 on every coordinate.
+// covariance entries), and R-hat below 1.01 on every coordinate. Each run
+// is sized for a bulk-ESS of about 2000 (s.e. of a mean ≈ 0.02, of a
+// covariance ≈ 0.03): the steps each sampler needs on each correlation.
 func TestSamplerMomentsOnCorrelated(t *testing.T) {
-	steps := map[string]int{"mh": 20000, "gibbs": 5000, "hmc": 2000, "mala": 30000}
-	if testing.Short() {
-		for k := range steps {
-			steps[k] /= 3
-		}
-	}
+	steps := map[string][2]int{"mh": {13000, 5000}, "gibbs": {5000, 1000}, "hmc": {700, 500}, "mala": {16000, 2000}}
 	for _, spec := range []*sims.Spec{MH, Gibbs, HMC, MALA} {
-		for _, rho := range []string{"0.9", "-0.5"} {
+		for k, rho := range []string{"0.9", "-0.5"} {
 			s := simtest.Build(t, spec, map[string]string{"target": "correlated", "rho": rho, "chains": "4"}, 2, nil)
-			simtest.Run(t, s, steps[spec.Name])
+			n := steps[spec.Name][k]
+			if testing.Short() {
+				n /= 3
+			}
+			simtest.Run(t, s, n)
 			res := s.Result()
 			mean, cov, ess := res["mean"].([]float64), res["cov"].([][]float64), res["ess"].([]float64)
 			tg, _ := target.NewCorrelated(simtest.Float(rho))
@@ -475,5 +476,41 @@ func BenchmarkFrameManyChains(b *testing.B) {
 			_ = s.Step()
 		}
 		s.Frame()
+	}
+}
+
+// TestSameOnAnyWorkers: the sims whose chains or replicates step on
+// several goroutines (HMC's eight chains, mcerror's replicates) give the
+// same Result and Frame text whatever Config.Workers.
+func TestSameOnAnyWorkers(t *testing.T) {
+	for _, c := range []struct {
+		spec *sims.Spec
+		set  map[string]string
+	}{
+		{HMC, map[string]string{"chains": "8", "burnin": "20"}},
+		{MCErrorSim, map[string]string{"replicates": "300"}},
+	} {
+		var want string
+		for _, w := range []int{1, 2, 3} {
+			v, err := sims.Resolve(c.spec.Params, c.set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := c.spec.Build(sims.Config{Values: v, Seed: 7, Workers: w})
+			if err != nil {
+				t.Fatal(err)
+			}
+			simtest.Run(t, s, 200)
+			res, err := json.Marshal(s.Result())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := string(res) + simtest.Text(s.Frame())
+			if want == "" {
+				want = got
+			} else if got != want {
+				t.Errorf("%s on %d workers differs from one worker:\n%s\nwant\n%s", c.spec.Name, w, got, want)
+			}
+		}
 	}
 }
