@@ -9,6 +9,7 @@ import (
 	"github.com/thelab/lab/sims/divergencesim"
 	"github.com/thelab/lab/sims/dpsim"
 	"github.com/thelab/lab/sims/estimatesim"
+	"github.com/thelab/lab/sims/gensim"
 	"github.com/thelab/lab/sims/gpsim"
 	"github.com/thelab/lab/sims/kernelsim"
 	"github.com/thelab/lab/sims/laplacesim"
@@ -96,6 +97,9 @@ func All() *sims.Catalog {
 		adsim.Implicit,
 		adsim.Coloring,
 		adsim.GradCheck,
+		// Seed 000 chapter 3, seed 001 §13–15, seed 002 §6.2–6.3: generative
+		// models.
+		gensim.FDiv,
 	)
 	if err != nil {
 		panic(err)
