@@ -100,6 +100,7 @@ func All() *sims.Catalog {
 		// Seed 000 chapter 3, seed 001 §13–15, seed 002 §6.2–6.3: generative
 		// models.
 		gensim.FDiv,
+		gensim.Flow,
 	)
 	if err != nil {
 		panic(err)

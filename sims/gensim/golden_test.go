@@ -25,6 +25,10 @@ func TestGoldenFrames(t *testing.T) {
 	}{
 		{"fdiv", FDiv, nil, 60},
 		{"fdiv-js", FDiv, map[string]string{"divergence": "js", "mq": "3", "sq": "0.5"}, 60},
+		{"flow", Flow, nil, 150},
+		{"flow-affine", Flow, map[string]string{"mode": "affine"}, 30},
+		{"flow-triangular", Flow, map[string]string{"mode": "triangular"}, 40},
+		{"flow-icdf", Flow, map[string]string{"mode": "icdf"}, 50},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := simtest.Build(t, tt.spec, tt.set, 1, nil)
