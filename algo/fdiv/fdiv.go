@@ -176,7 +176,7 @@ func (k Kind) Integrand(lq, lp float64) float64 {
 }
 
 // quadNodes is the number of Simpson intervals of Integrate (even).
-const quadNodes = 8000
+const quadNodes = 2000
 
 // Integrate is ∫ h by Simpson's rule over both laws' means ± 12 s.d.
 func Integrate(q, p Normal, h func(x float64) float64) float64 {

@@ -151,3 +151,52 @@ func Coverage(t Target, xy []float64, frac float64) (covered int, share []float6
 	}
 	return covered, share
 }
+
+// Mixture returns the target as an equal-weight mixture of isotropic
+// Gaussians N(μ_k, s²I) when it is one (twomodes, ring): the means (x, y
+// pairs) and s; ok is false for the others.
+func (t Target) Mixture() (means []float64, s float64, ok bool) {
+	var sd float64
+	switch t {
+	case TwoModes:
+		sd = TwoModesSD
+	case Ring:
+		sd = RingSD
+	default:
+		return nil, 0, false
+	}
+	for k := range t.Modes() {
+		x, y, _ := t.Centre(k)
+		means = append(means, x, y)
+	}
+	return means, sd, true
+}
+
+// PosteriorMean is E[X | Y = y] for Y = X + σε, X an equal-weight mixture
+// of N(μ_k, s²I) in the plane (means as x, y pairs): Tweedie's formula
+// y + σ²∇log f_Y(y) (seed 000 eq 3.1), which for a mixture is
+// Σ_k w_k(y) (s²y + σ²μ_k)/(s² + σ²) with w_k ∝ N(y; μ_k, (s² + σ²)I).
+func PosteriorMean(means []float64, s, sigma float64, y [2]float64) [2]float64 {
+	v := s*s + sigma*sigma
+	k := len(means) / 2
+	// Log-weights, then normalised stably.
+	lw := make([]float64, k)
+	top := math.Inf(-1)
+	for j := range k {
+		dx, dy := y[0]-means[2*j], y[1]-means[2*j+1]
+		lw[j] = -(dx*dx + dy*dy) / (2 * v)
+		top = math.Max(top, lw[j])
+	}
+	var sum float64
+	var m [2]float64
+	for j := range k {
+		w := math.Exp(lw[j] - top)
+		sum += w
+		m[0] += w * means[2*j]
+		m[1] += w * means[2*j+1]
+	}
+	for i := range m {
+		m[i] = (s*s*y[i] + sigma*sigma*m[i]/sum) / v
+	}
+	return m
+}

@@ -50,3 +50,36 @@ func TestSampleValidation(t *testing.T) {
 	_, _, err = Sample("spiral", rng, 10)
 	algotest.WantParam(t, err, "target")
 }
+
+// TestPosteriorMeanTweedie: the mixture's posterior mean equals
+// y + σ²∇log f_Y(y) with the score by central differences, and for one
+// component the Gaussian E[X|Y] = (s²y + σ²m)/(s² + σ²).
+func TestPosteriorMeanTweedie(t *testing.T) {
+	means, s, ok := Ring.Mixture()
+	if !ok {
+		t.Fatal("ring is a mixture")
+	}
+	const sigma = 0.7
+	v := s*s + sigma*sigma
+	logf := func(y [2]float64) float64 {
+		sum := 0.0
+		for j := 0; j < len(means); j += 2 {
+			dx, dy := y[0]-means[j], y[1]-means[j+1]
+			sum += math.Exp(-(dx*dx + dy*dy) / (2 * v))
+		}
+		return math.Log(sum)
+	}
+	for _, y := range [][2]float64{{0, 0.3}, {1.5, 1}, {-2.5, 0.2}, {0.1, -3}} {
+		const h = 1e-5
+		g := [2]float64{
+			(logf([2]float64{y[0] + h, y[1]}) - logf([2]float64{y[0] - h, y[1]})) / (2 * h),
+			(logf([2]float64{y[0], y[1] + h}) - logf([2]float64{y[0], y[1] - h})) / (2 * h),
+		}
+		m := PosteriorMean(means, s, sigma, y)
+		for i := range 2 {
+			algotest.Near(t, "Tweedie", m[i], y[i]+sigma*sigma*g[i], 1e-8)
+		}
+	}
+	m := PosteriorMean([]float64{1, -2}, 0.5, 0.9, [2]float64{0.3, 0.4})
+	algotest.Near(t, "one Gaussian", m[0], (0.25*0.3+0.81*1)/(0.25+0.81), 1e-15)
+}

@@ -101,6 +101,7 @@ func All() *sims.Catalog {
 		// models.
 		gensim.FDiv,
 		gensim.Flow,
+		gensim.Autoencoder,
 	)
 	if err != nil {
 		panic(err)

@@ -46,8 +46,8 @@ type fdSim struct {
 	trace  *sims.Trace // sample estimate, true bound at V
 	grid   []float64   // x of the curves
 	logr   []float64   // log(q/p) on grid
-	qs, ps []float64
 	lo, hi float64
+	hist   sims.HistChart // the samples of q with both densities: fixed
 }
 
 func newFDiv(cfg sims.Config) (sims.Sim, error) {
@@ -65,11 +65,17 @@ func newFDiv(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &fdSim{e: e, q: q, p: p, d: fdiv.Closed(e.Kind(), q, p), trace: sims.NewTrace(0, 2), qs: qs, ps: ps}
+	s := &fdSim{e: e, q: q, p: p, d: fdiv.Closed(e.Kind(), q, p), trace: sims.NewTrace(0, 2)}
 	s.lo = math.Min(q.Mean-3*q.SD, p.Mean-3*p.SD)
 	s.hi = math.Max(q.Mean+3*q.SD, p.Mean+3*p.SD)
 	s.grid = xs(s.lo, s.hi, 121)
 	s.logr = mapped(s.grid, func(x float64) float64 { return q.LogPDF(x) - p.LogPDF(x) })
+	s.hist = sims.HistChart{Title: "samples of q, with q and p", Lo: s.lo, Hi: s.hi, Label: "x_i ~ q",
+		Density: histogram(qs, s.lo, s.hi, 40), XLabel: "x",
+		Curves: []sims.Curve{
+			{Name: "q", X: s.grid, Y: mapped(s.grid, func(x float64) float64 { return math.Exp(q.LogPDF(x)) }), Class: classData},
+			{Name: "p", X: s.grid, Y: mapped(s.grid, func(x float64) float64 { return math.Exp(p.LogPDF(x)) }), Class: classModel},
+		}}
 	s.trace.Add(e.Estimate(), fdiv.Bound(e.Kind(), q, p, e.V))
 	return s, nil
 }
@@ -95,13 +101,7 @@ func (s *fdSim) Frame() sims.Frame {
 			{Name: "V(x)", Y: mapped(s.grid, vcur.At), Class: classFit},
 			{Name: "log q/p", Y: s.logr, Class: classRef, Bound: true},
 		}}
-	const bins = 40
-	hist := sims.HistChart{Title: "samples of q, with q and p", Lo: s.lo, Hi: s.hi, Label: "x_i ~ q",
-		Density: histogram(s.qs, s.lo, s.hi, bins), XLabel: "x",
-		Curves: []sims.Curve{
-			{Name: "q", X: s.grid, Y: mapped(s.grid, func(x float64) float64 { return math.Exp(s.q.LogPDF(x)) }), Class: classData},
-			{Name: "p", X: s.grid, Y: mapped(s.grid, func(x float64) float64 { return math.Exp(s.p.LogPDF(x)) }), Class: classModel},
-		}}
+	hist := s.hist
 	b := bound[len(bound)-1]
 	metrics := []sims.Metric{
 		{Name: "estimate", Value: sims.FiniteOr(s.e.Estimate(), 0)},

@@ -8,7 +8,7 @@ import (
 )
 
 // TestFDivCatalogueKL: the catalogue's q = N(1, 1), p = N(0, 2²) (the
-// defaults): D_f = KL = 0.4431472, the true bound at the ascent's V rises
+// defaults, 5000 samples each): D_f = KL = 0.4431472, the true bound at the ascent's V rises
 // to within 1% of it and never above, for every divergence. Reverse KL
 // runs with the widths swapped: with p wider than q the sample bound
 // rewards a V that dives in p's tails, where q's samples are too few to
@@ -16,7 +16,7 @@ import (
 // far below KL(p‖q).
 func TestFDivCatalogueKL(t *testing.T) {
 	for _, k := range []string{"kl", "reverse", "js", "hellinger"} {
-		set := map[string]string{"divergence": k, "n": "20000", "m": "20000"}
+		set := map[string]string{"divergence": k, "n": "5000", "m": "5000"}
 		if k == "reverse" {
 			set["sq"], set["sp"] = "2", "1"
 		}

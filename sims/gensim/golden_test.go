@@ -29,6 +29,9 @@ func TestGoldenFrames(t *testing.T) {
 		{"flow-affine", Flow, map[string]string{"mode": "affine"}, 30},
 		{"flow-triangular", Flow, map[string]string{"mode": "triangular"}, 40},
 		{"flow-icdf", Flow, map[string]string{"mode": "icdf"}, 50},
+		{"autoencoder", Autoencoder, nil, 60},
+		{"autoencoder-nonlinear", Autoencoder, map[string]string{"mode": "nonlinear"}, 200},
+		{"autoencoder-denoise", Autoencoder, map[string]string{"mode": "denoise"}, 200},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := simtest.Build(t, tt.spec, tt.set, 1, nil)
