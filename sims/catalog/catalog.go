@@ -102,6 +102,7 @@ func All() *sims.Catalog {
 		gensim.FDiv,
 		gensim.Flow,
 		gensim.Autoencoder,
+		gensim.GAN,
 	)
 	if err != nil {
 		panic(err)

@@ -32,6 +32,8 @@ func TestGoldenFrames(t *testing.T) {
 		{"autoencoder", Autoencoder, nil, 60},
 		{"autoencoder-nonlinear", Autoencoder, map[string]string{"mode": "nonlinear"}, 200},
 		{"autoencoder-denoise", Autoencoder, map[string]string{"mode": "denoise"}, 200},
+		{"gan", GAN, nil, 150},
+		{"gan-1d", GAN, map[string]string{"dim": "1", "target": "twomodes"}, 150},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := simtest.Build(t, tt.spec, tt.set, 1, nil)
