@@ -103,6 +103,7 @@ func All() *sims.Catalog {
 		gensim.Flow,
 		gensim.Autoencoder,
 		gensim.GAN,
+		gensim.VAE,
 	)
 	if err != nil {
 		panic(err)

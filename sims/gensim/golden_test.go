@@ -34,6 +34,9 @@ func TestGoldenFrames(t *testing.T) {
 		{"autoencoder-denoise", Autoencoder, map[string]string{"mode": "denoise"}, 200},
 		{"gan", GAN, nil, 150},
 		{"gan-1d", GAN, map[string]string{"dim": "1", "target": "twomodes"}, 150},
+		{"vae", VAE, nil, 100},
+		{"vae-plane", VAE, map[string]string{"data": "plane"}, 150},
+		{"vae-toy", VAE, map[string]string{"data": "toy"}, 20},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := simtest.Build(t, tt.spec, tt.set, 1, nil)
