@@ -78,15 +78,10 @@ func NewNet(cfg NetConfig, data []float64, rng *rand.Rand) (*Net, error) {
 
 // Step is one minibatch step.
 func (a *Net) Step() error {
-	n := len(a.data) / a.d
 	b := a.xb.Dim(0)
-	for i := range b {
-		j := a.rng.IntN(n)
-		for k := range a.d {
-			x := a.data[j*a.d+k]
-			a.xb.Data[i*a.d+k] = x
-			a.yb.Data[i*a.d+k] = x + a.sigma*a.rng.NormFloat64()
-		}
+	nn.SampleRows(a.xb.Data, a.data, a.d, a.rng)
+	for i, x := range a.xb.Data {
+		a.yb.Data[i] = x + a.sigma*a.rng.NormFloat64()
 	}
 	tp := a.tp
 	tp.Rewind()

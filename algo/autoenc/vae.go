@@ -127,12 +127,7 @@ func (v *VAE) terms(tp *tensor.Tape, x, eps *tensor.Tensor) (recon, kl *tensor.T
 
 // Step is one minibatch step on −ELBO.
 func (v *VAE) Step() error {
-	n := len(v.data) / v.d
-	b := v.xb.Dim(0)
-	for i := range b {
-		j := v.rng.IntN(n)
-		copy(v.xb.Data[i*v.d:(i+1)*v.d], v.data[j*v.d:(j+1)*v.d])
-	}
+	nn.SampleRows(v.xb.Data, v.data, v.d, v.rng)
 	for i := range v.eps.Data {
 		v.eps.Data[i] = v.rng.NormFloat64()
 	}

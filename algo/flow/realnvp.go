@@ -116,12 +116,8 @@ func (f *RealNVP) inverseOn(x *tensor.Tensor) (z, logdet *tensor.Tensor) {
 
 // Step is one minibatch step on the NLL.
 func (f *RealNVP) Step() error {
-	n := len(f.data) / 2
 	b := len(f.batch) / 2
-	for i := range b {
-		j := f.rng.IntN(n)
-		f.batch[2*i], f.batch[2*i+1] = f.data[2*j], f.data[2*j+1]
-	}
+	nn.SampleRows(f.batch, f.data, 2, f.rng)
 	tp := f.tp
 	tp.Rewind()
 	z, ld := f.inverseOn(f.xb)

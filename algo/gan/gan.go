@@ -171,14 +171,7 @@ func New(cfg Config, data []float64, rng *rand.Rand) (*GAN, error) {
 }
 
 // drawReal fills the real batch from the data.
-func (g *GAN) drawReal() {
-	n := len(g.data) / g.cfg.Dim
-	d := g.cfg.Dim
-	for i := range g.cfg.Batch {
-		j := g.rng.IntN(n)
-		copy(g.real[i*d:(i+1)*d], g.data[j*d:(j+1)*d])
-	}
-}
+func (g *GAN) drawReal() { nn.SampleRows(g.real, g.data, g.cfg.Dim, g.rng) }
 
 func (g *GAN) drawNoise() {
 	for i := range g.z.Data {
@@ -237,7 +230,7 @@ func (g *GAN) dStep() (float64, error) {
 	}
 	v := l.Item()
 	if !algo.Finite(v) {
-		return v, algo.Diverged("the discriminator's loss is not finite: lower lr_d")
+		return v, algo.Diverged("the discriminator's loss is not finite at step %d: lower lr_d", g.steps+1)
 	}
 	return v, g.optD.Step()
 }

@@ -38,24 +38,20 @@ const (
 	amDenoise   autoMode = "denoise"
 )
 
-func inAEMode(m autoMode) func(param.Values) bool {
-	return func(v param.Values) bool { return aeMode.Get(v) == m }
-}
-
 var (
 	aeMode = param.Choice("mode", []autoMode{amPCA, amNonlinear, amDenoise}, amPCA,
 		"pca: linear AE against PCA; nonlinear: a network AE beside the linear one (code 1); denoise: D(E(x + σε)) against Tweedie's E[X|Y]")
 	aeD = param.Int("d", 2, "pca: dimension of the Gaussian data (the first two coordinates are drawn)").Range(2, 10)
 	aeR = param.Int("r", 1, "pca: code size r (rank of DE)").Range(1, 9)
 	aeN = param.Int("n", 2000, "data points").Range(10, 50000).
-		DefaultWhen(inAEMode(amPCA), 200, "2000; 200 for pca")
+		DefaultWhen(is(aeMode, amPCA), 200, "2000; 200 for pca")
 	aeTarget = param.Choice("target", toy2d.Targets, toy2d.Moons, "2-D data of nonlinear and denoise (denoise needs twomodes or ring: Tweedie needs the mixture)").
-			DefaultWhen(inAEMode(amDenoise), toy2d.Ring, "moons; ring for denoise")
+			DefaultWhen(is(aeMode, amDenoise), toy2d.Ring, "moons; ring for denoise")
 	aeSigma = param.Float("sigma", 0.5, "denoise: noise σ of Y = X + σε").Range(0.01, 3)
 	aeUnits = param.Int("units", 64, "tanh units of the encoder's and decoder's hidden layer").Range(1, autoenc.MaxUnits)
 	aeBatch = param.Int("batch", 128, "minibatch of the network").Range(1, 1024)
 	aeLR    = param.Float("lr", 0.01, "step size: Adam's for the networks, gradient descent's for the linear AE").Range(0, 1).OpenMin().
-		DefaultWhen(inAEMode(amPCA), 0.05, "0.01; 0.05 for pca")
+		DefaultWhen(is(aeMode, amPCA), 0.05, "0.01; 0.05 for pca")
 )
 
 func newAutoencoder(cfg sims.Config) (sims.Sim, error) {

@@ -44,10 +44,6 @@ const (
 	fmICDF       flowMode = "icdf"
 )
 
-func inFlowMode(m flowMode) func(param.Values) bool {
-	return func(v param.Values) bool { return flMode.Get(v) == m }
-}
-
 var (
 	flMode = param.Choice("mode", []flowMode{fmRealNVP, fmAffine, fmTriangular, fmICDF}, fmRealNVP,
 		"realnvp: coupling layers trained on 2-D data; affine: T(z) = az + b fitted to 1-D data; "+
@@ -58,7 +54,7 @@ var (
 	flUnits  = param.Int("units", 32, "tanh units of each layer's (α, μ) network").Range(1, flow.MaxUnits)
 	flBatch  = param.Int("batch", 128, "minibatch of realnvp").Range(1, 1024)
 	flLR     = param.Float("lr", 0.01, "step size: Adam's for realnvp, the natural-gradient step of affine").Range(0, 1).OpenMin().
-			DefaultWhen(inFlowMode(fmAffine), 0.2, "0.01; 0.2 for affine")
+			DefaultWhen(is(flMode, fmAffine), 0.2, "0.01; 0.2 for affine")
 	flMean   = param.Float("mean", 3, "mean of affine's data N(mean, sd²)").Range(-10, 10)
 	flSD     = param.Float("sd", 0.5, "s.d. of affine's data").Range(0.01, 10)
 	flBeta   = param.Float("beta", 0.8, "β of T_i = z_i + β tanh z_i (+ c z₁²): T is increasing only for β > −1").Range(-5, 5)

@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // Colour classes shared by the sims of this package.
@@ -59,4 +60,10 @@ func histogram(x []float64, lo, hi float64, bins int) []float64 {
 func traceChart(title string, t *sims.Trace, series ...sims.Series) sims.LineChart {
 	x0, x1 := t.Span()
 	return sims.LineChart{Title: title, X0: x0, X1: x1, XLabel: "step", Series: series}
+}
+
+// is holds when the choice d is set to value: the condition of a
+// dependent default (`mode=affine` changes lr's, say).
+func is[T param.Enum](d *param.ChoiceDecl[T], value T) func(param.Values) bool {
+	return func(v param.Values) bool { return d.Get(v) == value }
 }
