@@ -51,24 +51,30 @@ func TestBoundTightAtLogRatio(t *testing.T) {
 	}
 }
 
-// TestAscentReachesKL: on 20 000 samples of each law the ascent's V
-// converges to log(q/p) and its estimate to the catalogue's 0.4431472
-// within 4 standard errors of the plug-in estimate.
+// TestAscentReachesKL: on 5 000 samples of each law the ascent's
+// estimate reaches D_f (the catalogue's 0.4431472 for kl) within 4
+// standard errors of the plug-in estimate, its gradient vanishes, and the
+// true bound at its V is within 2% of D_f and never above.
 func TestAscentReachesKL(t *testing.T) {
-	q, p := Normal{1, 1}, Normal{0, 2}
 	rng := rand.New(rand.NewPCG(3, 4))
-	const n = 20000
-	xs, ys := make([]float64, n), make([]float64, n)
-	for i := range xs {
-		xs[i] = q.Mean + q.SD*rng.NormFloat64()
-		ys[i] = p.Mean + p.SD*rng.NormFloat64()
-	}
+	const n = 5000
 	for _, k := range Kinds {
+		// Reverse KL weighs E_q e^{−V} where p ≫ q: with p the wider law
+		// the samples miss those tails, so it runs with the laws swapped.
+		q, p := Normal{1, 1}, Normal{0, 2}
+		if k == ReverseKL {
+			q, p = p, q
+		}
+		xs, ys := make([]float64, n), make([]float64, n)
+		for i := range xs {
+			xs[i] = q.Mean + q.SD*rng.NormFloat64()
+			ys[i] = p.Mean + p.SD*rng.NormFloat64()
+		}
 		e, err := NewEstimator(k, xs, ys, 0.2, 0.8)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for range 600 {
+		for range 400 {
 			if err := e.Step(); err != nil {
 				t.Fatal(err)
 			}
@@ -89,11 +95,9 @@ func TestAscentReachesKL(t *testing.T) {
 		se := math.Sqrt((va-ea*ea)/n + (vb-eb*eb)/n)
 		algotest.Near(t, string(k)+" estimate", e.Estimate(), d, 4*se)
 		if e.GradNorm() > 1e-6 {
-			t.Errorf("%s: gradient %g after 600 steps", k, e.GradNorm())
+			t.Errorf("%s: gradient %g after 400 steps", k, e.GradNorm())
 		}
-		// The sample bound sees little of the tails that reverse KL
-		// weighs (E_q e^{−V} where p ≫ q): 5% of D.
-		if b := Bound(k, q, p, e.V); b > d || b < 0.95*d {
+		if b := Bound(k, q, p, e.V); b > d || b < 0.98*d {
 			t.Errorf("%s: population bound %g, D = %g", k, b, d)
 		}
 	}

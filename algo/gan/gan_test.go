@@ -20,12 +20,12 @@ func trainD(t *testing.T, loss Loss, shift float64, steps int) *GAN {
 	for i := range data {
 		data[i] = rng.NormFloat64()
 	}
-	g, err := New(Config{Dim: 1, Noise: 1, Hidden: []int{32, 32}, Batch: 256, Loss: loss, DSteps: 1,
+	g, err := New(Config{Dim: 1, Noise: 1, Hidden: []int{16, 16}, Batch: 128, Loss: loss, DSteps: 1,
 		OptD: opt.Config{LR: 0.005}, OptG: opt.Config{LR: 0.001}}, data, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
-	real, fake := make([]float64, 256), make([]float64, 256)
+	real, fake := make([]float64, 128), make([]float64, 128)
 	for range steps {
 		for i := range real {
 			real[i], fake[i] = rng.NormFloat64(), shift+rng.NormFloat64()
@@ -46,7 +46,7 @@ func trainD(t *testing.T, loss Loss, shift float64, steps int) *GAN {
 // standard value at the trained D, by quadrature, approaches
 // C(G) = −log 4 + 2 JS = −1.163451 (Thm 6.1) from below.
 func TestOptimalDiscriminator(t *testing.T) {
-	for _, loss := range []Loss{Standard, KL, LSQ} {
+	for _, loss := range []Loss{Standard, LSQ} {
 		g := trainD(t, loss, 1, 1500)
 		xs := make([]float64, 0, 201)
 		for i := range 201 {
@@ -104,8 +104,7 @@ func TestEquilibriumHalf(t *testing.T) {
 
 // TestGeneratorLearns: a 1-D GAN on the two-mode mixture with the
 // nonsaturating loss moves its samples onto the data: after 1500 rounds
-// the generated points' mean is within 0.5 of 0 and their s.d. above 1
-// (both modes reached, not the collapse to one).
+// both modes hold at least half their share of the generated points.
 func TestGeneratorLearns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	xy, _, err := toy2d.Sample(toy2d.TwoModes, rng, 2000)
@@ -116,7 +115,7 @@ func TestGeneratorLearns(t *testing.T) {
 	for i := range data {
 		data[i] = xy[2*i]
 	}
-	g, err := New(Config{Dim: 1, Noise: 1, Hidden: []int{32, 32}, Batch: 256, Loss: NonSaturating, DSteps: 1,
+	g, err := New(Config{Dim: 1, Noise: 1, Hidden: []int{16, 16}, Batch: 64, Loss: NonSaturating, DSteps: 1,
 		OptD: opt.Config{LR: 0.005, Beta1: 0.5}, OptG: opt.Config{LR: 0.005, Beta1: 0.5}}, data, rng)
 	if err != nil {
 		t.Fatal(err)
@@ -131,17 +130,12 @@ func TestGeneratorLearns(t *testing.T) {
 		z[i] = rng.NormFloat64()
 	}
 	s := g.Generate(z)
-	var m, v float64
-	for _, x := range s {
-		m += x
+	pts := make([]float64, 2*len(s))
+	for i, x := range s {
+		pts[2*i] = x
 	}
-	m /= float64(len(s))
-	for _, x := range s {
-		v += (x - m) * (x - m)
-	}
-	sd := math.Sqrt(v / float64(len(s)))
-	if math.Abs(m) > 0.5 || sd < 1 {
-		t.Errorf("generated mean %.3f, s.d. %.3f; data mean 0, s.d. %.3f", m, sd, math.Sqrt(4+toy2d.TwoModesSD*toy2d.TwoModesSD))
+	if c, share := toy2d.Coverage(toy2d.TwoModes, pts, 0.5); c != 2 {
+		t.Errorf("modes covered %d of 2, shares %.3f", c, share)
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 func TestGANPanes(t *testing.T) {
 	for _, set := range []map[string]string{nil, {"dim": "1", "target": "twomodes"}, {"update": "simultaneous", "loss": "lsq"}} {
 		s := simtest.Build(t, GAN, set, 1, nil)
-		simtest.Run(t, s, 100)
+		simtest.Run(t, s, 30)
 		f := s.Frame()
 		if !simtest.FiniteMetrics(t, f) {
 			t.Fatalf("%v: metrics not finite", set)

@@ -24,11 +24,11 @@ func TestVAEToy(t *testing.T) {
 // TestVAETrains: on the digits and on the ring −ELBO falls and equals
 // recon + KL; a decoder s.d. at 0 is out of range.
 func TestVAETrains(t *testing.T) {
-	for _, set := range []map[string]string{{"size": "8", "n": "1000"}, {"data": "plane"}} {
+	for _, set := range []map[string]string{{"size": "8", "n": "1000", "units": "32"}, {"data": "plane", "units": "32"}} {
 		s := simtest.Build(t, VAE, set, 1, nil)
 		simtest.Run(t, s, 1)
 		first := simtest.Metric(t, s.Frame(), "neg_elbo")
-		simtest.Run(t, s, 400)
+		simtest.Run(t, s, 200)
 		f := s.Frame()
 		last := simtest.Metric(t, f, "neg_elbo")
 		if last > first-1 {
