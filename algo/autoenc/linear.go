@@ -34,6 +34,7 @@ type Linear struct {
 	r      int
 	z, res *mat.Dense // scratch: codes N×r, residuals N×d
 	gE, gD *mat.Dense
+	rx     *mat.Dense // scratch: Rᵀ X, d×d
 	steps  int
 	gradSq float64
 }
@@ -101,6 +102,7 @@ func NewLinear(x [][]float64, r int, lr float64, rng *rand.Rand) (*Linear, error
 	}
 	l.z, l.res = mat.NewDense(n, r, nil), mat.NewDense(n, d, nil)
 	l.gE, l.gD = mat.NewDense(r, d, nil), mat.NewDense(d, r, nil)
+	l.rx = mat.NewDense(d, d, nil)
 	l.loss = l.eval()
 	return l, nil
 }
@@ -124,9 +126,8 @@ func (l *Linear) Step() error {
 	c := -2 / float64(n)
 	l.gD.Mul(l.res.T(), l.z)
 	l.gD.Scale(c, l.gD)
-	var rx mat.Dense
-	rx.Mul(l.res.T(), l.X)
-	l.gE.Mul(l.D.T(), &rx)
+	l.rx.Mul(l.res.T(), l.X)
+	l.gE.Mul(l.D.T(), l.rx)
 	l.gE.Scale(c, l.gE)
 	g1, g2 := mat.Norm(l.gD, 2), mat.Norm(l.gE, 2)
 	l.gradSq = g1*g1 + g2*g2
