@@ -188,3 +188,14 @@ func (b *Batch) RequireGrad() {
 		b.tail[0].Grad = b.full[0].Grad[:b.tail[0].Size()]
 	}
 }
+
+// SampleRows fills dst (a whole number of rows of d values) with rows of
+// data (n·d values) drawn uniformly with replacement: the minibatch of a
+// generative model's step, which has no labels.
+func SampleRows(dst, data []float64, d int, rng *rand.Rand) {
+	n := len(data) / d
+	for i := 0; i+d <= len(dst); i += d {
+		j := rng.IntN(n) * d
+		copy(dst[i:i+d], data[j:j+d])
+	}
+}

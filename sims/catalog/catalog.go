@@ -10,6 +10,7 @@ import (
 	"github.com/thelab/lab/sims/divergencesim"
 	"github.com/thelab/lab/sims/dpsim"
 	"github.com/thelab/lab/sims/estimatesim"
+	"github.com/thelab/lab/sims/gensim"
 	"github.com/thelab/lab/sims/gpsim"
 	"github.com/thelab/lab/sims/kernelsim"
 	"github.com/thelab/lab/sims/laplacesim"
@@ -50,6 +51,13 @@ func All() *sims.Catalog {
 		nnsim.Optimizers,
 		nnsim.Dropout,
 		nnsim.Universal,
+		// Seed 000 chapter 3, seed 001 §13–15, seed 002 §6.2–6.3: generative
+		// models.
+		gensim.FDiv,
+		gensim.Flow,
+		gensim.Autoencoder,
+		gensim.GAN,
+		gensim.VAE,
 		// Seed 000 chapter 3, seed 001 §15: diffusion models.
 		diffusionsim.Forward,
 		diffusionsim.Diffusion,

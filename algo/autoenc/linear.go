@@ -1,0 +1,204 @@
+// Package autoenc holds autoencoders (seed 000 §3.6–3.6.7, catalogue
+// §3.7 and §3.9; seed 002 §6.2.1, F2): the linear autoencoder, whose
+// optimum is PCA's subspace at the Eckart–Young floor, a network
+// autoencoder on the tape of algo/tensor, denoising or not, and the
+// variational autoencoder (vae.go).
+package autoenc
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/thelab/lab/algo"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Linear is the linear autoencoder x ↦ D E x, E ∈ R^{r×d}, D ∈ R^{d×r},
+// trained by gradient descent on
+//
+//	J(D, E) = (1/N) Σ_i ‖x_i − D E x_i‖²   (seed 000 eq 3.9–3.10)
+//
+// on centred data. Its minimum is the Eckart–Young floor Σ_{j>r} λ_j, the
+// discarded eigenvalues of the (1/N) covariance, reached when DE is the
+// orthogonal projector U_r U_rᵀ onto the top-r principal subspace — not
+// U_r Σ_r U_rᵀ as L1250 prints (the catalogue's erratum on §3.6): the
+// autoencoder recovers the subspace, not the eigenvectors.
+type Linear struct {
+	X      *mat.Dense // N×d, centred
+	E, D   *mat.Dense
+	lr     float64
+	loss   float64
+	eig    []float64  // eigenvalues of the covariance, decreasing
+	U      *mat.Dense // d×r top eigenvectors
+	r      int
+	z, res *mat.Dense // scratch: codes N×r, residuals N×d
+	gE, gD *mat.Dense
+	rx     *mat.Dense // scratch: Rᵀ X, d×d
+	steps  int
+	gradSq float64
+}
+
+// NewLinear centres x (N rows of d, copied), draws E and D with entries
+// N(0, 0.1²) and prepares steps of size lr.
+func NewLinear(x [][]float64, r int, lr float64, rng *rand.Rand) (*Linear, error) {
+	n := len(x)
+	if n < 2 {
+		return nil, algo.BadParam("n", n, "at least 2 points")
+	}
+	d := len(x[0])
+	if d < 1 {
+		return nil, algo.BadParam("d", d, "≥ 1")
+	}
+	if r < 1 || r > d {
+		return nil, algo.BadParam("r", r, fmt.Sprintf("in 1..%d (the dimension)", d))
+	}
+	if !(lr > 0) || math.IsInf(lr, 0) {
+		return nil, algo.BadParam("lr", lr, "> 0")
+	}
+	X := mat.NewDense(n, d, nil)
+	for i, row := range x {
+		if len(row) != d || !algo.AllFinite(row) {
+			return nil, algo.BadParam("data", fmt.Sprintf("row %d", i), fmt.Sprintf("%d finite numbers", d))
+		}
+		X.SetRow(i, row)
+	}
+	for j := range d {
+		m := 0.0
+		for i := range n {
+			m += X.At(i, j)
+		}
+		m /= float64(n)
+		for i := range n {
+			X.Set(i, j, X.At(i, j)-m)
+		}
+	}
+	var cov mat.SymDense
+	cov.SymOuterK(1/float64(n), X.T())
+	var es mat.EigenSym
+	if !es.Factorize(&cov, true) {
+		return nil, algo.BadParam("data", "covariance", "an eigendecomposition")
+	}
+	vals := es.Values(nil)
+	var vecs mat.Dense
+	es.VectorsTo(&vecs)
+	l := &Linear{X: X, lr: lr, r: r, eig: make([]float64, d), U: mat.NewDense(d, r, nil)}
+	for j := range d {
+		l.eig[j] = vals[d-1-j] // gonum sorts increasing
+	}
+	for k := range r {
+		for i := range d {
+			l.U.Set(i, k, vecs.At(i, d-1-k))
+		}
+	}
+	l.E, l.D = mat.NewDense(r, d, nil), mat.NewDense(d, r, nil)
+	for _, m := range []*mat.Dense{l.E, l.D} {
+		rr, cc := m.Dims()
+		for i := range rr {
+			for j := range cc {
+				m.Set(i, j, 0.1*rng.NormFloat64())
+			}
+		}
+	}
+	l.z, l.res = mat.NewDense(n, r, nil), mat.NewDense(n, d, nil)
+	l.gE, l.gD = mat.NewDense(r, d, nil), mat.NewDense(d, r, nil)
+	l.rx = mat.NewDense(d, d, nil)
+	l.loss = l.eval()
+	return l, nil
+}
+
+// eval fills the codes and residuals and returns J.
+func (l *Linear) eval() float64 {
+	l.z.Mul(l.X, l.E.T())
+	l.res.Mul(l.z, l.D.T())
+	l.res.Sub(l.X, l.res)
+	n, _ := l.X.Dims()
+	f := mat.Norm(l.res, 2)
+	return f * f / float64(n)
+}
+
+// Step is one gradient step on (D, E):
+// ∂J/∂D = −(2/N) Rᵀ Z, ∂J/∂E = −(2/N) Dᵀ Rᵀ X with R the residuals and
+// Z = X Eᵀ the codes.
+func (l *Linear) Step() error {
+	l.loss = l.eval()
+	n, _ := l.X.Dims()
+	c := -2 / float64(n)
+	l.gD.Mul(l.res.T(), l.z)
+	l.gD.Scale(c, l.gD)
+	l.rx.Mul(l.res.T(), l.X)
+	l.gE.Mul(l.D.T(), l.rx)
+	l.gE.Scale(c, l.gE)
+	g1, g2 := mat.Norm(l.gD, 2), mat.Norm(l.gE, 2)
+	l.gradSq = g1*g1 + g2*g2
+	l.gD.Scale(l.lr, l.gD)
+	l.gE.Scale(l.lr, l.gE)
+	l.D.Sub(l.D, l.gD)
+	l.E.Sub(l.E, l.gE)
+	l.steps++
+	if !algo.Finite(l.loss) || !algo.Finite(l.gradSq) {
+		return algo.Diverged("the linear autoencoder's loss is not finite at step %d: lower lr below 1/λ₁ = %.3g", l.steps, 1/l.eig[0])
+	}
+	return nil
+}
+
+// Loss is J before the last step.
+func (l *Linear) Loss() float64 { return l.loss }
+
+// GradNorm is ‖∇J‖ at the last step.
+func (l *Linear) GradNorm() float64 { return math.Sqrt(l.gradSq) }
+
+// Steps is the number of steps taken.
+func (l *Linear) Steps() int { return l.steps }
+
+// Floor is the Eckart–Young floor Σ_{j>r} λ_j.
+func (l *Linear) Floor() float64 {
+	s := 0.0
+	for _, v := range l.eig[l.r:] {
+		s += v
+	}
+	return s
+}
+
+// Eigenvalues are the covariance's, decreasing.
+func (l *Linear) Eigenvalues() []float64 { return append([]float64(nil), l.eig...) }
+
+// PrincipalAngles returns the principal angles (radians, increasing)
+// between the column space of D and the top-r principal subspace: the
+// arccos of the singular values of Q_Dᵀ U_r.
+func (l *Linear) PrincipalAngles() []float64 {
+	return PrincipalAngles(l.D, l.U)
+}
+
+// PrincipalAngles is the angles between the column spaces of a and b
+// (both d×r of full rank).
+func PrincipalAngles(a, b mat.Matrix) []float64 {
+	var qa, qb mat.QR
+	qa.Factorize(a)
+	qb.Factorize(b)
+	_, r := a.Dims()
+	var A, B mat.Dense
+	qa.QTo(&A)
+	qb.QTo(&B)
+	d, _ := a.Dims()
+	Aq, Bq := A.Slice(0, d, 0, r), B.Slice(0, d, 0, r)
+	var m mat.Dense
+	m.Mul(Aq.T(), Bq)
+	var svd mat.SVD
+	if !svd.Factorize(&m, mat.SVDNone) {
+		return nil
+	}
+	sv := svd.Values(nil)
+	out := make([]float64, len(sv))
+	for i, s := range sv {
+		out[len(sv)-1-i] = math.Acos(math.Min(1, s))
+	}
+	return out
+}
+
+// Projector is DE (d×d): at the optimum, the projector U_r U_rᵀ.
+func (l *Linear) Projector() *mat.Dense {
+	var p mat.Dense
+	p.Mul(l.D, l.E)
+	return &p
+}

@@ -1,0 +1,247 @@
+package gensim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/thelab/lab/algo/gan"
+	"github.com/thelab/lab/algo/tensor/opt"
+	"github.com/thelab/lab/algo/toy2d"
+	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
+)
+
+// GAN trains a generative adversarial network live in 1-D or 2-D (seed
+// 001 §13, L1303–L1339, [A24]; seed 002 §6.2.2, F3), GAN Lab's picture:
+// the real and generated samples over the discriminator's D(x) heat map,
+// the generator's gradient arrows on its samples, the mode-coverage meter
+// and both losses against their equilibrium values. Mode collapse and
+// oscillation are shown as they happen.
+var GAN = &sims.Spec{
+	Name:   "gan",
+	Title:  "GAN in 1-D or 2-D: real and generated samples over D(x), generator gradients, modes covered, both losses",
+	Source: "seed 001 §13 (L1303–L1339, erratum E20); seed 002 §6.2.2 (eq 6.5, Prop 6.1, Thm 6.1)",
+	Data:   "the first column (dim=1) or two columns (dim=2) of --data are the real points; without --data, target= draws them",
+	Steps:  2000,
+	Speed:  30,
+	Params: param.List(gnTarget, gnDim, gnLoss, gnK, gnUpdate, gnLRD, gnLRG, gnOpt, gnUnits, gnBatch, gnNoise, gnN),
+	New:    newGAN,
+}
+
+type ganUpdate string
+
+func (u ganUpdate) String() string { return string(u) }
+
+const (
+	guAlternating  ganUpdate = "alternating"
+	guSimultaneous ganUpdate = "simultaneous"
+)
+
+var (
+	gnTarget = param.Choice("target", toy2d.Targets, toy2d.Ring, "the real data: twomodes, ring of 8, line, boxes (disjoint), moons, banana")
+	gnDim    = param.Int("dim", 2, "1: the x coordinate only (a 1-D GAN); 2: the plane").Range(1, gan.MaxDim)
+	gnLoss   = param.Choice("loss", gan.Losses, gan.NonSaturating,
+		"nonsaturating: G minimises −log D(G z); standard: G minimises log(1 − D(G z)) (saturates); "+
+			"js: the notes' JS form (E20's signs); kl: eq 13.b, KL(data‖G); lsq: least squares")
+	gnK      = param.Int("k", 1, "discriminator steps per generator step (alternating)").Range(1, gan.MaxSteps)
+	gnUpdate = param.Choice("update", []ganUpdate{guAlternating, guSimultaneous}, guAlternating,
+		"alternating: k D-steps then a G-step on the new D; simultaneous: both from the same point (Remark 6.9: may not converge)")
+	gnLRD   = param.Float("lr_d", 0.002, "the discriminator's learning rate").Range(0, 1).OpenMin()
+	gnLRG   = param.Float("lr_g", 0.002, "the generator's learning rate").Range(0, 1).OpenMin()
+	gnOpt   = param.Choice("optimizer", opt.Methods, opt.Adam, "update rule of both networks (Adam with β₁ = 0.5, the GAN custom)")
+	gnUnits = param.Int("units", 32, "units of each of the two hidden ReLU layers of both networks").Range(2, 256)
+	gnBatch = param.Int("batch", 256, "real and generated points per step").Range(8, 1024)
+	gnNoise = param.Int("noise", 2, "latent dimension of z ~ N(0, I)").Range(1, 8)
+	gnN     = param.Int("n", 4000, "real points drawn from the target").Range(10, 50000)
+)
+
+// ganShown is the number of real and generated points drawn (and the
+// fixed z of the generated ones).
+const ganShown = 400
+
+type ganSim struct {
+	g      *gan.GAN
+	target toy2d.Target // "" for --data
+	dim    int
+	data   []float64
+	shown  []float64 // real points drawn
+	z      []float64 // fixed latent points of the drawn samples
+	view   sims.Rect
+	trace  *sims.Trace // L_D, L_G
+	lo, hi float64     // 1-D range
+	realH  []float64   // 1-D: the real histogram
+}
+
+func newGAN(cfg sims.Config) (sims.Sim, error) {
+	v := cfg.Values
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6761_6e21)) // "gan!"
+	dim := gnDim.Get(v)
+	s := &ganSim{dim: dim, trace: sims.NewTrace(1, 2)}
+	if t := cfg.Data; t != nil {
+		if len(t.Columns) < dim {
+			return nil, fmt.Errorf("--data %s: dim = %d needs %d numeric columns, found %d", t.Name, dim, dim, len(t.Columns))
+		}
+		if len(t.Rows) < 2 {
+			return nil, fmt.Errorf("--data %s: needs at least 2 rows", t.Name)
+		}
+		for _, r := range t.Rows {
+			s.data = append(s.data, r[:dim]...)
+		}
+	} else {
+		s.target = gnTarget.Get(v)
+		xy, _, err := toy2d.Sample(s.target, rng, gnN.Get(v))
+		if err != nil {
+			return nil, err
+		}
+		if dim == 1 {
+			xy, _ = split(xy)
+		}
+		s.data = xy
+	}
+	m := opt.Config{Method: gnOpt.Get(v), Beta1: 0.5}
+	od, og := m, m
+	od.LR, og.LR = gnLRD.Get(v), gnLRG.Get(v)
+	units := gnUnits.Get(v)
+	g, err := gan.New(gan.Config{Dim: dim, Noise: gnNoise.Get(v), Hidden: []int{units, units}, Batch: gnBatch.Get(v),
+		Loss: gnLoss.Get(v), DSteps: gnK.Get(v), Simultaneous: gnUpdate.Get(v) == guSimultaneous, OptD: od, OptG: og}, s.data, rng)
+	if err != nil {
+		return nil, err
+	}
+	s.g = g
+	s.z = make([]float64, ganShown*gnNoise.Get(v))
+	for i := range s.z {
+		s.z[i] = rng.NormFloat64()
+	}
+	s.shown = s.data[:min(len(s.data), ganShown*dim)]
+	if dim == 2 {
+		x, y := split(s.data)
+		s.view = sims.Bounds(x, y).Pad(0.25)
+	} else {
+		s.lo, s.hi = math.Inf(1), math.Inf(-1)
+		for _, x := range s.data {
+			s.lo, s.hi = math.Min(s.lo, x), math.Max(s.hi, x)
+		}
+		w := s.hi - s.lo
+		s.lo, s.hi = s.lo-0.25*w, s.hi+0.25*w
+		s.realH = histogram(s.data, s.lo, s.hi, 48)
+	}
+	return s, nil
+}
+
+func (s *ganSim) Step() error {
+	err := s.g.Step()
+	if err == nil {
+		s.trace.Add(s.g.LossD(), s.g.LossG())
+	}
+	return err
+}
+
+func (s *ganSim) Frame() sims.Frame {
+	cfg := s.g.Config()
+	fake := s.g.Generate(s.z)
+	eq := cfg.Loss.Equilibrium()
+	losses := traceChart("losses", s.trace,
+		sims.Series{Name: "L_D", Y: s.trace.Column(0), Class: classData},
+		sims.Series{Name: "L_G", Y: s.trace.Column(1), Class: classModel},
+		sims.Series{Name: "L_D at D ≡ ½", Y: s.trace.Map(func(int) float64 { return eq }), Class: classRef, Bound: true})
+	metrics := []sims.Metric{{Name: "L_D", Value: sims.FiniteOr(s.g.LossD(), 0)}, {Name: "L_G", Value: sims.FiniteOr(s.g.LossG(), 0)}}
+	text := []string{
+		fmt.Sprintf("%s loss, %s", cfg.Loss, s.updateText()),
+		"best D* = p_data/(p_data + p_g) (Prop 6.1), ≡ ½ when p_g = p_data",
+	}
+	var charts []sims.Chart
+	if s.dim == 2 {
+		charts = append(charts, s.plane(fake))
+	} else {
+		charts = append(charts, s.line(fake))
+	}
+	charts = append(charts, losses)
+	if m := s.target.Modes(); m > 0 {
+		xy := fake
+		if s.dim == 1 {
+			xy = make([]float64, 2*len(fake))
+			for i, x := range fake {
+				xy[2*i] = x
+			}
+		}
+		covered, share := toy2d.Coverage(s.target, xy, 0.5)
+		metrics = append(metrics, sims.Metric{Name: "modes", Value: float64(covered)})
+		bars := sims.BarChart{Title: fmt.Sprintf("modes covered %d/%d", covered, m), Max: 1}
+		for k, sh := range share {
+			bars.Bars = append(bars.Bars, sims.Bar{Label: fmt.Sprintf("mode %d", k+1), Value: sh * float64(m), Class: classModel})
+		}
+		charts = append(charts, bars)
+	}
+	return sims.Frame{Sim: GAN.Name, Step: s.g.Steps(), Metrics: metrics, Charts: charts, Text: text}
+}
+
+func (s *ganSim) updateText() string {
+	cfg := s.g.Config()
+	if cfg.Simultaneous {
+		return "simultaneous updates"
+	}
+	return fmt.Sprintf("k = %d D-steps per G-step", cfg.DSteps)
+}
+
+// plane is the 2-D picture: D(x) as a heat map, real and generated
+// points, and the generator's gradient −∇_x L_G on some of its samples.
+func (s *ganSim) plane(fake []float64) sims.CanvasChart {
+	const nx, ny = 48, 24
+	grid := make([]float64, 0, 2*nx*ny)
+	for j := range ny {
+		for i := range nx {
+			grid = append(grid, s.view.XMin+(s.view.XMax-s.view.XMin)*(float64(i)+0.5)/nx,
+				s.view.YMin+(s.view.YMax-s.view.YMin)*(float64(j)+0.5)/ny)
+		}
+	}
+	heat := &sims.Grid{NX: nx, NY: ny, Z: s.g.Discriminate(grid, nil), Scale: sims.Diverging, Lo: 0, Hi: 1}
+	arrowsAt := fake[:min(len(fake), 2*48)]
+	grad := make([]float64, len(arrowsAt))
+	s.g.Discriminate(arrowsAt, grad)
+	top := 0.0
+	for i := 0; i < len(grad); i += 2 {
+		top = math.Max(top, math.Hypot(grad[i], grad[i+1]))
+	}
+	scale := 0.0
+	if top > 0 {
+		scale = 0.08 * (s.view.XMax - s.view.XMin) / top
+	}
+	var paths []sims.Path
+	for i := 0; i < len(grad); i += 2 {
+		x, y := arrowsAt[i], arrowsAt[i+1]
+		paths = append(paths, sims.Path{X: []float64{x, x + scale*grad[i]}, Y: []float64{y, y + scale*grad[i+1]}, Class: classMark})
+	}
+	rx, ry := split(s.shown)
+	fx, fy := split(fake)
+	return sims.CanvasChart{Title: "D(x) (½ neutral), real and generated, G's gradients", View: s.view, Heat: heat, Paths: paths,
+		Points: []sims.PointSet{{Name: "real", X: rx, Y: ry, Class: classData}, {Name: "generated", X: fx, Y: fy, Class: classModel}},
+		Legend: []string{"real", "generated", "", "", "−∇L_G"}}
+}
+
+// line is the 1-D picture: the generated histogram against the real one,
+// with D(x) and the line ½.
+func (s *ganSim) line(fake []float64) sims.HistChart {
+	g := xs(s.lo, s.hi, 97)
+	w := (s.hi - s.lo) / 48
+	realCurve := mapped(g, func(x float64) float64 {
+		k := int((x - s.lo) / w)
+		return s.realH[min(max(k, 0), 47)]
+	})
+	return sims.HistChart{Title: "generated against real, and D(x)", Lo: s.lo, Hi: s.hi, Label: "generated",
+		Density: histogram(fake, s.lo, s.hi, 48), XLabel: "x",
+		Curves: []sims.Curve{
+			{Name: "real", X: g, Y: realCurve, Class: classData},
+			{Name: "D(x)", X: g, Y: s.g.Discriminate(g, nil), Class: classFit},
+			{Name: "½", X: []float64{s.lo, s.hi}, Y: []float64{0.5, 0.5}, Class: classRef},
+		}}
+}
+
+func (s *ganSim) Result() map[string]any {
+	r := map[string]any{"loss_d": s.g.LossD(), "loss_g": s.g.LossG(), "steps": s.g.Steps()}
+	if s.target.Modes() > 0 && s.dim == 2 {
+		c, share := toy2d.Coverage(s.target, s.g.Generate(s.z), 0.5)
+		r["modes_covered"], r["mode_share"] = c, share
+	}
+	return r
+}
