@@ -59,8 +59,8 @@ func (f Frame) Series(name string) (Series, bool) {
 	return Series{}, false
 }
 
-// Chart is one picture in a Frame: a LineChart, CanvasChart, HistChart or
-// BarChart. The set is sealed by the unexported method: a new kind of
+// Chart is one picture in a Frame: a LineChart, CanvasChart, HistChart,
+// BarChart, TableChart or GraphChart. The set is sealed by the unexported method: a new kind of
 // picture is added here, listed in ChartKinds, and drawn by every renderer
 // (tui/chart), whose tests fail until it is.
 type Chart interface {
@@ -70,7 +70,9 @@ type Chart interface {
 
 // ChartKinds returns an empty chart of every kind, so that a renderer's
 // tests can check that it draws them all.
-func ChartKinds() []Chart { return []Chart{LineChart{}, CanvasChart{}, HistChart{}, BarChart{}} }
+func ChartKinds() []Chart {
+	return []Chart{LineChart{}, CanvasChart{}, HistChart{}, BarChart{}, TableChart{}, GraphChart{}}
+}
 
 // LineChart draws curves against the step (or any evenly spaced x).
 type LineChart struct {
@@ -211,12 +213,85 @@ type Bar struct {
 	Class int
 }
 
+// Tone says how a table cell, a graph node or an edge stands out from the
+// rest: a matrix entry not yet computed, a colour group, the entry the
+// last step wrote.
+type Tone uint8
+
+const (
+	TonePlain Tone = iota // the default ink
+	ToneDim               // not there yet (an entry to compute, a node to visit): faint
+	ToneInk               // drawn in its class colour (bold in monochrome)
+	ToneFill              // on a tint of its class colour (its class glyph beside it in monochrome)
+	ToneFocus             // what the last step did: bold, in its class colour, marked ▸ or double-framed
+)
+
+// TableChart is a grid of short texts under column headers, one labelled
+// row each: a matrix filling entry by entry, a tape, a scoreboard. Texts
+// are right-aligned in their columns. When the rows or columns do not fit,
+// the renderer keeps the first ToneFocus cell in view and says how many
+// are hidden.
+type TableChart struct {
+	Title   string
+	Corner  string   // header of the row-label column
+	Columns []string // column headers; nil for no header row
+	Rows    []TableRow
+}
+
+// TableRow is one row of a table: its label and cells (missing cells are
+// blank).
+type TableRow struct {
+	Label string
+	Cells []Cell
+}
+
+// Cell is one entry of a table.
+type Cell struct {
+	Text  string
+	Class int // palette class, for ToneInk, ToneFill and ToneFocus
+	Tone  Tone
+}
+
+// GraphChart draws a graph as boxed labels on a lattice joined by edges:
+// a computational graph laid out by depth, a sparsity graph with its
+// colouring. The renderer sizes the lattice to the chart, draws a box
+// with the node's Detail under its Label when the rows leave room (else one
+// line, or only the label), and edges between the facing sides of boxes.
+type GraphChart struct {
+	Title  string
+	Nodes  []GraphNode
+	Edges  []GraphEdge
+	Legend []string // Legend[i] names class i
+}
+
+// GraphNode is one node: its place on the lattice (columns left to right,
+// rows top to bottom, both from 0), a short label that is always shown and
+// a detail shown when there is room.
+type GraphNode struct {
+	Col, Row int
+	Label    string
+	Detail   string
+	Class    int
+	Tone     Tone
+}
+
+// GraphEdge joins nodes From and To (indices into Nodes).
+type GraphEdge struct {
+	From, To int
+	Class    int
+	Tone     Tone
+}
+
 func (c LineChart) ChartTitle() string   { return c.Title }
 func (c CanvasChart) ChartTitle() string { return c.Title }
 func (c HistChart) ChartTitle() string   { return c.Title }
 func (c BarChart) ChartTitle() string    { return c.Title }
+func (c TableChart) ChartTitle() string  { return c.Title }
+func (c GraphChart) ChartTitle() string  { return c.Title }
 
 func (LineChart) chart()   {}
 func (CanvasChart) chart() {}
 func (HistChart) chart()   {}
 func (BarChart) chart()    {}
+func (TableChart) chart()  {}
+func (GraphChart) chart()  {}

@@ -21,16 +21,3 @@ func Resolve(params []Param, set map[string]string) (Values, error) {
 
 // MaxText is the longest value of a Text parameter, in bytes.
 const MaxText = param.MaxText
-
-// The kinds, for the Param literals of the sims not yet declared with
-// package param (mcmcsim, ldasim).
-//
-// Deprecated: declare parameters with param.Float, param.Int, param.Choice,
-// param.Bool, param.Vector and param.Text.
-const (
-	Float  = param.KindFloat
-	Int    = param.KindInt
-	Choice = param.KindChoice
-	Vector = param.KindVector
-	Text   = param.KindText
-)

@@ -68,15 +68,16 @@ type RunnerOptions struct {
 // from any goroutine; the latest Snapshot wins, so a slow reader never
 // slows the engine and a fast engine never floods the reader.
 type Runner struct {
-	spec  *Spec
-	data  *Table
-	opts  RunnerOptions
-	quit  chan struct{}
-	done  chan struct{}
-	once  sync.Once
-	snap  atomic.Pointer[Snapshot]
-	seeds atomic.Uint64 // source of fresh seeds for Reseed
-	taken atomic.Int64  // steps taken so far, by every sim of this runner
+	spec    *Spec
+	data    *Table
+	workers int // Config.Workers of every build
+	opts    RunnerOptions
+	quit    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	snap    atomic.Pointer[Snapshot]
+	seeds   atomic.Uint64 // source of fresh seeds for Reseed
+	taken   atomic.Int64  // steps taken so far, by every sim of this runner
 
 	// commands for the loop, in order
 	qmu     sync.Mutex
@@ -99,12 +100,13 @@ func StartRunner(spec *Spec, cfg Config, opts RunnerOptions) (*Runner, *Build) {
 		opts.Publish = time.Second / 30
 	}
 	r := &Runner{
-		spec: spec,
-		data: cfg.Data,
-		opts: opts,
-		quit: make(chan struct{}),
-		done: make(chan struct{}),
-		wake: make(chan struct{}, 1),
+		spec:    spec,
+		data:    cfg.Data,
+		workers: cfg.Workers,
+		opts:    opts,
+		quit:    make(chan struct{}),
+		done:    make(chan struct{}),
+		wake:    make(chan struct{}, 1),
 	}
 	r.seeds.Store(cfg.Seed)
 	r.builds.installed = buildConfig{cfg.Values, cfg.Seed}

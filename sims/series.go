@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // SeriesHeader is the header row of WriteSeriesCSV.
@@ -23,7 +24,11 @@ var SeriesHeader = []string{"chart", "series", "x", "y", "class"}
 //   - a canvas: its point sets (class per point), paths ("path 1", …) and
 //     markers; its fields (Heat, Contours) are grids, not series, and are
 //     left out;
-//   - a bar chart: one row per bar, x its label and y its value.
+//   - a bar chart: one row per bar, x its label and y its value;
+//   - a table: one row per cell whose text is a number (after a leading
+//     ✓ or ✗), series the row's label, x the column's header;
+//   - a graph: one row per node, series its label, x and y its lattice
+//     column and row.
 //
 // The chart column is the chart's title ("chart N" when it has none); a
 // value that is not finite is an empty cell.
@@ -95,6 +100,24 @@ func WriteSeriesCSV(w io.Writer, f Frame) error {
 		case BarChart:
 			for _, b := range c.Bars {
 				row(b.Label, b.Label, b.Value, b.Class)
+			}
+		case TableChart:
+			for _, r := range c.Rows {
+				for j, cell := range r.Cells {
+					v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimLeft(cell.Text, "✓✗ ")), 64)
+					if err != nil {
+						continue
+					}
+					x := strconv.Itoa(j + 1)
+					if j < len(c.Columns) && c.Columns[j] != "" {
+						x = c.Columns[j]
+					}
+					row(r.Label, x, v, cell.Class)
+				}
+			}
+		case GraphChart:
+			for _, n := range c.Nodes {
+				row(n.Label, strconv.Itoa(n.Col), float64(n.Row), n.Class)
 			}
 		default:
 			return fmt.Errorf("sims: no CSV form for chart %T", c)

@@ -19,6 +19,9 @@ func TestWriteSeriesCSV(t *testing.T) {
 			Paths:   []Path{{X: []float64{0}, Y: []float64{1}, Class: 3}},
 			Markers: []Marker{{X: 5, Y: 6, Glyph: '●'}}},
 		BarChart{Title: "weights", Bars: []Bar{{Label: "π₁, first", Value: 0.4}}},
+		TableChart{Title: "J", Columns: []string{"x1", ""}, Rows: []TableRow{
+			{Label: "f1", Cells: []Cell{{Text: "1.5", Class: 1}, {Text: "✗ -2"}}}, {Label: "f2", Cells: []Cell{{Text: "·"}}}}},
+		GraphChart{Title: "g", Nodes: []GraphNode{{Col: 2, Row: 1, Label: "s2 ×", Class: 3}}},
 	}}
 	var b strings.Builder
 	if err := WriteSeriesCSV(&b, f); err != nil {
@@ -38,6 +41,8 @@ func TestWriteSeriesCSV(t *testing.T) {
 		{"chart 3", "path 1", "0", "1", "3"},
 		{"chart 3", "marker ●", "5", "6", "0"},
 		{"weights", "π₁, first", "π₁, first", "0.4", "0"},
+		{"J", "f1", "x1", "1.5", "1"}, {"J", "f1", "2", "-2", "0"},
+		{"g", "s2 ×", "2", "1", "3"},
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("%d rows, want %d:\n%s", len(rows), len(want), b.String())

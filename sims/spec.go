@@ -52,6 +52,11 @@ type Config struct {
 	Values Values
 	Seed   uint64
 	Data   *Table // from --data; nil when none was given
+	// Workers is the number of goroutines an engine may use for one step
+	// (0: GOMAXPROCS, 1: the stepping goroutine only). No result depends
+	// on it (package algo/par). A session whose CPU is budgeted by the
+	// wall time of its steps (lab serve) sets 1.
+	Workers int
 	// Files opens the files parameters name; nil is the local file
 	// system (see Files).
 	Files Files
@@ -65,6 +70,9 @@ type Spec struct {
 	Params []Param
 	// Data says how a --data CSV is used; "" means the sim takes no data.
 	Data string
+	// DataText lists the columns of --data that hold words from a fixed
+	// list rather than numbers (LoadCSV stores each as its index).
+	DataText []TextColumn
 	// Steps is the default number of steps of a headless run.
 	Steps int
 	// Speed is the steps per second at which a pane starts: slow enough to

@@ -4,12 +4,13 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"github.com/thelab/lab/algo/dataset"
 	"io"
 	"math"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/thelab/lab/algo/dataset"
 )
 
 // Table is numeric data read from a CSV file with a header row.
@@ -17,18 +18,42 @@ type Table struct {
 	Name    string      // where it came from, for messages
 	Columns []string    // header names
 	Rows    [][]float64 // one slice per data row, len(Columns) each
+	Lines   []int       // the line of the file each row came from, for messages
+}
+
+// TextColumn declares a column of --data whose cells are words from a
+// fixed list (the side of a transport problem, say) rather than numbers.
+// The reader stores each cell as the index of its word in Values, so that
+// a Table stays numeric; a word not in the list is an error naming the
+// line and column. Words match without regard to case or surrounding
+// spaces. A sim lists its text columns in Spec.DataText.
+type TextColumn struct {
+	Name   string
+	Values []string
+}
+
+// index returns the position of word in Values, or −1.
+func (c TextColumn) index(word string) int {
+	word = strings.TrimSpace(word)
+	for i, v := range c.Values {
+		if strings.EqualFold(word, v) {
+			return i
+		}
+	}
+	return -1
 }
 
 // LoadCSV reads a CSV file whose first row names the columns and whose other
-// rows are numbers. A missing file, an empty file, a ragged row or a
-// non-numeric cell is an error that says where.
-func LoadCSV(path string) (*Table, error) {
+// rows are numbers, or words from the list of a text column. A missing
+// file, an empty file, a ragged row, a non-numeric cell or a word not in
+// its column's list is an error that says where.
+func LoadCSV(path string, text ...TextColumn) (*Table, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("--data: %w", err)
 	}
 	defer f.Close()
-	t, err := ReadCSV(f)
+	t, err := ReadCSV(f, text...)
 	if err != nil {
 		return nil, fmt.Errorf("--data %s: %w", path, err)
 	}
@@ -37,7 +62,7 @@ func LoadCSV(path string) (*Table, error) {
 }
 
 // ReadCSV reads a table from r; see LoadCSV.
-func ReadCSV(r io.Reader) (*Table, error) {
+func ReadCSV(r io.Reader, text ...TextColumn) (*Table, error) {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1 // raggedness is reported below, with the line
 	cr.TrimLeadingSpace = true
@@ -50,8 +75,14 @@ func ReadCSV(r io.Reader) (*Table, error) {
 		return nil, err
 	}
 	t := &Table{Columns: make([]string, len(header))}
+	words := make([]*TextColumn, len(header)) // the text column of each column, or nil
 	for i, h := range header {
 		t.Columns[i] = strings.TrimSpace(h)
+		for k := range text {
+			if text[k].Name == t.Columns[i] {
+				words[i] = &text[k]
+			}
+		}
 	}
 	for {
 		rec, err := cr.Read()
@@ -70,6 +101,14 @@ func ReadCSV(r io.Reader) (*Table, error) {
 		}
 		row := make([]float64, len(rec))
 		for j, cell := range rec {
+			if c := words[j]; c != nil {
+				k := c.index(cell)
+				if k < 0 {
+					return nil, fmt.Errorf("line %d, column %d (%s): %q is not one of %s", line, j+1, c.Name, cell, strings.Join(c.Values, ", "))
+				}
+				row[j] = float64(k)
+				continue
+			}
 			x, err := strconv.ParseFloat(strings.TrimSpace(cell), 64)
 			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 				return nil, fmt.Errorf("line %d, column %d (%s): %q is not a finite number", line, j+1, t.Columns[j], cell)
@@ -77,6 +116,7 @@ func ReadCSV(r io.Reader) (*Table, error) {
 			row[j] = x
 		}
 		t.Rows = append(t.Rows, row)
+		t.Lines = append(t.Lines, line)
 	}
 	if len(t.Rows) == 0 {
 		return nil, errors.New("the file has a header but no data rows")

@@ -53,6 +53,46 @@ func TestReadCSVErrors(t *testing.T) {
 	}
 }
 
+// TestReadCSVText: a declared text column stores each word as its index
+// in the list (any case, spaces trimmed), and a word outside the list, or
+// a word in a numeric column, is refused with its line and column; rows
+// remember their lines past comments and blank lines.
+func TestReadCSVText(t *testing.T) {
+	side := TextColumn{Name: "side", Values: []string{"source", "target"}}
+	tab, err := ReadCSV(strings.NewReader("x,side\n# c\n1, source\n\n2,TARGET \n"), side)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tab.Rows) != 2 || tab.Rows[0][1] != 0 || tab.Rows[1][1] != 1 || tab.Rows[1][0] != 2 {
+		t.Errorf("rows %v", tab.Rows)
+	}
+	if len(tab.Lines) != 2 || tab.Lines[0] != 3 || tab.Lines[1] != 5 {
+		t.Errorf("lines %v, want [3 5]", tab.Lines)
+	}
+	for _, tt := range []struct {
+		text string
+		want []string
+	}{
+		{"x,side\n1,source\n2,sorce\n", []string{"line 3", "column 2 (side)", `"sorce"`, "source, target"}},
+		{"x,side\n1,source\nabc,target\n", []string{"line 3", "column 1 (x)", "not a finite number"}},
+	} {
+		_, err := ReadCSV(strings.NewReader(tt.text), side)
+		if err == nil {
+			t.Errorf("%q: no error", tt.text)
+			continue
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%q: error %q lacks %q", tt.text, err, w)
+			}
+		}
+	}
+	// Without the declaration the word is not a number.
+	if _, err := ReadCSV(strings.NewReader("x,side\n1,source\n")); err == nil {
+		t.Error("an undeclared text column was accepted")
+	}
+}
+
 func TestLoadCSV(t *testing.T) {
 	if _, err := LoadCSV(filepath.Join(t.TempDir(), "missing.csv")); err == nil ||
 		!strings.Contains(err.Error(), "no such file") {

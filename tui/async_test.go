@@ -280,7 +280,7 @@ func TestMemoryBudget(t *testing.T) {
 		t.Fatalf("the editor does not show the refusal:\n%s", s)
 	}
 	l.keys("esc")
-	if s := l.screen(); !strings.Contains(s, "memory budget") || l.m.panes[0].snap.Values.Int("n") != 200 {
+	if s := l.screen(); !strings.Contains(s, "memory budget") || l.m.panes[0].snap.Values.Text("n") != "200" {
 		t.Errorf("the pane does not show the refusal over its sim:\n%s", s)
 	}
 	if u := l.m.Budget().Usage(); u.Builds != 1 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/thelab/lab/algo/algotest"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/catalog"
 )
@@ -29,6 +30,7 @@ func BenchmarkRenderFullScreen(b *testing.B) {
 			name = "mono"
 		}
 		b.Run(name, func(b *testing.B) {
+			defer algotest.CPUTime(b)()
 			l := fourPanes(b, mono)
 			b.ReportAllocs()
 			for b.Loop() {
@@ -97,4 +99,25 @@ func TestKeyAnsweredWithinAFrame(t *testing.T) {
 		t.Errorf("worst key-to-screen %v against %v for a draw alone", wk, wd)
 	}
 	t.Logf("key-to-screen median %v, worst %v; draw alone median %v", key[len(key)/2], key[len(key)-1], draw[len(draw)/2])
+}
+
+// BenchmarkRenderPane draws one 100×25 pane of a sim stepped 300 times,
+// from its snapshot: the cost of a frame of that pane.
+func BenchmarkRenderPane(b *testing.B) {
+	for _, name := range []string{"em-gmm", "svm", "gd", "mh"} {
+		b.Run(name, func(b *testing.B) {
+			defer algotest.CPUTime(b)()
+			r, err := sims.NewRunner(catalog.All().Lookup(name), sims.Config{Seed: 1}, sims.RunnerOptions{Paused: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			<-r.Step(300)
+			snap := r.Latest()
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = RenderPane(snap, 100, 25, PaneStyle{})
+			}
+		})
+	}
 }

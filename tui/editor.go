@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 	"github.com/thelab/lab/tui/chart"
 )
 
@@ -69,7 +70,7 @@ func (e *paramEditor) Help() []key.Binding {
 	k := e.keys
 	out := []key.Binding{helpOnly("↑↓/tab", "move")}
 	if len(e.fields) > 0 {
-		if e.params[e.focus].Kind == sims.Choice {
+		if e.params[e.focus].Kind == param.KindChoice {
 			out = append(out, helpOnly("←/→", "choose"))
 		}
 		if e.fields[e.focus].fresh {
@@ -117,7 +118,7 @@ func (e *paramEditor) key(msg tea.KeyPressMsg) (modal, tea.Cmd) {
 		return e, nil
 	}
 	f, prm := &e.fields[e.focus], e.params[e.focus]
-	choice := prm.Kind == sims.Choice && len(prm.Choices) > 0
+	choice := prm.Kind == param.KindChoice && len(prm.Choices) > 0
 	switch {
 	case choice && key.Matches(msg, e.keys.ChoicePrev):
 		e.cycle(-1)
@@ -284,7 +285,7 @@ func (e *paramEditor) detail(i, w int, st PaneStyle) []string {
 	p, f := e.params[i], e.fields[i]
 	wrap := func(s string) []string { return strings.Split(ansi.Wrap(s, w, ""), "\n") }
 	lines := wrap(bold(p.Name) + ": " + strings.TrimSpace(p.Help))
-	if p.Kind == sims.Choice {
+	if p.Kind == param.KindChoice {
 		cur := strings.TrimSpace(f.in.Value())
 		var cs []string
 		for _, c := range p.Choices {

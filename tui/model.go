@@ -89,6 +89,10 @@ type PaneOptions struct {
 // Model is the root Bubble Tea model of one lab session. Close it when the
 // program has ended, to stop its runners and wait for them.
 type Model struct {
+	bar struct {
+		key  barKey
+		text string
+	}
 	opts    Options
 	keys    keyMap
 	help    help.Model
@@ -224,7 +228,14 @@ func (m *Model) startPane(spec *sims.Spec, vals sims.Values, seed *uint64, data 
 		m.seeds++
 	}
 	idx := nearestSpeed(spec.Speed)
-	r, b := sims.StartRunner(spec, sims.Config{Values: vals, Seed: s, Data: data}, sims.RunnerOptions{
+	// Engines may use every core for a step (sims.Config.Workers), unless
+	// the session's CPU is capped: the cap charges a step's wall time, so
+	// its engines keep to one goroutine.
+	workers := 0
+	if m.opts.CPUCap > 0 {
+		workers = 1
+	}
+	r, b := sims.StartRunner(spec, sims.Config{Values: vals, Seed: s, Data: data, Workers: workers}, sims.RunnerOptions{
 		Speed: sims.Speeds[idx], Paused: m.opts.Paused, Budget: m.budget,
 	})
 	p := &pane{r: r, snap: r.Latest(), data: data, speedIdx: idx}
@@ -628,6 +639,12 @@ func (p *pane) render(w, h int, st PaneStyle) []string {
 // bottomBar shows the keys (an open overlay's, else the dashboard's), or
 // a message.
 func (m *Model) bottomBar() string {
+	// The dashboard's key map never changes: without an overlay the bar is
+	// redrawn only when the width or the flash does.
+	key := barKey{m.w, m.flash, m.flashE}
+	if m.modal == nil && m.bar.text != "" && m.bar.key == key {
+		return m.bar.text
+	}
 	m.help.SetWidth(m.w)
 	keys := m.keys.ShortHelp()
 	if m.modal != nil {
@@ -640,5 +657,16 @@ func (m *Model) bottomBar() string {
 			bar = errorStyle.Render(bar)
 		}
 	}
-	return chart.FitLine(bar, m.w)
+	bar = chart.FitLine(bar, m.w)
+	if m.modal == nil {
+		m.bar.key, m.bar.text = key, bar
+	}
+	return bar
+}
+
+// barKey is what the bottom bar depends on.
+type barKey struct {
+	w      int
+	flash  string
+	flashE bool
 }

@@ -372,7 +372,7 @@ func TestParameterEditor(t *testing.T) {
 	if l.m.modal == nil || !strings.Contains(screen, "parameter kappa") || !strings.Contains(screen, "[1, 1000]") {
 		t.Fatalf("bad kappa was not refused in place:\n%s", screen)
 	}
-	if l.snap(0).Values.Float("kappa") != 10 {
+	if l.snap(0).Values.Text("kappa") != "10" {
 		t.Error("the refused value reached the sim")
 	}
 	// Fix it: kappa = 20 restarts the sim, and lr (a default) follows: 1/L.
@@ -381,12 +381,12 @@ func TestParameterEditor(t *testing.T) {
 		t.Fatalf("valid values kept the editor open:\n%s", l.screen())
 	}
 	v := l.snap(0).Values
-	if v.Float("kappa") != 20 || v.Float("lr") != 0.05 {
+	if v.Text("kappa") != "20" || v.Text("lr") != "0.05" {
 		t.Errorf("after apply: %s", v.Summary())
 	}
 	// esc cancels without change.
 	l.keys("p", "down", "9", "esc")
-	if l.m.modal != nil || l.snap(0).Values.Float("kappa") != 20 {
+	if l.m.modal != nil || l.snap(0).Values.Text("kappa") != "20" {
 		t.Error("esc changed something")
 	}
 }

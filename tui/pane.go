@@ -69,7 +69,7 @@ func buildingLabel(st PaneStyle) string {
 
 // overlayLabel writes label over line y of a w-wide block, centred.
 func overlayLabel(lines []string, y int, label string, w int) {
-	lw := ansi.StringWidth(label)
+	lw := chart.Width(label)
 	if y < 0 || y >= len(lines) || lw > w-2 {
 		return
 	}
@@ -227,9 +227,9 @@ func firstLine(err error) string {
 }
 
 // chartBlock lays the charts out and draws each one. Charts with a natural
-// height (bar charts) become full-width strips at the bottom, given their
-// height while that leaves at least two thirds of the room; the others share
-// the rest in a grid that suits their number and shape.
+// height (bar charts, tables) become full-width strips at the bottom, given
+// their height while that leaves at least two thirds of the room; the
+// others share the rest in a grid that suits their number and shape.
 func chartBlock(charts []sims.Chart, w, h int, o chart.Options) []string {
 	if h <= 0 {
 		return nil

@@ -21,12 +21,30 @@ var (
 
 func bold(s string) string { return boldStyle.Render(s) }
 
-// dim greys out secondary text; in mono it is left plain.
+// wrap is what a style puts around one line of text, taken from the style
+// itself once, so that the per-frame calls cost one concatenation rather
+// than a lipgloss Render.
+type wrap struct{ pre, post string }
+
+func wrapOf(st lipgloss.Style) wrap {
+	pre, post, _ := strings.Cut(st.Render("\x00"), "\x00")
+	return wrap{pre, post}
+}
+
+func (w wrap) around(s string) string { return w.pre + s + w.post }
+
+var (
+	dimWrap = wrapOf(dimStyle)
+	// The border inks, unfocused and focused.
+	blurWrap, focusWrap = wrapOf(lipgloss.NewStyle().Foreground(blurColor)), wrapOf(lipgloss.NewStyle().Foreground(focusColor))
+)
+
+// dim greys out secondary text (one line); in mono it is left plain.
 func dim(s string, st PaneStyle) string {
 	if st.Mono {
 		return s
 	}
-	return dimStyle.Render(s)
+	return dimWrap.around(s)
 }
 
 func color(c, s string) string {
@@ -45,19 +63,19 @@ var (
 // frame draws body (lines of width w-2) in a w×h border with title on the
 // top edge.
 func frame(body []string, w, h int, title string, st PaneStyle) []string {
-	b, ink := lightBorder, lipgloss.NewStyle().Foreground(blurColor)
+	b, ink := lightBorder, blurWrap
 	if st.Focused {
-		b, ink = heavyBorder, lipgloss.NewStyle().Foreground(focusColor)
+		b, ink = heavyBorder, focusWrap
 	}
 	out := make([]string, 0, h)
 	title = ansi.Truncate(title, max(0, w-5), "…")
-	fill := max(0, w-5-ansi.StringWidth(title))
-	out = append(out, ink.Render(b.tl+b.h)+" "+title+" "+ink.Render(strings.Repeat(b.h, fill)+b.tr))
-	side := ink.Render(b.v)
+	fill := max(0, w-5-chart.Width(title))
+	out = append(out, ink.around(b.tl+b.h)+" "+title+" "+ink.around(strings.Repeat(b.h, fill)+b.tr))
+	side := ink.around(b.v)
 	body = chart.Fit(body, w-2, h-2)
 	for _, line := range body {
 		out = append(out, side+line+side)
 	}
-	out = append(out, ink.Render(b.bl+strings.Repeat(b.h, w-2)+b.br))
+	out = append(out, ink.around(b.bl+strings.Repeat(b.h, w-2)+b.br))
 	return out
 }

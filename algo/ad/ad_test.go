@@ -225,6 +225,14 @@ func TestParseErrors(t *testing.T) {
 		{strings.Repeat("(", 70) + "x" + strings.Repeat(")", 70), 65, "nested deeper than 64"},
 		{strings.Repeat("-", 70) + "x", 65, "nested deeper than 64"},
 		{strings.Repeat("x+", 2100) + "x", MaxSourceBytes, "longer than 4096 bytes"},
+		// Definitions (TestParseDefinitions).
+		{"x = 2; x", 0, "cannot define x: it is a variable"},
+		{"x + 1 = 2", 6, `found "="`},
+		{"sin = x; sin", 0, "cannot define sin"},
+		{"u = x; u = y; u", 7, "u is already defined"},
+		{"u = x*y, u", 7, "';' after the definition of u"},
+		{"u = v; u", 4, "undefined variable v (defined: x, y)"},
+		{"u = x; w", 7, "undefined variable w (defined: x, y, u)"},
 	} {
 		_, err := Parse(tc.src, vars)
 		var pe *ParseError
@@ -240,6 +248,40 @@ func TestParseErrors(t *testing.T) {
 		_, err := Parse("1", bad)
 		algotest.WantParam(t, err, "variable")
 	}
+}
+
+// TestParseDefinitions: "u = x*y; u + sin(u)" makes one node u with two
+// parents, named u, on which NaiveBackprop double-counts (y(2 + cos u)
+// against reverse mode's y(1 + cos u)); the tree "x*y + sin(x*y)" has no
+// inner fan-out and the naive recursion is right there. Bad definitions
+// name their byte (TestParseErrors).
+func TestParseDefinitions(t *testing.T) {
+	x, y := 0.7, -1.3
+	vars := []Var{{"x", x}, {"y", y}}
+	g := mustParse(t, "u = x*y; u + sin(u)", vars...)
+	if g.Len() != 5 || g.Node(2).Name != "u" || g.Node(2).Op != Mul {
+		t.Fatalf("graph of %d nodes, node 2 = %+v", g.Len(), g.Node(2))
+	}
+	naive, right := make([]float64, 2), make([]float64, 2)
+	if err := NaiveBackprop(g, naive, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Gradient(right, 0); err != nil {
+		t.Fatal(err)
+	}
+	c := math.Cos(x * y)
+	algotest.Near(t, "∂f/∂x", right[0], y*(1+c), 1e-15)
+	algotest.Near(t, "naive ∂f/∂x", naive[0], y*(2+c), 1e-15)
+	tree := mustParse(t, "x*y + sin(x*y)", vars...)
+	if err := NaiveBackprop(tree, naive, 0); err != nil {
+		t.Fatal(err)
+	}
+	algotest.Near(t, "naive on the tree", naive[0], y*(1+c), 1e-15)
+	chained := mustParse(t, "a = x + 1; b = a*a ; b - a", vars...)
+	if err := chained.Forward(); err != nil {
+		t.Fatal(err)
+	}
+	algotest.Near(t, "chained definitions", chained.Value(0), 1.7*1.7-1.7, 1e-15)
 }
 
 // TestParsePrecedence: −x^2 = −(x²), 2^3^2 = 2^9, 2^−1 = ½, left-assoc − and

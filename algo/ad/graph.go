@@ -18,7 +18,7 @@ const MaxNodes = 1 << 20
 type Node struct {
 	Op   Op
 	A, B int     // arguments; −1 when the operation has fewer
-	Name string  // an input's variable name, a constant's source text, or ""
+	Name string  // an input's variable name, a constant's source text, a defined name (Parse), or ""
 	Val  float64 // a leaf's value (an input's current value or a constant)
 
 	// Start and End are the node's byte span in the parsed source

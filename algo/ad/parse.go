@@ -3,6 +3,7 @@ package ad
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -35,8 +36,13 @@ func (e *ParseError) Error() string { return fmt.Sprintf("at byte %d: %s", e.Pos
 // Parse builds the graph of one or more expressions separated by commas,
 // the outputs f_1..f_m, over the variables vars (the inputs x_1..x_n, in
 // that order, each one node however often it is used, so a variable read
-// twice is a fan-out). The grammar, loosest first:
+// twice is a fan-out). Definitions before the expressions name
+// intermediate nodes, so that an operation's result can be read twice
+// too: "u = x*y; u + sin(u)" has one node u with two parents (§1.4's
+// fan-out at an inner node), where "x*y + sin(x*y)" computes x·y twice.
+// The grammar, loosest first:
 //
+//	program = { name "=" expr ";" } list
 //	list    = expr { "," expr }
 //	expr    = term { ("+" | "-") term }
 //	term    = unary { ("*" | "/") unary }
@@ -44,8 +50,10 @@ func (e *ParseError) Error() string { return fmt.Sprintf("at byte %d: %s", e.Pos
 //	power   = primary [ "^" unary ]            (right-associative: 2^3^2 = 2^9)
 //	primary = number | name | name "(" expr ")" | "(" expr ")"
 //
-// so −x^2 = −(x²) and 2^−1 = ½. Names are variables, the constant pi, or
-// the functions exp, log (ln), sin, cos, tanh, sigmoid, relu, abs, sqrt.
+// so −x^2 = −(x²) and 2^−1 = ½. Names are variables, defined names, the
+// constant pi, or the functions exp, log (ln), sin, cos, tanh, sigmoid,
+// relu, abs, sqrt. A defined name must be new and is given to its node
+// (Node.Name) when the node is an operation without one.
 // Numbers are decimal with an optional exponent (1.5e-3). Each node records
 // its byte span, so an evaluation error names the failing sub-expression.
 func Parse(src string, vars []Var) (*Graph, error) {
@@ -72,6 +80,9 @@ func Parse(src string, vars []Var) (*Graph, error) {
 		return nil, err
 	}
 	p.next()
+	if err := p.definitions(); err != nil {
+		return nil, err
+	}
 	var outs []int
 	for {
 		id, err := p.expr(0)
@@ -91,6 +102,48 @@ func Parse(src string, vars []Var) (*Graph, error) {
 		return nil, err
 	}
 	return p.g, nil
+}
+
+// definitions parses the leading { name "=" expr ";" }.
+func (p *parser) definitions() error {
+	for p.tok == name && p.assignment() {
+		nm, at := p.text, p.pos
+		_, fn := functions[nm]
+		_, taken := p.vars[nm]
+		switch {
+		case fn || nm == "pi":
+			return &ParseError{Pos: at, Msg: fmt.Sprintf("cannot define %s: it is a function or constant", nm)}
+		case slices.Contains(p.defs, nm):
+			return &ParseError{Pos: at, Msg: fmt.Sprintf("%s is already defined", nm)}
+		case taken:
+			return &ParseError{Pos: at, Msg: fmt.Sprintf("cannot define %s: it is a variable", nm)}
+		}
+		p.next() // the name
+		p.next() // "="
+		id, err := p.expr(0)
+		if err != nil {
+			return err
+		}
+		if p.tok != ';' {
+			return p.unexpected(fmt.Sprintf("';' after the definition of %s", nm))
+		}
+		p.next()
+		p.vars[nm] = id
+		p.defs = append(p.defs, nm)
+		if n := &p.g.nodes[id]; n.Op.Arity() > 0 && n.Name == "" {
+			n.Name = nm
+		}
+	}
+	return nil
+}
+
+// assignment reports whether the current name token is followed by "=".
+func (p *parser) assignment() bool {
+	i := p.end
+	for i < len(p.src) && (p.src[i] == ' ' || p.src[i] == '\t') {
+		i++
+	}
+	return i < len(p.src) && p.src[i] == '='
 }
 
 func isName(s string) bool {
@@ -115,7 +168,8 @@ const (
 type parser struct {
 	src  string
 	g    *Graph
-	vars map[string]int
+	vars map[string]int // variables and defined names → nodes
+	defs []string       // defined names, in order
 
 	tok      int // a punctuation byte, or eof/number/name/bad
 	pos, end int // the current token's span
@@ -161,7 +215,7 @@ func (p *parser) next() {
 			}
 		}
 		p.tok, p.end = number, j
-	case strings.IndexByte("+-*/^(),", c) >= 0:
+	case strings.IndexByte("+-*/^(),=;", c) >= 0:
 		p.tok, p.end = int(c), i+1
 	default:
 		p.tok, p.end = bad, i+1
@@ -326,12 +380,13 @@ func (p *parser) group(depth int) (int, error) {
 }
 
 func (p *parser) defined() string {
-	if len(p.g.inputs) == 0 {
-		return "none"
+	names := make([]string, 0, len(p.g.inputs)+len(p.defs))
+	for _, id := range p.g.inputs {
+		names = append(names, p.g.nodes[id].Name)
 	}
-	names := make([]string, len(p.g.inputs))
-	for k, id := range p.g.inputs {
-		names[k] = p.g.nodes[id].Name
+	names = append(names, p.defs...)
+	if len(names) == 0 {
+		return "none"
 	}
 	return strings.Join(names, ", ")
 }

@@ -80,15 +80,20 @@ func FromColumns(name string, columns []string, rows [][]float64, classify bool)
 			l.Features = append(l.Features, c)
 		}
 	}
-	for _, r := range rows {
-		x := make([]float64, 0, len(r)-1)
+	// The rows share one backing array (a row each would be n allocations
+	// for the collector to trace); each is capped at its length.
+	d := len(columns) - 1
+	cells := make([]float64, 0, len(rows)*d)
+	l.X, l.Y = make([][]float64, len(rows)), make([]float64, len(rows))
+	for i, r := range rows {
+		start := len(cells)
 		for j, v := range r {
 			if j != target {
-				x = append(x, v)
+				cells = append(cells, v)
 			}
 		}
-		l.X = append(l.X, x)
-		l.Y = append(l.Y, r[target])
+		l.X[i] = cells[start:len(cells):len(cells)]
+		l.Y[i] = r[target]
 	}
 	if !classify {
 		return l, nil

@@ -6,25 +6,56 @@ import (
 
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/kernel"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // Sequential is GP regression with the observations arriving one per Step
-// (seed-003 catalogue G3: "one step: add the next observation"): it
-// refits the posterior on the first n of them and predicts at fixed test
-// points. Adding an observation never raises the posterior variance
-// anywhere (conditioning on more data cannot add uncertainty). It
-// converges (ErrConverged) once every observation is in.
+// (seed-003 catalogue G3: "one step: add the next observation"), tracking
+// the posterior at fixed test points. Adding an observation never raises
+// the posterior variance anywhere (conditioning on more data cannot add
+// uncertainty). It converges (ErrConverged) once every observation is in.
+//
+// A step does not refit: it extends the Cholesky factor of C = K + σ²I by
+// one row, r = L⁻¹c for the new column c of C and the pivot √(C_kk − ‖r‖²)
+// (O(k²) at the k-th observation, so O(n³/6) for a whole run instead of
+// the O(n⁴/12) of refitting each time), and with it z = L⁻¹y by one entry
+// and V = L⁻¹K_*ᵀ (the test points' cross-covariances) by one row v, from
+// which the test means Vᵀz and variances k(x, x) − ‖V_x‖² change by z_k·v
+// and −v² (O(k·m) for m test points). The log marginal likelihood is
+// −½‖z‖² − Σ log L_ii − (k/2) log 2π, kept as it goes. The factor is the
+// one Fit computes, to rounding, as long as no jitter is needed. When the
+// new pivot is not positive or the extended C fails Fit's condition test,
+// the step refactorises from scratch with the jitter policy of Fit (a rare
+// event: with noise σ² > 0 a bound settles the test without an estimate,
+// see factor.wellConditioned); the jitter then stays for later steps, since
+// adding a row never improves the conditioning (eigenvalue interlacing).
+// The kernel must be positive semidefinite, as a covariance function is.
 type Sequential struct {
 	kern  kernel.Kernel
 	noise float64
 	x     [][]float64 // in arrival order
 	y     []float64
 	test  [][]float64
-	n     int
-	post  *Posterior
+	f     factor
+	z     []float64 // L⁻¹y
+	quad  float64   // ‖z‖² = yᵀC⁻¹y
+	v     []float64 // V = L⁻¹K_*ᵀ, n×m row-major
+	kss   []float64 // k(x, x) at the test points
 	mean  []float64
 	vari  []float64
+	kt    []float64 // scratch: k(x_k, test)
+	post  *Posterior
+	// The rows of C solved ahead (factor.solveAhead), rows cbase … of K
+	// without noise, cw apart, kept for the 1-norm when each is taken in.
+	cblk      []float64
+	cbase, cw int
 }
+
+// aheadRows is the number of rows of the factor that a Step solves at once
+// when it needs a new one: 32 partly solved rows of up to a few thousand
+// entries stay in the second-level cache while each old row is read once.
+const aheadRows = 32
 
 // NewSequential starts from the prior; x and y (the observations, in the
 // order they will arrive) and test are not copied.
@@ -32,47 +63,170 @@ func NewSequential(k kernel.Kernel, noise float64, x [][]float64, y []float64, t
 	if len(x) != len(y) {
 		return nil, algo.BadParam("data", len(x), fmt.Sprintf("%d inputs for %d targets", len(x), len(y)))
 	}
-	s := &Sequential{kern: k, noise: noise, x: x, y: y, test: test}
-	if err := s.refit(); err != nil {
-		return nil, err
+	if !(noise >= 0) || math.IsInf(noise, 0) {
+		return nil, algo.BadParam("noise", noise, "a finite variance ≥ 0")
 	}
+	m := len(test)
+	s := &Sequential{kern: k, noise: noise, x: x, y: y, test: test, f: factor{noise: noise},
+		kss: make([]float64, m), mean: make([]float64, m), vari: make([]float64, m), kt: make([]float64, m)}
+	for a, t := range test {
+		s.kss[a] = kernel.Eval(k, t, t)
+	}
+	copy(s.vari, s.kss)
 	return s, nil
 }
 
-func (s *Sequential) refit() error {
-	post, err := Fit(s.kern, s.x[:s.n], s.y[:s.n], s.noise)
-	if err != nil {
-		return err
+// Step adds the next observation (see Sequential for the cost).
+func (s *Sequential) Step() error {
+	k := s.f.n
+	if k == len(s.x) {
+		return algo.ErrConverged
 	}
-	s.post = post
-	s.mean, s.vari = post.Predict(s.test)
+	xk := s.x[k]
+	if s.f.ahead == 0 {
+		s.solveAhead(k, min(aheadRows, len(s.x)-k))
+	}
+	c := s.cblk[(k-s.cbase)*s.cw:]
+	if !s.f.extend(c[:k], c[k]) {
+		return s.refactor(k + 1)
+	}
+	s.post = nil
+	// z_k and row k of V from row k of L: (b_k − Σ_{i<k} L_ki w_i)/L_kk.
+	row := s.f.l[k*s.f.stride : k*s.f.stride+k+1]
+	lkk := row[k]
+	zk := (s.y[k] - dotv(row[:k], s.z)) / lkk
+	s.z = append(s.z, zk)
+	s.quad += zk * zk
+	m := len(s.test)
+	for a, t := range s.test {
+		s.kt[a] = kernel.Eval(s.kern, xk, t)
+	}
+	if k > 0 {
+		// kt −= Vᵀ row: V is k×m.
+		blas64.Gemv(blas.Trans, -1, blas64.General{Rows: k, Cols: m, Stride: max(m, 1), Data: s.v},
+			blas64.Vector{N: k, Inc: 1, Data: row[:k]}, 1, blas64.Vector{N: m, Inc: 1, Data: s.kt})
+	}
+	inv := 1 / lkk
+	for a, kv := range s.kt {
+		vk := kv * inv
+		s.kt[a] = vk
+		s.mean[a] += zk * vk
+		s.vari[a] = math.Max(s.vari[a]-vk*vk, 0) // rounding can push it below 0
+	}
+	s.v = append(s.v, s.kt...)
 	return nil
 }
 
-// Step adds the next observation and refits (O(n³) for the factor, O(n²)
-// per test point).
-func (s *Sequential) Step() error {
-	if s.n == len(s.x) {
-		return algo.ErrConverged
+// solveAhead computes rows k … k+b−1 of K into cblk and has the factor
+// solve them ahead (at the present jitter).
+func (s *Sequential) solveAhead(k, b int) {
+	s.cbase, s.cw = k, k+b
+	if need := b * s.cw; cap(s.cblk) < need {
+		s.cblk = make([]float64, need, 2*need)
 	}
-	s.n++
-	if err := s.refit(); err != nil {
-		s.n--
+	s.cblk = s.cblk[:b*s.cw]
+	s.f.reserve(k + b)
+	st := s.f.stride
+	for t := 0; t < b; t++ {
+		r := k + t
+		c := s.cblk[t*s.cw : t*s.cw+r+1]
+		for i := range c {
+			c[i] = kernel.Eval(s.kern, s.x[i], s.x[r])
+		}
+		row := s.f.l[r*st : r*st+r+1]
+		copy(row, c)
+		row[r] += s.noise + s.f.jitter
+	}
+	s.f.solveAhead(b)
+}
+
+// refactor factorises C for the first n observations from scratch with the
+// jitter policy of Fit, and recomputes z, V, the means and variances.
+func (s *Sequential) refactor(n int) error {
+	gram := kernel.Gram(s.kern, s.x[:n])
+	var f factor
+	if err := f.factorize(gram, n, s.noise); err != nil {
 		return err
+	}
+	s.f, s.post = f, nil
+	s.z = append(s.z[:0], s.y[:n]...)
+	s.f.forward(s.z)
+	s.quad = dotv(s.z, s.z)
+	m := len(s.test)
+	ks := kernel.Cross(s.kern, s.test, s.x[:n]) // m×n
+	s.v = s.v[:0]
+	for i := 0; i < n; i++ {
+		for a := 0; a < m; a++ {
+			s.v = append(s.v, ks[a*n+i])
+		}
+	}
+	if m > 0 {
+		blas64.Trsm(blas.Left, blas.NoTrans, 1, s.f.tri(), blas64.General{Rows: n, Cols: m, Stride: m, Data: s.v})
+	}
+	for a := range s.test {
+		mean, vari := 0.0, s.kss[a]
+		for i := 0; i < n; i++ {
+			vi := s.v[i*m+a]
+			mean += s.z[i] * vi
+			vari -= vi * vi
+		}
+		s.mean[a], s.vari[a] = mean, math.Max(vari, 0)
 	}
 	return nil
 }
 
 // N is the number of observations in.
-func (s *Sequential) N() int { return s.n }
+func (s *Sequential) N() int { return s.f.n }
 
-// Posterior is the current posterior.
-func (s *Sequential) Posterior() *Posterior { return s.post }
+// Jitter is the jitter on the diagonal of C (0 when none was needed).
+func (s *Sequential) Jitter() float64 { return s.f.jitter }
+
+// LogMarginal is log p(y | θ) of the observations in, split as
+// Posterior.LogMarginal, in O(n) (the sum of the log pivots).
+func (s *Sequential) LogMarginal() (total, dataFit, complexity float64) {
+	n := s.f.n
+	if n == 0 {
+		return 0, 0, 0
+	}
+	dataFit, complexity = -0.5*s.quad, -0.5*s.f.logDet()
+	return dataFit + complexity - 0.5*float64(n)*math.Log(2*math.Pi), dataFit, complexity
+}
+
+// Posterior is the current posterior (O(n²) to build, a back substitution
+// for C⁻¹y, then cached until the next Step). It shares the factor, and is
+// valid until the next Step.
+func (s *Sequential) Posterior() *Posterior {
+	if s.post == nil {
+		s.post = newPosterior(s.kern, s.x, s.y, &s.f)
+	}
+	return s.post
+}
 
 // Mean and Variance are the latent posterior mean and variance at the test
-// points (views, replaced at each Step and never modified).
+// points (views, updated by each Step: copy them to keep them).
 func (s *Sequential) Mean() []float64     { return s.mean }
 func (s *Sequential) Variance() []float64 { return s.vari }
+
+// Covariance writes the posterior covariance of the latent values at the
+// test points, K_** − VᵀV, into dst (m×m row-major, grown if short) and
+// returns it: O(m²n), for drawing samples when a picture is asked for.
+func (s *Sequential) Covariance(dst []float64) []float64 {
+	m := len(s.test)
+	if cap(dst) < m*m {
+		dst = make([]float64, m*m)
+	}
+	dst = dst[:m*m]
+	for a, t := range s.test {
+		for b := a; b < m; b++ {
+			c := kernel.Eval(s.kern, t, s.test[b])
+			dst[a*m+b], dst[b*m+a] = c, c
+		}
+	}
+	if n := s.f.n; n > 0 {
+		subVTV(dst, s.v, n, m)
+	}
+	return dst
+}
 
 // Fitter learns the squared-exponential hyperparameters by gradient ascent
 // on the log marginal likelihood in log-parameters θ (seed 002 Algorithm 2,

@@ -20,7 +20,6 @@ import (
 	"github.com/thelab/lab/algo/kernel"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Jitter policy: when K + σ²I fails to factorise, or factorises with an
@@ -52,12 +51,10 @@ type Posterior struct {
 	kern   kernel.Kernel
 	x      [][]float64
 	y      []float64
-	noise  float64
-	jitter float64
 	n      int
-	chol   mat.Cholesky
-	u      blas64.Triangular // the upper factor U = Lᵀ
+	f      *factor
 	a      []float64
+	quad   float64 // yᵀC⁻¹y = ‖L⁻¹y‖²
 	logDet float64
 }
 
@@ -66,51 +63,70 @@ type Posterior struct {
 // the prior. It returns an error, never a bad factor, when C is not
 // positive definite even with the largest jitter.
 func Fit(k kernel.Kernel, x [][]float64, y []float64, noise float64) (*Posterior, error) {
-	if len(x) != len(y) {
-		return nil, algo.BadParam("data", len(x), fmt.Sprintf("%d inputs for %d targets", len(x), len(y)))
-	}
-	if !(noise >= 0) || math.IsInf(noise, 0) {
-		return nil, algo.BadParam("noise", noise, "a finite variance ≥ 0")
-	}
-	p := &Posterior{kern: k, x: x, y: y, noise: noise, n: len(x)}
-	if p.n == 0 {
-		return p, nil
-	}
-	gram := kernel.Gram(k, x)
-	if err := p.factor(gram); err != nil {
-		return nil, err
-	}
-	return p, nil
+	p, _, err := fitGram(k, x, y, noise)
+	return p, err
 }
 
-// factor factorises gram + (noise + jitter)I, escalating the jitter, and
-// solves for a.
-func (p *Posterior) factor(gram []float64) error {
-	jitter, err := factorJitter(&p.chol, gram, p.n, p.noise)
-	if err != nil {
-		return err
+// fitGram is Fit, also returning the Gram matrix K (row-major, intact).
+func fitGram(k kernel.Kernel, x [][]float64, y []float64, noise float64) (*Posterior, []float64, error) {
+	if len(x) != len(y) {
+		return nil, nil, algo.BadParam("data", len(x), fmt.Sprintf("%d inputs for %d targets", len(x), len(y)))
 	}
-	p.jitter = jitter
-	n := p.n
-	p.u = p.chol.RawU().(*mat.TriDense).RawTriangular()
-	av := mat.NewVecDense(n, nil)
-	if err := p.chol.SolveVecTo(av, mat.NewVecDense(n, p.y)); err != nil {
-		return fmt.Errorf("GP solve: %w", err)
+	if !(noise >= 0) || math.IsInf(noise, 0) {
+		return nil, nil, algo.BadParam("noise", noise, "a finite variance ≥ 0")
 	}
-	p.a = av.RawVector().Data
-	p.logDet = p.chol.LogDet()
-	return nil
+	f := &factor{noise: noise}
+	if len(x) == 0 {
+		return newPosterior(k, x, y, f), nil, nil
+	}
+	gram := kernel.Gram(k, x)
+	if err := f.factorize(gram, len(x), noise); err != nil {
+		return nil, nil, err
+	}
+	return newPosterior(k, x, y, f), gram, nil
+}
+
+// newPosterior solves for a = C⁻¹y = L⁻ᵀ(L⁻¹y) on the factor of the first
+// f.n observations; the factor is kept, not copied.
+func newPosterior(k kernel.Kernel, x [][]float64, y []float64, f *factor) *Posterior {
+	n := f.n
+	a := append([]float64(nil), y[:n]...)
+	f.forward(a)
+	quad := dotv(a, a)
+	f.backward(a)
+	return &Posterior{kern: k, x: x[:n], y: y[:n], n: n, f: f, a: a, quad: quad, logDet: f.logDet()}
 }
 
 // N is the number of observations.
 func (p *Posterior) N() int { return p.n }
 
 // Jitter returns the jitter added to the diagonal (0 when none was needed).
-func (p *Posterior) Jitter() float64 { return p.jitter }
+func (p *Posterior) Jitter() float64 { return p.f.jitter }
 
 // Weights returns a = C⁻¹y, the coefficients of m(x) = Σ a_i k(x_i, x) (a
 // view).
 func (p *Posterior) Weights() []float64 { return p.a }
+
+// crossT returns V = L⁻¹K_*ᵀ, n×m row-major, for the m points xs, and
+// writes the means K_* a into mean when it is not nil.
+func (p *Posterior) crossT(xs [][]float64, mean []float64) []float64 {
+	m := len(xs)
+	ks := kernel.Cross(p.kern, xs, p.x) // m×n
+	v := make([]float64, p.n*m)
+	for a := 0; a < m; a++ {
+		row := ks[a*p.n : (a+1)*p.n]
+		s := 0.0
+		for i, kv := range row {
+			v[i*m+a] = kv
+			s += kv * p.a[i]
+		}
+		if mean != nil {
+			mean[a] = s
+		}
+	}
+	blas64.Trsm(blas.Left, blas.NoTrans, 1, p.f.tri(), blas64.General{Rows: p.n, Cols: m, Stride: m, Data: v})
+	return v
+}
 
 // Predict returns the posterior mean and latent variance at each of xs
 // (fresh slices). It costs O(n²) per point.
@@ -123,19 +139,7 @@ func (p *Posterior) Predict(xs [][]float64) (mean, variance []float64) {
 	if p.n == 0 || m == 0 {
 		return mean, variance
 	}
-	// V = L⁻¹ K_*ᵀ: solve Uᵀ V = K_*ᵀ with K_*ᵀ n×m.
-	ks := kernel.Cross(p.kern, xs, p.x) // m×n
-	v := make([]float64, p.n*m)
-	for a := 0; a < m; a++ {
-		row := ks[a*p.n : (a+1)*p.n]
-		s := 0.0
-		for i, kv := range row {
-			v[i*m+a] = kv
-			s += kv * p.a[i]
-		}
-		mean[a] = s
-	}
-	blas64.Trsm(blas.Left, blas.Trans, 1, p.u, blas64.General{Rows: p.n, Cols: m, Stride: m, Data: v})
+	v := p.crossT(xs, mean)
 	for i := 0; i < p.n; i++ {
 		for a, vv := range v[i*m : (i+1)*m] {
 			variance[a] -= vv * vv
@@ -155,17 +159,14 @@ func (p *Posterior) Covariance(xs [][]float64) []float64 {
 	if p.n == 0 {
 		return cov
 	}
-	ks := kernel.Cross(p.kern, xs, p.x)
-	v := make([]float64, p.n*m)
-	for a := 0; a < m; a++ {
-		for i := 0; i < p.n; i++ {
-			v[i*m+a] = ks[a*p.n+i]
-		}
-	}
-	blas64.Trsm(blas.Left, blas.Trans, 1, p.u, blas64.General{Rows: p.n, Cols: m, Stride: m, Data: v})
-	vg := blas64.General{Rows: p.n, Cols: m, Stride: m, Data: v}
-	blas64.Gemm(blas.Trans, blas.NoTrans, -1, vg, vg, 1, blas64.General{Rows: m, Cols: m, Stride: m, Data: cov})
+	subVTV(cov, p.crossT(xs, nil), p.n, m)
 	return cov
+}
+
+// subVTV subtracts VᵀV from the m×m row-major cov, V being n×m.
+func subVTV(cov, v []float64, n, m int) {
+	vg := blas64.General{Rows: n, Cols: m, Stride: m, Data: v}
+	blas64.Gemm(blas.Trans, blas.NoTrans, -1, vg, vg, 1, blas64.General{Rows: m, Cols: m, Stride: m, Data: cov})
 }
 
 // Samples draws len(z) functions from the posterior at xs, f = m + Lz with
@@ -174,64 +175,28 @@ func (p *Posterior) Covariance(xs [][]float64) []float64 {
 // z[s] holds len(xs) standard normal values, so fixed z make the samples
 // morph smoothly as the posterior changes (seed 002 D5's suggestion).
 func (p *Posterior) Samples(xs [][]float64, z [][]float64) ([][]float64, error) {
-	m := len(xs)
-	cov := p.Covariance(xs)
 	mean, _ := p.Predict(xs)
-	var ch mat.Cholesky
-	if _, err := factorJitter(&ch, cov, m, 0); err != nil {
-		return nil, err
-	}
-	var l mat.TriDense
-	ch.LTo(&l)
-	out := make([][]float64, len(z))
-	for s, zs := range z {
-		f := make([]float64, m)
-		for i := 0; i < m; i++ {
-			v := mean[i]
-			for j := 0; j <= i; j++ {
-				v += l.At(i, j) * zs[j]
-			}
-			f[i] = v
-		}
-		out[s] = f
-	}
-	return out, nil
+	return Draw(mean, p.Covariance(xs), z)
 }
 
-// factorJitter factorises the n×n row-major matrix a + noise·I into ch,
-// adding jitter (see JitterStart, JitterMax) when it is not numerically
-// positive definite, and returns the jitter used. a's diagonal is
-// modified.
-func factorJitter(ch *mat.Cholesky, a []float64, n int, noise float64) (float64, error) {
-	scale := 0.0
-	for i := 0; i < n; i++ {
-		scale += math.Abs(a[i*n+i]) / float64(n)
+// Draw returns the functions m + Lz for each z in z, LLᵀ = cov the m×m
+// row-major covariance (read, not modified), factorised with the jitter
+// policy of Fit.
+func Draw(mean, cov []float64, z [][]float64) ([][]float64, error) {
+	m := len(mean)
+	var f factor
+	if err := f.factorize(cov, m, 0); err != nil {
+		return nil, err
 	}
-	if scale == 0 {
-		scale = 1
-	}
-	diag := make([]float64, n)
-	for i := range diag {
-		diag[i] = a[i*n+i]
-	}
-	c := mat.NewSymDense(n, a) // a backs c; only its diagonal changes
-	for jitter := 0.0; ; {
-		for i := 0; i < n; i++ {
-			c.SetSym(i, i, diag[i]+noise+jitter)
+	out := make([][]float64, len(z))
+	for s, zs := range z {
+		v := make([]float64, m)
+		for i := 0; i < m; i++ {
+			v[i] = mean[i] + dotv(f.l[i*f.stride:i*f.stride+i+1], zs[:i+1])
 		}
-		if ch.Factorize(c) && ch.Cond() <= MaxCond {
-			return jitter, nil
-		}
-		switch {
-		case jitter == 0:
-			jitter = JitterStart * scale
-		case jitter < JitterMax*scale*(1-1e-9):
-			jitter *= 10
-		default:
-			return 0, fmt.Errorf("the covariance (%d×%d) is not positive definite even with jitter %.1g·mean(diag K): "+
-				"raise noise, or use a kernel that is positive semidefinite", n, n, JitterMax)
-		}
+		out[s] = v
 	}
+	return out, nil
 }
 
 // LogMarginal returns log p(y | θ) = −½ yᵀC⁻¹y − ½ log|C| − (n/2) log 2π
@@ -241,7 +206,7 @@ func (p *Posterior) LogMarginal() (total, dataFit, complexity float64) {
 	if p.n == 0 {
 		return 0, 0, 0
 	}
-	dataFit = -0.5 * dotv(p.y, p.a)
+	dataFit = -0.5 * p.quad
 	complexity = -0.5 * p.logDet
 	return dataFit + complexity - 0.5*float64(p.n)*math.Log(2*math.Pi), dataFit, complexity
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/kernel"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Hyper are the hyperparameters of a GP with the squared-exponential kernel
@@ -65,7 +64,12 @@ type Evidence struct {
 	Complexity float64 // −½ log|C|
 	Grad       [3]float64
 	Jitter     float64
+	post       *Posterior
 }
+
+// Posterior is the GP posterior at these hyperparameters, which the
+// evidence was computed from (nil for the zero Evidence).
+func (e Evidence) Posterior() *Posterior { return e.post }
 
 // LogMarginalSE returns log p(y | θ) for the squared-exponential GP (seed
 // 003 L1037; seed 002 L1959) and its gradient, which the notes do not give
@@ -79,45 +83,48 @@ type Evidence struct {
 //	∂C/∂log ℓ = K ∘ R²/ℓ²,  ∂C/∂log σ_f² = K,  ∂C/∂log σ² = σ² I.
 //
 // Working in log-parameters keeps them positive under any step. The cost is
-// O(n³) (a Cholesky factor and an inverse).
+// O(n³): a Cholesky factor and the inverse from it (LAPACK dpotri), then
+// one pass over the lower triangle that reuses K from the factorisation
+// (no kernel evaluation).
 func LogMarginalSE(x [][]float64, y []float64, h Hyper) (Evidence, error) {
 	if err := h.Validate(); err != nil {
 		return Evidence{}, err
 	}
-	post, err := Fit(h.Kernel(), x, y, h.Noise)
+	post, gram, err := fitGram(h.Kernel(), x, y, h.Noise)
 	if err != nil {
 		return Evidence{}, err
 	}
-	e := Evidence{Hyper: h, Jitter: post.Jitter()}
+	e := Evidence{Hyper: h, Jitter: post.Jitter(), post: post}
 	e.LogML, e.DataFit, e.Complexity = post.LogMarginal()
 	n := len(x)
 	if n == 0 {
 		return e, nil
 	}
-	var cinv mat.SymDense
-	if err := post.chol.InverseTo(&cinv); err != nil {
+	cinv, err := post.f.inverse()
+	if err != nil {
 		return Evidence{}, fmt.Errorf("GP evidence: %w", err)
 	}
 	a := post.a
-	kern := h.Kernel()
 	l2 := h.Lengthscale * h.Lengthscale
+	// Off the diagonal each pair counts twice; on it r² = 0 and K_ii = σ_f².
 	var gl, gv, gn float64
 	for i := 0; i < n; i++ {
 		xi := x[i]
-		for j := 0; j < n; j++ {
-			w := a[i]*a[j] - cinv.At(i, j) // (aaᵀ − C⁻¹)_ij
-			kij := kernel.Eval(kern, xi, x[j])
+		ci, ki := cinv[i*n:i*n+i], gram[i*n:i*n+i]
+		for j, kij := range ki {
+			w := a[i]*a[j] - ci[j] // (aaᵀ − C⁻¹)_ij
+			xj := x[j]
 			r2 := 0.0
-			for d := range xi {
-				t := xi[d] - x[j][d]
+			for d, v := range xi {
+				t := v - xj[d]
 				r2 += t * t
 			}
-			gl += w * kij * r2 / l2
-			gv += w * kij
-			if i == j {
-				gn += w * h.Noise
-			}
+			gl += 2 * w * kij * r2 / l2
+			gv += 2 * w * kij
 		}
+		w := a[i]*a[i] - cinv[i*n+i]
+		gv += w * h.Variance
+		gn += w * h.Noise
 	}
 	e.Grad = [3]float64{0.5 * gl, 0.5 * gv, 0.5 * gn}
 	return e, nil

@@ -71,6 +71,33 @@ func Func(f func(x []float64) float64, grad, x []float64, s *Settings) (*Result,
 // took at kinks (tensor.Tape.Kinks): an entry is marked Kink when either
 // evaluation of its stencil hashes differently from x.
 func WithKinks(f func(x []float64) (float64, uint64), grad, x []float64, s *Settings) (*Result, error) {
+	c, err := NewChecker(f, grad, x, s)
+	if err != nil {
+		return nil, err
+	}
+	return c.Run()
+}
+
+// Checker compares a gradient with central differences one entry per
+// Step, for a pane to fill a histogram of relative errors as it goes.
+// Result is the comparison so far: MaxRel, MaxAbs, Worst and Kinks cover
+// the Checked entries, and the others' AD values with zero FD and Rel.
+type Checker struct {
+	f        func(x []float64) (float64, uint64)
+	x        []float64
+	settings *fd.Settings
+	floor    float64
+	h0       uint64
+	after    func(x []float64) // called with x restored after each entry
+	err      func() error      // an evaluation error to report, if any
+	r        *Result
+	i        int
+}
+
+// NewChecker prepares the check of grad, the AD gradient of f at x
+// (WithKinks' arguments). f is evaluated once here; x is perturbed one
+// entry at a time and restored after each.
+func NewChecker(f func(x []float64) (float64, uint64), grad, x []float64, s *Settings) (*Checker, error) {
 	h, floor, err := s.defaults()
 	if err != nil {
 		return nil, err
@@ -82,33 +109,69 @@ func WithKinks(f func(x []float64) (float64, uint64), grad, x []float64, s *Sett
 	if !algo.AllFinite(x) || !algo.AllFinite(grad) {
 		return nil, algo.BadParam("x, grad", "non-finite", "finite numbers")
 	}
-	_, h0 := f(x)
-	r := &Result{AD: append([]float64(nil), grad...), FD: make([]float64, n), Rel: make([]float64, n),
-		Kink: make([]bool, n), Worst: -1}
-	settings := &fd.Settings{Formula: fd.Central, Step: h}
-	for i := range n {
-		xi := x[i]
-		kink := false
-		r.FD[i] = fd.Derivative(func(t float64) float64 {
-			x[i] = xi + t
-			v, hash := f(x)
-			kink = kink || hash != h0
-			return v
-		}, 0, settings)
-		x[i] = xi
-		abs := math.Abs(r.AD[i] - r.FD[i])
-		r.Rel[i] = abs / max(math.Abs(r.AD[i]), math.Abs(r.FD[i]), floor)
-		if kink {
-			r.Kink[i] = true
-			r.Kinks++
-			continue
-		}
-		if r.Worst < 0 || !(r.Rel[i] <= r.MaxRel) { // a NaN counts as worst
-			r.MaxRel, r.Worst = r.Rel[i], i
-		}
-		r.MaxAbs = max(r.MaxAbs, abs)
+	c := &Checker{f: f, x: x, settings: &fd.Settings{Formula: fd.Central, Step: h}, floor: floor,
+		r: &Result{AD: append([]float64(nil), grad...), FD: make([]float64, n), Rel: make([]float64, n),
+			Kink: make([]bool, n), Worst: -1}}
+	_, c.h0 = f(x)
+	return c, nil
+}
+
+// Len is the number of entries; Checked the number compared so far.
+func (c *Checker) Len() int     { return len(c.x) }
+func (c *Checker) Checked() int { return c.i }
+
+// Result is the comparison so far (shared: it changes with every Step).
+func (c *Checker) Result() *Result { return c.r }
+
+// Step compares the next entry: two evaluations of f. It returns
+// algo.ErrConverged when every entry has been compared, or an evaluation
+// error.
+func (c *Checker) Step() error {
+	if c.i >= len(c.x) {
+		return algo.ErrConverged
 	}
-	return r, nil
+	i, r, x := c.i, c.r, c.x
+	xi := x[i]
+	kink := false
+	r.FD[i] = fd.Derivative(func(t float64) float64 {
+		x[i] = xi + t
+		v, hash := c.f(x)
+		kink = kink || hash != c.h0
+		return v
+	}, 0, c.settings)
+	x[i] = xi
+	if c.after != nil {
+		c.after(x)
+	}
+	c.i++
+	if c.err != nil {
+		if err := c.err(); err != nil {
+			return err
+		}
+	}
+	abs := math.Abs(r.AD[i] - r.FD[i])
+	r.Rel[i] = abs / max(math.Abs(r.AD[i]), math.Abs(r.FD[i]), c.floor)
+	if kink {
+		r.Kink[i] = true
+		r.Kinks++
+		return nil
+	}
+	if r.Worst < 0 || !(r.Rel[i] <= r.MaxRel) { // a NaN counts as worst
+		r.MaxRel, r.Worst = r.Rel[i], i
+	}
+	r.MaxAbs = max(r.MaxAbs, abs)
+	return nil
+}
+
+// Run compares every remaining entry and returns the result.
+func (c *Checker) Run() (*Result, error) {
+	for {
+		if err := c.Step(); err == algo.ErrConverged {
+			return c.r, nil
+		} else if err != nil {
+			return nil, err
+		}
+	}
 }
 
 // Model checks the gradient of a scalar model built on a tensor.Tape with
@@ -117,6 +180,16 @@ func WithKinks(f func(x []float64) (float64, uint64), grad, x []float64, s *Sett
 // parameter entry for the differences, with the tape rewound each time and
 // kink tracking on. Parameters are restored afterwards.
 func Model(build func(tp *tensor.Tape) *tensor.Tensor, params []*tensor.Tensor, s *Settings) (*Result, error) {
+	c, err := NewModelChecker(build, params, s)
+	if err != nil {
+		return nil, err
+	}
+	return c.Run()
+}
+
+// NewModelChecker is Model one parameter entry per Step: params hold their
+// own values again after every Step.
+func NewModelChecker(build func(tp *tensor.Tape) *tensor.Tensor, params []*tensor.Tensor, s *Settings) (*Checker, error) {
 	tp := tensor.NewTape()
 	tp.TrackKinks(true)
 	loss := build(tp)
@@ -131,7 +204,6 @@ func Model(build func(tp *tensor.Tape) *tensor.Tensor, params []*tensor.Tensor, 
 		x = append(x, p.Data...)
 		grad = append(grad, p.Grad...)
 	}
-	saved := append([]float64(nil), x...)
 	set := func(x []float64) {
 		k := 0
 		for _, p := range params {
@@ -149,10 +221,11 @@ func Model(build func(tp *tensor.Tape) *tensor.Tensor, params []*tensor.Tensor, 
 		hash, _ := tp.Kinks()
 		return v, hash
 	}
-	r, err := WithKinks(f, grad, x, s)
-	set(saved)
-	if err == nil {
-		err = evalErr
+	c, err := NewChecker(f, grad, x, s)
+	if err != nil {
+		return nil, err
 	}
-	return r, err
+	c.after = set
+	c.err = func() error { return evalErr }
+	return c, nil
 }

@@ -1,9 +1,11 @@
 package gradcheck
 
 import (
+	"errors"
 	"math"
 	"testing"
 
+	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/algotest"
 )
 
@@ -63,4 +65,36 @@ func TestBadInput(t *testing.T) {
 	algotest.WantParam(t, err, "step")
 	_, err = Func(f, []float64{1}, []float64{math.NaN()}, nil)
 	algotest.WantParam(t, err, "x, grad")
+}
+
+// TestCheckerSteps: one entry per Step gives what Func gives at once, with
+// the result so far covering the entries checked, x restored after every
+// step, and ErrConverged at the end.
+func TestCheckerSteps(t *testing.T) {
+	f := func(x []float64) (float64, uint64) { return x[0]*x[1] + math.Exp(x[2]), 0 }
+	x := []float64{0.5, -2, 0.1}
+	grad := []float64{-2, 0.5 * 1.5, math.Exp(0.1)} // the second entry 50% off
+	c, err := NewChecker(f, grad, x, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range 3 {
+		if err := c.Step(); err != nil {
+			t.Fatal(err)
+		}
+		if c.Checked() != k+1 || x[0] != 0.5 || x[1] != -2 || x[2] != 0.1 {
+			t.Fatalf("after step %d: checked %d, x %v", k+1, c.Checked(), x)
+		}
+		if wantWorst := map[int]int{0: 0, 1: 1, 2: 1}[k]; c.Result().Worst != wantWorst {
+			t.Errorf("after step %d: worst %d, want %d", k+1, c.Result().Worst, wantWorst)
+		}
+	}
+	if err := c.Step(); !errors.Is(err, algo.ErrConverged) {
+		t.Errorf("step past the end: %v", err)
+	}
+	all, _ := WithKinks(f, grad, x, nil)
+	for i := range 3 {
+		algotest.Near(t, "rel", c.Result().Rel[i], all.Rel[i], 0)
+	}
+	algotest.Near(t, "a 50% mistake", c.Result().MaxRel, 0.25/0.75, 1e-6)
 }

@@ -18,7 +18,7 @@ func TestExactCheckPassesExactDraws(t *testing.T) {
 	const m, n = 4, 2000
 	var d Diagnoser
 	var s Summary
-	for _, name := range target.Names {
+	for _, name := range presets {
 		tg, _ := target.New(name, target.DefaultRho)
 		dr := tg.(target.Drawer)
 		for seed := uint64(1); seed <= 2; seed++ {

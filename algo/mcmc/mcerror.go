@@ -23,8 +23,8 @@ const (
 	tauWindow                 = 1 << 14 // f-values of chain 1 kept for τ̂
 )
 
-// Statistics lists the statistics in menu order.
-var Statistics = []Statistic{StatMean, StatSquare, StatTail}
+// String is the statistic's name.
+func (s Statistic) String() string { return string(s) }
 
 // MCError measures the error of Monte Carlo estimation against the number
 // of samples S (seed 002 §3.2, L1030–1038; catalogue C3). R independent

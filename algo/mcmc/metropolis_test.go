@@ -295,7 +295,7 @@ func TestMetropolisBadParams(t *testing.T) {
 }
 
 func TestStepDoesNotAllocate(t *testing.T) {
-	for _, name := range target.Names {
+	for _, name := range presets {
 		tg, _ := target.New(name, 0.9)
 		m, err := NewMetropolis(tg, make([]float64, tg.Dim()), 1, rand.New(rand.NewPCG(1, 1)))
 		if err != nil {
@@ -308,8 +308,8 @@ func TestStepDoesNotAllocate(t *testing.T) {
 }
 
 func BenchmarkMetropolisStep(b *testing.B) {
-	for _, name := range target.Names {
-		b.Run(name, func(b *testing.B) {
+	for _, name := range presets {
+		b.Run(name.String(), func(b *testing.B) {
 			tg, _ := target.New(name, 0.9)
 			m, _ := NewMetropolis(tg, make([]float64, tg.Dim()), 1, rand.New(rand.NewPCG(1, 1)))
 			b.ReportAllocs()

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/algotest"
 )
 
 func newRNG(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x2e3)) }
@@ -702,18 +703,33 @@ func TestStepAllocs(t *testing.T) {
 // 4.4 ms). It calls the two halves directly rather than Step, whose stopping
 // rule would end the loop once the fit stops moving; Step adds only that test.
 func BenchmarkEMIteration(b *testing.B) {
-	s := blobs(b, 1, 10000, 5)
-	e, err := New(s.Points, Config{K: 5, Reg: DefaultReg, Tol: DefaultTol}, newRNG(1))
-	if err != nil {
-		b.Fatal(err)
+	for _, c := range []struct{ n, workers int }{{10000, 1}, {100000, 1}, {100000, 2}} {
+		b.Run(fmt.Sprintf("n=%d/workers=%d", c.n, c.workers), func(b *testing.B) {
+			defer cpuTime(b, c.workers)()
+			s := blobs(b, 1, c.n, 5)
+			e, err := New(s.Points, Config{K: 5, Reg: DefaultReg, Tol: DefaultTol}, newRNG(1))
+			if err != nil {
+				b.Fatal(err)
+			}
+			e.SetWorkers(c.workers)
+			b.ReportAllocs()
+			for b.Loop() {
+				e.eStep()
+				if err := e.mStep(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		e.eStep()
-		if err := e.mStep(); err != nil {
-			b.Fatal(err)
-		}
+}
+
+// cpuTime reports a benchmark's CPU time per op: its thread's on one
+// worker, the process's on several.
+func cpuTime(b *testing.B, workers int) func() {
+	if workers == 1 {
+		return algotest.CPUTime(b)
 	}
+	return algotest.ProcessCPUTime(b)
 }
 
 // TestBlobs checks the generator's promises: weights sum to 1 with none

@@ -322,27 +322,33 @@ func TestEpsLimit(t *testing.T) {
 }
 
 func BenchmarkKMeansIteration(b *testing.B) {
-	// 100 000 points in 8 clusters, k = 8: one assignment and one update.
+	// 100 000 points in 8 clusters, k = 8: one assignment and one update,
+	// on one worker and on two (the CPU time then counts both threads).
 	s, err := Blobs(newRNG(1), 100000, 8, 4)
 	if err != nil {
 		b.Fatal(err)
 	}
-	newRun := func(seed uint64) *KMeans {
-		m, err := NewKMeans(s.Points, 8, newRNG(seed))
-		if err != nil {
-			b.Fatal(err)
-		}
-		return m
-	}
-	m := newRun(0)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		if err := m.Step(); err != nil {
-			b.StopTimer()
-			m = newRun(uint64(i))
-			b.StartTimer()
-		}
-		_ = m.Step()
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			defer cpuTime(b, workers)()
+			newRun := func(seed uint64) *KMeans {
+				m, err := NewKMeans(s.Points, 8, newRNG(seed))
+				if err != nil {
+					b.Fatal(err)
+				}
+				m.SetWorkers(workers)
+				return m
+			}
+			m := newRun(0)
+			b.ReportAllocs()
+			for i := 0; b.Loop(); i++ {
+				if err := m.Step(); err != nil {
+					b.StopTimer()
+					m = newRun(uint64(i))
+					b.StartTimer()
+				}
+				_ = m.Step()
+			}
+		})
 	}
 }

@@ -17,6 +17,21 @@ import (
 // its own total. A total that differs is refused with both sums shown,
 // never rescaled to fit.
 
+// RowError refuses one row of user data: Row counts the data rows from 1,
+// so that a reader that knows where each row came from (a file's line)
+// can say so.
+type RowError struct {
+	Data string // the data's name
+	Row  int
+	Msg  string
+}
+
+func (e *RowError) Error() string { return fmt.Sprintf("%s: row %d: %s", e.Data, e.Row, e.Msg) }
+
+func rowError(name string, r int, format string, args ...any) error {
+	return &RowError{Data: name, Row: r, Msg: fmt.Sprintf(format, args...)}
+}
+
 // Side says which measure a row of point data belongs to.
 type Side int8
 
@@ -47,9 +62,9 @@ func ParseSide(s string) (Side, error) {
 // FromPoints builds a problem from point rows: coords[r] holds the one or
 // two coordinates of row r (every row the same number), weights[r] its
 // mass (nil: uniform on each side) and sides[r] its side. Errors name the
-// data (name) and the row (counted from 1): a row with a non-finite
-// coordinate, a negative or non-finite weight, a side with no rows or no
-// mass, or totals that differ.
+// data (name) and, for a row with a non-finite coordinate or a negative or
+// non-finite weight, the row (counted from 1, a *RowError); a side with no
+// rows or no mass, or totals that differ, are refused as a whole.
 func FromPoints(name string, coords [][]float64, weights []float64, sides []Side) (*Problem, error) {
 	if len(coords) == 0 {
 		return nil, fmt.Errorf("%s: no rows", name)
@@ -64,16 +79,16 @@ func FromPoints(name string, coords [][]float64, weights []float64, sides []Side
 	p := &Problem{Name: name, Dim: dim}
 	for r, c := range coords {
 		if len(c) != dim {
-			return nil, fmt.Errorf("%s: row %d has %d coordinates, row 1 has %d", name, r+1, len(c), dim)
+			return nil, rowError(name, r+1, "%d coordinates, row 1 has %d", len(c), dim)
 		}
 		if !algo.AllFinite(c) {
-			return nil, fmt.Errorf("%s: row %d: coordinates %v are not finite", name, r+1, c)
+			return nil, rowError(name, r+1, "coordinates %v are not finite", c)
 		}
 		w := 1.0
 		if weights != nil {
 			w = weights[r]
 			if !(w >= 0) || math.IsInf(w, 0) {
-				return nil, fmt.Errorf("%s: row %d: weight %g; weights must be finite and ≥ 0", name, r+1, w)
+				return nil, rowError(name, r+1, "weight %g; weights must be finite and ≥ 0", w)
 			}
 		}
 		if sides[r] == Target {
@@ -108,11 +123,11 @@ func FromHistograms(name string, x, a, b []float64) (*Problem, error) {
 	}
 	for r := range x {
 		if !algo.Finite(x[r]) {
-			return nil, fmt.Errorf("%s: row %d: x = %g is not finite", name, r+1, x[r])
+			return nil, rowError(name, r+1, "x = %g is not finite", x[r])
 		}
 		for _, v := range []float64{a[r], b[r]} {
 			if !(v >= 0) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%s: row %d: mass %g; masses must be finite and ≥ 0", name, r+1, v)
+				return nil, rowError(name, r+1, "mass %g; masses must be finite and ≥ 0", v)
 			}
 		}
 	}

@@ -138,7 +138,7 @@ func TestFromPoints(t *testing.T) {
 		{"NaN weight", coords, []float64{1, 2, math.NaN(), 3, 1}, sides, "row 3"},
 		{"empty side", coords, nil, []Side{Source, Source, Source, Source, Source}, "target side has no rows"},
 		{"zero side", coords, []float64{1, 1, 1, 0, 0}, sides, "target masses sum to 0"},
-		{"ragged", [][]float64{{0, 0}, {1}}, nil, []Side{Source, Target}, "row 2 has 1 coordinates"},
+		{"ragged", [][]float64{{0, 0}, {1}}, nil, []Side{Source, Target}, "row 2: 1 coordinates"},
 		{"3-D", [][]float64{{0, 0, 0}}, nil, []Side{Source}, "1 or 2 coordinates"},
 		{"Inf coordinate", [][]float64{{0}, {math.Inf(1)}}, nil, []Side{Source, Target}, "row 2"},
 	} {

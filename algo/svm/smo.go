@@ -13,6 +13,7 @@ import (
 	"math"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/kernel"
 )
 
 // tau replaces a non-positive curvature a_ij = K_ii + K_jj − 2K_ij (an
@@ -41,6 +42,13 @@ type Config struct {
 	// Tol is the stopping tolerance on the maximal KKT violation
 	// m(α) − M(α) (LIBSVM's eps; 1e-3 is LIBSVM's default).
 	Tol float64
+	// Cache is the bytes of kernel rows NewKernel keeps (0: DefaultCache);
+	// at least two rows are kept, at most all n.
+	Cache int64
+	// Shrink leaves out of the working-set selection the variables at a
+	// bound that the KKT conditions hold there by a margin (LIBSVM's
+	// shrinking, Chang & Lin 2011, §5.2): see SMO.
+	Shrink bool
 }
 
 // SMO solves the SVM dual (seed 003 L740–744, with the box of seed 001
@@ -63,8 +71,25 @@ type Config struct {
 // with a_it = K_ii + K_tt − 2K_it, I_up = {t : y_t = +1, α_t < C, or y_t = −1,
 // α_t > 0} and I_low the mirror. α is optimal iff m(α) = max_{I_up} −y G ≤
 // M(α) = min_{I_low} −y G (the KKT conditions); the run converges
-// (ErrConverged) when m − M ≤ Tol. The kernel matrix is computed once by
-// the caller and reused; a step costs O(n) and does not allocate.
+// (ErrConverged) when m − M ≤ Tol. A step costs O(n) and does not
+// allocate, besides the two kernel rows it needs: from a kernel matrix
+// computed beforehand (New), or computed on demand and kept in a bounded
+// least-recently-used cache (NewKernel, LIBSVM's kernel cache), so that
+// memory stays bounded whatever n.
+//
+// With Config.Shrink, every min(n, 1000) steps the variables at a bound
+// that no pair can move for now — at α = 0 or C with −y_tG_t beyond m(α)
+// or M(α) on the side the bound allows — leave the selection (LIBSVM's
+// shrinking rule); the first time m − M ≤ 10·Tol they all come back once,
+// and when the selection converges on the active variables every
+// variable comes back and the run converges only if it does on all of
+// them. Unlike LIBSVM's, the gradient is kept for every variable (the
+// pair update costs O(n) either way, the selection only O(active)), so
+// the bias, margins, primal and KKT violation stay exact at every step.
+//
+// The dual D(α) is kept as it goes: a pair step changes it by
+// −Δ_iG_i − Δ_jG_j − ½Δ_i²K_ii − ½Δ_j²K_jj − Δ_iΔ_jy_iy_jK_ij (with G
+// before the step), in O(1), resynchronised from G every 1,000 steps.
 //
 // The bias is b = −ρ with ρ the mean of y_i G_i over the free support
 // vectors (0 < α_i < C), or the midpoint of the feasible interval when
@@ -74,7 +99,7 @@ type Config struct {
 // α = 0).
 type SMO struct {
 	n    int
-	k    []float64 // K, n×n row-major
+	rows rows
 	kd   []float64 // the diagonal K_tt, contiguous for the selection loop
 	y    []float64
 	c    float64
@@ -82,25 +107,68 @@ type SMO struct {
 	a    []float64 // α
 	g    []float64 // G = Qα − 1
 	sumA float64
+	dual float64 // D(α), kept as it goes
 	iter int
 	// radius is R = max_i √K_ii, the data's radius in feature space.
 	radius float64
 
-	// The next working pair and the violation m − M at the current α.
+	// The variables the selection looks at (all of them without
+	// shrinking), and shrinking's state.
+	active   []int32
+	shrink   bool
+	counter  int  // steps to the next shrinking
+	unshrunk bool // the once-only return of every variable near the end
+
+	// The next working pair and the violation m − M at the current α
+	// (over the active variables).
 	wi, wj int
 	viol   float64
 }
 
 // New starts SMO from α = 0 on a Gram matrix (n×n row-major, kept, not
 // copied: do not modify it) and labels y ∈ {−1, +1} with both classes
-// present.
+// present. Config.Cache is not used.
 func New(gram, y []float64, cfg Config) (*SMO, error) {
 	n := len(y)
-	if n < 2 {
-		return nil, algo.BadParam("data", n, "at least 2 points")
-	}
-	if len(gram) != n*n {
+	if n >= 2 && len(gram) != n*n {
 		return nil, algo.BadParam("gram", len(gram), fmt.Sprintf("an %d×%d matrix", n, n))
+	}
+	if err := check(y, cfg); err != nil {
+		return nil, err
+	}
+	kd := make([]float64, n)
+	for i := range kd {
+		kd[i] = gram[i*n+i]
+	}
+	return start(gramRows{k: gram, n: n}, kd, y, cfg), nil
+}
+
+// NewKernel starts SMO from α = 0 on the points x (kept, not copied) with
+// kernel k, computing kernel rows as the steps need them and keeping up to
+// Config.Cache bytes of them (see SMO).
+func NewKernel(x [][]float64, k kernel.Kernel, y []float64, cfg Config) (*SMO, error) {
+	if len(x) != len(y) {
+		return nil, algo.BadParam("data", len(x), fmt.Sprintf("%d points for %d labels", len(x), len(y)))
+	}
+	if err := check(y, cfg); err != nil {
+		return nil, err
+	}
+	if len(x[0]) == 0 {
+		return nil, algo.BadParam("data", 0, "at least one feature")
+	}
+	cache := cfg.Cache
+	if cache <= 0 {
+		cache = DefaultCache
+	}
+	r := newCachedRows(x, k, cache)
+	return start(r, r.diag(), y, cfg), nil
+}
+
+// check validates the labels and the configuration.
+func check(y []float64, cfg Config) error {
+	n := len(y)
+	if n < 2 {
+		return algo.BadParam("data", n, "at least 2 points")
 	}
 	pos, neg := 0, 0
 	for i, v := range y {
@@ -110,26 +178,32 @@ func New(gram, y []float64, cfg Config) (*SMO, error) {
 		case -1:
 			neg++
 		default:
-			return nil, algo.BadParam("labels", fmt.Sprintf("y[%d] = %v", i, v), "each −1 or +1")
+			return algo.BadParam("labels", fmt.Sprintf("y[%d] = %v", i, v), "each −1 or +1")
 		}
 	}
 	if pos == 0 || neg == 0 {
-		return nil, algo.BadParam("labels", fmt.Sprintf("%d positive, %d negative", pos, neg), "both classes present")
+		return algo.BadParam("labels", fmt.Sprintf("%d positive, %d negative", pos, neg), "both classes present")
 	}
 	if !(cfg.C > 0) {
-		return nil, algo.BadParam("C", cfg.C, "> 0 (or +Inf for the hard margin)")
+		return algo.BadParam("C", cfg.C, "> 0 (or +Inf for the hard margin)")
 	}
 	if !(cfg.Tol > 0) || math.IsInf(cfg.Tol, 0) {
-		return nil, algo.BadParam("tol", cfg.Tol, "a finite number > 0")
+		return algo.BadParam("tol", cfg.Tol, "a finite number > 0")
 	}
-	s := &SMO{n: n, k: gram, y: y, c: cfg.C, tol: cfg.Tol, a: make([]float64, n), g: make([]float64, n), kd: make([]float64, n)}
+	return nil
+}
+
+func start(r rows, kd, y []float64, cfg Config) *SMO {
+	n := len(y)
+	s := &SMO{n: n, rows: r, kd: kd, y: y, c: cfg.C, tol: cfg.Tol, a: make([]float64, n), g: make([]float64, n),
+		active: make([]int32, n), shrink: cfg.Shrink, counter: min(n, 1000) + 1}
 	for i := range s.g {
 		s.g[i] = -1
-		s.kd[i] = gram[i*n+i]
-		s.radius = math.Max(s.radius, math.Sqrt(math.Max(s.kd[i], 0)))
+		s.active[i] = int32(i)
+		s.radius = math.Max(s.radius, math.Sqrt(math.Max(kd[i], 0)))
 	}
 	s.selectPair()
-	return s, nil
+	return s
 }
 
 func (s *SMO) inUp(t int) bool {
@@ -146,10 +220,22 @@ func (s *SMO) inLow(t int) bool {
 	return s.a[t] < s.c
 }
 
-// selectPair runs WSS 2 and records the violation m(α) − M(α).
+// selectPair runs WSS 2 over the active variables and records the
+// violation m(α) − M(α); when that is within the tolerance while some
+// variables are shrunk, it brings them all back and selects again.
 func (s *SMO) selectPair() {
+	s.wi, s.wj, s.viol = s.wss()
+	if s.viol <= s.tol && len(s.active) < s.n {
+		s.activateAll()
+		s.wi, s.wj, s.viol = s.wss()
+	}
+}
+
+// wss is WSS 2 over the active variables.
+func (s *SMO) wss() (i, j int, viol float64) {
 	gmax, i := math.Inf(-1), -1
-	for t := 0; t < s.n; t++ {
+	for _, t32 := range s.active {
+		t := int(t32)
 		if s.inUp(t) {
 			if v := -s.y[t] * s.g[t]; v >= gmax {
 				gmax, i = v, t
@@ -157,36 +243,104 @@ func (s *SMO) selectPair() {
 		}
 	}
 	gmax2, j := math.Inf(-1), -1
-	best := math.Inf(1)
 	if i >= 0 {
-		ki := s.k[i*s.n : (i+1)*s.n]
-		kii := ki[i]
-		for t := 0; t < s.n; t++ {
-			if !s.inLow(t) {
-				continue
+		if k64, k32 := s.rows.row(i); k64 != nil {
+			j, gmax2 = pickJ(s, k64, i, gmax)
+		} else {
+			j, gmax2 = pickJ(s, k32, i, gmax)
+		}
+	}
+	if i < 0 || math.IsInf(gmax2, -1) {
+		return i, j, 0
+	}
+	return i, j, gmax + gmax2
+}
+
+// pickJ is the second half of WSS 2: j among the active I_low that
+// maximises the second-order gain with i, and max_{I_low} y_tG_t.
+func pickJ[T float32 | float64](s *SMO, ki []T, i int, gmax float64) (j int, gmax2 float64) {
+	gmax2, j = math.Inf(-1), -1
+	best := math.Inf(1)
+	kii := s.kd[i]
+	for _, t32 := range s.active {
+		t := int(t32)
+		if !s.inLow(t) {
+			continue
+		}
+		ytgt := s.y[t] * s.g[t]
+		if ytgt > gmax2 {
+			gmax2 = ytgt
+		}
+		if diff := gmax + ytgt; diff > 0 {
+			a := kii + s.kd[t] - 2*float64(ki[t])
+			if a <= 0 {
+				a = tau
 			}
-			ytgt := s.y[t] * s.g[t]
-			if ytgt > gmax2 {
-				gmax2 = ytgt
-			}
-			if diff := gmax + ytgt; diff > 0 {
-				a := kii + s.kd[t] - 2*ki[t]
-				if a <= 0 {
-					a = tau
-				}
-				if obj := -diff * diff / a; obj <= best {
-					best, j = obj, t
-				}
+			if obj := -diff * diff / a; obj <= best {
+				best, j = obj, t
 			}
 		}
 	}
-	s.wi, s.wj = i, j
-	if i < 0 || math.IsInf(gmax2, -1) {
-		s.viol = 0
-		return
-	}
-	s.viol = gmax + gmax2
+	return j, gmax2
 }
+
+// addPair is G_t += y_t(K_ti·di + K_tj·dj) for every t.
+func addPair[T float32 | float64](g, y []float64, ki, kj []T, di, dj float64) {
+	y, ki, kj = y[:len(g)], ki[:len(g)], kj[:len(g)]
+	for t := range g {
+		g[t] += y[t] * (float64(ki[t])*di + float64(kj[t])*dj)
+	}
+}
+
+// activateAll puts every variable back in the selection.
+func (s *SMO) activateAll() {
+	s.active = s.active[:s.n]
+	for t := range s.active {
+		s.active[t] = int32(t)
+	}
+}
+
+// doShrinking is LIBSVM's do_shrinking with m = Gmax1 and M = −Gmax2 over
+// the active variables: a variable that only I_up holds leaves when
+// −y_tG_t < M, one that only I_low holds when −y_tG_t > m (free variables
+// never leave).
+func (s *SMO) doShrinking() {
+	gmax1, gmax2 := math.Inf(-1), math.Inf(-1)
+	for _, t32 := range s.active {
+		t := int(t32)
+		yg := s.y[t] * s.g[t]
+		if s.inUp(t) {
+			gmax1 = math.Max(gmax1, -yg)
+		}
+		if s.inLow(t) {
+			gmax2 = math.Max(gmax2, yg)
+		}
+	}
+	if !s.unshrunk && gmax1+gmax2 <= 10*s.tol {
+		s.unshrunk = true
+		s.activateAll()
+	}
+	kept := s.active[:0]
+	for _, t32 := range s.active {
+		t := int(t32)
+		up, low := s.inUp(t), s.inLow(t)
+		yg := s.y[t] * s.g[t]
+		if (up && !low && yg > gmax2) || (low && !up && -yg > gmax1) {
+			continue
+		}
+		kept = append(kept, t32)
+	}
+	s.active = kept
+}
+
+// Active is the number of variables the selection looks at (n without
+// shrinking).
+func (s *SMO) Active() int { return len(s.active) }
+
+// RowsComputed is the number of kernel rows computed so far: n for a
+// Gram matrix given beforehand; with NewKernel, each row the steps asked
+// for, once, or again after its eviction from the cache.
+func (s *SMO) RowsComputed() int { return s.rows.computed() }
 
 // Step updates one pair. It returns ErrConverged (before moving) once the
 // maximal KKT violation is at most Tol, and an ErrDiverged error when a
@@ -196,10 +350,18 @@ func (s *SMO) Step() error {
 		return algo.ErrConverged
 	}
 	i, j := s.wi, s.wj
-	n, c := s.n, s.c
-	ki, kj := s.k[i*n:(i+1)*n], s.k[j*n:(j+1)*n]
+	c := s.c
+	ki64, ki32 := s.rows.row(i)
+	kj64, kj32 := s.rows.row(j)
+	var kij float64
+	if ki64 != nil {
+		kij = ki64[j]
+	} else {
+		kij = float64(ki32[j])
+	}
 	ai, aj := s.a[i], s.a[j]
-	quad := ki[i] + kj[j] - 2*ki[j]
+	gi, gj := s.g[i], s.g[j]
+	quad := s.kd[i] + s.kd[j] - 2*kij
 	if quad <= 0 {
 		quad = tau
 	}
@@ -244,19 +406,33 @@ func (s *SMO) Step() error {
 		}
 	}
 	// G_t += Q_ti Δα_i + Q_tj Δα_j, Q_ti = y_t y_i K_ti.
-	di, dj := (s.a[i]-ai)*s.y[i], (s.a[j]-aj)*s.y[j]
-	for t := 0; t < n; t++ {
-		s.g[t] += s.y[t] * (ki[t]*di + kj[t]*dj)
+	dai, daj := s.a[i]-ai, s.a[j]-aj
+	di, dj := dai*s.y[i], daj*s.y[j]
+	if ki64 != nil {
+		addPair(s.g, s.y, ki64, kj64, di, dj)
+	} else {
+		addPair(s.g, s.y, ki32, kj32, di, dj)
 	}
-	s.sumA += s.a[i] - ai + s.a[j] - aj
+	s.sumA += dai + daj
+	s.dual -= dai*gi + daj*gj + 0.5*(dai*dai*s.kd[i]+daj*daj*s.kd[j]) + di*dj*kij
 	s.iter++
 	if math.IsNaN(s.sumA) || math.IsInf(s.sumA, 0) {
 		return algo.Diverged("Σα = %v after %d steps", s.sumA, s.iter)
 	}
+	if s.iter%1000 == 0 {
+		s.dual = s.SumAlpha() - 0.5*s.WNormSq()
+	}
 	if math.IsInf(s.c, 1) && s.sumA > 0 {
-		if m := math.Sqrt(math.Max(s.WNormSq(), 0)) / s.sumA; m < MinMargin*s.radius {
+		// ‖w‖² = αᵀQα = 2(Σα − D).
+		if m := math.Sqrt(math.Max(2*(s.sumA-s.dual), 0)) / s.sumA; m < MinMargin*s.radius {
 			return algo.Diverged("hard margin: the classes' convex hulls in feature space are within %.2g of each other "+
 				"(margin ≤ %.2g·R), so no hyperplane separates them and the dual is unbounded: use a finite C", 2*m, m/s.radius)
+		}
+	}
+	if s.shrink {
+		if s.counter--; s.counter == 0 {
+			s.counter = min(s.n, 1000)
+			s.doShrinking()
 		}
 	}
 	s.selectPair()
@@ -346,8 +522,8 @@ func (s *SMO) SumAlpha() float64 {
 	return sum
 }
 
-// Dual returns D(α) = Σα − ½‖w‖².
-func (s *SMO) Dual() float64 { return s.SumAlpha() - 0.5*s.WNormSq() }
+// Dual returns D(α) = Σα − ½‖w‖² (kept as it goes: O(1)).
+func (s *SMO) Dual() float64 { return s.dual }
 
 // Primal returns the soft-margin primal P(w, b) = ½‖w‖² + C Σ_i (1 − y_iF_i)⁺
 // (seed 001 eq 6.a) at w = Σ α_i y_i Φ(x_i) and b = Bias(). For the hard

@@ -48,7 +48,7 @@ func NewBanana(a, b float64) (Banana, error) {
 	return Banana{a: a, b: b, logNorm: -math.Log(a) - log2Pi}, nil
 }
 
-func (Banana) Name() string { return "banana" }
+func (Banana) Name() string { return string(KindBanana) }
 func (Banana) Dim() int     { return 2 }
 
 // ridge is the conditional mean of x₂ given x₁.
@@ -82,7 +82,7 @@ func (bn Banana) Bounds() (lo, hi []float64) {
 		[]float64{3 * bn.a, math.Max(r0, r1) + 3.5}
 }
 
-// Formula is the density as shown on screen.
+// Formula is the density written out.
 func (bn Banana) Formula() string {
 	return fmt.Sprintf("x ~ N(0, %g²), y | x ~ N(%g(x² − %g), 1)", bn.a, bn.b, bn.a*bn.a)
 }

@@ -61,7 +61,7 @@ func NewDonut(r, sigma float64) (Donut, error) {
 	return Donut{r: r, sigma: sigma, logNorm: -math.Log(2 * math.Pi * m0), varAxis: rho2 / 2}, nil
 }
 
-func (Donut) Name() string { return "donut" }
+func (Donut) Name() string { return string(KindDonut) }
 func (Donut) Dim() int     { return 2 }
 
 func (d Donut) LogP(x []float64) float64 {
@@ -89,7 +89,7 @@ func (d Donut) Bounds() (lo, hi []float64) {
 	return []float64{-h, -h}, []float64{h, h}
 }
 
-// Formula is the density as shown on screen.
+// Formula is the density written out.
 func (d Donut) Formula() string {
 	return fmt.Sprintf("p(x) ∝ exp(−(‖x‖ − r)²/(2σ²)), r = %g, σ = %g", d.r, d.sigma)
 }

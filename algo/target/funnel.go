@@ -42,7 +42,7 @@ func NewFunnel(tau float64) (Funnel, error) {
 	return Funnel{tau: tau, logNorm: -math.Log(tau) - log2Pi}, nil
 }
 
-func (Funnel) Name() string { return "funnel" }
+func (Funnel) Name() string { return string(KindFunnel) }
 func (Funnel) Dim() int     { return 2 }
 
 func (f Funnel) LogP(x []float64) float64 {
@@ -71,7 +71,7 @@ func (f Funnel) Bounds() (lo, hi []float64) {
 	return []float64{-hx, -2.5 * f.tau}, []float64{hx, 2.5 * f.tau}
 }
 
-// Formula is the density as shown on screen.
+// Formula is the density written out.
 func (f Funnel) Formula() string {
 	return fmt.Sprintf("y ~ N(0, %g²), x | y ~ N(0, e^y) (Neal's funnel)", f.tau)
 }

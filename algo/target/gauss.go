@@ -34,7 +34,7 @@ func StdNormal() Normal {
 	return Normal{mu: 0, sigma: 1, logNorm: -halfLog2Pi}
 }
 
-func (Normal) Name() string { return "normal" }
+func (Normal) Name() string { return string(KindNormal) }
 func (Normal) Dim() int     { return 1 }
 
 func (n Normal) LogP(x []float64) float64 {
@@ -83,7 +83,7 @@ func NewCorrelated(rho float64) (Correlated, error) {
 // Rho is the correlation ρ.
 func (c Correlated) Rho() float64 { return c.rho }
 
-func (Correlated) Name() string { return "correlated" }
+func (Correlated) Name() string { return string(KindCorrelated) }
 func (Correlated) Dim() int     { return 2 }
 
 func (c Correlated) LogP(x []float64) float64 {
@@ -106,7 +106,7 @@ func (Correlated) Bounds() (lo, hi []float64) {
 	return []float64{-3.5, -3.5}, []float64{3.5, 3.5}
 }
 
-// Formula is the density as shown on screen.
+// Formula is the density written out.
 func (n Normal) Formula() string { return fmt.Sprintf("p(x) = N(x; %g, %g²)", n.mu, n.sigma) }
 
 // Draw writes an exact draw into dst.
@@ -127,7 +127,7 @@ func (n Normal) CondLogPDF(_ int, _ []float64, v float64) float64 {
 	return -0.5*d*d + n.logNorm
 }
 
-// Formula is the density as shown on screen.
+// Formula is the density written out.
 func (c Correlated) Formula() string {
 	return fmt.Sprintf("p(x, y) = N(0, [[1, ρ], [ρ, 1]]), ρ = %g", c.rho)
 }

@@ -91,7 +91,7 @@ func Fig37() *Mixture {
 	return m
 }
 
-func (*Mixture) Name() string { return "mixture" }
+func (*Mixture) Name() string { return string(KindMixture) }
 func (m *Mixture) Dim() int   { return m.d }
 
 // K is the number of components.
@@ -217,7 +217,7 @@ func (m *Mixture) Bounds() (lo, hi []float64) {
 	return lo, hi
 }
 
-// Formula is the density as shown on screen, e.g.
+// Formula is the density written out, e.g.
 // "p = 0.5 N((3,3), I) + 0.5 N((−3,−3), I)".
 func (m *Mixture) Formula() string {
 	var b strings.Builder

@@ -24,7 +24,7 @@ import (
 
 // Target is a probability density on ℝ^Dim.
 type Target interface {
-	// Name is the preset's name, e.g. "correlated".
+	// Name is the name of its family, its Kind's String, e.g. "correlated".
 	Name() string
 	// Dim is the dimension of the space.
 	Dim() int
@@ -72,8 +72,8 @@ type Conditionals interface {
 	CondLogPDF(i int, x []float64, v float64) float64
 }
 
-// Formula returns the target's density as a line of text for the screen,
-// e.g. "p(x) = N(x; 0, 1²)", or its name when it has none.
+// Formula returns the target's density written out as one line, e.g.
+// "p(x) = N(x; 0, 1²)", or its name when it has none.
 func Formula(t Target) string {
 	if f, ok := t.(interface{ Formula() string }); ok {
 		return f.Formula()
@@ -81,8 +81,24 @@ func Formula(t Target) string {
 	return t.Name()
 }
 
-// Names lists the presets that New knows, in menu order.
-var Names = []string{"normal", "mixture", "banana", "correlated", "donut", "funnel"}
+// Kind names a preset of New.
+type Kind string
+
+// The presets of New.
+const (
+	KindNormal     Kind = "normal"
+	KindMixture    Kind = "mixture"
+	KindBanana     Kind = "banana"
+	KindCorrelated Kind = "correlated"
+	KindDonut      Kind = "donut"
+	KindFunnel     Kind = "funnel"
+)
+
+// String is the preset's name.
+func (k Kind) String() string { return string(k) }
+
+// kinds are the presets New knows.
+var kinds = []Kind{KindNormal, KindMixture, KindBanana, KindCorrelated, KindDonut, KindFunnel}
 
 // Default parameters of the presets.
 const (
@@ -100,33 +116,33 @@ const (
 	FunnelTau = 3.0
 )
 
-// New returns a preset by name:
+// New returns a preset:
 //
-//	normal      the 1-D standard normal N(0, 1)
-//	mixture     ½N((3,3), I) + ½N((−3,−3), I), the 2-D setting of the
-//	            notes' Fig 3.7 (see Fig37)
-//	banana      the twisted Gaussian of NewBanana with a = 2, b = 0.5
-//	correlated  the 2-D Gaussian with unit variances and correlation rho
-//	donut       the ring of NewDonut with r = 2.5, σ = 0.4
-//	funnel      Neal's funnel of NewFunnel with τ = 3
+//	KindNormal      the 1-D standard normal N(0, 1)
+//	KindMixture     ½N((3,3), I) + ½N((−3,−3), I), the 2-D setting of the
+//	                notes' Fig 3.7 (see Fig37)
+//	KindBanana      the twisted Gaussian of NewBanana with a = 2, b = 0.5
+//	KindCorrelated  the 2-D Gaussian with unit variances and correlation rho
+//	KindDonut       the ring of NewDonut with r = 2.5, σ = 0.4
+//	KindFunnel      Neal's funnel of NewFunnel with τ = 3
 //
-// rho is used by "correlated" only; it must lie in (−1, 1).
-func New(name string, rho float64) (Target, error) {
-	switch name {
-	case "normal":
+// rho is used by KindCorrelated only; it must lie in (−1, 1).
+func New(kind Kind, rho float64) (Target, error) {
+	switch kind {
+	case KindNormal:
 		return StdNormal(), nil
-	case "mixture":
+	case KindMixture:
 		return Fig37(), nil
-	case "banana":
+	case KindBanana:
 		return NewBanana(BananaA, BananaB)
-	case "correlated":
+	case KindCorrelated:
 		return NewCorrelated(rho)
-	case "donut":
+	case KindDonut:
 		return NewDonut(DonutR, DonutSigma)
-	case "funnel":
+	case KindFunnel:
 		return NewFunnel(FunnelTau)
 	}
-	return nil, algo.BadParam("target", name, fmt.Sprintf("one of %v", Names))
+	return nil, algo.BadParam("kind", string(kind), fmt.Sprintf("one of %v", kinds))
 }
 
 // Shared constants.

@@ -12,7 +12,7 @@ import (
 func presets(t *testing.T) []Target {
 	t.Helper()
 	var out []Target
-	for _, name := range Names {
+	for _, name := range kinds {
 		for _, rho := range []float64{0.9, -0.5, 0} {
 			tg, err := New(name, rho)
 			if err != nil {
@@ -271,7 +271,7 @@ func TestBadParams(t *testing.T) {
 		{"rho", func() error { _, err := NewCorrelated(1); return err }()},
 		{"rho", func() error { _, err := NewCorrelated(math.NaN()); return err }()},
 		{"rho", func() error { _, err := New("correlated", -1.2); return err }()},
-		{"target", func() error { _, err := New("cauchy", 0); return err }()},
+		{"kind", func() error { _, err := New("cauchy", 0); return err }()},
 		{"sigma", func() error { _, err := NewNormal(0, 0); return err }()},
 		{"mu", func() error { _, err := NewNormal(math.Inf(1), 1); return err }()},
 		{"a", func() error { _, err := NewBanana(-1, 0); return err }()},
@@ -413,7 +413,7 @@ func TestConditionals(t *testing.T) {
 }
 
 func TestFormulas(t *testing.T) {
-	want := map[string]string{
+	want := map[Kind]string{
 		"normal":     "p(x) = N(x; 0, 1²)",
 		"mixture":    "p = 0.5 N((3,3), I) + 0.5 N((−3,−3), I)",
 		"banana":     "x ~ N(0, 2²), y | x ~ N(0.5(x² − 4), 1)",
@@ -421,7 +421,7 @@ func TestFormulas(t *testing.T) {
 		"donut":      "p(x) ∝ exp(−(‖x‖ − r)²/(2σ²)), r = 2.5, σ = 0.4",
 		"funnel":     "y ~ N(0, 3²), x | y ~ N(0, e^y) (Neal's funnel)",
 	}
-	for _, name := range Names {
+	for _, name := range kinds {
 		tg, _ := New(name, 0.9)
 		if got := Formula(tg); got != want[name] {
 			t.Errorf("%s: formula %q, want %q", name, got, want[name])

@@ -41,6 +41,10 @@ func gemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, 
 	case n < 16: // a narrow output over a long inner size: dot products
 		a, lda, b, ldb = packNT(tA, tB, m, n, k, a, lda, b, ldb, pack)
 		tA, tB = false, true
+	default:
+		if kernelGemm(tA, tB, m, n, k, a, lda, b, ldb, c, ldc, pack) {
+			return
+		}
 	}
 	rows, cols := 192, n
 	if n > 64 {

@@ -17,7 +17,8 @@ const simFlagsUsage = `Flags of a sim (in the TUI they apply to the sim they fol
   --seed S           random seed, a whole number 0..18446744073709551615 (default 1;
                      in the TUI the first pane's, and the next panes count up from it)
   --set name=value   set a parameter (repeatable; lab help SIM lists them)
-  --data FILE.csv    numeric CSV with a header row, for sims that take data
+  --data FILE.csv    CSV with a header row, for sims that take data (lab help SIM
+                     says which columns)
   --steps N          lab run: steps to run, at least 1 (default: the sim's own; a run
                      stops early when it converges); TUI: open the pane paused after N steps
 `
@@ -99,7 +100,7 @@ func (o *simOptions) config(spec *sims.Spec) (sims.Values, *sims.Table, error) {
 	if spec.Data == "" {
 		return sims.Values{}, nil, usageErr("sim %s takes no --data", spec.Name)
 	}
-	t, err := sims.LoadCSV(o.data)
+	t, err := sims.LoadCSV(o.data, spec.DataText...)
 	if err != nil {
 		return sims.Values{}, nil, usageErr("%v", err)
 	}

@@ -20,6 +20,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	_ "github.com/thelab/lab/internal/sysblas" // with -tags cblas: gonum's level-3 BLAS from the system
 )
 
 const usage = `lab: a terminal laboratory for the algorithms of the lecture notes.

@@ -4,6 +4,7 @@ package catalog
 
 import (
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/adsim"
 	"github.com/thelab/lab/sims/classifysim"
 	"github.com/thelab/lab/sims/divergencesim"
 	"github.com/thelab/lab/sims/dpsim"
@@ -16,6 +17,7 @@ import (
 	"github.com/thelab/lab/sims/mcmcsim"
 	"github.com/thelab/lab/sims/mixturesim"
 	"github.com/thelab/lab/sims/optimsim"
+	"github.com/thelab/lab/sims/otsim"
 	"github.com/thelab/lab/sims/pushforwardsim"
 	"github.com/thelab/lab/sims/rffsim"
 	"github.com/thelab/lab/sims/visim"
@@ -60,6 +62,15 @@ func All() *sims.Catalog {
 		ldasim.LDA,
 		// Chapter 4: Dirichlet processes.
 		dpsim.DP,
+		// Chapter 5: optimal transport.
+		otsim.Assignment,
+		otsim.LP,
+		otsim.OneD,
+		otsim.Gauss,
+		otsim.Sinkhorn,
+		otsim.Distances,
+		otsim.Geodesic,
+		otsim.Barycenter,
 		// Seeds 001 §5–7, 003, 004 and 002 §4.3–4.5: kernels, SVMs, random
 		// features, Gaussian processes.
 		kernelsim.SVM,
@@ -73,6 +84,13 @@ func All() *sims.Catalog {
 		gpsim.GP,
 		gpsim.GPFit,
 		gpsim.BLR,
+		// Seed 000 chapter 1: automatic differentiation.
+		adsim.Graph,
+		adsim.Jacobian,
+		adsim.Hessian,
+		adsim.Implicit,
+		adsim.Coloring,
+		adsim.GradCheck,
 	)
 	if err != nil {
 		panic(err)

@@ -88,6 +88,9 @@ func TestSizeEstimatesCover(t *testing.T) {
 		{"softmax", map[string]string{"n": "10000"}},
 		{"linreg", map[string]string{"n": "10000"}},
 		{"linreg", map[string]string{"data": "linear", "n": "2000", "d": "100"}},
+		{"sinkhorn", map[string]string{"preset": "gaussians", "n": "400", "m": "300"}},
+		{"ot-1d", map[string]string{"preset": "samples", "n": "100000", "m": "100000"}},
+		{"barycenter", map[string]string{"input": "shapes", "grid": "128"}},
 	}
 	for _, tt := range tests {
 		spec := All().Lookup(tt.sim)

@@ -104,20 +104,24 @@ func meanBand(xs, mean, variance []float64, class int) ([]sims.Band, sims.Path) 
 }
 
 type gpSim struct {
-	h        gp.Hyper
-	x, y     []float64 // in arrival order
-	in       [][]float64
-	seq      *gp.Sequential
-	chartIn  [][]float64
-	chartX   []float64
-	z        [][]float64 // fixed standard normals of the sample paths
+	h       gp.Hyper
+	x, y    []float64 // in arrival order
+	in      [][]float64
+	seq     *gp.Sequential
+	chartIn [][]float64
+	chartX  []float64
+	z       [][]float64 // fixed standard normals of the sample paths
+	truth   bool
+	view    sims.Rect
+	sd      *sims.Trace // mean and max posterior σ on the chart grid
+	lo, hi  float64     // the data's x range
+	gridPts int
+	// The sample paths, drawn when a Frame asks for them (a Step does not:
+	// they cost a 120×120 factorisation) and kept while n stays.
 	samples  [][]float64
-	truth    bool
-	view     sims.Rect
-	sd       *sims.Trace // mean and max posterior σ on the chart grid
-	lo, hi   float64     // the data's x range
-	gridPts  int
+	sampleN  int // the n they were drawn at, −1 for none
 	sampleOK bool
+	cov      []float64 // scratch of the grid covariance
 }
 
 // order is the order in which observations arrive.
@@ -154,7 +158,7 @@ func newGP(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &gpSim{h: h, truth: truth, gridPts: gpGridPoints.Get(v), sd: sims.NewTrace(0, 2)}
+	s := &gpSim{h: h, truth: truth, gridPts: gpGridPoints.Get(v), sd: sims.NewTrace(0, 2), sampleN: -1}
 	// Arrival order.
 	idx := make([]int, len(x))
 	for i := range idx {
@@ -201,13 +205,8 @@ func sortByX(idx []int, x []float64) {
 	}
 }
 
-// update redraws the samples and records the band's width.
+// update records the band's width.
 func (s *gpSim) update() {
-	samples, err := s.seq.Posterior().Samples(s.chartIn, s.z)
-	s.sampleOK = err == nil
-	if s.sampleOK {
-		s.samples = samples
-	}
 	mean, maxSD := 0.0, 0.0
 	for _, v := range s.seq.Variance() {
 		sd := math.Sqrt(v)
@@ -225,17 +224,31 @@ func (s *gpSim) Step() error {
 	return nil
 }
 
+// draw redraws the sample paths for the present posterior, unless they
+// were drawn at this n already.
+func (s *gpSim) draw() {
+	if n := s.seq.N(); n != s.sampleN {
+		s.cov = s.seq.Covariance(s.cov)
+		samples, err := gp.Draw(s.seq.Mean(), s.cov, s.z)
+		s.sampleN, s.sampleOK = n, err == nil
+		if s.sampleOK {
+			s.samples = samples
+		}
+	}
+}
+
 func (s *gpSim) Frame() sims.Frame {
 	n := s.seq.N()
-	post := s.seq.Posterior()
-	lml, _, _ := post.LogMarginal()
+	s.draw()
+	lml, _, _ := s.seq.LogMarginal()
 	var paths []sims.Path
 	if s.sampleOK {
 		for _, f := range s.samples {
 			paths = append(paths, sims.Path{X: s.chartX, Y: f, Class: 2})
 		}
 	}
-	band, mean := meanBand(s.chartX, s.seq.Mean(), s.seq.Variance(), 1)
+	// The engine updates its views in place: the Frame keeps copies.
+	band, mean := meanBand(s.chartX, append([]float64(nil), s.seq.Mean()...), s.seq.Variance(), 1)
 	paths = append(paths, mean)
 	title := "prior: mean 0 ± 2σ, samples"
 	if n > 0 {
@@ -253,7 +266,7 @@ func (s *gpSim) Frame() sims.Frame {
 		{Name: "mean_sd", Value: meanSD},
 		{Name: "max_sd", Value: maxSD},
 	}
-	if j := post.Jitter(); j > 0 {
+	if j := s.seq.Jitter(); j > 0 {
 		metrics = append(metrics, sims.Metric{Name: "jitter", Value: j})
 	}
 	return sims.Frame{

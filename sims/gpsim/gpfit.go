@@ -29,11 +29,14 @@ type gpFitSim struct {
 	f       *gp.Fitter
 	chartIn [][]float64
 	chartX  []float64
-	mean    []float64
-	vari    []float64
-	view    sims.Rect
-	trace   *sims.Trace // log p, ℓ, σ_f², σ²
-	truth   bool
+	// The band at the chart points, computed when a Frame asks for it from
+	// the posterior the evidence was computed with, and kept while the
+	// hyperparameters stay.
+	mean, vari []float64
+	bandIter   int // the accepted step it was computed at, −1 for none
+	view       sims.Rect
+	trace      *sims.Trace // log p, ℓ, σ_f², σ²
+	truth      bool
 }
 
 // gp-fit's parameters.
@@ -53,7 +56,7 @@ func newGPFit(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &gpFitSim{x: x, y: y, truth: truth, trace: sims.NewTrace(0, 4)}
+	s := &gpFitSim{x: x, y: y, truth: truth, trace: sims.NewTrace(0, 4), bandIter: -1}
 	for _, xi := range x {
 		s.in = append(s.in, []float64{xi})
 	}
@@ -66,32 +69,29 @@ func newGPFit(cfg sims.Config) (sims.Sim, error) {
 	s.chartIn, s.chartX = axis(b.XMin-0.1*span, b.XMax+0.1*span, chartPoints)
 	ySpan := math.Max(b.YMax-b.YMin, 1e-9)
 	s.view = sims.Rect{XMin: s.chartX[0], XMax: s.chartX[chartPoints-1], YMin: b.YMin - 0.35*ySpan, YMax: b.YMax + 0.35*ySpan}
-	if err := s.update(); err != nil {
-		return nil, err
-	}
+	s.record()
 	return s, nil
 }
 
-// update refits the band at the current hyperparameters and records them.
-func (s *gpFitSim) update() error {
+// record adds the current hyperparameters to the trace.
+func (s *gpFitSim) record() {
 	ev := s.f.Evidence()
-	post, err := gp.Fit(ev.Hyper.Kernel(), s.in, s.y, ev.Hyper.Noise)
-	if err != nil {
-		return err
-	}
-	s.mean, s.vari = post.Predict(s.chartIn)
 	s.trace.Add(ev.LogML, ev.Hyper.Lengthscale, ev.Hyper.Variance, ev.Hyper.Noise)
-	return nil
 }
 
 func (s *gpFitSim) Step() error {
 	if err := s.f.Step(); err != nil {
 		return err
 	}
-	return s.update()
+	s.record()
+	return nil
 }
 
 func (s *gpFitSim) Frame() sims.Frame {
+	if it := s.f.Iter(); it != s.bandIter {
+		s.mean, s.vari = s.f.Evidence().Posterior().Predict(s.chartIn)
+		s.bandIter = it
+	}
 	band, mean := meanBand(s.chartX, s.mean, s.vari, 1)
 	ev := s.f.Evidence()
 	h := ev.Hyper

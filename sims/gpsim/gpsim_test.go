@@ -19,9 +19,13 @@ func TestGPSim(t *testing.T) {
 		s := simtest.Build(t, GP, map[string]string{"noise": noise, "grid_points": "50"}, 7, nil)
 		simtest.RunToEnd(t, s, 1000)
 		f := s.Frame()
-		slack := 1e-12
+		// With σ² = 0 the jitter keeps cond(C) ≤ 1e13, and log p (whose
+		// data fit yᵀC⁻¹y is then of order 1e8) is good to about cond·ε
+		// between two factorisations: the step's extended factor and
+		// LogMarginalSE's from scratch.
+		slack, lmlTol := 1e-12, 1e-9
 		if noise == "0" {
-			slack = 1e-5
+			slack, lmlTol = 1e-5, 1e-5
 		}
 		for _, name := range []string{"mean σ", "max σ"} {
 			sd, _ := f.Series(name)
@@ -47,7 +51,7 @@ func TestGPSim(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := res["log_marginal_likelihood"].(float64); math.Abs(got-ev.LogML) > 1e-9*math.Abs(ev.LogML) {
+		if got := res["log_marginal_likelihood"].(float64); math.Abs(got-ev.LogML) > lmlTol*math.Abs(ev.LogML) {
 			t.Errorf("log ml %v, direct %v", got, ev.LogML)
 		}
 	}

@@ -146,30 +146,43 @@ func classSetup(cfg sims.Config, p preset, n int, kp KernelParams) (*dataset.Lab
 	return data, k, y, nil
 }
 
-// decisionMap is what a kernel classifier caches to draw its decision map
-// when the data is 2-D (px, py from columns) and n·mapNX·mapNY ≤ mapCost:
-// the view, and kg[i·G+g] = k(x_i, grid_g) for the G centres of the map's
-// grid, point i's column contiguous, plus 1 (the input x₀ = 1 of a bias)
-// when bias is set. kg is nil otherwise.
-func decisionMap(k kernel.Kernel, data *dataset.Labelled, px, py []float64, bias bool) (view sims.Rect, kg []float64) {
+// mapKernel is what a kernel classifier keeps to draw its decision map
+// when the data is 2-D: k(x_i, grid_g) for the G centres of the map's grid,
+// plus 1 (the input x₀ = 1 of a bias) when bias is set, computed for point
+// i the first time its coefficient changes (col), so that only the support
+// vectors', or the mistakes', columns are ever computed.
+type mapKernel struct {
+	k    kernel.Kernel
+	x    [][]float64
+	grid [][]float64
+	bias bool
+	cols [][]float64 // column i once computed, else nil
+}
+
+// decisionMap returns the view and the map's kernel columns for 2-D data
+// (px, py from columns) with n·mapNX·mapNY ≤ mapCost, or a nil mapKernel.
+func decisionMap(k kernel.Kernel, data *dataset.Labelled, px, py []float64, bias bool) (sims.Rect, *mapKernel) {
 	if px == nil || data.N()*mapNX*mapNY > mapCost {
 		return sims.Rect{}, nil
 	}
-	view = sims.Bounds(px, py).Pad(0.08)
+	view := sims.Bounds(px, py).Pad(0.08)
 	grid := gridPoints(view, mapNX, mapNY)
-	cross := kernel.Cross(k, grid, data.X) // G×n
-	g, n := len(grid), data.N()
-	kg = make([]float64, n*g)
-	for a := 0; a < g; a++ {
-		for i := 0; i < n; i++ {
-			c := cross[a*n+i]
-			if bias {
-				c++
+	return view, &mapKernel{k: k, x: data.X, grid: grid, bias: bias, cols: make([][]float64, data.N())}
+}
+
+// col returns k(x_i, grid_g) (+1 with a bias) for every g.
+func (m *mapKernel) col(i int) []float64 {
+	if m.cols[i] == nil {
+		c := make([]float64, len(m.grid))
+		for a, z := range m.grid {
+			c[a] = kernel.Eval(m.k, m.x[i], z)
+			if m.bias {
+				c[a]++
 			}
-			kg[i*g+a] = c
 		}
+		m.cols[i] = c
 	}
-	return view, kg
+	return m.cols[i]
 }
 
 // gridPoints returns the centres of an nx×ny tiling of view, in the layout

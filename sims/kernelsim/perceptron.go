@@ -43,8 +43,8 @@ type perceptronSim struct {
 	view   sims.Rect
 	fview  sims.Rect // the feature-space view (x₁², x₂²)
 	fx, fy []float64
-	kg     []float64 // k(x_i, grid_g), point i's column contiguous
-	fg     []float64 // Σ α_i y_i (k(x_i, g) + 1)
+	kg     *mapKernel // the decision map's kernel columns, nil when there is no map
+	fg     []float64  // Σ α_i y_i (k(x_i, g) + 1)
 	cum    *sims.Trace
 	truth  bool // draw the ellipse's hyperplane in feature space
 }
@@ -147,8 +147,7 @@ func (s *perceptronSim) Step() error {
 		}
 	}
 	if s.p.Mistakes() > before && s.fg != nil {
-		g := len(s.fg)
-		col := s.kg[k*g : (k+1)*g]
+		col := s.kg.col(k)
 		for c, kv := range col {
 			s.fg[c] += s.y[k] * kv
 		}

@@ -21,9 +21,20 @@ var SVM = &sims.Spec{
 	Data:   dataNote,
 	Steps:  20000,
 	Speed:  10,
-	Params: param.List(svmPreset, svmN, svmMargin, svmC, svmTol, svmKernel),
+	Params: param.List(svmPreset, svmN, svmMargin, svmC, svmTol, svmKernel, svmCacheMB),
 	New:    newSVM,
-	Size:   gramSize(16<<20, 32, svmN),
+	Size:   svmSize,
+}
+
+// svmSize estimates svm's peak bytes: 16 MiB, the kernel-row cache
+// (cache_mb, or all n² entries at 4 bytes if fewer) and, for the decision
+// map, n rows of the map's grid (mapCost entries at most).
+func svmSize(c sims.Config) int64 {
+	n := int64(svmN.Get(c.Values))
+	if c.Data != nil {
+		n = int64(len(c.Data.Rows))
+	}
+	return 16<<20 + min(int64(svmCacheMB.Get(c.Values))<<20, 4*n*n) + 8*min(n*mapNX*mapNY, mapCost) + 200*n
 }
 
 // Size of the decision map.
@@ -34,21 +45,33 @@ const (
 )
 
 type svmSim struct {
-	data  *dataset.Labelled
-	y     []float64
-	k     kernel.Kernel
-	smo   *svm.SMO
-	hard  bool
-	tol   float64
-	px    []float64 // point coordinates (2-D data only)
-	py    []float64
-	cls   []int
-	view  sims.Rect
-	kg    []float64 // k(x_i, grid_g), training point i's column contiguous
-	fg    []float64 // Σ α_i y_i k(x_i, g), without b
-	trace *sims.Trace
-	prevA []float64 // α before the last step, for the incremental map
+	data    *dataset.Labelled
+	y       []float64
+	k       kernel.Kernel
+	smo     *svm.SMO
+	hard    bool
+	tol     float64
+	px      []float64 // point coordinates (2-D data only)
+	py      []float64
+	cls     []int
+	view    sims.Rect
+	kg      *mapKernel // the decision map's kernel columns, nil when there is no map
+	fg      []float64  // Σ α_i y_i k(x_i, g), without b
+	trace   *sims.Trace
+	prevA   []float64 // α before the last step, for the incremental map
+	gap     float64   // the gap at the last multiple of gapEvery steps
+	cacheMB int
+	// The decision map as the last Frame drew it, and the step it was
+	// drawn at: α, hence the map, changes only with a step, so Frames
+	// between two steps share it.
+	mapChart sims.CanvasChart
+	mapIter  int
 }
+
+// gapEvery is how often, in pair updates, the gap's curve is updated: the
+// primal needs the bias and every margin (O(n)), several times a pair
+// update's own cost, while D(α) and the KKT violation come with each step.
+const gapEvery = 16
 
 // margin is the SVM's constraint on α.
 type margin string
@@ -70,6 +93,8 @@ var (
 		"error penalty C of ½‖w‖² + CΣξ_i (margin=soft); large C approaches the hard margin").Range(0, 1e6).OpenMin()
 	svmTol = param.Float("tol", 1e-3,
 		"stop when the maximal KKT violation m(α) − M(α) ≤ tol (LIBSVM's eps)").Range(1e-12, 1)
+	svmCacheMB = param.Int("cache_mb", 100,
+		"megabytes of kernel rows kept, the least recently used evicted first (LIBSVM's cache_size); an evicted row is computed again when needed").Range(1, 4096)
 	svmKernel = NewKernelParams(kernel.KindRBF, 3, 1, 2)
 )
 
@@ -84,7 +109,8 @@ func newSVM(cfg sims.Config) (sims.Sim, error) {
 	if s.hard {
 		c = math.Inf(1)
 	}
-	s.smo, err = svm.New(kernel.Gram(k, data.X), y, svm.Config{C: c, Tol: svmTol.Get(v)})
+	s.cacheMB = svmCacheMB.Get(v)
+	s.smo, err = svm.NewKernel(data.X, k, y, svm.Config{C: c, Tol: svmTol.Get(v), Cache: int64(s.cacheMB) << 20, Shrink: true})
 	if err != nil {
 		return nil, sims.Blame(err, v, sims.As("labels", svmN)) // a small preset drew one class
 	}
@@ -108,8 +134,13 @@ func (s *svmSim) gapValue() float64 {
 	return s.smo.Primal() - s.smo.Dual()
 }
 
+// record adds D(α), the gap and the KKT violation to the curves; the gap
+// is recomputed every gapEvery steps and held in between.
 func (s *svmSim) record() {
-	s.trace.Add(s.smo.Dual(), math.Max(s.gapValue(), 1e-16), math.Max(s.smo.KKT(), 1e-16))
+	if (s.smo.Iter()-1)%gapEvery == 0 {
+		s.gap = s.gapValue()
+	}
+	s.trace.Add(s.smo.Dual(), math.Max(s.gap, 1e-16), math.Max(s.smo.KKT(), 1e-16))
 }
 
 func (s *svmSim) Step() error {
@@ -119,13 +150,12 @@ func (s *svmSim) Step() error {
 	}
 	if s.fg != nil && i >= 0 && j >= 0 {
 		a := s.smo.Alpha()
-		g := len(s.fg)
 		for _, t := range [2]int{i, j} {
 			d := (a[t] - s.prevA[t]) * s.y[t]
 			if d == 0 {
 				continue
 			}
-			col := s.kg[t*g : (t+1)*g]
+			col := s.kg.col(t)
 			for c, kv := range col {
 				s.fg[c] += d * kv
 			}
@@ -164,7 +194,10 @@ func (s *svmSim) Frame() sims.Frame {
 	x0, x1 := s.trace.Span()
 	charts := []sims.Chart{}
 	if s.fg != nil {
-		charts = append(charts, s.decisionMap(b))
+		if s.mapChart.Heat == nil || s.mapIter != s.smo.Iter() {
+			s.mapChart, s.mapIter = s.decisionMap(b), s.smo.Iter()
+		}
+		charts = append(charts, s.mapChart)
 	} else {
 		charts = append(charts, s.marginHist(b))
 	}
@@ -173,7 +206,7 @@ func (s *svmSim) Frame() sims.Frame {
 		gapName = "|‖w‖² − Σα|"
 	}
 	charts = append(charts,
-		sims.LineChart{Title: "D(α), gap, KKT violation", LogY: true, X0: x0, X1: x1, XLabel: "SMO pair updates",
+		sims.LineChart{Title: "D(α), gap (every 16 steps), KKT violation", LogY: true, X0: x0, X1: x1, XLabel: "SMO pair updates",
 			Series: []sims.Series{
 				{Name: "tol", Y: s.trace.Map(func(int) float64 { return s.tol }), Class: 2, Bound: true},
 				{Name: "D(α)", Y: s.trace.Column(0), Class: 0},
@@ -238,7 +271,9 @@ func (s *svmSim) marginHist(b float64) sims.HistChart {
 
 func (s *svmSim) notes(dual, primal float64) []string {
 	lines := []string{fmt.Sprintf("%s, %d points, step = one SMO pair update (WSS2); ○ free SV (yF = 1), × bound SV (α = C)",
-		s.k, len(s.y))}
+		s.k, len(s.y)),
+		fmt.Sprintf("kernel rows computed as needed: %d so far (LRU cache of %d MB); %d of %d variables in the selection (shrinking)",
+			s.smo.RowsComputed(), s.cacheMB, s.smo.Active(), len(s.y))}
 	if s.hard {
 		sa := s.smo.SumAlpha()
 		lines = append(lines, fmt.Sprintf("hard margin: at the optimum ‖w‖² = Σα = %.4g, margin 1/√Σα = %.4g; now ‖w‖² = %.4g",

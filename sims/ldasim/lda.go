@@ -10,6 +10,7 @@ import (
 
 	"github.com/thelab/lab/algo/lda"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // LDA is latent Dirichlet allocation by the coordinate ascent of seed 002
@@ -33,23 +34,25 @@ var LDA = &sims.Spec{
 	Source: "seed 002 §3.5 (LDA, eq 3.17, γ and λ updates L1489–1495)",
 	Steps:  200,
 	Speed:  4,
-	Params: []sims.Param{
-		{Name: "corpus", Kind: sims.Text, Default: planted,
-			Help: "planted: testdata/corpus.txt, 300 documents from 4 planted topics (the truth is shown); " +
-				"or the path of a UTF-8 text file, one document per line"},
-		{Name: "k", Kind: sims.Int, Min: 2, Max: lda.MaxK, Default: "4",
-			Help: "number of topics K"},
-		{Name: "alpha", Kind: sims.Float, Min: 0, OpenMin: true, Max: 10, Default: "0.25",
-			Help: "Dirichlet prior of each document's topic proportions θ_d (small: few topics per document)"},
-		{Name: "eta", Kind: sims.Float, Min: 0, OpenMin: true, Max: 10, Default: "0.1",
-			Help: "Dirichlet prior of each topic's word distribution β_k (small: peaked topics)"},
-		{Name: "iters", Kind: sims.Int, Min: 1, Max: 1000, Default: "50",
-			Help: "at most this many φ/γ rounds per document per sweep (fewer once γ_d settles)"},
-		{Name: "tol", Kind: sims.Float, Min: 0, Max: 1, Default: "1e-7",
-			Help: "stop when a sweep raises the ELBO by less than tol nats per word"},
-	},
-	New: newLDA,
+	Params: param.List(ldaCorpus, ldaK, ldaAlpha, ldaEta, ldaIters, ldaTol),
+	New:    newLDA,
 }
+
+var (
+	// ldaCorpus names a file: sims.ReadLines opens it through cfg.Files,
+	// which under `lab serve` reads only the operator's --data-dir, by name.
+	ldaCorpus = param.Text("corpus", planted,
+		"planted: testdata/corpus.txt, 300 documents from 4 planted topics (the truth is shown); "+
+			"or the path of a UTF-8 text file, one document per line")
+	// Each topic is a colour of the share chart: below sims.MaxClasses.
+	ldaK     = param.Int("k", 4, "number of topics K").Range(2, min(lda.MaxK, sims.MaxClasses))
+	ldaAlpha = param.Float("alpha", 0.25,
+		"Dirichlet prior of each document's topic proportions θ_d (small: few topics per document)").Range(0, 10).OpenMin()
+	ldaEta = param.Float("eta", 0.1,
+		"Dirichlet prior of each topic's word distribution β_k (small: peaked topics)").Range(0, 10).OpenMin()
+	ldaIters = param.Int("iters", 50, "at most this many φ/γ rounds per document per sweep (fewer once γ_d settles)").Range(1, 1000)
+	ldaTol   = param.Float("tol", 1e-7, "stop when a sweep raises the ELBO by less than tol nats per word").Range(0, 1)
+)
 
 const planted = "planted"
 
@@ -77,7 +80,7 @@ func newLDA(cfg sims.Config) (sims.Sim, error) {
 	s := &ldaSim{elbo: sims.NewTrace(0, 1)}
 	var lines []string
 	var p *lda.Planted
-	if path := v.String("corpus"); path == planted {
+	if path := ldaCorpus.Get(v); path == planted {
 		var err error
 		if p, err = lda.NewPlanted(lda.DefaultPlanted, rand.New(rand.NewPCG(lda.PlantedSeed, 0))); err != nil {
 			return nil, err
@@ -95,8 +98,8 @@ func newLDA(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	e, err := lda.New(c, lda.Config{K: v.Int("k"), Alpha: v.Float("alpha"), Eta: v.Float("eta"),
-		LocalIters: v.Int("iters"), LocalTol: 1e-3, Tol: v.Float("tol")},
+	e, err := lda.New(c, lda.Config{K: ldaK.Get(v), Alpha: ldaAlpha.Get(v), Eta: ldaEta.Get(v),
+		LocalIters: ldaIters.Get(v), LocalTol: 1e-3, Tol: ldaTol.Get(v)},
 		rand.New(rand.NewPCG(cfg.Seed, 0x6c6461))) // "lda"
 	if err != nil {
 		return nil, err

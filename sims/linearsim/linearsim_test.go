@@ -215,6 +215,43 @@ func TestLogregPanes(t *testing.T) {
 	}
 }
 
+// TestLogregReference: the reference optimum is found on first need, not
+// at set-up; a Newton run is its own reference (continuing it gives the
+// fresh start's f* bit for bit); with λ = 0 Newton certifies separability
+// either way (the xor table has a minimiser, separable data have none) and
+// with λ > 0 separability is not asked.
+func TestLogregReference(t *testing.T) {
+	fstar := func(set map[string]string, steps int) any {
+		s := simtest.Build(t, Logreg, set, 7, nil)
+		simtest.RunErr(s, steps)
+		return s.Result()["f_star"]
+	}
+	newton := map[string]string{"method": "newton", "lambda": "0.01", "n": "500"}
+	fresh, late := fstar(newton, 0), fstar(newton, 4)
+	if fresh == nil || fresh != late {
+		t.Errorf("f* from a fresh start %v, from the run's step 4 %v", fresh, late)
+	}
+	if gd := fstar(map[string]string{"lambda": "0.01", "n": "500"}, 3); math.Abs(gd.(float64)-fresh.(float64)) > 1e-14 {
+		t.Errorf("f* for gd %v, for newton %v", gd, fresh)
+	}
+	for _, c := range []struct {
+		set  map[string]string
+		want any
+	}{
+		{map[string]string{"data": "xor"}, "not separable"},
+		{map[string]string{"data": "separable", "method": "newton"}, "separable"},
+		{map[string]string{"data": "or", "lambda": "0.5"}, nil},
+	} {
+		r := simtest.Build(t, Logreg, c.set, 7, nil).Result()
+		if r["separable"] != c.want {
+			t.Errorf("%v: separable = %v, want %v", c.set, r["separable"], c.want)
+		}
+		if _, ok := r["f_star"]; ok != (c.want != "separable") {
+			t.Errorf("%v: f* %v", c.set, r["f_star"])
+		}
+	}
+}
+
 // TestSoftmaxPanes: the regions hold class indices, the confidence lines
 // lie in [1/c, 1], the gap to the L-BFGS optimum closes, and the result has
 // one weight row per class.

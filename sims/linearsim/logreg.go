@@ -56,13 +56,18 @@ type logregSim struct {
 	eng    stepper
 	method method
 	lr     float64
-	L      float64
+	L      float64 // the smoothness constant (gd only)
 	lambda float64
-	sep    linear.Separability
-	xstar  []float64 // the reference minimiser, nil when none exists
-	fstar  float64
-	r0sq   float64
-	two    bool
+	// The reference optimum and what follows from it, found on first need
+	// (reference): the sim's set-up makes no pass over the data beyond the
+	// engine's own.
+	refDone bool
+	sep     linear.Separability // with λ = 0 only (λ > 0 always has a minimiser)
+	xstar   []float64           // the reference minimiser, nil when none exists
+	fstar   float64
+	refErr  error // why Newton found no reference where one exists
+	r0sq    float64
+	two     bool
 	scatter
 	grad   []float64
 	trace  *sims.Trace // loss, accuracy, ‖w‖
@@ -116,26 +121,16 @@ func newLogreg(cfg sims.Config) (sims.Sim, error) {
 	if s.lg, err = linear.NewLogistic(x, y, s.lambda); err != nil {
 		return nil, err
 	}
-	if _, s.L, err = s.lg.Curvature(); err != nil {
-		return nil, err
-	}
-	// Is there a minimiser? With λ = 0 not on separable data (catalogue
-	// [A6]); with λ > 0 always. The reference optimum comes from Newton.
-	s.sep = linear.MaxMargin(x, y).Sep
 	theta0 := make([]float64, x.P())
-	if s.lambda > 0 || s.sep == linear.NotSeparable {
-		if s.xstar, s.fstar, err = logisticOptimum(s.lg); err != nil {
-			return nil, err
-		}
-		s.r0sq = floats.Distance(theta0, s.xstar, 2)
-		s.r0sq *= s.r0sq
-	}
 	switch s.method {
 	case methodNewton:
 		s.eng, err = optim.NewNewton(s.lg, theta0, optim.NewtonConfig{Tol: logregTol.Get(v)})
 	case methodSGD:
 		s.eng, s.lr, s.sched, err = newSGD(s.lg, x, theta0, logregLR.Get(v), v, cfg.Seed)
 	default:
+		if _, s.L, err = s.lg.Curvature(); err != nil {
+			return nil, err
+		}
 		s.eng, s.lr, err = newGD(s.lg, theta0, logregLR.Get(v), logregTol.Get(v), s.L)
 	}
 	if err != nil {
@@ -182,9 +177,57 @@ func newSGD(f optim.FiniteSum, x *linear.Design, theta0 []float64, lr float64, v
 	return eng, t0, desc, err
 }
 
-// logisticOptimum runs Newton to working precision.
-func logisticOptimum(lg *linear.Logistic) ([]float64, float64, error) {
-	nw, err := optim.NewNewton(lg, make([]float64, lg.Design().P()), optim.NewtonConfig{Tol: 1e-12})
+// reference finds, once, the minimiser that the loss chart measures f
+// against, and whether one exists. With λ > 0 one always does (f is
+// strongly convex in w and the bias is pinned by the data, catalogue [A6]);
+// with λ = 0 it exists unless the data are linearly separable. It is Newton
+// to working precision: for method=newton, the continuation of the run's
+// own trajectory from its current iterate, which gives bit for bit what a
+// fresh start would (a Newton step depends on its iterate only), so the run
+// is its own reference at the cost of its last steps; for the other
+// methods, a fresh start at θ = 0. With λ = 0, a reference that separates
+// the data certifies that they are separable, one that reaches ∇f = 0
+// without separating them that they are not; only when Newton ends neither
+// way does the max-margin search (200+ passes over the data) decide.
+func (s *logregSim) reference() {
+	if s.refDone {
+		return
+	}
+	s.refDone = true
+	start := make([]float64, s.lg.Design().P())
+	if nw, ok := s.eng.(*optim.Newton); ok {
+		copy(start, nw.X())
+	}
+	xstar, fstar, err := logisticOptimum(s.lg, start)
+	if s.lambda > 0 {
+		if s.refErr = err; err == nil {
+			s.setReference(xstar, fstar)
+		}
+		return
+	}
+	switch {
+	case err == nil && s.lg.Separates(xstar):
+		s.sep = linear.Separable
+	case err == nil:
+		s.sep = linear.NotSeparable
+		s.setReference(xstar, fstar)
+	default:
+		if s.sep = linear.MaxMargin(s.lg.Design(), s.lg.Y()).Sep; s.sep == linear.NotSeparable {
+			s.refErr = err // not separable, yet Newton failed
+		}
+	}
+}
+
+func (s *logregSim) setReference(xstar []float64, fstar float64) {
+	s.xstar, s.fstar = xstar, fstar
+	s.r0sq = floats.Distance(make([]float64, len(xstar)), xstar, 2)
+	s.r0sq *= s.r0sq
+}
+
+// logisticOptimum runs Newton from start to working precision (‖∇f‖ ≤
+// 1e-12, or until neither f nor ‖∇f‖ falls).
+func logisticOptimum(lg *linear.Logistic, start []float64) ([]float64, float64, error) {
+	nw, err := optim.NewNewton(lg, start, optim.NewtonConfig{Tol: 1e-12})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -193,10 +236,14 @@ func logisticOptimum(lg *linear.Logistic) ([]float64, float64, error) {
 			break
 		}
 	}
-	if err != nil && !errors.Is(err, algo.ErrConverged) {
-		return nil, 0, fmt.Errorf("reference optimum: %w", err)
+	if err == nil {
+		err = fmt.Errorf("reference optimum: no convergence in 200 Newton steps (‖∇f‖ = %.3g)", nw.GradNorm())
+	} else if errors.Is(err, algo.ErrConverged) {
+		err = nil
+	} else {
+		err = fmt.Errorf("reference optimum: %w", err)
 	}
-	return append([]float64(nil), nw.X()...), nw.F(), nil
+	return append([]float64(nil), nw.X()...), nw.F(), err
 }
 
 func (s *logregSim) record() {
@@ -222,6 +269,7 @@ func (s *logregSim) Step() error {
 }
 
 func (s *logregSim) Frame() sims.Frame {
+	s.reference()
 	th := s.eng.X()
 	d := s.data.D()
 	x0, x1 := s.trace.Span()
@@ -304,6 +352,9 @@ func (s *logregSim) notes(th []float64) []string {
 	default:
 		lines = append(lines, fmt.Sprintf("GD, t = %.3g = %.3g/L, L = ¼λ_max(X̃ᵀX̃/n) + λ = %.4g", s.lr, s.lr*s.L, s.L))
 	}
+	if s.refErr != nil {
+		lines = append(lines, "no f* to compare with: "+s.refErr.Error())
+	}
 	if s.xstar != nil {
 		lines = append(lines, fmt.Sprintf("f* = %.6g (Newton) at (w*, b*) = %s", s.fstar, fmtVec(s.xstar)))
 		if s.method == methodGD && s.lr <= 1/s.L {
@@ -332,12 +383,16 @@ func (s *logregSim) notes(th []float64) []string {
 }
 
 func (s *logregSim) Result() map[string]any {
+	s.reference()
 	th := s.eng.X()
 	d := s.data.D()
 	r := map[string]any{
 		"w": append([]float64(nil), th[:d]...), "b": th[d],
 		"loss": s.eng.F(), "log_loss": s.lg.LogLoss(th), "accuracy": s.lg.Accuracy(th),
-		"steps": s.eng.Iter(), "separable": s.sep.String(),
+		"steps": s.eng.Iter(),
+	}
+	if s.lambda == 0 {
+		r["separable"] = s.sep.String()
 	}
 	if s.xstar != nil {
 		r["f_star"] = s.fstar

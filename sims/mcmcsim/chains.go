@@ -10,6 +10,7 @@ import (
 	"github.com/thelab/lab/algo/mcmc"
 	"github.com/thelab/lab/algo/target"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // This file is the machinery that every sampler sim shares: the target
@@ -44,9 +45,11 @@ const (
 	// trustRHat is the R̂ above which the chains are not mixed and no ESS is
 	// trustworthy (Vehtari et al. 2021).
 	trustRHat = 1.01
-	hintAfter = 200 // steps before the acceptance hints show
-	arrowsLen = 6   // proposals of chain 1 drawn as arrows
-	maxChains = 8   // the chains parameter's upper bound
+	hintAfter = 200  // steps before the acceptance hints show
+	arrowsLen = 6    // proposals of chain 1 drawn as arrows
+	maxChains = 8    // the chains parameter's upper bound (≤ mcmc.MaxChains)
+	maxBurnIn = 1e6  // the burnin parameter's upper bound
+	maxThin   = 1000 // the thin parameter's upper bound
 	// rhatCap is the R-hat reported as a metric when chains are stuck at
 	// distinct points (R-hat = +Inf): metrics must be finite.
 	rhatCap = 999
@@ -54,50 +57,76 @@ const (
 
 var coordNames = []string{"x", "y"}
 
-// targetParams are the target and its correlation, first in every sampler.
-func targetParams(def string) []sims.Param {
-	return []sims.Param{
-		{Name: "target", Kind: sims.Choice, Choices: target.Names, Default: def,
-			Help: "density to sample: 1-D N(0,1); Fig 3.7's ½N((3,3),I)+½N((−3,−3),I); a twisted Gaussian; a ρ-correlated Gaussian; a ring; Neal's funnel"},
-		{Name: "rho", Kind: sims.Float, Min: -0.995, Max: 0.995, Default: strconv.FormatFloat(target.DefaultRho, 'g', -1, 64),
-			Help: "correlation of the Gaussian (target=correlated only)"},
+// targetMenu is the target parameter's menu.
+var targetMenu = []target.Kind{target.KindNormal, target.KindMixture, target.KindBanana,
+	target.KindCorrelated, target.KindDonut, target.KindFunnel}
+
+// maxRho bounds the correlation of the correlated target: the engine takes
+// (−1, 1); closer to ±1 no sampler here mixes in a pane's run.
+const maxRho = 0.995
+
+// targetParams declares the target and its correlation, first in every
+// sim of this package; def is the sim's default target.
+type targetParams struct {
+	kind *param.ChoiceDecl[target.Kind]
+	rho  *param.FloatDecl
+}
+
+func newTargetParams(def target.Kind) targetParams {
+	return targetParams{
+		kind: param.Choice("target", targetMenu, def,
+			"density to sample: 1-D N(0,1); Fig 3.7's ½N((3,3),I)+½N((−3,−3),I); a twisted Gaussian; a ρ-correlated Gaussian; a ring; Neal's funnel"),
+		rho: param.Float("rho", target.DefaultRho, "correlation of the Gaussian (target=correlated only)").Range(-maxRho, maxRho),
 	}
 }
 
-// chainParams are the multi-chain settings, shared by every sampler;
-// chains defaults to defChains.
-func chainParams(defChains int, defBurn string) []sims.Param {
-	return []sims.Param{
-		{Name: "chains", Kind: sims.Int, Min: 1, Max: maxChains, Default: strconv.Itoa(defChains),
-			Help: "chains run side by side: chain 1 from x0, the others from dispersed starts (exact draws pushed ×2 from the mean)"},
-		{Name: "burnin", Kind: sims.Int, Min: 0, Max: 1e6, Default: defBurn,
-			Help: "initial transitions of each chain whose states are discarded before the statistics start"},
-		{Name: "thin", Kind: sims.Int, Min: 1, Max: 1000, Default: "1",
-			Help: "keep every thin-th state after burn-in (the notes' 'one every 50 samples'); the ACF is of the kept samples"},
-		{Name: "x0", Kind: sims.Vector, Len: 2, Min: -10, Max: 10, Default: "0,0",
-			DefaultFor: defaultStart, DefaultNote: "3,−3 for correlated, 3 for normal, 2.5,0 for donut, else 0,0",
-			Help: "starting state x,y of chain 1 (the 1-D target uses x only)"},
+// Params lists target and rho.
+func (t targetParams) Params() []param.Param { return param.List(t.kind, t.rho) }
+
+// get returns the chosen target and correlation, for the defaults that
+// depend on them.
+func (t targetParams) get(v param.Values) (target.Kind, float64) { return t.kind.Get(v), t.rho.Get(v) }
+
+// build builds the chosen target.
+func (t targetParams) build(v param.Values) (target.Target, error) { return target.New(t.get(v)) }
+
+// chainParams declares the multi-chain settings every sampler shares,
+// after its own parameters; the default start follows the target.
+type chainParams struct {
+	chains, burnin, thin *param.IntDecl
+	x0                   *param.VectorDecl
+}
+
+func newChainParams(tp targetParams, chains, burnin int) chainParams {
+	return chainParams{
+		chains: param.Int("chains", chains,
+			"chains run side by side: chain 1 from x0, the others from dispersed starts (exact draws pushed ×2 from the mean)").Range(1, maxChains),
+		burnin: param.Int("burnin", burnin,
+			"initial transitions of each chain whose states are discarded before the statistics start").Range(0, maxBurnIn),
+		thin: param.Int("thin", 1,
+			"keep every thin-th state after burn-in (the notes' 'one every 50 samples'); the ACF is of the kept samples").Range(1, maxThin),
+		x0: param.Vector("x0", []float64{0, 0}, "starting state x,y of chain 1 (the 1-D target uses x only)").Range(-10, 10).
+			DefaultFunc(func(v param.Values) []float64 { return defaultStart(tp.kind.Get(v)) },
+				"3,−3 for correlated, 3 for normal, 2.5,0 for donut, else 0,0"),
 	}
 }
+
+// Params lists chains, burnin, thin and x0.
+func (c chainParams) Params() []param.Param { return param.List(c.chains, c.burnin, c.thin, c.x0) }
 
 // defaultStart starts the Gaussians far out, as the catalogue's measured
 // chains did, so that the burn-in shows; the donut on its ring; the others
 // at the origin (between the mixture's modes, in the funnel's middle).
-func defaultStart(v sims.Values) string {
-	switch v.String("target") {
-	case "correlated":
-		return "3,-3"
-	case "normal":
-		return "3,0"
-	case "donut":
-		return "2.5,0"
+func defaultStart(k target.Kind) []float64 {
+	switch k {
+	case target.KindCorrelated:
+		return []float64{3, -3}
+	case target.KindNormal:
+		return []float64{3, 0}
+	case target.KindDonut:
+		return []float64{target.DonutR, 0}
 	}
-	return "0,0"
-}
-
-// newTarget builds the chosen target.
-func newTarget(v sims.Values) (target.Target, error) {
-	return target.New(v.String("target"), v.Float("rho"))
+	return []float64{0, 0}
 }
 
 // makeChain builds one chain of a sampler at x0 with its own random source.
@@ -156,15 +185,15 @@ type chainSim struct {
 	devs  [][]mcmc.Deviation // per coordinate, the summary against the truth
 }
 
-// newChainSim builds the chains of a sampler from the configuration: the
-// target, chain 1 at x0 and the others from dispersed starts, each chain
+// newChainSim builds the chains of a sampler on tgt with the sim's chain
+// settings cp: chain 1 at x0 and the others from dispersed starts, each chain
 // with its own PCG stream (chain 1's is `stream`, so a single chain
 // reproduces the runs of the one-chain mh sim), and the Ensemble.
-func newChainSim(name string, cfg sims.Config, tgt target.Target, stream uint64, mk makeChain) (*chainSim, error) {
+func newChainSim(name string, cfg sims.Config, cp chainParams, tgt target.Target, stream uint64, mk makeChain) (*chainSim, error) {
 	v := cfg.Values
 	d := tgt.Dim()
-	x0 := v.Vector("x0")[:d]
-	nc := v.Int("chains")
+	x0 := cp.x0.Get(v)[:d]
+	nc := cp.chains.Get(v)
 	starts := mcmc.DispersedStarts(tgt, x0, nc, rand.New(rand.NewPCG(cfg.Seed, stream^0x7374617274)))
 	var chains []mcmc.Sampler
 	for c, x := range starts {
@@ -174,7 +203,7 @@ func newChainSim(name string, cfg sims.Config, tgt target.Target, stream uint64,
 		}
 		chains = append(chains, ch)
 	}
-	ens, err := mcmc.NewEnsemble(chains, v.Int("burnin"), v.Int("thin"))
+	ens, err := mcmc.NewEnsemble(chains, cp.burnin.Get(v), cp.thin.Get(v))
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/thelab/lab/algo/mcmc"
 	"github.com/thelab/lab/algo/target"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // Gibbs is Gibbs sampling (seed 002 §3.2, L1108–1155; catalogue C5): one
@@ -25,12 +26,16 @@ var Gibbs = &sims.Spec{
 	Source: "seed 002 §3.2 (Gibbs sampling, eq 3.3, Remark 3.5, Fig 3.8)",
 	Steps:  5000,
 	Speed:  20,
-	Params: append(append(targetParams("correlated"),
-		sims.Param{Name: "width", Kind: sims.Float, Min: 0, OpenMin: true, Max: 20, Default: "1",
-			Help: "initial bracket of the slice updates, for coordinates without a closed-form conditional (banana x, funnel y, donut)"}),
-		chainParams(4, "200")...),
-	New: newGibbs,
+	Params: param.List(gibbsTarget, gibbsWidth, gibbsChains),
+	New:    newGibbs,
 }
+
+var (
+	gibbsTarget = newTargetParams(target.KindCorrelated)
+	gibbsWidth  = param.Float("width", 1,
+		"initial bracket of the slice updates, for coordinates without a closed-form conditional (banana x, funnel y, donut)").Range(0, 20).OpenMin()
+	gibbsChains = newChainParams(gibbsTarget, 4, 200)
+)
 
 type gibbsSim struct {
 	*chainSim
@@ -39,12 +44,12 @@ type gibbsSim struct {
 }
 
 func newGibbs(cfg sims.Config) (sims.Sim, error) {
-	tgt, err := newTarget(cfg.Values)
+	tgt, err := gibbsTarget.build(cfg.Values)
 	if err != nil {
 		return nil, err
 	}
-	width := cfg.Values.Float("width")
-	cs, err := newChainSim("gibbs", cfg, tgt, 0x67696262, func(x0 []float64, rng *rand.Rand) (mcmc.Sampler, error) { // "gibb"
+	width := gibbsWidth.Get(cfg.Values)
+	cs, err := newChainSim("gibbs", cfg, gibbsChains, tgt, 0x67696262, func(x0 []float64, rng *rand.Rand) (mcmc.Sampler, error) { // "gibb"
 		return mcmc.NewGibbs(tgt, x0, width, rng)
 	})
 	if err != nil {

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/thelab/lab/algo/mcmc"
+	"github.com/thelab/lab/algo/target"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // HMC is Hamiltonian Monte Carlo (beyond the notes; see mcmc.HMC): each
@@ -25,29 +26,32 @@ var HMC = &sims.Spec{
 	Source: "beyond the notes: MH (seed 002 §3.2, eq 3.2) with a Hamiltonian proposal (Neal 2011)",
 	Steps:  2000,
 	Speed:  10,
-	Params: append(append(targetParams("banana"),
-		sims.Param{Name: "step", Kind: sims.Float, Min: 0, OpenMin: true, Max: 5, Default: "0.1",
-			DefaultFor: defaultHMCStep, DefaultNote: "0.08 (normal), (π/40)√(1+|ρ|) capped at √(1−|ρ|) (correlated), else 0.1",
-			Help: "leapfrog step size ε"},
-		sims.Param{Name: "leapfrog_steps", Kind: sims.Int, Min: 1, Max: 500, Default: "20",
-			Help: "leapfrog steps L per transition: the trajectory lasts T = εL"}),
-		chainParams(4, "200")...),
-	New: newHMC,
+	Params: param.List(hmcTarget, hmcStep, hmcLeapfrog, hmcChains),
+	New:    newHMC,
 }
 
-// defaultHMCStep makes T = 20ε about a quarter period of the slowest
+var (
+	hmcTarget = newTargetParams(target.KindBanana)
+	hmcStep   = param.Float("step", 0.1, "leapfrog step size ε").Range(0, 5).OpenMin().
+			DefaultFunc(func(v param.Values) float64 { return hmcDefaultStep(hmcTarget.get(v)) },
+			"0.08 (normal), (π/40)√(1+|ρ|) capped at √(1−|ρ|) (correlated), else 0.1")
+	hmcLeapfrog = param.Int("leapfrog_steps", 20, "leapfrog steps L per transition: the trajectory lasts T = εL").Range(1, 500)
+	hmcChains   = newChainParams(hmcTarget, 4, 200)
+)
+
+// hmcDefaultStep makes T = 20ε about a quarter period of the slowest
 // direction of the Gaussians (π/2 for N(0, 1), where a quarter period gives
 // independent draws), within stability (εω ≤ 1 for the fastest direction,
-// ω = 1/√(1 − |ρ|)); 0.1 elsewhere.
-func defaultHMCStep(v sims.Values) string {
-	switch v.String("target") {
-	case "normal":
-		return "0.08"
-	case "correlated":
-		r := math.Abs(v.Float("rho"))
-		return strconv.FormatFloat(math.Min(math.Pi/40*math.Sqrt(1+r), math.Sqrt(1-r)), 'g', 2, 64)
+// ω = 1/√(1 − |ρ|)), to two digits; 0.1 elsewhere.
+func hmcDefaultStep(k target.Kind, rho float64) float64 {
+	switch k {
+	case target.KindNormal:
+		return 0.08
+	case target.KindCorrelated:
+		r := math.Abs(rho)
+		return param.Sig(math.Min(math.Pi/40*math.Sqrt(1+r), math.Sqrt(1-r)), 2)
 	}
-	return "0.1"
+	return 0.1
 }
 
 type hmcSim struct {
@@ -59,12 +63,12 @@ type hmcSim struct {
 
 func newHMC(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	tgt, err := newTarget(v)
+	tgt, err := hmcTarget.build(v)
 	if err != nil {
 		return nil, err
 	}
-	eps, steps := v.Float("step"), v.Int("leapfrog_steps")
-	cs, err := newChainSim("hmc", cfg, tgt, 0x686d63, func(x0 []float64, rng *rand.Rand) (mcmc.Sampler, error) { // "hmc"
+	eps, steps := hmcStep.Get(v), hmcLeapfrog.Get(v)
+	cs, err := newChainSim("hmc", cfg, hmcChains, tgt, 0x686d63, func(x0 []float64, rng *rand.Rand) (mcmc.Sampler, error) { // "hmc"
 		return mcmc.NewHMC(tgt, x0, eps, steps, rng)
 	})
 	if err != nil {

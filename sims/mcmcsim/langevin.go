@@ -8,6 +8,7 @@ import (
 	"github.com/thelab/lab/algo/mcmc"
 	"github.com/thelab/lab/algo/target"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // Langevin is unadjusted Langevin dynamics (seed 000 §3.2, eq 3.3) run
@@ -26,14 +27,18 @@ var Langevin = &sims.Spec{
 	Source: "seed 000 §3.2 (Langevin dynamics, eq 3.3); MALA for comparison",
 	Steps:  20000,
 	Speed:  100,
-	Params: append(append(targetParams("normal"),
-		sims.Param{Name: "step", Kind: sims.Float, Min: 0, OpenMin: true, Max: 10, Default: "0.2",
-			Help: "step δ of y ← y + δ∇log p(y) + √(2δ)w; on N(0, s²) ULA is stable iff δ < 2s²"},
-		sims.Param{Name: "noise", Kind: sims.Choice, Choices: []string{"on", "off"}, Default: "on",
-			Help: "off drops the √(2δ)w term: gradient ascent, which collapses onto modes instead of sampling"}),
-		chainParams(4, "500")...),
-	New: newLangevin,
+	Params: param.List(ulaTarget, ulaStep, ulaNoise, ulaChains),
+	New:    newLangevin,
 }
+
+var (
+	ulaTarget = newTargetParams(target.KindNormal)
+	ulaStep   = param.Float("step", 0.2,
+		"step δ of y ← y + δ∇log p(y) + √(2δ)w; on N(0, s²) ULA is stable iff δ < 2s²").Range(0, 10).OpenMin()
+	ulaNoise = param.Bool("noise", true,
+		"off drops the √(2δ)w term: gradient ascent, which collapses onto modes instead of sampling")
+	ulaChains = newChainParams(ulaTarget, 4, 500)
+)
 
 // varFrom is the number of kept samples before the running variances are
 // drawn (the first few are too noisy to share a scale with the rest).
@@ -73,16 +78,25 @@ func ulaVariance(tg target.Target, delta float64) float64 {
 	return math.NaN()
 }
 
+// gaussian reports whether tg is one of the Gaussian targets, on which
+// ULA's stationary law is known.
+func gaussian(tg target.Target) bool {
+	switch tg.(type) {
+	case target.Normal, target.Correlated:
+		return true
+	}
+	return false
+}
+
 func newLangevin(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	tgt, err := newTarget(v)
+	tgt, err := ulaTarget.build(v)
 	if err != nil {
 		return nil, err
 	}
-	delta := v.Float("step")
-	noise := v.String("noise") == "on"
+	delta, noise := ulaStep.Get(v), ulaNoise.Get(v)
 	const stream = 0x756c61 // "ula"
-	cs, err := newChainSim("langevin", cfg, tgt, stream, func(x0 []float64, rng *rand.Rand) (mcmc.Sampler, error) {
+	cs, err := newChainSim("langevin", cfg, ulaChains, tgt, stream, func(x0 []float64, rng *rand.Rand) (mcmc.Sampler, error) {
 		l, err := mcmc.NewLangevin(tgt, x0, delta, rng)
 		if err != nil {
 			return nil, err
@@ -103,7 +117,7 @@ func newLangevin(cfg sims.Config) (sims.Sim, error) {
 		}
 		chains = append(chains, m)
 	}
-	mala, err := mcmc.NewEnsemble(chains, v.Int("burnin"), v.Int("thin"))
+	mala, err := mcmc.NewEnsemble(chains, ulaChains.burnin.Get(v), ulaChains.thin.Get(v))
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +251,7 @@ func (s *langevinSim) notes() []string {
 	case !s.noise:
 	case !math.IsNaN(s.theory):
 		lines = append(lines, "on N(μ, s²) ULA is AR(1) with a = 1 − δ/s²: Var = 2δ/(1 − a²) = s²/(1 − δ/(2s²)), an O(δ) bias.")
-	case s.tgt.Name() == "normal" || s.tgt.Name() == "correlated":
+	case gaussian(s.tgt):
 		lines = append(lines, "δ ≥ 2s² along some direction: ULA has no stationary law there and diverges.")
 	default:
 		lines = append(lines, "ULA's stationary law differs from p by O(δ); MALA's accept/reject step removes the bias.")

@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/thelab/lab/algo/mcmc"
+	"github.com/thelab/lab/algo/target"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // MALA is the Metropolis-adjusted Langevin algorithm (beyond the notes; see
@@ -21,30 +22,34 @@ var MALA = &sims.Spec{
 	Source: "beyond the notes: seed 000 §3.2 eq 3.3 as the proposal of seed 002 eq 3.2 (Roberts & Tweedie 1996)",
 	Steps:  20000,
 	Speed:  50,
-	Params: append(append(targetParams("donut"),
-		sims.Param{Name: "step", Kind: sims.Float, Min: 0, OpenMin: true, Max: 10, Default: "0.1",
-			DefaultFor: defaultMALAStep, DefaultNote: "0.5 (normal, mixture), 1.5(1−|ρ|) (correlated), 0.2 (donut, funnel), 0.05 (banana)",
-			Help: "step δ of z' = z + δ∇log p(z) + √(2δ)ξ"}),
-		chainParams(4, "500")...),
-	New: newMALA,
+	Params: param.List(malaTarget, malaStep, malaChains),
+	New:    newMALA,
 }
 
-// defaultMALAStep scales δ to each target's smallest variance λ: δ ≈ 1.5λ
+var (
+	malaTarget = newTargetParams(target.KindDonut)
+	malaStep   = param.Float("step", 0.1, "step δ of z' = z + δ∇log p(z) + √(2δ)ξ").Range(0, 10).OpenMin().
+			DefaultFunc(func(v param.Values) float64 { return malaDefaultStep(malaTarget.get(v)) },
+			"0.5 (normal, mixture), 1.5(1−|ρ|) (correlated), 0.2 (donut, funnel), 0.05 (banana)")
+	malaChains = newChainParams(malaTarget, 4, 500)
+)
+
+// malaDefaultStep scales δ to each target's smallest variance λ: δ ≈ 1.5λ
 // on the correlated Gaussian (λ = 1 − |ρ|) and 0.5 on the unit-variance
 // ones, acceptance about 0.6–0.9, near the 0.574 that Roberts & Rosenthal
-// (1998) found optimal; on the donut (radial variance σ² = 0.16) and the
+// (1998) found optimal (to two digits); on the donut (radial variance σ² = 0.16) and the
 // funnel 0.2, on the banana (whose arms curve sharply) 0.05: the values with
 // the largest ESS in a scan of 0.05–0.5.
-func defaultMALAStep(v sims.Values) string {
-	switch v.String("target") {
-	case "normal", "mixture":
-		return "0.5"
-	case "correlated":
-		return strconv.FormatFloat(1.5*(1-math.Abs(v.Float("rho"))), 'g', 2, 64)
-	case "donut", "funnel":
-		return "0.2"
+func malaDefaultStep(k target.Kind, rho float64) float64 {
+	switch k {
+	case target.KindNormal, target.KindMixture:
+		return 0.5
+	case target.KindCorrelated:
+		return param.Sig(1.5*(1-math.Abs(rho)), 2)
+	case target.KindDonut, target.KindFunnel:
+		return 0.2
 	}
-	return "0.05"
+	return 0.05
 }
 
 type malaSim struct {
@@ -54,12 +59,12 @@ type malaSim struct {
 
 func newMALA(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	tgt, err := newTarget(v)
+	tgt, err := malaTarget.build(v)
 	if err != nil {
 		return nil, err
 	}
-	delta := v.Float("step")
-	cs, err := newChainSim("mala", cfg, tgt, 0x6d616c61, func(x0 []float64, rng *rand.Rand) (mcmc.Sampler, error) { // "mala"
+	delta := malaStep.Get(v)
+	cs, err := newChainSim("mala", cfg, malaChains, tgt, 0x6d616c61, func(x0 []float64, rng *rand.Rand) (mcmc.Sampler, error) { // "mala"
 		return mcmc.NewMALA(tgt, x0, delta, rng)
 	})
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/thelab/lab/algo/mcmc"
 	"github.com/thelab/lab/algo/target"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // MCErrorSim is the Monte Carlo error against the number of samples (seed
@@ -26,24 +27,18 @@ var MCErrorSim = &sims.Spec{
 	Source: "seed 002 §3.2 (Monte Carlo estimation, L1030–1038)",
 	Steps:  10000,
 	Speed:  300,
-	Params: append(targetParams("normal"),
-		sims.Param{Name: "f", Kind: sims.Choice, Choices: statNames(), Default: "x",
-			Help: "the statistic f(z) whose mean is estimated: x (the first coordinate), x2 (its square), x>0 (an indicator; exact mean ½)"},
-		sims.Param{Name: "replicates", Kind: sims.Int, Min: 10, Max: 2000, Default: "200",
-			Help: "independent replicates R over which the RMSE is taken"},
-		sims.Param{Name: "step", Kind: sims.Float, Min: 0, OpenMin: true, Max: 20, Default: "2",
-			DefaultFor: defaultStep, DefaultNote: "as mh's random-walk step for the target",
-			Help: "proposal scale of the replicates' random-walk Metropolis chains"}),
-	New: newMCError,
+	Params: param.List(mcerTarget, mcerF, mcerReplicates, mcerStep),
+	New:    newMCError,
 }
 
-func statNames() []string {
-	var out []string
-	for _, s := range mcmc.Statistics {
-		out = append(out, string(s))
-	}
-	return out
-}
+var (
+	mcerTarget = newTargetParams(target.KindNormal)
+	mcerF      = param.Choice("f", []mcmc.Statistic{mcmc.StatMean, mcmc.StatSquare, mcmc.StatTail}, mcmc.StatMean,
+		"the statistic f(z) whose mean is estimated: x (the first coordinate), x2 (its square), x>0 (an indicator; exact mean ½)")
+	mcerReplicates = param.Int("replicates", 200, "independent replicates R over which the RMSE is taken").Range(10, 2000)
+	mcerStep       = param.Float("step", 2, "proposal scale of the replicates' random-walk Metropolis chains").Range(0, 20).OpenMin().
+			DefaultFunc(func(v param.Values) float64 { return rwStep(mcerTarget.get(v)) }, "as mh's random-walk step for the target")
+)
 
 // Sizes of the mcerror pane.
 const (
@@ -60,12 +55,12 @@ type mcErrorSim struct {
 
 func newMCError(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	tgt, err := newTarget(v)
+	tgt, err := mcerTarget.build(v)
 	if err != nil {
 		return nil, err
 	}
-	step := v.Float("step")
-	e, err := mcmc.NewMCError(tgt, mcmc.Statistic(v.String("f")), v.Int("replicates"), step,
+	step := mcerStep.Get(v)
+	e, err := mcmc.NewMCError(tgt, mcerF.Get(v), mcerReplicates.Get(v), step,
 		rand.New(rand.NewPCG(cfg.Seed, 0x6d636572))) // "mcer"
 	if err != nil {
 		return nil, err

@@ -8,10 +8,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"github.com/thelab/lab/algo/mcmc"
+	"github.com/thelab/lab/algo/target"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
 )
 
 // MH is the Metropolis–Hastings playground (seed 002 §3.2; catalogue C4
@@ -38,43 +39,57 @@ var MH = &sims.Spec{
 	Steps:  20000,
 	// Slow enough to see single proposals and rejections at first; the
 	// speed keys run the thousands that fill the histogram.
-	Speed: 100,
-	Params: append(append(targetParams("mixture"),
-		sims.Param{Name: "proposal", Kind: sims.Choice, Choices: []string{"rw", "independence"}, Default: "rw",
-			Help: "rw: z' ~ N(z, s²I), symmetric (Remark 3.4); independence: z' ~ N(center, s²I), with the Hastings correction"},
-		sims.Param{Name: "step", Kind: sims.Float, Min: 0, OpenMin: true, Max: 20, Default: "2",
-			DefaultFor: defaultStep, DefaultNote: "rw: 2.4 (normal), 2 (mixture), 2.5 (banana), 1.68·(1−ρ²)^¼ (correlated), 1 (donut, funnel); independence: 3",
-			Help: "proposal scale s"},
-		sims.Param{Name: "center", Kind: sims.Vector, Len: 2, Min: -10, Max: 10, Default: "0,0",
-			Help: "mean of the independence proposal (proposal=independence only)"}),
-		chainParams(1, "1000")...),
-	New: newMH,
+	Speed:  100,
+	Params: param.List(mhTarget, mhProposal, mhStep, mhCenter, mhChains),
+	New:    newMH,
 }
 
-// defaultStep is a proposal scale that mixes reasonably on each target. For
-// the correlated Gaussian it is the 2.38/√d scale of Gelman, Roberts & Gilks
-// (1996) applied to the geometric mean of the principal standard deviations,
-// (det Σ)^{1/(2d)} = (1 − ρ²)^{1/4}; for the normal, the classic 2.4σ
-// (acceptance ≈ 0.44); for the mixture, the catalogue's step 2 that hops
-// between the modes (seed-002-catalog C4); for the banana, the step that gave
-// the largest ESS in a scan of 0.3..3; for the donut and the funnel, 1. The
-// independence proposal defaults to N(0, 9I), the catalogue's (C4 [M]).
-func defaultStep(v sims.Values) string {
-	if v.Text("proposal") == "independence" { // "" in sims without a proposal choice
-		return "3"
+// proposal is mh's choice of proposal.
+type proposal string
+
+const (
+	proposalRW    proposal = "rw"
+	proposalIndep proposal = "independence"
+)
+
+func (p proposal) String() string { return string(p) }
+
+var (
+	mhTarget   = newTargetParams(target.KindMixture)
+	mhProposal = param.Choice("proposal", []proposal{proposalRW, proposalIndep}, proposalRW,
+		"rw: z' ~ N(z, s²I), symmetric (Remark 3.4); independence: z' ~ N(center, s²I), with the Hastings correction")
+	// The independence proposal defaults to N(0, 9I), the catalogue's (C4 [M]).
+	mhStep = param.Float("step", 2, "proposal scale s").Range(0, 20).OpenMin().
+		DefaultFunc(func(v param.Values) float64 {
+			if mhProposal.Get(v) == proposalIndep {
+				return 3
+			}
+			return rwStep(mhTarget.get(v))
+		}, "rw: 2.4 (normal), 2 (mixture), 2.5 (banana), 1.68·(1−ρ²)^¼ (correlated), 1 (donut, funnel); independence: 3")
+	mhCenter = param.Vector("center", []float64{0, 0}, "mean of the independence proposal (proposal=independence only)").Range(-10, 10)
+	mhChains = newChainParams(mhTarget, 1, 1000)
+)
+
+// rwStep is a random-walk proposal scale that mixes reasonably on each
+// target. For the correlated Gaussian it is the 2.38/√d scale of Gelman,
+// Roberts & Gilks (1996) applied to the geometric mean of the principal
+// standard deviations, (det Σ)^{1/(2d)} = (1 − ρ²)^{1/4}, to two digits; for
+// the normal, the classic 2.4σ (acceptance ≈ 0.44); for the mixture, the
+// catalogue's step 2 that hops between the modes (seed-002-catalog C4); for
+// the banana, the step that gave the largest ESS in a scan of 0.3..3; for
+// the donut and the funnel, 1.
+func rwStep(k target.Kind, rho float64) float64 {
+	switch k {
+	case target.KindNormal:
+		return 2.4
+	case target.KindBanana:
+		return 2.5
+	case target.KindCorrelated:
+		return param.Sig(2.38/math.Sqrt2*math.Pow(1-rho*rho, 0.25), 2)
+	case target.KindDonut, target.KindFunnel:
+		return 1
 	}
-	switch v.String("target") {
-	case "normal":
-		return "2.4"
-	case "banana":
-		return "2.5"
-	case "correlated":
-		rho := v.Float("rho")
-		return strconv.FormatFloat(2.38/math.Sqrt2*math.Pow(1-rho*rho, 0.25), 'g', 2, 64)
-	case "donut", "funnel":
-		return "1"
-	}
-	return "2"
+	return 2
 }
 
 type mhSim struct {
@@ -85,14 +100,14 @@ type mhSim struct {
 
 func newMH(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	tgt, err := newTarget(v)
+	tgt, err := mhTarget.build(v)
 	if err != nil {
 		return nil, err
 	}
-	step := v.Float("step")
-	indep := v.String("proposal") == "independence"
-	center := v.Vector("center")[:tgt.Dim()]
-	cs, err := newChainSim("mh", cfg, tgt, 0x6d682d73696d, func(x0 []float64, rng *rand.Rand) (mcmc.Sampler, error) { // "mh-sim"
+	step := mhStep.Get(v)
+	indep := mhProposal.Get(v) == proposalIndep
+	center := mhCenter.Get(v)[:tgt.Dim()]
+	cs, err := newChainSim("mh", cfg, mhChains, tgt, 0x6d682d73696d, func(x0 []float64, rng *rand.Rand) (mcmc.Sampler, error) { // "mh-sim"
 		if indep {
 			return mcmc.NewIndependence(tgt, x0, center, step, rng)
 		}

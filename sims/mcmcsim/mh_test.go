@@ -3,6 +3,7 @@ package mcmcsim
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -175,18 +176,22 @@ func TestHints(t *testing.T) {
 }
 
 func TestDefaultsDependOnTarget(t *testing.T) {
-	for _, c := range []struct{ target, step, x0 string }{
-		{"normal", "2.4", "3,0"},
-		{"mixture", "2", "0,0"},
-		{"banana", "2.5", "0,0"},
-		{"correlated", "1.1", "3,-3"},
+	for _, c := range []struct {
+		target target.Kind
+		step   float64
+		x0     []float64
+	}{
+		{target.KindNormal, 2.4, []float64{3, 0}},
+		{target.KindMixture, 2, []float64{0, 0}},
+		{target.KindBanana, 2.5, []float64{0, 0}},
+		{target.KindCorrelated, 1.1, []float64{3, -3}},
 	} {
-		v, err := sims.Resolve(MH.Params, map[string]string{"target": c.target})
+		v, err := sims.Resolve(MH.Params, map[string]string{"target": c.target.String()})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v.Text("step") != c.step || v.Text("x0") != c.x0 {
-			t.Errorf("%s: step %s x0 %s, want %s and %s", c.target, v.Text("step"), v.Text("x0"), c.step, c.x0)
+		if step, x0 := mhStep.Get(v), mhChains.x0.Get(v); step != c.step || !slices.Equal(x0, c.x0) {
+			t.Errorf("%s: step %g x0 %v, want %g and %v", c.target, step, x0, c.step, c.x0)
 		}
 	}
 }
@@ -221,8 +226,8 @@ func TestInvalidParams(t *testing.T) {
 }
 
 func TestStepDoesNotAllocate(t *testing.T) {
-	for _, name := range target.Names {
-		s := simtest.Build(t, MH, map[string]string{"target": name, "burnin": "100"}, 1, nil)
+	for _, name := range targetMenu {
+		s := simtest.Build(t, MH, map[string]string{"target": name.String(), "burnin": "100"}, 1, nil)
 		simtest.Run(t, s, 50)
 		if a := testing.AllocsPerRun(10000, func() { _ = s.Step() }); a != 0 {
 			t.Errorf("%s: Step allocates %v times", name, a)

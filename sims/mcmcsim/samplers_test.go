@@ -22,9 +22,9 @@ var samplerSpecs = []*sims.Spec{MH, Gibbs, HMC, MALA, Langevin}
 // and acceptance.
 func TestSamplersShareTheirFrames(t *testing.T) {
 	for _, spec := range samplerSpecs {
-		for _, name := range target.Names {
+		for _, name := range targetMenu {
 			for _, chains := range []string{"1", "3"} {
-				s := simtest.Build(t, spec, map[string]string{"target": name, "chains": chains, "burnin": "50"}, 1, nil)
+				s := simtest.Build(t, spec, map[string]string{"target": name.String(), "chains": chains, "burnin": "50"}, 1, nil)
 				if f := s.Frame(); f.Step != 0 || len(f.Charts) < 4 {
 					t.Errorf("%s on %s: first frame step %d, %d charts", spec.Name, name, f.Step, len(f.Charts))
 				}
@@ -396,8 +396,8 @@ func TestIndependenceProposal(t *testing.T) {
 	if a := res["acceptance"].(float64); a < 0.11 || a > 0.19 || res["proposal"] != "independence" {
 		t.Errorf("independence N(0, 9I) on Fig 3.7: acceptance %.3f (catalogue ≈ 0.149), proposal %v", a, res["proposal"])
 	}
-	if v, _ := sims.Resolve(MH.Params, map[string]string{"proposal": "independence"}); v.Text("step") != "3" {
-		t.Errorf("independence default step %s, want 3", v.Text("step"))
+	if v, _ := sims.Resolve(MH.Params, map[string]string{"proposal": "independence"}); mhStep.Get(v) != 3 {
+		t.Errorf("independence default step %g, want 3", mhStep.Get(v))
 	}
 }
 
@@ -426,8 +426,8 @@ func TestSamplersInvalidParams(t *testing.T) {
 
 func TestSamplerStepsDoNotAllocate(t *testing.T) {
 	for _, spec := range samplerSpecs {
-		for _, name := range target.Names {
-			s := simtest.Build(t, spec, map[string]string{"target": name, "burnin": "20", "chains": "2"}, 1, nil)
+		for _, name := range targetMenu {
+			s := simtest.Build(t, spec, map[string]string{"target": name.String(), "burnin": "20", "chains": "2"}, 1, nil)
 			simtest.Run(t, s, 50)
 			if a := testing.AllocsPerRun(2000, func() { _ = s.Step() }); a != 0 {
 				t.Errorf("%s on %s: Step allocates %v times", spec.Name, name, a)

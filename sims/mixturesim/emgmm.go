@@ -120,6 +120,7 @@ type emSim struct {
 	data     *points2D
 	cfg      mixture.Config
 	seed     uint64
+	workers  int // sims.Config.Workers
 	restarts int
 	view     sims.Rect
 
@@ -139,7 +140,7 @@ func newEMGMM(cfg sims.Config) (sims.Sim, error) {
 		return nil, err
 	}
 	s := &emSim{
-		data: data, seed: cfg.Seed, restarts: emRestarts.Get(v), best: -1,
+		data: data, seed: cfg.Seed, workers: cfg.Workers, restarts: emRestarts.Get(v), best: -1,
 		cfg: mixture.Config{K: emK.Get(v), Reg: emReg.Get(v), Tol: emTol.Get(v), Cov: emCov.Get(v), Eps: emEps.Get(v)},
 	}
 	if err := s.startRun(0); err != nil {
@@ -156,6 +157,7 @@ func (s *emSim) startRun(r int) error {
 	if err != nil {
 		return err
 	}
+	em.SetWorkers(s.workers)
 	run := &emRun{em: em, ll: sims.NewTrace(0, 1), stair: sims.NewTrace(1, 2), gap: sims.NewTrace(1, 2)}
 	run.ll.Add(em.MeanLogLik())
 	if s.cfg.Cov == mixture.CovSphericalFixed {
@@ -163,6 +165,7 @@ func (s *emSim) startRun(r int) error {
 		if run.km, err = mixture.NewKMeans(s.data.points, s.cfg.K, initRNG(s.seed, r)); err != nil {
 			return err
 		}
+		run.km.SetWorkers(s.workers)
 	}
 	s.runs = append(s.runs, run)
 	s.cur = r

@@ -70,6 +70,7 @@ func newKMeans(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
+	km.SetWorkers(cfg.Workers)
 	s := &kmSim{km: km, data: data, j: sims.NewTrace(1, 1), trail: sims.NewTrace(0, 2*k)}
 	s.view = sims.Bounds(km.X(), km.Y()).Pad(0.05)
 	s.addTrail()

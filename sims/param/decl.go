@@ -352,6 +352,14 @@ func Text(name string, def string, help string) *TextDecl {
 	return d
 }
 
+// DefaultFunc makes the default a function of the parameters listed before
+// this one (a preset's expression, say); note says what it is for `lab
+// list`.
+func (d *TextDecl) DefaultFunc(f func(Values) string, note string) *TextDecl {
+	d.defaultFunc(f, note)
+	return d
+}
+
 // Sig is x rounded to n significant decimal digits: a computed default
 // (1/L, say) is shown as 0.384615 and runs as the value shown.
 func Sig(x float64, n int) float64 {

@@ -59,15 +59,7 @@ type Param struct {
 	Choices     []string
 	Len         int // for KindVector
 
-	// Default and DefaultFor are the untyped defaults of a Param written as
-	// a literal (text, and text computed from the other values).
-	//
-	// Deprecated: declare the parameter with Float, Int, Choice, Bool,
-	// Vector or Text; only the sims not yet converted still write literals.
-	Default    string
-	DefaultFor func(v Values) string
-
-	decl declared // the typed declaration; nil for a literal
+	decl declared // the typed declaration that made it
 }
 
 // declared is what Values needs of a typed declaration, whatever its type.
@@ -114,50 +106,27 @@ func (p Param) Parse(text string) (string, error) {
 	return canon, err
 }
 
-// parse is Parse that also returns the typed value (nil for a literal).
+// parse is Parse that also returns the typed value.
 func (p Param) parse(text string) (any, string, error) {
 	text = strings.TrimSpace(text)
-	var (
-		x     any
-		canon string
-		err   error
-	)
-	if p.decl != nil {
-		x, canon, err = p.decl.parseAny(text)
-	} else {
-		canon, err = p.parseLiteral(text)
-	}
+	x, canon, err := p.declared().parseAny(text)
 	if err != nil {
 		return nil, "", fmt.Errorf("parameter %s = %q: %v", p.Name, text, err)
 	}
 	return x, canon, nil
 }
 
-// parseLiteral is Parse for a Param written as a literal.
-func (p Param) parseLiteral(text string) (string, error) {
-	switch p.Kind {
-	case KindChoice:
-		i, err := p.choice(text)
-		if err != nil {
-			return "", err
-		}
-		return p.Choices[i], nil
-	case KindInt:
-		n, err := p.integer(text)
-		return strconv.Itoa(n), err
-	case KindText:
-		return text, p.checkText(text)
-	case KindVector:
-		x, err := p.vector(text)
-		return fmtVec(x), err
-	default:
-		x, err := p.real(text)
-		return fmtNum(x), err
+// declared is the declaration that made p. A Param not made by one (a
+// literal) is a programming error: it panics with the name.
+func (p Param) declared() declared {
+	if p.decl == nil {
+		panic(fmt.Sprintf("param: %s is not declared: make it with Float, Int, Choice, Bool, Vector or Text", p.Name))
 	}
+	return p.decl
 }
 
-// The parsers and checks of each kind, shared by literals and declarations.
-// Their errors read after "parameter name = text: ".
+// The parsers and checks of each kind, used by the declarations. Their
+// errors read after "parameter name = text: ".
 
 func (p *Param) choice(text string) (int, error) {
 	if i := slices.Index(p.Choices, text); i >= 0 {

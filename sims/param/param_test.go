@@ -1,6 +1,7 @@
 package param
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -143,6 +144,18 @@ func TestTextParam(t *testing.T) {
 	if err != nil || corpus.Get(v) != "a.txt" || !corpus.IsSet(v) {
 		t.Errorf("Resolve: %v, %v", v.Summary(), err)
 	}
+	// A text's default can follow an earlier parameter (a preset's
+	// expression), unless the text was typed.
+	preset := Choice("preset", []letter{letterA, letterB}, letterA, "which")
+	expr := Text("expr", "", "expression").DefaultFunc(func(v Values) string { return "f_" + preset.Get(v).String() }, "the preset's")
+	for _, tc := range []struct {
+		set  map[string]string
+		want string
+	}{{nil, "f_a"}, {map[string]string{"preset": "b"}, "f_b"}, {map[string]string{"preset": "b", "expr": "x"}, "x"}} {
+		if v, err := Resolve(List(preset, expr), tc.set); err != nil || expr.Get(v) != tc.want {
+			t.Errorf("%v: expr %q (%v), want %q", tc.set, expr.Get(v), err, tc.want)
+		}
+	}
 }
 
 // TestVectorFresh: Get returns a copy, so a sim may scale its start in place.
@@ -200,25 +213,22 @@ func TestSig(t *testing.T) {
 	}
 }
 
-// TestLiteral: a Param written as a literal (the form the sims not yet
-// declared still use) resolves as before.
-func TestLiteral(t *testing.T) {
-	params := []Param{
-		{Name: "m", Kind: KindChoice, Choices: []string{"x", "y"}, Default: "x"},
-		{Name: "s", Kind: KindFloat, Min: 0, Max: 1, Default: "0.5",
-			DefaultFor: func(v Values) string {
-				if v.String("m") == "y" {
-					return "0.25"
+// TestUndeclared: a Param not made by a declaration is a programming
+// error that panics with its name, when resolved or parsed.
+func TestUndeclared(t *testing.T) {
+	literal := Param{Name: "s", Kind: KindFloat, Min: 0, Max: 1}
+	for name, f := range map[string]func(){
+		"resolve": func() { _, _ = Resolve([]Param{literal}, nil) },
+		"parse":   func() { _, _ = literal.Parse("0.5") },
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "s is not declared") {
+					t.Errorf("%s: recovered %v, want a panic naming s", name, r)
 				}
-				return ""
-			}},
-	}
-	v, err := Resolve(params, map[string]string{"m": "y"})
-	if err != nil || v.Float("s") != 0.25 || v.Text("m") != "y" {
-		t.Errorf("literal: %s, %v", v.Summary(), err)
-	}
-	if _, err := Resolve(params, map[string]string{"s": "2"}); err == nil || !strings.Contains(err.Error(), "[0, 1]") {
-		t.Errorf("literal range: %v", err)
+			}()
+			f()
+		}()
 	}
 }
 

@@ -3,7 +3,6 @@ package param
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -13,7 +12,7 @@ import (
 type Values struct {
 	params   []Param
 	text     map[string]string // canonical text of every parameter
-	value    map[string]any    // typed value of every declared parameter
+	value    map[string]any    // typed value of every parameter
 	explicit map[string]bool   // set by the user rather than by a default
 }
 
@@ -35,37 +34,18 @@ func Resolve(params []Param, set map[string]string) (Values, error) {
 			canon string
 			err   error
 		)
-		switch {
-		case user:
+		if user {
 			if x, canon, err = p.parse(text); err != nil {
 				return Values{}, err
 			}
-		case p.decl != nil:
-			x, canon, err = p.decl.defaultAny(v)
-		default:
-			canon, err = p.literalDefault(v)
-		}
-		if err != nil {
+		} else if x, canon, err = p.declared().defaultAny(v); err != nil {
 			panic(fmt.Sprintf("param: default of %s does not validate: %v", p.Name, err))
 		}
 		v.text[p.Name] = canon
-		if p.decl != nil {
-			v.value[p.Name] = x
-		}
+		v.value[p.Name] = x
 		v.explicit[p.Name] = user
 	}
 	return v, nil
-}
-
-// literalDefault is the default of a Param written as a literal.
-func (p Param) literalDefault(v Values) (string, error) {
-	text := p.Default
-	if p.DefaultFor != nil {
-		if d := p.DefaultFor(v); d != "" {
-			text = d
-		}
-	}
-	return p.Parse(text)
 }
 
 func paramNames(params []Param) string {
@@ -118,7 +98,8 @@ func (v Values) Explicit() map[string]string {
 // display: a sim reads its values through its declarations.
 func (v Values) Text(name string) string { return v.text[name] }
 
-// IsSet reports whether the user set the named parameter explicitly.
+// IsSet reports whether the user set the named parameter explicitly (for
+// the editor: a sim asks its declaration).
 func (v Values) IsSet(name string) bool { return v.explicit[name] }
 
 // Params lists the parameter descriptions.
@@ -134,56 +115,4 @@ func (v Values) Summary() string {
 		fmt.Fprintf(&b, "%s=%s", p.Name, v.text[p.Name])
 	}
 	return b.String()
-}
-
-// Float returns a Float parameter written as a literal, by name.
-//
-// Deprecated: read a declaration's Get. Kept until the last literal
-// parameters (mcmcsim, ldasim) are declared.
-func (v Values) Float(name string) float64 {
-	x, err := strconv.ParseFloat(v.must(name), 64)
-	if err != nil {
-		panic(err)
-	}
-	return x
-}
-
-// Int returns an Int parameter written as a literal, by name.
-//
-// Deprecated: read a declaration's Get.
-func (v Values) Int(name string) int {
-	n, err := strconv.Atoi(v.must(name))
-	if err != nil {
-		panic(err)
-	}
-	return n
-}
-
-// String returns a Choice or Text parameter written as a literal, by name.
-//
-// Deprecated: read a declaration's Get.
-func (v Values) String(name string) string { return v.must(name) }
-
-// Vector returns a Vector parameter written as a literal, by name.
-//
-// Deprecated: read a declaration's Get.
-func (v Values) Vector(name string) []float64 {
-	parts := strings.Split(v.must(name), ",")
-	out := make([]float64, len(parts))
-	for i, s := range parts {
-		x, err := strconv.ParseFloat(s, 64)
-		if err != nil {
-			panic(err)
-		}
-		out[i] = x
-	}
-	return out
-}
-
-func (v Values) must(name string) string {
-	t, ok := v.text[name]
-	if !ok {
-		panic(fmt.Sprintf("sims: no parameter %q", name))
-	}
-	return t
 }

@@ -20,7 +20,7 @@ func barChart(c sims.BarChart, w, h int, o Options) []string {
 	labelW, valueW := 0, 0
 	for _, bar := range c.Bars {
 		full = math.Max(full, bar.Value)
-		labelW = max(labelW, ansi.StringWidth(bar.Label))
+		labelW = max(labelW, Width(bar.Label))
 		valueW = max(valueW, len(num(bar.Value)))
 	}
 	labelW = min(labelW, w/3)
@@ -37,7 +37,7 @@ func barChart(c sims.BarChart, w, h int, o Options) []string {
 		}
 		// Width, not runes: a label may carry combining marks (x̄) or wide runes.
 		label := ansi.Truncate(bar.Label, labelW, "")
-		b.text(0, y, label+strings.Repeat(" ", labelW-ansi.StringWidth(label)), 0, false)
+		b.text(0, y, label+strings.Repeat(" ", labelW-Width(label)), 0, false)
 		eighths := int(math.Round(math.Max(0, bar.Value) / full * float64(room*8)))
 		x := labelW + 1
 		for ; eighths >= 8; eighths -= 8 {

@@ -2,7 +2,6 @@ package chart
 
 import (
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
 	"math"
 
 	"github.com/thelab/lab/sims"
@@ -300,6 +299,26 @@ func (cv *canvas) draw(b *buffer, x0, y0 int) {
 	}
 }
 
+// classLegend writes legend[i], the name of class i, after its swatch (its
+// glyph in mono) along row y, skipping classes with no name; it returns
+// the column after the last entry.
+func classLegend(b *buffer, y int, legend []string, o Options) int {
+	x := 0
+	for i, name := range legend {
+		if name == "" {
+			continue
+		}
+		g := '■'
+		if o.Mono {
+			g = classGlyph(i)
+		}
+		b.text(x, y, string(g), classColor(i), true)
+		b.text(x+2, y, name, 0, false)
+		x += 2 + Width(name) + 2
+	}
+	return x
+}
+
 // canvasChart draws a title, the canvas, and a line with the axis ranges and
 // the legend.
 func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
@@ -332,19 +351,7 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	cv.draw(b, 0, 1)
 
 	// The bottom line: the legend, then the axis ranges where there is room.
-	x := 0
-	for i, name := range c.Legend {
-		if name == "" {
-			continue // a class with no legend entry
-		}
-		g := '■'
-		if o.Mono {
-			g = classGlyph(i)
-		}
-		b.text(x, h-1, string(g), classColor(i), true)
-		b.text(x+2, h-1, name, 0, false)
-		x += 2 + ansi.StringWidth(name) + 2
-	}
+	x := classLegend(b, h-1, c.Legend, o)
 	xl, yl := c.XLabel, c.YLabel
 	if xl == "" {
 		xl = "x"
@@ -353,7 +360,7 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 		yl = "y"
 	}
 	axes := fmt.Sprintf("%s %s…%s  %s %s…%s", xl, num(v.XMin), num(v.XMax), yl, num(v.YMin), num(v.YMax))
-	if n := ansi.StringWidth(axes); x+n <= w {
+	if n := Width(axes); x+n <= w {
 		b.text(w-n, h-1, axes, axisColor, false)
 	}
 	return b.lines()

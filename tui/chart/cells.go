@@ -1,6 +1,6 @@
 // Package chart draws the pictures of a sims.Frame as text: line charts
 // (through asciigraph), 2-D canvases in braille and half blocks, histograms
-// with an exact density over them, and bar charts.
+// with an exact density over them, bar charts, tables and boxed graphs.
 //
 // Every chart is a pure function of its data and a size: Render returns
 // exactly h lines of display width w. In colour mode it emits 24-bit ANSI

@@ -22,9 +22,10 @@ type Options struct {
 }
 
 // MinSize returns the smallest width and height at which a chart of this
-// kind is drawn; below it Render says "pane too small".
+// kind is drawn; below it Render says "pane too small". A graph needs room
+// for a short label per lattice column and a line per lattice row.
 func MinSize(c sims.Chart) (w, h int) {
-	switch c.(type) {
+	switch c := c.(type) {
 	case sims.LineChart:
 		return 24, 5
 	case sims.CanvasChart:
@@ -33,15 +34,27 @@ func MinSize(c sims.Chart) (w, h int) {
 		return 16, 5
 	case sims.BarChart:
 		return 16, 2
+	case sims.TableChart:
+		return 16, 3
+	case sims.GraphChart:
+		cols, rows := latticeSize(c)
+		return max(16, graphMinCell*cols), max(4, rows+2)
 	}
 	return 1, 1
 }
 
 // NaturalHeight is the number of lines a chart needs to show all it holds,
-// or 0 when it can use any height (line charts, canvases, histograms).
+// or 0 when it can use any height (line charts, canvases, histograms,
+// graphs).
 func NaturalHeight(c sims.Chart) int {
-	if b, ok := c.(sims.BarChart); ok {
-		return len(b.Bars) + 1
+	switch c := c.(type) {
+	case sims.BarChart:
+		return len(c.Bars) + 1
+	case sims.TableChart:
+		if c.Columns != nil {
+			return len(c.Rows) + 2
+		}
+		return len(c.Rows) + 1
 	}
 	return 0
 }
@@ -69,6 +82,10 @@ func RenderLines(c sims.Chart, w, h int, o Options) []string {
 		lines = histChart(c, w, h, o)
 	case sims.BarChart:
 		lines = barChart(c, w, h, o)
+	case sims.TableChart:
+		lines = tableChart(c, w, h, o)
+	case sims.GraphChart:
+		lines = graphChart(c, w, h, o)
 	default:
 		lines = []string{fmt.Sprintf("unknown chart %T", c)}
 	}
@@ -111,10 +128,10 @@ func Fit(lines []string, w, h int) []string {
 
 // FitLine cuts or pads one line to display width w.
 func FitLine(s string, w int) string {
-	sw := ansi.StringWidth(s)
+	sw := Width(s)
 	if sw > w {
 		s = ansi.Truncate(s, w, "")
-		sw = ansi.StringWidth(s)
+		sw = Width(s)
 	}
 	if sw < w {
 		s += strings.Repeat(" ", w-sw)
@@ -126,7 +143,7 @@ func FitLine(s string, w int) string {
 func titleLine(b *buffer, y int, title, note string) {
 	b.text(0, y, title, titleColor, true)
 	if note != "" {
-		b.text(ansi.StringWidth(title)+1, y, note, axisColor, false)
+		b.text(Width(title)+1, y, note, axisColor, false)
 	}
 }
 

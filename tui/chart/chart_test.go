@@ -1,12 +1,14 @@
 package chart
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
 	"github.com/thelab/lab/sims"
 )
 
@@ -35,7 +37,47 @@ func sampleCharts() map[string]sims.Chart {
 			Markers: []sims.Marker{{X: 0, Y: 0, Glyph: '★', Class: 2}}},
 		"hist": sims.HistChart{Title: "hist", Lo: -3, Hi: 3, Density: []float64{0.05, 0.2, 0.4, 0.2, 0.05},
 			Curves: []sims.Curve{{Name: "exact", X: xs, Y: ys}}},
-		"bars": sims.BarChart{Title: "weights", Bars: []sims.Bar{{Label: "one", Value: 0.5}, {Label: "two", Value: 0.25, Class: 1}}},
+		"bars":  sims.BarChart{Title: "weights", Bars: []sims.Bar{{Label: "one", Value: 0.5}, {Label: "two", Value: 0.25, Class: 1}}},
+		"table": sampleTable(),
+		"graph": sampleGraph(),
+	}
+}
+
+// sampleTable is a 4×5 matrix filling by columns: two columns known (one
+// a colour group), the third just written, the rest to come.
+func sampleTable() sims.TableChart {
+	t := sims.TableChart{Title: "J", Corner: "f\\x", Columns: []string{"x1", "x2", "x3", "x4", "x5"}}
+	for i := range 4 {
+		row := sims.TableRow{Label: fmt.Sprintf("f%d", i+1)}
+		for j := range 5 {
+			cell := sims.Cell{Text: fmt.Sprintf("%.3g", float64(i+1)*0.5-float64(j))}
+			switch {
+			case j == 0:
+				cell.Tone, cell.Class = sims.ToneFill, i%2
+			case j == 2 && i == 1:
+				cell.Tone, cell.Class = sims.ToneFocus, 1
+			case j >= 2:
+				cell = sims.Cell{Text: "·", Tone: sims.ToneDim}
+			}
+			row.Cells = append(row.Cells, cell)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// sampleGraph is f = x·y + sin x by depth, mid-way through a forward sweep.
+func sampleGraph() sims.GraphChart {
+	return sims.GraphChart{Title: "x·y + sin x", Legend: []string{"done", "now"},
+		Nodes: []sims.GraphNode{
+			{Col: 0, Row: 0, Label: "x", Detail: "3 | 1"},
+			{Col: 0, Row: 1, Label: "y", Detail: "2 | 0"},
+			{Col: 1, Row: 0, Label: "s2 ×", Detail: "6 | 2", Tone: sims.ToneInk},
+			{Col: 1, Row: 1, Label: "s3 sin", Detail: "0.1411 | −0.99", Tone: sims.ToneFocus, Class: 1},
+			{Col: 2, Row: 0, Label: "s4 +", Detail: "· | ·", Tone: sims.ToneDim},
+		},
+		Edges: []sims.GraphEdge{{From: 0, To: 2}, {From: 1, To: 2}, {From: 0, To: 3, Tone: sims.ToneFocus, Class: 1},
+			{From: 2, To: 4}, {From: 3, To: 4}},
 	}
 }
 
@@ -193,6 +235,20 @@ func BenchmarkCanvas(b *testing.B) {
 	}
 }
 
+func BenchmarkTable(b *testing.B) {
+	c := sampleCharts()["table"]
+	for b.Loop() {
+		RenderLines(c, 100, 40, Options{})
+	}
+}
+
+func BenchmarkGraph(b *testing.B) {
+	c := sampleCharts()["graph"]
+	for b.Loop() {
+		RenderLines(c, 100, 40, Options{})
+	}
+}
+
 func BenchmarkLine(b *testing.B) {
 	c := sampleCharts()["line"]
 	for b.Loop() {
@@ -274,5 +330,67 @@ func TestEveryKindDrawn(t *testing.T) {
 func TestPaletteHoldsMaxClasses(t *testing.T) {
 	if len(classAnsi) != sims.MaxClasses || len(classColors) != sims.MaxClasses || len(classGlyphs) < sims.MaxClasses {
 		t.Errorf("palette %d colours, %d glyphs; sims.MaxClasses = %d", len(classAnsi), len(classGlyphs), sims.MaxClasses)
+	}
+}
+
+// TestGoldenTableAndGraph pins the two text-bearing kinds at a fixed size,
+// in colour and in monochrome. Run with -update after an intended change.
+func TestGoldenTableAndGraph(t *testing.T) {
+	for _, name := range []string{"table", "graph"} {
+		for _, mono := range []bool{false, true} {
+			sub := name
+			if mono {
+				sub += "-mono"
+			}
+			t.Run(sub, func(t *testing.T) {
+				golden.RequireEqual(t, Render(sampleCharts()[name], 44, 12, Options{Mono: mono}))
+			})
+		}
+	}
+}
+
+// TestTableKeepsFocusInView: a table taller and wider than the chart
+// scrolls to the focused cell and says which rows and columns it shows.
+func TestTableKeepsFocusInView(t *testing.T) {
+	tab := sims.TableChart{Title: "tape", Columns: []string{"a", "b", "c", "d", "e", "f"}}
+	for i := range 30 {
+		row := sims.TableRow{Label: fmt.Sprintf("r%02d", i)}
+		for j := range 6 {
+			cell := sims.Cell{Text: fmt.Sprintf("%d.%d", i, j)}
+			if i == 25 && j == 5 {
+				cell = sims.Cell{Text: "HERE", Tone: sims.ToneFocus}
+			}
+			row.Cells = append(row.Cells, cell)
+		}
+		tab.Rows = append(tab.Rows, row)
+	}
+	out := ansi.Strip(Render(tab, 30, 8, Options{Mono: true}))
+	for _, want := range []string{"▸HERE", "r25", "rows ", "/30", "cols "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "r00") {
+		t.Errorf("the first row is still shown:\n%s", out)
+	}
+}
+
+// TestGraphBoxesAndEdges: with room, each node is a three-line box with its
+// label in the top edge and its detail inside, the focused one framed
+// double; edges join them; a short chart falls back to one line per node.
+func TestGraphBoxesAndEdges(t *testing.T) {
+	g := sampleGraph()
+	out := ansi.Strip(Render(g, 72, 9, Options{Mono: true}))
+	for _, want := range []string{"┌─", "x", "3 | 1", "╔", "s3 sin", "0.1411 | −0.99", "s4 +"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if !strings.ContainsAny(out, "⠁⠂⠄⡀⠈⠐⠠⢀⠉⠒⠤⣀") {
+		t.Errorf("no edges drawn:\n%s", out)
+	}
+	small := ansi.Strip(Render(g, 60, 4, Options{Mono: true}))
+	if !strings.Contains(small, "[x 3 | 1]") || strings.Contains(small, "┌") {
+		t.Errorf("short chart not drawn inline:\n%s", small)
 	}
 }

@@ -1,7 +1,6 @@
 package chart
 
 import (
-	"github.com/charmbracelet/x/ansi"
 	"math"
 	"strconv"
 	"strings"
@@ -179,7 +178,7 @@ func boolInt(b bool) int {
 }
 
 func centre(s string, w int) string {
-	n := ansi.StringWidth(s)
+	n := Width(s)
 	if n >= w {
 		return s
 	}
@@ -201,7 +200,7 @@ func legendLine(items []legendItem, xlabel string, w int, o Options) string {
 	for _, it := range items {
 		b.text(x, 0, string(it.glyph)+string(it.glyph), classColor(it.class), true)
 		b.text(x+3, 0, it.label, 0, false)
-		x += 3 + ansi.StringWidth(it.label) + 2
+		x += 3 + Width(it.label) + 2
 	}
 	if xlabel != "" {
 		xl := []rune(xlabel + " →")

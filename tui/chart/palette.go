@@ -63,7 +63,7 @@ var viridis = []rgb{
 var diverging = []rgb{newRGB(0x2c, 0x6f, 0xd6), newRGB(0xf2, 0xf2, 0xf2), newRGB(0xd6, 0x33, 0x2c)}
 
 func ramp(stops []rgb, t float64) rgb {
-	t = math.Max(0, math.Min(1, t))
+	t = max(0, min(1, t))
 	pos := t * float64(len(stops)-1)
 	i := int(pos)
 	if i >= len(stops)-1 {
@@ -87,7 +87,7 @@ func newScale(g *sims.Grid) scale {
 		lo, hi = math.Inf(1), math.Inf(-1)
 		for _, z := range g.Z {
 			if !math.IsNaN(z) && !math.IsInf(z, 0) {
-				lo, hi = math.Min(lo, z), math.Max(hi, z)
+				lo, hi = min(lo, z), max(hi, z)
 			}
 		}
 		if lo > hi { // no finite value
@@ -106,10 +106,10 @@ func (s scale) unit(z float64) float64 {
 	if math.IsNaN(t) {
 		return 0
 	}
-	t = math.Max(0, math.Min(1, t))
+	t = max(0, min(1, t))
 	if n := s.g.Levels; n > 0 {
-		band := math.Min(math.Floor(t*float64(n)), float64(n-1))
-		return band / math.Max(1, float64(n-1))
+		band := min(math.Floor(t*float64(n)), float64(n-1))
+		return band / max(1, float64(n-1))
 	}
 	return t
 }
@@ -125,7 +125,7 @@ func (s scale) band(z float64) int {
 	if math.IsNaN(t) {
 		return 0
 	}
-	return int(math.Max(0, math.Min(float64(n-1), math.Floor(t*float64(n)))))
+	return int(max(0, min(float64(n-1), math.Floor(t*float64(n)))))
 }
 
 func (s scale) color(z float64) rgb {
@@ -159,8 +159,8 @@ func gridLerp(g *sims.Grid, u, v float64) float64 {
 	i0 := max(0, min(g.NX-1, int(math.Floor(x))))
 	j0 := max(0, min(g.NY-1, int(math.Floor(y))))
 	i1, j1 := min(g.NX-1, i0+1), min(g.NY-1, j0+1)
-	fx := math.Max(0, math.Min(1, x-float64(i0)))
-	fy := math.Max(0, math.Min(1, y-float64(j0)))
+	fx := max(0, min(1, x-float64(i0)))
+	fy := max(0, min(1, y-float64(j0)))
 	z00, z10 := g.Z[j0*g.NX+i0], g.Z[j0*g.NX+i1]
 	z01, z11 := g.Z[j1*g.NX+i0], g.Z[j1*g.NX+i1]
 	return (z00*(1-fx)+z10*fx)*(1-fy) + (z01*(1-fx)+z11*fx)*fy

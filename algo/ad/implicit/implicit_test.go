@@ -101,40 +101,73 @@ const system = "w1 + 0.5*tanh(2*w1 - w2) - l1 - 0.3*l2, " +
 	"w2 + 0.5*tanh(w1 + w2 + w3) - 0.5*l1 + l2, " +
 	"w3 + 0.5*tanh(w2 - 3*w3) - 2*l2"
 
-// solve finds w*(λ) by Newton's method on the graph, returning the graph
-// at the solution.
+// solve finds w*(λ) with Newton, returning the graph at the solution.
 func solve(t *testing.T, l1, l2 float64) *ad.Graph {
 	t.Helper()
 	g, err := ad.Parse(system, []ad.Var{{Name: "w1"}, {Name: "w2"}, {Name: "w3"}, {Name: "l1", Value: l1}, {Name: "l2", Value: l2}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := make([]float64, 5)
-	g.InputValues(x)
-	for range 50 {
-		dF1, _, err := Partials(g, 3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		F := mat.NewVecDense(3, []float64{g.Value(0), g.Value(1), g.Value(2)})
-		var step mat.VecDense
-		if err := step.SolveVec(dF1, F); err != nil {
-			t.Fatal(err)
-		}
-		for i := range 3 {
-			x[i] -= step.AtVec(i)
-		}
-		if err := g.SetInputs(x); err != nil {
-			t.Fatal(err)
-		}
-		if err := g.Forward(); err != nil {
-			t.Fatal(err)
-		}
-		if mat.Norm(&step, math.Inf(1)) < 1e-15 {
-			break
-		}
+	nt, err := NewNewton(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nt.Solve(50); err != nil {
+		t.Fatal(err)
 	}
 	return g
+}
+
+// TestNewton: from w = 0 the residual falls quadratically to rounding in a
+// handful of steps; moving λ and stepping again re-solves; a system without
+// a parameter, or with ∂₁F singular, is refused.
+func TestNewton(t *testing.T) {
+	g, err := ad.Parse(system, []ad.Var{{Name: "w1"}, {Name: "w2"}, {Name: "w3"}, {Name: "l1", Value: 0.4}, {Name: "l2", Value: -0.7}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nt, err := NewNewton(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res []float64
+	for {
+		err := nt.Step()
+		res = append(res, nt.Residual())
+		if errors.Is(err, algo.ErrConverged) {
+			break
+		}
+		if err != nil || nt.Iter() > 10 {
+			t.Fatalf("step %d: %v (residuals %v)", nt.Iter(), err, res)
+		}
+	}
+	if nt.Residual() > 1e-15 || len(res) > 7 {
+		t.Errorf("residuals %v", res)
+	}
+	for k := 1; k+1 < len(res) && res[k] > 1e-12; k++ { // quadratic: r_{k+1} ≲ C r_k²
+		if res[k+1] > 10*res[k]*res[k] {
+			t.Errorf("step %d: residual %.3g after %.3g is not quadratic", k+1, res[k+1], res[k])
+		}
+	}
+	w := append([]float64(nil), nt.W()...)
+	if err := nt.SetParams([]float64{0.5, -0.7}); err != nil {
+		t.Fatal(err)
+	}
+	if err := nt.Solve(20); err != nil || nt.W()[0] == w[0] {
+		t.Errorf("re-solve: %v, w %v → %v", err, w, nt.W())
+	}
+	noParam, _ := ad.Parse("w1 - 1", []ad.Var{{Name: "w1"}})
+	if _, err := NewNewton(noParam); !algo.IsParamError(err, "outputs") {
+		t.Errorf("no λ: %v", err)
+	}
+	flat, _ := ad.Parse("w1*w1 - l1", []ad.Var{{Name: "w1"}, {Name: "l1", Value: 1}})
+	nf, err := NewNewton(flat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nf.Step(); !errors.Is(err, ErrIFTFails) {
+		t.Errorf("∂₁F = 2w = 0 at w = 0: %v", err)
+	}
 }
 
 // TestImplicitJVPVJP is §1.8.1: with ∂₁F factorised once, JVPs along every
@@ -238,10 +271,11 @@ func TestLPSensitivity(t *testing.T) {
 }
 
 // TestLPIFTFails: a degenerate vertex and a non-unique optimum are refused
-// with ErrIFTFails; bad shapes with a ParamError.
+// with ErrIFTFails, the solution still reported; bad shapes with a
+// ParamError.
 func TestLPIFTFails(t *testing.T) {
-	if _, err := SolveLP(lpC, lpA, []float64{4, 4}); !errors.Is(err, ErrIFTFails) {
-		t.Errorf("degenerate vertex: %v", err)
+	if s, err := SolveLP(lpC, lpA, []float64{4, 4}); !errors.Is(err, ErrIFTFails) || s == nil || s.Obj != -4 || s.DxDb != nil {
+		t.Errorf("degenerate vertex: %v, solution %+v (want x* with objective −4, no sensitivities)", err, s)
 	}
 	if _, err := SolveLP([]float64{-1, -1, 0, 0}, lpA, []float64{4, 6}); !errors.Is(err, ErrIFTFails) {
 		t.Errorf("several optima: %v", err)

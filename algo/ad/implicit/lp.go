@@ -40,7 +40,9 @@ type LPSolution struct {
 // differentiates the solution through the KKT system. A degenerate vertex
 // (fewer than m positive x_j) or a solution that is not strictly
 // complementary (a non-basic reduced cost c_j − (Aᵀy)_j of 0: several
-// optima) makes the KKT Jacobian singular; the error wraps ErrIFTFails.
+// optima) makes the KKT Jacobian singular; the error then wraps
+// ErrIFTFails and comes with the solution found so far (X and Obj, and Y
+// when the basis allows), without its sensitivities.
 func SolveLP(c []float64, A mat.Matrix, b []float64) (*LPSolution, error) {
 	m, n := A.Dims()
 	if m == 0 || n < m {
@@ -68,7 +70,7 @@ func SolveLP(c []float64, A mat.Matrix, b []float64) (*LPSolution, error) {
 		}
 	}
 	if len(s.Basis) != m {
-		return nil, iftFails("degenerate vertex: %d positive variables for %d constraints", len(s.Basis), m)
+		return s, iftFails("degenerate vertex: %d positive variables for %d constraints", len(s.Basis), m)
 	}
 	// Duals: B_ᵀ y = c_B.
 	B := mat.NewDense(m, m, nil)
@@ -79,7 +81,7 @@ func SolveLP(c []float64, A mat.Matrix, b []float64) (*LPSolution, error) {
 	}
 	var y mat.VecDense
 	if err := y.SolveVec(B.T(), cB); err != nil {
-		return nil, iftFails("basis is singular: %v", err)
+		return s, iftFails("basis is singular: %v", err)
 	}
 	s.Y = mat.Col(nil, 0, &y)
 	// Reduced costs Aᵀy − c; strict complementarity off the basis.
@@ -95,7 +97,7 @@ func SolveLP(c []float64, A mat.Matrix, b []float64) (*LPSolution, error) {
 	}
 	for j := range red {
 		if !basic[j] && math.Abs(red[j]) <= LPTol {
-			return nil, iftFails("not strictly complementary: x_%d = 0 with reduced cost 0 (the optimum is not unique)", j+1)
+			return s, iftFails("not strictly complementary: x_%d = 0 with reduced cost 0 (the optimum is not unique)", j+1)
 		}
 	}
 	// The KKT Jacobian (1.53) and the solve for d(x, y)/db.
@@ -111,7 +113,7 @@ func SolveLP(c []float64, A mat.Matrix, b []float64) (*LPSolution, error) {
 	var lu mat.LU
 	lu.Factorize(K)
 	if cond := lu.Cond(); !(cond <= MaxCond) {
-		return nil, iftFails("the KKT Jacobian is singular (condition number %.3g)", cond)
+		return s, iftFails("the KKT Jacobian is singular (condition number %.3g)", cond)
 	}
 	rhs := mat.NewDense(m+n, m, nil) // −∂F/∂b = [I ; 0]
 	for i := range m {
@@ -119,7 +121,7 @@ func SolveLP(c []float64, A mat.Matrix, b []float64) (*LPSolution, error) {
 	}
 	var sol mat.Dense
 	if err := lu.SolveTo(&sol, false, rhs); err != nil {
-		return nil, iftFails("%v", err)
+		return s, iftFails("%v", err)
 	}
 	s.DxDb = mat.DenseCopyOf(sol.Slice(0, n, 0, m))
 	s.DyDb = mat.DenseCopyOf(sol.Slice(n, n+m, 0, m))

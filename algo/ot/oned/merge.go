@@ -65,10 +65,14 @@ func Cost(a, b *Measure, p float64) (float64, error) {
 	g := merger{a: a, b: b}
 	c := 0.0
 	for s, ok := g.next(); ok; s, ok = g.next() {
-		c += powIntegral(s.T1-s.T0, s.A0-s.B0, s.A1-s.B1, p)
+		c += s.Cost(p)
 	}
 	return c, nil
 }
+
+// Cost returns the segment's share of Cost: ∫ |F_a⁻(t) − F_b⁻(t)|^p dt
+// over (T0, T1), exactly (p ≥ 1, unchecked).
+func (s Segment) Cost(p float64) float64 { return powIntegral(s.T1-s.T0, s.A0-s.B0, s.A1-s.B1, p) }
 
 // W returns W_p(a, b) = Cost(a, b, p)^{1/p} (Def 5.3).
 func W(a, b *Measure, p float64) (float64, error) {

@@ -1,0 +1,5 @@
+//go:build !(cblas && cgo)
+
+package sysblas
+
+const enabled = false
