@@ -20,6 +20,7 @@ import (
 	"github.com/thelab/lab/sims/otsim"
 	"github.com/thelab/lab/sims/pushforwardsim"
 	"github.com/thelab/lab/sims/rffsim"
+	"github.com/thelab/lab/sims/seqsim"
 	"github.com/thelab/lab/sims/visim"
 )
 
@@ -91,6 +92,7 @@ func All() *sims.Catalog {
 		adsim.Implicit,
 		adsim.Coloring,
 		adsim.GradCheck,
+		seqsim.NGram,
 	)
 	if err != nil {
 		panic(err)
