@@ -93,6 +93,7 @@ func All() *sims.Catalog {
 		adsim.Coloring,
 		adsim.GradCheck,
 		seqsim.NGram,
+		seqsim.BPE,
 	)
 	if err != nil {
 		panic(err)

@@ -24,6 +24,8 @@ func TestGoldenFrames(t *testing.T) {
 		steps int
 	}{
 		{"ngram", NGram, nil, 20},
+		{"bpe", BPE, nil, 2},
+		{"bpe-animals", BPE, map[string]string{"text": "animals"}, 40},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := simtest.Build(t, tt.spec, tt.set, 1, nil)
