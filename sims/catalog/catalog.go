@@ -94,6 +94,7 @@ func All() *sims.Catalog {
 		adsim.GradCheck,
 		seqsim.NGram,
 		seqsim.BPE,
+		seqsim.Attention,
 	)
 	if err != nil {
 		panic(err)

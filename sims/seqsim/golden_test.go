@@ -26,6 +26,9 @@ func TestGoldenFrames(t *testing.T) {
 		{"ngram", NGram, nil, 20},
 		{"bpe", BPE, nil, 2},
 		{"bpe-animals", BPE, map[string]string{"text": "animals"}, 40},
+		{"attention", Attention, nil, 2},
+		{"attention-positions", Attention, map[string]string{"view": "positions"}, 5},
+		{"attention-kernel", Attention, map[string]string{"view": "kernel"}, 20},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := simtest.Build(t, tt.spec, tt.set, 1, nil)
