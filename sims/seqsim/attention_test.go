@@ -80,4 +80,3 @@ func TestAttentionPositionsAndKernel(t *testing.T) {
 		t.Error("a one-word sentence was accepted")
 	}
 }
-
