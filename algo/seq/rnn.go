@@ -220,3 +220,21 @@ func JacobianNorms(w []float64, n int, pre [][]float64, tanh bool) ([]float64, e
 	}
 	return out, nil
 }
+
+// Inputs is the input term x_t U + b of each token of ids, the u_t of
+// JacobianNorms: with them h_t = tanh(h_{t−1}W + u_t) is the state.
+func (r *RNN) Inputs(ids []int) ([][]float64, error) {
+	H := r.hidden
+	out := make([][]float64, len(ids))
+	for t, id := range ids {
+		if id < 0 || id >= r.v {
+			return nil, algo.BadParam("ids", id, fmt.Sprintf("in 0..%d (position %d)", r.v-1, t))
+		}
+		u := make([]float64, H)
+		for j := range H {
+			u[j] = r.u.Data[id*H+j] + r.b.Data[j]
+		}
+		out[t] = u
+	}
+	return out, nil
+}

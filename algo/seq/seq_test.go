@@ -176,7 +176,29 @@ func TestRNNGradients(t *testing.T) {
 	if r.NumParams() != 5*4+16+4+4*5+5 {
 		t.Errorf("%d parameters", r.NumParams())
 	}
+	// Inputs reproduce the states of Forward: h_t = tanh(h_{t−1}W + u_t).
 	tp := tensor.NewTape()
+	r.Forward(tp, ids[:5], 1, 5)
+	u, err := r.Inputs(ids[:5])
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := make([]float64, 4)
+	for step := range 5 {
+		next := make([]float64, 4)
+		for j := range next {
+			s := u[step][j]
+			for i := range h {
+				s += h[i] * r.W()[i*4+j]
+			}
+			next[j] = math.Tanh(s)
+		}
+		h = next
+		algotest.Near(t, fmt.Sprintf("h_%d", step+1), h[0], r.States().Data[step*4], 1e-14)
+	}
+	if _, err := r.Inputs([]int{5}); err == nil {
+		t.Error("token 5 of 5 accepted")
+	}
 	r.Forward(tp, ids, 3, 5)
 	if tp.Err() == nil {
 		t.Error("10 tokens as 3×5 accepted")

@@ -95,6 +95,7 @@ func All() *sims.Catalog {
 		seqsim.NGram,
 		seqsim.BPE,
 		seqsim.Attention,
+		seqsim.RNN,
 	)
 	if err != nil {
 		panic(err)

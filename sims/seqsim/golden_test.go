@@ -29,6 +29,7 @@ func TestGoldenFrames(t *testing.T) {
 		{"attention", Attention, nil, 2},
 		{"attention-positions", Attention, map[string]string{"view": "positions"}, 5},
 		{"attention-kernel", Attention, map[string]string{"view": "kernel"}, 20},
+		{"rnn", RNN, nil, 100},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := simtest.Build(t, tt.spec, tt.set, 1, nil)
