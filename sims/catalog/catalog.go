@@ -96,6 +96,7 @@ func All() *sims.Catalog {
 		seqsim.BPE,
 		seqsim.Attention,
 		seqsim.RNN,
+		seqsim.TinyGPT,
 	)
 	if err != nil {
 		panic(err)

@@ -30,6 +30,8 @@ func TestGoldenFrames(t *testing.T) {
 		{"attention-positions", Attention, map[string]string{"view": "positions"}, 5},
 		{"attention-kernel", Attention, map[string]string{"view": "kernel"}, 20},
 		{"rnn", RNN, nil, 100},
+		{"tinygpt", TinyGPT, nil, 100},
+		{"tinygpt-sort", TinyGPT, map[string]string{"task": "sort"}, 100},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := simtest.Build(t, tt.spec, tt.set, 1, nil)
