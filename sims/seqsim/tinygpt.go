@@ -96,8 +96,8 @@ type gptSim struct {
 	example string
 	// the last layer's attention in the last sample's last pass: heads
 	// side by side, T×T each
-	maps      []float64
-	mapsT     int
+	maps  []float64
+	mapsT int
 }
 
 func newTinyGPT(cfg sims.Config) (sims.Sim, error) {
