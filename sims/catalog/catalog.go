@@ -97,6 +97,7 @@ func All() *sims.Catalog {
 		seqsim.Attention,
 		seqsim.RNN,
 		seqsim.TinyGPT,
+		seqsim.Reward,
 	)
 	if err != nil {
 		panic(err)

@@ -319,17 +319,16 @@ func (s *attnSim) kernelFrame(f *sims.Frame) {
 		Markers: []sims.Marker{{X: x, Y: fg, Glyph: '◆', Class: 0}, {X: x, Y: fa, Glyph: '◆', Class: 1}},
 		Legend:  []string{"kernel (GP mean)", "attention", "data", "query x"}}
 	lo = min(lo, 0)
-	stems := sims.CanvasChart{Title: fmt.Sprintf("weights on each data point at x = %.2f", x),
+	weights := sims.CanvasChart{Title: fmt.Sprintf("weights on each data point at x = %.2f", x),
 		View:   sims.Rect{XMin: kernelLo, XMax: kernelHi, YMin: min(lo, -0.2) - 0.05, YMax: 1.05},
 		Paths:  []sims.Path{{X: []float64{kernelLo, kernelHi}, Y: []float64{0, 0}, Class: 3, Dotted: true}},
 		Legend: []string{"kernel (signed)", "attention (convex)"}}
 	const off = 0.02
-	for j, xj := range s.kx {
-		stems.Paths = append(stems.Paths, sims.Path{X: []float64{xj - off, xj - off}, Y: []float64{0, wg[j]}, Class: 0},
-			sims.Path{X: []float64{xj + off, xj + off}, Y: []float64{0, wa[j]}, Class: 1})
-		stems.Markers = append(stems.Markers, sims.Marker{X: xj - off, Y: wg[j], Glyph: '•', Class: 0}, sims.Marker{X: xj + off, Y: wa[j], Glyph: '•', Class: 1})
+	for i, w := range [][]float64{wg, wa} {
+		p, m := stems(s.kx, w, off*float64(2*i-1), i)
+		weights.Paths, weights.Markers = append(weights.Paths, p...), append(weights.Markers, m...)
 	}
-	f.Charts = []sims.Chart{fit, stems}
+	f.Charts = []sims.Chart{fit, weights}
 	f.Text = []string{"attention, score −(x−x_j)²/2ℓ²: the SE kernel normalised, weights convex",
 		"kernel regression: w = k(x,X)(K+σ²I)⁻¹, signed, not summing to 1 (G5)"}
 }

@@ -32,6 +32,7 @@ func TestGoldenFrames(t *testing.T) {
 		{"rnn", RNN, nil, 100},
 		{"tinygpt", TinyGPT, nil, 100},
 		{"tinygpt-sort", TinyGPT, map[string]string{"task": "sort"}, 100},
+		{"reward", Reward, nil, 40},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := simtest.Build(t, tt.spec, tt.set, 1, nil)
