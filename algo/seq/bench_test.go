@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/thelab/lab/algo/algotest"
 	"github.com/thelab/lab/algo/tensor/opt"
 	"github.com/thelab/lab/algo/text"
 )
@@ -13,6 +14,7 @@ import (
 // sequences of the built-in language: batch, forward, backward, Adam
 // (README: at least 20 steps a second, no allocation after the first).
 func BenchmarkGPTStep(b *testing.B) {
+	defer algotest.CPUTime(b)()
 	l, _ := text.NewLanguage(text.Animals)
 	v, _ := text.VocabOf(l.Alphabet())
 	ids, _ := v.Encode(l.Generate(rand.New(rand.NewPCG(1, 1)), 20_000))

@@ -147,18 +147,8 @@ func NewGPT(cfg GPTConfig, rng *rand.Rand) (*GPT, error) {
 	}
 	g := &GPT{cfg: cfg}
 	d, V := cfg.Dim, cfg.Vocab
-	var err error
-	mk := func(init tensor.Init, dims ...int) *tensor.Tensor {
-		if err != nil {
-			return nil
-		}
-		var t *tensor.Tensor
-		if t, err = tensor.New(dims...); err == nil {
-			err = t.Fill(init, rng)
-			g.params = append(g.params, t)
-		}
-		return t
-	}
+	bld := &builder{rng: rng}
+	mk := bld.param
 	ones := func(n int) *tensor.Tensor {
 		t := mk(tensor.Zeros, n)
 		if t != nil {
@@ -201,9 +191,10 @@ func NewGPT(cfg GPTConfig, rng *rand.Rand) (*GPT, error) {
 	if cfg.Untied {
 		g.out, g.outb = mk(tensor.Xavier, d, V), mk(tensor.Zeros, V)
 	}
-	if err != nil {
-		return nil, err
+	if bld.err != nil {
+		return nil, bld.err
 	}
+	g.params = bld.params
 	g.heads = make([]*tensor.Tensor, cfg.Heads)
 	g.weights = make([][]*tensor.Tensor, cfg.Layers)
 	for l := range g.weights {

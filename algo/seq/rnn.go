@@ -51,26 +51,17 @@ func NewRNN(v, hidden int, rho float64, rng *rand.Rand) (*RNN, error) {
 		return nil, algo.BadParam("rng", nil, "a random source")
 	}
 	r := &RNN{v: v, hidden: hidden, zero: map[int]*tensor.Tensor{}}
-	var err error
-	mk := func(init tensor.Init, dims ...int) *tensor.Tensor {
-		if err != nil {
-			return nil
-		}
-		var t *tensor.Tensor
-		if t, err = tensor.New(dims...); err == nil {
-			err = t.Fill(init, rng)
-			r.params = append(r.params, t)
-		}
-		return t
-	}
+	bld := &builder{rng: rng}
+	mk := bld.param
 	r.u = mk(tensor.Xavier, v, hidden)
 	r.w = mk(tensor.Zeros, hidden, hidden)
 	r.b = mk(tensor.Zeros, hidden)
 	r.vo = mk(tensor.Xavier, hidden, v)
 	r.c = mk(tensor.Zeros, v)
-	if err != nil {
-		return nil, err
+	if bld.err != nil {
+		return nil, bld.err
 	}
+	r.params = bld.params
 	copy(r.w.Data, ScaledOrthogonal(hidden, rho, rng))
 	return r, nil
 }
