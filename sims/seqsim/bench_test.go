@@ -53,3 +53,19 @@ func BenchmarkSimStep(b *testing.B) {
 		})
 	}
 }
+
+// TestSizeEstimates: each default estimate stays under 64 MiB (a
+// serving budget), and a million characters raise it.
+func TestSizeEstimates(t *testing.T) {
+	for _, spec := range []*sims.Spec{NGram, RNN, TinyGPT} {
+		def := spec.EstimateSize(sims.Config{})
+		v, err := sims.Resolve(spec.Params, map[string]string{"chars": "1000000"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		big := spec.EstimateSize(sims.Config{Values: v})
+		if def > 64<<20 || big <= def {
+			t.Errorf("%s: default %s, a million characters %s", spec.Name, sims.Bytes(def), sims.Bytes(big))
+		}
+	}
+}

@@ -24,7 +24,8 @@ var (
 	seqText = param.Text("text", builtIn,
 		"animals: the built-in synthetic language (sentences about animals with subject–verb agreement across "+
 			"relative clauses), whose entropy rate per character is known exactly; or the path of a UTF-8 text file")
-	seqChars = param.Int("chars", 20_000, "characters of the built-in language to train on (a file is used whole)").Range(1_000, 1_000_000)
+	seqChars = param.Int("chars", 20_000,
+		"characters to train on: of the built-in language, or the first of a file (a tenth more is held out)").Range(1_000, 1_000_000)
 )
 
 // heldFrac is the share of a file kept for held-out text (its end); the
@@ -41,9 +42,9 @@ type corpus struct {
 }
 
 // loadCorpus reads the text parameter: the built-in language (chars
-// characters of training text and chars/5 held out, from the seed) or a
-// file, whose last tenth is held out; held-out text must have at least
-// minHeld characters.
+// characters of training text and chars/5 held out, from the seed) or
+// the first chars·1.1 characters of a file, whose last tenth is held out;
+// held-out text must have at least minHeld characters.
 func loadCorpus(cfg sims.Config, minHeld int) (*corpus, error) {
 	v := cfg.Values
 	if path := seqText.Get(v); path != builtIn {
@@ -56,6 +57,8 @@ func loadCorpus(cfg sims.Config, minHeld int) (*corpus, error) {
 			return nil, sims.Blame(err, v, sims.As("text", seqText))
 		}
 		ids, _ := voc.Encode(data) // every character is in its own vocabulary
+		n := seqChars.Get(v)
+		ids = ids[:min(len(ids), n+n/10)]
 		nh := int(heldFrac * float64(len(ids)))
 		if nh < minHeld || len(ids)-nh < minHeld {
 			return nil, fmt.Errorf("parameter text = %s: %d characters; need at least %d (a tenth is held out and must cover %d)",
@@ -75,6 +78,19 @@ func loadCorpus(cfg sims.Config, minHeld int) (*corpus, error) {
 	train, _ := voc.Encode(l.Generate(rand.New(rand.NewPCG(cfg.Seed, 0x74_7261_696e)), n)) // "train"
 	held, _ := voc.Encode(l.Generate(rand.New(rand.NewPCG(cfg.Seed, 0x68_656c_64)), max(n/5, minHeld)))
 	return &corpus{name: builtIn, vocab: voc, train: train, held: held, lang: l}, nil
+}
+
+// alphabet is the number of characters of the text parameter at most:
+// the built-in language's, or any a vocabulary takes.
+func alphabet(v param.Values) int {
+	if seqText.Get(v) != builtIn {
+		return text.MaxVocab
+	}
+	l, err := text.NewLanguage(text.Animals)
+	if err != nil {
+		return text.MaxVocab
+	}
+	return len(l.Alphabet())
 }
 
 // rate is the language's entropy rate in nats per character, or NaN for

@@ -42,11 +42,15 @@ var (
 		"add-δ smoothing (beyond the notes, G1): p = (count + δ)/(n + δ|V|); an unseen context gets the uniform row").Range(0, 10).OpenMin()
 )
 
-// ngramSize is the text and the counts: at most one row of |V| counts per
-// training position and k.
+// ngramSize is the text and the counts: a model of context k has at most
+// min(n, |V|^k) rows of |V| counts (4 bytes each) and an index entry.
 func ngramSize(cfg sims.Config) int64 {
-	n := int64(seqChars.Get(cfg.Values))
-	return 48*n + int64(ngK.Get(cfg.Values)+1)*n*4*32 + 1<<20
+	n, V := float64(seqChars.Get(cfg.Values)), float64(alphabet(cfg.Values))
+	size := 48 * n
+	for k := range ngK.Get(cfg.Values) + 1 {
+		size += min(n, math.Pow(V, float64(k))) * (4*V + 48)
+	}
+	return int64(size) + 1<<20
 }
 
 type ngramSim struct {

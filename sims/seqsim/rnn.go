@@ -25,6 +25,16 @@ var RNN = &sims.Spec{
 	Speed:  20,
 	Params: param.List(seqText, seqChars, rnnHidden, rnnRho, rnnT, lmBatch, lmLR, lmEval, lmTemp, lmTopK, lmTopP),
 	New:    newRNN,
+	Size:   rnnSize,
+}
+
+// rnnSize is the corpus and the tape of a step: per sequence and time
+// step the state, its pre-activations and the logits, with gradients and
+// saved state.
+func rnnSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	B, T, H, V := int64(lmBatch.Get(v)), int64(rnnT.Get(v)), int64(rnnHidden.Get(v)), int64(alphabet(v))
+	return 8*3*B*T*(6*H+3*V) + 32*int64(seqChars.Get(v)) + 1<<20
 }
 
 var (

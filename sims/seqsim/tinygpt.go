@@ -73,8 +73,8 @@ const (
 func gptSize(cfg sims.Config) int64 {
 	v := cfg.Values
 	B, T, d, f, h, N := int64(lmBatch.Get(v)), int64(gptContext.Get(v)), int64(gptDim.Get(v)), int64(gptFFN.Get(v)), int64(gptHeads.Get(v)), int64(gptLayers.Get(v))
-	act := B * T * (N*(24*d+4*f+6*h*T) + 4*256)
-	return 8*3*act + 48*int64(seqChars.Get(v)) + 1<<20
+	act := B * T * (N*(24*d+4*f+6*h*T) + 4*int64(alphabet(v)))
+	return 8*3*act + 32*int64(seqChars.Get(v)) + 1<<20
 }
 
 type gptSim struct {
