@@ -108,7 +108,11 @@ func newReward(cfg sims.Config) (sims.Sim, error) {
 func (s *rewardSim) record() {
 	r := s.m.Rewards()
 	seq.KLTarget(r, s.p.SFT(), s.beta, s.learned)
-	s.trace.Add(s.m.Loss(r), s.m.ExpectedLoss(r), seq.KL(s.p.Probs(), s.target), seq.KL(s.p.Probs(), s.learned))
+	toLearned := seq.KL(s.p.Probs(), s.learned)
+	if s.m.Comparisons() == 0 {
+		toLearned = nan // 0 exactly, at π = π_SFT = π*(0): no point on a log scale
+	}
+	s.trace.Add(s.m.Loss(r), s.m.ExpectedLoss(r), seq.KL(s.p.Probs(), s.target), toLearned)
 }
 
 // Step samples comparisons, moves the rewards and then the policy.
