@@ -25,7 +25,7 @@ var TinyGPT = &sims.Spec{
 	Name:   "tinygpt",
 	Title:  "A tiny GPT trained live: loss against the k-gram and entropy-rate lines, samples, attention maps, cost",
 	Source: "seed 000 §2.6–2.7 (eq 2.11–2.20, L1041–1143); seed 002 §7.4 (G6); seed 001 [A19]–[A20]",
-	Steps:  600,
+	Steps:  50, // a headless run wants --steps 600 or so; the catalogue test steps every sim this far (suite time)
 	Speed:  10,
 	Params: param.List(gptTask, seqText, seqChars, gptLen, gptDigits, gptDim, gptHeads, gptLayers, gptFFN, gptContext,
 		gptPositions, gptNorm, lmBatch, lmLR, lmEval, lmTemp, lmTopK, lmTopP),
