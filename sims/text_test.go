@@ -30,5 +30,22 @@ func TestReadLines(t *testing.T) {
 		if _, err := ReadLines(nil, "corpus", path); err == nil || !strings.Contains(err.Error(), "parameter corpus") {
 			t.Errorf("%s: got %v, want an error naming the parameter", name, err)
 		}
+		if _, err := ReadText(nil, "corpus", path); err == nil || !strings.Contains(err.Error(), "parameter corpus") {
+			t.Errorf("ReadText %s: got %v, want an error naming the parameter", name, err)
+		}
+	}
+	// A binary or mis-encoded file is named by its first bad line.
+	for content, want := range map[string]string{
+		"ok\nstill ok\nab\x00cd":  "line 3, column 3: a NUL byte",
+		"café\nnaïve\n\n caf\xe9": "line 4, column 5: the byte 0xe9 is not UTF-8",
+	} {
+		_, err := ReadText(nil, "text", write("bad.txt", content))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: got %v, want %q", content, err, want)
+		}
+	}
+	text, err := ReadText(nil, "text", write("t.txt", "\n  one\r\ntwo  \n\n"))
+	if err != nil || text != "one\ntwo" {
+		t.Errorf("ReadText: %q, %v", text, err)
 	}
 }

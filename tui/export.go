@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -181,11 +180,25 @@ func joinArgs(groups [][]string) string {
 	return strings.Join(words, " ")
 }
 
-var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+// shellSafe reports whether a word needs no quoting in a POSIX shell: it
+// is not empty and made of letters, digits and _@%+=:,./- only.
+func shellSafe(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9', strings.ContainsRune("_@%+=:,./-", r):
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // shellQuote quotes a word for a POSIX shell when it needs it.
 func shellQuote(s string) string {
-	if shellSafe.MatchString(s) {
+	if shellSafe(s) {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

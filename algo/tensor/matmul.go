@@ -165,11 +165,18 @@ func (nd *node) backCausalMask() {
 // pane can draw. Multi-head attention (§2.5.3) is composed by the caller:
 // Slice the projected q, k, v per head, attend, Concat.
 func (tp *Tape) Attention(q, k, v *Tensor, causal bool) (out, weights *Tensor) {
+	return tp.ScaledAttention(q, k, v, 1/math.Sqrt(float64(q.Dim(-1))), causal)
+}
+
+// ScaledAttention is Attention with the scores Q·Kᵀ multiplied by scale
+// instead of 1/√d_k: scale = 1 gives the unscaled scores, whose softmax
+// saturates to one-hot as d_k grows (the point of the √d_k, seed 000
+// L992).
+func (tp *Tape) ScaledAttention(q, k, v *Tensor, scale float64, causal bool) (out, weights *Tensor) {
 	if !tp.ok("Attention", q, k, v) {
 		return &tp.bad, &tp.bad
 	}
-	dk := q.Dim(-1)
-	s := tp.Scale(tp.MatMulT(q, k), 1/math.Sqrt(float64(dk)))
+	s := tp.Scale(tp.MatMulT(q, k), scale)
 	if causal {
 		s = tp.CausalMask(s)
 	}

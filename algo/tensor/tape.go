@@ -144,6 +144,12 @@ func (tp *Tape) fail(op string, format string, args ...any) *Tensor {
 	return &tp.bad
 }
 
+// Fail records err as the step's error, if it has none yet, and returns
+// the placeholder: for models built on the tape (algo/seq) whose own
+// checks fail, so that their callers see one sticky error as from any
+// operation.
+func (tp *Tape) Fail(op string, err error) *Tensor { return tp.fail(op, "%v", err) }
+
 // ok checks the step's error and that the inputs are live tensors: not
 // nil, and either leaves or produced by this tape in this step.
 func (tp *Tape) ok(op string, ts ...*Tensor) bool {

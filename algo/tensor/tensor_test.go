@@ -1,6 +1,7 @@
 package tensor_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -158,6 +159,10 @@ func TestOpGradients(t *testing.T) {
 			out, _ := tp.Attention(x[0], x[1], x[2], true)
 			return out
 		}},
+		{"ScaledAttention unscaled causal", []*tensor.Tensor{p(2, 4, 3), p(2, 4, 3), p(2, 4, 2)}, func(tp *tensor.Tape, x []*tensor.Tensor) *tensor.Tensor {
+			out, _ := tp.ScaledAttention(x[0], x[1], x[2], 1, true)
+			return out
+		}},
 		{"Dropout", []*tensor.Tensor{p(3, 4)}, func(tp *tensor.Tape, x []*tensor.Tensor) *tensor.Tensor {
 			return tp.Dropout(x[0], 0.4, rand.New(rand.NewPCG(7, 7)))
 		}},
@@ -261,8 +266,33 @@ func TestAttentionOracles(t *testing.T) {
 	for _, x := range w.Data {
 		algotest.Near(t, "equal keys", x, 1.0/T, 1e-15)
 	}
+	// ScaledAttention at 1/√d is Attention; at scale s it is Attention of
+	// the queries multiplied by s·√d.
+	_, w1 := tp.ScaledAttention(q, k, v, 1/math.Sqrt(d), true)
+	_, w2 := tp.Attention(q, k, v, true)
+	near(t, "ScaledAttention(1/√d)", w1.Data, w2.Data, 0)
+	_, w1 = tp.ScaledAttention(q, k, v, 3, false)
+	_, w2 = tp.Attention(tp.Scale(q, 3*math.Sqrt(d)), k, v, false)
+	near(t, "ScaledAttention(3)", w1.Data, w2.Data, 1e-12)
 	if tp.Err() != nil {
 		t.Fatal(tp.Err())
+	}
+}
+
+// TestFail: an error a model records on the tape is the step's error, the
+// first one wins, and later operations return the placeholder.
+func TestFail(t *testing.T) {
+	tp := tensor.NewTape()
+	x := input(t, rand.New(rand.NewPCG(1, 2)), 2, 2)
+	first := errors.New("first")
+	tp.Fail("model", first)
+	tp.Fail("model", errors.New("second"))
+	if y := tp.Tanh(x); tp.Err() == nil || !strings.Contains(tp.Err().Error(), "first") || y.Size() != 0 {
+		t.Errorf("after Fail: err %v, output of size %d", tp.Err(), y.Size())
+	}
+	tp.Rewind()
+	if tp.Tanh(x); tp.Err() != nil {
+		t.Errorf("after Rewind: %v", tp.Err())
 	}
 }
 

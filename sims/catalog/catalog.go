@@ -24,6 +24,7 @@ import (
 	"github.com/thelab/lab/sims/privacysim"
 	"github.com/thelab/lab/sims/pushforwardsim"
 	"github.com/thelab/lab/sims/rffsim"
+	"github.com/thelab/lab/sims/seqsim"
 	"github.com/thelab/lab/sims/shapleysim"
 	"github.com/thelab/lab/sims/trustsim"
 	"github.com/thelab/lab/sims/visim"
@@ -51,6 +52,13 @@ func All() *sims.Catalog {
 		nnsim.Optimizers,
 		nnsim.Dropout,
 		nnsim.Universal,
+		// Seed 000 §2.3–2.10, seed 001 §11–12, seed 002 ch. 7: sequence models.
+		seqsim.NGram,
+		seqsim.BPE,
+		seqsim.Attention,
+		seqsim.RNN,
+		seqsim.TinyGPT,
+		seqsim.Reward,
 		// Seed 000 chapter 3, seed 001 §13–15, seed 002 §6.2–6.3: generative
 		// models.
 		gensim.FDiv,

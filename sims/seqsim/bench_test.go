@@ -1,0 +1,71 @@
+package seqsim
+
+import (
+	"testing"
+
+	"github.com/thelab/lab/algo/algotest"
+	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
+)
+
+// trainingSims are the sims whose steps, between evaluations, must not
+// allocate: the settings keep evaluations out of the measured steps.
+var trainingSims = []struct {
+	name string
+	spec *sims.Spec
+	set  map[string]string
+}{
+	{"tinygpt", TinyGPT, map[string]string{"eval_every": "10000"}},
+	{"tinygpt-copy", TinyGPT, map[string]string{"task": "copy", "eval_every": "10000"}},
+	{"rnn", RNN, map[string]string{"eval_every": "10000"}},
+	{"reward", Reward, nil},
+}
+
+// TestStepsDoNotAllocate: after the first steps, a training step of
+// tinygpt, rnn and reward allocates nothing (issue 16's performance
+// item).
+func TestStepsDoNotAllocate(t *testing.T) {
+	for _, tt := range trainingSims {
+		s := simtest.Build(t, tt.spec, tt.set, 1, nil)
+		simtest.Run(t, s, 2)
+		if a := testing.AllocsPerRun(3, func() { s.Step() }); a != 0 {
+			t.Errorf("%s: %v allocations a step", tt.name, a)
+		}
+	}
+}
+
+// BenchmarkSimStep is one training step of each training sim at its
+// defaults, evaluations left out (README: tinygpt at least 20 steps a
+// second).
+func BenchmarkSimStep(b *testing.B) {
+	for _, tt := range trainingSims {
+		b.Run(tt.name, func(b *testing.B) {
+			defer algotest.CPUTime(b)()
+			s := simtest.Build(b, tt.spec, tt.set, 1, nil)
+			simtest.Run(b, s, 2)
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := s.Step(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
+		})
+	}
+}
+
+// TestSizeEstimates: each default estimate stays under 64 MiB (a
+// serving budget), and a million characters raise it.
+func TestSizeEstimates(t *testing.T) {
+	for _, spec := range []*sims.Spec{NGram, RNN, TinyGPT} {
+		def := spec.EstimateSize(sims.Config{})
+		v, err := sims.Resolve(spec.Params, map[string]string{"chars": "1000000"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		big := spec.EstimateSize(sims.Config{Values: v})
+		if def > 64<<20 || big <= def {
+			t.Errorf("%s: default %s, a million characters %s", spec.Name, sims.Bytes(def), sims.Bytes(big))
+		}
+	}
+}

@@ -1,0 +1,15 @@
+package seqsim
+
+import "github.com/thelab/lab/sims"
+
+// stems draws the values y at x + off as vertical segments from 0, each
+// with a dot at its tip: signed weights or rewards on a canvas, which a
+// bar chart (non-negative bars) cannot show.
+func stems(x, y []float64, off float64, class int) ([]sims.Path, []sims.Marker) {
+	paths, marks := make([]sims.Path, len(x)), make([]sims.Marker, len(x))
+	for j, xj := range x {
+		paths[j] = sims.Path{X: []float64{xj + off, xj + off}, Y: []float64{0, y[j]}, Class: class}
+		marks[j] = sims.Marker{X: xj + off, Y: y[j], Glyph: '•', Class: class}
+	}
+	return paths, marks
+}

@@ -1,0 +1,164 @@
+package seqsim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/thelab/lab/algo/seq"
+	"github.com/thelab/lab/algo/tensor/opt"
+	"github.com/thelab/lab/algo/text"
+	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
+)
+
+// The training parameters rnn and tinygpt share.
+var (
+	lmBatch = param.Int("batch", 16, "sequences per step").Range(1, 128)
+	lmLR    = param.Float("lr", 0.01, "Adam's learning rate").Range(0, 1).OpenMin()
+	lmEval  = param.Int("eval_every", 25, "steps between held-out evaluations and samples").Range(1, 10_000)
+	lmTemp  = param.Float("temperature", 0.8, "sampling: p ∝ exp(z/τ); 0 is greedy decoding (beyond the notes, [A20])").Range(0, seq.MaxTemperature)
+	lmTopK  = param.Int("top_k", 0, "sampling: keep the k most probable characters (0: all)").Range(0, text.MaxVocab)
+	lmTopP  = param.Float("top_p", 1, "sampling: keep the fewest most probable characters whose total is at least p (1: all)").Range(0, 1).OpenMin()
+)
+
+const (
+	lmSample = 64   // characters sampled at each evaluation
+	lmDelta  = 0.01 // the k-gram baseline's add-δ
+	// lmHeld bounds the held-out characters evaluated, so that an
+	// evaluation costs a few steps' time.
+	lmHeld = 3000
+)
+
+// lmRun trains a character model on a corpus and keeps what the loss chart
+// shows: the batch loss per step, the held-out loss at each evaluation,
+// and the lines no trained model should cross (the entropy rate) or should
+// beat (uniform, the best k-gram model counted on the same text and
+// scored on the same held-out positions).
+type lmRun struct {
+	c       *corpus
+	m       seq.Model
+	tr      *seq.Trainer
+	held    *seq.HeldOut
+	kgram   float64
+	kgramK  int
+	trace   *sims.Trace // batch loss, held-out loss (the last evaluation)
+	heldNLL float64
+	every   int
+	gen     *seq.Generator
+	sampler *seq.Sampler
+	rng     *rand.Rand
+	sample  string
+	window  int
+}
+
+// newLMRun prepares training m on windows of T characters of c.
+func newLMRun(cfg sims.Config, c *corpus, m seq.Model, T int) (*lmRun, error) {
+	v := cfg.Values
+	corp, err := seq.NewCorpus(c.train, T, c.vocab.Size())
+	if err != nil {
+		return nil, sims.Blame(err, v, sims.As("ids", seqText))
+	}
+	tr, err := seq.NewTrainer(m, corp, lmBatch.Get(v), opt.Config{Method: opt.Adam, LR: lmLR.Get(v)},
+		rand.New(rand.NewPCG(cfg.Seed, 0x62_6174_6368))) // "batch"
+	if err != nil {
+		return nil, err
+	}
+	heldIDs := c.held[:min(len(c.held), lmHeld)]
+	h, err := seq.NewHeldOut(heldIDs, T)
+	if err != nil {
+		return nil, sims.Blame(err, v, sims.As("held_out", seqText))
+	}
+	smp, err := seq.NewSampler(lmTemp.Get(v), lmTopK.Get(v), lmTopP.Get(v))
+	if err != nil {
+		return nil, err
+	}
+	r := &lmRun{c: c, m: m, tr: tr, held: h, trace: sims.NewTrace(1, 2), heldNLL: nan, every: lmEval.Get(v),
+		gen: seq.NewGenerator(m, T), sampler: smp, rng: rand.New(rand.NewPCG(cfg.Seed, 0x73_616d_706c)), window: T} // "sampl"
+	r.kgram, r.kgramK = math.Inf(1), 0
+	for k := 0; k <= text.MaxK && k < h.From(); k++ {
+		km, err := text.NewKGram(k, c.vocab.Size())
+		if err != nil {
+			return nil, err
+		}
+		km.Add(c.train, 0, len(c.train))
+		s, err := km.Eval(heldIDs[:h.End()], h.From(), lmDelta)
+		if err != nil {
+			return nil, err
+		}
+		if s.NLL < r.kgram {
+			r.kgram, r.kgramK = s.NLL, k
+		}
+	}
+	return r, nil
+}
+
+// step trains one step, and evaluates and samples every r.every steps.
+func (r *lmRun) step() error {
+	if err := r.tr.Step(); err != nil {
+		return err
+	}
+	if n := r.tr.Steps(); n == 1 || n%r.every == 0 {
+		if err := r.evaluate(); err != nil {
+			return err
+		}
+	}
+	r.trace.Add(r.tr.Loss(), r.heldNLL)
+	return nil
+}
+
+// evaluate scores the held-out text and draws a sample from its start.
+func (r *lmRun) evaluate() error {
+	var err error
+	if r.heldNLL, err = r.tr.Eval(r.held); err != nil {
+		return err
+	}
+	prompt := append(make([]int, 0, 1+lmSample), r.c.held[0])
+	out, err := r.gen.Extend(prompt, lmSample, r.sampler, r.rng)
+	if err != nil {
+		return err
+	}
+	r.sample = shown(r.c.vocab, out)
+	return nil
+}
+
+// metrics are the run's figures.
+func (r *lmRun) metrics() []sims.Metric {
+	ms := []sims.Metric{
+		{Name: "batch loss", Value: sims.FiniteOr(r.tr.Loss(), 0), Untrusted: r.tr.Steps() == 0},
+		{Name: "held-out", Value: sims.FiniteOr(r.heldNLL, 0), Untrusted: math.IsNaN(r.heldNLL)},
+		{Name: "best k-gram", Value: r.kgram},
+	}
+	if rate := r.c.rate(); !math.IsNaN(rate) {
+		ms = append(ms, sims.Metric{Name: "entropy rate", Value: rate})
+	}
+	return ms
+}
+
+// lossChart is the training and held-out loss with the reference lines.
+func (r *lmRun) lossChart() sims.LineChart {
+	x0, x1 := r.trace.Span()
+	batch := r.trace.Column(0)
+	n := len(batch)
+	c := sims.LineChart{Title: "nats per character against steps", X0: x0, X1: x1, XLabel: "step",
+		Series: []sims.Series{
+			{Name: "batch", Y: batch, Class: 0},
+			{Name: "held-out", Y: r.trace.Column(1), Class: 1},
+			{Name: "uniform", Y: constant(n, math.Log(float64(r.c.vocab.Size()))), Class: 2, Bound: true},
+			{Name: fmt.Sprintf("%d-gram", r.kgramK), Y: constant(n, r.kgram), Class: 3, Bound: true},
+		}}
+	if rate := r.c.rate(); !math.IsNaN(rate) {
+		c.Series = append(c.Series, sims.Series{Name: "entropy", Y: constant(n, rate), Class: 4, Bound: true})
+	}
+	return c
+}
+
+// result is the run's outcome for --json.
+func (r *lmRun) result() map[string]any {
+	out := map[string]any{"steps": r.tr.Steps(), "batch_loss": r.tr.Loss(), "held_out": sims.FiniteOr(r.heldNLL, -1),
+		"kgram": r.kgram, "kgram_k": r.kgramK, "sample": r.sample}
+	if r.c.lang != nil {
+		out["entropy_rate"] = r.c.rate()
+	}
+	return out
+}

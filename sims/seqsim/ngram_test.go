@@ -1,0 +1,83 @@
+package seqsim
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/thelab/lab/algo/algotest"
+	"github.com/thelab/lab/sims/simtest"
+)
+
+// TestNGramOracles (G1): counted on all the training text, the training
+// loss of the maximum-likelihood tables never rises with k and at k = 0 is
+// the empirical entropy of the characters; the unseen-context fraction of
+// held-out text never falls with k; no model beats the entropy rate
+// (within 4 standard errors of the held-out mean); and the best held-out k
+// is neither 0 nor K on the built-in language.
+func TestNGramOracles(t *testing.T) {
+	s := simtest.Build(t, NGram, nil, 1, nil)
+	simtest.RunToEnd(t, s, ngSlices+1)
+	g := s.(*ngramSim)
+	n := float64(len(g.c.train))
+	counts := map[int]float64{}
+	for _, id := range g.c.train {
+		counts[id]++
+	}
+	h := 0.0
+	for _, c := range counts {
+		h -= c / n * math.Log(c/n)
+	}
+	// The k = 0 score skips the first K characters.
+	algotest.Near(t, "k = 0 training loss", g.train[0], h, 1e-3)
+	for k := 1; k < len(g.models); k++ {
+		if g.train[k] > g.train[k-1]+1e-12 || g.unseen[k] < g.unseen[k-1] {
+			t.Errorf("k = %d: training %.5f after %.5f, unseen %.4f after %.4f", k, g.train[k], g.train[k-1], g.unseen[k], g.unseen[k-1])
+		}
+	}
+	b := g.best()
+	// The per-character losses of a unifilar source are correlated over a
+	// sentence; 4 i.i.d. standard errors of a loss of spread ≈ 1.5 nats
+	// are a loose floor.
+	se := 1.5 / math.Sqrt(float64(len(g.c.held)))
+	if g.held[b] < g.c.rate()-4*se || b == 0 || b == len(g.models)-1 {
+		t.Errorf("best k %d: held-out %.4f, entropy rate %.4f", b, g.held[b], g.c.rate())
+	}
+	f := s.Frame()
+	if simtest.Metric(t, f, "best k") != float64(b) || !simtest.FiniteMetrics(t, f) {
+		t.Errorf("frame: %v", f.Metrics)
+	}
+}
+
+// TestTextFileErrors: an empty, binary or too short file is refused with
+// a message naming the parameter (and the line of a binary byte); a good
+// file trains with its own vocabulary and no entropy-rate line.
+func TestTextFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, tt := range []struct{ name, body, want string }{
+		{"empty.txt", " \n\n", "no text"},
+		{"binary.txt", "line one\nline\x00two\n", "line 2"},
+		{"short.txt", "abc", "need at least"},
+	} {
+		_, err := simtest.BuildErr(NGram, map[string]string{"text": write(tt.name, tt.body)}, 1, nil)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), "text") {
+			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
+		}
+	}
+	p := write("good.txt", strings.Repeat("to be or not to be, that is the question.\n", 40))
+	s := simtest.Build(t, NGram, map[string]string{"text": p, "k": "3"}, 1, nil)
+	simtest.RunToEnd(t, s, ngSlices+1)
+	f := s.Frame()
+	if _, ok := f.Metric("entropy rate"); ok || !simtest.FiniteMetrics(t, f) {
+		t.Errorf("file metrics %v", f.Metrics)
+	}
+}

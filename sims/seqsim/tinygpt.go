@@ -1,0 +1,284 @@
+package seqsim
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/thelab/lab/algo/seq"
+	"github.com/thelab/lab/algo/tensor/opt"
+	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
+)
+
+// TinyGPT is a decoder-only transformer trained live (seed 000 §2.6–2.7,
+// seed 002 G6, seed 001 [A19]–[A20]): token and position embeddings, N
+// blocks of masked multi-head attention and a ReLU feed-forward layer
+// with residuals and LayerNorm, a decoder tied to the embedding. On text
+// it is scored against the uniform, the best k-gram and the entropy-rate
+// lines and writes samples with temperature, top-k and top-p; on a copy,
+// sort or reverse puzzle it is scored by exact match of greedy answers.
+// The attention maps are those of the last sample's last pass; the
+// parameter and FLOP counters follow the notes' cost model (§2.7).
+var TinyGPT = &sims.Spec{
+	Name:   "tinygpt",
+	Title:  "A tiny GPT trained live: loss against the k-gram and entropy-rate lines, samples, attention maps, cost",
+	Source: "seed 000 §2.6–2.7 (eq 2.11–2.20, L1041–1143); seed 002 §7.4 (G6); seed 001 [A19]–[A20]",
+	Steps:  50, // a headless run wants --steps 600 or so; the catalogue test steps every sim this far (suite time)
+	Speed:  10,
+	Params: param.List(gptTask, seqText, seqChars, gptLen, gptDigits, gptDim, gptHeads, gptLayers, gptFFN, gptContext,
+		gptPositions, gptNorm, lmBatch, lmLR, lmEval, lmTemp, lmTopK, lmTopP),
+	New:  newTinyGPT,
+	Size: gptSize,
+}
+
+// gptTaskKind is what tinygpt trains on: text or a puzzle.
+type gptTaskKind string
+
+func (k gptTaskKind) String() string { return string(k) }
+
+const (
+	taskText    gptTaskKind = "text"
+	taskCopy    gptTaskKind = gptTaskKind(seq.Copy)
+	taskSort    gptTaskKind = gptTaskKind(seq.Sort)
+	taskReverse gptTaskKind = gptTaskKind(seq.Reverse)
+)
+
+var (
+	gptTask = param.Choice("task", []gptTaskKind{taskText, taskCopy, taskSort, taskReverse}, taskText,
+		"text: next-character prediction on the text parameter; copy, sort, reverse: L digits, a separator, the answer (scored by exact match)")
+	gptLen       = param.Int("length", 8, "puzzles: L digits a question").Range(1, seq.MaxPuzzleLen/2)
+	gptDigits    = param.Int("digits", 8, "puzzles: digits 0 … A−1").Range(2, seq.MaxDigits)
+	gptDim       = param.Int("dim", 32, "d_emb, the width of the residual stream (h·d_k)").Range(2, seq.MaxDim)
+	gptHeads     = param.Int("heads", 4, "attention heads h (a divisor of dim)").Range(1, seq.MaxHeads)
+	gptLayers    = param.Int("layers", 2, "transformer blocks N").Range(1, seq.MaxLayers)
+	gptFFN       = param.Int("ffn", 128, "d_ff, the hidden width of the feed-forward layers").Range(1, seq.MaxFFN)
+	gptContext   = param.Int("context", 32, "n_ctx, characters of context (text; a puzzle takes 2L)").Range(2, seq.MaxContext)
+	gptPositions = param.Choice("positions", []seq.Positions{seq.Learned, seq.Fixed, seq.NoneSeen}, seq.Learned,
+		"learned position rows (GPT-2), the sinusoids of eq 2.13, or none (a causal model then counts only how many tokens came before)")
+	gptNorm = param.Choice("norm", []seq.Norm{seq.Pre, seq.Post}, seq.Pre,
+		"pre: x + f(LayerNorm(x)) with a final LayerNorm (GPT-2); post: LayerNorm(x + f(x)), the notes' block (eq 2.16)")
+)
+
+const (
+	gptPuzzles = 200 // fresh puzzles per exact-match evaluation
+	// gptLiveFLOPs is the most a step may cost for the pane to stay live:
+	// at the 2–4 GFLOP/s the tape reaches on one core, a quarter second.
+	gptLiveFLOPs = 5e8
+)
+
+// gptSize is the tape's activations (values, gradients and saved state of
+// every node) and the corpus.
+func gptSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	B, T, d, f, h, N := int64(lmBatch.Get(v)), int64(gptContext.Get(v)), int64(gptDim.Get(v)), int64(gptFFN.Get(v)), int64(gptHeads.Get(v)), int64(gptLayers.Get(v))
+	act := B * T * (N*(24*d+4*f+6*h*T) + 4*int64(alphabet(v)))
+	return 8*3*act + 32*int64(seqChars.Get(v)) + 1<<20
+}
+
+type gptSim struct {
+	g    *seq.GPT
+	cfg  seq.GPTConfig
+	B    int
+	cost seq.Cost
+	// text
+	lm *lmRun
+	// puzzles
+	p       *seq.PuzzleTask
+	tr      *seq.Trainer
+	trace   *sims.Trace // batch loss, exact match (the last evaluation)
+	every   int
+	em      float64
+	gen     *seq.Generator
+	greedy  *seq.Sampler
+	rng     *rand.Rand
+	example string
+	// the last layer's attention in the last sample's last pass: heads
+	// side by side, T×T each
+	maps  []float64
+	mapsT int
+}
+
+func newTinyGPT(cfg sims.Config) (sims.Sim, error) {
+	v := cfg.Values
+	s := &gptSim{B: lmBatch.Get(v)}
+	task := gptTask.Get(v)
+	T := gptContext.Get(v)
+	var c *corpus
+	vocab := 0
+	if task == taskText {
+		var err error
+		if c, err = loadCorpus(cfg, T+1); err != nil {
+			return nil, err
+		}
+		vocab = c.vocab.Size()
+	} else {
+		var err error
+		if s.p, err = seq.NewPuzzle(seq.Puzzle(task), gptLen.Get(v), gptDigits.Get(v)); err != nil {
+			return nil, sims.Blame(err, v, sims.As("length", gptLen), sims.As("digits", gptDigits))
+		}
+		T, _ = s.p.Seq()
+		vocab = s.p.Vocab()
+	}
+	s.cfg = seq.GPTConfig{Vocab: vocab, Context: T, Dim: gptDim.Get(v), Heads: gptHeads.Get(v), Layers: gptLayers.Get(v),
+		FFN: gptFFN.Get(v), Positions: gptPositions.Get(v), Norm: gptNorm.Get(v)}
+	g, err := seq.NewGPT(s.cfg, rand.New(rand.NewPCG(cfg.Seed, 0x67_7074))) // "gpt"
+	if err != nil {
+		return nil, sims.Blame(err, v, sims.As("dim", gptDim), sims.As("heads", gptHeads))
+	}
+	s.g, s.cost = g, seq.CostOf(s.cfg, T)
+	if c != nil {
+		s.lm, err = newLMRun(cfg, c, g, T)
+		return s, err
+	}
+	if s.tr, err = seq.NewTrainer(g, s.p, s.B, opt.Config{Method: opt.Adam, LR: lmLR.Get(v)},
+		rand.New(rand.NewPCG(cfg.Seed, 0x62_6174_6368))); err != nil {
+		return nil, err
+	}
+	s.trace, s.em, s.every = sims.NewTrace(1, 2), nan, lmEval.Get(v)
+	s.gen, s.rng = seq.NewGenerator(g, T), rand.New(rand.NewPCG(cfg.Seed, 0x70_757a))
+	s.greedy, _ = seq.NewSampler(0, 0, 1)
+	return s, nil
+}
+
+// Step trains one step; at each evaluation it copies the attention maps
+// of the sample just drawn.
+func (s *gptSim) Step() error {
+	if s.lm != nil {
+		if err := s.lm.step(); err != nil {
+			return err
+		}
+		if n := s.lm.tr.Steps(); n == 1 || n%s.lm.every == 0 {
+			s.copyMaps()
+		}
+		return nil
+	}
+	if err := s.tr.Step(); err != nil {
+		return err
+	}
+	if n := s.tr.Steps(); n == 1 || n%s.every == 0 {
+		if err := s.evalPuzzle(); err != nil {
+			return err
+		}
+	}
+	s.trace.Add(s.tr.Loss(), s.em)
+	return nil
+}
+
+// evalPuzzle measures the exact match on fresh puzzles and answers one
+// more greedily, whose last pass gives the attention maps.
+func (s *gptSim) evalPuzzle() error {
+	var err error
+	if s.em, err = s.tr.ExactMatch(s.p, gptPuzzles, s.rng); err != nil {
+		return err
+	}
+	L := s.p.Len()
+	q := make([]int, L+1, 2*L+1)
+	s.p.Draw(s.rng, q[:L])
+	q[L] = s.p.Sep()
+	out, err := s.gen.Extend(q, L, s.greedy, s.rng)
+	if err != nil {
+		return err
+	}
+	want := make([]int, L)
+	s.p.Answer(out[:L], want)
+	s.copyMaps()
+	verdict := "right"
+	for i, w := range want {
+		if out[L+1+i] != w {
+			verdict = "wrong: " + digits(want, -1)
+			break
+		}
+	}
+	s.example = fmt.Sprintf("%s → %s (%s)", digits(out[:L], -1), digits(out[L+1:], -1), verdict)
+	return nil
+}
+
+// digits writes puzzle tokens as characters, the separator as "|".
+func digits(ids []int, sep int) string {
+	var b strings.Builder
+	for _, id := range ids {
+		if id == sep {
+			b.WriteByte('|')
+		} else {
+			b.WriteString(string(rune("0123456789abcdef"[id])))
+		}
+	}
+	return b.String()
+}
+
+// copyMaps copies the last layer's weights of batch row 0 from the
+// generator's last pass, heads side by side with a blank column between.
+func (s *gptSim) copyMaps() {
+	l := s.cfg.Layers - 1
+	w := s.g.Weights(l, 0)
+	T := w.Dim(-1)
+	H := s.cfg.Heads
+	s.mapsT = T
+	s.maps = make([]float64, T*(H*(T+1)-1))
+	W := H*(T+1) - 1
+	for h := range H {
+		d := s.g.Weights(l, h).Data
+		for i := range T {
+			for j := range T {
+				s.maps[(T-1-i)*W+h*(T+1)+j] = d[i*T+j] // query 0 on top
+			}
+		}
+	}
+}
+
+func (s *gptSim) Frame() sims.Frame {
+	f := sims.Frame{Sim: TinyGPT.Name}
+	var loss sims.LineChart
+	if s.lm != nil {
+		f.Step, f.Metrics, loss = s.lm.tr.Steps(), s.lm.metrics(), s.lm.lossChart()
+	} else {
+		f.Step = s.tr.Steps()
+		f.Metrics = []sims.Metric{{Name: "batch loss", Value: sims.FiniteOr(s.tr.Loss(), 0), Untrusted: f.Step == 0},
+			{Name: "exact match", Value: sims.FiniteOr(s.em, 0), Untrusted: math.IsNaN(s.em)}}
+		x0, x1 := s.trace.Span()
+		batch := s.trace.Column(0)
+		loss = sims.LineChart{Title: "batch loss (nats per answer digit) and exact match", X0: x0, X1: x1, XLabel: "step",
+			Series: []sims.Series{
+				{Name: "batch loss", Y: batch, Class: 0},
+				{Name: "exact match", Y: s.trace.Column(1), Class: 1},
+				{Name: "uniform", Y: constant(len(batch), math.Log(float64(s.p.Vocab()))), Class: 2, Bound: true},
+			}}
+	}
+	flops := s.cost.TrainFLOPs(s.B)
+	f.Metrics = append(f.Metrics, sims.Metric{Name: "params", Value: float64(s.g.NumParams())},
+		sims.Metric{Name: "MFLOP/step", Value: flops / 1e6})
+	f.Charts = []sims.Chart{loss}
+	if s.maps != nil {
+		H, T := s.cfg.Heads, s.mapsT
+		W := H*(T+1) - 1
+		f.Charts = append(f.Charts, sims.CanvasChart{Title: fmt.Sprintf("last sample: layer %d, heads 1–%d", s.cfg.Layers, H),
+			View:   sims.Rect{XMin: 0, XMax: float64(W), YMin: 0, YMax: float64(T)},
+			Heat:   &sims.Grid{NX: W, NY: T, Z: s.maps, Scale: sims.Sequential, Lo: 0, Hi: 1},
+			XLabel: "keys, head by head", YLabel: "queries"})
+	}
+	if s.lm != nil {
+		f.Text = []string{"sample: " + s.lm.sample}
+	} else if s.example != "" {
+		f.Text = []string{"greedy: " + s.example}
+	}
+	f.Text = append(f.Text, fmt.Sprintf("§2.7, n = %d: attn %.3g + dense %.3g + decoder %.3g MACs a pass; ×6B a step",
+		s.cfg.Context, s.cost.Attention, s.cost.Dense, s.cost.Decoder))
+	if flops > gptLiveFLOPs {
+		f.Text = append(f.Text, fmt.Sprintf("%.2g FLOP a step: too slow for a live pane; run it headless (lab run tinygpt --json)", flops))
+	}
+	return f
+}
+
+func (s *gptSim) Result() map[string]any {
+	var r map[string]any
+	if s.lm != nil {
+		r = s.lm.result()
+	} else {
+		r = map[string]any{"steps": s.tr.Steps(), "batch_loss": s.tr.Loss(), "exact_match": sims.FiniteOr(s.em, -1), "example": s.example}
+	}
+	r["params"] = s.g.NumParams()
+	r["train_flops_per_step"] = s.cost.TrainFLOPs(s.B)
+	return r
+}
