@@ -118,14 +118,16 @@ type pane struct {
 	snap     *sims.Snapshot
 	data     *sims.Table // the --data it runs on, or nil
 	speedIdx int
-	cache    []string
-	cacheKey paneKey
+	// noteScroll is the first wrapped note line the zoom shows.
+	noteScroll int
+	cache      []string
+	cacheKey   paneKey
 }
 
 type paneKey struct {
-	version              uint64
-	w, h                 int
-	focused, mono, basic bool
+	version uint64
+	w, h    int
+	st      PaneStyle
 }
 
 type tickMsg struct{}
@@ -490,6 +492,10 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.move(0, 1)
 	case key.Matches(msg, k.Zoom):
 		m.zoom = !m.zoom
+	case key.Matches(msg, k.NotesUp) && m.zoom:
+		p.noteScroll = max(0, p.noteScroll-m.noteRows())
+	case key.Matches(msg, k.NotesDown) && m.zoom:
+		p.noteScroll = min(p.noteScroll+m.noteRows(), p.noteLines(m.w))
 	case key.Matches(msg, k.Params):
 		m.modal = newParamEditor(p, m.keys, m.screen())
 	case key.Matches(msg, k.Command):
@@ -505,6 +511,17 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.closePane(m.focus)
 	}
 	return m, cmd
+}
+
+// noteRows is how far a page of notes scrolls in the zoom: a third of it,
+// what a pane gives its notes at most.
+func (m *Model) noteRows() int { return max(1, (m.h-4)/3-1) }
+
+// noteLines is the number of wrapped note lines of the pane zoomed to
+// width w.
+func (p *pane) noteLines(w int) int {
+	notes, _ := wrapNotes(paneNotes(p.snap), 0, w-2)
+	return len(notes)
 }
 
 // setSpeed moves the pane's speed d notches along sims.Speeds.
@@ -599,18 +616,26 @@ func (m *Model) Render() string {
 }
 
 func (m *Model) dashboard() string {
+	if m.w < MinWidth || m.h < MinHeight {
+		return strings.Join(tooSmall(m.w, m.h, MinWidth, MinHeight), "\n")
+	}
 	lines := make([]string, m.h)
 	area := m.h - 1
+	rects := m.rects()
+	needW, needH := dashboardNeeds(rects, m.w, area)
+	zoom := m.zoom || (len(m.panes) > 1 && (needW > m.w || needH > m.h))
 	switch {
 	case len(m.panes) == 0:
 		for i := range area {
 			lines[i] = strings.Repeat(" ", m.w)
 		}
 		lines[area/2] = chart.FitLine(centreText("No panes. Press a to add a sim, q to quit.", m.w), m.w)
-	case m.zoom:
-		copy(lines, m.panes[m.focus].render(m.w, area, PaneStyle{Focused: true, Mono: m.mono, Basic: m.basic}))
+	case zoom:
+		p := m.panes[m.focus]
+		copy(lines, p.render(m.w, area, PaneStyle{Focused: true, Mono: m.mono, Basic: m.basic,
+			Zoomed: m.zoom, NoteScroll: p.noteScroll}))
 	default:
-		for i, r := range m.rects() {
+		for i, r := range rects {
 			block := m.panes[i].render(r.w, r.h, PaneStyle{Focused: i == m.focus, Mono: m.mono, Basic: m.basic})
 			for y, line := range block {
 				lines[r.y+y] += line
@@ -618,7 +643,49 @@ func (m *Model) dashboard() string {
 		}
 	}
 	lines[m.h-1] = m.bottomBar()
+	if zoom && !m.zoom && m.modal == nil {
+		msg := fmt.Sprintf("%d panes need %d×%d: the focused one shown (tab: next)", len(m.panes), needW, needH)
+		lines[m.h-1] = chart.FitLine(dim(chart.Clip(msg, m.w), PaneStyle{Mono: m.mono}), m.w)
+	}
 	return strings.Join(lines, "\n")
+}
+
+// The smallest screen the lab draws on: one pane of the minimum size above
+// the bottom bar. Below it the screen says so, once.
+const (
+	MinWidth  = MinPaneWidth
+	MinHeight = MinPaneHeight + 1
+)
+
+// tooSmall is a w×h screen saying it is smaller than needW×needH.
+func tooSmall(w, h, needW, needH int) []string {
+	lines := make([]string, h)
+	msg := chart.Wrap(fmt.Sprintf("terminal too small: need at least %d×%d", needW, needH), w)
+	top := max(0, (h-len(msg))/2)
+	for i := range lines {
+		s := ""
+		if j := i - top; j >= 0 && j < len(msg) {
+			s = centreText(msg[j], w)
+		}
+		lines[i] = chart.FitLine(s, w)
+	}
+	return lines
+}
+
+// dashboardNeeds is the screen size at which every pane of the layout
+// rects (of a w×h area above the bottom bar) reaches the minimum pane
+// size, scaling the screen as it is.
+func dashboardNeeds(rects []rect, w, h int) (needW, needH int) {
+	needW, needH = w, h+1
+	for _, r := range rects {
+		if r.w < MinPaneWidth {
+			needW = max(needW, (MinPaneWidth*w+r.w-1)/max(1, r.w))
+		}
+		if r.h < MinPaneHeight {
+			needH = max(needH, (MinPaneHeight*h+r.h-1)/max(1, r.h)+1)
+		}
+	}
+	return needW, needH
 }
 
 func centreText(s string, w int) string {
@@ -628,7 +695,7 @@ func centreText(s string, w int) string {
 
 // render draws the pane, reusing the last drawing when nothing changed.
 func (p *pane) render(w, h int, st PaneStyle) []string {
-	k := paneKey{version: p.snap.Version, w: w, h: h, focused: st.Focused, mono: st.Mono, basic: st.Basic}
+	k := paneKey{version: p.snap.Version, w: w, h: h, st: st}
 	if k != p.cacheKey || p.cache == nil {
 		p.cache = paneLines(p.snap, w, h, st)
 		p.cacheKey = k
