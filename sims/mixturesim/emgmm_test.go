@@ -506,3 +506,37 @@ func TestKMeansSim(t *testing.T) {
 		t.Errorf("k = 3 on 2 rows: got %v", err)
 	}
 }
+
+// TestKMeansRestarts: with restarts = R the pane replays the k-means++
+// start of least final J among R (scikit-learn's n_init), and its run ends
+// at that J, no worse than the single start of restarts = 1; the start and
+// the count are in the notes and the result. A seed where the first start
+// lands in a worse optimum shows the difference.
+func TestKMeansRestarts(t *testing.T) {
+	set := map[string]string{"clusters": "5", "k": "5", "sep": "3"}
+	worse := 0
+	for seed := uint64(1); seed <= 12; seed++ {
+		one := simtest.Build(t, KMeans, map[string]string{"clusters": "5", "k": "5", "sep": "3", "restarts": "1"}, seed, nil)
+		simtest.RunToEnd(t, one, 1000)
+		many := simtest.Build(t, KMeans, set, seed, nil)
+		simtest.RunToEnd(t, many, 1000)
+		j1, j10 := one.(*kmSim).km.J(), many.(*kmSim).km.J()
+		ks := many.(*kmSim)
+		if math.Abs(j10-ks.bestJ) > 1e-9*j10 {
+			t.Errorf("seed %d: the replayed start ends at J = %v, the best of the restarts was %v", seed, j10, ks.bestJ)
+		}
+		if j10 > j1*(1+1e-12) {
+			t.Errorf("seed %d: best of 10 J = %v above the first start's %v", seed, j10, j1)
+		}
+		if j10 < j1*(1-1e-6) {
+			worse++
+		}
+		if !strings.Contains(strings.Join(many.Frame().Text, "\n"), "of 10 k-means++ starts") {
+			t.Errorf("seed %d: the notes do not say which start is shown: %q", seed, many.Frame().Text)
+		}
+	}
+	if worse == 0 {
+		t.Error("no seed where a single start is worse than the best of 10: the test data are too easy")
+	}
+	t.Logf("a single k-means++ start was worse than the best of 10 for %d of 12 seeds", worse)
+}
