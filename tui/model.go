@@ -8,6 +8,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -621,8 +622,7 @@ func (m *Model) dashboard() string {
 	}
 	lines := make([]string, m.h)
 	area := m.h - 1
-	rects := m.rects()
-	needW, needH := dashboardNeeds(rects, m.w, area)
+	needW, needH := dashboardNeeds(len(m.panes), m.w, area)
 	zoom := m.zoom || (len(m.panes) > 1 && (needW > m.w || needH > m.h))
 	switch {
 	case len(m.panes) == 0:
@@ -635,7 +635,7 @@ func (m *Model) dashboard() string {
 		copy(lines, p.render(m.w, area, PaneStyle{Focused: true, Mono: m.mono, Basic: m.basic,
 			Zoomed: m.zoom, NoteScroll: p.noteScroll}))
 	default:
-		for i, r := range rects {
+		for i, r := range m.rects() {
 			block := m.panes[i].render(r.w, r.h, PaneStyle{Focused: i == m.focus, Mono: m.mono, Basic: m.basic})
 			for y, line := range block {
 				lines[r.y+y] += line
@@ -672,20 +672,20 @@ func tooSmall(w, h, needW, needH int) []string {
 	return lines
 }
 
-// dashboardNeeds is the screen size at which every pane of the layout
-// rects (of a w×h area above the bottom bar) reaches the minimum pane
-// size, scaling the screen as it is.
-func dashboardNeeds(rects []rect, w, h int) (needW, needH int) {
-	needW, needH = w, h+1
-	for _, r := range rects {
-		if r.w < MinPaneWidth {
-			needW = max(needW, (MinPaneWidth*w+r.w-1)/max(1, r.w))
+// dashboardNeeds is the smallest screen of the w×(h+1) screen's shape
+// (h rows above the bottom bar) on which gridLayout gives each of n panes
+// at least the minimum pane size; w×(h+1) itself when it already does.
+func dashboardNeeds(n, w, h int) (needW, needH int) {
+	for s := 1.0; ; s *= 1.02 {
+		needW, needH = int(math.Ceil(float64(w)*s)), int(math.Ceil(float64(h)*s))
+		ok := true
+		for _, r := range gridLayout(n, needW, needH) {
+			ok = ok && r.w >= MinPaneWidth && r.h >= MinPaneHeight
 		}
-		if r.h < MinPaneHeight {
-			needH = max(needH, (MinPaneHeight*h+r.h-1)/max(1, r.h)+1)
+		if ok {
+			return needW, needH + 1
 		}
 	}
-	return needW, needH
 }
 
 func centreText(s string, w int) string {

@@ -95,3 +95,18 @@ func TestHistogramBarsSurviveTheCurve(t *testing.T) {
 		}
 	}
 }
+
+// TestTicksOfATinyRangeDiffer: a curve that has converged spans a millionth
+// of its value; its ticks still differ from row to row.
+func TestTicksOfATinyRangeDiffer(t *testing.T) {
+	y := []float64{-2.931, -2.93099, -2.930985, -2.9309848}
+	c := sims.LineChart{Title: "log p", Series: []sims.Series{{Name: "y", Y: y}}}
+	ticks := yTicks(RenderLines(c, 50, 10, Options{Mono: true}))
+	seen := map[string]bool{}
+	for _, tick := range ticks {
+		if seen[tick] {
+			t.Errorf("tick %q repeats: %q", tick, ticks)
+		}
+		seen[tick] = true
+	}
+}

@@ -173,9 +173,19 @@ func yAxis(data [][]float64, lo, hi float64, rows int, logY bool) yScale {
 		return intAxis(lo, hi, rows)
 	}
 	span := hi - lo
+	// Enough significant digits that neighbouring ticks differ: a run that
+	// converged spans 1e-6 of its value, which num's four digits would
+	// print as one number on every row.
+	digits := 0
+	if mag := math.Max(math.Abs(lo), math.Abs(hi)); span > 0 && mag > 0 {
+		digits = int(math.Ceil(math.Log10(mag*float64(rows)/span))) + 1
+	}
 	format := func(v float64) string {
 		if math.Abs(v) < span*1e-6 {
 			v = 0
+		}
+		if digits > 4 && v != 0 {
+			return strconv.FormatFloat(v, 'g', min(digits, 10), 64)
 		}
 		return num(v)
 	}
