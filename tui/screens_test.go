@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -33,23 +32,10 @@ const walkSteps = 12
 var walked = sync.OnceValues(func() ([]*sims.Snapshot, error) {
 	var out []*sims.Snapshot
 	for _, spec := range catalog.All().Specs() {
-		s, err := simtest.BuildErr(spec, nil, 1, nil)
+		snap, err := simtest.SnapshotErr(spec, nil, 1, walkSteps)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", spec.Name, err)
 		}
-		snap := &sims.Snapshot{Spec: spec, Seed: 1, State: sims.Paused, Speed: spec.Speed}
-		for range walkSteps {
-			err := s.Step()
-			if errors.Is(err, sims.ErrConverged) {
-				snap.State = sims.Converged
-				break
-			}
-			if err != nil {
-				snap.State, snap.Err = sims.Diverged, err
-				break
-			}
-		}
-		snap.Frame = s.Frame()
 		out = append(out, snap)
 	}
 	return out, nil
