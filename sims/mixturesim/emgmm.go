@@ -39,13 +39,13 @@ var EMGMM = &sims.Spec{
 	Name:   "em-gmm",
 	Title:  "EM for a 2-D Gaussian mixture, one E- or M-step at a time",
 	Source: "seed 002 §2.3–2.5 (EM for GMMs, eqs 2.12–2.15, ELBO 2.31, monotonicity 2.37, Ex 2.2, Remark 2.10)",
-	Data: "the first two columns of --data are the points (x, y); without --data, " +
+	Data: "two columns of --data are the points (x, y): the first two, or those named by columns=a,b; without --data, " +
 		"n points are drawn from a random mixture of `clusters` Gaussians whose means are sep apart",
 	Steps: 200,
 	// Two half-steps a second: each E- and M-step stays on screen long
 	// enough to see what it changed (colours, then ellipses).
 	Speed:  2,
-	Params: param.List(emDemo, emK, mixClusters, emSep, emN, emCov, emEps, emReg, emInit, emRestarts, emTol),
+	Params: param.List(emDemo, emK, mixClusters, emSep, emN, emCov, emEps, emReg, emInit, emRestarts, emTol, mixColumns),
 	New:    newEMGMM,
 }
 
@@ -522,6 +522,9 @@ func (s *emSim) notes(run *emRun, ll, elbo float64, hasQ bool, hard, agree float
 	}
 	if s.data.truth != nil {
 		lines = append(lines, "× marks the true means of the generated data")
+	}
+	if s.data.note != "" {
+		lines = append(lines, s.data.note)
 	}
 	return lines
 }

@@ -540,3 +540,31 @@ func TestKMeansRestarts(t *testing.T) {
 	}
 	t.Logf("a single k-means++ start was worse than the best of 10 for %d of 12 seeds", worse)
 }
+
+// TestColumns: columns=a,b picks the two columns of --data that em-gmm and
+// kmeans cluster; without it a table of more than two columns clusters
+// the first two and says so; a bad name is refused with the table's
+// columns.
+func TestColumns(t *testing.T) {
+	tab := &sims.Table{Name: "wide.csv", Columns: []string{"a", "b", "c"}}
+	for i := range 30 {
+		x := float64(i)
+		tab.Rows = append(tab.Rows, []float64{x, -x, x * x})
+	}
+	for _, spec := range []*sims.Spec{EMGMM, KMeans} {
+		s := simtest.Build(t, spec, map[string]string{"columns": "c,A", "k": "2"}, 1, tab)
+		cc := s.Frame().Charts[0].(sims.CanvasChart)
+		if cc.XLabel != "c" || cc.YLabel != "a" || cc.Points[0].X[3] != 9 || cc.Points[0].Y[3] != 3 {
+			t.Errorf("%s columns=c,A: axes %q, %q, point 3 (%v, %v)", spec.Name, cc.XLabel, cc.YLabel, cc.Points[0].X[3], cc.Points[0].Y[3])
+		}
+		s = simtest.Build(t, spec, map[string]string{"k": "2"}, 1, tab)
+		if text := strings.Join(s.Frame().Text, "\n"); !strings.Contains(text, "clustering columns a and b of the 3") {
+			t.Errorf("%s: a 3-column table without columns= does not say which it clusters: %q", spec.Name, text)
+		}
+		for _, bad := range []string{"a", "a,z", "a,a", "a,b,c"} {
+			if _, err := simtest.BuildErr(spec, map[string]string{"columns": bad}, 1, tab); err == nil || !strings.Contains(err.Error(), "columns") {
+				t.Errorf("%s columns=%s: %v", spec.Name, bad, err)
+			}
+		}
+	}
+}

@@ -24,11 +24,11 @@ var KMeans = &sims.Spec{
 	Name:   "kmeans",
 	Title:  "k-means (Lloyd): assignment and update half-steps, J never increasing",
 	Source: "seed 002 §2.1 (eqs 2.2–2.4, Remark 2.1)",
-	Data: "the first two columns of --data are the points (x, y); without --data, " +
+	Data: "two columns of --data are the points (x, y): the first two, or those named by columns=a,b; without --data, " +
 		"n points are drawn from a random mixture of `clusters` Gaussians whose means are sep apart",
 	Steps:  200,
 	Speed:  2,
-	Params: param.List(kmK, mixClusters, kmSep, kmN, kmRestarts),
+	Params: param.List(kmK, mixClusters, kmSep, kmN, kmRestarts, mixColumns),
 	New:    newKMeans,
 }
 
@@ -219,6 +219,9 @@ func (s *kmSim) notes() []string {
 	}
 	if s.data.truth != nil {
 		lines = append(lines, "× marks the true means of the generated data")
+	}
+	if s.data.note != "" {
+		lines = append(lines, s.data.note)
 	}
 	return lines
 }
