@@ -225,7 +225,7 @@ func (r *Runner) waitForBuild() bool {
 
 // build checks the memory budget and builds the sim, charging the time.
 func (r *Runner) build(c buildConfig) (sim Sim, err error) {
-	cfg := Config{Values: c.vals, Seed: c.seed, Data: r.data, Workers: r.workers}
+	cfg := Config{Values: c.vals, Seed: c.seed, Data: r.data, Workers: r.workers, Headless: r.headless}
 	if err := r.opts.Budget.reserve(r, r.spec.EstimateSize(cfg)); err != nil {
 		return nil, err
 	}

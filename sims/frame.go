@@ -60,7 +60,7 @@ func (f Frame) Series(name string) (Series, bool) {
 }
 
 // Chart is one picture in a Frame: a LineChart, CanvasChart, HistChart,
-// BarChart, TableChart or GraphChart. The set is sealed by the unexported method: a new kind of
+// BarChart, ImageChart, TableChart or GraphChart. The set is sealed by the unexported method: a new kind of
 // picture is added here, listed in ChartKinds, and drawn by every renderer
 // (tui/chart), whose tests fail until it is.
 type Chart interface {
@@ -71,7 +71,7 @@ type Chart interface {
 // ChartKinds returns an empty chart of every kind, so that a renderer's
 // tests can check that it draws them all.
 func ChartKinds() []Chart {
-	return []Chart{LineChart{}, CanvasChart{}, HistChart{}, BarChart{}, TableChart{}, GraphChart{}}
+	return []Chart{LineChart{}, CanvasChart{}, HistChart{}, BarChart{}, ImageChart{}, TableChart{}, GraphChart{}}
 }
 
 // LineChart draws curves against the step (or any evenly spaced x).
@@ -154,6 +154,7 @@ const (
 	Sequential  ColorScale = iota // low to high on one ramp
 	Diverging                     // two hues about the middle of [Lo, Hi]
 	Categorical                   // integer values are class indices
+	Grey                          // ink on paper: dark to white (images)
 )
 
 // PointSet is a set of 2-D points. Classes, when not nil, gives each point's
@@ -212,6 +213,45 @@ type Bar struct {
 	Value float64
 	Class int
 }
+
+// ImageChart draws small images side by side — digits, a layer's filters,
+// a neuron's activation over the plane, a matrix of numbers — each a W×H
+// grid of values drawn as half-block pixels (two pixels a cell, one above
+// the other, enlarged when there is room and shrunk when there is not), or
+// as its numbers when Numbers is set and they fit, with a caption under
+// each. Images that do not fit are left out and counted in the title.
+type ImageChart struct {
+	Title  string
+	Images []Image
+	// Scale maps values to colour (Grey for pictures, Diverging for signed
+	// weights, Sequential for counts); Lo and Hi fix the range for every
+	// image, or when Lo >= Hi each image uses its own.
+	Scale  ColorScale
+	Lo, Hi float64
+	// Columns > 0 starts a new row after every Columns images (a layer per
+	// row); 0 fits as many in a row as the width allows.
+	Columns int
+	// Numbers prints each value in its cell (a numeric grid, a confusion
+	// matrix) when the images fit that way.
+	Numbers bool
+}
+
+// Image is one picture of an ImageChart: W×H values, row-major from the
+// top row. A NaN is a value not there (yet): a blank cell.
+type Image struct {
+	Caption string
+	W, H    int
+	Pix     []float64
+	// Mark outlines pixels [X0, X1) × [Y0, Y1) (a sliding window, the cell
+	// being computed); none when X1 <= X0.
+	Mark Window
+	// RowLabels (H of them) and ColLabels (W) name the rows and columns of
+	// a numeric image (a confusion matrix's classes); pixels ignore them.
+	RowLabels, ColLabels []string
+}
+
+// Window is a rectangle of pixels: columns X0..X1−1, rows Y0..Y1−1.
+type Window struct{ X0, Y0, X1, Y1 int }
 
 // Tone says how a table cell, a graph node or an edge stands out from the
 // rest: a matrix entry not yet computed, a colour group, the entry the
@@ -286,6 +326,7 @@ func (c LineChart) ChartTitle() string   { return c.Title }
 func (c CanvasChart) ChartTitle() string { return c.Title }
 func (c HistChart) ChartTitle() string   { return c.Title }
 func (c BarChart) ChartTitle() string    { return c.Title }
+func (c ImageChart) ChartTitle() string  { return c.Title }
 func (c TableChart) ChartTitle() string  { return c.Title }
 func (c GraphChart) ChartTitle() string  { return c.Title }
 
@@ -293,5 +334,6 @@ func (LineChart) chart()   {}
 func (CanvasChart) chart() {}
 func (HistChart) chart()   {}
 func (BarChart) chart()    {}
+func (ImageChart) chart()  {}
 func (TableChart) chart()  {}
 func (GraphChart) chart()  {}

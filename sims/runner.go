@@ -86,6 +86,8 @@ type Runner struct {
 	wake    chan struct{} // capacity 1: there are commands
 
 	builds builder
+
+	headless bool // from Config: every build is told nobody watches
 }
 
 // StartRunner starts a runner and the build of its first sim from cfg,
@@ -107,6 +109,8 @@ func StartRunner(spec *Spec, cfg Config, opts RunnerOptions) (*Runner, *Build) {
 		quit:    make(chan struct{}),
 		done:    make(chan struct{}),
 		wake:    make(chan struct{}, 1),
+
+		headless: cfg.Headless,
 	}
 	r.seeds.Store(cfg.Seed)
 	r.builds.installed = buildConfig{cfg.Values, cfg.Seed}

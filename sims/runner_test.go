@@ -528,3 +528,27 @@ func TestRunnerSettlesFramesNotRunning(t *testing.T) {
 		t.Errorf("the paused frame is %g steps behind, want settled", b)
 	}
 }
+
+// TestHeadlessReachesEveryBuild: a runner made for a headless run tells
+// its first build and every rebuild that nobody watches; a pane's runner
+// tells none.
+func TestHeadlessReachesEveryBuild(t *testing.T) {
+	for _, headless := range []bool{false, true} {
+		var seen []bool
+		spec := &Spec{Name: "watch", Steps: 1, New: func(c Config) (Sim, error) {
+			seen = append(seen, c.Headless)
+			return &counter{}, nil
+		}}
+		r, err := NewRunner(spec, Config{Headless: headless}, RunnerOptions{Paused: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := wait(t, r.Reset()); err != nil {
+			t.Fatal(err)
+		}
+		r.Close()
+		if len(seen) != 2 || seen[0] != headless || seen[1] != headless {
+			t.Errorf("headless %v: builds saw %v", headless, seen)
+		}
+	}
+}

@@ -28,7 +28,10 @@ var SeriesHeader = []string{"chart", "series", "x", "y", "class"}
 //   - a table: one row per cell whose text is a number (after a leading
 //     ✓ or ✗), series the row's label, x the column's header;
 //   - a graph: one row per node, series its label, x and y its lattice
-//     column and row.
+//     column and row;
+//   - an image chart: one row per pixel, series the image's caption
+//     ("image N" when it has none), x its "row:column" (from 0, top left)
+//     and y its value (a NaN, a pixel not there yet, an empty cell).
 //
 // The chart column is the chart's title ("chart N" when it has none); a
 // value that is not finite is an empty cell.
@@ -118,6 +121,16 @@ func WriteSeriesCSV(w io.Writer, f Frame) error {
 		case GraphChart:
 			for _, n := range c.Nodes {
 				row(n.Label, strconv.Itoa(n.Col), float64(n.Row), n.Class)
+			}
+		case ImageChart:
+			for j, im := range c.Images {
+				name := im.Caption
+				if name == "" {
+					name = "image " + strconv.Itoa(j+1)
+				}
+				for p, v := range im.Pix[:min(len(im.Pix), im.W*im.H)] {
+					row(name, strconv.Itoa(p/im.W)+":"+strconv.Itoa(p%im.W), v, 0)
+				}
 			}
 		default:
 			return fmt.Errorf("sims: no CSV form for chart %T", c)

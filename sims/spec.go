@@ -52,6 +52,10 @@ type Config struct {
 	Values Values
 	Seed   uint64
 	Data   *Table // from --data; nil when none was given
+	// Headless says that nobody watches the run (lab run): a sim may
+	// accept a configuration whose steps are too slow for a live pane,
+	// which in a pane it refuses with the headless command to run instead.
+	Headless bool
 	// Workers is the number of goroutines an engine may use for one step
 	// (0: GOMAXPROCS, 1: the stepping goroutine only). No result depends
 	// on it (package algo/par). A session whose CPU is budgeted by the

@@ -124,6 +124,15 @@ func ReadCSV(r io.Reader, text ...TextColumn) (*Table, error) {
 	return t, nil
 }
 
+// Line is the file line of row i, or i + 2 (the row after the header)
+// when the table did not come from a file.
+func (t *Table) Line(i int) int {
+	if i < len(t.Lines) {
+		return t.Lines[i]
+	}
+	return i + 2
+}
+
 // Column returns the index of the named column, or -1.
 func (t *Table) Column(name string) int {
 	for i, c := range t.Columns {

@@ -21,6 +21,10 @@ func TestReadCSV(t *testing.T) {
 	if tab.Column("label") != 2 || tab.Column("z") != -1 {
 		t.Error("Column lookup")
 	}
+	// The rows' file lines skip the comment and the blank line.
+	if tab.Line(0) != 3 || tab.Line(1) != 5 {
+		t.Errorf("lines %v", tab.Lines)
+	}
 	x, y, err := tab.XY()
 	if err != nil || x[0] != 1 || y[1] != -0.4 {
 		t.Errorf("XY = %v %v %v", x, y, err)

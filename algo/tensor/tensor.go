@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/thelab/lab/algo"
 )
@@ -49,7 +50,9 @@ func shapeOf(dims ...int) (shape, error) {
 			return s, algo.BadParam(fmt.Sprintf("axis %d", i), d, "≥ 1")
 		}
 		if size > MaxSize/d {
-			return s, algo.BadParam("size", fmt.Sprint(dims), fmt.Sprintf("at most %d entries", MaxSize))
+			// A copy for the message, so that dims does not escape (a
+			// Reshape's dims stay on the stack).
+			return s, algo.BadParam("size", fmt.Sprint(slices.Clone(dims)), fmt.Sprintf("at most %d entries", MaxSize))
 		}
 		size *= d
 		s.d[i] = d

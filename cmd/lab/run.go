@@ -141,7 +141,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		}
 		defer series.Close()
 	}
-	cfg := sims.Config{Values: vals, Seed: seed, Data: data}
+	cfg := sims.Config{Values: vals, Seed: seed, Data: data, Headless: true}
 	r, err := sims.NewRunner(spec, cfg, sims.RunnerOptions{Paused: true, Publish: math.MaxInt64})
 	if err != nil {
 		return usageErr("%s: %v", name, err)

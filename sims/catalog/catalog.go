@@ -16,10 +16,12 @@ import (
 	"github.com/thelab/lab/sims/linearsim"
 	"github.com/thelab/lab/sims/mcmcsim"
 	"github.com/thelab/lab/sims/mixturesim"
+	"github.com/thelab/lab/sims/nnsim"
 	"github.com/thelab/lab/sims/optimsim"
 	"github.com/thelab/lab/sims/otsim"
 	"github.com/thelab/lab/sims/pushforwardsim"
 	"github.com/thelab/lab/sims/rffsim"
+	"github.com/thelab/lab/sims/trustsim"
 	"github.com/thelab/lab/sims/visim"
 )
 
@@ -38,6 +40,10 @@ func All() *sims.Catalog {
 		optimsim.GD,
 		optimsim.Majorise,
 		optimsim.Rates,
+		// Seed 001 §9–10, seed 000 chapter 2, seed 002 §6.1: neural networks.
+		nnsim.Playground,
+		nnsim.Digits,
+		nnsim.Conv,
 		// Seed 002 chapter 1: push-forward, likelihood, information.
 		pushforwardsim.Pushforward,
 		estimatesim.MLE,
@@ -91,6 +97,12 @@ func All() *sims.Catalog {
 		adsim.Implicit,
 		adsim.Coloring,
 		adsim.GradCheck,
+		// Seed 001 §17–20: trustworthy machine learning.
+		trustsim.RobustReg,
+		trustsim.Poisoning,
+		trustsim.Attack,
+		trustsim.AdvTrain,
+		trustsim.Saliency,
 	)
 	if err != nil {
 		panic(err)

@@ -88,6 +88,8 @@ func TestSizeEstimatesCover(t *testing.T) {
 		{"softmax", map[string]string{"n": "10000"}},
 		{"linreg", map[string]string{"n": "10000"}},
 		{"linreg", map[string]string{"data": "linear", "n": "2000", "d": "100"}},
+		{"digits", map[string]string{"n": "20000"}},
+		{"digits", map[string]string{"n": "4000", "model": "cnn", "filters": "16", "hidden": "64"}},
 		{"sinkhorn", map[string]string{"preset": "gaussians", "n": "400", "m": "300"}},
 		{"ot-1d", map[string]string{"preset": "samples", "n": "100000", "m": "100000"}},
 		{"barycenter", map[string]string{"input": "shapes", "grid": "128"}},

@@ -34,6 +34,8 @@ func MinSize(c sims.Chart) (w, h int) {
 		return 16, 5
 	case sims.BarChart:
 		return 16, 2
+	case sims.ImageChart:
+		return 12, 5
 	case sims.TableChart:
 		return 16, 3
 	case sims.GraphChart:
@@ -82,6 +84,8 @@ func RenderLines(c sims.Chart, w, h int, o Options) []string {
 		lines = histChart(c, w, h, o)
 	case sims.BarChart:
 		lines = barChart(c, w, h, o)
+	case sims.ImageChart:
+		lines = imageChart(c, w, h, o)
 	case sims.TableChart:
 		lines = tableChart(c, w, h, o)
 	case sims.GraphChart:

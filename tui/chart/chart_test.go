@@ -38,7 +38,10 @@ func sampleCharts() map[string]sims.Chart {
 			Markers: []sims.Marker{{X: 0, Y: 0, Glyph: '★', Class: 2}}},
 		"hist": sims.HistChart{Title: "hist", Lo: -3, Hi: 3, Density: []float64{0.05, 0.2, 0.4, 0.2, 0.05},
 			Curves: []sims.Curve{{Name: "exact", X: xs, Y: ys}}},
-		"bars":  sims.BarChart{Title: "weights", Bars: []sims.Bar{{Label: "one", Value: 0.5}, {Label: "two", Value: 0.25, Class: 1}}},
+		"bars":   sims.BarChart{Title: "weights", Bars: []sims.Bar{{Label: "one", Value: 0.5}, {Label: "two", Value: 0.25, Class: 1}}},
+		"images": sampleImages(),
+		"image-numbers": sims.ImageChart{Title: "Example 10.1", Numbers: true, Scale: sims.Sequential,
+			Images: []sims.Image{ex101(), {Caption: "W", W: 3, H: 3, Pix: []float64{1, 0, 1, 0, 1, 0, 1, 0, 1}}}},
 		"table": sampleTable(),
 		"graph": sampleGraph(),
 	}

@@ -60,6 +60,11 @@ var viridis = []rgb{
 	newRGB(0x22, 0xa8, 0x84), newRGB(0x7a, 0xd1, 0x51), newRGB(0xfd, 0xe7, 0x25),
 }
 
+// greys is the ramp of the Grey scale: paper (near black, like a dark
+// terminal) to ink (white), neutral so that a 256-colour terminal gets
+// its grey ramp.
+var greys = []rgb{newRGB(0x12, 0x12, 0x12), newRGB(0xf4, 0xf4, 0xf4)}
+
 // diverging stops: blue, white, red.
 var diverging = []rgb{newRGB(0x2c, 0x6f, 0xd6), newRGB(0xf2, 0xf2, 0xf2), newRGB(0xd6, 0x33, 0x2c)}
 
@@ -135,6 +140,8 @@ func (s scale) color(z float64) rgb {
 		return classColor(int(math.Round(z)))
 	case sims.Diverging:
 		return ramp(diverging, s.unit(z))
+	case sims.Grey:
+		return ramp(greys, s.unit(z))
 	default:
 		return ramp(viridis, s.unit(z))
 	}

@@ -44,6 +44,8 @@ const (
 // Methods lists the rules in menu order.
 var Methods = []Method{SGD, Momentum, Nesterov, RMSProp, Adam, AdamW}
 
+func (m Method) String() string { return string(m) }
+
 // Config configures an optimiser. Zero values take the defaults.
 type Config struct {
 	Method      Method  // default adam

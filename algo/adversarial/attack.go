@@ -1,0 +1,271 @@
+// Package adversarial holds the attacks and the adversarial training of
+// seed 001 §17 (L1545–L1559, catalogue [A32]–[A33]) on the lab's own
+// networks (algo/nn): the fast gradient sign method and projected gradient
+// ascent, targeted or untargeted, in an L∞ or L2 ball, and the min-max
+// training that runs such an attack inside every SGD step.
+package adversarial
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/nn"
+	"github.com/thelab/lab/algo/tensor"
+)
+
+// Norm is the ball the perturbation δ = x − x₀ stays in.
+type Norm string
+
+const (
+	LInf Norm = "linf" // ‖δ‖∞ ≤ ε: each pixel moves at most ε
+	L2   Norm = "l2"   // ‖δ‖₂ ≤ ε
+)
+
+func (n Norm) String() string { return string(n) }
+
+// Norms lists them.
+var Norms = []Norm{LInf, L2}
+
+// Method is the update of one attack step (L1551).
+type Method string
+
+const (
+	// FGSM steps ε along the gradient's sign (L∞) or its direction (L2):
+	// x ← x + ε·sgn ∇ₓf. One step is the classic attack; more are
+	// iterated FGSM.
+	FGSM Method = "fgsm"
+	// PGD is the notes' projected gradient method x ← x + η∇ₓf.
+	PGD Method = "pgd"
+	// SignPGD is Madry et al.'s L∞ variant x ← x + η·sgn ∇ₓf (for L2,
+	// η along the unit gradient): the step size does not depend on the
+	// gradient's scale.
+	SignPGD Method = "pgd-sign"
+)
+
+func (m Method) String() string { return string(m) }
+
+// Methods lists them.
+var Methods = []Method{FGSM, PGD, SignPGD}
+
+// Config is an attack.
+type Config struct {
+	Method Method
+	Norm   Norm
+	Eps    float64 // the ball's radius ε > 0
+	Step   float64 // η of PGD and pgd-sign (FGSM steps ε)
+	// Lo < Hi is the valid input range (pixels in [0, 1]): every iterate
+	// is clipped into it too. Lo ≥ Hi: no range.
+	Lo, Hi float64
+}
+
+// MaxEps bounds ε.
+const MaxEps = 100
+
+func (c Config) validate() error {
+	switch {
+	case c.Method != FGSM && c.Method != PGD && c.Method != SignPGD:
+		return algo.BadParam("method", c.Method, "fgsm, pgd or pgd-sign")
+	case c.Norm != LInf && c.Norm != L2:
+		return algo.BadParam("norm", c.Norm, "linf or l2")
+	case !(c.Eps > 0 && c.Eps <= MaxEps):
+		return algo.BadParam("eps", c.Eps, "in (0, 100]")
+	case c.Method != FGSM && !(c.Step > 0 && c.Step <= MaxEps):
+		return algo.BadParam("step", c.Step, "in (0, 100]")
+	case c.Lo < c.Hi && c.Eps > c.Hi-c.Lo:
+		// A ball wider than the whole input range is no constraint.
+		return algo.BadParam("eps", c.Eps, "at most the input range's width "+fmtRange(c.Lo, c.Hi))
+	}
+	return nil
+}
+
+func fmtRange(lo, hi float64) string {
+	return "[" + strconv.FormatFloat(lo, 'g', -1, 64) + ", " + strconv.FormatFloat(hi, 'g', -1, 64) + "]"
+}
+
+// Project maps x onto the ball of radius eps about x0 in the given norm,
+// then clips it to [lo, hi] when lo < hi, one row of d values at a time.
+// L∞: clip(x_i, x₀_i − ε, x₀_i + ε) (not the notes' min{x_i, ε}, erratum
+// E26); L2: x₀ + (x − x₀)·min(1, ε/‖x − x₀‖). Clipping to a range that
+// holds x₀ moves each coordinate towards x₀, so the result stays in the
+// ball; for L∞ it is the exact projection onto the intersection.
+func Project(x, x0 []float64, d int, eps float64, norm Norm, lo, hi float64) {
+	for r := 0; r < len(x); r += d {
+		row, row0 := x[r:r+d], x0[r:r+d]
+		if norm == L2 {
+			s := 0.0
+			for i, v := range row {
+				s += (v - row0[i]) * (v - row0[i])
+			}
+			if s = math.Sqrt(s); s > eps {
+				f := eps / s
+				for i, v := range row {
+					row[i] = row0[i] + (v-row0[i])*f
+				}
+			}
+		} else {
+			for i, v := range row {
+				row[i] = math.Min(math.Max(v, row0[i]-eps), row0[i]+eps)
+			}
+		}
+		if lo < hi {
+			for i, v := range row {
+				row[i] = math.Min(math.Max(v, lo), hi)
+			}
+		}
+	}
+}
+
+// Attack perturbs a batch of inputs against a model, all rows at once:
+// max_{‖x − x₀‖ ≤ ε} f(x) (L1547) with f = ℓ(x, y) for an untargeted
+// attack (L1549: −log p_y) and f = −ℓ(x, ỹ) = log p_ỹ for a targeted one
+// (the model's loss from logits: cross-entropy or logistic). Each step
+// takes ∇ₓf of every row (the gradient with respect to x, not w) and moves
+// and projects the rows independently. A step allocates nothing.
+type Attack struct {
+	m        nn.Model
+	loss     nn.Loss
+	cfg      Config
+	tp       *tensor.Tape
+	b        *nn.Batch
+	x0, grad []float64
+	labels   []int // the labels the loss is taken against (true or target)
+	sign     float64
+	n, d     int
+	steps    int
+	f        float64 // the mean objective f at the last gradient
+}
+
+// New prepares an attack on the rows x0 (n·d values, copied) with their
+// true labels; targets, when not nil, makes it targeted (one target class
+// per row).
+func New(m nn.Model, loss nn.Loss, x0 []float64, labels, targets []int, cfg Config) (*Attack, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	d, _ := m.Shape()
+	n := len(labels)
+	if n == 0 || len(x0) != n*d {
+		return nil, algo.BadParam("x0", len(x0), "n·d values for n labels")
+	}
+	if targets != nil && len(targets) != n {
+		return nil, algo.BadParam("targets", len(targets), "one per row")
+	}
+	b, err := nn.NewBatch(n, d)
+	if err != nil {
+		return nil, err
+	}
+	a := &Attack{m: m, loss: loss, cfg: cfg, tp: tensor.NewTape(), b: b, x0: append([]float64(nil), x0...),
+		grad: make([]float64, n*d), labels: append([]int(nil), labels...), sign: 1, n: n, d: d}
+	if targets != nil {
+		copy(a.labels, targets)
+		a.sign = -1
+	}
+	b.RequireGrad()
+	b.LoadRows(a.x0, a.labels)
+	return a, nil
+}
+
+// Reset starts again from x0 (the same rows), or from new rows of the same
+// size and their labels (targets nil: untargeted) — the inner loop of
+// adversarial training reuses one Attack for every batch.
+func (a *Attack) Reset(x0 []float64, labels []int) {
+	if x0 != nil {
+		copy(a.x0, x0)
+		copy(a.labels, labels)
+	}
+	a.b.LoadRows(a.x0, a.labels)
+	a.steps = 0
+}
+
+// Step is one attack iteration: the gradient of f at x, the move, the
+// projection. It returns f before the move (the mean over rows).
+func (a *Attack) Step() (float64, error) {
+	l, err := nn.InputGrad(a.tp, a.m, a.loss, a.b, a.grad)
+	if err != nil {
+		return 0, err
+	}
+	a.f = a.sign * l
+	x := a.b.X.Data
+	c := a.cfg
+	eta := c.Step
+	if c.Method == FGSM {
+		eta = c.Eps
+	}
+	// ∇ₓf of a row is sign·n times its entries of ∂(mean loss)/∂x.
+	for r := 0; r < len(x); r += a.d {
+		g, row := a.grad[r:r+a.d], x[r:r+a.d]
+		switch {
+		case c.Method == PGD:
+			f := eta * a.sign * float64(a.n)
+			for i, v := range g {
+				row[i] += f * v
+			}
+		case c.Norm == LInf:
+			for i, v := range g {
+				row[i] += eta * sgn(a.sign*v) // sgn(0) = 0
+			}
+		default: // L2 FGSM and pgd-sign: η along the unit gradient
+			s := 0.0
+			for _, v := range g {
+				s += v * v
+			}
+			if s > 0 {
+				f := eta * a.sign / math.Sqrt(s)
+				for i, v := range g {
+					row[i] += f * v
+				}
+			}
+		}
+	}
+	Project(x, a.x0, a.d, c.Eps, c.Norm, c.Lo, c.Hi)
+	a.steps++
+	return a.f, nil
+}
+
+func sgn(v float64) float64 {
+	switch {
+	case v > 0:
+		return 1
+	case v < 0:
+		return -1
+	}
+	return 0
+}
+
+// X is the current perturbed rows (shared with the batch; valid until the
+// next Step or Reset).
+func (a *Attack) X() []float64 { return a.b.X.Data }
+
+// X0 is the clean rows.
+func (a *Attack) X0() []float64 { return a.x0 }
+
+// Batch is the batch holding the perturbed rows and the labels the loss
+// is taken against.
+func (a *Attack) Batch() *nn.Batch { return a.b }
+
+// Objective is the mean f at the last Step's gradient (before its move).
+func (a *Attack) Objective() float64 { return a.f }
+
+// Steps is the number of steps since the last Reset.
+func (a *Attack) Steps() int { return a.steps }
+
+// Config is the attack's configuration.
+func (a *Attack) Config() Config { return a.cfg }
+
+// Dist is ‖x_r − x₀_r‖ of row r in the attack's norm.
+func (a *Attack) Dist(r int) float64 {
+	row, row0 := a.b.X.Data[r*a.d:(r+1)*a.d], a.x0[r*a.d:(r+1)*a.d]
+	m := 0.0
+	for i, v := range row {
+		if a.cfg.Norm == L2 {
+			m += (v - row0[i]) * (v - row0[i])
+		} else {
+			m = math.Max(m, math.Abs(v-row0[i]))
+		}
+	}
+	if a.cfg.Norm == L2 {
+		return math.Sqrt(m)
+	}
+	return m
+}

@@ -1,0 +1,253 @@
+package nnsim
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/thelab/lab/algo/dataset"
+	"github.com/thelab/lab/algo/nn"
+	"github.com/thelab/lab/algo/stable"
+	"github.com/thelab/lab/algo/tensor"
+	"github.com/thelab/lab/sims"
+)
+
+// planeSet names a built-in 2-D data set of the plane sims.
+type planeSet string
+
+func (p planeSet) String() string { return string(p) }
+
+const (
+	setCircle planeSet = "circle"
+	setXor    planeSet = "xor"
+	setGauss  planeSet = "gauss"
+	setSpiral planeSet = "spiral"
+	setMoons  planeSet = "moons"
+	setXor4   planeSet = "xor4"
+	setPlane  planeSet = "plane"
+	setBumps  planeSet = "bumps"
+)
+
+// planeSetHelp says what each set is.
+const planeSetHelp = "circle: a ring round a disk; xor: the quadrants' signs; gauss: two clusters; " +
+	"spiral: two interleaved spirals; moons: two half moons; xor4: the notes' four XOR points (Ex 9.1); " +
+	"plane, bumps: regression surfaces t(x, y)"
+
+// planeData draws a built-in set.
+func planeData(set planeSet, seed uint64, n int, noise float64) (*dataset.Labelled, error) {
+	rng := streamRNG(seed, dataStream)
+	switch set {
+	case setCircle:
+		return dataset.Circles(rng, n, 0.5, noise)
+	case setXor:
+		return dataset.XorCloud(rng, n, noise)
+	case setGauss:
+		return dataset.TwoGaussians(rng, n, noise)
+	case setSpiral:
+		return dataset.Spiral(rng, n, noise)
+	case setMoons:
+		return dataset.Moons(rng, n, noise)
+	case setXor4:
+		return dataset.Xor(), nil
+	case setPlane:
+		return dataset.OnSurface(rng, dataset.SurfacePlane, n, noise)
+	}
+	return dataset.OnSurface(rng, dataset.SurfaceBumps, n, noise)
+}
+
+// planeTable reads --data for a plane sim: two feature columns and a
+// label column, classes when the labels are whole numbers 0..9 (or ±1),
+// real targets otherwise.
+func planeTable(t *sims.Table) (*dataset.Labelled, error) {
+	l, err := t.Labelled(true)
+	if err != nil || l.Classes > sims.MaxClasses {
+		l, err = t.Labelled(false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if l.D() != 2 {
+		return nil, fmt.Errorf("--data %s: a plane sim needs two feature columns and a label column, found %d feature columns (%v)",
+			t.Name, l.D(), l.Features)
+	}
+	return l, nil
+}
+
+// planeTask is a 2-D data set made ready for a network: the points, their
+// features, and a train/test split.
+type planeTask struct {
+	data          *dataset.Labelled
+	feats         nn.Features
+	classes       int       // 0 for regression
+	trainXY       []float64 // the training points, x, y pairs
+	trainY        []float64 // their labels or targets
+	train, test   *nn.Set
+	view          sims.Rect
+	xl, yl        string
+	tmax          float64 // the largest |target| (regression)
+	sameTrainTest bool    // too few points to split: both are the whole set
+}
+
+// newPlaneTask splits the data with the seed's data stream and maps the
+// points to their features.
+func newPlaneTask(l *dataset.Labelled, feats nn.Features, frac float64, seed uint64) (*planeTask, error) {
+	if feats.Dim() == 0 {
+		return nil, fmt.Errorf("no input features: turn on at least one of x, y, x2, y2, xy, sin, cos")
+	}
+	p := &planeTask{data: l, feats: feats, classes: l.Classes, xl: "x", yl: "y"}
+	if len(l.Features) == 2 {
+		p.xl, p.yl = l.Features[0], l.Features[1]
+	}
+	xy := make([]float64, 0, 2*l.N())
+	for _, r := range l.X {
+		xy = append(xy, r[0], r[1])
+	}
+	x := feats.Apply(xy)
+	var all *nn.Set
+	var err error
+	if l.Classes > 0 {
+		all, err = nn.NewClassSet(x, feats.Dim(), l.Int(), l.Classes)
+	} else {
+		all, err = nn.NewRegressionSet(x, feats.Dim(), append([]float64(nil), l.Y...))
+	}
+	if err != nil {
+		return nil, err
+	}
+	order := make([]int, l.N())
+	for i := range order {
+		order[i] = i
+	}
+	if l.N() < 8 {
+		p.train, p.test, p.sameTrainTest = all, all, true
+	} else {
+		rng := streamRNG(seed, dataStream+1)
+		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		k := min(max(int(frac*float64(l.N())+0.5), 2), l.N()-1)
+		p.train, p.test = all.Subset(order[:k]), all.Subset(order[k:])
+		order = order[:k]
+	}
+	for _, i := range order {
+		p.trainXY = append(p.trainXY, l.X[i][0], l.X[i][1])
+		p.trainY = append(p.trainY, l.Y[i])
+	}
+	xs, ys := make([]float64, l.N()), make([]float64, l.N())
+	for i, r := range l.X {
+		xs[i], ys[i] = r[0], r[1]
+		p.tmax = math.Max(p.tmax, math.Abs(l.Y[i]))
+	}
+	p.view = sims.Bounds(xs, ys).Pad(0.1)
+	return p, nil
+}
+
+// outputs is the number of network outputs the task needs: one logit for
+// two classes, one per class for more, one value for regression.
+func (p *planeTask) outputs() int {
+	if p.classes > 2 {
+		return p.classes
+	}
+	return 1
+}
+
+// points are the training points, coloured by class (by the target's sign
+// for regression), at most maxPoints of them.
+func (p *planeTask) points() []sims.PointSet {
+	n := min(len(p.trainY), maxPoints)
+	ps := sims.PointSet{Name: "train", X: make([]float64, n), Y: make([]float64, n), Classes: make([]int, n)}
+	for i := range n {
+		ps.X[i], ps.Y[i] = p.trainXY[2*i], p.trainXY[2*i+1]
+		if p.classes > 0 {
+			ps.Classes[i] = int(p.trainY[i])
+		} else if p.trainY[i] >= 0 {
+			ps.Classes[i] = 1
+		}
+	}
+	return []sims.PointSet{ps}
+}
+
+// maxPoints caps the points drawn: more cannot be told apart.
+const maxPoints = 2000
+
+func (p *planeTask) legend() []string {
+	switch {
+	case p.classes == 0:
+		return []string{"t<0", "t≥0"}
+	case p.classes == 2:
+		return []string{"class 0", "class 1"}
+	}
+	return classLegend(p.classes)
+}
+
+// planeGrid is a fixed grid of points over a view with their features, to
+// draw what a network computes over the plane.
+type planeGrid struct {
+	nx, ny int
+	batch  *nn.Batch
+}
+
+func newPlaneGrid(p *planeTask, nx, ny int) (*planeGrid, error) {
+	xy := make([]float64, 0, 2*nx*ny)
+	v := p.view
+	for j := range ny {
+		y := v.YMin + (float64(j)+0.5)*(v.YMax-v.YMin)/float64(ny)
+		for i := range nx {
+			xy = append(xy, v.XMin+(float64(i)+0.5)*(v.XMax-v.XMin)/float64(nx), y)
+		}
+	}
+	b, err := nn.NewBatch(nx*ny, p.feats.Dim())
+	if err != nil {
+		return nil, err
+	}
+	b.LoadRows(p.feats.Apply(xy), nil)
+	return &planeGrid{nx: nx, ny: ny, batch: b}, nil
+}
+
+// The decision map's grid: fine enough for half-block cells on a wide pane.
+const (
+	mapX = 96
+	mapY = 48
+)
+
+// regionShade darkens the regions of a decision map so that the points
+// over them, drawn in their class colours, stand out on their own class's
+// region too.
+const regionShade = 0.45
+
+// decisionMap runs m over the grid on tp and draws its output: the
+// probability of class 1 (two classes, with the ½ line), the most likely
+// class bright where sure (more classes), or the fitted surface
+// (regression), with the training points over it.
+func (p *planeTask) decisionMap(title string, m nn.Model, tp *tensor.Tape, g *planeGrid) sims.CanvasChart {
+	tp.Rewind()
+	out := m.Forward(tp, g.batch.X, nil)
+	n := g.nx * g.ny
+	heat := &sims.Grid{NX: g.nx, NY: g.ny, Z: make([]float64, n)}
+	c := sims.CanvasChart{Title: title, View: p.view, Heat: heat, Points: p.points(), Legend: p.legend(),
+		XLabel: p.xl, YLabel: p.yl}
+	switch {
+	case p.classes == 2:
+		heat.Shade = make([]float64, n)
+		for i := range n {
+			heat.Z[i] = stable.Sigmoid(out.Data[i])
+			heat.Shade[i] = regionShade
+		}
+		heat.Scale, heat.Lo, heat.Hi = sims.Diverging, 0, 1
+		c.Contours = &sims.Grid{NX: g.nx, NY: g.ny, Z: heat.Z, Lo: 0, Hi: 1, Levels: 2}
+	case p.classes > 2:
+		k := p.classes
+		heat.Scale, heat.Lo, heat.Hi, heat.Levels = sims.Categorical, 0, float64(k-1), k
+		heat.Shade = make([]float64, n)
+		for i := range n {
+			row := out.Data[i*k : (i+1)*k]
+			best := nn.Predict(row)
+			sum := 0.0
+			for _, z := range row {
+				sum += math.Exp(z - row[best])
+			}
+			heat.Z[i] = float64(best)
+			heat.Shade[i] = regionShade * (1/sum - 1/float64(k)) / (1 - 1/float64(k))
+		}
+	default:
+		copy(heat.Z, out.Data)
+		heat.Scale, heat.Lo, heat.Hi = sims.Diverging, -p.tmax, p.tmax
+	}
+	return c
+}

@@ -1,0 +1,419 @@
+package nnsim
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/thelab/lab/algo/dataset"
+	"github.com/thelab/lab/algo/gradcheck"
+	"github.com/thelab/lab/algo/nn"
+	"github.com/thelab/lab/algo/tensor"
+	"github.com/thelab/lab/algo/tensor/opt"
+	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/param"
+)
+
+// weightsInit is how the playground's weights start.
+type weightsInit string
+
+func (w weightsInit) String() string { return string(w) }
+
+const (
+	initRandom weightsInit = "random"
+	initEx91   weightsInit = "ex9.1"
+)
+
+// Bounds of the playground's network (TensorFlow Playground's).
+const (
+	pgMaxLayers = 6
+	pgMaxUnits  = 8
+)
+
+// playground's parameters.
+var (
+	pgData      = param.Choice("data", []planeSet{setCircle, setXor, setGauss, setSpiral, setMoons, setXor4, setPlane, setBumps}, setCircle, planeSetHelp)
+	pgN         = param.Int("n", 400, "points, train and test together (xor4 has its 4)").Range(8, 5000)
+	pgNoise     = param.Float("noise", 0.1, "s.d. of the Gaussian noise on the points (on the target for plane, bumps)").Range(0, 1)
+	pgTrainFrac = param.Float("train_frac", 0.5, "fraction of the points used for training; the rest is the test set").Range(0.05, 0.95)
+	pgLayers    = param.Int("layers", 2, "hidden layers (0: a linear model on the features)").Range(0, pgMaxLayers)
+	pgUnits     = param.Int("units", 4, "units in each hidden layer").Range(1, pgMaxUnits)
+	pgAct       = param.Choice("activation", nn.Activations, nn.Tanh, "σ of the hidden units; linear makes the network one affine map (Remark 9.2)")
+	pgResidual  = param.Bool("residual", false, "add each hidden layer's input to its output: h ← σ(hW + b) + h (beyond the notes)")
+	pgFeatX     = param.Bool("x", true, "input feature x")
+	pgFeatY     = param.Bool("y", true, "input feature y")
+	pgFeatX2    = param.Bool("x2", false, "input feature x²")
+	pgFeatY2    = param.Bool("y2", false, "input feature y²")
+	pgFeatXY    = param.Bool("xy", false, "input feature x·y")
+	pgFeatSin   = param.Bool("sin", false, "input features sin x, sin y")
+	pgFeatCos   = param.Bool("cos", false, "input features cos x, cos y")
+	pgWeights   = param.Choice("weights", []weightsInit{initRandom, initEx91}, initRandom,
+		"random: Xavier (He for relu); ex9.1: the notes' XOR network (1 layer × 2 relu units on x, y)")
+	pgOpt   = newOptParams(opt.Adam, 0.03)
+	pgBatch = param.Int("batch", 10, "minibatch size (at most the training points)").Range(1, 1000)
+	pgL1    = param.Float("l1", 0, "L1 penalty λ₁ Σ|w| on the weights").Range(0, 1)
+	pgL2    = param.Float("l2", 0, "L2 penalty (λ₂/2) Σ w² on the weights").Range(0, 1)
+)
+
+// Playground is TensorFlow Playground in a pane (seed 001 §9 [A15], seed
+// 000 §2.1, seed 002 §6.1): an MLP on 2-D data with chosen features,
+// layers, units, activation, regularisation and optimiser, trained live
+// by minibatches; the decision map with the training points, a thumbnail
+// of every neuron's output over the plane, train and test loss, and a
+// dead-unit counter.
+var Playground = &sims.Spec{
+	Name:   "playground",
+	Title:  "Neural-network playground: an MLP learning a 2-D set live",
+	Source: "seed 001 §9 (Ex 9.1, Remark 9.2, [A15]); seed 000 §2.1 (eq 2.1); seed 002 §6.1 (F1)",
+	Data:   "two feature columns and a label column: classes 0..9 (or ±1), else a real target (regression)",
+	Steps:  3000,
+	Speed:  30,
+	Params: param.List(pgData, pgN, pgNoise, pgTrainFrac, pgLayers, pgUnits, pgAct, pgResidual,
+		pgFeatX, pgFeatY, pgFeatX2, pgFeatY2, pgFeatXY, pgFeatSin, pgFeatCos, pgWeights, pgOpt, pgBatch, pgL1, pgL2),
+	New: newPlayground,
+}
+
+type playground struct {
+	task    *planeTask
+	mlp     *nn.MLP
+	tr      *nn.Trainer
+	ev      *nn.Evaluator
+	tp      *tensor.Tape // the pictures' forward passes
+	grid    *planeGrid
+	thumbs  *planeGrid
+	trainX  *nn.Batch   // the training inputs, for the dead units
+	trace   *sims.Trace // train loss, test loss
+	every   int         // steps between trace rows
+	cfg     string      // the architecture line
+	gradErr float64     // the gradient check at step 0
+	ex91    bool
+	// the latest evaluation
+	at          int
+	train, test nn.Eval
+	dead        int
+	deadUnit    [][]bool
+}
+
+func playgroundFeatures(v param.Values) nn.Features {
+	var f nn.Features
+	for _, c := range []struct {
+		d    *param.BoolDecl
+		feat nn.Features
+	}{{pgFeatX, nn.FeatX}, {pgFeatY, nn.FeatY}, {pgFeatX2, nn.FeatX2}, {pgFeatY2, nn.FeatY2},
+		{pgFeatXY, nn.FeatXY}, {pgFeatSin, nn.FeatSin}, {pgFeatCos, nn.FeatCos}} {
+		if c.d.Get(v) {
+			f |= c.feat
+		}
+	}
+	return f
+}
+
+func newPlayground(cfg sims.Config) (sims.Sim, error) {
+	v := cfg.Values
+	var l *dataset.Labelled
+	var err error
+	if cfg.Data != nil {
+		l, err = planeTable(cfg.Data)
+	} else {
+		l, err = planeData(pgData.Get(v), cfg.Seed, pgN.Get(v), pgNoise.Get(v))
+	}
+	if err != nil {
+		return nil, err
+	}
+	feats := playgroundFeatures(v)
+	task, err := newPlaneTask(l, feats, pgTrainFrac.Get(v), cfg.Seed)
+	if err != nil {
+		return nil, err
+	}
+	hidden := make([]int, pgLayers.Get(v))
+	for i := range hidden {
+		hidden[i] = pgUnits.Get(v)
+	}
+	act := pgAct.Get(v)
+	mlp, err := nn.NewMLP(nn.MLPConfig{In: feats.Dim(), Hidden: hidden, Out: task.outputs(), Act: act,
+		Residual: pgResidual.Get(v)}, streamRNG(cfg.Seed, initStream))
+	if err != nil {
+		return nil, err
+	}
+	s := &playground{task: task, mlp: mlp, tp: tensor.NewTape()}
+	if pgWeights.Get(v) == initEx91 {
+		if err := setEx91(mlp, feats, act); err != nil {
+			return nil, err
+		}
+		s.ex91 = true
+	}
+	batch := min(pgBatch.Get(v), task.train.N)
+	if err := checkLive(cfg, "playground", mlp, batch); err != nil {
+		return nil, err
+	}
+	s.tr, err = nn.NewTrainer(mlp, task.train, nn.TrainConfig{Batch: batch, L1: pgL1.Get(v), L2: pgL2.Get(v),
+		Opt: pgOpt.config(v)}, streamRNG(cfg.Seed, trainStream))
+	if err != nil {
+		return nil, sims.Blame(err, v, sims.As("lr", pgOpt.lr))
+	}
+	if s.ev, err = nn.NewEvaluator(feats.Dim(), 256); err != nil {
+		return nil, err
+	}
+	if s.grid, err = newPlaneGrid(task, mapX, mapY); err != nil {
+		return nil, err
+	}
+	if s.thumbs, err = newPlaneGrid(task, thumbX, thumbY); err != nil {
+		return nil, err
+	}
+	if s.trainX, err = nn.NewBatch(task.train.N, task.train.D); err != nil {
+		return nil, err
+	}
+	s.trainX.LoadRows(task.train.X, nil)
+	if s.gradErr, err = s.gradCheck(batch); err != nil {
+		return nil, err
+	}
+	// Record a trace row about as often as evaluating costs a step.
+	s.every = max(1, (task.train.N+task.test.N)/(3*batch))
+	s.trace = sims.NewTrace(0, 2)
+	s.cfg = fmt.Sprintf("%s, %s, %d parameters; inputs %s; %s, lr %g, batch %d",
+		architecture(feats.Dim(), hidden, task.outputs()), act, nn.CountParams(mlp), feats,
+		pgOpt.method.Get(v), pgOpt.lr.Get(v), batch)
+	s.deadUnit = make([][]bool, len(hidden))
+	for k := range hidden {
+		s.deadUnit[k] = make([]bool, hidden[k])
+	}
+	if err := s.evaluate(); err != nil {
+		return nil, err
+	}
+	s.trace.Add(s.train.Loss, s.test.Loss)
+	return s, nil
+}
+
+// setEx91 puts the notes' XOR network (seed 001 Ex 9.1, L937–L943) into
+// mlp: U = [[1,1],[1,1]], c = (0, −1), w = (2, −4), b = −1 with ReLU, so
+// that sgn(⟨σ(Ux + c), w⟩ + b) solves XOR. In the row layout W₁ = Uᵀ.
+func setEx91(m *nn.MLP, feats nn.Features, act nn.Activation) error {
+	c := m.Config()
+	if feats != nn.FeatX|nn.FeatY || len(c.Hidden) != 1 || c.Hidden[0] != 2 || act != nn.ReLU || c.Out != 1 {
+		return fmt.Errorf("parameter weights = ex9.1: the notes' network has inputs x, y only, layers=1, units=2, " +
+			"activation=relu and one output (two classes)")
+	}
+	copy(m.Layers[0].W.Data, []float64{1, 1, 1, 1})
+	copy(m.Layers[0].B.Data, []float64{0, -1})
+	copy(m.Layers[1].W.Data, []float64{2, -4})
+	m.Layers[1].B.Data[0] = -1
+	return nil
+}
+
+// gradCheck compares the gradient of the training objective (loss and
+// penalty) on the first minibatch with central differences: the largest
+// relative error away from kinks (seed 000 §2.1's oracle).
+func (s *playground) gradCheck(batch int) (float64, error) {
+	b, err := nn.NewBatch(batch, s.task.train.D)
+	if err != nil {
+		return 0, err
+	}
+	idx := make([]int, batch)
+	for i := range idx {
+		idx[i] = i
+	}
+	b.Load(s.task.train, idx)
+	r, err := gradcheck.Model(func(tp *tensor.Tape) *tensor.Tensor {
+		total, _ := s.tr.Objective(tp, b, nil)
+		return total
+	}, s.mlp.Params(), nil)
+	if err != nil {
+		return 0, err
+	}
+	return r.MaxRel, nil
+}
+
+func (s *playground) Step() error {
+	if err := s.tr.Step(); err != nil {
+		return err
+	}
+	if s.tr.Steps()%s.every == 0 {
+		if err := s.evaluate(); err != nil {
+			return err
+		}
+		s.trace.Add(s.train.Loss, s.test.Loss)
+	}
+	return nil
+}
+
+// evaluate computes the losses and accuracies on both sets and counts the
+// dead units: ReLUs whose input is ≤ 0 at every training point, so that
+// no gradient ever reaches their weights.
+func (s *playground) evaluate() error {
+	var err error
+	if s.train, err = s.ev.Run(s.mlp, s.task.train, nil); err != nil {
+		return err
+	}
+	if s.test, err = s.ev.Run(s.mlp, s.task.test, nil); err != nil {
+		return err
+	}
+	s.at = s.tr.Steps()
+	s.dead = 0
+	if s.mlp.Config().Act != nn.ReLU || len(s.deadUnit) == 0 {
+		return nil
+	}
+	for _, d := range s.deadUnit {
+		for u := range d {
+			d[u] = true
+		}
+	}
+	s.tp.Rewind()
+	s.mlp.Forward(s.tp, s.trainX.X, nil)
+	for k, d := range s.deadUnit {
+		_, pre := s.mlp.Hidden(k)
+		w := len(d)
+		for i, z := range pre.Data {
+			if z > 0 {
+				d[i%w] = false
+			}
+		}
+	}
+	for _, d := range s.deadUnit {
+		for _, dead := range d {
+			if dead {
+				s.dead++
+			}
+		}
+	}
+	return nil
+}
+
+// The neuron thumbnails' grid.
+const (
+	thumbX = 16
+	thumbY = 12
+)
+
+func (s *playground) Frame() sims.Frame {
+	if s.at != s.tr.Steps() {
+		_ = s.evaluate() // a failure here already ended a step
+	}
+	charts := []sims.Chart{
+		s.task.decisionMap(s.mapTitle(), s.mlp, s.tp, s.grid),
+		s.neurons(),
+		lossChart("loss (train, test)", s.trace, s.every, 0, 1),
+	}
+	metrics := []sims.Metric{
+		{Name: "train_loss", Value: s.train.Loss},
+		{Name: "test_loss", Value: s.test.Loss},
+	}
+	if s.task.classes > 0 {
+		metrics = append(metrics, sims.Metric{Name: "test_acc", Value: s.test.Accuracy})
+	}
+	metrics = append(metrics, sims.Metric{Name: "dead", Value: float64(s.dead)},
+		sims.Metric{Name: "epoch", Value: math.Round(s.tr.Epochs()*10) / 10})
+	return sims.Frame{Sim: Playground.Name, Step: s.tr.Steps(), Metrics: metrics, Charts: charts, Text: s.notes()}
+}
+
+func (s *playground) mapTitle() string {
+	switch {
+	case s.task.classes == 2:
+		return "p(class 1) over the plane, ½ line"
+	case s.task.classes > 2:
+		return "most likely class, bright where sure"
+	}
+	return "fitted surface over the plane"
+}
+
+// neurons draws what every unit computes over the plane: a row of
+// thumbnails per hidden layer, the output last (2σ(z) − 1 for a logit, so
+// that all share the scale of tanh).
+func (s *playground) neurons() sims.ImageChart {
+	g := s.thumbs
+	s.tp.Rewind()
+	out := s.mlp.Forward(s.tp, g.batch.X, nil)
+	c := s.mlp.Config()
+	ic := sims.ImageChart{Title: "neurons: a row per layer, output last", Columns: max(1, s.maxWidth())}
+	switch c.Act {
+	case nn.Tanh:
+		ic.Scale, ic.Lo, ic.Hi = sims.Diverging, -1, 1
+	case nn.Sigmoid:
+		ic.Scale, ic.Lo, ic.Hi = sims.Diverging, 0, 1
+	case nn.ReLU:
+		ic.Scale = sims.Sequential
+	default:
+		ic.Scale = sims.Diverging
+	}
+	n := g.nx * g.ny
+	// image rows run from the top (y = YMax); the grid's from the bottom.
+	image := func(vals []float64, stride, unit int, caption string) sims.Image {
+		im := sims.Image{Caption: caption, W: g.nx, H: g.ny, Pix: make([]float64, n)}
+		for j := range g.ny {
+			for i := range g.nx {
+				im.Pix[(g.ny-1-j)*g.nx+i] = vals[(j*g.nx+i)*stride+unit]
+			}
+		}
+		return im
+	}
+	for k, width := range c.Hidden {
+		act, _ := s.mlp.Hidden(k)
+		for u := range width {
+			caption := ""
+			if s.deadUnit[k][u] {
+				caption = "dead"
+			}
+			ic.Images = append(ic.Images, image(act.Data, width, u, caption))
+		}
+	}
+	outs := c.Out
+	for u := range outs {
+		im := image(out.Data, outs, u, "")
+		if s.task.classes == 2 {
+			for i, z := range im.Pix {
+				im.Pix[i] = math.Tanh(z / 2) // 2σ(z) − 1
+			}
+		}
+		ic.Images = append(ic.Images, im)
+	}
+	return ic
+}
+
+func (s *playground) maxWidth() int {
+	w := s.mlp.Config().Out
+	for _, h := range s.mlp.Config().Hidden {
+		w = max(w, h)
+	}
+	return w
+}
+
+func (s *playground) notes() []string {
+	lines := []string{s.cfg}
+	if s.ex91 {
+		lines = append(lines, "weights: the notes' Ex 9.1, U = [[1,1],[1,1]], c = (0, −1), w = (2, −4), b = −1: "+
+			"ŷ = −1, +1, +1, −1 on (0,0), (1,0), (0,1), (1,1)")
+	}
+	if A, c, ok := s.mlp.Affine(); ok && s.mlp.Config().Out == 1 {
+		lines = append(lines, "σ = identity: the whole network is one affine map, "+
+			fmtAffine(s.task.feats.Names(), A, c[0])+" (Remark 9.2)")
+	}
+	lines = append(lines, fmt.Sprintf("gradient check at step 0: backprop = central differences to %.1e (relative)", s.gradErr))
+	if s.mlp.Config().Act == nn.ReLU {
+		lines = append(lines, "dead: ReLU units whose input is ≤ 0 at every training point (no gradient reaches them)")
+	}
+	if s.task.sameTrainTest {
+		lines = append(lines, "too few points to split: train and test are the same points")
+	}
+	return lines
+}
+
+func (s *playground) Result() map[string]any {
+	var w [][]float64
+	for _, p := range s.mlp.Params() {
+		w = append(w, append([]float64(nil), p.Data...))
+	}
+	r := map[string]any{"steps": s.tr.Steps(), "train_loss": s.train.Loss, "test_loss": s.test.Loss,
+		"dead_units": s.dead, "params": w, "grad_check": s.gradErr}
+	if s.task.classes > 0 {
+		r["train_accuracy"], r["test_accuracy"] = s.train.Accuracy, s.test.Accuracy
+	}
+	if s.task.train.N <= 8 {
+		s.tp.Rewind()
+		r["outputs"] = append([]float64(nil), s.mlp.Forward(s.tp, s.trainX.X, nil).Data...)
+	}
+	if A, c, ok := s.mlp.Affine(); ok {
+		r["affine_A"], r["affine_c"] = A, c
+	}
+	names := strings.Join(s.task.feats.Names(), ",")
+	r["features"] = names
+	return r
+}

@@ -1,0 +1,156 @@
+package nnsim_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/thelab/lab/algo/algotest"
+	"github.com/thelab/lab/algo/stable"
+	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/nnsim"
+	"github.com/thelab/lab/sims/simtest"
+)
+
+// TestPlaygroundEx91: on the notes' four XOR points the Ex 9.1 weights
+// give the catalogue's outputs ŷ = −1, +1, +1, −1 before any step
+// (seed 001 Ex 9.1, L937–L943) and classify all four.
+func TestPlaygroundEx91(t *testing.T) {
+	s := simtest.Build(t, nnsim.Playground, map[string]string{"data": "xor4", "layers": "1", "units": "2",
+		"activation": "relu", "weights": "ex9.1"}, 1, nil)
+	out := s.Result()["outputs"].([]float64)
+	for i, want := range []float64{-1, 1, 1, -1} {
+		algotest.Near(t, "ŷ", out[i], want, 1e-15)
+	}
+	f := s.Frame()
+	algotest.Near(t, "accuracy", simtest.Metric(t, f, "test_acc"), 1, 0)
+	if !strings.Contains(simtest.Text(f), "Ex 9.1") {
+		t.Errorf("notes:\n%s", simtest.Text(f))
+	}
+	_, err := simtest.BuildErr(nnsim.Playground, map[string]string{"weights": "ex9.1"}, 1, nil)
+	if err == nil || !strings.Contains(err.Error(), "weights = ex9.1") {
+		t.Errorf("ex9.1 on the default network: %v", err)
+	}
+}
+
+// TestPlaygroundLinearIsAffine: with σ = identity the trained network of
+// three hidden layers is one affine map (Remark 9.2): the drawn p(class 1)
+// is σ(a·x + b·y + c) with the map the pane prints, at every grid cell,
+// and on the circle it stays a coin toss (no line separates a ring from a
+// disk).
+func TestPlaygroundLinearIsAffine(t *testing.T) {
+	s := simtest.Build(t, nnsim.Playground, map[string]string{"activation": "linear", "layers": "3"}, 2, nil)
+	simtest.Run(t, s, 500)
+	r := s.Result()
+	A, c := r["affine_A"].([]float64), r["affine_c"].([]float64)
+	f := s.Frame()
+	m := f.Charts[0].(sims.CanvasChart)
+	v, g := m.View, m.Heat
+	worst := 0.0
+	for j := range g.NY {
+		y := v.YMin + (float64(j)+0.5)*(v.YMax-v.YMin)/float64(g.NY)
+		for i := range g.NX {
+			x := v.XMin + (float64(i)+0.5)*(v.XMax-v.XMin)/float64(g.NX)
+			worst = math.Max(worst, math.Abs(g.Z[j*g.NX+i]-stable.Sigmoid(A[0]*x+A[1]*y+c[0])))
+		}
+	}
+	if worst > 1e-12 {
+		t.Errorf("the map differs from the affine map by %g", worst)
+	}
+	if acc := simtest.Metric(t, f, "test_acc"); acc > 0.75 {
+		t.Errorf("a linear network separates the circle: accuracy %g", acc)
+	}
+	if !strings.Contains(simtest.Text(f), "one affine map") {
+		t.Errorf("notes:\n%s", simtest.Text(f))
+	}
+}
+
+// TestPlaygroundGradientCheck: for every activation, with residual
+// connections and both penalties, the pane's gradient check (backprop
+// against central differences on the first minibatch) is below 1e-6.
+func TestPlaygroundGradientCheck(t *testing.T) {
+	for _, act := range []string{"relu", "tanh", "sigmoid", "linear"} {
+		s := simtest.Build(t, nnsim.Playground, map[string]string{"activation": act, "residual": "on",
+			"l1": "0.01", "l2": "0.01", "x2": "on", "sin": "on"}, 3, nil)
+		if e := s.Result()["grad_check"].(float64); !(e < 1e-6) {
+			t.Errorf("%s: gradient check %g", act, e)
+		}
+	}
+}
+
+// TestPlaygroundLearns: the default network learns the circle, and a
+// deeper ReLU network the spiral (held-out accuracy).
+func TestPlaygroundLearns(t *testing.T) {
+	for _, c := range []struct {
+		set   map[string]string
+		steps int
+		acc   float64
+	}{
+		{nil, 3000, 0.95},
+		{map[string]string{"data": "spiral", "noise": "0.02", "layers": "4", "units": "8", "activation": "relu",
+			"n": "600", "train_frac": "0.7", "lr": "0.01"}, 6000, 0.9},
+		{map[string]string{"data": "circle", "layers": "0", "x2": "on", "y2": "on"}, 2000, 0.97},
+	} {
+		s := simtest.Build(t, nnsim.Playground, c.set, 4, nil)
+		simtest.Run(t, s, c.steps)
+		if acc := simtest.Metric(t, s.Frame(), "test_acc"); acc < c.acc {
+			t.Errorf("%v: test accuracy %g after %d steps, want ≥ %g", c.set, acc, c.steps, c.acc)
+		}
+	}
+}
+
+// TestPlaygroundRegression: on the bumps surface the network's test loss
+// falls well below the variance of the targets (the loss of predicting 0).
+func TestPlaygroundRegression(t *testing.T) {
+	s := simtest.Build(t, nnsim.Playground, map[string]string{"data": "bumps", "noise": "0", "units": "8"}, 5, nil)
+	first := simtest.Metric(t, s.Frame(), "test_loss")
+	simtest.Run(t, s, 4000)
+	if last := simtest.Metric(t, s.Frame(), "test_loss"); !(last < first/5) {
+		t.Errorf("test loss %g → %g", first, last)
+	}
+}
+
+// TestPlaygroundDeadUnits: a ReLU network driven hard (a large rate)
+// loses units, and the pane counts them and marks their thumbnails.
+func TestPlaygroundDeadUnits(t *testing.T) {
+	s := simtest.Build(t, nnsim.Playground, map[string]string{"activation": "relu", "lr": "2", "optimizer": "sgd",
+		"units": "8"}, 6, nil)
+	if err := simtest.RunErr(s, 300); err != nil && !strings.Contains(err.Error(), "diverged") {
+		t.Fatal(err)
+	}
+	f := s.Frame()
+	dead := simtest.Metric(t, f, "dead")
+	marked := 0
+	for _, im := range f.Charts[1].(sims.ImageChart).Images {
+		if im.Caption == "dead" {
+			marked++
+		}
+	}
+	if dead < 1 || float64(marked) != dead {
+		t.Errorf("%g dead units, %d thumbnails marked", dead, marked)
+	}
+}
+
+// TestPlaygroundData: a CSV of two features and classes; a third feature
+// column is refused with the reason.
+func TestPlaygroundData(t *testing.T) {
+	rows := [][]float64{}
+	for i := range 40 {
+		x, y := float64(i%7)-3, float64(i%5)-2
+		rows = append(rows, []float64{x, y, float64(i % 3)})
+	}
+	tab := &sims.Table{Name: "pts.csv", Columns: []string{"u", "v", "label"}, Rows: rows}
+	s := simtest.Build(t, nnsim.Playground, nil, 1, tab)
+	simtest.Run(t, s, 10)
+	f := s.Frame()
+	if m := f.Charts[0].(sims.CanvasChart); len(m.Legend) != 3 || m.XLabel != "u" {
+		t.Errorf("three classes: legend %v, x label %q", m.Legend, m.XLabel)
+	}
+	tab.Columns = []string{"u", "v", "w", "label"}
+	for i := range tab.Rows {
+		tab.Rows[i] = append([]float64{1}, tab.Rows[i]...)
+	}
+	if _, err := simtest.BuildErr(nnsim.Playground, nil, 1, tab); err == nil || !strings.Contains(err.Error(), "two feature columns") {
+		t.Errorf("three features: %v", err)
+	}
+}

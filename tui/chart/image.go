@@ -1,0 +1,357 @@
+package chart
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/thelab/lab/sims"
+)
+
+// markInk tints the pixels of an image's Mark.
+var markInk = newRGB(0xff, 0x9f, 0x1a)
+
+// darkDiverging is the Diverging ramp of images: blue, the dark of the
+// terminal at the middle (a zero weight is blank paper), red.
+var darkDiverging = []rgb{newRGB(0x3a, 0x80, 0xf0), newRGB(0x16, 0x16, 0x16), newRGB(0xf0, 0x44, 0x3a)}
+
+// imageColor is a pixel's colour: the chart's scale, with a dark middle
+// for a diverging one.
+func imageColor(s scale, v float64) rgb {
+	if s.g.Scale == sims.Diverging {
+		return ramp(darkDiverging, s.unit(v))
+	}
+	return s.color(v)
+}
+
+// imageLayout is how an ImageChart's tiles are placed: pixels scaled by
+// zoom (pixel mode: zoom columns and zoom/2 rows per pixel), or numbers in
+// cells of cellW columns.
+type imageLayout struct {
+	numbers      bool
+	cellW        int
+	zoom         float64
+	tileW, tileH int // cells of the largest tile, caption excluded
+	capH         int // 1 when some image has a caption
+	perRow       int // tiles per row
+	rows         int // rows of tiles shown
+	shown        int // images shown
+}
+
+// imageRows groups the images into rows of at most perRow (or Columns).
+func imageRows(c sims.ImageChart, perRow int) [][]int {
+	var rows [][]int
+	var row []int
+	for i := range c.Images {
+		if len(row) == perRow || (c.Columns > 0 && len(row) == c.Columns) {
+			rows = append(rows, row)
+			row = nil
+		}
+		row = append(row, i)
+	}
+	if len(row) > 0 {
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// layoutImages finds the largest picture that shows every image in w×h
+// (the title excluded), preferring numbers when asked for; failing that,
+// the smallest pixels and as many rows of tiles as fit.
+func layoutImages(c sims.ImageChart, w, h int) imageLayout {
+	maxW, maxH := 1, 1
+	capH := 0
+	for _, im := range c.Images {
+		maxW, maxH = max(maxW, im.W), max(maxH, im.H)
+		if im.Caption != "" {
+			capH = 1
+		}
+	}
+	// try places the tiles; ok when all of them fit.
+	try := func(l imageLayout) (imageLayout, bool) {
+		l.capH = capH
+		if l.numbers {
+			for _, im := range c.Images {
+				rl, cl := numberLabels(im)
+				l.tileW = max(l.tileW, rl+im.W*l.cellW+1)
+				l.tileH = max(l.tileH, cl+im.H)
+			}
+		} else {
+			l.tileW = max(1, int(math.Ceil(float64(maxW)*l.zoom)))
+			l.tileH = max(1, int(math.Ceil(float64(maxH)*l.zoom/2)))
+		}
+		if l.tileW > w {
+			return l, false
+		}
+		l.perRow = max(1, (w+1)/(l.tileW+1))
+		rows := imageRows(c, l.perRow)
+		// A row is its tiles and the caption line (a blank line between
+		// rows without captions).
+		for l.rows < len(rows) && (l.rows+1)*(l.tileH+1)-(1-capH) <= h {
+			l.shown += len(rows[l.rows])
+			l.rows++
+		}
+		wide := c.Columns == 0 || l.perRow >= min(c.Columns, len(c.Images))
+		return l, wide && l.rows == len(rows)
+	}
+	if c.Numbers {
+		if l, ok := try(imageLayout{numbers: true, cellW: numberWidth(c) + 1}); ok {
+			return l
+		}
+	}
+	var best imageLayout
+	for _, z := range []float64{4, 3, 2, 1, 0.75, 0.5, 0.375, 0.25} {
+		l, ok := try(imageLayout{zoom: z})
+		if ok {
+			return l
+		}
+		if l.shown > best.shown || best.zoom == 0 {
+			best = l
+		}
+	}
+	return best
+}
+
+// imageNumber formats a value of a numeric image: integers as they are,
+// others with two significant decimals at most.
+func imageNumber(x float64) string {
+	if x == math.Trunc(x) && math.Abs(x) < 1e6 {
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	s := strconv.FormatFloat(x, 'f', 2, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	if s == "-0" {
+		s = "0"
+	}
+	return s
+}
+
+// numberLabels is the width of a numeric image's row labels (with a space
+// after them) and the height of its column labels.
+func numberLabels(im sims.Image) (rowW, colH int) {
+	if len(im.RowLabels) == im.H {
+		for _, l := range im.RowLabels {
+			rowW = max(rowW, ansi.StringWidth(l)+1)
+		}
+	}
+	if len(im.ColLabels) == im.W {
+		colH = 1
+	}
+	return rowW, colH
+}
+
+func numberWidth(c sims.ImageChart) int {
+	n := 1
+	for _, im := range c.Images {
+		for _, v := range im.Pix {
+			if !math.IsNaN(v) {
+				n = max(n, len(imageNumber(v)))
+			}
+		}
+	}
+	return n
+}
+
+// imageChart draws the images in rows of tiles under the title.
+func imageChart(c sims.ImageChart, w, h int, o Options) []string {
+	b := newBuffer(w, h, o.Mono)
+	l := layoutImages(c, w, h-1)
+	note := ""
+	if hidden := len(c.Images) - l.shown; hidden > 0 {
+		note = fmt.Sprintf("(+%d more)", hidden)
+	}
+	titleLine(b, 0, c.Title, note)
+	if len(c.Images) == 0 {
+		b.text(0, 1, "no images yet", axisColor, false)
+		return b.lines()
+	}
+	y := 1
+	for r, row := range imageRows(c, l.perRow) {
+		if r >= l.rows {
+			break
+		}
+		for k, i := range row {
+			x := k * (l.tileW + 1)
+			im := c.Images[i]
+			if len(im.Pix) < im.W*im.H || im.W < 1 || im.H < 1 {
+				continue
+			}
+			s := newScale(&sims.Grid{NX: im.W, NY: im.H, Z: im.Pix, Scale: c.Scale, Lo: c.Lo, Hi: c.Hi})
+			if l.numbers {
+				drawNumbers(b, x, y, im, s, l.cellW, o)
+			} else {
+				drawPixels(b, x, y, im, s, l.zoom, o)
+			}
+			if l.capH > 0 && im.Caption != "" {
+				cw, cx := l.tileW, x
+				if l.numbers {
+					rl, _ := numberLabels(im)
+					cw, cx = im.W*l.cellW+1, x+rl
+				}
+				caption := fitWords(im.Caption, cw)
+				pad := max(0, (cw-ansi.StringWidth(caption))/2)
+				b.text(cx+pad, y+l.tileH, caption, axisColor, false)
+			}
+		}
+		y += l.tileH + 1
+	}
+	return b.lines()
+}
+
+// fitWords is the longest run of s's leading words that fits in w
+// columns: a caption is shortened by whole words, never cut inside one.
+func fitWords(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	out := ""
+	for _, word := range strings.Fields(s) {
+		next := word
+		if out != "" {
+			next = out + " " + word
+		}
+		if ansi.StringWidth(next) > w {
+			break
+		}
+		out = next
+	}
+	return strings.TrimRight(out, ",;:")
+}
+
+func marked(im sims.Image, i, j int) bool {
+	m := im.Mark
+	return m.X1 > m.X0 && i >= m.X0 && i < m.X1 && j >= m.Y0 && j < m.Y1
+}
+
+// drawPixels draws an image at zoom: each cell shows the pixel under its
+// upper half (foreground of ▀) and the one under its lower half
+// (background). Mono draws ink (above the middle of the range) as ▀ ▄ █
+// and shades the marked window's paper ░; a diverging image (signed
+// weights) is drawn in mono by the shade of the larger magnitude of the
+// cell's two pixels.
+func drawPixels(b *buffer, x0, y0 int, im sims.Image, s scale, zoom float64, o Options) {
+	tw := max(1, int(math.Ceil(float64(im.W)*zoom)))
+	th := max(1, int(math.Ceil(float64(im.H)*zoom/2)))
+	type px struct {
+		ok, mark bool
+		t        float64
+		c        rgb
+	}
+	at := func(cx, sub int) px {
+		i := int(float64(cx) / zoom)
+		j := int(float64(sub) / zoom)
+		if i >= im.W || j >= im.H {
+			return px{}
+		}
+		v := im.Pix[j*im.W+i]
+		if math.IsNaN(v) {
+			return px{}
+		}
+		p := px{ok: true, mark: marked(im, i, j), t: s.unit(v), c: imageColor(s, v)}
+		if p.mark {
+			p.c = blend(p.c, markInk, 0.45)
+		}
+		return p
+	}
+	for cy := range th {
+		for cx := range tw {
+			c := b.at(x0+cx, y0+cy)
+			if c == nil {
+				continue
+			}
+			top, bot := at(cx, 2*cy), at(cx, 2*cy+1)
+			if o.Mono && s.g.Scale == sims.Diverging {
+				m := 0.0
+				for _, p := range []px{top, bot} {
+					if p.ok {
+						m = math.Max(m, 2*math.Abs(p.t-0.5))
+					}
+				}
+				c.r = shades[int(math.Round(m*float64(len(shades)-1)))]
+				continue
+			}
+			if o.Mono {
+				ink := func(p px) bool { return p.t >= 0.5 }
+				ti, bi := top.ok && ink(top), bot.ok && ink(bot)
+				switch {
+				case ti && bi:
+					c.r = '█'
+				case ti:
+					c.r = '▀'
+				case bi:
+					c.r = '▄'
+				case top.mark || bot.mark:
+					c.r = '░'
+				default:
+					c.r = ' '
+				}
+				continue
+			}
+			switch {
+			case top.ok && bot.ok:
+				c.r, c.fg, c.bg = '▀', top.c, bot.c
+			case top.ok:
+				c.r, c.fg = '▀', top.c
+			case bot.ok:
+				c.r, c.fg = '▄', bot.c
+			}
+		}
+	}
+}
+
+// drawNumbers writes each value right-aligned in a cell of cellW columns
+// on its colour (dimmed so that the digits stay readable), under the
+// column labels and after the row labels if the image has them; the Mark
+// is bracketed, [ before its first column and ] after its last, in every
+// marked row.
+func drawNumbers(b *buffer, x0, y0 int, im sims.Image, s scale, cellW int, o Options) {
+	rl, cl := numberLabels(im)
+	if cl > 0 {
+		for i, l := range im.ColLabels {
+			l = ansi.Truncate(l, cellW-1, "")
+			b.text(x0+rl+i*cellW+cellW-ansi.StringWidth(l), y0, l, axisColor, false)
+		}
+	}
+	if rl > 0 {
+		for j, l := range im.RowLabels {
+			b.text(x0+rl-1-ansi.StringWidth(l), y0+cl+j, l, axisColor, false)
+		}
+	}
+	x0, y0 = x0+rl, y0+cl
+	for j := range im.H {
+		for i := range im.W {
+			v := im.Pix[j*im.W+i]
+			t := imageNumber(v)
+			x := x0 + i*cellW
+			bg := blend(imageColor(s, v), heatShadow, 0.55)
+			if math.IsNaN(v) { // not there yet: a dot on the terminal's background
+				t, bg = "·", 0
+			}
+			fg := rgb(0)
+			bold := false
+			if marked(im, i, j) {
+				bg = blend(bg, markInk, 0.5)
+				bold = true
+			}
+			pad := strings.Repeat(" ", max(0, cellW-1-ansi.StringWidth(t)))
+			b.text(x+1, y0+j, pad+t, fg, bold)
+			if !o.Mono {
+				for k := 1; k < cellW; k++ {
+					if c := b.at(x+k, y0+j); c != nil {
+						c.bg = bg
+					}
+				}
+			}
+			if marked(im, i, j) {
+				if i == im.Mark.X0 {
+					b.text(x, y0+j, "[", markInk, true)
+				}
+				if i == im.Mark.X1-1 {
+					b.text(x+cellW, y0+j, "]", markInk, true)
+				}
+			}
+		}
+	}
+}
