@@ -14,6 +14,8 @@ type keyMap struct {
 	// The focused pane:
 	Play, Step, Faster, Slower, Reset, Reseed key.Binding
 	Params, Zoom, Close, Command, Export      key.Binding
+	// NotesUp and NotesDown scroll the zoomed pane's notes.
+	NotesUp, NotesDown key.Binding
 	// ExportSeries copies the focused pane's series as CSV to a remote
 	// visitor's clipboard (locally Export writes the CSV file too).
 	ExportSeries key.Binding
@@ -48,6 +50,9 @@ func newKeyMap(remote bool) keyMap {
 		Close:   b([]string{"x"}, "x", "close pane"),
 		Command: b([]string{"c"}, "c", "lab run command"),
 		Export:  b([]string{"e"}, "e", "export .txt .ans .csv"),
+
+		NotesUp:   b([]string{"pgup"}, "pgup", "notes up (zoom)"),
+		NotesDown: b([]string{"pgdown"}, "pgdn", "notes down (zoom)"),
 
 		PauseAll:  b([]string{"P"}, "P", "pause/resume all"),
 		FasterAll: b([]string{">"}, ">", "all faster"),
@@ -110,7 +115,7 @@ func (k keyMap) sections() []helpSection {
 		e(k.Play, ""), e(k.Step, "pause, one step"),
 		{k.Faster.Help().Key + " " + k.Slower.Help().Key, "faster / slower"},
 		e(k.Reset, ""), e(k.Reseed, "reset with the next seed"), e(k.Params, "edit parameters"),
-		e(k.Zoom, "zoom, and back"), e(k.Close, ""), e(k.Command, "the lab run command"), export,
+		e(k.Zoom, "zoom; pgup/pgdn: notes"), e(k.Close, ""), e(k.Command, "the lab run command"), export,
 	}
 	if k.remote {
 		pane[len(pane)-1] = helpEntry{k.Export.Help().Key + " " + k.ExportSeries.Help().Key, "copy pane / series CSV"}

@@ -8,6 +8,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -122,14 +123,16 @@ type pane struct {
 	snap     *sims.Snapshot
 	data     *sims.Table // the --data it runs on, or nil
 	speedIdx int
-	cache    []string
-	cacheKey paneKey
+	// noteScroll is the first wrapped note line the zoom shows.
+	noteScroll int
+	cache      []string
+	cacheKey   paneKey
 }
 
 type paneKey struct {
-	version              uint64
-	w, h                 int
-	focused, mono, basic bool
+	version uint64
+	w, h    int
+	st      PaneStyle
 }
 
 type tickMsg struct{}
@@ -494,6 +497,10 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.move(0, 1)
 	case key.Matches(msg, k.Zoom):
 		m.zoom = !m.zoom
+	case key.Matches(msg, k.NotesUp) && m.zoom:
+		p.noteScroll = max(0, p.noteScroll-m.noteRows())
+	case key.Matches(msg, k.NotesDown) && m.zoom:
+		p.noteScroll = min(p.noteScroll+m.noteRows(), p.noteLines(m.w))
 	case key.Matches(msg, k.Params):
 		m.modal = newParamEditor(p, m.keys, m.screen())
 	case key.Matches(msg, k.Command):
@@ -509,6 +516,17 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		m.closePane(m.focus)
 	}
 	return m, cmd
+}
+
+// noteRows is how far a page of notes scrolls in the zoom: a third of it,
+// what a pane gives its notes at most.
+func (m *Model) noteRows() int { return max(1, (m.h-4)/3-1) }
+
+// noteLines is the number of wrapped note lines of the pane zoomed to
+// width w.
+func (p *pane) noteLines(w int) int {
+	notes, _ := wrapNotes(paneNotes(p.snap), 0, w-2)
+	return len(notes)
 }
 
 // setSpeed moves the pane's speed d notches along sims.Speeds.
@@ -606,7 +624,12 @@ func (m *Model) Render() string {
 // the Model's reused buffer, row by row: a frame whose panes are cached
 // allocates little more than the string it returns.
 func (m *Model) dashboard() string {
+	if m.w < MinWidth || m.h < MinHeight {
+		return strings.Join(tooSmall(m.w, m.h, MinWidth, MinHeight), "\n")
+	}
 	area := m.h - 1
+	needW, needH := dashboardNeeds(len(m.panes), m.w, area)
+	zoom := m.zoom || (len(m.panes) > 1 && (needW > m.w || needH > m.h))
 	b := m.screenBuf[:0]
 	switch {
 	case len(m.panes) == 0:
@@ -618,8 +641,10 @@ func (m *Model) dashboard() string {
 			}
 			b = append(b, '\n')
 		}
-	case m.zoom:
-		block := m.panes[m.focus].render(m.w, area, PaneStyle{Focused: true, Mono: m.mono, Basic: m.basic})
+	case zoom:
+		p := m.panes[m.focus]
+		block := p.render(m.w, area, PaneStyle{Focused: true, Mono: m.mono, Basic: m.basic,
+			Zoomed: m.zoom, NoteScroll: p.noteScroll})
 		for y := range area {
 			if y < len(block) {
 				b = append(b, block[y]...)
@@ -643,9 +668,52 @@ func (m *Model) dashboard() string {
 		clear(blocks) // the panes keep their own caches
 		m.blocks = blocks[:0]
 	}
-	b = append(b, m.bottomBar()...)
+	if zoom && !m.zoom && m.modal == nil {
+		msg := fmt.Sprintf("%d panes need %d×%d: the focused one shown (tab: next)", len(m.panes), needW, needH)
+		b = append(b, chart.FitLine(dim(chart.Clip(msg, m.w), PaneStyle{Mono: m.mono}), m.w)...)
+	} else {
+		b = append(b, m.bottomBar()...)
+	}
 	m.screenBuf = b
 	return string(b)
+}
+
+// The smallest screen the lab draws on: one pane of the minimum size above
+// the bottom bar. Below it the screen says so, once.
+const (
+	MinWidth  = MinPaneWidth
+	MinHeight = MinPaneHeight + 1
+)
+
+// tooSmall is a w×h screen saying it is smaller than needW×needH.
+func tooSmall(w, h, needW, needH int) []string {
+	lines := make([]string, h)
+	msg := chart.Wrap(fmt.Sprintf("terminal too small: need at least %d×%d", needW, needH), w)
+	top := max(0, (h-len(msg))/2)
+	for i := range lines {
+		s := ""
+		if j := i - top; j >= 0 && j < len(msg) {
+			s = centreText(msg[j], w)
+		}
+		lines[i] = chart.FitLine(s, w)
+	}
+	return lines
+}
+
+// dashboardNeeds is the smallest screen of the w×(h+1) screen's shape
+// (h rows above the bottom bar) on which gridLayout gives each of n panes
+// at least the minimum pane size; w×(h+1) itself when it already does.
+func dashboardNeeds(n, w, h int) (needW, needH int) {
+	for s := 1.0; ; s *= 1.02 {
+		needW, needH = int(math.Ceil(float64(w)*s)), int(math.Ceil(float64(h)*s))
+		ok := true
+		for _, r := range gridLayout(n, needW, needH) {
+			ok = ok && r.w >= MinPaneWidth && r.h >= MinPaneHeight
+		}
+		if ok {
+			return needW, needH + 1
+		}
+	}
 }
 
 func centreText(s string, w int) string {
@@ -655,7 +723,7 @@ func centreText(s string, w int) string {
 
 // render draws the pane, reusing the last drawing when nothing changed.
 func (p *pane) render(w, h int, st PaneStyle) []string {
-	k := paneKey{version: p.snap.Version, w: w, h: h, focused: st.Focused, mono: st.Mono, basic: st.Basic}
+	k := paneKey{version: p.snap.Version, w: w, h: h, st: st}
 	if k != p.cacheKey || p.cache == nil {
 		p.cache = paneLines(p.snap, w, h, st)
 		p.cacheKey = k

@@ -16,12 +16,17 @@ type PaneStyle struct {
 	Focused bool
 	Mono    bool
 	Basic   bool // a 16-colour terminal: see chart.Options.Basic
+	// Zoomed is the zoom's one pane: notes that do not fit scroll, from
+	// wrapped line NoteScroll, instead of sending the reader to the zoom.
+	Zoomed     bool
+	NoteScroll int
 }
 
-// Minimum pane size: a border, a metrics row and the smallest chart.
+// Minimum pane size: a border, a metrics row and a line chart at its
+// minimum size (chart.MinSize), the widest of the chart kinds but graphs.
 const (
-	MinPaneWidth  = 20
-	MinPaneHeight = 6
+	MinPaneWidth  = 26
+	MinPaneHeight = 8
 )
 
 // RenderPane draws a snapshot as a w×h pane: a border whose top edge carries
@@ -38,17 +43,17 @@ func paneLines(s *sims.Snapshot, w, h int, st PaneStyle) []string {
 	}
 	iw, ih := w-2, h-2
 	o := chart.Options{Mono: st.Mono, Basic: st.Basic}
-	notes := paneNotes(s)
-	charts, nNotes := fitCharts(s.Frame.Charts, iw, ih-1, len(notes), stateNotes(s))
+	notes, keep := wrapNotes(paneNotes(s), stateNotes(s), iw)
+	charts, nNotes := fitCharts(s.Frame.Charts, iw, ih-1, len(notes), keep)
+	hidden := len(s.Frame.Charts) - len(charts)
 	// Say what was left out, on a row the charts can spare.
-	if hidden := len(s.Frame.Charts) - len(charts); hidden > 0 && fits(charts, iw, ih-2-nNotes) {
-		hint := fmt.Sprintf("(%d more chart%s: enter zooms)", hidden, plural(hidden))
-		notes = append(notes[:nNotes:nNotes], hint)
+	if hidden > 0 && nNotes == len(notes) && fits(charts, iw, ih-2-nNotes) {
+		notes = append(notes, fmt.Sprintf("(%d more chart%s: enter zooms)", hidden, plural(hidden)))
 		nNotes++
 	}
-	body := []string{chart.FitLine(metricsLine(s, st), iw)}
+	body := []string{chart.FitLine(metricsLine(s, iw, st), iw)}
 	body = append(body, chartBlock(charts, iw, ih-1-nNotes, o)...)
-	for _, n := range notes[:nNotes] {
+	for _, n := range noteWindow(notes, nNotes, hidden, iw, st) {
 		body = append(body, chart.FitLine(dim(n, st), iw))
 	}
 	lines := frame(body, w, h, statusTitle(s, st), st)
@@ -56,6 +61,58 @@ func paneLines(s *sims.Snapshot, w, h int, st PaneStyle) []string {
 		overlayLabel(lines, h/2, buildingLabel(st), w)
 	}
 	return lines
+}
+
+// wrapNotes wraps each note to w cells; keep, the number of leading notes
+// that are always shown, becomes the number of their wrapped lines.
+func wrapNotes(notes []string, keep, w int) ([]string, int) {
+	var out []string
+	keepLines := 0
+	for i, n := range notes {
+		out = append(out, chart.Wrap(n, w)...)
+		if i < keep {
+			keepLines = len(out)
+		}
+	}
+	return out, keepLines
+}
+
+// noteWindow picks the n of the wrapped note lines that a pane shows. When
+// they do not all fit, the last row says how many are left: in the zoom it
+// scrolls them (from st.NoteScroll), elsewhere it sends the reader to the
+// zoom; a one-row window shows the first line marked "…".
+func noteWindow(notes []string, n, hiddenCharts, w int, st PaneStyle) []string {
+	if n >= len(notes) || n <= 0 {
+		return notes[:max(0, min(n, len(notes)))]
+	}
+	if n == 1 {
+		return []string{clipMore(notes[0], w)}
+	}
+	from := 0
+	if st.Zoomed {
+		from = max(0, min(st.NoteScroll, len(notes)-(n-1)))
+	}
+	shown := append([]string(nil), notes[from:from+n-1]...)
+	after := len(notes) - from - (n - 1)
+	var hint string
+	switch {
+	case st.Zoomed:
+		hint = fmt.Sprintf("(note lines %d–%d of %d: pgup/pgdn scroll)", from+1, from+n-1, len(notes))
+	case hiddenCharts > 0:
+		hint = fmt.Sprintf("(%d more note line%s, %d more chart%s: enter zooms)", after, plural(after), hiddenCharts, plural(hiddenCharts))
+	default:
+		hint = fmt.Sprintf("(%d more note line%s: enter zooms)", after, plural(after))
+	}
+	return append(shown, chart.Clip(hint, w))
+}
+
+// clipMore marks a line that more notes follow: "line …", or the line cut
+// at a word boundary to make room.
+func clipMore(s string, w int) string {
+	if chart.Width(s)+2 <= w {
+		return s + " " + chart.Ellipsis
+	}
+	return chart.Clip(s, chart.Width(s)-1)
 }
 
 // buildingLabel is what a pane shows, over its last frame, while its new
@@ -171,20 +228,36 @@ func Rate(r float64) string {
 	}
 }
 
-// metricsLine prints "name value" pairs.
-func metricsLine(s *sims.Snapshot, st PaneStyle) string {
+// metricsLine prints "name value" pairs that fit in w cells, whole, with
+// "+N" for the ones left out.
+func metricsLine(s *sims.Snapshot, w int, st PaneStyle) string {
+	const gap = "   "
 	var b strings.Builder
+	used := 0
 	for i, m := range s.Frame.Metrics {
+		value := "—"
+		if !m.Untrusted {
+			value = fmtMetric(m.Value)
+		}
+		n := chart.Width(m.Name) + 1 + chart.Width(value)
 		if i > 0 {
-			b.WriteString("   ")
+			n += len(gap)
+		}
+		more := ""
+		if rest := len(s.Frame.Metrics) - i - 1; rest > 0 {
+			more = fmt.Sprintf("%s+%d", gap, rest)
+		}
+		if used+n+len(more) > w {
+			fmt.Fprintf(&b, "%s+%d", gap[:min(len(gap), used)], len(s.Frame.Metrics)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(gap)
 		}
 		b.WriteString(dim(m.Name, st))
 		b.WriteByte(' ')
-		if m.Untrusted {
-			b.WriteString("—")
-			continue
-		}
-		b.WriteString(fmtMetric(m.Value))
+		b.WriteString(value)
+		used += n
 	}
 	return b.String()
 }

@@ -210,7 +210,9 @@ func (l *Logistic) Accuracy(theta []float64) float64 {
 	l.eval(theta)
 	ok := 0
 	for i, zi := range l.z {
-		if l.y[i]*zi > 0 {
+		// Predict +1 when the score is positive, else −1 (scikit-learn's
+		// rule): at θ = 0 the accuracy is the share of −1 labels, not 0.
+		if (zi > 0) == (l.y[i] > 0) {
 			ok++
 		}
 	}
@@ -221,5 +223,11 @@ func (l *Logistic) Accuracy(theta []float64) float64 {
 // margin. When it does the data are linearly separable, and with λ = 0 the
 // objective has no minimiser: f(cθ) → 0 as c → ∞.
 func (l *Logistic) Separates(theta []float64) bool {
-	return l.Accuracy(theta) == 1
+	l.eval(theta)
+	for i, zi := range l.z {
+		if l.y[i]*zi <= 0 {
+			return false
+		}
+	}
+	return true
 }

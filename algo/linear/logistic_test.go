@@ -310,3 +310,28 @@ func BenchmarkLogisticNewton(b *testing.B) {
 		}
 	}
 }
+
+// TestAccuracyAtZero: at θ = 0 every score ties; the rule "predict +1 when
+// the score is positive, else −1" (softmax: the first class of the largest
+// probability, as argmax does) gives the share of −1 labels (of class 0),
+// the real accuracy of that classifier, not a false 0.
+func TestAccuracyAtZero(t *testing.T) {
+	x, _ := NewDesign([][]float64{{1, 0}, {0, 1}, {-1, 0}, {0, -1}, {2, 2}}, true)
+	lg, err := NewLogistic(x, []float64{1, -1, -1, 1, -1}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := lg.Accuracy(make([]float64, 3)); got != 0.6 {
+		t.Errorf("logistic accuracy at θ = 0: %v, want 0.6 (3 of 5 labels are −1)", got)
+	}
+	if lg.Separates(make([]float64, 3)) {
+		t.Error("θ = 0 separates nothing")
+	}
+	sm, err := NewSoftmax(x, []int{0, 1, 2, 0, 1}, 3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := sm.Accuracy(make([]float64, sm.Dim())); got != 0.4 {
+		t.Errorf("softmax accuracy at Θ = 0: %v, want 0.4 (2 of 5 labels are class 0)", got)
+	}
+}

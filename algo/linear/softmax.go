@@ -195,7 +195,10 @@ func (s *Softmax) Accuracy(theta []float64) float64 {
 			if k == s.y[i] {
 				pk++
 			}
-			if pk > bestP {
+			// Ties (within rounding: p_y is recovered as (p_y − 1) + 1) go
+			// to the first class, as argmax does: at Θ = 0 every p_k = 1/c
+			// and the accuracy is the share of class 0, not 0.
+			if pk > bestP+1e-12 {
 				best, bestP = k, pk
 			}
 		}

@@ -104,10 +104,44 @@ type Config struct {
 	// Eps sets the fixed variance ε = Eps·s² of CovSphericalFixed (ignored
 	// otherwise); it must be in [MinEps, MaxEps].
 	Eps float64
+	// Init chooses the starting θ: InitPlusPlus (the zero value) or
+	// InitKMeans. CovSphericalFixed starts from the seeds whatever Init
+	// says: its point is to follow k-means from the same centres.
+	Init InitMode
 	// Tol ends the run (ErrConverged) when a full iteration improves the mean
 	// log-likelihood per point by less than Tol nats, or not at all (so
 	// Tol = 0 runs until EM stops moving). Must be ≥ 0.
 	Tol float64
+}
+
+// InitMode is how an EM chooses its starting θ.
+type InitMode int
+
+const (
+	// InitPlusPlus starts from k-means++ seeds: the seeds as means, equal
+	// weights, isotropic covariances (see New).
+	InitPlusPlus InitMode = iota
+	// InitKMeans starts as scikit-learn's GaussianMixture does by default
+	// (init_params="kmeans"): k-means (Lloyd) from the same k-means++ seeds,
+	// run to convergence or MaxInitIter iterations, then one M-step from
+	// its hard assignment, γ_nk = 1 for the cluster of x_n (eqs 2.13–2.15
+	// with 0/1 responsibilities, the covariance floor included). EM then
+	// starts at the k-means fit, not at k-means++'s scattered seeds, and
+	// lands in a poor optimum far less often.
+	InitKMeans
+)
+
+// MaxInitIter caps the k-means iterations of InitKMeans (scikit-learn's
+// max_iter of KMeans).
+const MaxInitIter = 300
+
+var initNames = []string{"k-means++", "kmeans"}
+
+func (m InitMode) String() string {
+	if m >= 0 && int(m) < len(initNames) {
+		return initNames[m]
+	}
+	return fmt.Sprintf("InitMode(%d)", int(m))
 }
 
 // DefaultReg is the default relative covariance floor, ε = 1e-6·s²: far
@@ -234,6 +268,9 @@ func New(points [][]float64, cfg Config, rng *rand.Rand) (*EM, error) {
 	if cfg.Cov == CovSphericalFixed && !(cfg.Eps >= MinEps && cfg.Eps <= MaxEps) {
 		return nil, algo.BadParam("eps", cfg.Eps, fmt.Sprintf("in [%g, %g]", MinEps, float64(MaxEps)))
 	}
+	if cfg.Init != InitPlusPlus && cfg.Init != InitKMeans {
+		return nil, algo.BadParam("init", cfg.Init, "k-means++ or kmeans")
+	}
 	if !(cfg.Tol >= 0) || math.IsInf(cfg.Tol, 0) {
 		return nil, algo.BadParam("tol", cfg.Tol, "a finite number ≥ 0")
 	}
@@ -279,6 +316,11 @@ func New(points [][]float64, cfg Config, rng *rand.Rand) (*EM, error) {
 	e.trace = make([]float64, 0, 256)
 
 	e.seed(rng, s2)
+	if cfg.Init == InitKMeans && cfg.Cov == CovFull {
+		if err := e.fromKMeans(); err != nil {
+			return nil, err
+		}
+	}
 	if err := e.evaluate(); err != nil {
 		return nil, err
 	}
@@ -306,6 +348,35 @@ func (e *EM) seed(rng *rand.Rand, s2 float64) {
 		g.weight = 1 / float64(e.k)
 		g.sxx, g.sxy, g.syy = v, 0, v
 	}
+}
+
+// fromKMeans runs k-means from the seeded means (the k-means++ centres)
+// and replaces θ by one M-step from its hard assignment (InitKMeans).
+func (e *EM) fromKMeans() error {
+	km := newKMeans(e.x, e.y, e.k)
+	for j, g := range e.comps {
+		km.cx[j], km.cy[j] = g.mx, g.my
+	}
+	for km.Iter() < MaxInitIter {
+		if err := km.Step(); err != nil {
+			break // converged: an assignment changed no point
+		}
+	}
+	if km.Next() == Update { // the last step assigned: the centres are the means
+		km.Step()
+	}
+	clear(e.resp)
+	for i, j := range km.assign {
+		e.resp[i*e.k+j] = 1
+	}
+	for j := range e.comps {
+		e.comps[j].mx, e.comps[j].my = km.cx[j], km.cy[j]
+	}
+	if err := e.mStep(); err != nil {
+		return err
+	}
+	e.trace = e.trace[:0]
+	return nil
 }
 
 // Step performs the next half-iteration: an E-step or an M-step, alternately,

@@ -772,3 +772,71 @@ func TestBlobs(t *testing.T) {
 		}
 	}
 }
+
+// TestInitKMeans: InitKMeans starts EM at the k-means fit from the same
+// k-means++ seeds: the means are k-means's centres, the weights its
+// cluster fractions, and the covariances those of its clusters (one
+// M-step from the hard assignment). From that start EM reaches the best
+// optimum for (nearly) every seed, where the k-means++ start lands in a
+// worse one for some.
+func TestInitKMeans(t *testing.T) {
+	sample, err := Blobs(rand.New(rand.NewPCG(7, 1)), 400, 4, 2.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pts := sample.Points
+	e, err := New(pts, Config{K: 4, Reg: DefaultReg, Init: InitKMeans, Tol: DefaultTol}, rand.New(rand.NewPCG(3, 3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	km, err := NewKMeans(pts, 4, rand.New(rand.NewPCG(3, 3)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for km.Step() == nil {
+	}
+	counts := km.Counts(nil)
+	for j, c := range km.Centers() {
+		g := e.Component(j)
+		if math.Abs(g.Mean[0]-c[0]) > 1e-9 || math.Abs(g.Mean[1]-c[1]) > 1e-9 {
+			t.Errorf("component %d: mean %v, k-means centre %v", j, g.Mean, c)
+		}
+		if w := float64(counts[j]) / 400; math.Abs(g.Weight-w) > 1e-12 {
+			t.Errorf("component %d: weight %v, k-means fraction %v", j, g.Weight, w)
+		}
+	}
+	if e.Iter() != 0 || len(e.Trace()) != 1 {
+		t.Errorf("the start is iteration 0: Iter %d, trace %v", e.Iter(), e.Trace())
+	}
+
+	// Over seeds: how often each start reaches the best log-likelihood found.
+	const seeds = 40
+	final := func(init InitMode, seed uint64) float64 {
+		e, err := New(pts, Config{K: 4, Reg: DefaultReg, Init: init, Tol: DefaultTol}, rand.New(rand.NewPCG(seed, 9)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for e.Iter() < 2000 && e.Step() == nil {
+		}
+		return e.MeanLogLik()
+	}
+	var pp, kmi [seeds]float64
+	best := math.Inf(-1)
+	for s := range seeds {
+		pp[s], kmi[s] = final(InitPlusPlus, uint64(s)), final(InitKMeans, uint64(s))
+		best = max(best, pp[s], kmi[s])
+	}
+	hits := func(ll [seeds]float64) int {
+		n := 0
+		for _, v := range ll {
+			if v > best-1e-4 {
+				n++
+			}
+		}
+		return n
+	}
+	t.Logf("best optimum reached: k-means++ start %d/%d, k-means start %d/%d", hits(pp), seeds, hits(kmi), seeds)
+	if hits(kmi) < hits(pp) || hits(kmi) < seeds*9/10 {
+		t.Errorf("the k-means start reached the best optimum %d/%d times, k-means++ %d/%d", hits(kmi), seeds, hits(pp), seeds)
+	}
+}

@@ -113,10 +113,7 @@ func NewKMeans(points [][]float64, k int, rng *rand.Rand) (*KMeans, error) {
 	if k > n {
 		return nil, algo.BadParam("k", k, fmt.Sprintf("at most the number of points, %d", n))
 	}
-	m := &KMeans{n: n, k: k, x: make([]float64, n), y: make([]float64, n),
-		cx: make([]float64, k), cy: make([]float64, k), assign: make([]int, n), j: inf,
-		parts: make([]kmPart, par.Blocks(n, kmBlock)), workers: 1}
-	m.assignFn = m.assignBlock
+	m := newKMeans(make([]float64, n), make([]float64, n), k)
 	for i, p := range points {
 		if len(p) != 2 {
 			return nil, algo.BadParam("data", fmt.Sprintf("point %d has %d coordinates", i+1, len(p)), "2-D points (x, y)")
@@ -125,11 +122,23 @@ func NewKMeans(points [][]float64, k int, rng *rand.Rand) (*KMeans, error) {
 			return nil, algo.BadParam("data", fmt.Sprintf("point %d is (%v, %v)", i+1, p[0], p[1]), "finite numbers")
 		}
 		m.x[i], m.y[i] = p[0], p[1]
-		m.assign[i] = -1
 	}
 	d2 := make([]float64, n)
 	plusPlus(m.x, m.y, k, rng, d2, m.cx, m.cy)
 	return m, nil
+}
+
+// newKMeans is a k-means on the points (x[i], y[i]), which it keeps, with
+// no point assigned and every centre at the origin.
+func newKMeans(x, y []float64, k int) *KMeans {
+	n := len(x)
+	m := &KMeans{n: n, k: k, x: x, y: y, cx: make([]float64, k), cy: make([]float64, k), assign: make([]int, n),
+		j: inf, parts: make([]kmPart, par.Blocks(n, kmBlock)), workers: 1}
+	m.assignFn = m.assignBlock
+	for i := range m.assign {
+		m.assign[i] = -1
+	}
+	return m
 }
 
 // Step performs the next half-iteration: an assignment or an update,

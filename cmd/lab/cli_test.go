@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -306,7 +307,8 @@ func TestVersionText(t *testing.T) {
 }
 
 // TestREADMEMatchesTheProgram: the README's numbers come from the
-// program: the count of sims, the table of sims, the range of speeds.
+// program: the count of sims, the table of sims, the smallest terminal,
+// the range of speeds.
 func TestREADMEMatchesTheProgram(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {
@@ -331,6 +333,10 @@ func TestREADMEMatchesTheProgram(t *testing.T) {
 	}
 	if len(inTable) != len(names) {
 		t.Errorf("README's table has %d sims, the catalogue %d", len(inTable), len(names))
+	}
+	small := fmt.Sprintf("need at least %d×%d", tui.MinWidth, tui.MinHeight)
+	if !strings.Contains(text, small) || !strings.Contains(text, fmt.Sprintf("smallest terminal is %d×%d", tui.MinWidth, tui.MinHeight)) {
+		t.Errorf("README does not state the smallest terminal, %d×%d, and its message %q", tui.MinWidth, tui.MinHeight, small)
 	}
 	top := sims.Speeds[len(sims.Speeds)-2]
 	if !strings.Contains(text, "1 … "+thousandsSpace(int64(top))+" steps/s") {

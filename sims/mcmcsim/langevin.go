@@ -188,8 +188,9 @@ func (s *langevinSim) biasChart() sims.LineChart {
 func (s *langevinSim) Frame() sims.Frame {
 	s.refresh()
 	metrics := append(s.metrics(),
-		sims.Metric{Name: "var_x_ula", Value: s.varULA()},
-		sims.Metric{Name: "var_x_mala", Value: s.varMALA()},
+		// A variance needs two kept samples: during burn-in it is "—".
+		sims.Metric{Name: "var_x_ula", Value: s.varULA(), Untrusted: s.ens.Samples() < 2},
+		sims.Metric{Name: "var_x_mala", Value: s.varMALA(), Untrusted: s.mala.Samples() < 2},
 		sims.Metric{Name: "var_x_exact", Value: s.exactVar})
 	head, tail := s.charts()
 	if s.d == 1 {

@@ -514,3 +514,30 @@ func TestSameOnAnyWorkers(t *testing.T) {
 		}
 	}
 }
+
+// TestUndefinedStatisticsShowAsDash: during burn-in no sample is kept, so
+// ESS, R̂ and the variances are undefined: the pane prints "—" for them
+// (Untrusted), not 0; once samples are kept, the variances are shown.
+func TestUndefinedStatisticsShowAsDash(t *testing.T) {
+	s := simtest.Build(t, Langevin, nil, 1, nil)
+	simtest.Run(t, s, 5)
+	untrusted := func(f sims.Frame, name string) bool {
+		for _, m := range f.Metrics {
+			if m.Name == name {
+				return m.Untrusted
+			}
+		}
+		t.Fatalf("no metric %s", name)
+		return false
+	}
+	f := s.Frame()
+	for _, name := range []string{"ess", "rhat", "var_x_ula", "var_x_mala"} {
+		if !untrusted(f, name) {
+			t.Errorf("step 5, burning in: %s is shown as a number", name)
+		}
+	}
+	simtest.Run(t, s, 600)
+	if f := s.Frame(); untrusted(f, "var_x_ula") || untrusted(f, "var_x_mala") {
+		t.Error("after burn-in the variances are still —")
+	}
+}

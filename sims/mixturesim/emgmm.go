@@ -39,13 +39,13 @@ var EMGMM = &sims.Spec{
 	Name:   "em-gmm",
 	Title:  "EM for a 2-D Gaussian mixture, one E- or M-step at a time",
 	Source: "seed 002 §2.3–2.5 (EM for GMMs, eqs 2.12–2.15, ELBO 2.31, monotonicity 2.37, Ex 2.2, Remark 2.10)",
-	Data: "the first two columns of --data are the points (x, y); without --data, " +
+	Data: "two columns of --data are the points (x, y): the first two, or those named by columns=a,b; without --data, " +
 		"n points are drawn from a random mixture of `clusters` Gaussians whose means are sep apart",
 	Steps: 200,
 	// Two half-steps a second: each E- and M-step stays on screen long
 	// enough to see what it changed (colours, then ellipses).
 	Speed:  2,
-	Params: param.List(emDemo, emK, mixClusters, emSep, emN, emCov, emEps, emReg, emRestarts, emTol),
+	Params: param.List(emDemo, emK, mixClusters, emSep, emN, emCov, emEps, emReg, emInit, emRestarts, emTol, mixColumns),
 	New:    newEMGMM,
 }
 
@@ -87,6 +87,11 @@ var (
 		"covariance floor: Σ_k ⪰ reg·s²·I, s² the data's variance (Remark 2.10); 0 lets a component collapse, else at least 1e-9").
 		Range(0, 1).
 		DefaultWhen(inDemo(demoCollapse), 0, "1e-6; 0 for demo=collapse")
+	emInit = param.Choice("init", []mixture.InitMode{mixture.InitKMeans, mixture.InitPlusPlus}, mixture.InitKMeans,
+		"the start: kmeans runs k-means from the k-means++ centres, then one M-step from its clusters (scikit-learn's "+
+			"default); k-means++ starts at the centres themselves, equal weights, round covariances (cov=full only)").
+		DefaultWhen(func(v param.Values) bool { return emReg.Get(v) == 0 }, mixture.InitPlusPlus,
+			"kmeans; k-means++ when reg = 0 (demo=collapse), where a k-means cluster of one point would collapse at once")
 	emRestarts = param.Int("restarts", 1,
 		"EM runs from fresh k-means++ centres, one after another; the best log-likelihood is kept").Range(1, maxRestarts)
 	emTol = param.Float("tol", mixture.DefaultTol,
@@ -141,7 +146,8 @@ func newEMGMM(cfg sims.Config) (sims.Sim, error) {
 	}
 	s := &emSim{
 		data: data, seed: cfg.Seed, workers: cfg.Workers, restarts: emRestarts.Get(v), best: -1,
-		cfg: mixture.Config{K: emK.Get(v), Reg: emReg.Get(v), Tol: emTol.Get(v), Cov: emCov.Get(v), Eps: emEps.Get(v)},
+		cfg: mixture.Config{K: emK.Get(v), Reg: emReg.Get(v), Tol: emTol.Get(v), Cov: emCov.Get(v), Eps: emEps.Get(v),
+			Init: emInit.Get(v)},
 	}
 	if err := s.startRun(0); err != nil {
 		return nil, err
@@ -516,6 +522,9 @@ func (s *emSim) notes(run *emRun, ll, elbo float64, hasQ bool, hard, agree float
 	}
 	if s.data.truth != nil {
 		lines = append(lines, "× marks the true means of the generated data")
+	}
+	if s.data.note != "" {
+		lines = append(lines, s.data.note)
 	}
 	return lines
 }

@@ -506,3 +506,65 @@ func TestKMeansSim(t *testing.T) {
 		t.Errorf("k = 3 on 2 rows: got %v", err)
 	}
 }
+
+// TestKMeansRestarts: with restarts = R the pane replays the k-means++
+// start of least final J among R (scikit-learn's n_init), and its run ends
+// at that J, no worse than the single start of restarts = 1; the start and
+// the count are in the notes and the result. A seed where the first start
+// lands in a worse optimum shows the difference.
+func TestKMeansRestarts(t *testing.T) {
+	set := map[string]string{"clusters": "5", "k": "5", "sep": "3"}
+	worse := 0
+	for seed := uint64(1); seed <= 12; seed++ {
+		one := simtest.Build(t, KMeans, map[string]string{"clusters": "5", "k": "5", "sep": "3", "restarts": "1"}, seed, nil)
+		simtest.RunToEnd(t, one, 1000)
+		many := simtest.Build(t, KMeans, set, seed, nil)
+		simtest.RunToEnd(t, many, 1000)
+		j1, j10 := one.(*kmSim).km.J(), many.(*kmSim).km.J()
+		ks := many.(*kmSim)
+		if math.Abs(j10-ks.bestJ) > 1e-9*j10 {
+			t.Errorf("seed %d: the replayed start ends at J = %v, the best of the restarts was %v", seed, j10, ks.bestJ)
+		}
+		if j10 > j1*(1+1e-12) {
+			t.Errorf("seed %d: best of 10 J = %v above the first start's %v", seed, j10, j1)
+		}
+		if j10 < j1*(1-1e-6) {
+			worse++
+		}
+		if !strings.Contains(strings.Join(many.Frame().Text, "\n"), "of 10 k-means++ starts") {
+			t.Errorf("seed %d: the notes do not say which start is shown: %q", seed, many.Frame().Text)
+		}
+	}
+	if worse == 0 {
+		t.Error("no seed where a single start is worse than the best of 10: the test data are too easy")
+	}
+	t.Logf("a single k-means++ start was worse than the best of 10 for %d of 12 seeds", worse)
+}
+
+// TestColumns: columns=a,b picks the two columns of --data that em-gmm and
+// kmeans cluster; without it a table of more than two columns clusters
+// the first two and says so; a bad name is refused with the table's
+// columns.
+func TestColumns(t *testing.T) {
+	tab := &sims.Table{Name: "wide.csv", Columns: []string{"a", "b", "c"}}
+	for i := range 30 {
+		x := float64(i)
+		tab.Rows = append(tab.Rows, []float64{x, -x, x * x})
+	}
+	for _, spec := range []*sims.Spec{EMGMM, KMeans} {
+		s := simtest.Build(t, spec, map[string]string{"columns": "c,A", "k": "2"}, 1, tab)
+		cc := s.Frame().Charts[0].(sims.CanvasChart)
+		if cc.XLabel != "c" || cc.YLabel != "a" || cc.Points[0].X[3] != 9 || cc.Points[0].Y[3] != 3 {
+			t.Errorf("%s columns=c,A: axes %q, %q, point 3 (%v, %v)", spec.Name, cc.XLabel, cc.YLabel, cc.Points[0].X[3], cc.Points[0].Y[3])
+		}
+		s = simtest.Build(t, spec, map[string]string{"k": "2"}, 1, tab)
+		if text := strings.Join(s.Frame().Text, "\n"); !strings.Contains(text, "clustering columns a and b of the 3") {
+			t.Errorf("%s: a 3-column table without columns= does not say which it clusters: %q", spec.Name, text)
+		}
+		for _, bad := range []string{"a", "a,z", "a,a", "a,b,c"} {
+			if _, err := simtest.BuildErr(spec, map[string]string{"columns": bad}, 1, tab); err == nil || !strings.Contains(err.Error(), "columns") {
+				t.Errorf("%s columns=%s: %v", spec.Name, bad, err)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strconv"
 
 	"github.com/thelab/lab/algo"
@@ -23,11 +24,11 @@ var KMeans = &sims.Spec{
 	Name:   "kmeans",
 	Title:  "k-means (Lloyd): assignment and update half-steps, J never increasing",
 	Source: "seed 002 §2.1 (eqs 2.2–2.4, Remark 2.1)",
-	Data: "the first two columns of --data are the points (x, y); without --data, " +
+	Data: "two columns of --data are the points (x, y): the first two, or those named by columns=a,b; without --data, " +
 		"n points are drawn from a random mixture of `clusters` Gaussians whose means are sep apart",
 	Steps:  200,
 	Speed:  2,
-	Params: param.List(kmK, mixClusters, kmSep, kmN),
+	Params: param.List(kmK, mixClusters, kmSep, kmN, kmRestarts, mixColumns),
 	New:    newKMeans,
 }
 
@@ -36,7 +37,10 @@ var (
 	kmK   = param.Int("k", 3, "number of clusters K (at most the number of points)").Range(1, maxK)
 	kmSep = param.Float("sep", 4,
 		"least distance between the true means, in s.d. of the widest cluster (not used with --data)").Range(0, mixture.MaxSep)
-	kmN = param.Int("n", 400, "number of generated points (not used with --data)").Range(20, 100000)
+	kmN        = param.Int("n", 400, "number of generated points (not used with --data)").Range(20, 100000)
+	kmRestarts = param.Int("restarts", 10,
+		"k-means++ starts run to convergence when the pane opens; the pane replays the one of least final J "+
+			"(scikit-learn's n_init)").Range(1, maxRestarts)
 )
 
 // Cells of the Voronoi background.
@@ -46,14 +50,16 @@ const (
 )
 
 type kmSim struct {
-	km    *mixture.KMeans
-	data  *points2D
-	view  sims.Rect
-	j     *sims.Trace // J per half-step
-	trail *sims.Trace // the centres after each update: x1, y1, x2, y2, ...
-	rises int         // half-steps at which J rose beyond rounding (must stay 0)
-	worst float64     // the largest such relative rise
-	done  bool
+	km              *mixture.KMeans
+	data            *points2D
+	view            sims.Rect
+	j               *sims.Trace // J per half-step
+	trail           *sims.Trace // the centres after each update: x1, y1, x2, y2, ...
+	rises           int         // half-steps at which J rose beyond rounding (must stay 0)
+	worst           float64     // the largest such relative rise
+	done            bool
+	restarts, start int     // the k-means++ starts tried, the one replayed
+	bestJ           float64 // its final J, found when the pane opened (restarts > 1)
 	// The assignment as of the last assignment step, shared by Frames until
 	// the next one (it changes only then); nil when stale.
 	assign []int
@@ -65,13 +71,24 @@ func newKMeans(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := kmK.Get(v)
-	km, err := mixture.NewKMeans(data.points, k, initRNG(cfg.Seed, 0))
+	k, restarts := kmK.Get(v), kmRestarts.Get(v)
+	best, start := (*mixture.KMeans)(nil), 0
+	if restarts > 1 {
+		best, start, err = mixture.BestKMeans(data.points, k, restarts, mixture.MaxInitIter, cfg.Workers,
+			func(r int) *rand.Rand { return initRNG(cfg.Seed, r) })
+		if err != nil {
+			return nil, err
+		}
+	}
+	km, err := mixture.NewKMeans(data.points, k, initRNG(cfg.Seed, start))
 	if err != nil {
 		return nil, err
 	}
 	km.SetWorkers(cfg.Workers)
-	s := &kmSim{km: km, data: data, j: sims.NewTrace(1, 1), trail: sims.NewTrace(0, 2*k)}
+	s := &kmSim{km: km, data: data, j: sims.NewTrace(1, 1), trail: sims.NewTrace(0, 2*k), restarts: restarts, start: start}
+	if best != nil {
+		s.bestJ = best.J()
+	}
 	s.view = sims.Bounds(km.X(), km.Y()).Pad(0.05)
 	s.addTrail()
 	return s, nil
@@ -196,8 +213,15 @@ func (s *kmSim) notes() []string {
 		mono = fmt.Sprintf("⚠ J rose %d times (worst %.2g relative): Remark 2.1 is violated", s.rises, s.worst)
 	}
 	lines := []string{phase, mono}
+	if s.restarts > 1 {
+		lines = append(lines, fmt.Sprintf("start %d of %d k-means++ starts, the one of least final J = %.6g (n_init = %d)",
+			s.start+1, s.restarts, s.bestJ, s.restarts))
+	}
 	if s.data.truth != nil {
 		lines = append(lines, "× marks the true means of the generated data")
+	}
+	if s.data.note != "" {
+		lines = append(lines, s.data.note)
 	}
 	return lines
 }
@@ -216,6 +240,8 @@ func (s *kmSim) Result() map[string]any {
 		"iterations": m.Iter(),
 		"half_steps": m.HalfSteps(),
 		"converged":  s.done,
+		"start":      s.start + 1,
+		"restarts":   s.restarts,
 	}
 	if !math.IsInf(inertia, 1) {
 		r["inertia"] = inertia

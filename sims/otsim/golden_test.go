@@ -1,7 +1,6 @@
 package otsim
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
@@ -39,20 +38,10 @@ func TestGoldenFrames(t *testing.T) {
 		{"barycenter-shapes", Barycenter, map[string]string{"input": "shapes"}, 30},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := simtest.Build(t, tt.spec, tt.set, 1, nil)
-			snap := &sims.Snapshot{Spec: tt.spec, Seed: 1, State: sims.Paused, Speed: tt.spec.Speed}
-			for range tt.steps {
-				err := s.Step()
-				if errors.Is(err, sims.ErrConverged) {
-					snap.State = sims.Converged
-					break
-				}
-				if err != nil {
-					snap.State, snap.Err = sims.Diverged, err
-					break
-				}
+			snap, err := simtest.SnapshotErr(tt.spec, tt.set, 1, tt.steps)
+			if err != nil {
+				t.Fatal(err)
 			}
-			snap.Frame = s.Frame()
 			screen := tui.RenderPane(snap, w, h, tui.PaneStyle{Focused: true, Mono: true})
 			lines := strings.Split(screen, "\n")
 			if len(lines) != h {

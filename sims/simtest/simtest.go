@@ -120,3 +120,28 @@ func Float(s string) float64 {
 
 // Text is the frame's text lines joined by newlines.
 func Text(f sims.Frame) string { return strings.Join(f.Text, "\n") }
+
+// SnapshotErr builds spec with set and seed, takes up to steps steps and
+// returns what a paused pane would show: the frame, with the state
+// Converged when a step converged, Diverged (and the error) when one
+// failed. It is what the golden screens of the sims draw.
+func SnapshotErr(spec *sims.Spec, set map[string]string, seed uint64, steps int) (*sims.Snapshot, error) {
+	s, err := BuildErr(spec, set, seed, nil)
+	if err != nil {
+		return nil, err
+	}
+	snap := &sims.Snapshot{Spec: spec, Seed: seed, State: sims.Paused, Speed: spec.Speed}
+	for range steps {
+		err := s.Step()
+		if errors.Is(err, sims.ErrConverged) {
+			snap.State = sims.Converged
+			break
+		}
+		if err != nil {
+			snap.State, snap.Err = sims.Diverged, err
+			break
+		}
+	}
+	snap.Frame = s.Frame()
+	return snap, nil
+}

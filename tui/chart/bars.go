@@ -36,7 +36,7 @@ func barChart(c sims.BarChart, w, h int, o Options) []string {
 			break
 		}
 		// Width, not runes: a label may carry combining marks (x̄) or wide runes.
-		label := ansi.Truncate(bar.Label, labelW, "")
+		label := ansi.Truncate(bar.Label, labelW, Ellipsis)
 		b.text(0, y, label+strings.Repeat(" ", labelW-Width(label)), 0, false)
 		eighths := int(math.Round(math.Max(0, bar.Value) / full * float64(room*8)))
 		x := labelW + 1

@@ -3,6 +3,8 @@ package chart
 import (
 	"fmt"
 	"math"
+	"strconv"
+	"strings"
 
 	"github.com/thelab/lab/sims"
 )
@@ -109,12 +111,15 @@ func (cv *canvas) heat(g *sims.Grid, plain bool) {
 	}
 	shaded := len(g.Shade) >= g.NX*g.NY
 	at := func(u, v float64) rgb {
-		c := s.color(gridAt(g, u, v))
+		z := gridAt(g, u, v)
+		keep := 1.0
 		if shaded {
-			b := math.Max(0, math.Min(1, gridValue(g, g.Shade, u, v)))
-			c = blend(heatShadow, c, 0.2+0.8*b)
+			keep = 0.2 + 0.8*math.Max(0, math.Min(1, gridValue(g, g.Shade, u, v)))
 		}
-		return blend(c, heatShadow, heatDim)
+		if g.Scale == sims.Categorical && !math.IsNaN(z) {
+			return classTint(int(math.Round(z)), keep*(1-heatDim))
+		}
+		return blend(blend(heatShadow, s.color(z), keep), heatShadow, heatDim)
 	}
 	for cy := 0; cy < cv.h; cy++ {
 		for cx := 0; cx < cv.w; cx++ {
@@ -136,7 +141,7 @@ func (cv *canvas) band(bd sims.Band, plain bool) {
 	if n < 2 {
 		return
 	}
-	tint := blend(classColor(bd.Class), heatShadow, bandDim)
+	tint := classTint(bd.Class, 1-bandDim)
 	v := cv.view
 	k := 0 // the segment [X[k], X[k+1]] holding the current x
 	for cx := 0; cx < cv.w; cx++ {
@@ -300,23 +305,77 @@ func (cv *canvas) draw(b *buffer, x0, y0 int) {
 }
 
 // classLegend writes legend[i], the name of class i, after its swatch (its
-// glyph in mono) along row y, skipping classes with no name; it returns
-// the column after the last entry.
-func classLegend(b *buffer, y int, legend []string, o Options) int {
-	x := 0
+// glyph in mono) along row y within w cells, skipping classes with no name
+// and dropping whole entries from the end with "+N" when they do not fit;
+// it returns the column after what it wrote.
+func classLegend(b *buffer, y, w int, legend []string, o Options) int {
+	var classes []int
+	var widths []int
 	for i, name := range legend {
-		if name == "" {
-			continue
+		if name != "" {
+			classes = append(classes, i)
+			widths = append(widths, 2+Width(name))
 		}
+	}
+	n, more := fitItems(widths, 2, w)
+	x := 0
+	for _, i := range classes[:n] {
 		g := '■'
 		if o.Mono {
 			g = classGlyph(i)
 		}
 		b.text(x, y, string(g), classColor(i), true)
-		b.text(x+2, y, name, 0, false)
-		x += 2 + Width(name) + 2
+		b.text(x+2, y, legend[i], 0, false)
+		x += 2 + Width(legend[i]) + 2
+	}
+	if more != "" {
+		b.text(x, y, more, axisColor, false)
+		x += len(more) + 2
 	}
 	return x
+}
+
+// legendWidth is the width of a whole class legend.
+func legendWidth(legend []string) int {
+	n := 0
+	for _, name := range legend {
+		if name != "" {
+			n += 2 + Width(name) + 2
+		}
+	}
+	return max(0, n-2)
+}
+
+// axisRanges says what a canvas spans: "x -3…3  y -2…2" with the chart's
+// axis labels, and the short form "-3…3 × -2…2".
+func axisRanges(c sims.CanvasChart) (full, short string) {
+	v := c.View
+	xl, yl := c.XLabel, c.YLabel
+	if xl == "" {
+		xl = "x"
+	}
+	if yl == "" {
+		yl = "y"
+	}
+	xr, yr := rangeNum(v.XMin)+"…"+rangeNum(v.XMax), rangeNum(v.YMin)+"…"+rangeNum(v.YMax)
+	return fmt.Sprintf("%s %s  %s %s", xl, xr, yl, yr), xr + " × " + yr
+}
+
+// rangeNum prints an end of an axis range to three significant digits.
+func rangeNum(x float64) string {
+	ax := math.Abs(x)
+	switch {
+	case x == 0:
+		return "0"
+	case ax >= 1e5 || ax < 1e-3:
+		return strconv.FormatFloat(x, 'e', 1, 64)
+	}
+	decimals := max(0, 2-int(math.Floor(math.Log10(ax))))
+	s := strconv.FormatFloat(x, 'f', decimals, 64)
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s
 }
 
 // canvasChart draws a title, the canvas, and a line with the axis ranges and
@@ -350,18 +409,24 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	}
 	cv.draw(b, 0, 1)
 
-	// The bottom line: the legend, then the axis ranges where there is room.
-	x := classLegend(b, h-1, c.Legend, o)
-	xl, yl := c.XLabel, c.YLabel
-	if xl == "" {
-		xl = "x"
-	}
-	if yl == "" {
-		yl = "y"
-	}
-	axes := fmt.Sprintf("%s %s…%s  %s %s…%s", xl, num(v.XMin), num(v.XMax), yl, num(v.YMin), num(v.YMax))
-	if n := Width(axes); x+n <= w {
-		b.text(w-n, h-1, axes, axisColor, false)
+	// The axis ranges go at the right of the bottom line, beside the legend;
+	// when the legend needs the whole line, at the right of the title line
+	// if the title leaves room; else, without their labels, beside what
+	// fits of the legend.
+	full, short := axisRanges(c)
+	lw := legendWidth(c.Legend)
+	switch {
+	case Width(full)+2+lw <= w:
+		b.text(w-Width(full), h-1, full, axisColor, false)
+		classLegend(b, h-1, w-Width(full)-2, c.Legend, o)
+	case Width(Clip(c.Title, w))+2+Width(full) <= w:
+		b.text(w-Width(full), 0, full, axisColor, false)
+		classLegend(b, h-1, w, c.Legend, o)
+	case Width(short)+2 <= w:
+		b.text(w-Width(short), h-1, short, axisColor, false)
+		classLegend(b, h-1, w-Width(short)-2, c.Legend, o)
+	default:
+		classLegend(b, h-1, w, c.Legend, o)
 	}
 	return b.lines()
 }

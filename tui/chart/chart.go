@@ -143,11 +143,20 @@ func FitLine(s string, w int) string {
 	return s
 }
 
-// titleLine draws a chart's title in bold, with an optional note after it.
+// titleLine draws a chart's title in bold, clipped to the row, with an
+// optional note after it: whole when it fits, else clipped when its first
+// word fits, else left out.
 func titleLine(b *buffer, y int, title, note string) {
+	title = Clip(title, b.w)
 	b.text(0, y, title, titleColor, true)
-	if note != "" {
-		b.text(Width(title)+1, y, note, axisColor, false)
+	x := Width(title) + 1
+	if note == "" || x >= b.w {
+		return
+	}
+	// A note cut inside its first word says nothing: leave it out.
+	if f := strings.Fields(note); len(f) > 0 && strings.HasPrefix(Clip(note, b.w-x), f[0]) {
+		n := Clip(note, b.w-x)
+		b.text(x, y, n, axisColor, false)
 	}
 }
 

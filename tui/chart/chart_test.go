@@ -2,6 +2,7 @@ package chart
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"regexp"
 	"strings"
@@ -395,5 +396,31 @@ func TestGraphBoxesAndEdges(t *testing.T) {
 	small := ansi.Strip(Render(g, 60, 4, Options{Mono: true}))
 	if !strings.Contains(small, "[x 3 | 1]") || strings.Contains(small, "┌") {
 		t.Errorf("short chart not drawn inline:\n%s", small)
+	}
+}
+
+// TestClassTintsKeepTheirColour: a class's dimmed region, band or filled
+// cell is a colour of the xterm-256 palette (so a 256-colour terminal
+// shows exactly it) of the class's own hue, never a grey for a coloured
+// class: the region, the points and the legend swatch read as one colour
+// in every profile (softmax's third class, green, turned grey in 256
+// colours).
+func TestClassTintsKeepTheirColour(t *testing.T) {
+	for c := range sims.MaxClasses {
+		full := classColor(c)
+		for k := 0; k <= tintLevels; k++ {
+			tint := classTint(c, float64(k)/tintLevels)
+			r, g, b := tint.parts()
+			n := ansi.Convert256(color.RGBA{r, g, b, 255})
+			if got := xterm256(int(n)); got != tint {
+				t.Errorf("class %d keep %d/%d: %06x is not xterm-256 colour %d (%06x)", c, k, tintLevels, tint&0xffffff, n, got&0xffffff)
+			}
+			if isGrey(tint) != isGrey(full) {
+				t.Errorf("class %d keep %d/%d: %06x, grey %v, class colour grey %v", c, k, tintLevels, tint&0xffffff, isGrey(tint), isGrey(full))
+			}
+			if dh := math.Abs(hue(tint) - hue(full)); !isGrey(full) && math.Min(dh, 360-dh) > 35 {
+				t.Errorf("class %d keep %d/%d: hue %.0f°, class %.0f°", c, k, tintLevels, hue(tint), hue(full))
+			}
+		}
 	}
 }

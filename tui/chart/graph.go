@@ -103,7 +103,7 @@ func graphChart(c sims.GraphChart, w, h int, o Options) []string {
 	for _, n := range c.Nodes {
 		drawNode(b, l, n, o)
 	}
-	classLegend(b, h-1, c.Legend, o)
+	classLegend(b, h-1, w, c.Legend, o)
 	return b.lines()
 }
 
@@ -211,7 +211,7 @@ func (l graphLayout) tint(b *buffer, x, y int, n sims.GraphNode, o Options) {
 	if n.Tone != sims.ToneFill || o.Mono {
 		return
 	}
-	tint := blend(classColor(n.Class), heatShadow, fillDim)
+	tint := classTint(n.Class, 1-fillDim)
 	width := l.bw
 	if l.boxed {
 		width = l.bw - 2

@@ -62,7 +62,11 @@ func histChart(c sims.HistChart, w, h int, o Options) []string {
 		}
 	}
 	// Curves: braille dots (two per column, four per row) in colour; a '*'
-	// per column in mono.
+	// per column in mono. A curve never erases a bar: over a bar's cell the
+	// colour keeps the bar as the background (a partial cell a dimmer tint
+	// of it), and mono draws '◘' on a full block and nothing on a partial
+	// one.
+	barTint := blend(barInk, heatShadow, 0.45)
 	for k, cu := range c.Curves {
 		ink := classColor(cu.Class)
 		if cu.Class == 0 {
@@ -83,9 +87,19 @@ func histChart(c sims.HistChart, w, h int, o Options) []string {
 				continue
 			}
 			cell := b.at(px0+sc/sub, ph-row)
+			full := cell.bg == barInk || cell.r == '█'
+			partial := !full && cell.fg == barInk && cell.r != ' '
 			if o.Mono {
-				cell.r, cell.bold = '*', true
+				switch {
+				case full:
+					cell.r = '◘'
+				case !partial:
+					cell.r, cell.bold = '*', true
+				}
 				continue
+			}
+			if partial {
+				cell.bg = barTint
 			}
 			sub4 := 3 - min(3, int(pos)-4*row) // braille rows count down
 			bits := uint8(0)

@@ -2,6 +2,7 @@ package chart
 
 import (
 	"math"
+	"sync"
 
 	"github.com/guptarohit/asciigraph"
 	"github.com/thelab/lab/sims"
@@ -187,4 +188,97 @@ func xterm256(n int) rgb {
 		return uint8(55 + 40*i)
 	}
 	return newRGB(level(n/36), level(n/6%6), level(n%6))
+}
+
+// tintLevels is how finely classTint quantises how much of a class colour
+// it keeps.
+const tintLevels = 32
+
+// tints()[c][k] is classTint(c, k/tintLevels), computed when first drawn
+// (not at start-up: a search of the palette per entry).
+var tints = sync.OnceValue(func() [][tintLevels + 1]rgb {
+	out := make([][tintLevels + 1]rgb, len(classColors))
+	for c, full := range classColors {
+		for k := range tintLevels + 1 {
+			out[c][k] = snapToHue(blend(heatShadow, full, float64(k)/tintLevels), full)
+		}
+	}
+	return out
+})
+
+// classTint is class c's colour dimmed toward the shadow, keeping the
+// fraction keep of it (a decision region, a band, a filled cell), as a
+// colour of the xterm-256 cube of the class's own hue. Drawn as such, the
+// tint is the same colour in 24-bit and in 256 colours, where a plain
+// blend falls to the nearest grey for some hues (the third class, green,
+// did). The unlabelled class keeps a plain blend.
+func classTint(c int, keep float64) rgb {
+	if c < 0 {
+		return blend(heatShadow, unlabelled, keep)
+	}
+	k := int(math.Round(max(0, min(1, keep)) * tintLevels))
+	t := tints()
+	return t[c%len(t)][k]
+}
+
+// snapToHue returns the xterm-256 colour nearest to c among those of
+// ref's kind: within 35° of its hue and not grey, or, for a grey ref,
+// grey; c when there is none.
+func snapToHue(c, ref rgb) rgb {
+	h0, grey := hue(ref), isGrey(ref)
+	best, bestD := c, math.Inf(1)
+	for n := 16; n < 256; n++ {
+		cand := xterm256(n)
+		if isGrey(cand) != grey {
+			continue
+		}
+		dh := math.Abs(hue(cand) - h0)
+		if dh > 180 {
+			dh = 360 - dh
+		}
+		if !grey && dh > 35 {
+			continue
+		}
+		if d := rgbDist(c, cand); d < bestD {
+			best, bestD = cand, d
+		}
+	}
+	return best
+}
+
+// isGrey reports whether c has too little colour for a hue to show.
+func isGrey(c rgb) bool {
+	r, g, b := c.parts()
+	return int(max(r, g, b))-int(min(r, g, b)) < 40
+}
+
+// hue is c's hue in degrees, 0..360.
+func hue(c rgb) float64 {
+	r8, g8, b8 := c.parts()
+	r, g, b := float64(r8), float64(g8), float64(b8)
+	hi, lo := max(r, g, b), min(r, g, b)
+	if hi == lo {
+		return 0
+	}
+	var h float64
+	switch hi {
+	case r:
+		h = math.Mod((g-b)/(hi-lo), 6)
+	case g:
+		h = (b-r)/(hi-lo) + 2
+	default:
+		h = (r-g)/(hi-lo) + 4
+	}
+	h *= 60
+	if h < 0 {
+		h += 360
+	}
+	return h
+}
+
+func rgbDist(a, b rgb) float64 {
+	ar, ag, ab := a.parts()
+	br, bg, bb := b.parts()
+	dr, dg, db := float64(ar)-float64(br), float64(ag)-float64(bg), float64(ab)-float64(bb)
+	return math.Sqrt(dr*dr + dg*dg + db*db)
 }

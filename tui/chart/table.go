@@ -118,7 +118,7 @@ func drawCell(b *buffer, x, y, width int, cell sims.Cell, o Options,
 			b.text(x, y, string(classGlyph(cell.Class)), 0, false)
 			return
 		}
-		tint := blend(ink, heatShadow, fillDim)
+		tint := classTint(cell.Class, 1-fillDim)
 		for i := 1; i <= width; i++ {
 			if c := b.at(x+i, y); c != nil {
 				c.bg = tint

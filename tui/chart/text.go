@@ -1,0 +1,128 @@
+package chart
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The layout rules for text, which every chart and the pane follow:
+//
+//   - a title, a note or a label that does not fit is cut at a word
+//     boundary and marked with "…" (Clip); a single word longer than the
+//     room is cut where it must, still marked;
+//   - a legend drops whole items from its end and says how many with "+N"
+//     (fitItems), never a part of a name;
+//   - a note longer than its line wraps at word boundaries (Wrap);
+//   - neighbours keep at least one blank cell between them.
+
+// Ellipsis marks text cut to fit.
+const Ellipsis = "…"
+
+// Clip returns s (plain text, no escape sequences) if it fits in w cells,
+// else its longest prefix that ends at a word boundary and fits with "…"
+// after it; a first word too long for w is cut inside, still marked.
+func Clip(s string, w int) string {
+	if Width(s) <= w {
+		return s
+	}
+	if w <= 0 {
+		return ""
+	}
+	room := w - 1 // for the ellipsis
+	cut, width, lastSpace := 0, 0, -1
+	for i, r := range s {
+		if r == ' ' {
+			lastSpace = i
+		}
+		rw := Width(string(r))
+		if width+rw > room {
+			break
+		}
+		width += rw
+		cut = i + utf8.RuneLen(r)
+	}
+	if cut < len(s) && s[cut] != ' ' && lastSpace > 0 && lastSpace < cut {
+		cut = lastSpace // the word at the cut does not fit whole
+	}
+	return strings.TrimRight(s[:cut], " ,;:·–—(") + Ellipsis
+}
+
+// Wrap breaks s (plain text) into lines of at most w cells at word
+// boundaries; a word longer than w is split. An empty s gives one empty
+// line.
+func Wrap(s string, w int) []string {
+	if w <= 0 {
+		return nil
+	}
+	if Width(s) <= w {
+		return []string{s}
+	}
+	var lines []string
+	line, lw := "", 0
+	for _, word := range strings.Fields(s) {
+		ww := Width(word)
+		for ww > w { // a word longer than a line: split it
+			if lw > 0 {
+				lines = append(lines, line)
+				line, lw = "", 0
+			}
+			head := headOf(word, w)
+			lines = append(lines, head)
+			word = word[len(head):]
+			ww = Width(word)
+		}
+		switch {
+		case lw == 0:
+			line, lw = word, ww
+		case lw+1+ww <= w:
+			line, lw = line+" "+word, lw+1+ww
+		default:
+			lines = append(lines, line)
+			line, lw = word, ww
+		}
+	}
+	if lw > 0 || len(lines) == 0 {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// headOf is the longest prefix of s at most w cells wide.
+func headOf(s string, w int) string {
+	width := 0
+	for i, r := range s {
+		rw := Width(string(r))
+		if width+rw > w {
+			return s[:i]
+		}
+		width += rw
+	}
+	return s
+}
+
+// fitItems returns how many of the items (their widths, with gap cells
+// between them) fit in w cells, leaving room for a "+N" that counts the
+// items left out; more is that marker, or "".
+func fitItems(widths []int, gap, w int) (n int, more string) {
+	used := 0
+	for i, iw := range widths {
+		if i > 0 {
+			iw += gap
+		}
+		rest := len(widths) - i - 1
+		marker := 0
+		if rest > 0 {
+			marker = gap + len(moreMarker(rest))
+		}
+		if used+iw+marker > w {
+			// This item does not fit beside a marker for the rest: the
+			// marker, which the last round left room for, counts it too.
+			return i, moreMarker(len(widths) - i)
+		}
+		used += iw
+	}
+	return len(widths), ""
+}
+
+func moreMarker(n int) string { return "+" + strconv.Itoa(n) }

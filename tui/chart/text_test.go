@@ -1,0 +1,117 @@
+package chart
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/thelab/lab/sims"
+)
+
+func TestClip(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		w    int
+		want string
+	}{
+		{"ULA stationary", 20, "ULA stationary"},
+		{"ULA stationary", 12, "ULA…"},
+		{"never fell in 3 iterations", 22, "never fell in 3…"},
+		{"staircase: log p and L", 12, "staircase…"}, // the colon goes with the cut
+		{"reparameterisation", 8, "reparam…"},        // one word longer than the room
+		{"σ², μ₁ and π", 6, "σ², μ₁…"[:len("σ²")] + "…"},
+		{"abc", 0, ""},
+		{"abc", 1, "…"},
+	} {
+		got := Clip(tt.s, tt.w)
+		if got != tt.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", tt.s, tt.w, got, tt.want)
+		}
+		if Width(got) > max(tt.w, 0) {
+			t.Errorf("Clip(%q, %d) = %q is %d wide", tt.s, tt.w, got, Width(got))
+		}
+	}
+}
+
+func TestWrap(t *testing.T) {
+	note := "monotonicity (2.37) holds: the log-likelihood never fell in 3 iterations"
+	for _, w := range []int{17, 30, 80} {
+		lines := Wrap(note, w)
+		for _, l := range lines {
+			if Width(l) > w {
+				t.Errorf("width %d: line %q too wide", w, l)
+			}
+		}
+		if got := strings.Join(lines, " "); got != note {
+			t.Errorf("width %d: wrapped lines read %q", w, got)
+		}
+	}
+	if got := Wrap("a verylongwordindeed b", 6); strings.Join(got, "|") != "a|verylo|ngword|indeed|b" {
+		t.Errorf("a word longer than the line: %q", got)
+	}
+}
+
+func TestFitItems(t *testing.T) {
+	for _, tt := range []struct {
+		widths []int
+		w      int
+		n      int
+		more   string
+	}{
+		{[]int{5, 5, 5}, 19, 3, ""},   // 5+2+5+2+5 = 19
+		{[]int{5, 5, 5}, 18, 2, "+1"}, // 5+2+5 and "  +1"
+		{[]int{5, 5, 5}, 12, 1, "+2"},
+		{[]int{5, 5, 5}, 3, 0, "+3"},
+		{[]int{9}, 5, 0, "+1"},
+	} {
+		n, more := fitItems(tt.widths, 2, tt.w)
+		if n != tt.n || more != tt.more {
+			t.Errorf("fitItems(%v, %d) = %d, %q; want %d, %q", tt.widths, tt.w, n, more, tt.n, tt.more)
+		}
+	}
+}
+
+// TestLegendsDropWholeItems: a legend too long for its line shows whole
+// entries and "+N", never part of a name.
+func TestLegendsDropWholeItems(t *testing.T) {
+	line := sims.LineChart{Title: "trace", Series: []sims.Series{
+		{Name: "ULA stationary", Y: []float64{1, 2}}, {Name: "MALA stationary", Y: []float64{2, 1}, Class: 1},
+		{Name: "exact", Y: []float64{1, 1}, Class: 2, Bound: true},
+	}}
+	canvas := sims.CanvasChart{Title: "k-means", View: sims.Rect{XMin: -1, XMax: 1, YMin: -1, YMax: 1},
+		Legend: []string{"1: π=0.33", "2: π=0.33", "3: π=0.34"}}
+	for _, w := range []int{24, 30, 40, 60} {
+		for name, c := range map[string]sims.Chart{"line": line, "canvas": canvas} {
+			lines := RenderLines(c, w, 10, Options{Mono: true})
+			legend := ansi.Strip(lines[len(lines)-1])
+			var names []string
+			switch c := c.(type) {
+			case sims.LineChart:
+				for _, s := range c.Series {
+					names = append(names, s.Name)
+				}
+			case sims.CanvasChart:
+				names = c.Legend
+			}
+			shown := 0
+			for _, n := range names {
+				if strings.Contains(legend, n) {
+					shown++
+				}
+			}
+			if more := regexp.MustCompile(`\+(\d+)`).FindString(legend); shown < len(names) && more != "+"+itoa(len(names)-shown) {
+				t.Errorf("%s at width %d: %d of %d entries and %q: %q", name, w, shown, len(names), more, legend)
+			}
+			for _, n := range names {
+				for k := 3; k < len(n); k++ {
+					if strings.Contains(legend, n[:k]+" ") && !strings.Contains(legend, n) && !strings.Contains(n[:k], " ") {
+						t.Errorf("%s at width %d: %q cut: %q", name, w, n, legend)
+					}
+				}
+			}
+		}
+	}
+}
+
+func itoa(n int) string { return moreMarker(n)[1:] }

@@ -1,0 +1,211 @@
+package tui
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"unicode"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/catalog"
+	"github.com/thelab/lab/sims/simtest"
+)
+
+// screenSizes are the terminals every sim is drawn at: the smallest the
+// lab is designed for, a laptop's and a projector's.
+var screenSizes = [][2]int{{80, 24}, {140, 45}, {220, 60}}
+
+// walkSteps is how far each sim runs before its screen is drawn: enough
+// for curves, few enough to keep the walk fast.
+const walkSteps = 12
+
+// walked holds each catalogued sim's snapshot after walkSteps steps from
+// seed 1, built once for both walks.
+var walked = sync.OnceValues(func() ([]*sims.Snapshot, error) {
+	var out []*sims.Snapshot
+	for _, spec := range catalog.All().Specs() {
+		snap, err := simtest.SnapshotErr(spec, nil, 1, walkSteps)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", spec.Name, err)
+		}
+		out = append(out, snap)
+	}
+	return out, nil
+})
+
+// zoomScreen is a sim alone on a w×h terminal: the pane above the bottom
+// bar, in monochrome, as the zoom draws it.
+func zoomScreen(s *sims.Snapshot, w, h int) string {
+	return RenderPane(s, w, h-1, PaneStyle{Focused: true, Mono: true, Zoomed: true})
+}
+
+// TestGoldenSims pins every catalogued sim's screen at the three sizes,
+// after walkSteps steps from seed 1, in monochrome, as plain text. A sim added to the
+// catalogue is covered without a change here: run
+//
+//	go test ./tui -run TestGoldenSims -update
+//
+// to write its goldens, and look at them.
+func TestGoldenSims(t *testing.T) {
+	snaps, err := walked()
+	if err != nil {
+		t.Fatal(err)
+	}
+	update := flag.Lookup("update")
+	for _, s := range snaps {
+		for _, size := range screenSizes {
+			t.Run(fmt.Sprintf("%s-%dx%d", s.Spec.Name, size[0], size[1]), func(t *testing.T) {
+				screen := zoomScreen(s, size[0], size[1])
+				checkScreen(t, screen, size[0], size[1]-1)
+				file := filepath.Join("testdata", filepath.FromSlash(t.Name())+".golden")
+				if _, err := os.Stat(file); err != nil && (update == nil || update.Value.String() != "true") {
+					t.Fatalf("no golden screen %s for %s: run go test ./tui -run TestGoldenSims -update, and look at it",
+						file, s.Spec.Name)
+				}
+				golden.RequireEqual(t, ansi.Strip(screen))
+			})
+		}
+	}
+}
+
+// TestNothingCutWithoutEllipsis walks every sim at the three sizes and
+// checks the layout rules on what the screen shows: every chart title,
+// legend entry and note is whole, or cut at a word boundary and marked
+// "…", or left out whole (a legend's "+N", a hidden chart, notes past the
+// pane's room).
+func TestNothingCutWithoutEllipsis(t *testing.T) {
+	snaps, err := walked()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range snaps {
+		for _, size := range screenSizes {
+			for _, zoomed := range []bool{false, true} {
+				w, h := size[0], size[1]-1
+				if !zoomed { // one of a dashboard's three panes
+					w, h = w/2, h/2
+				}
+				screen := RenderPane(s, w, h, PaneStyle{Focused: true, Mono: true, Zoomed: zoomed})
+				flow := flowText(screen)
+				for _, item := range textItems(s) {
+					if msg := cutWithoutEllipsis(item, flow); msg != "" {
+						t.Errorf("%s at %d×%d: %s\n%s", s.Spec.Name, w, h, msg, ansi.Strip(screen))
+					}
+				}
+			}
+		}
+	}
+}
+
+// textItems are the texts of a snapshot that the layout rules govern: chart
+// titles, legend entries and notes.
+func textItems(s *sims.Snapshot) []string {
+	var items []string
+	for _, c := range s.Frame.Charts {
+		items = append(items, c.ChartTitle())
+		switch c := c.(type) {
+		case sims.LineChart:
+			for _, se := range c.Series {
+				items = append(items, se.Name)
+			}
+		case sims.HistChart:
+			for _, cu := range c.Curves {
+				items = append(items, cu.Name)
+			}
+		case sims.CanvasChart:
+			items = append(items, c.Legend...)
+		case sims.GraphChart:
+			items = append(items, c.Legend...)
+		}
+	}
+	return append(items, paneNotes(s)...)
+}
+
+var (
+	spaces  = regexp.MustCompile(`\s+`)
+	borders = regexp.MustCompile(`[│┃]`)
+)
+
+// flowText is what a pane shows under its edge and metrics row as one
+// line of text: borders dropped, lines joined by a space, runs of spaces
+// collapsed (so a wrapped note reads whole).
+func flowText(screen string) string {
+	lines := strings.Split(ansi.Strip(screen), "\n")
+	lines = lines[min(2, len(lines)):]
+	for i, l := range lines {
+		lines[i] = borders.ReplaceAllString(l, " ")
+	}
+	return spaces.ReplaceAllString(strings.Join(lines, " "), " ") + " "
+}
+
+// cutWithoutEllipsis says what is wrong with how item shows in flow, or ""
+// when it shows whole, not at all, or cut at a word boundary with "…". A
+// prefix of the item followed by a space where the item goes on inside a
+// word is a cut word; a prefix that ends at a word boundary cannot be told
+// from the same words used elsewhere, and passes.
+func cutWithoutEllipsis(item, flow string) string {
+	item = strings.TrimSpace(spaces.ReplaceAllString(item, " "))
+	r := []rune(item)
+	if len(r) < 5 || strings.Contains(flow, item) {
+		return ""
+	}
+	longest := 0 // the longest prefix of at least 5 runes the screen shows
+	for k := len(r) - 1; k >= 5; k-- {
+		if strings.Contains(flow, string(r[:k])) {
+			longest = k
+			break
+		}
+	}
+	if p := string(r[:longest]); longest == 0 || !strings.Contains(p, " ") && strings.Contains(flow, " "+p+" ") {
+		return "" // not drawn, or only its first word, a word of something else
+	}
+	for k := longest; k >= 1; k-- {
+		if !strings.Contains(flow, string(r[:k])+"…") {
+			continue
+		}
+		if strings.ContainsRune(" ,;:·–—(", r[k]) || !strings.Contains(string(r[:k]), " ") {
+			return ""
+		}
+		return fmt.Sprintf("%q cut inside a word: %q", item, string(r[:k])+"…")
+	}
+	k := longest
+	inWord := func(c rune) bool { return unicode.IsLetter(c) || unicode.IsDigit(c) }
+	if inWord(r[k-1]) && inWord(r[k]) && strings.Contains(flow, string(r[:k])+" ") {
+		return fmt.Sprintf("%q cut without …: shows %q", item, string(r[:k]))
+	}
+	return ""
+}
+
+// TestTerminalTooSmall: below the smallest screen the lab says so once;
+// a screen too small for every pane shows the focused one and says what
+// size they all need.
+func TestTerminalTooSmall(t *testing.T) {
+	l := newLab(t, 80, 24, false) // the default dashboard: three panes
+	for _, size := range [][2]int{{MinWidth - 1, 30}, {100, MinHeight - 1}, {10, 3}} {
+		l.send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		screen := ansi.Strip(l.m.Render())
+		checkScreen(t, l.m.Render(), size[0], size[1])
+		want := fmt.Sprintf("terminal too small: need at least %d×%d", MinWidth, MinHeight)
+		if strings.Contains(screen, "pane too small") || strings.Count(flowText("\n\n"+screen), "terminal too small") != 1 ||
+			size[0] >= len(want) && !strings.Contains(screen, want) {
+			t.Errorf("%dx%d:\n%s", size[0], size[1], screen)
+		}
+	}
+	l.send(tea.WindowSizeMsg{Width: 50, Height: 14})
+	screen := ansi.Strip(l.m.Render())
+	if strings.Contains(screen, "too small") || !strings.Contains(screen, "3 panes need") || strings.Count(screen, "step ") != 1 {
+		t.Errorf("50x14, three panes: want the focused pane alone and what they need:\n%s", screen)
+	}
+	l.send(tea.WindowSizeMsg{Width: MinWidth, Height: MinHeight})
+	if screen := ansi.Strip(l.m.Render()); strings.Contains(screen, "too small") {
+		t.Errorf("%dx%d is the minimum, yet:\n%s", MinWidth, MinHeight, screen)
+	}
+}
