@@ -13,43 +13,51 @@ import (
 
 // TestEverySimRuns builds every sim at its defaults, steps it, and checks
 // its frames and results: named, finite metrics, at least one chart, and a
-// JSON-encodable result.
+// JSON-encodable result. Seed 1 runs up to 300 steps; seed 2, a second
+// draw of the data and the start, runs 20 (its share of the suite's time
+// under -race was half the package's). The sims run as parallel subtests.
 func TestEverySimRuns(t *testing.T) {
 	for _, spec := range All().Specs() {
-		if spec.Title == "" || spec.Source == "" || spec.Steps <= 0 {
-			t.Errorf("%s: incomplete catalogue entry", spec.Name)
-		}
-		for _, seed := range []uint64{1, 2} {
-			s, err := spec.Build(sims.Config{Seed: seed})
-			if err != nil {
-				t.Fatalf("%s: %v", spec.Name, err)
+		t.Run(spec.Name, func(t *testing.T) {
+			t.Parallel()
+			if spec.Title == "" || spec.Source == "" || spec.Steps <= 0 {
+				t.Errorf("incomplete catalogue entry")
 			}
-			for range min(spec.Steps, 300) {
-				if err := s.Step(); err != nil {
-					break
+			for _, c := range []struct {
+				seed  uint64
+				steps int
+			}{{1, 300}, {2, 20}} {
+				s, err := spec.Build(sims.Config{Seed: c.seed})
+				if err != nil {
+					t.Fatalf("seed %d: %v", c.seed, err)
+				}
+				for range min(spec.Steps, c.steps) {
+					if err := s.Step(); err != nil {
+						break
+					}
+				}
+				f := s.Frame()
+				if f.Sim != spec.Name || len(f.Charts) == 0 || len(f.Metrics) == 0 {
+					t.Errorf("seed %d: frame %q with %d charts, %d metrics", c.seed, f.Sim, len(f.Charts), len(f.Metrics))
+				}
+				for _, m := range f.Metrics {
+					if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
+						t.Errorf("seed %d: metric %s = %v", c.seed, m.Name, m.Value)
+					}
+				}
+				// The results' one encoding is encoding/json's on finite values.
+				res := s.Result()
+				var want bytes.Buffer
+				enc := json.NewEncoder(&want)
+				enc.SetEscapeHTML(false)
+				if err := enc.Encode(res); err != nil {
+					t.Errorf("seed %d: result does not encode: %v", c.seed, err)
+				}
+				if got, err := sims.AppendResultJSON(nil, res); err != nil || string(got)+"\n" != want.String() {
+					t.Errorf("seed %d: result encodes as %s (%v), encoding/json as %s", c.seed, got, err, want.String())
 				}
 			}
-			f := s.Frame()
-			if f.Sim != spec.Name || len(f.Charts) == 0 || len(f.Metrics) == 0 {
-				t.Errorf("%s: frame %q with %d charts, %d metrics", spec.Name, f.Sim, len(f.Charts), len(f.Metrics))
-			}
-			for _, m := range f.Metrics {
-				if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
-					t.Errorf("%s: metric %s = %v", spec.Name, m.Name, m.Value)
-				}
-			}
-			// The results' one encoding is encoding/json's on finite values.
-			res := s.Result()
-			var want bytes.Buffer
-			enc := json.NewEncoder(&want)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(res); err != nil {
-				t.Errorf("%s: result does not encode: %v", spec.Name, err)
-			}
-			if got, err := sims.AppendResultJSON(nil, res); err != nil || string(got)+"\n" != want.String() {
-				t.Errorf("%s: result encodes as %s (%v), encoding/json as %s", spec.Name, got, err, want.String())
-			}
-		}
+		})
 	}
 }
 
