@@ -65,53 +65,56 @@ func TestHelpEverywhere(t *testing.T) {
 // default and range, and its examples run.
 func TestEverySimsHelp(t *testing.T) {
 	for _, spec := range catalog.All().Specs() {
-		var b bytes.Buffer
-		writeSimHelp(&b, spec)
-		out := b.String()
-		defaults := spec.Defaults()
-		for _, p := range spec.Params {
-			if !strings.Contains(out, "  "+p.Name+" = "+defaults.Text(p.Name)) || !strings.Contains(out, p.Range()) {
-				t.Errorf("%s: help lacks %s = %s in %s", spec.Name, p.Name, defaults.Text(p.Name), p.Range())
+		t.Run(spec.Name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			writeSimHelp(&b, spec)
+			out := b.String()
+			defaults := spec.Defaults()
+			for _, p := range spec.Params {
+				if !strings.Contains(out, "  "+p.Name+" = "+defaults.Text(p.Name)) || !strings.Contains(out, p.Range()) {
+					t.Errorf("%s: help lacks %s = %s in %s", spec.Name, p.Name, defaults.Text(p.Name), p.Range())
+				}
 			}
-		}
-		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(spec.Source), " ")) {
-			t.Errorf("%s: help lacks the source", spec.Name)
-		}
-		for _, ex := range simExamples(spec) {
-			args := strings.Fields(ex[0])[1:]
-			if strings.Contains(ex[0], "points.csv") {
-				continue // a file of the user's
+			if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(spec.Source), " ")) {
+				t.Errorf("%s: help lacks the source", spec.Name)
 			}
-			if args[0] == "run" {
-				name, o, err := parseRun(args[1:])
+			for _, ex := range simExamples(spec) {
+				args := strings.Fields(ex[0])[1:]
+				if strings.Contains(ex[0], "points.csv") {
+					continue // a file of the user's
+				}
+				if args[0] == "run" {
+					name, o, err := parseRun(args[1:])
+					if err != nil {
+						t.Errorf("%s: %s: %v", spec.Name, ex[0], err)
+						continue
+					}
+					if _, _, err := o.config(catalog.All().Lookup(name)); err != nil {
+						t.Errorf("%s: %s: %v", spec.Name, ex[0], err)
+					}
+					continue
+				}
+				opts, _, err := parseTUI(args)
 				if err != nil {
 					t.Errorf("%s: %s: %v", spec.Name, ex[0], err)
 					continue
 				}
-				if _, _, err := o.config(catalog.All().Lookup(name)); err != nil {
+				po := opts.Panes[0]
+				vals, err := sims.Resolve(spec.Params, po.Set)
+				if err != nil {
 					t.Errorf("%s: %s: %v", spec.Name, ex[0], err)
+					continue
 				}
-				continue
+				seed := opts.Seed
+				if po.Seed != nil {
+					seed = *po.Seed
+				}
+				if _, err := spec.Build(sims.Config{Values: vals, Seed: seed}); err != nil {
+					t.Errorf("%s: %s does not build: %v", spec.Name, ex[0], err)
+				}
 			}
-			opts, _, err := parseTUI(args)
-			if err != nil {
-				t.Errorf("%s: %s: %v", spec.Name, ex[0], err)
-				continue
-			}
-			po := opts.Panes[0]
-			vals, err := sims.Resolve(spec.Params, po.Set)
-			if err != nil {
-				t.Errorf("%s: %s: %v", spec.Name, ex[0], err)
-				continue
-			}
-			seed := opts.Seed
-			if po.Seed != nil {
-				seed = *po.Seed
-			}
-			if _, err := spec.Build(sims.Config{Values: vals, Seed: seed}); err != nil {
-				t.Errorf("%s: %s does not build: %v", spec.Name, ex[0], err)
-			}
-		}
+		})
 	}
 }
 
