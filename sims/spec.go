@@ -77,6 +77,12 @@ type Spec struct {
 	// DataText lists the columns of --data that hold words from a fixed
 	// list rather than numbers (LoadCSV stores each as its index).
 	DataText []TextColumn
+	// DataFile names the Text parameter holding the path of a file that
+	// the sim reads whole (a text for a language model) rather than as a
+	// CSV table: for such a sim `--data FILE` is `--set DataFile=FILE`,
+	// and Data says what the file is. Under lab serve the file opens
+	// through Config.Files, as every parameter that names a file does.
+	DataFile string
 	// Steps is the default number of steps of a headless run.
 	Steps int
 	// Speed is the steps per second at which a pane starts: slow enough to

@@ -81,7 +81,7 @@ func TestEverySimsHelp(t *testing.T) {
 			}
 			for _, ex := range simExamples(spec) {
 				args := strings.Fields(ex[0])[1:]
-				if strings.Contains(ex[0], "points.csv") {
+				if strings.Contains(ex[0], " --data ") {
 					continue // a file of the user's
 				}
 				if args[0] == "run" {
@@ -349,3 +349,32 @@ func TestREADMEMatchesTheProgram(t *testing.T) {
 
 // thousandsSpace prints n with thin-space groups as the README does: 10 000.
 func thousandsSpace(n int64) string { return strings.ReplaceAll(thousands(n), ",", " ") }
+
+// TestDataIsTheTextOfATextSim: for a sim that reads a whole file
+// (Spec.DataFile), --data FILE.txt is --set text=FILE.txt, in lab run as
+// in the TUI; both at once is an error.
+func TestDataIsTheTextOfATextSim(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "book.txt")
+	book := strings.Repeat("the cat sat on the mat. the dog ate the hat. ", 60)
+	if err := os.WriteFile(path, []byte(book), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := lab(t, "run", "ngram", "--data", path, "--set", "chars=1000", "--steps", "3", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "the dog ate the hat") { // its sample
+		t.Errorf("the run did not model the file: %s", out)
+	}
+	_, errs, code = lab(t, "run", "ngram", "--data", path, "--set", "text="+path)
+	if code != 2 || !strings.Contains(errs, "both name the file") {
+		t.Errorf("--data with --set text: exit %d, %q", code, errs)
+	}
+	opts, _, err := parseTUI([]string{"ngram", "--data", path, "--set", "chars=1000"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if po := opts.Panes[0]; po.Set["text"] != path || po.Data != nil {
+		t.Errorf("the TUI's pane: set %v, data %v", po.Set, po.Data)
+	}
+}

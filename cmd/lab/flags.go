@@ -88,8 +88,21 @@ func (f stepsFlag) Set(v string) error {
 
 // config checks the options against the sim's spec and reads its data:
 // the Values, the Table (nil without --data) and the seed (def without
-// --seed). Errors are usage errors naming the sim.
+// --seed). For a sim that reads a whole file (Spec.DataFile), --data
+// becomes that parameter in o.set, so that the TUI's pane and the
+// command that reproduces it carry it. Errors are usage errors naming
+// the sim.
 func (o *simOptions) config(spec *sims.Spec) (sims.Values, *sims.Table, error) {
+	if o.data != "" && spec.DataFile != "" {
+		// A file the sim reads whole: --data is its parameter.
+		if _, ok := o.set[spec.DataFile]; ok {
+			return sims.Values{}, nil, usageErr("%s: --data and --set %s both name the file; give one", spec.Name, spec.DataFile)
+		}
+		if o.set == nil {
+			o.set = map[string]string{}
+		}
+		o.set[spec.DataFile], o.data = o.data, ""
+	}
 	vals, err := sims.Resolve(spec.Params, o.set)
 	if err != nil {
 		return sims.Values{}, nil, usageErr("%s: %v", spec.Name, err)

@@ -43,7 +43,7 @@ func writeSimHelp(w io.Writer, s *sims.Spec) {
 	fmt.Fprintf(w, "%s — %s\n\n", s.Name, s.Title)
 	fmt.Fprintln(w, wrapIndent("Source in the notes: "+s.Source, 0, 2))
 	if s.Data != "" {
-		fmt.Fprintln(w, wrapIndent("Data (--data FILE.csv): "+strings.TrimPrefix(s.Data, "--data: "), 0, 2))
+		fmt.Fprintln(w, wrapIndent("Data (--data "+dataFileName(s)+"): "+strings.TrimPrefix(s.Data, "--data: "), 0, 2))
 	} else {
 		fmt.Fprintln(w, "Data: none (its data are built in, from the seed)")
 	}
@@ -86,9 +86,26 @@ func simExamples(s *sims.Spec) [][2]string {
 		[2]string{"lab run " + s.Name + " --frames --size 120x36", "print the pane as the TUI draws it"},
 	)
 	if s.Data != "" {
-		out = append(out, [2]string{"lab run " + s.Name + " --data points.csv --json", "run it on your own data"})
+		out = append(out, [2]string{"lab run " + s.Name + " --data " + dataExample(s) + " --json", "run it on your own data"})
 	}
 	return out
+}
+
+// dataFileName is what --data takes, as help shows it: FILE.txt for a
+// sim that reads a whole file, FILE.csv for a table; dataExample, a file
+// of the user's in an example.
+func dataFileName(s *sims.Spec) string {
+	if s.DataFile != "" {
+		return "FILE.txt"
+	}
+	return "FILE.csv"
+}
+
+func dataExample(s *sims.Spec) string {
+	if s.DataFile != "" {
+		return "book.txt"
+	}
+	return "points.csv"
 }
 
 // exampleSet is name=value for an example: a parameter set to a value other

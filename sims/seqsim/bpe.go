@@ -16,13 +16,15 @@ import (
 // that the notes' abracadabra goes ab → X, ra → Y, XY → Z exactly (the
 // notes merge two pairs in one round: erratum 11, avoided).
 var BPE = &sims.Spec{
-	Name:   "bpe",
-	Title:  "Byte-pair encoding, one merge per step: the pair counts, the merges, the text in tokens",
-	Source: "seed 000 §2.2 (L875–909, the abracadabra example)",
-	Steps:  200,
-	Speed:  2,
-	Params: param.List(bpeText, bpeMerges),
-	New:    newBPE,
+	Name:     "bpe",
+	Title:    "Byte-pair encoding, one merge per step: the pair counts, the merges, the text in tokens",
+	Source:   "seed 000 §2.2 (L875–909, the abracadabra example)",
+	Steps:    200,
+	Speed:    2,
+	Params:   param.List(bpeText, bpeMerges),
+	Data:     "a text file to tokenise (its first bytes) instead of abracadabra",
+	DataFile: bpeText.Name(),
+	New:      newBPE,
 }
 
 // The presets of bpe's text parameter.

@@ -20,14 +20,16 @@ import (
 // held-out log-likelihood −∞: add-δ smoothing is offered as what it is,
 // beyond the notes (G1).
 var NGram = &sims.Spec{
-	Name:   "ngram",
-	Title:  "k-gram language model by counting: held-out loss and unseen contexts against k",
-	Source: "seed 002 §7.1 (G1, L3106–3134); seed 000 §2.1",
-	Steps:  ngSlices,
-	Speed:  4,
-	Params: param.List(seqText, seqChars, ngK, ngDelta),
-	New:    newNGram,
-	Size:   ngramSize,
+	Name:     "ngram",
+	Title:    "k-gram language model by counting: held-out loss and unseen contexts against k",
+	Source:   "seed 002 §7.1 (G1, L3106–3134); seed 000 §2.1",
+	Steps:    ngSlices,
+	Speed:    4,
+	Params:   param.List(seqText, seqChars, ngK, ngDelta),
+	Data:     "a UTF-8 text file to model instead of the built-in language; its last tenth is held out",
+	DataFile: seqText.Name(),
+	New:      newNGram,
+	Size:     ngramSize,
 }
 
 // ngSlices is the number of steps the training text is counted in.

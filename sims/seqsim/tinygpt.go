@@ -29,8 +29,10 @@ var TinyGPT = &sims.Spec{
 	Speed:  10,
 	Params: param.List(gptTask, seqText, seqChars, gptLen, gptDigits, gptDim, gptHeads, gptLayers, gptFFN, gptContext,
 		gptPositions, gptNorm, lmBatch, lmLR, lmEval, lmTemp, lmTopK, lmTopP),
-	New:  newTinyGPT,
-	Size: gptSize,
+	Data:     "a UTF-8 text file to model (task=text) instead of the built-in language; its last tenth is held out",
+	DataFile: seqText.Name(),
+	New:      newTinyGPT,
+	Size:     gptSize,
 }
 
 // gptTaskKind is what tinygpt trains on: text or a puzzle.
