@@ -397,7 +397,8 @@ func TestHeldOutCoverage(t *testing.T) {
 
 // TestCopyPuzzle: a two-layer transformer of 7 000 parameters learns to
 // copy 8 digits of 8 — 99% of fresh puzzles exactly right by greedy
-// decoding — within 100 steps on this seed (it does by step 60).
+// decoding — within 70 steps of 16 puzzles on this seed (every one right
+// from step 50 to 70; 0.90 at step 40).
 func TestCopyPuzzle(t *testing.T) {
 	p, err := NewPuzzle(Copy, 8, 8)
 	if err != nil {
@@ -408,11 +409,11 @@ func TestCopyPuzzle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewTrainer(g, p, 32, opt.Config{Method: opt.Adam, LR: 1e-2}, rand.New(rand.NewPCG(2, 2)))
+	tr, err := NewTrainer(g, p, 16, opt.Config{Method: opt.Adam, LR: 1e-2}, rand.New(rand.NewPCG(2, 2)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 100 {
+	for range 70 {
 		if err := tr.Step(); err != nil {
 			t.Fatal(err)
 		}
@@ -422,7 +423,7 @@ func TestCopyPuzzle(t *testing.T) {
 		t.Fatal(err)
 	}
 	if em < 0.99 {
-		t.Errorf("exact match %.3f after 100 steps, want ≥ 0.99", em)
+		t.Errorf("exact match %.3f after 70 steps, want ≥ 0.99", em)
 	}
 	for name, f := range map[string]func() error{
 		"task":   func() error { _, err := NewPuzzle("add", 3, 3); return err },

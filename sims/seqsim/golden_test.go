@@ -29,9 +29,9 @@ func TestGoldenFrames(t *testing.T) {
 		{"attention", Attention, nil, 2},
 		{"attention-positions", Attention, map[string]string{"view": "positions"}, 5},
 		{"attention-kernel", Attention, map[string]string{"view": "kernel"}, 20},
-		{"rnn", RNN, nil, 50},
-		{"tinygpt", TinyGPT, nil, 25},
-		{"tinygpt-sort", TinyGPT, map[string]string{"task": "sort"}, 50},
+		{"rnn", RNN, nil, 25},
+		{"tinygpt", TinyGPT, map[string]string{"eval_every": "10"}, 10},
+		{"tinygpt-sort", TinyGPT, map[string]string{"task": "sort", "length": "4"}, 25},
 		{"reward", Reward, nil, 40},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
