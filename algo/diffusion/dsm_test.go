@@ -33,7 +33,8 @@ func TestDSMFloor(t *testing.T) {
 // E‖ε_θ − ε*‖² to the exact denoiser falls below half its start, the
 // held-out loss stays above the floor (within the evaluation set's
 // chance, 0.05), and loss − floor equals the gap up to the cross term
-// 2E[(ε_θ − ε*)·(ε* − ε)], which has mean 0 (within 0.05).
+// 2E[(ε_θ − ε*)·(ε* − ε)], which has mean 0 (within 0.05). 300 steps take
+// the gap from 9.0 to 0.30 (800 steps: 0.24).
 func TestDSMLearns(t *testing.T) {
 	m := ring8(t)
 	d, err := NewDSM(m, DSMConfig{Hidden: []int{32, 32}, Act: nn.ReLU, Batch: 128, LR: 3e-3, SigmaMin: 0.01, SigmaMax: 20, Eval: 2048},
@@ -42,7 +43,7 @@ func TestDSMLearns(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, gap0 := d.Evaluate()
-	for range 800 {
+	for range 300 {
 		if err := d.Step(); err != nil {
 			t.Fatal(err)
 		}

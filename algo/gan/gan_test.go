@@ -103,8 +103,9 @@ func TestEquilibriumHalf(t *testing.T) {
 }
 
 // TestGeneratorLearns: a 1-D GAN on the two-mode mixture with the
-// nonsaturating loss moves its samples onto the data: after 1500 rounds
-// both modes hold at least half their share of the generated points.
+// nonsaturating loss moves its samples onto the data: after 700 rounds
+// both modes hold at least half their share of the generated points (seed 3, 4:
+// 0.52 and 0.46; untrained: 0 and 0.19).
 func TestGeneratorLearns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	xy, _, err := toy2d.Sample(toy2d.TwoModes, rng, 2000)
@@ -120,7 +121,7 @@ func TestGeneratorLearns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 1500 {
+	for range 700 {
 		if err := g.Step(); err != nil {
 			t.Fatal(err)
 		}

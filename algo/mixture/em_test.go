@@ -44,17 +44,18 @@ func run(t testing.TB, e *EM, maxIter int) {
 // cluster or shrink onto a few points. tol = 0 so that the runs go on into
 // the flat tail, where rounding is most visible. Without a floor (reg = 0) a
 // run may end in a collapse (ErrDiverged, see MinReg); the trace up to it
-// must still be monotone. (A wider sweep, n ∈ {20, 50, 100, 400}, 1–6
+// must still be monotone. Two seeds a cell: the cells already differ in
+// data, k and floor, so more seeds add time, not new regimes. (A wider sweep, n ∈ {20, 50, 100, 400}, 1–6
 // clusters, k = 1..10, 20 seeds, three floors, found a worst relative
 // decrease of 3e-10, on a component held at the floor.)
 func TestMonotone(t *testing.T) {
 	cases := []struct{ n, clusters int }{
-		{20, 2}, {50, 1}, {50, 3}, {200, 2}, {400, 3}, {400, 5}, {1000, 4},
+		{20, 2}, {50, 1}, {50, 3}, {200, 2}, {400, 5}, {1000, 4},
 	}
 	for _, c := range cases {
 		for _, k := range []int{1, 2, 3, 5, 8, 10} {
 			for _, reg := range []float64{0, DefaultReg, 1e-3} {
-				for seed := uint64(1); seed <= 4; seed++ {
+				for seed := uint64(1); seed <= 2; seed++ {
 					name := fmt.Sprintf("n=%d/clusters=%d/k=%d/reg=%g/seed=%d", c.n, c.clusters, k, reg, seed)
 					t.Run(name, func(t *testing.T) {
 						s := blobs(t, seed, c.n, c.clusters)

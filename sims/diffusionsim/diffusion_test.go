@@ -17,9 +17,9 @@ import (
 // within 5 standard errors √(π(1−π)/n) — and with 5 steps it visibly does
 // not (spread over twice the truth).
 func TestDiffusionRingStepsMatter(t *testing.T) {
-	const n = 20000
+	const n = 5000
 	for _, steps := range []string{"100", "5"} {
-		s := simtest.Build(t, Diffusion, map[string]string{"steps": steps, "n": "20000"}, 4, nil)
+		s := simtest.Build(t, Diffusion, map[string]string{"steps": steps, "n": "5000"}, 4, nil)
 		simtest.RunToEnd(t, s, 200)
 		f := s.Frame()
 		v, vx := simtest.Metric(t, f, "var"), simtest.Metric(t, f, "var_exact")
@@ -40,12 +40,12 @@ func TestDiffusionRingStepsMatter(t *testing.T) {
 // with the right mass per mode (within 5 standard errors) and variance
 // (within 5 %).
 func TestDiffusionEveryMethodLands(t *testing.T) {
-	const n = 4000
+	const n = 1500
 	for _, set := range []map[string]string{
 		{"method": "ddpm"}, {"method": "family", "mu": "0.8"}, {"method": "ddim", "gamma": "1.3", "steps": "30"},
 		{"method": "sde", "steps": "400"}, {"method": "ode", "steps": "200"},
 	} {
-		set["n"] = "4000"
+		set["n"] = "1500"
 		s := simtest.Build(t, Diffusion, set, 2, nil)
 		simtest.RunToEnd(t, s, 1000)
 		f := s.Frame()

@@ -33,12 +33,13 @@ func TestFlowTriangular(t *testing.T) {
 }
 
 // TestFlowRealNVPLearns: the NLL on moons falls from the identity flow's
-// (½E‖x‖² + log 2π ≈ 2.4) by more than half a nat in 400 steps.
+// (½E‖x‖² + log 2π ≈ 2.4) by more than half a nat in 200 steps (seed 1:
+// 2.43 → 1.52; 400 steps reach 1.48).
 func TestFlowRealNVPLearns(t *testing.T) {
 	s := simtest.Build(t, Flow, nil, 1, nil)
 	simtest.Run(t, s, 1)
 	first := simtest.Metric(t, s.Frame(), "NLL")
-	simtest.Run(t, s, 400)
+	simtest.Run(t, s, 200)
 	if last := simtest.Metric(t, s.Frame(), "NLL"); last > first-0.5 {
 		t.Errorf("NLL %g → %g", first, last)
 	}

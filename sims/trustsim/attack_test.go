@@ -7,33 +7,30 @@ import (
 	"github.com/thelab/lab/sims/simtest"
 )
 
+// attackSets are the attacks the tests run and the golden frames draw.
+var attackSets = []map[string]string{nil, {"model": "digits", "norm": "l2", "eps": "1", "step": "0.1", "target": "3"}}
+
 // TestAttackFoolsInsideBall runs the default plane attack and a targeted
 // L2 digits attack: every iterate stays in its ball, the objective never
 // falls by more than rounding for the sign steps' first moves, the example
 // ends misclassified (or as the target), and adversarial training buys
 // accuracy under attack at its ε.
 func TestAttackFoolsInsideBall(t *testing.T) {
-	for _, set := range []map[string]string{nil, {"model": "digits", "norm": "l2", "eps": "1", "step": "0.1", "target": "3"}} {
-		s := simtest.Build(t, Attack, set, 1, nil)
-		eps := simtest.Metric(t, s.Frame(), "eps")
-		for {
-			err := s.Step()
-			if d := simtest.Metric(t, s.Frame(), "dist"); d > eps+1e-12 {
-				t.Fatalf("%v: ‖x − x₀‖ = %g > ε = %g", set, d, eps)
-			}
-			if err != nil {
-				break
+	for _, set := range attackSets {
+		r := sharedAttack(t, set)
+		for i, d := range r.dists {
+			if d > r.eps+1e-12 {
+				t.Fatalf("%v: step %d: ‖x − x₀‖ = %g > ε = %g", set, i+1, d, r.eps)
 			}
 		}
-		f := s.Frame()
+		f, eps := r.frame, r.eps
 		if simtest.Metric(t, f, "flipped_at") == 0 {
 			t.Errorf("%v: the attack never fooled the model: %v", set, f.Metrics)
 		}
 		if set != nil && simtest.Metric(t, f, "class") != 3 {
 			t.Errorf("targeted at 3, ended as %g", simtest.Metric(t, f, "class"))
 		}
-		r := s.Result()
-		clean, adv := r["accuracy_clean_trained"].([]float64), r["accuracy_adv_trained"].([]float64)
+		clean, adv := r.result["accuracy_clean_trained"].([]float64), r.result["accuracy_adv_trained"].([]float64)
 		mid := len(clean) / 2 // ε of the example's attack
 		if adv[mid] <= clean[mid] {
 			t.Errorf("%v: at ε = %g adversarial training gives %.3f, clean training %.3f", set, eps, adv[mid], clean[mid])

@@ -13,7 +13,8 @@ import (
 )
 
 // TestGoldenFrames pins each sim's pane, as `lab run SIM --frames` draws
-// it in monochrome at 100×30, after a few steps from seed 1. Run with
+// it in monochrome at 100×30, after a few steps from seed 1 (the attacks:
+// attackSets' runs to their end, shared with the attack's test). Run with
 // -update to rewrite testdata/TestGoldenFrames after an intended change.
 func TestGoldenFrames(t *testing.T) {
 	const w, h = 100, 30
@@ -25,14 +26,19 @@ func TestGoldenFrames(t *testing.T) {
 	}{
 		{"robust-regression", RobustReg, nil, 120},
 		{"poisoning", Poisoning, nil, 80},
-		{"attack", Attack, nil, 40},
-		{"adv-train", AdvTrain, nil, 300},
+		{"attack", Attack, attackSets[0], 0},
+		{"adv-train", AdvTrain, nil, 100},
 		{"saliency", Saliency, nil, 60},
-		{"attack-digits", Attack, map[string]string{"model": "digits"}, 40},
+		{"attack-digits", Attack, attackSets[1], 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			s := simtest.Build(t, tt.spec, tt.set, 1, nil)
 			snap := &sims.Snapshot{Spec: tt.spec, Seed: 1, State: sims.Paused, Speed: tt.spec.Speed}
+			if tt.spec == Attack {
+				snap.Frame, snap.State = sharedAttack(t, tt.set).frame, sims.Converged
+				checkPane(t, snap, w, h)
+				return
+			}
+			s := simtest.Build(t, tt.spec, tt.set, 1, nil)
 			for range tt.steps {
 				err := s.Step()
 				if errors.Is(err, sims.ErrConverged) {
@@ -45,17 +51,23 @@ func TestGoldenFrames(t *testing.T) {
 				}
 			}
 			snap.Frame = s.Frame()
-			screen := tui.RenderPane(snap, w, h, tui.PaneStyle{Focused: true, Mono: true})
-			lines := strings.Split(screen, "\n")
-			if len(lines) != h {
-				t.Fatalf("%d lines, want %d", len(lines), h)
-			}
-			for i, l := range lines {
-				if got := ansi.StringWidth(l); got != w {
-					t.Errorf("line %d has width %d", i, got)
-				}
-			}
-			golden.RequireEqual(t, screen)
+			checkPane(t, snap, w, h)
 		})
 	}
+}
+
+// checkPane draws snap at w×h and compares it with the golden file.
+func checkPane(t *testing.T, snap *sims.Snapshot, w, h int) {
+	t.Helper()
+	screen := tui.RenderPane(snap, w, h, tui.PaneStyle{Focused: true, Mono: true})
+	lines := strings.Split(screen, "\n")
+	if len(lines) != h {
+		t.Fatalf("%d lines, want %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if got := ansi.StringWidth(l); got != w {
+			t.Errorf("line %d has width %d", i, got)
+		}
+	}
+	golden.RequireEqual(t, screen)
 }
