@@ -19,7 +19,7 @@ import (
 // render draws a sim's pane, paused, as the TUI and `lab run --frames`
 // draw it.
 func render(spec *sims.Spec, s sims.Sim, w, h int, mono bool) string {
-	snap := &sims.Snapshot{Frame: s.Frame(), Spec: spec, State: sims.Paused, Speed: spec.Speed}
+	snap := &sims.Snapshot{Frame: s.Frame(), Spec: spec, State: sims.Paused, Speed: spec.Speed, Seed: 1}
 	return tui.RenderPane(snap, w, h, tui.PaneStyle{Focused: true, Mono: mono})
 }
 
