@@ -4,7 +4,6 @@
 package tuitest
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -26,18 +25,18 @@ func Name(spec *sims.Spec, set map[string]string) string {
 	return strings.Join(parts, "_")
 }
 
-// Screens builds the sim with seed 1 and the settings, takes steps steps
-// (stopping where it converges), and draws its paused pane at 80×24 and
-// 140×45 in monochrome and at 80×24 in colour, one after the other under
-// a header each; a screen with a line not exactly the pane's width, or
-// not exactly its height, fails the test.
+// Screens builds the sim with seed 1 and the settings, takes up to steps
+// steps as simtest.SnapshotErr does (a step that converges or fails ends
+// the run, and the pane says so), and draws its pane at 80×24 and 140×45
+// in monochrome and at 80×24 in colour, one after the other under a
+// header each; a screen with a line not exactly the pane's width, or not
+// exactly its height, fails the test.
 func Screens(t testing.TB, spec *sims.Spec, set map[string]string, steps int) string {
 	t.Helper()
-	s := simtest.Build(t, spec, set, 1, nil)
-	if err := simtest.RunErr(s, steps); err != nil && !errors.Is(err, sims.ErrConverged) {
+	snap, err := simtest.SnapshotErr(spec, set, 1, steps)
+	if err != nil {
 		t.Fatal(err)
 	}
-	snap := &sims.Snapshot{Frame: s.Frame(), Spec: spec, State: sims.Paused, Speed: spec.Speed, Seed: 1}
 	var out strings.Builder
 	for _, sz := range []struct {
 		w, h int
