@@ -3,38 +3,23 @@ package nnsim_test
 import (
 	"testing"
 
-	"github.com/charmbracelet/x/exp/golden"
-	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/nnsim"
 	"github.com/thelab/lab/tui/tuitest"
 )
 
-// goldenCases are the panes pinned by TestGoldenFrames: each sim at its
-// defaults after a few steps (a handful more where the first steps show
-// little).
-var goldenCases = []struct {
-	spec  *sims.Spec
-	set   map[string]string
-	steps int
-}{
-	{nnsim.Playground, nil, 200},
-	{nnsim.Digits, map[string]string{"n": "1000"}, 150},
-	{nnsim.Conv, nil, 4},
-	{nnsim.Conv, map[string]string{"image": "digit", "padding": "same", "pool": "max"}, 300},
-	{nnsim.Optimizers, nil, 600},
-	{nnsim.Optimizers, map[string]string{"surface": "saddle"}, 300},
-	{nnsim.Dropout, nil, 500},
-	{nnsim.Universal, nil, 1500},
-}
-
-// TestGoldenFrames pins each pane at 80×24 and 140×45 in monochrome and
-// at 80×24 in colour (go test -update rewrites testdata/), and checks that
-// no line is cut mid-word at the right border: every line is exactly the
-// pane's width.
+// TestGoldenFrames pins each sim's pane at its defaults after a few steps
+// (a handful more where the first steps show little), at 80×24 and 140×45
+// in monochrome and at 80×24 in colour (go test -update rewrites
+// testdata/).
 func TestGoldenFrames(t *testing.T) {
-	for _, c := range goldenCases {
-		t.Run(tuitest.Name(c.spec, c.set), func(t *testing.T) {
-			golden.RequireEqual(t, tuitest.Screens(t, c.spec, c.set, c.steps))
-		})
-	}
+	tuitest.Run(t, tuitest.Standard, []tuitest.Case{
+		{Spec: nnsim.Playground, Steps: 200},
+		{Spec: nnsim.Digits, Set: map[string]string{"n": "1000"}, Steps: 150},
+		{Spec: nnsim.Conv, Steps: 4},
+		{Spec: nnsim.Conv, Set: map[string]string{"image": "digit", "padding": "same", "pool": "max"}, Steps: 300},
+		{Spec: nnsim.Optimizers, Steps: 600},
+		{Spec: nnsim.Optimizers, Set: map[string]string{"surface": "saddle"}, Steps: 300},
+		{Spec: nnsim.Dropout, Steps: 500},
+		{Spec: nnsim.Universal, Steps: 1500},
+	})
 }
