@@ -242,7 +242,7 @@ func makeCases(smoke bool, dir string) ([]*benchCase, error) {
 	if err != nil {
 		return nil, err
 	}
-	var means [][2]float64
+	var means [][]float64
 	var variances []float64
 	for _, c := range e0.Components() {
 		means, variances = append(means, c.Mean), append(variances, c.Cov[0][0])
