@@ -309,7 +309,7 @@ func (s *emSim) Frame() sims.Frame {
 
 	title := fmt.Sprintf("%d points, K = %d (1σ, 2σ ellipses)", e.N(), k)
 	if s.data.plane != nil {
-		title = fmt.Sprintf("%d points in %d-D, K = %d: 1σ, 2σ of the marginals on PC1, PC2", e.N(), e.Dim(), k)
+		title = fmt.Sprintf("%d points in %d-D, K = %d (1σ, 2σ marginals)", e.N(), e.Dim(), k)
 	}
 	switch {
 	case isCollapsed:

@@ -164,7 +164,7 @@ func (s *kmSim) Frame() sims.Frame {
 		})
 		cells.Scale, cells.Lo, cells.Hi, cells.Levels = sims.Categorical, -0.5, float64(k)-0.5, k
 	} else {
-		title = fmt.Sprintf("%d points in %d-D, K = %d: centres ✚ and trails on PC1, PC2", m.N(), m.Dim(), k)
+		title = fmt.Sprintf("%d points in %d-D, K = %d: centres ✚, trails", m.N(), m.Dim(), k)
 	}
 
 	paths := make([]sims.Path, k)
