@@ -285,7 +285,8 @@ func (m *KMeans) assignBlock(b int) {
 }
 
 // assignBlock2 is assignBlock for points in the plane, unrolled: the same
-// sums in the same order.
+// sums in the same order. (Its sums live in one local struct: as separate
+// locals the loop ran 20% slower.)
 func (m *KMeans) assignBlock2(b int) {
 	lo := b * kmBlock
 	hi := min(lo+kmBlock, m.n)
@@ -293,9 +294,12 @@ func (m *KMeans) assignBlock2(b int) {
 	for j := 0; j < m.k; j++ {
 		cx[j], cy[j] = m.c[2*j], m.c[2*j+1]
 	}
-	var cnt [MaxK]int
-	var sx, sy [MaxK]float64
-	total, changed := 0.0, 0
+	var p struct {
+		cnt     [MaxK]int
+		sx, sy  [MaxK]float64
+		total   float64
+		changed int
+	}
 	xs, ys, as := m.cols[0][lo:hi], m.cols[1][lo:hi], m.assign[lo:hi]
 	ys, as = ys[:len(xs)], as[:len(xs)]
 	ccx, ccy := cx[:m.k], cy[:m.k]
@@ -309,19 +313,19 @@ func (m *KMeans) assignBlock2(b int) {
 		}
 		bj := int(key & 15)
 		dx, dy := xi-cx[bj], yi-cy[bj]
-		total += dx*dx + dy*dy
-		cnt[bj]++
-		sx[bj] += dx
-		sy[bj] += dy
+		p.total += dx*dx + dy*dy
+		p.cnt[bj]++
+		p.sx[bj] += dx
+		p.sy[bj] += dy
 		if as[i] != bj {
-			changed++
+			p.changed++
 			as[i] = bj
 		}
 	}
-	p := &m.parts[b]
-	p.cnt, p.total, p.changed = cnt, total, changed
+	q := &m.parts[b]
+	q.cnt, q.total, q.changed = p.cnt, p.total, p.changed
 	for j := 0; j < m.k; j++ {
-		p.s[2*j], p.s[2*j+1] = sx[j], sy[j]
+		q.s[2*j], q.s[2*j+1] = p.sx[j], p.sy[j]
 	}
 }
 
