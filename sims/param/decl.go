@@ -19,20 +19,38 @@ type Decl interface {
 // List returns the descriptions of decls, in order, for a Spec's Params. It
 // panics on a repeated name or on a number declared without a range: both
 // are programming errors, caught when the catalogue is built.
+//
+// Every sim calls List when the program starts (issue 14.7, start-up), so
+// it allocates one slice for a list of typed declarations: each is copied
+// in place rather than through the one-element slice its Params builds.
 func List(decls ...Decl) []Param {
-	var out []Param
+	out := make([]Param, 0, len(decls))
 	for _, d := range decls {
-		for _, p := range d.Params() {
-			if slices.ContainsFunc(out, func(q Param) bool { return q.Name == p.Name }) {
-				panic(fmt.Sprintf("param: %s is declared twice", p.Name))
-			}
-			if (p.Kind == KindFloat || p.Kind == KindInt || p.Kind == KindVector) && !(p.Min <= p.Max) {
-				panic(fmt.Sprintf("param: %s has no range", p.Name))
-			}
-			out = append(out, p)
+		if s, ok := d.(single); ok {
+			out = appendChecked(out, s.param())
+			continue
+		}
+		for i, ps := 0, d.Params(); i < len(ps); i++ {
+			out = appendChecked(out, &ps[i])
 		}
 	}
 	return out
+}
+
+// single is a typed declaration: one parameter, described in place.
+type single interface{ param() *Param }
+
+// appendChecked appends p to out after the checks List documents.
+func appendChecked(out []Param, p *Param) []Param {
+	for i := range out {
+		if out[i].Name == p.Name {
+			panic(fmt.Sprintf("param: %s is declared twice", p.Name))
+		}
+	}
+	if (p.Kind == KindFloat || p.Kind == KindInt || p.Kind == KindVector) && !(p.Min <= p.Max) {
+		panic(fmt.Sprintf("param: %s has no range", p.Name))
+	}
+	return append(out, *p)
 }
 
 // decl is what every typed declaration shares: its description, its
@@ -67,6 +85,9 @@ func (d *decl[T]) Param() Param { return d.p }
 
 // Params is the one-parameter list of the declaration.
 func (d *decl[T]) Params() []Param { return []Param{d.p} }
+
+// param is the description in place, for List.
+func (d *decl[T]) param() *Param { return &d.p }
 
 // Get returns the parameter's value in v. It panics when v's sim does not
 // declare this parameter, or (inside a DefaultFunc) when it comes later in
