@@ -20,6 +20,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/thelab/lab/algo/ot"
 	"github.com/thelab/lab/sims"
@@ -48,17 +49,27 @@ const (
 )
 
 // presetHelp lists the presets with their one-line docs, for a parameter's
-// help.
+// help. It runs when the program starts, so it builds the text in one
+// allocation rather than by repeated concatenation (issue 14.7).
 func presetHelp(ps []preset) string {
-	s := ""
+	const sep, tail = "; ", " (ignored with --data)"
+	doc := func(p preset) string { q, _ := ot.PresetByName(string(p)); return q.Doc }
+	n := len(tail)
+	for _, p := range ps {
+		n += len(sep) + len(p) + len(": ") + len(doc(p))
+	}
+	var b strings.Builder
+	b.Grow(n)
 	for k, p := range ps {
 		if k > 0 {
-			s += "; "
+			b.WriteString(sep)
 		}
-		q, _ := ot.PresetByName(string(p))
-		s += string(p) + ": " + q.Doc
+		b.WriteString(string(p))
+		b.WriteString(": ")
+		b.WriteString(doc(p))
 	}
-	return s + " (ignored with --data)"
+	b.WriteString(tail)
+	return b.String()
 }
 
 // sideColumn is the side column of point data: source or target.
