@@ -21,20 +21,54 @@ type Decl interface {
 // are programming errors, caught when the catalogue is built.
 //
 // Every sim calls List when the program starts (issue 14.7, start-up), so
-// it allocates one slice for a list of typed declarations: each is copied
-// in place rather than through the one-element slice its Params builds.
+// it allocates the one slice it returns: a typed declaration is copied in
+// place rather than through the one-element slice its Params builds, and a
+// group's Params are taken once, before the slice is sized.
 func List(decls ...Decl) []Param {
-	out := make([]Param, 0, len(decls))
+	n := 0
+	groups := make([][]Param, 0, 4) // on the stack: does not escape
 	for _, d := range decls {
-		if s, ok := d.(single); ok {
-			out = appendChecked(out, s.param())
+		if inPlace(d) != nil {
+			n++
 			continue
 		}
-		for i, ps := 0, d.Params(); i < len(ps); i++ {
-			out = appendChecked(out, &ps[i])
+		ps := d.Params()
+		groups = append(groups, ps)
+		n += len(ps)
+	}
+	out := make([]Param, 0, n)
+	for _, d := range decls {
+		if p := inPlace(d); p != nil {
+			out = appendChecked(out, p)
+			continue
 		}
+		for i := range groups[0] {
+			out = appendChecked(out, &groups[0][i])
+		}
+		groups = groups[1:]
 	}
 	return out
+}
+
+// inPlace is the description of a typed declaration, or nil for a group.
+// The non-generic kinds are told apart by a type switch, which, unlike
+// the assertion to single that a choice needs, builds no itab.
+func inPlace(d Decl) *Param {
+	switch d := d.(type) {
+	case *FloatDecl:
+		return &d.p
+	case *IntDecl:
+		return &d.p
+	case *BoolDecl:
+		return &d.p
+	case *VectorDecl:
+		return &d.p
+	case *TextDecl:
+		return &d.p
+	case single:
+		return d.param()
+	}
+	return nil
 }
 
 // single is a typed declaration: one parameter, described in place.
