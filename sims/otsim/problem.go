@@ -20,6 +20,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/thelab/lab/algo/ot"
@@ -90,19 +91,25 @@ type problemParams struct {
 	P      *param.FloatDecl
 }
 
+// pHelp is the help of the exponent p, written once for every sim that
+// declares it (by concatenation: fmt at start-up costs more, issue 14.7).
+var pHelp = "exponent of the ground cost ‖x − y‖^p, " + strconv.Itoa(ot.MinP) + " … " + strconv.Itoa(ot.MaxP) +
+	" (W_p is a metric for p ≥ 1; the worked examples ex5.2, ex5.4 and three give their own C)"
+
 // newProblemParams declares the data parameters with these presets and
 // defaults; n and m range over 1..maxAtoms (m is nil when sameSize: the
 // sim needs N = M).
 func newProblemParams(presets []preset, def preset, n, m, maxAtoms int, sameSize bool) problemParams {
+	nHelp := "source atoms of a generated preset (bins of gauss-hist)"
+	if sameSize {
+		nHelp = "atoms on each side of a generated preset (N = M, masses 1/N)"
+	}
 	pp := problemParams{
 		Preset: param.Choice("preset", presets, def, presetHelp(presets)),
-		N:      param.Int("n", n, "source atoms of a generated preset (bins of gauss-hist)").Range(1, maxAtoms),
-		P: param.Float("p", 2, fmt.Sprintf("exponent of the ground cost ‖x − y‖^p, %d … %d (W_p is a metric for p ≥ 1; "+
-			"the worked examples ex5.2, ex5.4 and three give their own C)", ot.MinP, ot.MaxP)).Range(ot.MinP, ot.MaxP),
+		N:      param.Int("n", n, nHelp).Range(1, maxAtoms),
+		P:      param.Float("p", 2, pHelp).Range(ot.MinP, ot.MaxP),
 	}
-	if sameSize {
-		pp.N = param.Int("n", n, "atoms on each side of a generated preset (N = M, masses 1/N)").Range(1, maxAtoms)
-	} else {
+	if !sameSize {
 		pp.M = param.Int("m", m, "target atoms of a generated preset (gauss-hist shares the source's bins)").Range(1, maxAtoms)
 	}
 	return pp
