@@ -46,8 +46,8 @@ func initClocks(t testing.TB) map[string]float64 {
 // start-up the code controls, in bounds: scripts call `lab run` thousands
 // of times (issue 14.7; go-runewidth before v0.0.30 spent 22 ms building
 // its Unicode table here). The target is 10 ms (README, Performance). With
-// 84 sims the sum is 6–6.5 ms on the 2-core VM of the README, also at a
-// load average of 9 (it was 8.5–11 before tables, regexps and help texts
+// 84 sims the sum is 6–8.5 ms on the 2-core VM of the README at a load
+// average of 6–9 (it was 8.5–11.3 before tables, regexps and help texts
 // were built on first use); the test fails above 12 ms, since the page
 // faults of first-touched code vary from run to run and machine to
 // machine. Each package's time is its least over nine runs, so that a
