@@ -461,3 +461,36 @@ func TestStepAllocsInDimensions(t *testing.T) {
 		t.Errorf("an iteration allocates %v times", allocs)
 	}
 }
+
+// BenchmarkEMIterationInDimensions times one full EM iteration (E + M)
+// on 20,000 points in 8 dimensions with k = 5, the general passes.
+func BenchmarkEMIterationInDimensions(b *testing.B) {
+	s := ndBlobs(1, 20000, 8, 5, 1.5)
+	e, err := New(s.points, Config{K: 5, Reg: DefaultReg, Tol: 0}, newRNG(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		e.eStep()
+		if err := e.mStep(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkKMeansIterationInDimensions times one k-means iteration
+// (assignment and update) on 20,000 points in 8 dimensions with k = 8,
+// the general pass.
+func BenchmarkKMeansIterationInDimensions(b *testing.B) {
+	s := ndBlobs(1, 20000, 8, 8, 1)
+	m, err := NewKMeans(s.points, 8, newRNG(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		m.assignStep()
+		m.updateStep()
+	}
+}
