@@ -449,38 +449,6 @@ func completeDataMLE(s *Sample, k int) []Component {
 	return out
 }
 
-// TestFloor checks the covariance floor: after every M-step each Σ_k has
-// both eigenvalues ≥ ε (to rounding), on data that drives components towards
-// a collapse (k = 10 on 30 points, a large floor so that it binds).
-func TestFloor(t *testing.T) {
-	s := blobs(t, 2, 30, 2)
-	e, err := New(s.Points, Config{K: 10, Reg: 1e-2, Tol: 0}, newRNG(2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	eps, bound := e.Eps(), 0
-	for e.HalfSteps() < 400 {
-		if err := e.Step(); errors.Is(err, algo.ErrConverged) {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		for j, c := range e.Components() {
-			a, b, d := c.Cov[0][0], c.Cov[0][1], c.Cov[1][1]
-			lo := (a+d)/2 - math.Hypot((a-d)/2, b)
-			if lo < eps*(1-1e-9) {
-				t.Fatalf("half-step %d: Σ_%d has eigenvalue %g < ε = %g", e.HalfSteps(), j, lo, eps)
-			}
-			if lo < eps*(1+1e-9) {
-				bound++
-			}
-		}
-	}
-	if bound == 0 {
-		t.Error("the floor never bound: the test does not exercise it")
-	}
-}
-
 func TestFloorEig(t *testing.T) {
 	cases := []struct{ a, b, c, eps, wa, wb, wc float64 }{
 		{2, 0.5, 1, 0.1, 2, 0.5, 1},         // above the floor: unchanged
