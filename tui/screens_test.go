@@ -216,7 +216,8 @@ func TestTerminalTooSmall(t *testing.T) {
 // side read as separate charts: on every line of a row the neighbours are
 // parted by the rule, and on the legend line (a chart's last) the left
 // chart's legend ends apart from the right one's, by the rule or by more
-// blanks than a legend leaves between its items.
+// blanks than a legend leaves between its items; and a legend's "+N" never
+// runs into the text after it.
 func TestLegendsKeepToTheirCharts(t *testing.T) {
 	snaps, err := walked()
 	if err != nil {
@@ -233,6 +234,12 @@ func TestLegendsKeepToTheirCharts(t *testing.T) {
 				charts, _ := fitCharts(s.Frame.Charts, w, h, 0, 0)
 				lines := chartBlock(charts, w, h, chart.Options{Mono: true})
 				cells := layoutCharts(charts, w, h)
+				for _, l := range lines {
+					if m := markerTouches.FindString(ansi.Strip(l)); m != "" {
+						t.Errorf("%s at %d×%d: a legend's %q runs into what follows it:\n%s", s.Spec.Name, w, h, m,
+							ansi.Strip(strings.Join(lines, "\n")))
+					}
+				}
 				for i := 1; i < len(cells); i++ {
 					a, b := cells[i-1], cells[i]
 					if b.y != a.y {
@@ -251,6 +258,10 @@ func TestLegendsKeepToTheirCharts(t *testing.T) {
 		t.Fatal("no sim drew two charts side by side: the walk checks nothing")
 	}
 }
+
+// markerTouches finds a legend's "+N" (entries left out) with no blank
+// after it.
+var markerTouches = regexp.MustCompile(`(^|\s)\+\d+[^\s\d.,]`)
 
 // apart says what makes the charts in cells a and b (b right of a, in the
 // same row) read as one, or "" when they read apart.
