@@ -77,9 +77,9 @@ const tickGap = 2
 // kept within [left, right) (left ≤ 0 and right ≥ n let them reach past
 // the ends). It takes the smallest round step (at least minStep) whose
 // labels stand tickGap apart, at most one per 8 columns (and at least 4
-// allowed). An axis too short
-// for any multiple of a step gets its two ends, printed to the precision
-// that tells them apart.
+// allowed). An axis with room for fewer than two round ticks gets its two
+// ends instead, printed to the precision that tells them apart (or the
+// first end alone).
 func axisTicks(lo, hi float64, n int, col func(float64) int, left, right int, minStep float64) []tick {
 	if !(hi > lo) || n <= 0 {
 		return nil
@@ -92,7 +92,7 @@ func axisTicks(lo, hi float64, n int, col func(float64) int, left, right int, mi
 		for k := math.Ceil(lo/s - 1e-9); k*s <= hi+s*1e-9; k++ {
 			ticks = append(ticks, tick{col(k * s), format(k * s)})
 		}
-		if len(ticks) == 0 {
+		if len(ticks) < 2 {
 			break
 		}
 		if len(ticks) <= most && placeTicks(ticks, left, right) != nil {

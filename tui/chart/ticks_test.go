@@ -118,7 +118,8 @@ func TestAxisTicks(t *testing.T) {
 		{"symmetric", -3.0004, 3.0004, 40, 0, "-2 0 2"},
 		{"unit time", 0, 1, 40, 0, "0 0.5 1.0"},
 		{"unit time, wide", 0, 1, 80, 0, "0 0.2 0.4 0.6 0.8 1.0"},
-		{"narrow", 0.13, 0.19, 10, 0, "0.15"},
+		{"narrow", 0.13, 0.19, 10, 0, "0.13 0.19"},
+		{"one round tick has no scale: the ends", 1, 392, 19, 1, "1 392"},
 		{"log₂ m", 2, 3.459, 100, 0, "2.0 2.2 2.4 2.6 2.8 3.0 3.2 3.4"},
 	} {
 		col := func(v float64) int { return int(math.Round((v - tt.lo) / (tt.hi - tt.lo) * float64(tt.n-1))) }
