@@ -1,6 +1,7 @@
 // Package mixture holds engines for mixture models (seed 002, week 2
-// "Expectation Maximisation"): EM for a Gaussian mixture in the plane, and a
-// generator of synthetic mixture data to run it on.
+// "Expectation Maximisation"): k-means and EM for a Gaussian mixture on
+// points in d dimensions, and a generator of synthetic mixture data in the
+// plane to run them on.
 package mixture
 
 import (
@@ -10,12 +11,18 @@ import (
 
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/par"
+	"gonum.org/v1/gonum/mat"
 )
 
 // MaxK is the largest number of components an EM (and a KMeans) accepts:
 // their per-component statistics live in fixed arrays, so that a step does
 // not allocate.
 const MaxK = 10
+
+// MaxDim is the largest dimension of the points an EM or a KMeans accepts:
+// a step keeps one point's coordinates in a fixed array, so that it does
+// not allocate.
+const MaxDim = 64
 
 // minCount is the effective number of points N_k below which a component is
 // treated as dead by the M-step: it keeps its mean and covariance, and only its
@@ -25,7 +32,8 @@ const MaxK = 10
 // re-seeding it elsewhere would not be.
 const minCount = 1e-8
 
-// log2Pi is log(2π), the normaliser of a 2-D Gaussian being 1/(2π|Σ|^½).
+// log2Pi is log(2π), the normaliser of a d-dimensional Gaussian being
+// 1/((2π)^{d/2}|Σ|^½).
 var log2Pi = math.Log(2 * math.Pi)
 
 // Phase names the half of an EM iteration that a Step performs.
@@ -47,12 +55,21 @@ func (p Phase) String() string {
 	return "M-step"
 }
 
-// Component is one Gaussian of the mixture: its weight π_k, mean μ_k and
-// covariance Σ_k (symmetric, Cov[0][1] == Cov[1][0]).
+// Component is one Gaussian of a mixture in the plane, as Blobs draws it:
+// its weight π_k, mean μ_k and covariance Σ_k (symmetric, Cov[0][1] ==
+// Cov[1][0]).
 type Component struct {
 	Weight float64
 	Mean   [2]float64
 	Cov    [2][2]float64
+}
+
+// Gaussian is one Gaussian of a mixture that an EM fits, in d dimensions:
+// its weight π_k, mean μ_k (d values) and covariance Σ_k (d×d, symmetric).
+type Gaussian struct {
+	Weight float64
+	Mean   []float64
+	Cov    [][]float64
 }
 
 // CovMode is the covariance structure an EM fits.
@@ -89,7 +106,7 @@ type Config struct {
 	// points.
 	K int
 	// Reg sets the covariance floor ε = Reg·s², relative to the data's
-	// scale s² = (var x + var y)/2: every M-step maximises the bound subject
+	// scale s², the mean of the coordinates' variances: every M-step maximises the bound subject
 	// to Σ_k ⪰ εI, the "constrained ML" remedy of Remark 2.10 (seed 002
 	// L858), so a component cannot collapse onto a point (the degeneracy of
 	// L842–852). Reg = 0 disables the floor; a collapsing component then
@@ -150,11 +167,11 @@ func (m InitMode) String() string {
 const DefaultReg = 1e-6
 
 // MinReg is the smallest non-zero Reg. Without a floor, a component that
-// collapses onto a point or a line drives the smaller eigenvalue of Σ_k to
+// collapses onto a point or a line drives the smallest eigenvalue of Σ_k to
 // zero, log|Σ_k| to −∞ and the log-likelihood to +∞ (L846–850); long before
-// that, the 2×2 Cholesky factor loses its precision and the log-likelihood
+// that, the Cholesky factor loses its precision and the log-likelihood
 // becomes rounding noise, which breaks the monotonicity of (2.37). So a
-// covariance whose smaller eigenvalue falls below (MinReg/2)·s² counts as
+// covariance whose smallest eigenvalue falls below (MinReg/2)·s² counts as
 // collapsed and ends the run (ErrDiverged); a floor of at least MinReg·s²
 // keeps every Σ_k clear of that.
 const MinReg = 1e-9
@@ -172,36 +189,47 @@ const (
 // DefaultTol is the default stopping tolerance on the mean log-likelihood.
 const DefaultTol = 1e-8
 
-// gauss holds what the log-density of one component needs: the Cholesky
-// factor L = [[l11, 0], [l21, l22]] of Σ_k, stored as 1/l11, l21 and 1/l22,
-// and c = log π_k − log 2π − log(l11·l22), so that
+// gauss is one component: its weight, mean and covariance, and what its
+// log-density needs: the Cholesky factor L of Σ_k (below the diagonal,
+// with the diagonal's reciprocals apart) and c = log π_k − (d/2) log 2π −
+// log|L|, so that
 //
 //	log π_k + log N(x; μ_k, Σ_k) = c − ½‖L⁻¹(x − μ_k)‖².
+//
+// In the plane the factor is also kept as scalars, L = [[l11, 0],
+// [l21, l22]] as 1/l11, l21 and 1/l22, for the unrolled pass.
 type gauss struct {
-	mx, my        float64
-	i11, l21, i22 float64
-	c             float64
-	sxx, sxy, syy float64
-	weight        float64
+	weight float64
+	mean   []float64 // μ_k
+	cov    []float64 // Σ_k, d×d row-major, symmetric
+	chol   []float64 // L below its diagonal, d×d row-major
+	idiag  []float64 // 1/L_tt
+	c      float64
+
+	mx, my, i11, l21, i22 float64 // d = 2
 }
 
-// EM fits a K-component Gaussian mixture to 2-D points by expectation
-// maximisation (seed 002 §2.3, eqs 2.12–2.15), one half-iteration per Step so
-// that the E- and M-steps can be watched separately.
+// EM fits a K-component Gaussian mixture to points in d dimensions by
+// expectation maximisation (seed 002 §2.3, eqs 2.12–2.15), one
+// half-iteration per Step so that the E- and M-steps can be watched
+// separately.
 //
-// Every density is handled in the log domain: log N comes from the 2×2
+// Every density is handled in the log domain: log N comes from the
 // Cholesky factor of Σ_k, the responsibilities from a log-sum-exp over the
 // components, and the log-likelihood (eq 2.6) is the sum of the same
 // log-sum-exps. By eq (2.37) the log-likelihood never decreases from one
-// M-step to the next, covariance floor included (see Config.Reg).
+// M-step to the next, covariance floor included (see Config.Reg). Points in
+// the plane, the common case, take passes unrolled for d = 2.
 type EM struct {
 	cfg    Config
 	n, k   int
-	x, y   []float64 // the points, never modified
-	eps    float64   // absolute covariance floor ε = Reg·s², or the fixed variance of CovSphericalFixed
-	s2     float64   // the data's scale s² = (var x + var y)/2
-	minEig float64   // a Σ_k with an eigenvalue below this has collapsed
+	d      int
+	cols   [][]float64 // the points by coordinate, cols[t][i]; never modified
+	eps    float64     // absolute covariance floor ε = Reg·s², or the fixed variance of CovSphericalFixed
+	s2     float64     // the data's scale s², the mean of the coordinates' variances
+	minEig float64     // a Σ_k with an eigenvalue below this has collapsed
 	comps  []gauss
+	scr    []float64 // d×d scratch of the M-step's floor test
 
 	// Buffers of n×k values, row-major: point i, component j at i*k+j.
 	lj   []float64 // log π_k + log N(x_n; μ_k, Σ_k) at the current θ
@@ -231,7 +259,11 @@ type EM struct {
 	loop             par.Loop
 	parts            []emPart
 	evalFn, eFn, mFn func(int) // the block functions, made once
-	cx, cy           [MaxK]float64
+	c                []float64 // k×d: the means the M-step's sums are taken about
+	// The M-step's sums, reduced over the blocks: Σ γ, and (k×d, k×d×d)
+	// Σ γ (x − c) and the upper triangle of Σ γ (x − c)(x − c)ᵀ.
+	s0         [MaxK]float64
+	sum1, sum2 []float64
 }
 
 // emBlock is the number of points of one block of an E- or M-step pass:
@@ -241,17 +273,18 @@ const emBlock = 2048
 
 // emPart is one block's share of the sums of evaluate and mStep.
 type emPart struct {
-	ll, elbo                  float64
-	s0, sx, sy, sxx, sxy, syy [MaxK]float64
+	ll, elbo   float64
+	s0         [MaxK]float64
+	sum1, sum2 []float64 // as EM's
 }
 
-// New validates its inputs and starts EM on points, each a 2-D point
-// (x, y); the slice is read, not kept. The initial means are chosen by
+// New validates its inputs and starts EM on points, each a point of the
+// same dimension d in 1..MaxDim; the slice is read, not kept. The initial means are chosen by
 // k-means++ seeding from rng (Arthur & Vassilvitskii 2007: the first uniformly,
 // each next one with probability proportional to its squared distance to the
 // nearest mean already chosen), the weights are equal, and every covariance is
 // isotropic, σ²I with σ² the k-means++ potential per point and coordinate
-// (the mean squared distance of a point to its nearest seed, halved; s² when
+// (the mean squared distance of a point to its nearest seed, over d; s² when
 // that is below MinReg·s², the points all sitting on seeds), or the floor ε
 // if that is larger; with CovSphericalFixed it is the fixed εI. The seeding
 // is shared with NewKMeans (see plusPlus). The first Step is an E-step.
@@ -277,25 +310,16 @@ func New(points [][]float64, cfg Config, rng *rand.Rand) (*EM, error) {
 	if rng == nil {
 		return nil, algo.BadParam("rng", "nil", "a non-nil *rand.Rand")
 	}
-	n := len(points)
-	if n < 2 {
-		return nil, algo.BadParam("data", fmt.Sprintf("%d points", n), "at least 2 points")
+	cols, err := columns(points, 2)
+	if err != nil {
+		return nil, err
 	}
+	n, d := len(points), len(cols)
 	if cfg.K > n {
 		return nil, algo.BadParam("k", cfg.K, fmt.Sprintf("at most the number of points, %d", n))
 	}
-	e := &EM{cfg: cfg, n: n, k: cfg.K, x: make([]float64, n), y: make([]float64, n)}
-	for i, p := range points {
-		if len(p) != 2 {
-			return nil, algo.BadParam("data", fmt.Sprintf("point %d has %d coordinates", i+1, len(p)), "2-D points (x, y)")
-		}
-		if !algo.Finite(p[0]) || !algo.Finite(p[1]) {
-			return nil, algo.BadParam("data", fmt.Sprintf("point %d is (%v, %v)", i+1, p[0], p[1]), "finite numbers")
-		}
-		e.x[i], e.y[i] = p[0], p[1]
-	}
-	_, _, vx, _, vy := moments(e.x, e.y)
-	s2 := (vx + vy) / 2
+	e := &EM{cfg: cfg, n: n, k: cfg.K, d: d, cols: cols}
+	s2 := meanVariance(cols)
 	if !(s2 > 0) || math.IsInf(s2, 0) {
 		return nil, algo.BadParam("data", fmt.Sprintf("variance %v", s2), "points that are not all equal (and of finite variance)")
 	}
@@ -310,9 +334,30 @@ func New(points [][]float64, cfg Config, rng *rand.Rand) (*EM, error) {
 	nk := n * e.k
 	e.lj, e.w, e.resp, e.logq = make([]float64, nk), make([]float64, nk), make([]float64, nk), make([]float64, nk)
 	e.workers, e.parts = 1, make([]emPart, par.Blocks(n, emBlock))
+	k := e.k
+	sums := make([]float64, (len(e.parts)+1)*(k*d+k*d*d))
+	e.sum1, sums = sums[:k*d:k*d], sums[k*d:]
+	e.sum2, sums = sums[:k*d*d:k*d*d], sums[k*d*d:]
+	for b := range e.parts {
+		p := &e.parts[b]
+		p.sum1, sums = sums[:k*d:k*d], sums[k*d:]
+		p.sum2, sums = sums[:k*d*d:k*d*d], sums[k*d*d:]
+	}
 	e.evalFn, e.eFn, e.mFn = e.evalBlock, e.eBlock, e.mBlock
+	if d == 2 {
+		e.evalFn, e.mFn = e.evalBlock2, e.mBlock2
+	}
 	e.lse, e.wsum = make([]float64, n), make([]float64, n)
-	e.comps = make([]gauss, e.k)
+	e.comps = make([]gauss, k)
+	per := make([]float64, k*(2*d+2*d*d)+k*d+d*d)
+	for j := range e.comps {
+		g := &e.comps[j]
+		g.mean, per = per[:d:d], per[d:]
+		g.idiag, per = per[:d:d], per[d:]
+		g.cov, per = per[:d*d:d*d], per[d*d:]
+		g.chol, per = per[:d*d:d*d], per[d*d:]
+	}
+	e.c, e.scr = per[:k*d:k*d], per[k*d:]
 	e.trace = make([]float64, 0, 256)
 
 	e.seed(rng, s2)
@@ -332,9 +377,8 @@ func New(points [][]float64, cfg Config, rng *rand.Rand) (*EM, error) {
 // isotropic covariances (see New); with CovSphericalFixed every covariance
 // is the fixed εI instead.
 func (e *EM) seed(rng *rand.Rand, s2 float64) {
-	var cx, cy [MaxK]float64
-	phi := plusPlus(e.x, e.y, e.k, rng, e.lse, cx[:e.k], cy[:e.k]) // e.lse: scratch
-	v := phi / float64(2*e.n)
+	phi := plusPlus(e.cols, e.k, rng, e.lse, e.c) // e.lse: scratch
+	v := phi / float64(e.d*e.n)
 	if !(v >= MinReg*s2) {
 		v = s2 // the points coincide with the seeds: use the data's scale
 	}
@@ -342,20 +386,24 @@ func (e *EM) seed(rng *rand.Rand, s2 float64) {
 	if e.cfg.Cov == CovSphericalFixed {
 		v = e.eps
 	}
+	d := e.d
 	for j := range e.comps {
 		g := &e.comps[j]
-		g.mx, g.my = cx[j], cy[j]
+		copy(g.mean, e.c[j*d:j*d+d])
 		g.weight = 1 / float64(e.k)
-		g.sxx, g.sxy, g.syy = v, 0, v
+		clear(g.cov)
+		for t := range d {
+			g.cov[t*d+t] = v
+		}
 	}
 }
 
 // fromKMeans runs k-means from the seeded means (the k-means++ centres)
 // and replaces θ by one M-step from its hard assignment (InitKMeans).
 func (e *EM) fromKMeans() error {
-	km := newKMeans(e.x, e.y, e.k)
+	km := newKMeans(e.cols, e.k)
 	for j, g := range e.comps {
-		km.cx[j], km.cy[j] = g.mx, g.my
+		copy(km.c[j*e.d:], g.mean)
 	}
 	for km.Iter() < MaxInitIter {
 		if err := km.Step(); err != nil {
@@ -370,7 +418,7 @@ func (e *EM) fromKMeans() error {
 		e.resp[i*e.k+j] = 1
 	}
 	for j := range e.comps {
-		e.comps[j].mx, e.comps[j].my = km.cx[j], km.cy[j]
+		copy(e.comps[j].mean, km.c[j*e.d:(j+1)*e.d])
 	}
 	if err := e.mStep(); err != nil {
 		return err
@@ -464,41 +512,55 @@ func (e *EM) SetWorkers(w int) { e.workers = w }
 // S = Σ γ (x − c)(x − c)ᵀ / N_k − (μ − c)(μ − c)ᵀ, in a single pass; c is
 // close to μ, so there is no catastrophic cancellation.
 func (e *EM) mStep() error {
-	k := e.k
-	for j := range e.comps {
-		e.cx[j], e.cy[j] = e.comps[j].mx, e.comps[j].my
+	k, d := e.k, e.d
+	for j, g := range e.comps {
+		copy(e.c[j*d:], g.mean)
 	}
 	e.loop.Run(e.workers, len(e.parts), e.mFn)
-	var s0, sx, sy, sxx, sxy, syy [MaxK]float64
+	e.s0 = [MaxK]float64{}
+	clear(e.sum1)
+	clear(e.sum2)
 	for b := range e.parts {
 		p := &e.parts[b]
 		for j := 0; j < k; j++ {
-			s0[j] += p.s0[j]
-			sx[j] += p.sx[j]
-			sy[j] += p.sy[j]
-			sxx[j] += p.sxx[j]
-			sxy[j] += p.sxy[j]
-			syy[j] += p.syy[j]
+			e.s0[j] += p.s0[j]
+		}
+		for i, v := range p.sum1 {
+			e.sum1[i] += v
+		}
+		for i, v := range p.sum2 {
+			e.sum2[i] += v
 		}
 	}
-	cx, cy := e.cx, e.cy
 	nf := float64(e.n)
 	fixed := e.cfg.Cov == CovSphericalFixed
 	for j := range e.comps {
-		c := &e.comps[j]
-		e.nk[j] = s0[j]
+		g := &e.comps[j]
+		s0 := e.s0[j]
+		e.nk[j] = s0
 		if !fixed {
-			c.weight = s0[j] / nf
+			g.weight = s0 / nf
 		}
-		if s0[j] < minCount {
+		if s0 < minCount {
 			continue // dead: keep μ_k and Σ_k (see minCount)
 		}
-		inv := 1 / s0[j]
-		mx, my := sx[j]*inv, sy[j]*inv
-		c.mx, c.my = cx[j]+mx, cy[j]+my
-		if !fixed {
-			c.sxx, c.sxy, c.syy = floorEig(sxx[j]*inv-mx*mx, sxy[j]*inv-mx*my, syy[j]*inv-my*my, e.eps)
+		inv := 1 / s0
+		m := e.sum1[j*d : j*d+d]
+		for t := range m {
+			m[t] *= inv // μ_k − c_k
+			g.mean[t] = e.c[j*d+t] + m[t]
 		}
+		if fixed {
+			continue
+		}
+		s2 := e.sum2[j*d*d : (j+1)*d*d]
+		for t := range d {
+			for u := t; u < d; u++ {
+				v := s2[t*d+u]*inv - m[t]*m[u]
+				g.cov[t*d+u], g.cov[u*d+t] = v, v
+			}
+		}
+		e.floor(g.cov)
 	}
 	if err := e.evaluate(); err != nil {
 		return err
@@ -511,15 +573,154 @@ func (e *EM) mStep() error {
 	return nil
 }
 
-// mBlock accumulates the M-step's sums about the old means over the
-// points of block b.
+// floor raises the eigenvalues of the symmetric S (d×d, row-major) below
+// ε to ε, in place (see mStep): in the plane by floorEig's closed form;
+// otherwise S is left alone when S − εI has a Cholesky factor (every
+// eigenvalue above ε, no allocation), and rebuilt from its eigenvalues
+// when not.
+func (e *EM) floor(s []float64) {
+	eps, d := e.eps, e.d
+	switch {
+	case eps <= 0:
+		return
+	case d == 1:
+		s[0] = max(s[0], eps)
+		return
+	case d == 2:
+		s[0], s[1], s[3] = floorEig(s[0], s[1], s[3], eps)
+		s[2] = s[1]
+		return
+	}
+	copy(e.scr, s)
+	for t := range d {
+		e.scr[t*d+t] -= eps
+	}
+	if cholesky(e.scr, d) {
+		return
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(mat.NewSymDense(d, append([]float64(nil), s...)), true) {
+		return // cannot happen for a finite symmetric S; evaluate catches the rest
+	}
+	var v mat.Dense
+	eig.VectorsTo(&v)
+	lambda := eig.Values(nil)
+	clear(s)
+	for i, l := range lambda {
+		l = max(l, eps)
+		for t := range d {
+			vt := v.At(t, i) * l
+			for u := range d {
+				s[t*d+u] += vt * v.At(u, i)
+			}
+		}
+	}
+	for t := range d { // exactly symmetric
+		for u := t + 1; u < d; u++ {
+			s[u*d+t] = s[t*d+u]
+		}
+	}
+}
+
+// cholesky overwrites the lower triangle of the symmetric a (d×d,
+// row-major) with its Cholesky factor L, a = LLᵀ, and reports whether a is
+// positive definite; when it is not, a is left part-way.
+func cholesky(a []float64, d int) bool {
+	for t := range d {
+		for u := 0; u <= t; u++ {
+			s := a[t*d+u]
+			for v := range u {
+				s -= a[t*d+v] * a[u*d+v]
+			}
+			if u == t {
+				if !(s > 0) {
+					return false
+				}
+				a[t*d+t] = math.Sqrt(s)
+			} else {
+				a[t*d+u] = s / a[u*d+u]
+			}
+		}
+	}
+	return true
+}
+
+// chunk is the number of points the general passes take at a time, one
+// component after another, each coordinate a contiguous run: the inner
+// loops then run over points, independent of one another, rather than along
+// a point's chain of dependent operations.
+const chunk = 64
+
+// mBlock accumulates the M-step's sums about the old means over the points
+// of block b: any dimension. Each sum still adds its points in order.
 func (e *EM) mBlock(b int) {
+	k, d := e.k, e.d
+	p := &e.parts[b]
+	p.s0 = [MaxK]float64{}
+	clear(p.sum1)
+	clear(p.sum2)
+	var w, gw [MaxDim][chunk]float64 // x − c and γ(x − c), by coordinate
+	var g [chunk]float64
+	lo, hi := e.block(b)
+	for c0 := lo; c0 < hi; c0 += chunk {
+		m := min(chunk, hi-c0)
+		for j := range k {
+			c := e.c[j*d : j*d+d]
+			s1, s2 := p.sum1[j*d:j*d+d], p.sum2[j*d*d:(j+1)*d*d]
+			gs := g[:m]
+			for q := range gs {
+				gs[q] = e.resp[(c0+q)*k+j]
+				p.s0[j] += gs[q]
+			}
+			for t := range d {
+				wt, gwt, xt := w[t][:m], gw[t][:m], e.cols[t][c0:c0+m]
+				ct, acc := c[t], s1[t]
+				for q, v := range xt {
+					wt[q] = v - ct
+					gwt[q] = gs[q] * wt[q]
+					acc += gwt[q]
+				}
+				s1[t] = acc
+			}
+			for t := range d {
+				gwt := gw[t][:m]
+				row := s2[t*d : t*d+d]
+				u := t
+				for ; u+4 <= d; u += 4 { // four independent sums at a time
+					a0, a1, a2, a3 := row[u], row[u+1], row[u+2], row[u+3]
+					w0, w1, w2, w3 := w[u][:m], w[u+1][:m], w[u+2][:m], w[u+3][:m]
+					for q, v := range gwt {
+						a0 += v * w0[q]
+						a1 += v * w1[q]
+						a2 += v * w2[q]
+						a3 += v * w3[q]
+					}
+					row[u], row[u+1], row[u+2], row[u+3] = a0, a1, a2, a3
+				}
+				for ; u < d; u++ {
+					a, wu := row[u], w[u][:m]
+					for q, v := range gwt {
+						a += v * wu[q]
+					}
+					row[u] = a
+				}
+			}
+		}
+	}
+}
+
+// mBlock2 is mBlock for points in the plane, unrolled.
+func (e *EM) mBlock2(b int) {
 	var s0, sx, sy, sxx, sxy, syy [MaxK]float64
-	cx, cy := e.cx, e.cy
+	var cx, cy [MaxK]float64
 	k := e.k
+	for j := range k {
+		cx[j], cy[j] = e.c[2*j], e.c[2*j+1]
+	}
+	xs, ys := e.cols[0], e.cols[1]
 	lo, hi := e.block(b)
 	for i := lo; i < hi; i++ {
-		xi, yi := e.x[i], e.y[i]
+		xi, yi := xs[i], ys[i]
 		r := e.resp[i*k : i*k+k]
 		for j, g := range r {
 			dx, dy := xi-cx[j], yi-cy[j]
@@ -533,7 +734,11 @@ func (e *EM) mBlock(b int) {
 		}
 	}
 	p := &e.parts[b]
-	p.s0, p.sx, p.sy, p.sxx, p.sxy, p.syy = s0, sx, sy, sxx, sxy, syy
+	p.s0 = s0
+	for j := range k {
+		p.sum1[2*j], p.sum1[2*j+1] = sx[j], sy[j]
+		p.sum2[4*j], p.sum2[4*j+1], p.sum2[4*j+3] = sxx[j], sxy[j], syy[j]
+	}
 }
 
 // evaluate factors every Σ_k and computes, at the current θ, the log joint
@@ -543,19 +748,29 @@ func (e *EM) mBlock(b int) {
 // (eq 2.32) for the q of the last E-step. Terms with q_nk = 0 contribute 0
 // (0·log 0 = 0), which also covers a component of weight 0.
 func (e *EM) evaluate() error {
+	d := e.d
 	for j := range e.comps {
 		g := &e.comps[j]
-		lo := (g.sxx+g.syy)/2 - math.Hypot((g.sxx-g.syy)/2, g.sxy)
-		if !(lo >= e.minEig) || !algo.Finite(g.sxx+g.syy+g.sxy) {
+		if err := e.factor(j, g); err != nil {
 			e.collapsed = j
-			return algo.Diverged("Σ_%d = [[%.3g, %.3g], [%.3g, %.3g]] has collapsed (smaller eigenvalue %.3g < %.3g): set reg > 0 (Remark 2.10)",
-				j+1, g.sxx, g.sxy, g.sxy, g.syy, lo, e.minEig)
+			return err
 		}
-		l11 := math.Sqrt(g.sxx)
-		l21 := g.sxy / l11
-		l22 := math.Sqrt(g.syy - l21*l21)
-		g.i11, g.l21, g.i22 = 1/l11, l21, 1/l22
-		g.c = math.Log(g.weight) - log2Pi - math.Log(l11*l22)
+		// log|L| as the log of a product, rescaled now and then so that it
+		// neither overflows nor underflows in many dimensions.
+		logDet, prod := 0.0, 1.0
+		for t := range d {
+			prod *= g.chol[t*d+t]
+			if prod > 1e100 || prod < 1e-100 {
+				logDet += math.Log(prod)
+				prod = 1
+			}
+		}
+		logDet += math.Log(prod)
+		g.c = math.Log(g.weight) - float64(d)/2*log2Pi - logDet
+		if d == 2 {
+			g.mx, g.my = g.mean[0], g.mean[1]
+			g.i11, g.l21, g.i22 = g.idiag[0], g.chol[2], g.idiag[1]
+		}
 	}
 	e.loop.Run(e.workers, len(e.parts), e.evalFn)
 	ll, elbo := 0.0, 0.0
@@ -567,22 +782,139 @@ func (e *EM) evaluate() error {
 	return nil
 }
 
-// evalBlock is evaluate's pass over the points of block b.
+// factor sets component j's Cholesky factor, or returns an ErrDiverged
+// error when Σ_k has collapsed: an eigenvalue below minEig (found, without
+// an eigendecomposition, as Σ_k − minEig·I having no Cholesky factor), or
+// a value that is not finite.
+func (e *EM) factor(j int, g *gauss) error {
+	d := e.d
+	finite := true
+	for _, v := range g.cov {
+		finite = finite && algo.Finite(v)
+	}
+	var ok bool
+	if d == 2 {
+		ok = finite && minEigen(g.cov, d) >= e.minEig
+	} else {
+		copy(e.scr, g.cov)
+		for t := range d {
+			e.scr[t*d+t] -= e.minEig
+		}
+		ok = finite && cholesky(e.scr, d)
+	}
+	if !ok {
+		return algo.Diverged("Σ_%d has collapsed (smallest eigenvalue %.3g < %.3g): set reg > 0 (Remark 2.10)",
+			j+1, minEigen(g.cov, d), e.minEig)
+	}
+	copy(g.chol, g.cov)
+	if !cholesky(g.chol, d) {
+		return algo.Diverged("Σ_%d has no Cholesky factor (smallest eigenvalue %.3g): set reg > 0 (Remark 2.10)",
+			j+1, minEigen(g.cov, d))
+	}
+	for t := range d {
+		g.idiag[t] = 1 / g.chol[t*d+t]
+	}
+	return nil
+}
+
+// minEigen is the smallest eigenvalue of the symmetric s (d×d, row-major),
+// NaN when s is not finite.
+func minEigen(s []float64, d int) float64 {
+	for _, v := range s {
+		if !algo.Finite(v) {
+			return math.NaN()
+		}
+	}
+	switch d {
+	case 1:
+		return s[0]
+	case 2:
+		return (s[0]+s[3])/2 - math.Hypot((s[0]-s[3])/2, s[1])
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(mat.NewSymDense(d, append([]float64(nil), s...)), false) {
+		return math.NaN()
+	}
+	return eig.Values(nil)[0]
+}
+
+// evalBlock is evaluate's pass over the points of block b: any dimension.
+// A chunk of points at a time and one component at a time, it solves
+// L u = x − μ_k by forward substitution for every point of the chunk
+// together, each u_t then reduced as u_t ← (x_t − μ_t − Σ_{s<t} L_ts u_s)/L_tt
+// over the points, and fills lj; then evalPoints takes the log-sum-exps.
 func (e *EM) evalBlock(b int) {
-	k := e.k
-	comps := e.comps
-	ll, elbo := 0.0, 0.0
+	k, d := e.k, e.d
+	var u [MaxDim][chunk]float64
+	var sq [chunk]float64
 	lo, hi := e.block(b)
-	for i := lo; i < hi; i++ {
-		xi, yi := e.x[i], e.y[i]
-		lj, w := e.lj[i*k:i*k+k], e.w[i*k:i*k+k]
-		m := math.Inf(-1)
+	ll, elbo := 0.0, 0.0
+	for c0 := lo; c0 < hi; c0 += chunk {
+		m := min(chunk, hi-c0)
+		for j := range k {
+			g := &e.comps[j]
+			qs := sq[:m]
+			clear(qs)
+			for t := range d {
+				ut, xt := u[t][:m], e.cols[t][c0:c0+m]
+				mt := g.mean[t]
+				for q, v := range xt {
+					ut[q] = v - mt
+				}
+				for s, l := range g.chol[t*d : t*d+t] {
+					us := u[s][:m]
+					for q := range ut {
+						ut[q] -= l * us[q]
+					}
+				}
+				it := g.idiag[t]
+				for q := range ut {
+					v := ut[q] * it
+					ut[q] = v
+					qs[q] += v * v
+				}
+			}
+			for q, v := range qs {
+				e.lj[(c0+q)*k+j] = g.c - 0.5*v
+			}
+		}
+		cl, ce := e.evalPoints(c0, c0+m, nil)
+		ll += cl
+		elbo += ce
+	}
+	e.parts[b].ll, e.parts[b].elbo = ll, elbo
+}
+
+// evalBlock2 is evalBlock for points in the plane, unrolled.
+func (e *EM) evalBlock2(b int) {
+	comps := e.comps
+	xs, ys := e.cols[0], e.cols[1]
+	lo, hi := e.block(b)
+	e.parts[b].ll, e.parts[b].elbo = e.evalPoints(lo, hi, func(i int, lj []float64) {
+		xi, yi := xs[i], ys[i]
 		for j := range lj {
 			g := &comps[j]
 			u1 := (xi - g.mx) * g.i11
 			u2 := (yi - g.my - g.l21*u1) * g.i22
-			v := g.c - 0.5*(u1*u1+u2*u2)
-			lj[j] = v
+			lj[j] = g.c - 0.5*(u1*u1+u2*u2)
+		}
+	})
+}
+
+// evalPoints is the part of evaluate's pass that does not depend on the
+// dimension: for each point i of lo..hi, logJoint fills lj with
+// log π_k + log N(x_i; μ_k, Σ_k) (or, when nil, lj is filled already), from
+// which it takes the log-sum-exp; it returns the points' shares of the
+// log-likelihood and of the bound.
+func (e *EM) evalPoints(lo, hi int, logJoint func(i int, lj []float64)) (ll, elbo float64) {
+	k := e.k
+	for i := lo; i < hi; i++ {
+		lj, w := e.lj[i*k:i*k+k], e.w[i*k:i*k+k]
+		if logJoint != nil {
+			logJoint(i, lj)
+		}
+		m := math.Inf(-1)
+		for _, v := range lj {
 			m = max(m, v)
 		}
 		s := 0.0
@@ -604,7 +936,7 @@ func (e *EM) evalBlock(b int) {
 			}
 		}
 	}
-	e.parts[b].ll, e.parts[b].elbo = ll, elbo
+	return ll, elbo
 }
 
 // Bound returns, at the current θ, the lower bound L(q, θ) (eq 2.32) and the
@@ -637,11 +969,11 @@ func (e *EM) N() int { return e.n }
 // K is the number of components.
 func (e *EM) K() int { return e.k }
 
-// X and Y return the points' coordinates (views: do not modify).
-func (e *EM) X() []float64 { return e.x }
+// Dim is the dimension d of the points.
+func (e *EM) Dim() int { return e.d }
 
-// Y returns the points' second coordinates (a view: do not modify).
-func (e *EM) Y() []float64 { return e.y }
+// Coord returns coordinate t of every point (a view: do not modify).
+func (e *EM) Coord(t int) []float64 { return e.cols[t] }
 
 // Next is the phase the next Step performs.
 func (e *EM) Next() Phase { return e.next }
@@ -655,19 +987,20 @@ func (e *EM) HalfSteps() int { return e.half }
 // Iter is the number of full iterations (M-steps) taken.
 func (e *EM) Iter() int { return len(e.trace) - 1 }
 
-// Component returns component j's current parameters.
-func (e *EM) Component(j int) Component {
+// Component returns component j's current parameters (fresh slices).
+func (e *EM) Component(j int) Gaussian {
 	g := e.comps[j]
-	return Component{
-		Weight: g.weight,
-		Mean:   [2]float64{g.mx, g.my},
-		Cov:    [2][2]float64{{g.sxx, g.sxy}, {g.sxy, g.syy}},
+	d := e.d
+	cov := make([][]float64, d)
+	for t := range cov {
+		cov[t] = append([]float64(nil), g.cov[t*d:(t+1)*d]...)
 	}
+	return Gaussian{Weight: g.weight, Mean: append([]float64(nil), g.mean...), Cov: cov}
 }
 
-// Components returns all components' current parameters (a fresh slice).
-func (e *EM) Components() []Component {
-	out := make([]Component, e.k)
+// Components returns all components' current parameters (fresh slices).
+func (e *EM) Components() []Gaussian {
+	out := make([]Gaussian, e.k)
 	for j := range out {
 		out[j] = e.Component(j)
 	}
@@ -731,8 +1064,8 @@ func (e *EM) Trace() []float64 { return e.trace[:len(e.trace):len(e.trace)] }
 // CovSphericalFixed it is the fixed variance, Σ_k = εI.
 func (e *EM) Eps() float64 { return e.eps }
 
-// Scale is the data's scale s² = (var x + var y)/2, to which Reg and Eps
-// are relative.
+// Scale is the data's scale s², the mean of the coordinates' variances, to
+// which Reg and Eps are relative.
 func (e *EM) Scale() float64 { return e.s2 }
 
 // Cov is the covariance mode.
@@ -743,6 +1076,22 @@ func (e *EM) Cov() CovMode { return e.cfg.Cov }
 // none has. Its parameters are those of the M-step that collapsed it; the
 // log-likelihood and the bound are still those of the θ before.
 func (e *EM) Collapsed() (j int, ok bool) { return e.collapsed, e.collapsed >= 0 }
+
+// AtFloor reports a component whose smallest eigenvalue sits at the
+// covariance floor ε > 0 (to a relative 1e-6): the floor is what keeps it
+// from collapsing. ok is false when none does, with CovSphericalFixed
+// (where every Σ_k is εI by design), and before the first M-step.
+func (e *EM) AtFloor() (j int, ok bool) {
+	if e.cfg.Cov != CovFull || e.eps <= 0 || e.Iter() == 0 {
+		return 0, false
+	}
+	for j, g := range e.comps {
+		if minEigen(g.cov, e.d) <= e.eps*(1+1e-6) {
+			return j, true
+		}
+	}
+	return 0, false
+}
 
 // floorEig returns the symmetric 2×2 matrix S = [[a, b], [b, c]] with its
 // eigenvalues raised to at least eps: S itself when both already are, eps·I
@@ -761,21 +1110,23 @@ func floorEig(a, b, c, eps float64) (sxx, sxy, syy float64) {
 	return a + t*(hi-a), b - t*b, c + t*(hi-c)
 }
 
-// moments returns the means and (1/n) variances and covariance of x and y.
-func moments(x, y []float64) (mx, my, vx, cxy, vy float64) {
-	n := float64(len(x))
-	for i := range x {
-		mx += x[i]
-		my += y[i]
+// meanVariance is the mean over the coordinates of their (1/n) variances,
+// the data's scale s²: (var x + var y)/2 in the plane.
+func meanVariance(cols [][]float64) float64 {
+	s := 0.0
+	for _, col := range cols {
+		n, m := float64(len(col)), 0.0
+		for _, v := range col {
+			m += v
+		}
+		m /= n
+		v := 0.0
+		for _, x := range col {
+			v += (x - m) * (x - m)
+		}
+		s += v / n
 	}
-	mx, my = mx/n, my/n
-	for i := range x {
-		dx, dy := x[i]-mx, y[i]-my
-		vx += dx * dx
-		cxy += dx * dy
-		vy += dy * dy
-	}
-	return mx, my, vx / n, cxy / n, vy / n
+	return s / float64(len(cols))
 }
 
 func grow[T any](s []T, n int) []T {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/thelab/lab/algo"
@@ -15,10 +16,18 @@ func bruteJ(m *KMeans) float64 {
 	j := 0.0
 	r := m.Assign(nil)
 	for i := 0; i < m.N(); i++ {
-		c := m.Center(r[i])
-		j += sq(m.X()[i]-c[0]) + sq(m.Y()[i]-c[1])
+		j += sqDist(m, i, m.Center(r[i]))
 	}
 	return j
+}
+
+// sqDist is the squared distance of point i of m to c.
+func sqDist(m *KMeans, i int, c []float64) float64 {
+	s := 0.0
+	for t, v := range c {
+		s += sq(m.Coord(t)[i] - v)
+	}
+	return s
 }
 
 // TestKMeansMonotone is item B1's oracle (Remark 2.1, seed 002 L601–605):
@@ -37,73 +46,89 @@ func TestKMeansMonotone(t *testing.T) {
 		for _, k := range []int{1, 2, 3, 5, 8, 10} {
 			for seed := uint64(1); seed <= 3; seed++ {
 				t.Run(fmt.Sprintf("n=%d/clusters=%d/k=%d/seed=%d", c.n, c.clusters, k, seed), func(t *testing.T) {
-					s := blobs(t, seed, c.n, c.clusters)
-					m, err := NewKMeans(s.Points, k, newRNG(seed+50))
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !math.IsInf(m.J(), 1) || m.Next() != Assign {
-						t.Fatalf("start: J = %v, next %v", m.J(), m.Next())
-					}
-					prev := math.Inf(1)
-					var stop error
-					for m.HalfSteps() < 2000 {
-						if stop = m.Step(); stop != nil {
-							break
-						}
-						j := bruteJ(m)
-						if math.Abs(j-m.J()) > 1e-9*j+1e-300 {
-							t.Fatalf("half-step %d: J = %.15g, recomputed %.15g", m.HalfSteps(), m.J(), j)
-						}
-						if j > prev*(1+1e-12) {
-							t.Fatalf("half-step %d (%v): J rose from %.15g to %.15g", m.HalfSteps(), 1-m.Next(), prev, j)
-						}
-						prev = j
-					}
-					if !errors.Is(stop, algo.ErrConverged) {
-						t.Fatalf("no convergence in %d half-steps: %v", m.HalfSteps(), stop)
-					}
-					if m.Next() != Assign {
-						t.Fatalf("converged before an %v", m.Next())
-					}
-					half, j, centres := m.HalfSteps(), m.J(), m.Centers()
-					if err := m.Step(); !errors.Is(err, algo.ErrConverged) || m.HalfSteps() != half || m.J() != j {
-						t.Fatalf("second Step after convergence: %v", err)
-					}
-					checkFixedPoint(t, m, centres)
+					checkKMeansRun(t, blobs(t, seed, c.n, c.clusters).Points, k, seed+50)
 				})
 			}
 		}
 	}
 }
 
+// checkKMeansRun runs k-means on points from the rng seed to convergence,
+// checking at every half-step J against bruteJ and its monotonicity, and
+// at the end the stopping rule and the fixed point (see TestKMeansMonotone).
+func checkKMeansRun(t *testing.T, points [][]float64, k int, seed uint64) {
+	t.Helper()
+	m, err := NewKMeans(points, k, newRNG(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsInf(m.J(), 1) || m.Next() != Assign {
+		t.Fatalf("start: J = %v, next %v", m.J(), m.Next())
+	}
+	prev := math.Inf(1)
+	var stop error
+	for m.HalfSteps() < 2000 {
+		if stop = m.Step(); stop != nil {
+			break
+		}
+		j := bruteJ(m)
+		if math.Abs(j-m.J()) > 1e-9*j+1e-300 {
+			t.Fatalf("half-step %d: J = %.15g, recomputed %.15g", m.HalfSteps(), m.J(), j)
+		}
+		if j > prev*(1+1e-12) {
+			t.Fatalf("half-step %d (%v): J rose from %.15g to %.15g", m.HalfSteps(), 1-m.Next(), prev, j)
+		}
+		prev = j
+	}
+	if !errors.Is(stop, algo.ErrConverged) {
+		t.Fatalf("no convergence in %d half-steps: %v", m.HalfSteps(), stop)
+	}
+	if m.Next() != Assign {
+		t.Fatalf("converged before an %v", m.Next())
+	}
+	half, j, centres := m.HalfSteps(), m.J(), m.Centers()
+	if err := m.Step(); !errors.Is(err, algo.ErrConverged) || m.HalfSteps() != half || m.J() != j {
+		t.Fatalf("second Step after convergence: %v", err)
+	}
+	checkFixedPoint(t, m, centres)
+}
+
 // checkFixedPoint checks that the assignment is nearest-centre and every
 // non-empty centre the mean of its points, to 1e-9 of the data's spread.
-func checkFixedPoint(t *testing.T, m *KMeans, centres [][2]float64) {
+func checkFixedPoint(t *testing.T, m *KMeans, centres [][]float64) {
 	t.Helper()
 	r := m.Assign(nil)
-	var sx, sy [MaxK]float64
+	d := m.Dim()
+	sums := make([][]float64, len(centres))
+	for j := range sums {
+		sums[j] = make([]float64, d)
+	}
 	var cnt [MaxK]int
 	for i := 0; i < m.N(); i++ {
-		x, y := m.X()[i], m.Y()[i]
-		d := sq(x-centres[r[i]][0]) + sq(y-centres[r[i]][1])
+		di := sqDist(m, i, centres[r[i]])
 		for j, c := range centres {
-			if dj := sq(x-c[0]) + sq(y-c[1]); dj < d || (dj == d && j < r[i]) {
+			if dj := sqDist(m, i, c); dj < di || (dj == di && j < r[i]) {
 				t.Fatalf("point %d is in cluster %d but centre %d is nearer", i, r[i], j)
 			}
 		}
-		sx[r[i]] += x
-		sy[r[i]] += y
+		for a := range d {
+			sums[r[i]][a] += m.Coord(a)[i]
+		}
 		cnt[r[i]]++
 	}
-	_, _, vx, _, vy := moments(m.X(), m.Y())
-	tol := 1e-9 * math.Sqrt(vx+vy+1)
+	cols := make([][]float64, d)
+	for a := range cols {
+		cols[a] = m.Coord(a)
+	}
+	tol := 1e-9 * math.Sqrt(float64(d)*meanVariance(cols)+1)
 	for j, c := range centres {
 		if cnt[j] == 0 {
 			continue
 		}
-		if mx, my := sx[j]/float64(cnt[j]), sy[j]/float64(cnt[j]); math.Abs(mx-c[0]) > tol || math.Abs(my-c[1]) > tol {
-			t.Fatalf("centre %d = %v, mean of its %d points (%v, %v)", j, c, cnt[j], mx, my)
+		for a := range d {
+			if mean := sums[j][a] / float64(cnt[j]); math.Abs(mean-c[a]) > tol {
+				t.Fatalf("centre %d = %v, coordinate %d of the mean of its %d points %v", j, c, a, cnt[j], mean)
+			}
 		}
 	}
 }
@@ -163,7 +188,7 @@ func TestKMeansEmpty(t *testing.T) {
 		}
 		if n == 0 {
 			empty++
-			if c != before[j] {
+			if !slices.Equal(c, before[j]) {
 				t.Errorf("empty centre %d moved from %v to %v", j, before[j], c)
 			}
 		}
@@ -176,7 +201,7 @@ func TestKMeansEmpty(t *testing.T) {
 // TestKMeansDeterministic: a run is a function of its data and seed.
 func TestKMeansDeterministic(t *testing.T) {
 	s := blobs(t, 4, 500, 4)
-	var runs [2][][2]float64
+	var runs [2][][]float64
 	for r := range runs {
 		m, err := NewKMeans(s.Points, 4, newRNG(9))
 		if err != nil {
@@ -204,7 +229,8 @@ func TestKMeansBadParams(t *testing.T) {
 		{"k>10", good, 11, newRNG(1), "k"},
 		{"k>n", good[:3], 4, newRNG(1), "k"},
 		{"no points", nil, 1, newRNG(1), "data"},
-		{"3-D point", [][]float64{{1, 2, 3}}, 1, newRNG(1), "data"},
+		{"ragged", [][]float64{{1, 2, 3}, {1, 2}}, 1, newRNG(1), "data"},
+		{"d > MaxDim", [][]float64{make([]float64, MaxDim+1)}, 1, newRNG(1), "data"},
 		{"NaN", [][]float64{{1, math.NaN()}}, 1, newRNG(1), "data"},
 		{"nil rng", good, 2, nil, "rng"},
 	}
@@ -282,7 +308,7 @@ func TestEpsLimit(t *testing.T) {
 						if rb[i] == j {
 							r = 1
 						}
-						bound += math.Abs(q[i*k+j]-r) * math.Hypot(em.X()[i]-c[0], em.Y()[i]-c[1])
+						bound += math.Abs(q[i*k+j]-r) * math.Hypot(em.Coord(0)[i]-c[0], em.Coord(1)[i]-c[1])
 					}
 					bound = bound/counts[j] + 1e-9*scale
 					if d := math.Hypot(c[0]-mu[0], c[1]-mu[1]); d > bound {

@@ -11,13 +11,13 @@ import (
 // speed (a pane draws at most 30 Frames a second).
 func BenchmarkStepFrame(b *testing.B) {
 	for _, p := range panes {
-		b.Run(p.name, func(b *testing.B) {
-			s := simtest.Build(b, p.spec, p.set, 1, nil)
+		b.Run(p.Name, func(b *testing.B) {
+			s := simtest.Build(b, p.Spec, p.Set, 1, nil)
 			b.ReportAllocs()
 			for b.Loop() {
 				if s.Step() != nil {
 					b.StopTimer()
-					s = simtest.Build(b, p.spec, p.set, 1, nil)
+					s = simtest.Build(b, p.Spec, p.Set, 1, nil)
 					b.StartTimer()
 				}
 				s.Frame()

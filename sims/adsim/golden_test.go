@@ -6,56 +6,35 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/adsim"
 	"github.com/thelab/lab/sims/simtest"
-	"github.com/thelab/lab/tui"
+	"github.com/thelab/lab/tui/tuitest"
 )
 
 // panes are the configurations pinned by golden frames: each sim (each
 // demo of implicit) a few steps in, where the pane has something to show.
-var panes = []struct {
-	name  string
-	spec  *sims.Spec
-	set   map[string]string
-	steps int
-}{
-	{"ad-graph-forward", adsim.Graph, map[string]string{"mode": "forward"}, 2},
-	{"ad-graph-fanout", adsim.Graph, map[string]string{"preset": "fanout", "mode": "reverse"}, 10},
-	{"jacobian", adsim.Jacobian, nil, 3},
-	{"hessian", adsim.Hessian, nil, 3},
-	{"implicit-heron", adsim.Implicit, nil, 3},
-	{"implicit-circle", adsim.Implicit, map[string]string{"demo": "circle"}, 1},
-	{"implicit-lu", adsim.Implicit, map[string]string{"demo": "lu"}, 9},
-	{"implicit-lp", adsim.Implicit, map[string]string{"demo": "lp"}, 9},
-	{"coloring", adsim.Coloring, nil, 8},
-	{"coloring-jacobian", adsim.Coloring, map[string]string{"problem": "jacobian"}, 8},
-	{"gradcheck", adsim.GradCheck, map[string]string{"model": "hinge"}, 6},
-}
-
-// render draws the sim's pane after its steps, as `lab run --frames` does.
-func render(t *testing.T, spec *sims.Spec, set map[string]string, steps, w, h int, mono bool) string {
-	t.Helper()
-	s := simtest.Build(t, spec, set, 1, nil)
-	_ = simtest.RunErr(s, steps)
-	snap := &sims.Snapshot{Frame: s.Frame(), Spec: spec, State: sims.Paused, Speed: spec.Speed, Seed: 1}
-	return tui.RenderPane(snap, w, h, tui.PaneStyle{Focused: true, Mono: mono})
+var panes = []tuitest.Case{
+	{Name: "ad-graph-forward", Spec: adsim.Graph, Set: map[string]string{"mode": "forward"}, Steps: 2},
+	{Name: "ad-graph-fanout", Spec: adsim.Graph, Set: map[string]string{"preset": "fanout", "mode": "reverse"}, Steps: 10},
+	{Name: "jacobian", Spec: adsim.Jacobian, Steps: 3},
+	{Name: "hessian", Spec: adsim.Hessian, Steps: 3},
+	{Name: "implicit-heron", Spec: adsim.Implicit, Steps: 3},
+	{Name: "implicit-circle", Spec: adsim.Implicit, Set: map[string]string{"demo": "circle"}, Steps: 1},
+	{Name: "implicit-lu", Spec: adsim.Implicit, Set: map[string]string{"demo": "lu"}, Steps: 9},
+	{Name: "implicit-lp", Spec: adsim.Implicit, Set: map[string]string{"demo": "lp"}, Steps: 9},
+	{Name: "coloring", Spec: adsim.Coloring, Steps: 8},
+	{Name: "coloring-jacobian", Spec: adsim.Coloring, Set: map[string]string{"problem": "jacobian"}, Steps: 8},
+	{Name: "gradcheck", Spec: adsim.GradCheck, Set: map[string]string{"model": "hinge"}, Steps: 6},
 }
 
 // TestGoldenPanes pins each pane at 80×24 in monochrome (and the first in
 // colour). Run with -update after an intended change.
 func TestGoldenPanes(t *testing.T) {
-	for i, p := range panes {
-		t.Run(p.name, func(t *testing.T) {
-			golden.RequireEqual(t, render(t, p.spec, p.set, p.steps, 80, 24, true))
-		})
-		if i == 0 {
-			t.Run(p.name+"-colour", func(t *testing.T) {
-				golden.RequireEqual(t, render(t, p.spec, p.set, p.steps, 80, 24, false))
-			})
-		}
-	}
+	tuitest.Run(t, []tuitest.Size{{W: 80, H: 24, Mono: true}}, panes)
+	colour := panes[0]
+	colour.Name += "-colour"
+	tuitest.Run(t, []tuitest.Size{{W: 80, H: 24}}, []tuitest.Case{colour})
 }
 
 // TestNotesFit: every note line and the metrics row fit a pane of 70

@@ -137,7 +137,7 @@ func fit(pts [][]float64, labels []int, k int) (*diffusion.Mixture, error) {
 				class = 1
 			}
 		}
-		comps[j] = diffusion.Component{Weight: c.Weight, Mean: c.Mean, Cov: [3]float64{xx, xy, yy}, Class: class}
+		comps[j] = diffusion.Component{Weight: c.Weight, Mean: [2]float64{c.Mean[0], c.Mean[1]}, Cov: [3]float64{xx, xy, yy}, Class: class}
 	}
 	return diffusion.NewMixture(2, comps)
 }

@@ -1,62 +1,20 @@
 package diffusionsim
 
 import (
-	"errors"
-	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/ansi"
-	"github.com/charmbracelet/x/exp/golden"
-	"github.com/thelab/lab/sims"
-	"github.com/thelab/lab/sims/simtest"
-	"github.com/thelab/lab/tui"
+	"github.com/thelab/lab/tui/tuitest"
 )
 
 // TestGoldenFrames pins each sim's pane, as `lab run SIM --frames` draws
 // it in monochrome at 100×30, after a few steps from seed 1. Run with
 // -update to rewrite testdata/TestGoldenFrames after an intended change.
 func TestGoldenFrames(t *testing.T) {
-	const w, h = 100, 30
-	for _, tt := range goldenCases {
-		t.Run(tt.name, func(t *testing.T) {
-			s := simtest.Build(t, tt.spec, tt.set, 1, nil)
-			snap := &sims.Snapshot{Spec: tt.spec, Seed: 1, State: sims.Paused, Speed: tt.spec.Speed}
-			for range tt.steps {
-				err := s.Step()
-				if errors.Is(err, sims.ErrConverged) {
-					snap.State = sims.Converged
-					break
-				}
-				if err != nil {
-					snap.State, snap.Err = sims.Diverged, err
-					break
-				}
-			}
-			snap.Frame = s.Frame()
-			screen := tui.RenderPane(snap, w, h, tui.PaneStyle{Focused: true, Mono: true})
-			lines := strings.Split(screen, "\n")
-			if len(lines) != h {
-				t.Fatalf("%d lines, want %d", len(lines), h)
-			}
-			for i, l := range lines {
-				if got := ansi.StringWidth(l); got != w {
-					t.Errorf("line %d has width %d", i, got)
-				}
-			}
-			golden.RequireEqual(t, screen)
-		})
-	}
-}
-
-var goldenCases = []struct {
-	name  string
-	spec  *sims.Spec
-	set   map[string]string
-	steps int
-}{
-	{"forward-noise", Forward, nil, 60},
-	{"diffusion", Diffusion, nil, 60},
-	{"diffusion-moons-guided", Diffusion, map[string]string{"data": "moons", "class": "0", "method": "ddpm"}, 100},
-	{"score-match", ScoreMatch, map[string]string{"width": "16"}, 60},
-	{"score-match-sampling", ScoreMatch, map[string]string{"width": "16", "train": "100", "steps": "20", "n": "300"}, 130},
+	tuitest.Run(t, tuitest.Frames, []tuitest.Case{
+		{Name: "forward-noise", Spec: Forward, Steps: 60},
+		{Name: "diffusion", Spec: Diffusion, Steps: 60},
+		{Name: "diffusion-moons-guided", Spec: Diffusion, Set: map[string]string{"data": "moons", "class": "0", "method": "ddpm"}, Steps: 100},
+		{Name: "score-match", Spec: ScoreMatch, Set: map[string]string{"width": "16"}, Steps: 60},
+		{Name: "score-match-sampling", Spec: ScoreMatch, Set: map[string]string{"width": "16", "train": "100", "steps": "20", "n": "300"}, Steps: 130},
+	})
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/thelab/lab/algo/mixture"
+	"github.com/thelab/lab/algo/pca"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
 )
@@ -21,23 +22,52 @@ const (
 	initStream = 0x656d5f696e6974   // "em_init"
 )
 
-// points2D holds 2-D data for a clustering sim: from --data, or generated
-// with the truth that generated it.
-type points2D struct {
+// pointData holds the points of a clustering sim: rows of d coordinates
+// from --data, or 2-D points drawn with the truth that generated them; and
+// where the pane draws them: in the plane itself when d = 2, otherwise on
+// the plane of the first two principal components (package pca), on which
+// a Gaussian of the fit is drawn as its exact marginal.
+type pointData struct {
 	points         [][]float64
 	truth          []mixture.Component // nil with --data
+	plane          *pca.Plane          // d > 2
+	x, y           []float64           // the points as drawn
 	xLabel, yLabel string
-	note           string // which columns of --data, when it has more than two
+	note           string // which columns of --data, when not all of them, or how they are drawn
 }
 
-// columnIndices resolves "a,b" to two distinct columns of t, each named
-// (without regard to case) or numbered from 1.
-func columnIndices(t *sims.Table, names string) ([]int, error) {
-	parts := strings.Split(names, ",")
-	if len(parts) != 2 {
-		return nil, fmt.Errorf("parameter columns = %q: must name two columns of --data, a,b (the engines are 2-D)", names)
+// at is where the pane draws a point or a mean of d coordinates.
+func (p *pointData) at(v []float64) (x, y float64) {
+	if p.plane == nil {
+		return v[0], v[1]
 	}
-	cols := make([]int, 2)
+	return p.plane.Point(v)
+}
+
+// cov is how the pane draws a covariance of d×d: its marginal on the plane.
+func (p *pointData) cov(c [][]float64) (sxx, sxy, syy float64) {
+	if p.plane == nil {
+		return c[0][0], c[0][1], c[1][1]
+	}
+	return p.plane.Cov(c)
+}
+
+// columnIndices resolves "a,b,…" to at least two distinct columns of t,
+// each named (without regard to case) or numbered from 1; "all" is every
+// column.
+func columnIndices(t *sims.Table, names string) ([]int, error) {
+	if strings.EqualFold(strings.TrimSpace(names), "all") {
+		cols := make([]int, len(t.Columns))
+		for i := range cols {
+			cols[i] = i
+		}
+		return cols, nil
+	}
+	parts := strings.Split(names, ",")
+	if len(parts) < 2 {
+		return nil, fmt.Errorf("parameter columns = %q: name at least two columns of --data, a,b,…, or all", names)
+	}
+	cols := make([]int, len(parts))
 	for i, name := range parts {
 		name = strings.TrimSpace(name)
 		cols[i] = slices.IndexFunc(t.Columns, func(c string) bool { return strings.EqualFold(c, name) })
@@ -48,12 +78,17 @@ func columnIndices(t *sims.Table, names string) ([]int, error) {
 			return nil, fmt.Errorf("parameter columns = %q: %s has no column %q (it has %s)", names, t.Name,
 				name, strings.Join(t.Columns, ", "))
 		}
-	}
-	if cols[0] == cols[1] {
-		return nil, fmt.Errorf("parameter columns = %q: name two different columns", names)
+		if slices.Contains(cols[:i], cols[i]) {
+			return nil, fmt.Errorf("parameter columns = %q: column %s is named twice", names, t.Columns[cols[i]])
+		}
 	}
 	return cols, nil
 }
+
+// dataHelp says, for em-gmm and kmeans, what their points are.
+const dataHelp = "the columns of --data are the points: every column, or those named by columns=a,b,…; " +
+	"more than two are clustered in d dimensions and drawn on their first two principal components; without --data, " +
+	"n 2-D points are drawn from a random mixture of `clusters` Gaussians whose means are sep apart"
 
 // maxK is the most components or clusters a mixture sim offers: what the
 // engines accept and the palette tells apart.
@@ -64,15 +99,16 @@ const maxK = min(mixture.MaxK, sims.MaxClasses)
 var mixClusters = param.Int("clusters", 3, "true number of clusters in the generated data (not used with --data)").Range(1, maxK)
 
 // mixColumns picks the columns of --data that em-gmm and kmeans cluster.
-var mixColumns = param.Text("columns", "1,2",
-	"the two columns of --data to cluster, by name or number: a,b (the engines are 2-D)")
+var mixColumns = param.Text("columns", "all",
+	"the columns of --data to cluster: all, or at least two by name or number, a,b,…; "+
+		"more than two are drawn on their first two principal components")
 
-// loadPoints reads two columns of a --data table (those named by columns,
-// else the first two; a table with more says which it used), or draws n
-// points from a random mixture of `clusters` Gaussians sep apart
-// (mixture.Blobs).
-func loadPoints(cfg sims.Config, n int, sep float64) (*points2D, error) {
-	p := &points2D{xLabel: "x", yLabel: "y"}
+// loadPoints reads the columns of a --data table named by columns (every
+// column by default), and with more than two finds the plane of their first
+// two principal components to draw them on; or it draws n 2-D points from
+// a random mixture of `clusters` Gaussians sep apart (mixture.Blobs).
+func loadPoints(cfg sims.Config, n int, sep float64) (*pointData, error) {
+	p := &pointData{xLabel: "x", yLabel: "y"}
 	if t := cfg.Data; t != nil {
 		if len(t.Columns) < 2 {
 			return nil, fmt.Errorf("--data %s: needs at least two numeric columns, found %d", t.Name, len(t.Columns))
@@ -81,26 +117,73 @@ func loadPoints(cfg sims.Config, n int, sep float64) (*points2D, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !mixColumns.IsSet(cfg.Values) && len(t.Columns) > 2 {
-			p.note = fmt.Sprintf("clustering columns %s and %s of the %d in %s (--set columns=a,b picks two others)",
-				t.Columns[0], t.Columns[1], len(t.Columns), t.Name)
+		if len(cols) > mixture.MaxDim {
+			return nil, fmt.Errorf("--data %s: %d columns to cluster, at most %d (name some with --set columns=a,b,…)",
+				t.Name, len(cols), mixture.MaxDim)
 		}
 		p.points = make([][]float64, len(t.Rows))
 		for i, r := range t.Rows {
-			if len(r) <= max(cols[0], cols[1]) {
-				return nil, fmt.Errorf("--data %s: row %d has %d values, want at least %d", t.Name, i+1, len(r), max(cols[0], cols[1])+1)
+			row := make([]float64, len(cols))
+			for a, c := range cols {
+				if c >= len(r) {
+					return nil, fmt.Errorf("--data %s: row %d has %d values, want at least %d", t.Name, i+1, len(r), c+1)
+				}
+				row[a] = r[c]
 			}
-			p.points[i] = []float64{r[cols[0]], r[cols[1]]}
+			p.points[i] = row
 		}
-		p.xLabel, p.yLabel = t.Columns[cols[0]], t.Columns[cols[1]]
-		return p, nil
+		if len(cols) == 2 {
+			p.xLabel, p.yLabel = t.Columns[cols[0]], t.Columns[cols[1]]
+			p.x, p.y = make([]float64, len(p.points)), make([]float64, len(p.points))
+			for i, r := range p.points {
+				p.x[i], p.y[i] = r[0], r[1]
+			}
+			if len(t.Columns) > 2 {
+				p.note = fmt.Sprintf("clustering columns %s and %s of the %d in %s (columns=a,b,… picks others, or all)",
+					p.xLabel, p.yLabel, len(t.Columns), t.Name)
+			}
+			return p, nil
+		}
+		return p, p.project(t, cols)
 	}
 	sample, err := mixture.Blobs(rand.New(rand.NewPCG(cfg.Seed, dataStream)), n, mixClusters.Get(cfg.Values), sep)
 	if err != nil {
 		return nil, err
 	}
 	p.points, p.truth = sample.Points, sample.Truth
+	p.x, p.y = make([]float64, n), make([]float64, n)
+	for i, r := range p.points {
+		p.x[i], p.y[i] = r[0], r[1]
+	}
 	return p, nil
+}
+
+// project finds the principal plane of the points (the columns cols of t)
+// and where the pane draws them.
+func (p *pointData) project(t *sims.Table, cols []int) error {
+	d := len(cols)
+	byCoord := make([][]float64, d)
+	for a := range byCoord {
+		byCoord[a] = make([]float64, len(p.points))
+		for i, r := range p.points {
+			byCoord[a][i] = r[a]
+		}
+	}
+	plane, err := pca.Fit(byCoord)
+	if err != nil {
+		return fmt.Errorf("--data %s: %w", t.Name, err)
+	}
+	p.plane = plane
+	p.x, p.y = plane.Points(byCoord)
+	f1, f2 := plane.Explained()
+	p.xLabel, p.yLabel = fmt.Sprintf("PC1 (%.0f%%)", 100*f1), fmt.Sprintf("PC2 (%.0f%%)", 100*f2)
+	names := make([]string, d)
+	for a, c := range cols {
+		names[a] = t.Columns[c]
+	}
+	p.note = fmt.Sprintf("clustering %d columns of %s in %d-D (%s); drawn on the first two principal components, "+
+		"%.0f%% of the variance: clusters apart in d-D may overlap here", d, t.Name, d, strings.Join(names, ", "), 100*(f1+f2))
+	return nil
 }
 
 // initRNG is the random source of restart r's k-means++ seeding.

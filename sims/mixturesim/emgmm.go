@@ -37,11 +37,10 @@ import (
 //     the remedy, the covariance floor of Remark 2.10.
 var EMGMM = &sims.Spec{
 	Name:   "em-gmm",
-	Title:  "EM for a 2-D Gaussian mixture, one E- or M-step at a time",
+	Title:  "EM for a Gaussian mixture, one E- or M-step at a time",
 	Source: "seed 002 §2.3–2.5 (EM for GMMs, eqs 2.12–2.15, ELBO 2.31, monotonicity 2.37, Ex 2.2, Remark 2.10)",
-	Data: "two columns of --data are the points (x, y): the first two, or those named by columns=a,b; without --data, " +
-		"n points are drawn from a random mixture of `clusters` Gaussians whose means are sep apart",
-	Steps: 200,
+	Data:   dataHelp,
+	Steps:  200,
 	// Two half-steps a second: each E- and M-step stays on screen long
 	// enough to see what it changed (colours, then ellipses).
 	Speed:  2,
@@ -122,7 +121,7 @@ type emRun struct {
 }
 
 type emSim struct {
-	data     *points2D
+	data     *pointData
 	cfg      mixture.Config
 	seed     uint64
 	workers  int // sims.Config.Workers
@@ -152,8 +151,7 @@ func newEMGMM(cfg sims.Config) (sims.Sim, error) {
 	if err := s.startRun(0); err != nil {
 		return nil, err
 	}
-	e := s.runs[0].em
-	s.view = sims.Bounds(e.X(), e.Y()).Pad(0.05)
+	s.view = sims.Bounds(data.x, data.y).Pad(0.05)
 	return s, nil
 }
 
@@ -256,9 +254,11 @@ func (s *emSim) Frame() sims.Frame {
 	paths := make([]sims.Path, 0, 2*k)
 	markers := make([]sims.Marker, 0, 2*k+len(s.data.truth))
 	legend := make([]string, k)
+	means := make([][2]float64, k) // where the pane draws them
 	for j, c := range comps {
-		mx, my := c.Mean[0], c.Mean[1]
-		sxx, sxy, syy := c.Cov[0][0], c.Cov[0][1], c.Cov[1][1]
+		mx, my := s.data.at(c.Mean)
+		means[j] = [2]float64{mx, my}
+		sxx, sxy, syy := s.data.cov(c.Cov)
 		paths = append(paths, sims.Ellipse(mx, my, sxx, sxy, syy, 1, j))
 		two := sims.Ellipse(mx, my, sxx, sxy, syy, 2, j)
 		two.Dotted = true
@@ -273,15 +273,16 @@ func (s *emSim) Frame() sims.Frame {
 	}
 	if run.km != nil {
 		for _, c := range run.km.Centers() {
-			markers = append(markers, sims.Marker{X: c[0], Y: c[1], Glyph: '○', Class: -1})
+			x, y := s.data.at(c)
+			markers = append(markers, sims.Marker{X: x, Y: y, Glyph: '○', Class: -1})
 		}
 	}
-	for j, c := range comps {
+	for j, m := range means {
 		g := '✚'
 		if j == collapsed && isCollapsed {
 			g = '✖'
 		}
-		markers = append(markers, sims.Marker{X: c.Mean[0], Y: c.Mean[1], Glyph: g, Class: j})
+		markers = append(markers, sims.Marker{X: m[0], Y: m[1], Glyph: g, Class: j})
 	}
 
 	ll := e.MeanLogLik()
@@ -307,6 +308,9 @@ func (s *emSim) Frame() sims.Frame {
 	}
 
 	title := fmt.Sprintf("%d points, K = %d (1σ, 2σ ellipses)", e.N(), k)
+	if s.data.plane != nil {
+		title = fmt.Sprintf("%d points in %d-D, K = %d (1σ, 2σ marginals)", e.N(), e.Dim(), k)
+	}
 	switch {
 	case isCollapsed:
 		title = fmt.Sprintf("✖ Σ_%d collapsed: det → 0", collapsed+1)
@@ -318,7 +322,7 @@ func (s *emSim) Frame() sims.Frame {
 			Title: title,
 			View:  s.view,
 			Points: []sims.PointSet{{
-				Name: "data", X: e.X(), Y: e.Y(), Classes: assign,
+				Name: "data", X: s.data.x, Y: s.data.y, Classes: assign,
 			}},
 			Paths:   paths,
 			Markers: markers,
@@ -431,8 +435,11 @@ func (s *emSim) hardness(run *emRun, assign []int) (hard, agree float64) {
 func (s *emSim) centreGap(run *emRun) float64 {
 	d := 0.0
 	for j, c := range run.km.Centers() {
-		m := run.em.Component(j).Mean
-		d = max(d, math.Hypot(m[0]-c[0], m[1]-c[1]))
+		m, d2 := run.em.Component(j).Mean, 0.0
+		for a, v := range c {
+			d2 += (m[a] - v) * (m[a] - v)
+		}
+		d = max(d, math.Sqrt(d2))
 	}
 	return d / math.Sqrt(run.em.Scale())
 }
@@ -517,7 +524,7 @@ func (s *emSim) notes(run *emRun, ll, elbo float64, hasQ bool, hard, agree float
 		lines = append(lines, fmt.Sprintf("Ex 2.2: mean max γ = %.4f, %.1f%% of argmax γ agree with k-means (○, same start), means %.2g·s apart; eps → 0: 1, 100%%, 0",
 			hard, 100*agree, s.centreGap(run)))
 	}
-	if j, ok := floored(e); ok && !isCollapsed {
+	if j, ok := e.AtFloor(); ok && !isCollapsed {
 		lines = append(lines, fmt.Sprintf("Σ_%d is held at the floor reg·s²·I: with reg = 0 it would collapse (Remark 2.10)", j+1))
 	}
 	if s.data.truth != nil {
@@ -529,22 +536,6 @@ func (s *emSim) notes(run *emRun, ll, elbo float64, hasQ bool, hard, agree float
 	return lines
 }
 
-// floored reports a component whose smaller eigenvalue sits at the
-// covariance floor ε > 0 (to rounding): the floor is what keeps it from
-// collapsing.
-func floored(e *mixture.EM) (int, bool) {
-	if e.Cov() != mixture.CovFull || e.Eps() <= 0 || e.Iter() == 0 {
-		return 0, false
-	}
-	for j, c := range e.Components() {
-		a, b, d := c.Cov[0][0], c.Cov[0][1], c.Cov[1][1]
-		if lo := (a+d)/2 - math.Hypot((a-d)/2, b); lo <= e.Eps()*(1+1e-6) {
-			return j, true
-		}
-	}
-	return 0, false
-}
-
 func (s *emSim) Result() map[string]any {
 	run := s.shown()
 	e := run.em
@@ -553,9 +544,7 @@ func (s *emSim) Result() map[string]any {
 	means := make([][]float64, k)
 	covs := make([][][]float64, k)
 	for j, c := range e.Components() {
-		weights[j] = c.Weight
-		means[j] = []float64{c.Mean[0], c.Mean[1]}
-		covs[j] = [][]float64{{c.Cov[0][0], c.Cov[0][1]}, {c.Cov[1][0], c.Cov[1][1]}}
+		weights[j], means[j], covs[j] = c.Weight, c.Mean, c.Cov
 	}
 	r := map[string]any{
 		"weights":      weights,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/mixture"
+	"github.com/thelab/lab/algo/pca"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/simtest"
 )
@@ -126,8 +127,8 @@ func TestPhases(t *testing.T) {
 	}
 }
 
-// TestTable checks that a --data table is used: its first two columns become
-// the points, whatever n and clusters say.
+// TestTable checks that a --data table is used: the two columns named
+// become the points, whatever n and clusters say.
 func TestTable(t *testing.T) {
 	sample, err := mixture.Blobs(rand.New(rand.NewPCG(9, 9)), 120, 2, mixture.DefaultSep)
 	if err != nil {
@@ -137,7 +138,7 @@ func TestTable(t *testing.T) {
 	for i, p := range sample.Points {
 		tab.Rows = append(tab.Rows, []float64{p[0], p[1], float64(sample.Labels[i])})
 	}
-	s := simtest.Build(t, EMGMM, map[string]string{"k": "2", "n": "5000"}, 1, tab)
+	s := simtest.Build(t, EMGMM, map[string]string{"k": "2", "n": "5000", "columns": "u,v"}, 1, tab)
 	cc := s.Frame().Charts[0].(sims.CanvasChart)
 	ps := cc.Points[0]
 	if len(ps.X) != 120 {
@@ -541,10 +542,10 @@ func TestKMeansRestarts(t *testing.T) {
 	t.Logf("a single k-means++ start was worse than the best of 10 for %d of 12 seeds", worse)
 }
 
-// TestColumns: columns=a,b picks the two columns of --data that em-gmm and
-// kmeans cluster; without it a table of more than two columns clusters
-// the first two and says so; a bad name is refused with the table's
-// columns.
+// TestColumns: columns=a,b picks two columns of --data that em-gmm and
+// kmeans cluster, drawn as they are, and says which when the table has
+// more; by default every column is clustered; a bad list is refused with
+// the table's columns.
 func TestColumns(t *testing.T) {
 	tab := &sims.Table{Name: "wide.csv", Columns: []string{"a", "b", "c"}}
 	for i := range 30 {
@@ -557,14 +558,107 @@ func TestColumns(t *testing.T) {
 		if cc.XLabel != "c" || cc.YLabel != "a" || cc.Points[0].X[3] != 9 || cc.Points[0].Y[3] != 3 {
 			t.Errorf("%s columns=c,A: axes %q, %q, point 3 (%v, %v)", spec.Name, cc.XLabel, cc.YLabel, cc.Points[0].X[3], cc.Points[0].Y[3])
 		}
-		s = simtest.Build(t, spec, map[string]string{"k": "2"}, 1, tab)
-		if text := strings.Join(s.Frame().Text, "\n"); !strings.Contains(text, "clustering columns a and b of the 3") {
-			t.Errorf("%s: a 3-column table without columns= does not say which it clusters: %q", spec.Name, text)
+		if text := strings.Join(s.Frame().Text, "\n"); !strings.Contains(text, "clustering columns c and a of the 3") {
+			t.Errorf("%s: columns=c,A of a 3-column table does not say which it clusters: %q", spec.Name, text)
 		}
-		for _, bad := range []string{"a", "a,z", "a,a", "a,b,c"} {
+		s = simtest.Build(t, spec, map[string]string{"k": "2"}, 1, tab)
+		if text := strings.Join(s.Frame().Text, "\n"); !strings.Contains(text, "clustering 3 columns of wide.csv in 3-D") {
+			t.Errorf("%s: a 3-column table does not say it is clustered in 3-D: %q", spec.Name, text)
+		}
+		for _, bad := range []string{"a", "a,z", "a,a", "a,b,A"} {
 			if _, err := simtest.BuildErr(spec, map[string]string{"columns": bad}, 1, tab); err == nil || !strings.Contains(err.Error(), "columns") {
 				t.Errorf("%s columns=%s: %v", spec.Name, bad, err)
 			}
 		}
+	}
+}
+
+// hidden is a --data table of four clusters in 4-D, N(6e_j, 0.5²I) with
+// 100 points each, and its labels: clusters 3 and 4 coincide in columns 1
+// and 2, so only all four columns tell them apart.
+func hidden() (*sims.Table, []int) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	tab := &sims.Table{Name: "hidden.csv", Columns: []string{"p", "q", "r", "s"}}
+	var labels []int
+	for i := range 400 {
+		j := i % 4
+		row := make([]float64, 4)
+		for a := range row {
+			row[a] = 0.5 * rng.NormFloat64()
+		}
+		row[j] += 6 // clusters 3 and 4 (j = 2, 3) are at the origin in p, q
+		tab.Rows, labels = append(tab.Rows, row), append(labels, j)
+	}
+	return tab, labels
+}
+
+// purity is the fraction of points whose class is the most common label
+// of its class: 1 when the classes are the labels up to a relabelling.
+func purity(classes, labels []int) float64 {
+	count := map[[2]int]int{}
+	for i, c := range classes {
+		count[[2]int{c, labels[i]}]++
+	}
+	best := map[int]int{}
+	for k, n := range count {
+		best[k[0]] = max(best[k[0]], n)
+	}
+	sum := 0
+	for _, n := range best {
+		sum += n
+	}
+	return float64(sum) / float64(len(classes))
+}
+
+// TestDataInDimensions is issue 13.15: em-gmm and kmeans cluster every
+// column of --data, in d dimensions, and draw the points on the first two
+// principal components. On hidden(), whose clusters 3 and 4 coincide in
+// the first two columns, the 4-D fits find all four clusters (purity 1)
+// where a fit of two columns cannot (purity ≤ 0.8: two equal clusters
+// split at best by chance); the pane's points are the projections
+// pca.Fit gives, its axes are PC1 and PC2 with their shares of the
+// variance, and the result's means and centres have four coordinates.
+func TestDataInDimensions(t *testing.T) {
+	tab, labels := hidden()
+	cols := make([][]float64, 4)
+	for a := range cols {
+		for _, r := range tab.Rows {
+			cols[a] = append(cols[a], r[a])
+		}
+	}
+	plane, err := pca.Fit(cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	px, py := plane.Points(cols)
+	for _, spec := range []*sims.Spec{EMGMM, KMeans} {
+		t.Run(spec.Name, func(t *testing.T) {
+			s := simtest.Build(t, spec, map[string]string{"k": "4"}, 1, tab)
+			simtest.RunToEnd(t, s, 3000)
+			cc := s.Frame().Charts[0].(sims.CanvasChart)
+			if p := purity(cc.Points[0].Classes, labels); p != 1 {
+				t.Errorf("4-D fit: purity %v, want 1", p)
+			}
+			for i := range px {
+				if cc.Points[0].X[i] != px[i] || cc.Points[0].Y[i] != py[i] {
+					t.Fatalf("point %d drawn at (%v, %v), its projection is (%v, %v)", i, cc.Points[0].X[i], cc.Points[0].Y[i], px[i], py[i])
+				}
+			}
+			if !strings.HasPrefix(cc.XLabel, "PC1 (") || !strings.HasPrefix(cc.YLabel, "PC2 (") {
+				t.Errorf("axes %q, %q", cc.XLabel, cc.YLabel)
+			}
+			key := "means"
+			if spec == KMeans {
+				key = "centers"
+			}
+			if m := s.Result()[key].([][]float64); len(m) != 4 || len(m[0]) != 4 {
+				t.Errorf("result %s: %v, want 4 of 4 coordinates", key, m)
+			}
+			two := simtest.Build(t, spec, map[string]string{"k": "4", "columns": "p,q"}, 1, tab)
+			simtest.RunToEnd(t, two, 3000)
+			if p := purity(two.Frame().Charts[0].(sims.CanvasChart).Points[0].Classes, labels); p > 0.8 {
+				t.Errorf("fit of columns p, q: purity %v, want ≤ 0.8 (clusters 3 and 4 coincide there)", p)
+			}
+		})
 	}
 }

@@ -24,8 +24,7 @@ var KMeans = &sims.Spec{
 	Name:   "kmeans",
 	Title:  "k-means (Lloyd): assignment and update half-steps, J never increasing",
 	Source: "seed 002 §2.1 (eqs 2.2–2.4, Remark 2.1)",
-	Data: "two columns of --data are the points (x, y): the first two, or those named by columns=a,b; without --data, " +
-		"n points are drawn from a random mixture of `clusters` Gaussians whose means are sep apart",
+	Data:   dataHelp,
 	Steps:  200,
 	Speed:  2,
 	Params: param.List(kmK, mixClusters, kmSep, kmN, kmRestarts, mixColumns),
@@ -51,7 +50,7 @@ const (
 
 type kmSim struct {
 	km              *mixture.KMeans
-	data            *points2D
+	data            *pointData
 	view            sims.Rect
 	j               *sims.Trace // J per half-step
 	trail           *sims.Trace // the centres after each update: x1, y1, x2, y2, ...
@@ -89,7 +88,7 @@ func newKMeans(cfg sims.Config) (sims.Sim, error) {
 	if best != nil {
 		s.bestJ = best.J()
 	}
-	s.view = sims.Bounds(km.X(), km.Y()).Pad(0.05)
+	s.view = sims.Bounds(data.x, data.y).Pad(0.05)
 	s.addTrail()
 	return s, nil
 }
@@ -97,7 +96,8 @@ func newKMeans(cfg sims.Config) (sims.Sim, error) {
 func (s *kmSim) addTrail() {
 	row := make([]float64, 0, 2*mixture.MaxK)
 	for _, c := range s.km.Centers() {
-		row = append(row, c[0], c[1])
+		x, y := s.data.at(c)
+		row = append(row, x, y)
 	}
 	s.trail.Add(row...)
 }
@@ -143,17 +143,29 @@ func (s *kmSim) Frame() sims.Frame {
 		sims.Metric{Name: "changed", Value: float64(m.Changed())},
 		sims.Metric{Name: "iter", Value: float64(m.Iter())})
 
-	// Voronoi cells of the current centres: the assignment (2.3) they induce.
-	cells := sims.SampleGrid(s.view, voronoiNX, voronoiNY, func(x, y float64) float64 {
-		best, bj := math.Inf(1), 0
-		for j, c := range centres {
-			if d := (x-c[0])*(x-c[0]) + (y-c[1])*(y-c[1]); d < best {
-				best, bj = d, j
+	drawn := make([][2]float64, k) // the centres where the pane draws them
+	for j, c := range centres {
+		drawn[j][0], drawn[j][1] = s.data.at(c)
+	}
+	title := fmt.Sprintf("%d points, K = %d: cells of the centres ✚, trails", m.N(), k)
+	var cells *sims.Grid
+	if s.data.plane == nil {
+		// Voronoi cells of the current centres: the assignment (2.3) they
+		// induce. (On a projection they would not be: a point is assigned
+		// by its distances in d dimensions.)
+		cells = sims.SampleGrid(s.view, voronoiNX, voronoiNY, func(x, y float64) float64 {
+			best, bj := math.Inf(1), 0
+			for j, c := range drawn {
+				if d := (x-c[0])*(x-c[0]) + (y-c[1])*(y-c[1]); d < best {
+					best, bj = d, j
+				}
 			}
-		}
-		return float64(bj)
-	})
-	cells.Scale, cells.Lo, cells.Hi, cells.Levels = sims.Categorical, -0.5, float64(k)-0.5, k
+			return float64(bj)
+		})
+		cells.Scale, cells.Lo, cells.Hi, cells.Levels = sims.Categorical, -0.5, float64(k)-0.5, k
+	} else {
+		title = fmt.Sprintf("%d points in %d-D, K = %d: centres ✚, trails", m.N(), m.Dim(), k)
+	}
 
 	paths := make([]sims.Path, k)
 	for j := range k {
@@ -165,7 +177,7 @@ func (s *kmSim) Frame() sims.Frame {
 	}
 	legend := make([]string, k)
 	bars := make([]sims.Bar, k)
-	for j, c := range centres {
+	for j, c := range drawn {
 		markers = append(markers, sims.Marker{X: c[0], Y: c[1], Glyph: '✚', Class: j})
 		legend[j] = strconv.Itoa(j+1) + ": " + strconv.Itoa(counts[j])
 		bars[j] = sims.Bar{Label: strconv.Itoa(j + 1), Value: float64(counts[j]), Class: j}
@@ -174,10 +186,10 @@ func (s *kmSim) Frame() sims.Frame {
 	x0, x1 := s.j.Span()
 	charts := []sims.Chart{
 		sims.CanvasChart{
-			Title:   fmt.Sprintf("%d points, K = %d: cells of the centres ✚, trails", m.N(), k),
+			Title:   title,
 			View:    s.view,
 			Heat:    cells,
-			Points:  []sims.PointSet{{Name: "data", X: m.X(), Y: m.Y(), Classes: assign}},
+			Points:  []sims.PointSet{{Name: "data", X: s.data.x, Y: s.data.y, Classes: assign}},
 			Paths:   paths,
 			Markers: markers,
 			Legend:  legend,
@@ -228,10 +240,7 @@ func (s *kmSim) notes() []string {
 
 func (s *kmSim) Result() map[string]any {
 	m := s.km
-	centres := make([][]float64, m.K())
-	for j, c := range m.Centers() {
-		centres[j] = []float64{c[0], c[1]}
-	}
+	centres := m.Centers()
 	sizes := m.Counts(nil)
 	inertia := m.J()
 	r := map[string]any{

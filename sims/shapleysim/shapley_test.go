@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/x/exp/golden"
 	"github.com/thelab/lab/algo/algotest"
 	"github.com/thelab/lab/sims/shapleysim"
 	"github.com/thelab/lab/sims/simtest"
@@ -53,14 +52,10 @@ func TestShapleyPane(t *testing.T) {
 // TestGoldenFrames pins the pane at 80×24 and 140×45 in monochrome and at
 // 80×24 in colour (go test -update rewrites testdata/).
 func TestGoldenFrames(t *testing.T) {
-	for _, c := range []struct {
-		set   map[string]string
-		steps int
-	}{{nil, 30}, {map[string]string{"game": "digit"}, 40}} {
-		t.Run(tuitest.Name(shapleysim.Shapley, c.set), func(t *testing.T) {
-			golden.RequireEqual(t, tuitest.Screens(t, shapleysim.Shapley, c.set, c.steps))
-		})
-	}
+	tuitest.Run(t, tuitest.Standard, []tuitest.Case{
+		{Spec: shapleysim.Shapley, Steps: 30},
+		{Spec: shapleysim.Shapley, Set: map[string]string{"game": "digit"}, Steps: 40},
+	})
 }
 
 // BenchmarkShapleyStep: a step of the 16-superpixel digit game (a 1/64 of

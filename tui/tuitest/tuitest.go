@@ -1,10 +1,22 @@
 // Package tuitest holds what the sims' golden tests share: a sim's pane
 // built from its spec, stepped and drawn as `lab run --frames` and the TUI
-// draw it. It is imported only by _test.go files.
+// draw it, checked for its size and compared with a golden file. It is
+// imported only by _test.go files.
+//
+// A sims package keeps its own table of cases and hands it to Run:
+//
+//	func TestGoldenFrames(t *testing.T) {
+//		tuitest.Run(t, tuitest.Standard, []tuitest.Case{
+//			{Spec: Majorise, Steps: 40},
+//			{Spec: Majorise, Set: map[string]string{"fn": "wavy"}, Steps: 40},
+//		})
+//	}
+//
+// `go test -run TestGoldenFrames -update` rewrites testdata/ after an
+// intended change; look at the result with git diff.
 package tuitest
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,12 +24,45 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/simtest"
 	"github.com/thelab/lab/tui"
 )
 
-// Name is a golden case's name: the sim and its settings, sorted.
+// Seed is the seed every golden case is built with.
+const Seed = 1
+
+// Size is a terminal a pane is drawn on: W columns, H lines, in
+// monochrome or in colour.
+type Size struct {
+	W, H int
+	Mono bool
+}
+
+// The size sets the sims' golden screens use.
+var (
+	// Standard is the pane on the smallest terminal the lab is designed
+	// for and on a laptop's, in monochrome, and on the smallest in
+	// colour.
+	Standard = []Size{{80, 24, true}, {140, 45, true}, {80, 24, false}}
+	// Frames is one 100×30 screen in monochrome, as `lab run SIM
+	// --frames --size 100x30` writes it to a pipe or a file.
+	Frames = []Size{{100, 30, true}}
+)
+
+// Case is one golden screen: a sim with its settings after Steps steps
+// from seed Seed.
+type Case struct {
+	// Name names the subtest and its golden file,
+	// testdata/<test>/<Name>.golden; empty for Name(Spec, Set).
+	Name  string
+	Spec  *sims.Spec
+	Set   map[string]string
+	Steps int
+}
+
+// Name is a golden case's default name: the sim and its settings, sorted.
 func Name(spec *sims.Spec, set map[string]string) string {
 	parts := []string{spec.Name}
 	for _, k := range slices.Sorted(maps.Keys(set)) {
@@ -26,34 +71,55 @@ func Name(spec *sims.Spec, set map[string]string) string {
 	return strings.Join(parts, "_")
 }
 
-// Screens builds the sim with seed 1 and the settings, takes steps steps
-// (stopping where it converges), and draws its paused pane at 80×24 and
-// 140×45 in monochrome and at 80×24 in colour, one after the other under
-// a header each; a screen with a line not exactly the pane's width, or
-// not exactly its height, fails the test.
-func Screens(t testing.TB, spec *sims.Spec, set map[string]string, steps int) string {
+// Run pins each case as a subtest of t. The sim is built with seed Seed
+// and the case's settings and stepped up to Steps times, as
+// simtest.SnapshotErr does: a step that converges or fails stops the run
+// and the pane says so (converged, or diverged with the error), otherwise
+// it is paused. Golden draws the snapshot and compares it with the case's
+// golden file; a sim that cannot be built fails the subtest.
+func Run(t *testing.T, sizes []Size, cases []Case) {
 	t.Helper()
-	s := simtest.Build(t, spec, set, 1, nil)
-	if err := simtest.RunErr(s, steps); err != nil && !errors.Is(err, sims.ErrConverged) {
-		t.Fatal(err)
+	for _, c := range cases {
+		name := c.Name
+		if name == "" {
+			name = Name(c.Spec, c.Set)
+		}
+		t.Run(name, func(t *testing.T) {
+			snap, err := simtest.SnapshotErr(c.Spec, c.Set, Seed, c.Steps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			Golden(t, snap, sizes)
+		})
 	}
-	snap := &sims.Snapshot{Frame: s.Frame(), Spec: spec, State: sims.Paused, Speed: spec.Speed, Seed: 1}
+}
+
+// Golden draws snap's pane, focused, at each size and compares the
+// screens with t's golden file, testdata/<t.Name()>.golden. A screen
+// without exactly the size's lines, or with a line not exactly its width
+// (text cut or spilling at the border), fails the test. One size gives
+// the bare screen; several give each under a header "WxH mono=…" and a
+// blank line after it. It is Run's second half, for a snapshot built
+// another way (a run shared with another test).
+func Golden(t testing.TB, snap *sims.Snapshot, sizes []Size) {
+	t.Helper()
 	var out strings.Builder
-	for _, sz := range []struct {
-		w, h int
-		mono bool
-	}{{80, 24, true}, {140, 45, true}, {80, 24, false}} {
-		screen := tui.RenderPane(snap, sz.w, sz.h, tui.PaneStyle{Focused: true, Mono: sz.mono})
+	for _, sz := range sizes {
+		screen := tui.RenderPane(snap, sz.W, sz.H, tui.PaneStyle{Focused: true, Mono: sz.Mono})
 		lines := strings.Split(screen, "\n")
-		if len(lines) != sz.h {
-			t.Errorf("%dx%d: %d lines", sz.w, sz.h, len(lines))
+		if len(lines) != sz.H {
+			t.Errorf("%dx%d: %d lines", sz.W, sz.H, len(lines))
 		}
 		for i, l := range lines {
-			if w := ansi.StringWidth(l); w != sz.w {
-				t.Errorf("%dx%d line %d: width %d", sz.w, sz.h, i, w)
+			if w := ansi.StringWidth(l); w != sz.W {
+				t.Errorf("%dx%d line %d: width %d: %q", sz.W, sz.H, i, w, ansi.Strip(l))
 			}
 		}
-		fmt.Fprintf(&out, "%dx%d mono=%v\n%s\n\n", sz.w, sz.h, sz.mono, screen)
+		if len(sizes) == 1 {
+			out.WriteString(screen)
+		} else {
+			fmt.Fprintf(&out, "%dx%d mono=%v\n%s\n\n", sz.W, sz.H, sz.Mono, screen)
+		}
 	}
-	return out.String()
+	golden.RequireEqual(t, out.String())
 }
