@@ -150,10 +150,14 @@ func tickRow(ticks []tick, left, right int) string {
 // that labels are never only the ends. Of the choices it takes the one
 // whose data fill the most rows, a fill counted at 3/4 when it has fewer
 // labels than about one per four rows (2 to 6 in all) and at 2/5 with a
-// single label; then the one with more labels.
+// single label; then the one whose labels come closest to one a row on
+// short axes, one every other row from 8 rows, every third from 16, ….
 func niceAxis(lo, hi float64, rows int, minStep float64) yScale {
 	span := hi - lo
 	want := max(2, min(6, rows/4+1))
+	// Among choices that fill alike: a label every row up to 8 rows, every
+	// other row up to 16, every third up to 24, …
+	target := float64(rows)/float64(1+rows/8) + 1
 	type choice struct {
 		s, d, a, b float64 // step, row height, first and last row (in rows of d)
 		labels     int
@@ -182,7 +186,8 @@ func niceAxis(lo, hi float64, rows int, minStep float64) yScale {
 			case labels < want:
 				score *= 0.75
 			}
-			if score > bestScore*(1+1e-9) || score > bestScore*(1-1e-9) && labels > best.labels {
+			closer := math.Abs(float64(labels)-target) < math.Abs(float64(best.labels)-target)
+			if score > bestScore*(1+1e-9) || score > bestScore*(1-1e-9) && closer {
 				best, bestScore = choice{s, d, a, b, labels}, score
 			}
 		}
