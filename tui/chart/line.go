@@ -113,7 +113,7 @@ func lineChart(c sims.LineChart, w, h int, o Options) []string {
 		}
 	}
 	if withAxis {
-		plot = append(plot, xAxis(plot[0], c.X0, c.X1, width, w, o)...)
+		plot = append(plot, xAxis(plot[0], c.X0, c.X1, wholeX(c), width, w, o)...)
 	}
 	out = append(out, plot...)
 	for len(out) < h-1 {
@@ -214,9 +214,9 @@ func significant(x float64, sig int) string {
 // xAxis draws the x axis under a plot whose first line is first: the
 // line └┬──┬ from the y axis's column and the labels of round ticks
 // (axisTicks) over x0..x1, the series' width points, in a chart w wide. An
-// axis of whole numbers (whole ends at least 2 apart: steps) gets whole
-// ticks.
-func xAxis(first string, x0, x1 float64, width, w int, o Options) []string {
+// axis of whole numbers (whole ends at least 2 apart, or whole says the
+// points sit on whole numbers: steps) gets whole ticks.
+func xAxis(first string, x0, x1 float64, whole bool, width, w int, o Options) []string {
 	line := []rune(ansi.Strip(first))
 	x := 0 // the column of the y axis
 	for i, r := range line {
@@ -226,7 +226,7 @@ func xAxis(first string, x0, x1 float64, width, w int, o Options) []string {
 		}
 	}
 	minStep := 0.0
-	if integerSpan(x0, x1) {
+	if whole || integerSpan(x0, x1) {
 		minStep = 1
 	}
 	col := func(v float64) int { return int(math.Round((v - x0) / (x1 - x0) * float64(width-1))) }
@@ -239,6 +239,21 @@ func xAxis(first string, x0, x1 float64, width, w int, o Options) []string {
 	b.text(x, 0, string(rule), axisColor, false)
 	b.text(0, 1, tickRow(ticks, -x-1, w-x-1), axisColor, false)
 	return b.lines()
+}
+
+// wholeX reports whether every point of c's series sits on a whole x:
+// whole ends and a whole spacing (X1 − X0)/(L − 1) ≥ 1 between the L
+// points of the longest series (a chart of steps 1 and 2, say).
+func wholeX(c sims.LineChart) bool {
+	longest := 0
+	for _, s := range c.Series {
+		longest = max(longest, len(s.Y))
+	}
+	if longest < 2 || c.X0 != math.Trunc(c.X0) || c.X1 != math.Trunc(c.X1) {
+		return false
+	}
+	gap := (c.X1 - c.X0) / float64(longest-1)
+	return gap >= 1 && math.Abs(gap-math.Round(gap)) < 1e-9
 }
 
 func integerSpan(x0, x1 float64) bool {

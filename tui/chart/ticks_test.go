@@ -164,6 +164,28 @@ func TestChartsShowRoundTicks(t *testing.T) {
 	}
 }
 
+// TestStepAxisIsWhole: a chart of two points at steps 1 and 2 labels its
+// x axis 1 and 2, never 1.5 (issue 13.2: integer quantities get integer
+// ticks), while a continuous 0…1 axis of many points keeps its halves.
+func TestStepAxisIsWhole(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		y      []float64
+		x0, x1 float64
+		want   string
+	}{
+		{"steps 1, 2", []float64{5, 4}, 1, 2, "1 2"},
+		{"steps 1, 3, 5", []float64{5, 4, 3}, 1, 5, "2 4"},
+		{"continuous 0…1", make([]float64, 101), 0, 1, "0 0.5 1.0"},
+	} {
+		c := sims.LineChart{Title: "J", Series: []sims.Series{{Name: "J", Y: tt.y}}, X0: tt.x0, X1: tt.x1}
+		lines := RenderLines(c, 30, 12, Options{Mono: true})
+		if got := strings.Join(strings.Fields(ansi.Strip(lines[len(lines)-2])), " "); got != tt.want {
+			t.Errorf("%s: x ticks %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
 // TestLogTicks: a log axis over decades is labelled at whole decades, in
 // one style: plain within 0.001…10000, else scientific throughout.
 func TestLogTicks(t *testing.T) {
