@@ -367,15 +367,15 @@ func TestFloor(t *testing.T) {
 }
 
 // TestRecoveryInDimensions: on five well-separated clusters in 5
-// dimensions (means 6√2 s.d. apart), the best of three EM runs puts every
+// dimensions (means 6√2 s.d. apart), the best of two EM runs puts every
 // mean within 5 standard errors of its cluster's true mean, and within
 // 0.02 of a standard error of the complete-data MLE (the labelled
 // clusters' own means), as TestRecovery does in the plane; and k-means
 // from the same start puts every point in its own cluster.
 func TestRecoveryInDimensions(t *testing.T) {
-	const n, d, k = 2000, 5, 5
+	const n, d, k = 1000, 5, 5
 	s := ndBlobs(4, n, d, k, 6)
-	e, _, err := BestEM(s.points, Config{K: k, Reg: DefaultReg, Tol: DefaultTol, Init: InitKMeans}, 3, 500, 1,
+	e, _, err := BestEM(s.points, Config{K: k, Reg: DefaultReg, Tol: DefaultTol, Init: InitKMeans}, 2, 500, 1,
 		func(r int) *rand.Rand { return newRNG(uint64(20 + r)) })
 	if err != nil {
 		t.Fatal(err)
@@ -409,7 +409,7 @@ func TestRecoveryInDimensions(t *testing.T) {
 			}
 		}
 	}
-	km, _, err := BestKMeans(s.points, k, 3, 300, 1, func(r int) *rand.Rand { return newRNG(uint64(20 + r)) })
+	km, _, err := BestKMeans(s.points, k, 2, 300, 1, func(r int) *rand.Rand { return newRNG(uint64(20 + r)) })
 	if err != nil {
 		t.Fatal(err)
 	}
