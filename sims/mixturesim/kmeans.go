@@ -212,7 +212,7 @@ func (s *kmSim) notes() []string {
 	var phase string
 	switch last, ok := m.Last(); {
 	case s.done:
-		phase = fmt.Sprintf("converged: an assignment changed no point, after %d iterations (finite, Remark 2.1)", m.Iter())
+		phase = fmt.Sprintf("converged: an assignment changed no point, after %d iteration%s (finite, Remark 2.1)", m.Iter(), plural(m.Iter()))
 	case !ok:
 		phase = "start: k-means++ centres; next: assign every point to its nearest centre (2.3)"
 	case last == mixture.Assign:
