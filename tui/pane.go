@@ -48,7 +48,7 @@ func paneLines(s *sims.Snapshot, w, h int, st PaneStyle) []string {
 	hidden := len(s.Frame.Charts) - len(charts)
 	// Say what was left out, on a row the charts can spare.
 	if hidden > 0 && nNotes == len(notes) && fits(charts, iw, ih-2-nNotes) {
-		notes = append(notes, fmt.Sprintf("(%d more chart%s: enter zooms)", hidden, plural(hidden)))
+		notes = append(notes, fmt.Sprintf("(%s more: enter zooms)", sims.Count(hidden, "chart")))
 		nNotes++
 	}
 	body := []string{chart.FitLine(metricsLine(s, iw, st), iw)}
@@ -99,9 +99,9 @@ func noteWindow(notes []string, n, hiddenCharts, w int, st PaneStyle) []string {
 	case st.Zoomed:
 		hint = fmt.Sprintf("(note lines %d–%d of %d: pgup/pgdn scroll)", from+1, from+n-1, len(notes))
 	case hiddenCharts > 0:
-		hint = fmt.Sprintf("(%d more note line%s, %d more chart%s: enter zooms)", after, plural(after), hiddenCharts, plural(hiddenCharts))
+		hint = fmt.Sprintf("(%s, %s more: enter zooms)", sims.Count(after, "more note line"), sims.Count(hiddenCharts, "chart"))
 	default:
-		hint = fmt.Sprintf("(%d more note line%s: enter zooms)", after, plural(after))
+		hint = fmt.Sprintf("(%s: enter zooms)", sims.Count(after, "more note line"))
 	}
 	return append(shown, chart.Clip(hint, w))
 }
@@ -132,13 +132,6 @@ func overlayLabel(lines []string, y int, label string, w int) {
 	}
 	x := (w - lw) / 2
 	lines[y] = ansi.Truncate(lines[y], x, "") + "\x1b[m" + label + ansi.TruncateLeft(lines[y], x+lw, "")
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // fitCharts decides what a pane of w×h (below its metrics row) shows: all

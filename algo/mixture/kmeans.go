@@ -127,7 +127,7 @@ func NewKMeans(points [][]float64, k int, rng *rand.Rand) (*KMeans, error) {
 func columns(points [][]float64, min int) ([][]float64, error) {
 	n := len(points)
 	if n < min || n == 0 {
-		return nil, algo.BadParam("data", fmt.Sprintf("%d points", n), fmt.Sprintf("at least %d point%s", max(min, 1), plural(max(min, 1))))
+		return nil, algo.BadParam("data", fmt.Sprintf("%d points", n), fmt.Sprintf("at least %d", max(min, 1)))
 	}
 	d := len(points[0])
 	if d < 1 || d > MaxDim {
@@ -151,13 +151,6 @@ func columns(points [][]float64, min int) ([][]float64, error) {
 		}
 	}
 	return cols, nil
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // newKMeans is a k-means on the points cols (by coordinate), which it
