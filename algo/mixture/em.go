@@ -279,11 +279,11 @@ type emPart struct {
 }
 
 // New validates its inputs and starts EM on points, each a point of the
-// same dimension d in 1..MaxDim; the slice is read, not kept. The initial means are chosen by
-// k-means++ seeding from rng (Arthur & Vassilvitskii 2007: the first uniformly,
-// each next one with probability proportional to its squared distance to the
-// nearest mean already chosen), the weights are equal, and every covariance is
-// isotropic, σ²I with σ² the k-means++ potential per point and coordinate
+// same dimension d in 1..MaxDim; the slice is read, not kept. The initial
+// means are chosen by k-means++ seeding from rng (Arthur & Vassilvitskii
+// 2007: the first uniformly, each next one with probability proportional
+// to its squared distance to the nearest mean already chosen), the weights
+// are equal, and every covariance is isotropic, σ²I with σ² the k-means++ potential per point and coordinate
 // (the mean squared distance of a point to its nearest seed, over d; s² when
 // that is below MinReg·s², the points all sitting on seeds), or the floor ε
 // if that is larger; with CovSphericalFixed it is the fixed εI. The seeding
