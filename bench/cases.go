@@ -230,6 +230,21 @@ func makeCases(smoke bool, dir string) ([]*benchCase, error) {
 		lab: kmRun(1), ref: job{"case": "kmeans", "centres": centres, "iters": sz.kmIter},
 	})
 
+	// The same in 8 dimensions, the general pass.
+	km8 := gaussianClusters(rng(13), sz.kmeans/5, 8, 8, 1)
+	if _, err := writeTable(dir, "kmeans8.csv", columnNames(8), km8, make([]float64, len(km8))); err != nil {
+		return nil, err
+	}
+	start8, err := mixture.NewKMeans(km8, 8, rng(14))
+	if err != nil {
+		return nil, err
+	}
+	cases = append(cases, &benchCase{
+		name: fmt.Sprintf("k-means iteration, %d points in 8-D, k = 8", len(km8)), target: "≤ 1", perIter: true,
+		lab: iterations(1, sz.kmIter, func() (fitter, error) { return mixture.NewKMeans(km8, 8, rng(14)) }),
+		ref: job{"case": "kmeans", "file": "kmeans8.csv", "centres": start8.Centers(), "iters": sz.kmIter},
+	})
+
 	em, err := mixture.Blobs(rng(9), sz.em, 5, 2)
 	if err != nil {
 		return nil, err
@@ -253,6 +268,26 @@ func makeCases(smoke bool, dir string) ([]*benchCase, error) {
 	cases = append(cases, &benchCase{
 		name: fmt.Sprintf("EM iteration (E + M), %d points, k = 5", sz.em), target: "≤ 1", perIter: true,
 		lab: emRun(1), ref: job{"case": "em", "means": means, "variances": variances, "iters": sz.mixIters},
+	})
+	// The same in 8 dimensions: the general passes (Cholesky solves, the
+	// upper triangle of each scatter matrix) against the same reference.
+	pts8 := gaussianClusters(rng(11), sz.em/5, 8, 5, 1)
+	if _, err := writeTable(dir, "em8.csv", columnNames(8), pts8, make([]float64, len(pts8))); err != nil {
+		return nil, err
+	}
+	e8, err := mixture.New(pts8, emCfg, rng(12))
+	if err != nil {
+		return nil, err
+	}
+	var means8 [][]float64
+	var variances8 []float64
+	for _, c := range e8.Components() {
+		means8, variances8 = append(means8, c.Mean), append(variances8, c.Cov[0][0])
+	}
+	cases = append(cases, &benchCase{
+		name: fmt.Sprintf("EM iteration (E + M), %d points in 8-D, k = 5", len(pts8)), target: "≤ 1", perIter: true,
+		lab: iterations(1, sz.mixIters, func() (fitter, error) { return mixture.New(pts8, emCfg, rng(12)) }),
+		ref: job{"case": "em", "file": "em8.csv", "means": means8, "variances": variances8, "iters": sz.mixIters},
 	})
 	// Speed-up: the same iterations on every core against one, in wall
 	// time (what the user waits for; the CPU columns show the overhead).
@@ -380,6 +415,27 @@ func writeTable(dir, name string, cols []string, x [][]float64, y []float64) (*s
 }
 
 // columnNames is x1 … xd, label.
+// gaussianClusters draws n points in d dimensions from k unit-variance
+// Gaussians, point i from cluster i mod k, whose means are drawn from
+// N(0, spread²I).
+func gaussianClusters(r *rand.Rand, n, d, k int, spread float64) [][]float64 {
+	means := make([][]float64, k)
+	for j := range means {
+		means[j] = make([]float64, d)
+		for a := range means[j] {
+			means[j][a] = spread * r.NormFloat64()
+		}
+	}
+	pts := make([][]float64, n)
+	for i := range pts {
+		pts[i] = make([]float64, d)
+		for a, m := range means[i%k] {
+			pts[i][a] = m + r.NormFloat64()
+		}
+	}
+	return pts
+}
+
 func columnNames(d int) []string {
 	c := make([]string, d+1)
 	for j := range d {

@@ -112,7 +112,7 @@ def logreg(job):
 def kmeans(job):
     from sklearn.cluster import KMeans
 
-    x, _ = xy(job, "kmeans.csv")
+    x, _ = xy(job, job.get("file", "kmeans.csv"))
     init = np.array(job["centres"])
 
     def fit():
@@ -125,14 +125,14 @@ def kmeans(job):
 def em(job):
     from sklearn.mixture import GaussianMixture
 
-    x, _ = xy(job, "em.csv")
+    x, _ = xy(job, job.get("file", "em.csv"))
     means = np.array(job["means"])
-    k = len(means)
+    k, d = means.shape
 
     def fit():
         m = GaussianMixture(k, covariance_type="full", max_iter=job["iters"], tol=0, reg_covar=0,
                             means_init=means, weights_init=np.full(k, 1 / k),
-                            precisions_init=np.array([np.eye(2) / v for v in job["variances"]])).fit(x)
+                            precisions_init=np.array([np.eye(d) / v for v in job["variances"]])).fit(x)
         return m.n_iter_
 
     return fit

@@ -48,7 +48,7 @@ func paneLines(s *sims.Snapshot, w, h int, st PaneStyle) []string {
 	hidden := len(s.Frame.Charts) - len(charts)
 	// Say what was left out, on a row the charts can spare.
 	if hidden > 0 && nNotes == len(notes) && fits(charts, iw, ih-2-nNotes) {
-		notes = append(notes, fmt.Sprintf("(%d more chart%s: enter zooms)", hidden, plural(hidden)))
+		notes = append(notes, fmt.Sprintf("(%s more: enter zooms)", sims.Count(hidden, "chart")))
 		nNotes++
 	}
 	body := []string{chart.FitLine(metricsLine(s, iw, st), iw)}
@@ -99,9 +99,9 @@ func noteWindow(notes []string, n, hiddenCharts, w int, st PaneStyle) []string {
 	case st.Zoomed:
 		hint = fmt.Sprintf("(note lines %d–%d of %d: pgup/pgdn scroll)", from+1, from+n-1, len(notes))
 	case hiddenCharts > 0:
-		hint = fmt.Sprintf("(%d more note line%s, %d more chart%s: enter zooms)", after, plural(after), hiddenCharts, plural(hiddenCharts))
+		hint = fmt.Sprintf("(%s, %s more: enter zooms)", sims.Count(after, "more note line"), sims.Count(hiddenCharts, "chart"))
 	default:
-		hint = fmt.Sprintf("(%d more note line%s: enter zooms)", after, plural(after))
+		hint = fmt.Sprintf("(%s: enter zooms)", sims.Count(after, "more note line"))
 	}
 	return append(shown, chart.Clip(hint, w))
 }
@@ -132,13 +132,6 @@ func overlayLabel(lines []string, y int, label string, w int) {
 	}
 	x := (w - lw) / 2
 	lines[y] = ansi.Truncate(lines[y], x, "") + "\x1b[m" + label + ansi.TruncateLeft(lines[y], x+lw, "")
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // fitCharts decides what a pane of w×h (below its metrics row) shows: all
@@ -299,22 +292,84 @@ func firstLine(err error) string {
 	return line
 }
 
-// chartBlock lays the charts out and draws each one. Charts with a natural
-// height (bar charts, tables) become full-width strips at the bottom, given
-// their height while that leaves at least two thirds of the room; the
-// others share the rest in a grid that suits their number and shape.
+// chartBlock lays the charts out (layoutCharts) and draws each one in its
+// cell; neighbours in a row are parted by a rule (ruleGap), so that each
+// chart's title and legend read as its own.
 func chartBlock(charts []sims.Chart, w, h int, o chart.Options) []string {
 	if h <= 0 {
 		return nil
 	}
+	cells := layoutCharts(charts, w, h)
+	if len(cells) == 0 {
+		return chart.Fit(nil, w, h)
+	}
+	rule := " " + ruleGlyph + " "
+	if !o.Mono {
+		rule = " " + blurWrap().around(ruleGlyph) + " "
+	}
+	out := make([]string, h)
+	for _, p := range cells {
+		for dy, line := range chart.RenderLines(p.chart, p.w, p.h, o) {
+			if p.x > 0 {
+				out[p.y+dy] += rule
+			}
+			out[p.y+dy] += line
+		}
+	}
+	return out
+}
+
+// ruleGlyph is the rule between charts side by side, with a blank on
+// either side of it: ruleGap cells in all.
+const (
+	ruleGlyph = "│"
+	ruleGap   = 3
+)
+
+// placed is a chart and its cell in a chart block.
+type placed struct {
+	chart sims.Chart
+	rect
+}
+
+// layoutCharts places charts in a w×h block, in drawing order (rows top
+// down, left to right). Charts with a natural height (bar charts, tables)
+// become full-width strips at the bottom, given their height while that
+// leaves at least two thirds of the room; the others share the rest in a
+// grid of equal cells that suits their number and shape, ruleGap cells
+// apart in a row.
+func layoutCharts(charts []sims.Chart, w, h int) []placed {
 	main, strips := splitStrips(charts, h)
 	stripRows := 0
 	for _, c := range strips {
 		stripRows += chart.NaturalHeight(c)
 	}
-	out := chartGrid(main, w, h-stripRows, o)
+	var out []placed
+	if gh := h - stripRows; len(main) > 0 {
+		cols, _ := chartColumns(main, w, gh)
+		rows := (len(main) + cols - 1) / cols
+		for r := 0; r < rows; r++ {
+			rh := gh / rows
+			y := r * rh
+			if r == rows-1 {
+				rh = gh - rh*(rows-1)
+			}
+			first := r * cols
+			n := min(len(main), first+cols) - first
+			cw := (w - (n-1)*ruleGap) / n
+			for i := range n {
+				x := i * (cw + ruleGap)
+				if i == n-1 {
+					cw = w - x
+				}
+				out = append(out, placed{main[first+i], rect{x: x, y: y, w: cw, h: rh}})
+			}
+		}
+	}
+	y := h - stripRows
 	for _, c := range strips {
-		out = append(out, chart.RenderLines(c, w, chart.NaturalHeight(c), o)...)
+		out = append(out, placed{c, rect{x: 0, y: y, w: w, h: chart.NaturalHeight(c)}})
+		y += chart.NaturalHeight(c)
 	}
 	return out
 }
@@ -347,45 +402,6 @@ func stripHeight(charts []sims.Chart, h int) int {
 	return n
 }
 
-// chartGrid draws charts in a grid of equal cells filling w×h.
-func chartGrid(charts []sims.Chart, w, h int, o chart.Options) []string {
-	if len(charts) == 0 {
-		return chart.Fit(nil, w, h)
-	}
-	cols, _ := chartColumns(charts, w, h)
-	rows := (len(charts) + cols - 1) / cols
-	out := make([]string, 0, h)
-	for r := 0; r < rows; r++ {
-		rh := h / rows
-		if r == rows-1 {
-			rh = h - rh*(rows-1)
-		}
-		first := r * cols
-		last := min(len(charts), first+cols)
-		n := last - first
-		blocks := make([][]string, n)
-		for i := range n {
-			// One blank column between charts.
-			cw := (w - (n - 1)) / n
-			if i == n-1 {
-				cw = w - (n-1)*(cw+1)
-			}
-			blocks[i] = chart.RenderLines(charts[first+i], cw, rh, o)
-		}
-		for y := 0; y < rh; y++ {
-			var b strings.Builder
-			for i := range n {
-				if i > 0 {
-					b.WriteByte(' ')
-				}
-				b.WriteString(blocks[i][y])
-			}
-			out = append(out, b.String())
-		}
-	}
-	return out
-}
-
 // chartColumns picks how many charts go side by side: the layout whose
 // chart cells are closest to a 3:1 (cells) shape, among those where every
 // chart reaches its minimum size; ok is false (and cols 1) if none does.
@@ -393,7 +409,7 @@ func chartColumns(charts []sims.Chart, w, h int) (cols int, ok bool) {
 	best, bestScore := 1, math.Inf(1)
 	for cols = 1; cols <= len(charts); cols++ {
 		rows := (len(charts) + cols - 1) / cols
-		cw, ch := (w-(cols-1))/cols, h/rows
+		cw, ch := (w-(cols-1)*ruleGap)/cols, h/rows
 		fits := true
 		for _, c := range charts {
 			mw, mh := chart.MinSize(c)

@@ -17,6 +17,7 @@ import (
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/catalog"
 	"github.com/thelab/lab/sims/simtest"
+	"github.com/thelab/lab/tui/chart"
 )
 
 // screenSizes are the terminals every sim is drawn at: the smallest the
@@ -208,4 +209,74 @@ func TestTerminalTooSmall(t *testing.T) {
 	if screen := ansi.Strip(l.m.Render()); strings.Contains(screen, "too small") {
 		t.Errorf("%dx%d is the minimum, yet:\n%s", MinWidth, MinHeight, screen)
 	}
+}
+
+// TestLegendsKeepToTheirCharts walks every sim at the three sizes, as a
+// zoom and as one of a dashboard's panes, and checks that charts side by
+// side read as separate charts: on every line of a row the neighbours are
+// parted by the rule, and on the legend line (a chart's last) the left
+// chart's legend ends apart from the right one's, by the rule or by more
+// blanks than a legend leaves between its items; and a legend's "+N" never
+// runs into the text after it.
+func TestLegendsKeepToTheirCharts(t *testing.T) {
+	snaps, err := walked()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sideBySide := 0
+	for _, s := range snaps {
+		for _, size := range screenSizes {
+			for _, zoomed := range []bool{false, true} {
+				w, h := size[0]-2, size[1]-4 // inside the border, below the metrics row
+				if !zoomed {
+					w, h = size[0]/2-2, (size[1]-1)/2-3
+				}
+				charts, _ := fitCharts(s.Frame.Charts, w, h, 0, 0)
+				lines := chartBlock(charts, w, h, chart.Options{Mono: true})
+				cells := layoutCharts(charts, w, h)
+				for _, l := range lines {
+					if m := markerTouches.FindString(ansi.Strip(l)); m != "" {
+						t.Errorf("%s at %d×%d: a legend's %q runs into what follows it:\n%s", s.Spec.Name, w, h, m,
+							ansi.Strip(strings.Join(lines, "\n")))
+					}
+				}
+				for i := 1; i < len(cells); i++ {
+					a, b := cells[i-1], cells[i]
+					if b.y != a.y {
+						continue
+					}
+					sideBySide++
+					if msg := apart(lines, a.rect, b.rect); msg != "" {
+						t.Errorf("%s at %d×%d: %q and %q: %s\n%s", s.Spec.Name, w, h,
+							a.chart.ChartTitle(), b.chart.ChartTitle(), msg, ansi.Strip(strings.Join(lines, "\n")))
+					}
+				}
+			}
+		}
+	}
+	if sideBySide == 0 {
+		t.Fatal("no sim drew two charts side by side: the walk checks nothing")
+	}
+}
+
+// markerTouches finds a legend's "+N" (entries left out) with no blank
+// after it.
+var markerTouches = regexp.MustCompile(`(^|\s)\+\d+[^\s\d.,]`)
+
+// apart says what makes the charts in cells a and b (b right of a, in the
+// same row) read as one, or "" when they read apart.
+func apart(lines []string, a, b rect) string {
+	for y := a.y; y < a.y+a.h; y++ {
+		if gap := ansi.Strip(ansi.Cut(lines[y], a.x+a.w, b.x)); !strings.Contains(gap, ruleGlyph) {
+			return fmt.Sprintf("line %d: no rule between them: %q", y, gap)
+		}
+	}
+	legend := lines[a.y+a.h-1]
+	left := strings.TrimRight(ansi.Strip(ansi.Cut(legend, a.x, a.x+a.w)), " ")
+	right := ansi.Strip(ansi.Cut(legend, b.x, b.x+b.w))
+	between := ansi.Strip(ansi.Cut(legend, a.x+len([]rune(left)), b.x))
+	if len(left) > 0 && !strings.Contains(between, ruleGlyph) && len(between) <= 2 {
+		return fmt.Sprintf("legends merge: %q|%q|%q", left, between, right)
+	}
+	return ""
 }

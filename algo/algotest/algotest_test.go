@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/thelab/lab/algo"
@@ -51,4 +52,29 @@ func TestWantParam(t *testing.T) {
 			t.Errorf("WantParam(%v, %s): failed %v, want %v", c.err, c.name, r.failed, c.fails)
 		}
 	}
+}
+
+// TestOrthogonal: Q Qᵀ = I to 1e-12.
+func TestOrthogonal(t *testing.T) {
+	for _, d := range []int{1, 2, 5} {
+		q := Orthogonal(rand.New(rand.NewPCG(1, uint64(d))), d)
+		for a := range q {
+			for b := range q {
+				dot := 0.0
+				for i := range q[a] {
+					dot += q[a][i] * q[b][i]
+				}
+				if want := float64(boolInt(a == b)); math.Abs(dot-want) > 1e-12 {
+					t.Errorf("d = %d: q%d·q%d = %v", d, a, b, dot)
+				}
+			}
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -279,11 +279,11 @@ type emPart struct {
 }
 
 // New validates its inputs and starts EM on points, each a point of the
-// same dimension d in 1..MaxDim; the slice is read, not kept. The initial means are chosen by
-// k-means++ seeding from rng (Arthur & Vassilvitskii 2007: the first uniformly,
-// each next one with probability proportional to its squared distance to the
-// nearest mean already chosen), the weights are equal, and every covariance is
-// isotropic, σ²I with σ² the k-means++ potential per point and coordinate
+// same dimension d in 1..MaxDim; the slice is read, not kept. The initial
+// means are chosen by k-means++ seeding from rng (Arthur & Vassilvitskii
+// 2007: the first uniformly, each next one with probability proportional
+// to its squared distance to the nearest mean already chosen), the weights
+// are equal, and every covariance is isotropic, σ²I with σ² the k-means++ potential per point and coordinate
 // (the mean squared distance of a point to its nearest seed, over d; s² when
 // that is below MinReg·s², the points all sitting on seeds), or the floor ε
 // if that is larger; with CovSphericalFixed it is the fixed εI. The seeding
@@ -645,33 +645,64 @@ func cholesky(a []float64, d int) bool {
 	return true
 }
 
+// chunk is the number of points the general passes take at a time, one
+// component after another, each coordinate a contiguous run: the inner
+// loops then run over points, independent of one another, rather than along
+// a point's chain of dependent operations.
+const chunk = 64
+
 // mBlock accumulates the M-step's sums about the old means over the points
-// of block b: any dimension.
+// of block b: any dimension. Each sum still adds its points in order.
 func (e *EM) mBlock(b int) {
 	k, d := e.k, e.d
 	p := &e.parts[b]
 	p.s0 = [MaxK]float64{}
 	clear(p.sum1)
 	clear(p.sum2)
-	var x [MaxDim]float64
-	xi := x[:d]
+	var w, gw [MaxDim][chunk]float64 // x − c and γ(x − c), by coordinate
+	var g [chunk]float64
 	lo, hi := e.block(b)
-	for i := lo; i < hi; i++ {
-		for t, col := range e.cols {
-			xi[t] = col[i]
-		}
-		r := e.resp[i*k : i*k+k]
-		for j, g := range r {
+	for c0 := lo; c0 < hi; c0 += chunk {
+		m := min(chunk, hi-c0)
+		for j := range k {
 			c := e.c[j*d : j*d+d]
 			s1, s2 := p.sum1[j*d:j*d+d], p.sum2[j*d*d:(j+1)*d*d]
-			p.s0[j] += g
-			for t, v := range xi {
-				dt := v - c[t]
-				gt := g * dt
-				s1[t] += gt
+			gs := g[:m]
+			for q := range gs {
+				gs[q] = e.resp[(c0+q)*k+j]
+				p.s0[j] += gs[q]
+			}
+			for t := range d {
+				wt, gwt, xt := w[t][:m], gw[t][:m], e.cols[t][c0:c0+m]
+				ct, acc := c[t], s1[t]
+				for q, v := range xt {
+					wt[q] = v - ct
+					gwt[q] = gs[q] * wt[q]
+					acc += gwt[q]
+				}
+				s1[t] = acc
+			}
+			for t := range d {
+				gwt := gw[t][:m]
 				row := s2[t*d : t*d+d]
-				for u := t; u < d; u++ {
-					row[u] += gt * (xi[u] - c[u])
+				u := t
+				for ; u+4 <= d; u += 4 { // four independent sums at a time
+					a0, a1, a2, a3 := row[u], row[u+1], row[u+2], row[u+3]
+					w0, w1, w2, w3 := w[u][:m], w[u+1][:m], w[u+2][:m], w[u+3][:m]
+					for q, v := range gwt {
+						a0 += v * w0[q]
+						a1 += v * w1[q]
+						a2 += v * w2[q]
+						a3 += v * w3[q]
+					}
+					row[u], row[u+1], row[u+2], row[u+3] = a0, a1, a2, a3
+				}
+				for ; u < d; u++ {
+					a, wu := row[u], w[u][:m]
+					for q, v := range gwt {
+						a += v * wu[q]
+					}
+					row[u] = a
 				}
 			}
 		}
@@ -808,29 +839,50 @@ func minEigen(s []float64, d int) float64 {
 }
 
 // evalBlock is evaluate's pass over the points of block b: any dimension.
+// A chunk of points at a time and one component at a time, it solves
+// L u = x − μ_k by forward substitution for every point of the chunk
+// together, each u_t then reduced as u_t ← (x_t − μ_t − Σ_{s<t} L_ts u_s)/L_tt
+// over the points, and fills lj; then evalPoints takes the log-sum-exps.
 func (e *EM) evalBlock(b int) {
 	k, d := e.k, e.d
-	var x, u [MaxDim]float64
-	xi, ui := x[:d], u[:d]
+	var u [MaxDim][chunk]float64
+	var sq [chunk]float64
 	lo, hi := e.block(b)
-	e.evalPoints(b, lo, hi, func(i int, lj []float64) {
-		for t, col := range e.cols {
-			xi[t] = col[i]
-		}
+	ll, elbo := 0.0, 0.0
+	for c0 := lo; c0 < hi; c0 += chunk {
+		m := min(chunk, hi-c0)
 		for j := range k {
 			g := &e.comps[j]
-			q := 0.0
-			for t, v := range xi {
-				r := v - g.mean[t]
-				for s, l := range g.chol[t*d : t*d+t] {
-					r -= l * ui[s]
+			qs := sq[:m]
+			clear(qs)
+			for t := range d {
+				ut, xt := u[t][:m], e.cols[t][c0:c0+m]
+				mt := g.mean[t]
+				for q, v := range xt {
+					ut[q] = v - mt
 				}
-				ui[t] = r * g.idiag[t]
-				q += ui[t] * ui[t]
+				for s, l := range g.chol[t*d : t*d+t] {
+					us := u[s][:m]
+					for q := range ut {
+						ut[q] -= l * us[q]
+					}
+				}
+				it := g.idiag[t]
+				for q := range ut {
+					v := ut[q] * it
+					ut[q] = v
+					qs[q] += v * v
+				}
 			}
-			lj[j] = g.c - 0.5*q
+			for q, v := range qs {
+				e.lj[(c0+q)*k+j] = g.c - 0.5*v
+			}
 		}
-	})
+		cl, ce := e.evalPoints(c0, c0+m, nil)
+		ll += cl
+		elbo += ce
+	}
+	e.parts[b].ll, e.parts[b].elbo = ll, elbo
 }
 
 // evalBlock2 is evalBlock for points in the plane, unrolled.
@@ -838,7 +890,7 @@ func (e *EM) evalBlock2(b int) {
 	comps := e.comps
 	xs, ys := e.cols[0], e.cols[1]
 	lo, hi := e.block(b)
-	e.evalPoints(b, lo, hi, func(i int, lj []float64) {
+	e.parts[b].ll, e.parts[b].elbo = e.evalPoints(lo, hi, func(i int, lj []float64) {
 		xi, yi := xs[i], ys[i]
 		for j := range lj {
 			g := &comps[j]
@@ -851,14 +903,16 @@ func (e *EM) evalBlock2(b int) {
 
 // evalPoints is the part of evaluate's pass that does not depend on the
 // dimension: for each point i of lo..hi, logJoint fills lj with
-// log π_k + log N(x_i; μ_k, Σ_k), from which it takes the log-sum-exp, the
-// log-likelihood and the bound, into block b's slot.
-func (e *EM) evalPoints(b, lo, hi int, logJoint func(i int, lj []float64)) {
+// log π_k + log N(x_i; μ_k, Σ_k) (or, when nil, lj is filled already), from
+// which it takes the log-sum-exp; it returns the points' shares of the
+// log-likelihood and of the bound.
+func (e *EM) evalPoints(lo, hi int, logJoint func(i int, lj []float64)) (ll, elbo float64) {
 	k := e.k
-	ll, elbo := 0.0, 0.0
 	for i := lo; i < hi; i++ {
 		lj, w := e.lj[i*k:i*k+k], e.w[i*k:i*k+k]
-		logJoint(i, lj)
+		if logJoint != nil {
+			logJoint(i, lj)
+		}
 		m := math.Inf(-1)
 		for _, v := range lj {
 			m = max(m, v)
@@ -882,7 +936,7 @@ func (e *EM) evalPoints(b, lo, hi int, logJoint func(i int, lj []float64)) {
 			}
 		}
 	}
-	e.parts[b].ll, e.parts[b].elbo = ll, elbo
+	return ll, elbo
 }
 
 // Bound returns, at the current θ, the lower bound L(q, θ) (eq 2.32) and the

@@ -45,8 +45,10 @@ func run(t testing.TB, e *EM, maxIter int) {
 // cluster or shrink onto a few points. tol = 0 so that the runs go on into
 // the flat tail, where rounding is most visible. Without a floor (reg = 0) a
 // run may end in a collapse (ErrDiverged, see MinReg); the trace up to it
-// must still be monotone. Two seeds a cell: the cells already differ in
-// data, k and floor, so more seeds add time, not new regimes. (A wider sweep, n ∈ {20, 50, 100, 400}, 1–6
+// must still be monotone. Two seeds a cell up to n = 200 and one above (the
+// cells of 400 and 1,000 points took three quarters of the time): the cells
+// already differ in data, k and floor, so more seeds add time, not new
+// regimes. (A wider sweep, n ∈ {20, 50, 100, 400}, 1–6
 // clusters, k = 1..10, 20 seeds, three floors, found a worst relative
 // decrease of 3e-10, on a component held at the floor.)
 func TestMonotone(t *testing.T) {
@@ -56,7 +58,11 @@ func TestMonotone(t *testing.T) {
 	for _, c := range cases {
 		for _, k := range []int{1, 2, 3, 5, 8, 10} {
 			for _, reg := range []float64{0, DefaultReg, 1e-3} {
-				for seed := uint64(1); seed <= 2; seed++ {
+				seeds := uint64(2)
+				if c.n > 200 {
+					seeds = 1
+				}
+				for seed := uint64(1); seed <= seeds; seed++ {
 					name := fmt.Sprintf("n=%d/clusters=%d/k=%d/reg=%g/seed=%d", c.n, c.clusters, k, reg, seed)
 					t.Run(name, func(t *testing.T) {
 						s := blobs(t, seed, c.n, c.clusters)
@@ -447,38 +453,6 @@ func completeDataMLE(s *Sample, k int) []Component {
 		}
 	}
 	return out
-}
-
-// TestFloor checks the covariance floor: after every M-step each Σ_k has
-// both eigenvalues ≥ ε (to rounding), on data that drives components towards
-// a collapse (k = 10 on 30 points, a large floor so that it binds).
-func TestFloor(t *testing.T) {
-	s := blobs(t, 2, 30, 2)
-	e, err := New(s.Points, Config{K: 10, Reg: 1e-2, Tol: 0}, newRNG(2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	eps, bound := e.Eps(), 0
-	for e.HalfSteps() < 400 {
-		if err := e.Step(); errors.Is(err, algo.ErrConverged) {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		for j, c := range e.Components() {
-			a, b, d := c.Cov[0][0], c.Cov[0][1], c.Cov[1][1]
-			lo := (a+d)/2 - math.Hypot((a-d)/2, b)
-			if lo < eps*(1-1e-9) {
-				t.Fatalf("half-step %d: Σ_%d has eigenvalue %g < ε = %g", e.HalfSteps(), j, lo, eps)
-			}
-			if lo < eps*(1+1e-9) {
-				bound++
-			}
-		}
-	}
-	if bound == 0 {
-		t.Error("the floor never bound: the test does not exercise it")
-	}
 }
 
 func TestFloorEig(t *testing.T) {

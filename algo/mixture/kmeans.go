@@ -127,7 +127,7 @@ func NewKMeans(points [][]float64, k int, rng *rand.Rand) (*KMeans, error) {
 func columns(points [][]float64, min int) ([][]float64, error) {
 	n := len(points)
 	if n < min || n == 0 {
-		return nil, algo.BadParam("data", fmt.Sprintf("%d points", n), fmt.Sprintf("at least %d point%s", max(min, 1), plural(max(min, 1))))
+		return nil, algo.BadParam("data", fmt.Sprintf("%d points", n), fmt.Sprintf("at least %d", max(min, 1)))
 	}
 	d := len(points[0])
 	if d < 1 || d > MaxDim {
@@ -151,13 +151,6 @@ func columns(points [][]float64, min int) ([][]float64, error) {
 		}
 	}
 	return cols, nil
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
 }
 
 // newKMeans is a k-means on the points cols (by coordinate), which it
@@ -243,7 +236,9 @@ func nearest(key int64, dist float64, j int) int64 {
 
 // assignBlock assigns the points of block b to their nearest centres and
 // writes the block's counts, sums about the centres and J into its slot:
-// any dimension.
+// any dimension. It takes a chunk of points at a time (see chunk): the
+// squared distances of all of them to one centre, coordinate by
+// coordinate, then each point's nearest.
 func (m *KMeans) assignBlock(b int) {
 	lo := b * kmBlock
 	hi := min(lo+kmBlock, m.n)
@@ -251,35 +246,57 @@ func (m *KMeans) assignBlock(b int) {
 	p := &m.parts[b]
 	p.cnt, p.total, p.changed = [MaxK]int{}, 0, 0
 	clear(p.s)
-	cs := m.c[:m.k*d]
-	var x [MaxDim]float64
-	xi := x[:d]
-	for i := lo; i < hi; i++ {
-		for t, col := range m.cols {
-			xi[t] = col[i]
-		}
-		key := int64(math.MaxInt64)
-		for j := 0; j < m.k; j++ {
-			cj := cs[j*d : j*d+d]
-			dist := 0.0
-			for t, v := range xi {
-				dist += sq(v - cj[t])
+	var dist [MaxK][chunk]float64
+	for c0 := lo; c0 < hi; c0 += chunk {
+		n := min(chunk, hi-c0)
+		j := 0
+		for ; j+4 <= m.k; j += 4 { // four centres at a time: each x loaded once
+			d0, d1, d2, d3 := dist[j][:n], dist[j+1][:n], dist[j+2][:n], dist[j+3][:n]
+			clear(d0)
+			clear(d1)
+			clear(d2)
+			clear(d3)
+			for t, col := range m.cols {
+				c0t, c1t, c2t, c3t := m.c[j*d+t], m.c[(j+1)*d+t], m.c[(j+2)*d+t], m.c[(j+3)*d+t]
+				xs := col[c0 : c0+n]
+				d1, d2, d3 = d1[:len(d0)], d2[:len(d0)], d3[:len(d0)]
+				xs = xs[:len(d0)]
+				for q, v := range xs {
+					d0[q] += sq(v - c0t)
+					d1[q] += sq(v - c1t)
+					d2[q] += sq(v - c2t)
+					d3[q] += sq(v - c3t)
+				}
 			}
-			key = nearest(key, dist, j)
 		}
-		bj := int(key & 15)
-		cj, sj := cs[bj*d:bj*d+d], p.s[bj*d:bj*d+d]
-		dist := 0.0
-		for t, v := range xi {
-			dv := v - cj[t]
-			dist += dv * dv
-			sj[t] += dv
+		for ; j < m.k; j++ {
+			dj := dist[j][:n]
+			clear(dj)
+			for t, col := range m.cols {
+				ct := m.c[j*d+t]
+				xs := col[c0 : c0+n]
+				xs = xs[:len(dj)]
+				for q, v := range xs {
+					dj[q] += sq(v - ct)
+				}
+			}
 		}
-		p.total += dist
-		p.cnt[bj]++
-		if m.assign[i] != bj {
-			p.changed++
-			m.assign[i] = bj
+		for q := range n {
+			key := int64(math.MaxInt64)
+			for j := 0; j < m.k; j++ {
+				key = nearest(key, dist[j][q], j)
+			}
+			bj, i := int(key&15), c0+q
+			p.total += dist[bj][q]
+			p.cnt[bj]++
+			sj, cj := p.s[bj*d:bj*d+d], m.c[bj*d:bj*d+d]
+			for t, col := range m.cols {
+				sj[t] += col[i] - cj[t]
+			}
+			if m.assign[i] != bj {
+				p.changed++
+				m.assign[i] = bj
+			}
 		}
 	}
 }

@@ -95,6 +95,9 @@ func (p *PerExample) run(b *Batch, norms []float64, clip float64) error {
 	}
 	if p.vec {
 		err := p.vectorised(b, norms, clip)
+		if err == nil {
+			return nil // (errors.As below would put pe on the heap every step)
+		}
 		var pe *algo.ParamError
 		if !errors.As(err, &pe) {
 			return err

@@ -6,38 +6,16 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/algotest"
 )
 
 // rotated draws n points whose coordinates have standard deviations sd
-// along the axes, rotated by a random orthogonal matrix Q (Gram–Schmidt of
-// a Gaussian matrix) and shifted by off; it returns them by coordinate,
+// along the axes, rotated by a random orthogonal matrix Q and shifted by
+// off; it returns them by coordinate,
 // with Q's columns, the true principal directions.
 func rotated(rng *rand.Rand, n int, sd, off []float64) (cols, q [][]float64) {
 	d := len(sd)
-	q = make([][]float64, d)
-	for a := range q {
-		v := make([]float64, d)
-		for t := range v {
-			v[t] = rng.NormFloat64()
-		}
-		for _, u := range q[:a] {
-			dot := 0.0
-			for t := range v {
-				dot += v[t] * u[t]
-			}
-			for t := range v {
-				v[t] -= dot * u[t]
-			}
-		}
-		norm := 0.0
-		for _, x := range v {
-			norm += x * x
-		}
-		for t := range v {
-			v[t] /= math.Sqrt(norm)
-		}
-		q[a] = v
-	}
+	q = algotest.Orthogonal(rng, d)
 	cols = make([][]float64, d)
 	for t := range cols {
 		cols[t] = make([]float64, n)

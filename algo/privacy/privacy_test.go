@@ -334,6 +334,20 @@ func TestDPSGDValidation(t *testing.T) {
 	}
 }
 
+// TestDPSGDStepAllocs: a DP-SGD step (per-example gradients, clipping,
+// noise, the optimiser step) allocates nothing.
+func TestDPSGDStepAllocs(t *testing.T) {
+	set := digitSet(t, 200)
+	d, err := NewSGD(mlp(t, 1), set, SGDConfig{Batch: 16, Clip: 1, Sigma: 1, Noise: NoiseSum, Opt: plainSGD}, rng(1), rng(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = d.Step()
+	if allocs := testing.AllocsPerRun(20, func() { _ = d.Step() }); allocs != 0 {
+		t.Errorf("a step allocates %v times", allocs)
+	}
+}
+
 // BenchmarkDPSGDStep: one DP-SGD step with per-example gradients for a
 // batch of 64 on the 8×8 digits MLP (64–32–10); target < 2 ms.
 func BenchmarkDPSGDStep(b *testing.B) {

@@ -152,7 +152,7 @@ func (s *flowSim) notes() []string {
 	} else {
 		lines = append(lines, "gradient=notes: (1.40) as printed, 1/σ − σ0²/σ³, lacks (μ−μ0)² (erratum)")
 		if s.rises > 0 {
-			lines = append(lines, fmt.Sprintf("⚠ KL rose at %d steps (first: step %d): (1.40) is not a descent direction", s.rises, s.first))
+			lines = append(lines, fmt.Sprintf("⚠ KL rose at %s (first: step %d): (1.40) is not a descent direction", sims.Count(s.rises, "step"), s.first))
 		} else {
 			lines = append(lines, "same fixed point (μ0, σ0); raise eta_sigma to see the KL rise")
 		}

@@ -136,7 +136,7 @@ func (s *gibbsSim) notes() []string {
 	if s.d == 1 {
 		sweep = "x from its conditional"
 	}
-	lines := []string{fmt.Sprintf("one step = one sweep: %s · %d sweeps × %d chains", sweep, s.ens.Transitions(), s.c)}
+	lines := []string{fmt.Sprintf("one step = one sweep: %s · %s × %s", sweep, sims.Count(s.ens.Transitions(), "sweep"), sims.Count(s.c, "chain"))}
 	lines = append(lines, s.verdict()...)
 	if b := s.burnNote(); b != "" {
 		lines = append(lines, b)

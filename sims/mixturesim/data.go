@@ -54,12 +54,18 @@ func (p *pointData) cov(c [][]float64) (sxx, sxy, syy float64) {
 
 // columnIndices resolves "a,b,…" to at least two distinct columns of t,
 // each named (without regard to case) or numbered from 1; "all" is every
-// column.
+// column but one named label, which holds classes in the lab's tables
+// (algo/dataset.FromColumns): the truth, not a feature.
 func columnIndices(t *sims.Table, names string) ([]int, error) {
 	if strings.EqualFold(strings.TrimSpace(names), "all") {
-		cols := make([]int, len(t.Columns))
-		for i := range cols {
-			cols[i] = i
+		var cols []int
+		for i, c := range t.Columns {
+			if c != "label" {
+				cols = append(cols, i)
+			}
+		}
+		if len(cols) < 2 {
+			return nil, fmt.Errorf("--data %s: needs at least two numeric columns besides label, found %d", t.Name, len(cols))
 		}
 		return cols, nil
 	}
@@ -86,7 +92,7 @@ func columnIndices(t *sims.Table, names string) ([]int, error) {
 }
 
 // dataHelp says, for em-gmm and kmeans, what their points are.
-const dataHelp = "the columns of --data are the points: every column, or those named by columns=a,b,…; " +
+const dataHelp = "the columns of --data are the points: every column but one named label, or those named by columns=a,b,…; " +
 	"more than two are clustered in d dimensions and drawn on their first two principal components; without --data, " +
 	"n 2-D points are drawn from a random mixture of `clusters` Gaussians whose means are sep apart"
 
@@ -100,7 +106,7 @@ var mixClusters = param.Int("clusters", 3, "true number of clusters in the gener
 
 // mixColumns picks the columns of --data that em-gmm and kmeans cluster.
 var mixColumns = param.Text("columns", "all",
-	"the columns of --data to cluster: all, or at least two by name or number, a,b,…; "+
+	"the columns of --data to cluster: all (but one named label), or at least two by name or number, a,b,…; "+
 		"more than two are drawn on their first two principal components")
 
 // loadPoints reads the columns of a --data table named by columns (every
@@ -139,7 +145,7 @@ func loadPoints(cfg sims.Config, n int, sep float64) (*pointData, error) {
 				p.x[i], p.y[i] = r[0], r[1]
 			}
 			if len(t.Columns) > 2 {
-				p.note = fmt.Sprintf("clustering columns %s and %s of the %d in %s (columns=a,b,… picks others, or all)",
+				p.note = fmt.Sprintf("clustering columns %s and %s of the %d in %s (columns=a,b,… picks others)",
 					p.xLabel, p.yLabel, len(t.Columns), t.Name)
 			}
 			return p, nil

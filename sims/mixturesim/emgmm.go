@@ -444,13 +444,6 @@ func (s *emSim) centreGap(run *emRun) float64 {
 	return d / math.Sqrt(run.em.Scale())
 }
 
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
-}
-
 // hardHist is the histogram of max_k γ_nk over the points, on [1/K, 1].
 func (s *emSim) hardHist(run *emRun) sims.Chart {
 	q, _ := run.em.Resp()
@@ -513,7 +506,7 @@ func (s *emSim) notes(run *emRun, ll, elbo float64, hasQ bool, hard, agree float
 	case e.Iter() == 0:
 		lines = append(lines, "monotonicity (2.37): the log-likelihood must never fall; watch the curve")
 	default:
-		lines = append(lines, fmt.Sprintf("monotonicity (2.37) holds: the log-likelihood never fell in %d iteration%s", e.Iter(), plural(e.Iter())))
+		lines = append(lines, "monotonicity (2.37) holds: the log-likelihood never fell in "+sims.Count(e.Iter(), "iteration"))
 	}
 	if hasQ {
 		n := float64(e.N())

@@ -127,8 +127,8 @@ func TestPhases(t *testing.T) {
 	}
 }
 
-// TestTable checks that a --data table is used: the two columns named
-// become the points, whatever n and clusters say.
+// TestTable checks that a --data table is used: its columns but the one
+// named label become the points, whatever n and clusters say.
 func TestTable(t *testing.T) {
 	sample, err := mixture.Blobs(rand.New(rand.NewPCG(9, 9)), 120, 2, mixture.DefaultSep)
 	if err != nil {
@@ -138,7 +138,7 @@ func TestTable(t *testing.T) {
 	for i, p := range sample.Points {
 		tab.Rows = append(tab.Rows, []float64{p[0], p[1], float64(sample.Labels[i])})
 	}
-	s := simtest.Build(t, EMGMM, map[string]string{"k": "2", "n": "5000", "columns": "u,v"}, 1, tab)
+	s := simtest.Build(t, EMGMM, map[string]string{"k": "2", "n": "5000"}, 1, tab)
 	cc := s.Frame().Charts[0].(sims.CanvasChart)
 	ps := cc.Points[0]
 	if len(ps.X) != 120 {
@@ -544,8 +544,8 @@ func TestKMeansRestarts(t *testing.T) {
 
 // TestColumns: columns=a,b picks two columns of --data that em-gmm and
 // kmeans cluster, drawn as they are, and says which when the table has
-// more; by default every column is clustered; a bad list is refused with
-// the table's columns.
+// more; by default every column is clustered but one named label; a bad
+// list is refused with the table's columns.
 func TestColumns(t *testing.T) {
 	tab := &sims.Table{Name: "wide.csv", Columns: []string{"a", "b", "c"}}
 	for i := range 30 {
@@ -564,6 +564,14 @@ func TestColumns(t *testing.T) {
 		s = simtest.Build(t, spec, map[string]string{"k": "2"}, 1, tab)
 		if text := strings.Join(s.Frame().Text, "\n"); !strings.Contains(text, "clustering 3 columns of wide.csv in 3-D") {
 			t.Errorf("%s: a 3-column table does not say it is clustered in 3-D: %q", spec.Name, text)
+		}
+		labelled := &sims.Table{Name: "labelled.csv", Columns: []string{"a", "b", "c", "label"}}
+		for _, r := range tab.Rows {
+			labelled.Rows = append(labelled.Rows, append(append([]float64(nil), r...), 1))
+		}
+		s = simtest.Build(t, spec, map[string]string{"k": "2"}, 1, labelled)
+		if text := strings.Join(s.Frame().Text, "\n"); !strings.Contains(text, "clustering 3 columns of labelled.csv in 3-D (a, b, c)") {
+			t.Errorf("%s: columns=all should leave the label column out: %q", spec.Name, text)
 		}
 		for _, bad := range []string{"a", "a,z", "a,a", "a,b,A"} {
 			if _, err := simtest.BuildErr(spec, map[string]string{"columns": bad}, 1, tab); err == nil || !strings.Contains(err.Error(), "columns") {

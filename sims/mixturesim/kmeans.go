@@ -212,15 +212,15 @@ func (s *kmSim) notes() []string {
 	var phase string
 	switch last, ok := m.Last(); {
 	case s.done:
-		phase = fmt.Sprintf("converged: an assignment changed no point, after %d iterations (finite, Remark 2.1)", m.Iter())
+		phase = fmt.Sprintf("converged: an assignment changed no point, after %s (finite, Remark 2.1)", sims.Count(m.Iter(), "iteration"))
 	case !ok:
 		phase = "start: k-means++ centres; next: assign every point to its nearest centre (2.3)"
 	case last == mixture.Assign:
-		phase = fmt.Sprintf("assign (2.3): %d point%s changed cluster; next: move centres to their means (2.4)", m.Changed(), plural(m.Changed()))
+		phase = fmt.Sprintf("assign (2.3): %s changed cluster; next: move centres to their means (2.4)", sims.Count(m.Changed(), "point"))
 	default:
 		phase = fmt.Sprintf("update (2.4): centres moved, J fell by %.4g; points in another cell will switch next", m.Moved())
 	}
-	mono := fmt.Sprintf("J never increased in %d half-steps (each half-step minimises J over r or over μ)", m.HalfSteps())
+	mono := fmt.Sprintf("J never increased in %s (each half-step minimises J over r or over μ)", sims.Count(m.HalfSteps(), "half-step"))
 	if s.rises > 0 {
 		mono = fmt.Sprintf("⚠ J rose %d times (worst %.2g relative): Remark 2.1 is violated", s.rises, s.worst)
 	}

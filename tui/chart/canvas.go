@@ -328,7 +328,7 @@ func classLegend(b *buffer, y, w int, legend []string, o Options) int {
 		b.text(x+2, y, legend[i], 0, false)
 		x += 2 + Width(legend[i]) + 2
 	}
-	if more != "" {
+	if more != "" && x+len(more) <= w { // a marker with no room is left out, never overlaid
 		b.text(x, y, more, axisColor, false)
 		x += len(more) + 2
 	}

@@ -3,7 +3,6 @@ package chart
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/thelab/lab/sims"
 )
@@ -32,8 +31,10 @@ func histChart(c sims.HistChart, w, h int, o Options) []string {
 	if !(ymax > 0) || math.IsInf(ymax, 0) {
 		ymax = 1
 	}
-	ymax *= 1.05
-	top, bottom := num(ymax), "0"
+	// The top of the scale: 5% over the tallest, up to two significant
+	// digits (a round label).
+	ymax = roundUp(ymax*1.05, 2)
+	top, bottom := significant(ymax, 2), "0"
 	lw := max(len(top), len(bottom))
 	px0, pw, ph := lw+1, w-lw-1, h-3
 	b.text(0, 1, fmt.Sprintf("%*s", lw, top), axisColor, false)
@@ -111,8 +112,10 @@ func histChart(c sims.HistChart, w, h int, o Options) []string {
 		}
 	}
 	// x axis labels and legend.
-	axis := newAxisLabels(pw, c.Lo, c.Hi)
-	b.text(px0, h-2, axis, axisColor, false)
+	// Ticks at round values, each on the column of its bin.
+	col := func(x float64) int { return max(0, min(pw-1, int((x-c.Lo)/(c.Hi-c.Lo)*float64(pw)))) }
+	ticks := axisTicks(c.Lo, c.Hi, pw, col, -px0, pw, 0)
+	b.text(0, h-2, tickRow(ticks, -px0, pw), axisColor, false)
 	label := c.Label
 	if label == "" {
 		label = "samples"
@@ -134,21 +137,10 @@ func histChart(c sims.HistChart, w, h int, o Options) []string {
 	return lines
 }
 
-// newAxisLabels places lo, the middle and hi under a plot of width pw.
-func newAxisLabels(pw int, lo, hi float64) string {
-	row := []rune(strings.Repeat(" ", pw))
-	place := func(at int, s string) {
-		r := []rune(s)
-		at = max(0, min(pw-len(r), at))
-		copy(row[at:], r)
-	}
-	place(0, num(lo))
-	if pw >= 24 {
-		mid := num((lo + hi) / 2)
-		place(pw/2-len(mid)/2, mid)
-	}
-	place(pw, num(hi))
-	return string(row)
+// roundUp rounds x > 0 up to sig significant digits.
+func roundUp(x float64, sig int) float64 {
+	p := math.Pow(10, math.Floor(math.Log10(x))-float64(sig-1))
+	return math.Ceil(x/p*(1-1e-12)) * p
 }
 
 // interp evaluates the piecewise-linear curve (xs, ys) at x; ok is false

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/guptarohit/asciigraph"
 	"github.com/thelab/lab/sims"
 )
@@ -81,48 +82,38 @@ func lineChart(c sims.LineChart, w, h int, o Options) []string {
 	}
 	lo, hi := extent(data)
 	ax := yAxis(data, lo, hi, plotRows-1, c.LogY)
-	lo, hi = ax.lo, ax.hi
-	format := ax.format
 	labelW := 0
-	for _, v := range []float64{lo, hi, (lo + hi) / 2} {
-		labelW = max(labelW, len(format(v)))
+	for i := 0; i <= ax.rows; i++ {
+		labelW = max(labelW, len([]rune(ax.format(ax.hi-float64(i)*(ax.hi-ax.lo)/float64(ax.rows)))))
 	}
-	// asciigraph centres the last x label on the last column: leave room
-	// for its right half.
-	xfmt := axisFormat(c.X0, c.X1)
+	// An x label centred on the last column reaches past it.
 	margin := 0
 	if withAxis {
-		margin = (len(xfmt(c.X1)) + 1) / 2
+		margin = 2
 	}
 	width := max(2, w-labelW-3-margin)
 	opts := []asciigraph.Option{
 		asciigraph.Width(width),
 		asciigraph.Offset(2),
 		asciigraph.SeriesChars(sets...),
-		asciigraph.YAxisValueFormatter(format),
+		asciigraph.YAxisValueFormatter(ax.format),
+		asciigraph.LowerBound(ax.lo), asciigraph.UpperBound(ax.hi),
 	}
 	if !o.Mono {
 		opts = append(opts, asciigraph.SeriesColors(colors...), asciigraph.AxisColor(244), asciigraph.LabelColor(244))
 	}
-	if withAxis {
-		opts = append(opts, asciigraph.XAxisRange(c.X0, c.X1), asciigraph.XAxisTickCount(xTicks(c.X0, c.X1, max(2, min(5, width/10)))),
-			asciigraph.XAxisValueFormatter(xfmt))
-	}
-	// asciigraph draws Height+0..2 rows depending on rounding: shrink until
-	// the plot fits.
-	opts = append(opts, asciigraph.LowerBound(lo), asciigraph.UpperBound(hi))
+	// asciigraph may draw a row more than Height when the bounds round
+	// badly: shrink until the plot fits (a label stays on its value, as
+	// the formatter labels only whole multiples of the step).
 	var plot []string
 	for height := ax.rows; height >= 1; height-- {
-		if ax.step > 0 && height < ax.rows {
-			// Integer ticks: fewer rows must still hold whole steps.
-			if height = ax.rowsFor(height); height < 1 {
-				break
-			}
-		}
 		plot = strings.Split(asciigraph.PlotMany(data, append(opts, asciigraph.Height(height))...), "\n")
-		if len(plot) <= plotRows+boolInt(withAxis)*2 {
+		if len(plot) <= plotRows {
 			break
 		}
+	}
+	if withAxis {
+		plot = append(plot, xAxis(plot[0], c.X0, c.X1, wholeX(c), width, w, o)...)
 	}
 	out = append(out, plot...)
 	for len(out) < h-1 {
@@ -133,21 +124,23 @@ func lineChart(c sims.LineChart, w, h int, o Options) []string {
 }
 
 // yScale is a line chart's y axis: the range drawn, the number of row
-// intervals (asciigraph's Height) and how a tick is printed.
+// intervals (asciigraph's Height) and how a row's value is labelled ("" for
+// a row without a label). step > 0 is the round step whose multiples are
+// labelled.
 type yScale struct {
 	lo, hi float64
 	rows   int
-	// step > 0 marks integer data: ticks are printed only on whole
-	// multiples, and rows is a multiple of (hi−lo)/step.
 	step   float64
 	format func(float64) string
 }
 
-// yAxis chooses the y axis of data spanning [lo, hi] in at most rows
-// intervals. Its rules: rounding noise never becomes a tick (a value
-// within a millionth of the span of zero prints as 0); integer data
-// (steps, mistakes, counts) get integer ticks only; a constant series
-// gets a range around its value instead of a one-row chart.
+// yAxis chooses the y axis of data spanning [lo, hi] in rows intervals.
+// Its rules: labels are round numbers to the precision the axis needs
+// (niceAxis), so rounding noise never becomes a tick; integer data
+// (steps, mistakes, counts) get integer ticks only; a constant series gets
+// a range around its value instead of a one-row chart; a log scale is
+// labelled at whole decades when it spans one or more, else every row to
+// the digits that tell neighbours apart.
 func yAxis(data [][]float64, lo, hi float64, rows int, logY bool) yScale {
 	rows = max(rows, 1)
 	integer := !logY
@@ -169,93 +162,98 @@ func yAxis(data [][]float64, lo, hi float64, rows int, logY bool) yScale {
 			lo = 0
 		}
 	}
-	if integer {
-		return intAxis(lo, hi, rows)
-	}
-	span := hi - lo
-	// Enough significant digits that neighbouring ticks differ: a run that
-	// converged spans 1e-6 of its value, which num's four digits would
-	// print as one number on every row.
-	digits := 0
-	if mag := math.Max(math.Abs(lo), math.Abs(hi)); span > 0 && mag > 0 {
-		digits = int(math.Ceil(math.Log10(mag*float64(rows)/span))) + 1
-	}
-	format := func(v float64) string {
-		if math.Abs(v) < span*1e-6 {
-			v = 0
+	switch {
+	case logY && hi-lo >= 1:
+		ax := niceAxis(lo, hi, rows, 1)
+		first, last := math.Ceil(ax.lo/ax.step-1e-9)*ax.step, math.Floor(ax.hi/ax.step+1e-9)*ax.step
+		plain := first >= -3 && last <= 4
+		ax.format = func(v float64) string {
+			if k, ok := onStep(v, ax.step); ok {
+				return decade(k, plain)
+			}
+			return ""
 		}
-		if digits > 4 && v != 0 {
-			return strconv.FormatFloat(v, 'g', min(digits, 10), 64)
+		return ax
+	case logY:
+		// Less than a decade: every row labelled, to the decimals that
+		// tell the two closest rows (the bottom ones) apart.
+		r := math.Pow(10, (hi-lo)/float64(rows))
+		format := func(v float64) string {
+			return significant(math.Pow(10, v), max(2, int(math.Ceil(-math.Log10(r-1)))+1))
 		}
-		return num(v)
-	}
-	if logY {
-		format = func(v float64) string { return num(math.Pow(10, v)) }
-		if span > 2 { // more than two decades: one scientific format for all
-			format = func(v float64) string { return strconv.FormatFloat(math.Pow(10, v), 'e', 1, 64) }
+		if x0, x1 := math.Pow(10, lo), math.Pow(10, hi); x0 >= 1e-3 && x1 < 1e5 {
+			decimals := max(0, int(math.Ceil(-math.Log10(x0*(r-1))-1e-9)))
+			format = func(v float64) string { return strconv.FormatFloat(math.Pow(10, v), 'f', decimals, 64) }
 		}
+		return yScale{lo: lo, hi: hi, rows: rows, format: format}
+	case integer:
+		return niceAxis(lo, hi, rows, 1)
 	}
-	return yScale{lo: lo, hi: hi, rows: rows, format: format}
+	return niceAxis(lo, hi, rows, 0)
 }
 
-// intAxis is the axis of integer data in [lo, hi]: the range widened to
-// whole steps of 1, 2 or 5 × 10^k, with rows a multiple of the steps so
-// that every labelled row is a whole number.
-func intAxis(lo, hi float64, rows int) yScale {
-	step := 1.0
-	for k := 0; ; k++ {
-		step = []float64{1, 2, 5}[k%3] * math.Pow(10, float64(k/3))
-		if math.Ceil(hi/step)-math.Floor(lo/step) <= float64(rows) {
+// decade prints 10^k: plainly (0.001 to 10000) on an axis that stays in
+// that range, else as 1e-05.
+func decade(k float64, plain bool) string {
+	if plain {
+		return strconv.FormatFloat(math.Pow(10, k), 'f', -1, 64)
+	}
+	return strconv.FormatFloat(math.Pow(10, k), 'e', 0, 64)
+}
+
+// significant prints x rounded to sig significant digits, without
+// trailing zeros; in scientific form from 1e5 and below 1e-3.
+func significant(x float64, sig int) string {
+	if ax := math.Abs(x); ax != 0 && (ax >= 1e5 || ax < 1e-3) {
+		return strconv.FormatFloat(x, 'e', sig-1, 64)
+	}
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'e', sig-1, 64), 64)
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// xAxis draws the x axis under a plot whose first line is first: the
+// line └┬──┬ from the y axis's column and the labels of round ticks
+// (axisTicks) over x0..x1, the series' width points, in a chart w wide. An
+// axis of whole numbers (whole ends at least 2 apart, or whole says the
+// points sit on whole numbers: steps) gets whole ticks.
+func xAxis(first string, x0, x1 float64, whole bool, width, w int, o Options) []string {
+	line := []rune(ansi.Strip(first))
+	x := 0 // the column of the y axis
+	for i, r := range line {
+		if r == '┤' || r == '┼' {
+			x = i
 			break
 		}
 	}
-	lo, hi = math.Floor(lo/step)*step, math.Ceil(hi/step)*step
-	a := yScale{lo: lo, hi: hi, step: step}
-	a.rows = a.rowsFor(rows)
-	a.format = func(v float64) string {
-		if r := math.Round(v / step); math.Abs(v/step-r) < 1e-6 {
-			if math.Abs(r*step) >= 1e5 {
-				return num(r * step)
-			}
-			return strconv.FormatFloat(r*step, 'f', 0, 64)
-		}
-		return ""
+	minStep := 0.0
+	if whole || integerSpan(x0, x1) {
+		minStep = 1
 	}
-	return a
+	col := func(v float64) int { return int(math.Round((v - x0) / (x1 - x0) * float64(width-1))) }
+	ticks := axisTicks(x0, x1, width, col, -x-1, w-x-1, minStep)
+	rule := []rune("└" + strings.Repeat("─", width))
+	for _, t := range ticks {
+		rule[1+t.col] = '┬'
+	}
+	b := newBuffer(w, 2, o.Mono)
+	b.text(x, 0, string(rule), axisColor, false)
+	b.text(0, 1, tickRow(ticks, -x-1, w-x-1), axisColor, false)
+	return b.lines()
 }
 
-// rowsFor is the largest number of row intervals at most n that is a
-// multiple of the axis's steps (0 when n holds none).
-func (a yScale) rowsFor(n int) int {
-	steps := int(math.Round((a.hi - a.lo) / a.step))
-	if steps <= 0 {
-		return n
+// wholeX reports whether every point of c's series sits on a whole x:
+// whole ends and a whole spacing (X1 − X0)/(L − 1) ≥ 1 between the L
+// points of the longest series (a chart of steps 1 and 2, say).
+func wholeX(c sims.LineChart) bool {
+	longest := 0
+	for _, s := range c.Series {
+		longest = max(longest, len(s.Y))
 	}
-	return n / steps * steps
-}
-
-// axisFormat prints x ticks: whole numbers when the axis spans steps
-// (whole numbers at both ends, at least 2 apart) or at least 10.
-func axisFormat(x0, x1 float64) func(float64) string {
-	if x1-x0 >= 10 || integerSpan(x0, x1) {
-		return func(v float64) string { return strconv.FormatFloat(math.Round(v), 'f', 0, 64) }
+	if longest < 2 || c.X0 != math.Trunc(c.X0) || c.X1 != math.Trunc(c.X1) {
+		return false
 	}
-	return num
-}
-
-// xTicks is the number of x ticks, at most n: on an axis of whole numbers
-// shorter than 10, one that puts every tick on a whole number.
-func xTicks(x0, x1 float64, n int) int {
-	if !integerSpan(x0, x1) || x1-x0 >= 10 {
-		return n
-	}
-	span := int(x1 - x0)
-	for d := min(n-1, span); d > 1; d-- {
-		if span%d == 0 {
-			return d + 1
-		}
-	}
-	return 2
+	gap := (c.X1 - c.X0) / float64(longest-1)
+	return gap >= 1 && math.Abs(gap-math.Round(gap)) < 1e-9
 }
 
 func integerSpan(x0, x1 float64) bool {
@@ -293,13 +291,6 @@ func extent(data [][]float64) (lo, hi float64) {
 		}
 	}
 	return lo, hi
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func centre(s string, w int) string {

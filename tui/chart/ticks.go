@@ -1,0 +1,219 @@
+package chart
+
+import (
+	"math"
+	"strconv"
+)
+
+// Ticks. Every axis of a chart is labelled the same way: only at multiples
+// of a round step s = 1, 2 or 5 × 10^k, each printed to the precision s
+// needs (tickFormat), so a label is never rounding noise (6.5, not 6.499;
+// -3, not -2.999). An axis of whole numbers takes steps of at least 1.
+// Where the chart places the ticks itself (x axes, a histogram's bins) a
+// label sits on the column of its value (axisTicks); where rows are the
+// ticks (a line chart's y axis) the range is widened to whole rows of a
+// fraction s/m of the step, labelled every m rows, m at most half the
+// rows (niceAxis).
+
+// stepAtLeast is the smallest round step (1, 2 or 5 × 10^k) of at least x.
+func stepAtLeast(x float64) float64 {
+	if !(x > 0) || math.IsInf(x, 0) {
+		return 1
+	}
+	p := math.Pow(10, math.Floor(math.Log10(x)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if s := m * p; s >= x*(1-1e-9) {
+			return s
+		}
+	}
+	return 10 * p
+}
+
+// nextStep is the round step after s.
+func nextStep(s float64) float64 { return stepAtLeast(s * 1.5) }
+
+// onStep reports whether v is a whole multiple k of s (within rounding) and
+// returns k·s, the multiple without the rounding.
+func onStep(v, s float64) (float64, bool) {
+	k := math.Round(v / s)
+	return k * s, math.Abs(v/s-k) < 1e-6
+}
+
+// tickFormat prints multiples of step s on an axis whose values reach
+// maxAbs in size: fixed decimals, as many as s has (0.25 → 2, 5 → 0); in
+// scientific form, with the mantissa digits s needs, when the values are
+// at least 1e5 or below 1e-3. Zero prints as "0".
+func tickFormat(s, maxAbs float64) func(float64) string {
+	exp := int(math.Floor(math.Log10(s) + 1e-9))
+	if maxAbs >= 1e5 || maxAbs > 0 && maxAbs < 1e-3 {
+		digits := max(0, min(8, int(math.Floor(math.Log10(maxAbs)+1e-9))-exp))
+		return func(v float64) string {
+			if math.Abs(v) < s*1e-6 {
+				return "0"
+			}
+			return strconv.FormatFloat(v, 'e', digits, 64)
+		}
+	}
+	decimals := max(0, -exp)
+	return func(v float64) string {
+		if math.Abs(v) < s*1e-6 {
+			return "0"
+		}
+		return strconv.FormatFloat(v, 'f', decimals, 64)
+	}
+}
+
+// tick is one label of an axis the chart draws itself: its column and text.
+type tick struct {
+	col   int
+	label string
+}
+
+// tickGap is the fewest blank cells between neighbouring tick labels.
+const tickGap = 2
+
+// axisTicks labels an axis from lo to hi drawn over columns 0..n-1, col
+// giving the column of a value, with labels centred on their columns and
+// kept within [left, right) (left ≤ 0 and right ≥ n let them reach past
+// the ends). It takes the smallest round step (at least minStep) whose
+// labels stand tickGap apart, at most one per 8 columns (and at least 4
+// allowed). An axis with room for fewer than two round ticks gets its two
+// ends instead, printed to the precision that tells them apart (or the
+// first end alone).
+func axisTicks(lo, hi float64, n int, col func(float64) int, left, right int, minStep float64) []tick {
+	if !(hi > lo) || n <= 0 {
+		return nil
+	}
+	maxAbs := math.Max(math.Abs(lo), math.Abs(hi))
+	most := max(4, n/8)
+	for s := stepAtLeast(math.Max((hi-lo)/float64(most+1), minStep)); s <= 10*(hi-lo)+minStep; s = nextStep(s) {
+		format := tickFormat(s, maxAbs)
+		var ticks []tick
+		for k := math.Ceil(lo/s - 1e-9); k*s <= hi+s*1e-9; k++ {
+			ticks = append(ticks, tick{col(k * s), format(k * s)})
+		}
+		if len(ticks) < 2 {
+			break
+		}
+		if len(ticks) <= most && placeTicks(ticks, left, right) != nil {
+			return ticks
+		}
+	}
+	// The ends, to the precision of a step that tells them apart.
+	format := tickFormat(stepAtLeast((hi-lo)/10), maxAbs)
+	ticks := []tick{{col(lo), format(lo)}, {col(hi), format(hi)}}
+	for n := len(ticks); n > 0; n-- {
+		if placeTicks(ticks[:n], left, right) != nil {
+			return ticks[:n]
+		}
+	}
+	return nil
+}
+
+// placeTicks returns where each label starts: centred on its column (its
+// middle cell on it), moved inside [left, right) at the ends; nil when two
+// labels come closer than tickGap.
+func placeTicks(ticks []tick, left, right int) []int {
+	at := make([]int, len(ticks))
+	end := math.MinInt
+	for i, t := range ticks {
+		n := len([]rune(t.label))
+		x := max(left, min(right-n, t.col-n/2))
+		if x < left || x < end+tickGap {
+			return nil
+		}
+		at[i], end = x, x+n
+	}
+	return at
+}
+
+// tickRow is the row of labels over columns left..right-1, as plain text
+// (cell left first); blank when they cannot be placed.
+func tickRow(ticks []tick, left, right int) string {
+	row := make([]rune, max(0, right-left))
+	for i := range row {
+		row[i] = ' '
+	}
+	at := placeTicks(ticks, left, right)
+	for i, t := range ticks {
+		if at != nil {
+			copy(row[at[i]-left:], []rune(t.label))
+		}
+	}
+	return string(row)
+}
+
+// niceAxis is a line chart's y axis over [lo, hi] in rows row intervals:
+// rows of a height d = s/m for a round step s (at least minStep), the
+// range widened to whole rows and then to all the rows there are, and a
+// label on every m-th row (the multiples of s), m at most half the rows so
+// that labels are never only the ends. Of the choices it takes the one
+// whose data fill the most rows, a fill counted at 3/4 when it has fewer
+// labels than about one per four rows (2 to 6 in all) and at 2/5 with a
+// single label; then the one whose labels come closest to one a row on
+// short axes, one every other row from 8 rows, every third from 16, ….
+func niceAxis(lo, hi float64, rows int, minStep float64) yScale {
+	span := hi - lo
+	want := max(2, min(6, rows/4+1))
+	// Among choices that fill alike: a label every row up to 8 rows, every
+	// other row up to 16, every third up to 24, …
+	target := float64(rows)/float64(1+rows/8) + 1
+	type choice struct {
+		s, d, a, b float64 // step, row height, first and last row (in rows of d)
+		labels     int
+	}
+	// Should no choice fit (a range across zero in one row), the axis is
+	// one round step or more, labelled at its ends.
+	s0 := stepAtLeast(math.Max(span, minStep))
+	best := choice{s: s0, d: s0 * (math.Ceil(hi/s0) - math.Floor(lo/s0)) / float64(rows), a: math.Floor(lo / s0), b: math.Ceil(hi / s0)}
+	best.a, best.b = best.a*s0/best.d, best.b*s0/best.d
+	bestScore := -1.0
+	for s := stepAtLeast(math.Max(span/float64(rows), minStep)); s <= 10*span+minStep; s = nextStep(s) {
+		for m := 1; m <= max(1, rows/2); m++ {
+			d := s / float64(m)
+			a, b := math.Floor(lo/d+1e-9), math.Ceil(hi/d-1e-9)
+			if b-a > float64(rows) {
+				break // finer rows only need more of them
+			}
+			b = math.Max(b, a+1)
+			labels := int(math.Floor(b/float64(m)+1e-9) - math.Ceil(a/float64(m)-1e-9) + 1)
+			score := span / d // the rows the data fill
+			switch {
+			case labels < 1:
+				continue
+			case labels == 1:
+				score *= 0.4
+			case labels < want:
+				score *= 0.75
+			}
+			closer := math.Abs(float64(labels)-target) < math.Abs(float64(best.labels)-target)
+			if score > bestScore*(1+1e-9) || score > bestScore*(1-1e-9) && closer {
+				best, bestScore = choice{s, d, a, b, labels}, score
+			}
+		}
+	}
+	// The rows left over go below and above the data, half each, but not
+	// below zero for data that are not negative (or above it for data
+	// that are not positive).
+	extra := float64(rows) - (best.b - best.a)
+	below := math.Floor(extra / 2)
+	switch {
+	case lo >= 0 && best.a-below < 0:
+		below = math.Max(0, best.a)
+	case hi <= 0 && best.b+extra-below > 0:
+		below = extra - math.Max(0, -best.b)
+	}
+	below = math.Max(0, math.Min(extra, below))
+	best.a, best.b = best.a-below, best.b+extra-below
+	s := best.s
+	format := tickFormat(s, math.Max(math.Abs(best.a*best.d), math.Abs(best.b*best.d)))
+	return yScale{
+		lo: best.a * best.d, hi: best.b * best.d, rows: rows, step: s,
+		format: func(v float64) string {
+			if k, ok := onStep(v, s); ok {
+				return format(k)
+			}
+			return ""
+		},
+	}
+}
