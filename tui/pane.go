@@ -305,7 +305,7 @@ func chartBlock(charts []sims.Chart, w, h int, o chart.Options) []string {
 	}
 	rule := " " + ruleGlyph + " "
 	if !o.Mono {
-		rule = " " + blurWrap.around(ruleGlyph) + " "
+		rule = " " + blurWrap().around(ruleGlyph) + " "
 	}
 	out := make([]string, h)
 	for _, p := range cells {

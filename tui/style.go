@@ -2,6 +2,7 @@ package tui
 
 import (
 	"strings"
+	"sync"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -26,9 +27,13 @@ func bold(s string) string { return boldStyle.Render(s) }
 // than a lipgloss Render.
 type wrap struct{ pre, post string }
 
-func wrapOf(st lipgloss.Style) wrap {
-	pre, post, _ := strings.Cut(st.Render("\x00"), "\x00")
-	return wrap{pre, post}
+// wrapOf is st's wrap, taken on first use: a lipgloss Render at start-up
+// would cost every `lab run` (issue 14.7).
+func wrapOf(st lipgloss.Style) func() wrap {
+	return sync.OnceValue(func() wrap {
+		pre, post, _ := strings.Cut(st.Render("\x00"), "\x00")
+		return wrap{pre, post}
+	})
 }
 
 func (w wrap) around(s string) string { return w.pre + s + w.post }
@@ -44,7 +49,7 @@ func dim(s string, st PaneStyle) string {
 	if st.Mono {
 		return s
 	}
-	return dimWrap.around(s)
+	return dimWrap().around(s)
 }
 
 func color(c, s string) string {
@@ -63,9 +68,9 @@ var (
 // frame draws body (lines of width w-2) in a w×h border with title on the
 // top edge.
 func frame(body []string, w, h int, title string, st PaneStyle) []string {
-	b, ink := lightBorder, blurWrap
+	b, ink := lightBorder, blurWrap()
 	if st.Focused {
-		b, ink = heavyBorder, focusWrap
+		b, ink = heavyBorder, focusWrap()
 	}
 	out := make([]string, 0, h)
 	title = ansi.Truncate(title, max(0, w-5), "…")

@@ -10,7 +10,7 @@ import (
 // for one line of text, for every style wrapped.
 func TestWrapIsRender(t *testing.T) {
 	for _, c := range []struct {
-		w  wrap
+		w  func() wrap
 		st lipgloss.Style
 	}{
 		{dimWrap, dimStyle},
@@ -18,7 +18,7 @@ func TestWrapIsRender(t *testing.T) {
 		{focusWrap, lipgloss.NewStyle().Foreground(focusColor)},
 	} {
 		for _, s := range []string{"", "a note", "σ² = 0.3 ± 2σ", "╭─"} {
-			if got, want := c.w.around(s), c.st.Render(s); got != want {
+			if got, want := c.w().around(s), c.st.Render(s); got != want {
 				t.Errorf("%q: %q, lipgloss %q", s, got, want)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/thelab/lab/algo"
@@ -97,7 +98,7 @@ func Tokenize(lines []string, opt TokenizeOptions) (*Corpus, error) {
 	for d, line := range lines {
 		seen := map[string]bool{}
 		for _, w := range words(line) {
-			if len([]rune(w)) < opt.MinLen || (!opt.KeepStopwords && stopwords[w]) {
+			if len([]rune(w)) < opt.MinLen || (!opt.KeepStopwords && stopwords()[w]) {
 				continue
 			}
 			docs[d] = append(docs[d], w)
@@ -191,8 +192,9 @@ func words(line string) []string {
 }
 
 // stopwords are common English function words, dropped by Tokenize unless
-// KeepStopwords is set.
-var stopwords = func() map[string]bool {
+// KeepStopwords is set. The set is built on first use, not when every run
+// of the lab starts (issue 14.7).
+var stopwords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`a about above after again against all also am an and any are aren't as at be
 		because been before being below between both but by can can't cannot could couldn't did didn't do does
@@ -206,4 +208,4 @@ var stopwords = func() map[string]bool {
 		m[w] = true
 	}
 	return m
-}()
+})

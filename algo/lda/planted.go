@@ -16,15 +16,15 @@ var PlantedTopics = []struct {
 	Name  string
 	Words []string
 }{
-	{"space", strings.Fields("planet orbit rocket star galaxy telescope moon astronaut comet gravity nebula launch")},
-	{"cooking", strings.Fields("recipe oven flour butter garlic simmer sauce bake onion pepper dough spice")},
-	{"football", strings.Fields("goal match striker league referee penalty coach stadium keeper season tackle fans")},
-	{"finance", strings.Fields("market stock bond investor profit bank interest dividend inflation shares trading fund")},
-	{"weather", strings.Fields("rain storm cloud wind forecast thunder snow sunny humid frost breeze drought")},
+	{"space", []string{"planet", "orbit", "rocket", "star", "galaxy", "telescope", "moon", "astronaut", "comet", "gravity", "nebula", "launch"}},
+	{"cooking", []string{"recipe", "oven", "flour", "butter", "garlic", "simmer", "sauce", "bake", "onion", "pepper", "dough", "spice"}},
+	{"football", []string{"goal", "match", "striker", "league", "referee", "penalty", "coach", "stadium", "keeper", "season", "tackle", "fans"}},
+	{"finance", []string{"market", "stock", "bond", "investor", "profit", "bank", "interest", "dividend", "inflation", "shares", "trading", "fund"}},
+	{"weather", []string{"rain", "storm", "cloud", "wind", "forecast", "thunder", "snow", "sunny", "humid", "frost", "breeze", "drought"}},
 }
 
 // SharedWords appear in every planted topic with a small probability.
-var SharedWords = strings.Fields("today people great time year world best week")
+var SharedWords = []string{"today", "people", "great", "time", "year", "world", "best", "week"}
 
 // sharedMass is the probability of the shared words in a planted topic.
 const sharedMass = 0.1

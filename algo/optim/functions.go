@@ -7,7 +7,6 @@ import (
 
 	"github.com/thelab/lab/algo/stable"
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/optimize/functions"
 )
 
 // Objective is a differentiable function of a vector.
@@ -104,9 +103,33 @@ func (q Quadratic) Hess(h *mat.SymDense, _ []float64) {
 	h.SetSym(1, 1, q.a22)
 }
 
-// Rosenbrock is gonum's ExtendedRosenbrock (in 2-D, 100(y − x²)² + (1 − x)²)
-// with its Hessian, which gonum does not provide.
-type Rosenbrock struct{ functions.ExtendedRosenbrock }
+// Rosenbrock is the extended Rosenbrock function Σ_i 100(x_{i+1} − x_i²)² +
+// (1 − x_i)² (in 2-D, 100(y − x²)² + (1 − x)²), minimum 0 at (1, …, 1). It
+// is gonum's optimize/functions.ExtendedRosenbrock, written here because
+// that package imports "testing" into the binary (issue 14.7, start-up);
+// the test compares the two.
+type Rosenbrock struct{}
+
+// Func is Σ_i 100(x_{i+1} − x_i²)² + (1 − x_i)².
+func (Rosenbrock) Func(x []float64) float64 {
+	s := 0.0
+	for i := 0; i+1 < len(x); i++ {
+		a, b := 1-x[i], x[i+1]-x[i]*x[i]
+		s += a*a + 100*b*b
+	}
+	return s
+}
+
+// Grad writes ∂f/∂x_i = −2(1 − x_i) − 400x_i(x_{i+1} − x_i²) +
+// 200(x_i − x_{i−1}²), each term where its index exists.
+func (Rosenbrock) Grad(grad, x []float64) {
+	clear(grad)
+	for i := 0; i+1 < len(x); i++ {
+		b := x[i+1] - x[i]*x[i]
+		grad[i] -= 2*(1-x[i]) + 400*b*x[i]
+		grad[i+1] += 200 * b
+	}
+}
 
 // Hess writes the Hessian of the 2-D Rosenbrock function.
 func (Rosenbrock) Hess(h *mat.SymDense, x []float64) {
@@ -115,10 +138,34 @@ func (Rosenbrock) Hess(h *mat.SymDense, x []float64) {
 	h.SetSym(1, 1, 200)
 }
 
-// Beale is gonum's Beale function with a correct Hessian: gonum v0.17.0's
-// Beale.Hess evaluates its residuals f_i = c_i − x(1 − y^i) at x[1] in place
-// of x[0] (compare its Func), which the finite-difference test catches.
-type Beale struct{ functions.Beale }
+// Beale is Beale's function Σ_{i=1..3} f_i², f_i = c_i − x(1 − y^i), c =
+// (1.5, 2.25, 2.625), minimum 0 at (3, ½): gonum's optimize/functions.Beale
+// (written here, as Rosenbrock is) with a correct Hessian: gonum v0.17.0's
+// Beale.Hess evaluates its residuals at x[1] in place of x[0] (compare its
+// Func), which the finite-difference test catches.
+type Beale struct{}
+
+// beale returns the residuals f_i and t_i = 1 − y^i at x = (a, y).
+func beale(x []float64) (f, t [3]float64) {
+	a, y := x[0], x[1]
+	t = [3]float64{1 - y, 1 - y*y, 1 - y*y*y}
+	f = [3]float64{1.5 - a*t[0], 2.25 - a*t[1], 2.625 - a*t[2]}
+	return f, t
+}
+
+// Func is Σ f_i².
+func (Beale) Func(x []float64) float64 {
+	f, _ := beale(x)
+	return f[0]*f[0] + f[1]*f[1] + f[2]*f[2]
+}
+
+// Grad writes ∂/∂x = −2Σ f_i t_i, ∂/∂y = 2x Σ i y^{i−1} f_i.
+func (Beale) Grad(grad, x []float64) {
+	f, t := beale(x)
+	y := x[1]
+	grad[0] = -2 * (f[0]*t[0] + f[1]*t[1] + f[2]*t[2])
+	grad[1] = 2 * x[0] * (f[0] + 2*f[1]*y + 3*f[2]*y*y)
+}
 
 // Hess writes the Hessian of Σ f_i², f_i = c_i − x t_i, t_i = 1 − y^i:
 // ∂²/∂x² = 2Σ t_i², ∂²/∂x∂y = 2Σ i y^{i−1}(f_i − x t_i),

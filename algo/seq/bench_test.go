@@ -15,7 +15,7 @@ import (
 // (README: at least 20 steps a second, no allocation after the first).
 func BenchmarkGPTStep(b *testing.B) {
 	defer algotest.CPUTime(b)()
-	l, _ := text.NewLanguage(text.Animals)
+	l, _ := text.NewLanguage(text.Animals())
 	v, _ := text.VocabOf(l.Alphabet())
 	ids, _ := v.Encode(l.Generate(rand.New(rand.NewPCG(1, 1)), 20_000))
 	c, _ := NewCorpus(ids, 32, v.Size())

@@ -340,7 +340,7 @@ func TestCostModel(t *testing.T) {
 // TestTrainerAllocs: once a step has run, a training step of the GPT or
 // the RNN allocates nothing.
 func TestTrainerAllocs(t *testing.T) {
-	l, _ := text.NewLanguage(text.Animals)
+	l, _ := text.NewLanguage(text.Animals())
 	v, _ := text.VocabOf(l.Alphabet())
 	ids, _ := v.Encode(l.Generate(rand.New(rand.NewPCG(1, 1)), 2000))
 	c, _ := NewCorpus(ids, 16, v.Size())
@@ -447,7 +447,7 @@ func TestCopyPuzzle(t *testing.T) {
 // counted on the same characters, scored on the same positions, within 500
 // steps on this seed; no model beats the entropy rate.
 func TestGPTBeatsKGram(t *testing.T) {
-	l, _ := text.NewLanguage(text.Animals)
+	l, _ := text.NewLanguage(text.Animals())
 	v, _ := text.VocabOf(l.Alphabet())
 	ids, _ := v.Encode(l.Generate(rand.New(rand.NewPCG(3, 4)), 20_000))
 	hids, _ := v.Encode(l.Generate(rand.New(rand.NewPCG(5, 6)), 4_000))

@@ -50,27 +50,33 @@ const MaxStates = 256
 // relative clause agrees with a subject some 15–25 characters back, which a
 // k-gram model with a short context cannot see. Its entropy rate is
 // 0.3391 nats per character.
-var Animals = Grammar{
-	0:  {Name: "start", Rules: []Rule{{"the", 4, 1}, {"a", 3.5, 2}, {"some", 2.5, 3}}},
-	1:  {Name: "the-noun", Rules: nouns(4, 5, true, true)},
-	2:  {Name: "a-noun", Rules: nouns(4, 5, true, false)},
-	3:  {Name: "some-noun", Rules: nouns(4, 5, false, true)},
-	4:  {Name: "verb-sg", Rules: verbs(6, 7, "s", 10)},
-	5:  {Name: "verb-pl", Rules: verbs(6, 7, "", 11)},
-	6:  {Name: "object", Rules: []Rule{{"the", 6, 8}, {"a", 4, 9}}},
-	7:  {Name: "end", Rules: []Rule{{".", 6, 0}, {"and", 2.5, 0}, {"but", 1.5, 0}}},
-	8:  {Name: "the-object", Rules: nouns(7, 7, true, true)},
-	9:  {Name: "a-object", Rules: nouns(7, 7, true, false)},
-	10: {Name: "that-sg", Rules: verbs(12, -1, "s", -1)},
-	11: {Name: "that-pl", Rules: verbs(13, -1, "", -1)},
-	12: {Name: "that-object-sg", Rules: []Rule{{"the", 6, 14}, {"a", 4, 15}}},
-	13: {Name: "that-object-pl", Rules: []Rule{{"the", 6, 16}, {"a", 4, 17}}},
-	14: {Name: "that-the-object-sg", Rules: nouns(18, 18, true, true)},
-	15: {Name: "that-a-object-sg", Rules: nouns(18, 18, true, false)},
-	16: {Name: "that-the-object-pl", Rules: nouns(19, 19, true, true)},
-	17: {Name: "that-a-object-pl", Rules: nouns(19, 19, true, false)},
-	18: {Name: "main-verb-sg", Rules: verbs(6, 7, "s", -1)},
-	19: {Name: "main-verb-pl", Rules: verbs(6, 7, "", -1)},
+//
+// It is a function, building a fresh Grammar on each call, so that the
+// rules are made when a language is, not when every run of the lab starts
+// (issue 14.7).
+func Animals() Grammar {
+	return Grammar{
+		0:  {Name: "start", Rules: []Rule{{"the", 4, 1}, {"a", 3.5, 2}, {"some", 2.5, 3}}},
+		1:  {Name: "the-noun", Rules: nouns(4, 5, true, true)},
+		2:  {Name: "a-noun", Rules: nouns(4, 5, true, false)},
+		3:  {Name: "some-noun", Rules: nouns(4, 5, false, true)},
+		4:  {Name: "verb-sg", Rules: verbs(6, 7, "s", 10)},
+		5:  {Name: "verb-pl", Rules: verbs(6, 7, "", 11)},
+		6:  {Name: "object", Rules: []Rule{{"the", 6, 8}, {"a", 4, 9}}},
+		7:  {Name: "end", Rules: []Rule{{".", 6, 0}, {"and", 2.5, 0}, {"but", 1.5, 0}}},
+		8:  {Name: "the-object", Rules: nouns(7, 7, true, true)},
+		9:  {Name: "a-object", Rules: nouns(7, 7, true, false)},
+		10: {Name: "that-sg", Rules: verbs(12, -1, "s", -1)},
+		11: {Name: "that-pl", Rules: verbs(13, -1, "", -1)},
+		12: {Name: "that-object-sg", Rules: []Rule{{"the", 6, 14}, {"a", 4, 15}}},
+		13: {Name: "that-object-pl", Rules: []Rule{{"the", 6, 16}, {"a", 4, 17}}},
+		14: {Name: "that-the-object-sg", Rules: nouns(18, 18, true, true)},
+		15: {Name: "that-a-object-sg", Rules: nouns(18, 18, true, false)},
+		16: {Name: "that-the-object-pl", Rules: nouns(19, 19, true, true)},
+		17: {Name: "that-a-object-pl", Rules: nouns(19, 19, true, false)},
+		18: {Name: "main-verb-sg", Rules: verbs(6, 7, "s", -1)},
+		19: {Name: "main-verb-pl", Rules: verbs(6, 7, "", -1)},
+	}
 }
 
 // nouns are the animals, singular (to state sg) and plural (to state pl).

@@ -70,7 +70,7 @@ func TestEntropyRateClosedForms(t *testing.T) {
 // the true model on a long text matches it within 4 standard errors (batch
 // means) — the Shannon–McMillan–Breiman limit.
 func TestAnimalsEntropyRate(t *testing.T) {
-	l, err := NewLanguage(Animals)
+	l, err := NewLanguage(Animals())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestLanguageValidation(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
-	l, _ := NewLanguage(Animals)
+	l, _ := NewLanguage(Animals())
 	if _, err := l.LogLoss("the zebra"); err == nil || !strings.Contains(err.Error(), "byte 4") {
 		t.Errorf("an impossible character: %v", err)
 	}
@@ -231,7 +231,7 @@ func TestKGramCounts(t *testing.T) {
 // positions); held out, without smoothing, it is −∞ once a transition was
 // never seen.
 func TestKGramOrder(t *testing.T) {
-	l, _ := NewLanguage(Animals)
+	l, _ := NewLanguage(Animals())
 	txt := l.Generate(rand.New(rand.NewPCG(3, 4)), 20_000)
 	v, _ := VocabOf(l.Alphabet())
 	ids, _ := v.Encode(txt)
@@ -335,7 +335,7 @@ func TestBPEAbracadabra(t *testing.T) {
 // merge shortens it by the pair's non-overlapping occurrences, and runs of
 // one symbol merge without overlap.
 func TestBPELossless(t *testing.T) {
-	l, _ := NewLanguage(Animals)
+	l, _ := NewLanguage(Animals())
 	txt := []byte(l.Generate(rand.New(rand.NewPCG(9, 9)), 3000))
 	b, _ := NewBPE(txt)
 	for range 60 {

@@ -45,11 +45,14 @@ func initClocks(t testing.TB) map[string]float64 {
 // TestStartupInit keeps the lab's package initialisation, the part of
 // start-up the code controls, in bounds: scripts call `lab run` thousands
 // of times (issue 14.7; go-runewidth before v0.0.30 spent 22 ms building
-// its Unicode table here). The target is 10 ms (README, Performance); the
-// test fails above 20 ms, the bound issue 14.7 allows, since with 84 sims
-// the sum sits near 9 ms and the page faults of first-touched code vary
-// from run to run. Each package's time is its least over nine runs, so
-// that a loaded machine, which can only add time, does not decide.
+// its Unicode table here). The target is 10 ms (README, Performance).
+// With 84 sims the sum is 6.1–9.1 ms, mostly 6.5–7, on the 2-core VM of
+// the README at a load average of 5–9 (it was 8.5–11.8 before tables,
+// regexps and help texts were built on first use); the test fails above
+// 12 ms, since the page faults of first-touched code vary from run to run
+// and machine to machine. Each package's time is its least over nine
+// runs, so that a loaded machine, which can only add time, does not
+// decide.
 func TestStartupInit(t *testing.T) {
 	best := map[string]float64{}
 	for range 9 {
@@ -66,8 +69,9 @@ func TestStartupInit(t *testing.T) {
 			worst, worstPkg = ms, p
 		}
 	}
-	if total > 20 {
-		t.Errorf("package initialisation takes %.1f ms (the slowest, %s, %.1f ms); want < 20 ms (the target is 10)", total, worstPkg, worst)
+	const bound = 12 // ms
+	if total > bound {
+		t.Errorf("package initialisation takes %.1f ms (the slowest, %s, %.1f ms); want < %d ms (the target is 10)", total, worstPkg, worst, bound)
 	}
 	t.Logf("package initialisation %.2f ms over %d packages; slowest %s %.2f ms", total, len(best), worstPkg, worst)
 }

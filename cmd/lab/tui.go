@@ -133,7 +133,7 @@ var runOnly = []string{"every", "json", "frames", "color", "size", "series"}
 
 // tuiFlagError explains a flag the TUI does not take.
 func tuiFlagError(err error) error {
-	if m := noSuchArg.FindStringSubmatch(err.Error()); m != nil && slices.Contains(runOnly, m[1]) {
+	if m := noSuchArg().FindStringSubmatch(err.Error()); m != nil && slices.Contains(runOnly, m[1]) {
 		return usageErr("--%s is a flag of lab run, which prints output without a terminal: lab run SIM --%s", m[1], m[1])
 	}
 	return usageErr("%s (lab help shows the usage)", flagError(err))

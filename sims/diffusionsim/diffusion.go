@@ -49,7 +49,19 @@ const (
 	viewRotate180 view2 = "rotate180"
 )
 
-var viewMaps = map[view2]diffusion.View{viewReflect: diffusion.ReflectX, viewRotate90: diffusion.Rotate90, viewRotate180: diffusion.Rotate180}
+// viewMap is the second view's map (a switch rather than a map built when
+// every run starts, issue 14.7).
+func viewMap(w view2) diffusion.View {
+	switch w {
+	case viewReflect:
+		return diffusion.ReflectX
+	case viewRotate90:
+		return diffusion.Rotate90
+	case viewRotate180:
+		return diffusion.Rotate180
+	}
+	panic("diffusionsim: no map for view " + string(w))
+}
 
 func isVP(v param.Values) bool { m := dfMethod.Get(v); return m == diffusion.SDE || m == diffusion.ODE }
 
@@ -157,7 +169,7 @@ func guidance(mix *diffusion.Mixture, v param.Values) (diffusion.Denoiser, strin
 		guide = fmt.Sprintf("guided to class %d, λ = %g", c, dfLambda.Get(v))
 	}
 	if w := dfViews.Get(v); w != viewNone {
-		eps = &diffusion.Views{Base: []diffusion.Denoiser{eps, eps}, Maps: []diffusion.View{diffusion.Identity, viewMaps[w]}}
+		eps = &diffusion.Views{Base: []diffusion.Denoiser{eps, eps}, Maps: []diffusion.View{diffusion.Identity, viewMap(w)}}
 		guide += ", two views (identity, " + w.String() + ")"
 	}
 	return eps, guide, nil

@@ -43,12 +43,20 @@ const (
 	d1Three data1 = "three"
 )
 
-// data1Mixtures are the presets: the catalogue's Tweedie example (§3.1:
-// π = (0.3, 0.7), μ = (−2, 1.5), s = (0.5, 0.8)) and three narrow modes.
-var data1Mixtures = map[data1][]diffusion.Component{
-	d1Two: {{Weight: 0.3, Mean: [2]float64{-2}, Cov: [3]float64{0.25}}, {Weight: 0.7, Mean: [2]float64{1.5}, Cov: [3]float64{0.64}}},
-	d1Three: {{Weight: 1, Mean: [2]float64{-3}, Cov: [3]float64{0.04}}, {Weight: 1, Mean: [2]float64{0}, Cov: [3]float64{0.04}},
-		{Weight: 1, Mean: [2]float64{3}, Cov: [3]float64{0.04}, Class: 1}},
+// data1Mixture is a preset's mixture: the catalogue's Tweedie example
+// (§3.1: π = (0.3, 0.7), μ = (−2, 1.5), s = (0.5, 0.8)) or three narrow
+// modes. A switch rather than a map built when every run starts (issue
+// 14.7).
+func data1Mixture(d data1) []diffusion.Component {
+	switch d {
+	case d1Two:
+		return []diffusion.Component{{Weight: 0.3, Mean: [2]float64{-2}, Cov: [3]float64{0.25}},
+			{Weight: 0.7, Mean: [2]float64{1.5}, Cov: [3]float64{0.64}}}
+	case d1Three:
+		return []diffusion.Component{{Weight: 1, Mean: [2]float64{-3}, Cov: [3]float64{0.04}},
+			{Weight: 1, Mean: [2]float64{0}, Cov: [3]float64{0.04}}, {Weight: 1, Mean: [2]float64{3}, Cov: [3]float64{0.04}, Class: 1}}
+	}
+	panic("diffusionsim: no mixture for data " + string(d))
 }
 
 var (
@@ -84,7 +92,7 @@ type fwSim struct {
 
 func newForward(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	mix, err := diffusion.NewMixture(1, data1Mixtures[fwData.Get(v)])
+	mix, err := diffusion.NewMixture(1, data1Mixture(fwData.Get(v)))
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/thelab/lab/algo/autoenc"
 	"github.com/thelab/lab/algo/digits"
@@ -54,7 +55,7 @@ var (
 // sizeOpt is a digit size offered by the menu.
 type sizeOpt int
 
-func (s sizeOpt) String() string { return fmt.Sprint(int(s)) }
+func (s sizeOpt) String() string { return strconv.Itoa(int(s)) }
 
 func newVAE(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values

@@ -20,6 +20,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/thelab/lab/algo/ot"
 	"github.com/thelab/lab/sims"
@@ -48,17 +50,27 @@ const (
 )
 
 // presetHelp lists the presets with their one-line docs, for a parameter's
-// help.
+// help. It runs when the program starts, so it builds the text in one
+// allocation rather than by repeated concatenation (issue 14.7).
 func presetHelp(ps []preset) string {
-	s := ""
+	const sep, tail = "; ", " (ignored with --data)"
+	doc := func(p preset) string { q, _ := ot.PresetByName(string(p)); return q.Doc }
+	n := len(tail)
+	for _, p := range ps {
+		n += len(sep) + len(p) + len(": ") + len(doc(p))
+	}
+	var b strings.Builder
+	b.Grow(n)
 	for k, p := range ps {
 		if k > 0 {
-			s += "; "
+			b.WriteString(sep)
 		}
-		q, _ := ot.PresetByName(string(p))
-		s += string(p) + ": " + q.Doc
+		b.WriteString(string(p))
+		b.WriteString(": ")
+		b.WriteString(doc(p))
 	}
-	return s + " (ignored with --data)"
+	b.WriteString(tail)
+	return b.String()
 }
 
 // sideColumn is the side column of point data: source or target.
@@ -79,19 +91,25 @@ type problemParams struct {
 	P      *param.FloatDecl
 }
 
+// pHelp is the help of the exponent p, written once for every sim that
+// declares it (by concatenation: fmt at start-up costs more, issue 14.7).
+var pHelp = "exponent of the ground cost ‖x − y‖^p, " + strconv.Itoa(ot.MinP) + " … " + strconv.Itoa(ot.MaxP) +
+	" (W_p is a metric for p ≥ 1; the worked examples ex5.2, ex5.4 and three give their own C)"
+
 // newProblemParams declares the data parameters with these presets and
 // defaults; n and m range over 1..maxAtoms (m is nil when sameSize: the
 // sim needs N = M).
 func newProblemParams(presets []preset, def preset, n, m, maxAtoms int, sameSize bool) problemParams {
+	nHelp := "source atoms of a generated preset (bins of gauss-hist)"
+	if sameSize {
+		nHelp = "atoms on each side of a generated preset (N = M, masses 1/N)"
+	}
 	pp := problemParams{
 		Preset: param.Choice("preset", presets, def, presetHelp(presets)),
-		N:      param.Int("n", n, "source atoms of a generated preset (bins of gauss-hist)").Range(1, maxAtoms),
-		P: param.Float("p", 2, fmt.Sprintf("exponent of the ground cost ‖x − y‖^p, %d … %d (W_p is a metric for p ≥ 1; "+
-			"the worked examples ex5.2, ex5.4 and three give their own C)", ot.MinP, ot.MaxP)).Range(ot.MinP, ot.MaxP),
+		N:      param.Int("n", n, nHelp).Range(1, maxAtoms),
+		P:      param.Float("p", 2, pHelp).Range(ot.MinP, ot.MaxP),
 	}
-	if sameSize {
-		pp.N = param.Int("n", n, "atoms on each side of a generated preset (N = M, masses 1/N)").Range(1, maxAtoms)
-	} else {
+	if !sameSize {
 		pp.M = param.Int("m", m, "target atoms of a generated preset (gauss-hist shares the source's bins)").Range(1, maxAtoms)
 	}
 	return pp

@@ -19,20 +19,72 @@ type Decl interface {
 // List returns the descriptions of decls, in order, for a Spec's Params. It
 // panics on a repeated name or on a number declared without a range: both
 // are programming errors, caught when the catalogue is built.
+//
+// Every sim calls List when the program starts (issue 14.7, start-up), so
+// it allocates the one slice it returns: a typed declaration is copied in
+// place rather than through the one-element slice its Params builds, and a
+// group's Params are taken once, before the slice is sized.
 func List(decls ...Decl) []Param {
-	var out []Param
+	n := 0
+	groups := make([][]Param, 0, 4) // on the stack: does not escape
 	for _, d := range decls {
-		for _, p := range d.Params() {
-			if slices.ContainsFunc(out, func(q Param) bool { return q.Name == p.Name }) {
-				panic(fmt.Sprintf("param: %s is declared twice", p.Name))
-			}
-			if (p.Kind == KindFloat || p.Kind == KindInt || p.Kind == KindVector) && !(p.Min <= p.Max) {
-				panic(fmt.Sprintf("param: %s has no range", p.Name))
-			}
-			out = append(out, p)
+		if inPlace(d) != nil {
+			n++
+			continue
 		}
+		ps := d.Params()
+		groups = append(groups, ps)
+		n += len(ps)
+	}
+	out := make([]Param, 0, n)
+	for _, d := range decls {
+		if p := inPlace(d); p != nil {
+			out = appendChecked(out, p)
+			continue
+		}
+		for i := range groups[0] {
+			out = appendChecked(out, &groups[0][i])
+		}
+		groups = groups[1:]
 	}
 	return out
+}
+
+// inPlace is the description of a typed declaration, or nil for a group.
+// The non-generic kinds are told apart by a type switch, which, unlike
+// the assertion to single that a choice needs, builds no itab.
+func inPlace(d Decl) *Param {
+	switch d := d.(type) {
+	case *FloatDecl:
+		return &d.p
+	case *IntDecl:
+		return &d.p
+	case *BoolDecl:
+		return &d.p
+	case *VectorDecl:
+		return &d.p
+	case *TextDecl:
+		return &d.p
+	case single:
+		return d.param()
+	}
+	return nil
+}
+
+// single is a typed declaration: one parameter, described in place.
+type single interface{ param() *Param }
+
+// appendChecked appends p to out after the checks List documents.
+func appendChecked(out []Param, p *Param) []Param {
+	for i := range out {
+		if out[i].Name == p.Name {
+			panic(fmt.Sprintf("param: %s is declared twice", p.Name))
+		}
+	}
+	if (p.Kind == KindFloat || p.Kind == KindInt || p.Kind == KindVector) && !(p.Min <= p.Max) {
+		panic(fmt.Sprintf("param: %s has no range", p.Name))
+	}
+	return append(out, *p)
 }
 
 // decl is what every typed declaration shares: its description, its
@@ -67,6 +119,9 @@ func (d *decl[T]) Param() Param { return d.p }
 
 // Params is the one-parameter list of the declaration.
 func (d *decl[T]) Params() []Param { return []Param{d.p} }
+
+// param is the description in place, for List.
+func (d *decl[T]) param() *Param { return &d.p }
 
 // Get returns the parameter's value in v. It panics when v's sim does not
 // declare this parameter, or (inside a DefaultFunc) when it comes later in

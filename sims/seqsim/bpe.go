@@ -65,7 +65,7 @@ func newBPE(cfg sims.Config) (sims.Sim, error) {
 	case bpeAbra:
 		data = []byte(bpeAbra)
 	case bpeAnimals:
-		l, err := text.NewLanguage(text.Animals)
+		l, err := text.NewLanguage(text.Animals())
 		if err != nil {
 			return nil, err
 		}

@@ -66,7 +66,7 @@ func loadCorpus(cfg sims.Config, minHeld int) (*corpus, error) {
 		}
 		return &corpus{name: path, vocab: voc, train: ids[:len(ids)-nh], held: ids[len(ids)-nh:]}, nil
 	}
-	l, err := text.NewLanguage(text.Animals)
+	l, err := text.NewLanguage(text.Animals())
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func alphabet(v param.Values) int {
 	if seqText.Get(v) != builtIn {
 		return text.MaxVocab
 	}
-	l, err := text.NewLanguage(text.Animals)
+	l, err := text.NewLanguage(text.Animals())
 	if err != nil {
 		return text.MaxVocab
 	}
