@@ -282,7 +282,7 @@ func paneNotes(s *sims.Snapshot) []string {
 		}
 		notes = append(notes, fmt.Sprintf("%s at step %d: %s (r resets)", s.State, s.Frame.Step, msg))
 	case sims.Converged:
-		notes = append(notes, fmt.Sprintf("converged at step %d (r restarts)", s.Frame.Step))
+		notes = append(notes, fmt.Sprintf("converged at step %d (r resets)", s.Frame.Step))
 	}
 	return append(notes, s.Frame.Text...)
 }
