@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/algotest"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
@@ -162,10 +163,23 @@ func TestSGDEpochIsAPermutation(t *testing.T) {
 // floor about eightfold.
 // Epoch sampling (random reshuffling) settles lower than predicted: the
 // batch noises of an epoch cancel.
+//
+// The gap is read as ½ eᵀHe, e = x − x*, which for this quadratic is
+// f − f* exactly (checked against s.F() − f* at the end of each run):
+// an O(1) read instead of s.F()'s pass over the 200 points at every one
+// of the 808000 steps, which was nine tenths of the test's time. The runs
+// keep their length: at B = 1 the standard error is about 1% of the
+// gap, and reshuffling's gap is 12% below iid's, some nine standard
+// errors apart, a margin that shorter runs would spend.
 func TestNoiseFloor(t *testing.T) {
 	q := newLSQ(4, 200, 10, 1)
 	xstar, fstar := q.solve()
 	h := q.hess()
+	h00, h01, h11 := h.At(0, 0), h.At(0, 1), h.At(1, 1)
+	gap := func(x []float64) float64 {
+		e0, e1 := x[0]-xstar[0], x[1]-xstar[1]
+		return 0.5 * (h00*e0*e0 + 2*h01*e0*e1 + h11*e1*e1)
+	}
 	run := func(batch int, sampling Sampling) (mean, se float64) {
 		s, _ := NewSGD(q, xstar, SGDConfig{LR: 0.01, Batch: batch, Sampling: sampling}, rand.New(rand.NewPCG(5, uint64(batch))))
 		const burn, steps, blocks = 2000, 200000, 50
@@ -173,9 +187,10 @@ func TestNoiseFloor(t *testing.T) {
 		for k := 0; k < burn+steps; k++ {
 			s.Step()
 			if k >= burn {
-				sums[(k-burn)*blocks/steps] += s.F() - fstar
+				sums[(k-burn)*blocks/steps] += gap(s.X())
 			}
 		}
+		algotest.Near(t, "½eᵀHe", gap(s.X()), s.F()-fstar, 1e-9*(s.F()-fstar)+1e-12)
 		for i := range sums {
 			sums[i] /= steps / blocks
 		}
