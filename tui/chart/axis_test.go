@@ -110,3 +110,78 @@ func TestTicksOfATinyRangeDiffer(t *testing.T) {
 		seen[tick] = true
 	}
 }
+
+// TestHistogramCurveIsOneStroke: a density curve is drawn as a line chart
+// joins its points. A density rising to its cap at a singular end (x²'s at
+// 0) shows as a stroke up the first column, not as the one dot of the
+// column's middle; a ramp steeper than the plot is wide has one mark a row,
+// and one shallower, one mark a column.
+func TestHistogramCurveIsOneStroke(t *testing.T) {
+	const w, h = 40, 16 // the plot: 38 columns (a 1-character axis label), 13 rows
+	plotOf := func(c sims.HistChart) []string {
+		lines := RenderLines(c, w, h, Options{Mono: true})
+		var plot []string
+		for _, l := range lines[1 : len(lines)-2] {
+			plot = append(plot, []string(strings.SplitAfterN(ansi.Strip(l), "│", 2))[1])
+		}
+		return plot
+	}
+	marks := func(s string) int { return strings.Count(s, "*") }
+	// The singular end: the curve's first point is its cap, 20× the rest.
+	xs, ys := make([]float64, 201), make([]float64, 201)
+	for i := range xs {
+		xs[i], ys[i] = float64(i)/200, 0.05
+	}
+	ys[0] = 1
+	spike := plotOf(sims.HistChart{Title: "spike", Lo: 0, Hi: 1, Density: make([]float64, 10),
+		Curves: []sims.Curve{{Name: "exact", X: xs, Y: ys}}})
+	for y, row := range spike[1 : len(spike)-1] { // below the scale's 5% headroom, above the flat rest
+		if r := []rune(row); r[0] != '*' {
+			t.Errorf("row %d of the spike: the first column is %q, not the curve's stroke:\n%s", y, r[0], strings.Join(spike, "\n"))
+			break
+		}
+	}
+	for _, tt := range []struct {
+		name   string
+		lo, hi float64 // the ramp's x range in [0, 1]
+	}{
+		{"steep", 0.3, 0.5}, // 13 rows over about 8 columns
+		{"shallow", 0, 1},   // 13 rows over 38 columns
+	} {
+		xs := []float64{0, tt.lo, tt.hi, 1}
+		ys := []float64{0, 0, 1, 1}
+		plot := plotOf(sims.HistChart{Title: tt.name, Lo: 0, Hi: 1, Density: make([]float64, 10),
+			Curves: []sims.Curve{{Name: "ramp", X: xs, Y: ys}}})
+		if tt.name == "steep" {
+			first, last := -1, -1 // the rows of the flat parts
+			for y, row := range plot {
+				if marks(row) > 0 {
+					if first < 0 {
+						first = y
+					}
+					last = y
+				}
+			}
+			if last-first < len(plot)-3 {
+				t.Fatalf("%s: the ramp spans rows %d–%d of %d:\n%s", tt.name, first, last, len(plot), strings.Join(plot, "\n"))
+			}
+			for y := first + 1; y < last; y++ {
+				if marks(plot[y]) != 1 {
+					t.Errorf("%s: row %d has %d marks, not one:\n%s", tt.name, y, marks(plot[y]), strings.Join(plot, "\n"))
+				}
+			}
+			continue
+		}
+		for x := range len([]rune(plot[0])) {
+			n := 0
+			for _, row := range plot {
+				if []rune(row)[x] == '*' {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Errorf("%s: column %d has %d marks, not one:\n%s", tt.name, x, n, strings.Join(plot, "\n"))
+			}
+		}
+	}
+}

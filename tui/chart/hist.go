@@ -3,6 +3,7 @@ package chart
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/thelab/lab/sims"
 )
@@ -63,52 +64,83 @@ func histChart(c sims.HistChart, w, h int, o Options) []string {
 		}
 	}
 	// Curves: braille dots (two per column, four per row) in colour; a '*'
-	// per column in mono. A curve never erases a bar: over a bar's cell the
-	// colour keeps the bar as the background (a partial cell a dimmer tint
-	// of it), and mono draws '◘' on a full block and nothing on a partial
-	// one.
+	// per cell in mono. As a line chart joins its points, each sub-column
+	// draws the levels the curve passes from its middle to the next one's,
+	// the next one's own level left to it, so a steep curve (a density
+	// rising to its cap at a singular end) stays one stroke, one mark thick.
+	// A curve never erases a bar: over a bar's cell the colour keeps the bar
+	// as the background (a partial cell a dimmer tint of it), and mono draws
+	// nothing on a partial block and '◘' on a full one, once a column, where
+	// the curve crosses the column's middle.
 	barTint := blend(barInk, heatShadow, 0.45)
+	sub, unit := 2, 4 // sub-columns a column, levels a row
+	if o.Mono {
+		sub, unit = 1, 1
+	}
+	n, levels := pw*sub, ph*unit
+	level := func(y float64) int { return int(math.Floor(y / ymax * float64(levels))) }
+	mid := func(sc int) float64 { return xAt((float64(sc) + 0.5) / float64(sub)) }
 	for k, cu := range c.Curves {
 		ink := classColor(cu.Class)
 		if cu.Class == 0 {
 			ink = classColor(1 + k)
 		}
-		sub := 2
-		if o.Mono {
-			sub = 1
-		}
-		for sc := 0; sc < pw*sub; sc++ {
-			y, ok := interp(cu.X, cu.Y, xAt((float64(sc)+0.5)/float64(sub)))
-			if !ok {
-				continue
-			}
-			pos := y / ymax * float64(ph*4) // in quarter rows from the bottom
-			row := int(pos / 4)
-			if row >= ph || pos < 0 {
-				continue
-			}
-			cell := b.at(px0+sc/sub, ph-row)
-			full := cell.bg == barInk || cell.r == '█'
-			partial := !full && cell.fg == barInk && cell.r != ' '
-			if o.Mono {
-				switch {
-				case full:
-					cell.r = '◘'
-				case !partial:
-					cell.r, cell.bold = '*', true
+		for sc := range n {
+			lo, hi := math.Inf(1), math.Inf(-1)
+			take := func(a, b float64) {
+				if l, h, ok := curveSpan(cu, a, b); ok {
+					lo, hi = math.Min(lo, l), math.Max(hi, h)
 				}
+			}
+			if sc == 0 {
+				take(xAt(0), mid(0))
+			}
+			next := xAt(float64(n) / float64(sub)) // the last runs to the edge
+			if sc+1 < n {
+				next = mid(sc + 1)
+			}
+			take(mid(sc), next)
+			if lo > hi {
 				continue
 			}
-			if partial {
-				cell.bg = barTint
+			la, ha := level(lo), level(hi)
+			if y, ok := interp(cu.X, cu.Y, next); ok && sc+1 < n && ha > la {
+				switch level(y) {
+				case ha:
+					ha--
+				case la:
+					la++
+				}
 			}
-			sub4 := 3 - min(3, int(pos)-4*row) // braille rows count down
-			bits := uint8(0)
-			if cell.r >= 0x2800 && cell.r <= 0x28FF {
-				bits = uint8(cell.r - 0x2800)
+			y, _ := interp(cu.X, cu.Y, mid(sc))
+			midRow := level(y) / unit
+			for q := max(0, la); q <= min(levels-1, ha); q++ {
+				row := q / unit
+				cell := b.at(px0+sc/sub, ph-row)
+				full := cell.bg == barInk || cell.r == '█'
+				partial := !full && cell.fg == barInk && cell.r != ' '
+				if o.Mono {
+					switch {
+					case full:
+						if row == midRow { // one mark a column on the bars
+							cell.r = '◘'
+						}
+					case !partial:
+						cell.r, cell.bold = '*', true
+					}
+					continue
+				}
+				if partial {
+					cell.bg = barTint
+				}
+				sub4 := 3 - (q - 4*row) // braille rows count down
+				bits := uint8(0)
+				if cell.r >= 0x2800 && cell.r <= 0x28FF {
+					bits = uint8(cell.r - 0x2800)
+				}
+				cell.r = rune(0x2800 + int(bits|brailleBit[sub4][sc%2]))
+				cell.fg = ink
 			}
-			cell.r = rune(0x2800 + int(bits|brailleBit[sub4][sc%2]))
-			cell.fg = ink
 		}
 	}
 	// x axis labels and legend.
@@ -135,6 +167,29 @@ func histChart(c sims.HistChart, w, h int, o Options) []string {
 	lines := b.lines()
 	lines[h-1] = legendLine(legend, c.XLabel, w, o)
 	return lines
+}
+
+// curveSpan is the least and greatest value the piecewise-linear curve cu
+// takes on [a, b]: at the ends that lie inside its range and at its knots
+// between them. ok is false when the curve does not reach [a, b].
+func curveSpan(cu sims.Curve, a, b float64) (lo, hi float64, ok bool) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	take := func(y float64) {
+		if !math.IsNaN(y) {
+			lo, hi, ok = math.Min(lo, y), math.Max(hi, y), true
+		}
+	}
+	for _, x := range [2]float64{a, b} {
+		if y, in := interp(cu.X, cu.Y, x); in {
+			take(y)
+		}
+	}
+	n := min(len(cu.X), len(cu.Y))
+	i := sort.SearchFloat64s(cu.X[:n], a)
+	for ; i < n && cu.X[i] <= b; i++ {
+		take(cu.Y[i])
+	}
+	return lo, hi, ok
 }
 
 // roundUp rounds x > 0 up to sig significant digits.
