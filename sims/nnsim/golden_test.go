@@ -10,7 +10,8 @@ import (
 // TestGoldenFrames pins each sim's pane at its defaults after a few steps
 // (a handful more where the first steps show little), at 80×24 and 140×45
 // in monochrome and at 80×24 in colour (go test -update rewrites
-// testdata/).
+// testdata/). Dropout's case is the first 500 steps of the run TestDropoutGap
+// continues (fixture_test.go).
 func TestGoldenFrames(t *testing.T) {
 	tuitest.Run(t, tuitest.Standard, []tuitest.Case{
 		{Spec: nnsim.Playground, Steps: 200},
@@ -19,7 +20,14 @@ func TestGoldenFrames(t *testing.T) {
 		{Spec: nnsim.Conv, Set: map[string]string{"image": "digit", "padding": "same", "pool": "max"}, Steps: 300},
 		{Spec: nnsim.Optimizers, Steps: 600},
 		{Spec: nnsim.Optimizers, Set: map[string]string{"surface": "saddle"}, Steps: 300},
-		{Spec: nnsim.Dropout, Steps: 500},
 		{Spec: nnsim.Universal, Steps: 1500},
+	})
+	// Dropout's 500 steps are the start of TestDropoutGap's run.
+	t.Run("dropout", func(t *testing.T) {
+		st, err := dropoutGolden()
+		if err != nil {
+			t.Fatal(err)
+		}
+		tuitest.Golden(t, st.snap, tuitest.Standard)
 	})
 }
