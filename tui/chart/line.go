@@ -164,7 +164,7 @@ func yAxis(data [][]float64, lo, hi float64, rows int, logY bool) yScale {
 	}
 	switch {
 	case logY && hi-lo >= 1:
-		ax := niceAxis(lo, hi, rows, 1)
+		ax := niceAxis(lo, hi, rows, 1, true)
 		first, last := math.Ceil(ax.lo/ax.step-1e-9)*ax.step, math.Floor(ax.hi/ax.step+1e-9)*ax.step
 		plain := first >= -3 && last <= 4
 		ax.format = func(v float64) string {
@@ -187,9 +187,9 @@ func yAxis(data [][]float64, lo, hi float64, rows int, logY bool) yScale {
 		}
 		return yScale{lo: lo, hi: hi, rows: rows, format: format}
 	case integer:
-		return niceAxis(lo, hi, rows, 1)
+		return niceAxis(lo, hi, rows, 1, false)
 	}
-	return niceAxis(lo, hi, rows, 0)
+	return niceAxis(lo, hi, rows, 0, false)
 }
 
 // decade prints 10^k: plainly (0.001 to 10000) on an axis that stays in

@@ -147,12 +147,16 @@ func tickRow(ticks []tick, left, right int) string {
 // rows of a height d = s/m for a round step s (at least minStep), the
 // range widened to whole rows and then to all the rows there are, and a
 // label on every m-th row (the multiples of s), m at most half the rows so
-// that labels are never only the ends. Of the choices it takes the one
+// that labels are never only the ends; on a short log axis (decades) of 4
+// or 5 rows labelled every ten decades m may be 3, which lets a pane hold
+// ten decades in 3 rows rather than 20 in 4 (where fewer decades or a
+// linear axis read better with a label a row). Of the choices it takes
+// the one
 // whose data fill the most rows, a fill counted at 3/4 when it has fewer
 // labels than about one per four rows (2 to 6 in all) and at 2/5 with a
 // single label; then the one whose labels come closest to one a row on
 // short axes, one every other row from 8 rows, every third from 16, ….
-func niceAxis(lo, hi float64, rows int, minStep float64) yScale {
+func niceAxis(lo, hi float64, rows int, minStep float64, decades bool) yScale {
 	span := hi - lo
 	want := max(2, min(6, rows/4+1))
 	// Among choices that fill alike: a label every row up to 8 rows, every
@@ -169,7 +173,11 @@ func niceAxis(lo, hi float64, rows int, minStep float64) yScale {
 	best.a, best.b = best.a*s0/best.d, best.b*s0/best.d
 	bestScore := -1.0
 	for s := stepAtLeast(math.Max(span/float64(rows), minStep)); s <= 10*span+minStep; s = nextStep(s) {
-		for m := 1; m <= max(1, rows/2); m++ {
+		every := max(1, rows/2)
+		if decades && s >= 10 {
+			every = max(every, min(3, rows-1))
+		}
+		for m := 1; m <= every; m++ {
 			d := s / float64(m)
 			a, b := math.Floor(lo/d+1e-9), math.Ceil(hi/d-1e-9)
 			if b-a > float64(rows) {

@@ -42,13 +42,17 @@ func TestNiceAxis(t *testing.T) {
 		{"mistakes", 0, 3, 6, 1, "3||2||1||0"},
 		{"decades 0.03…1 (log)", -1.5, 0, 11, 1, "0|||||-1|||||-2|"},
 		{"decades 1e-11…42 (log)", -11, 1.63, 12, 1, "|||0||||-5||||-10|"},
+		// sinkhorn's marginal error in a dashboard pane: whole 5-decade rows
+		// left the data 2 of the 4 (1e+10 … 1e-10); a 10-decade label every
+		// third row fills 3.
+		{"decades 7.6e-10…1.6, short (log)", -9.117, 0.21, 4, 1, "|0|||-10"},
 		{"a constant 1, five rows", 0, 2, 5, 1, "|2||1||0"},
 		{"a constant 1, seven rows", 0, 2, 7, 1, "|2|||1|||0"},
 		{"thousandths", 0.0012, 0.0047, 4, 0, "0.005|0.004|0.003|0.002|0.001"},
 		{"small", 1.2e-5, 4.7e-5, 4, 0, "5e-05|4e-05|3e-05|2e-05|1e-05"},
 		{"large", 120000, 180000, 6, 0, "1.8e+05|1.7e+05|1.6e+05|1.5e+05|1.4e+05|1.3e+05|1.2e+05"},
 	} {
-		got := strings.Join(labelled(niceAxis(tt.lo, tt.hi, tt.rows, tt.minStep)), "|")
+		got := strings.Join(labelled(niceAxis(tt.lo, tt.hi, tt.rows, tt.minStep, strings.Contains(tt.name, "(log)"))), "|")
 		if got != tt.want {
 			t.Errorf("%s: [%g, %g] in %d rows: labels %q, want %q", tt.name, tt.lo, tt.hi, tt.rows, got, tt.want)
 		}
@@ -74,7 +78,7 @@ func TestNiceAxisProperties(t *testing.T) {
 		lo := (rng.Float64()*2 - 1) * scale * 10
 		hi := lo + rng.Float64()*scale + scale*1e-3
 		rows := 1 + rng.IntN(30)
-		ax := niceAxis(lo, hi, rows, 0)
+		ax := niceAxis(lo, hi, rows, 0, false)
 		if ax.rows != rows || ax.lo > lo+1e-12*scale || ax.hi < hi-1e-12*scale {
 			t.Fatalf("[%g, %g] in %d rows: axis [%g, %g] in %d rows", lo, hi, rows, ax.lo, ax.hi, ax.rows)
 		}
