@@ -190,7 +190,7 @@ func imageChart(c sims.ImageChart, w, h int, o Options) []string {
 					rl, _ := numberLabels(im)
 					cw, cx = im.W*l.cellW+1, x+rl
 				}
-				caption := fitWords(im.Caption, cw)
+				caption := Clip(im.Caption, cw) // whole words, or cut at one and marked
 				pad := max(0, (cw-ansi.StringWidth(caption))/2)
 				b.text(cx+pad, y+l.tileH, caption, axisColor, false)
 			}
@@ -198,26 +198,6 @@ func imageChart(c sims.ImageChart, w, h int, o Options) []string {
 		y += l.tileH + 1
 	}
 	return b.lines()
-}
-
-// fitWords is the longest run of s's leading words that fits in w
-// columns: a caption is shortened by whole words, never cut inside one.
-func fitWords(s string, w int) string {
-	if ansi.StringWidth(s) <= w {
-		return s
-	}
-	out := ""
-	for _, word := range strings.Fields(s) {
-		next := word
-		if out != "" {
-			next = out + " " + word
-		}
-		if ansi.StringWidth(next) > w {
-			break
-		}
-		out = next
-	}
-	return strings.TrimRight(out, ",;:")
 }
 
 func marked(im sims.Image, i, j int) bool {

@@ -133,17 +133,22 @@ func TestImageLabels(t *testing.T) {
 	}
 }
 
-// TestCaptionsKeepWholeWords: a caption too long for its tile loses whole
-// words, never part of one.
-func TestCaptionsKeepWholeWords(t *testing.T) {
-	for _, c := range []struct {
-		s    string
-		w    int
-		want string
-	}{{"row: true, column: predicted", 12, "row: true"}, {"7→1", 8, "7→1"}, {"dead", 3, ""}, {"a b c", 3, "a b"}} {
-		if got := fitWords(c.s, c.w); got != c.want {
-			t.Errorf("fitWords(%q, %d) = %q, want %q", c.s, c.w, got, c.want)
+// TestCaptionsFollowTheTextRules: a caption too long for its tile is cut
+// at a word boundary and marked "…", as titles are (saliency's "its
+// weights" showed as "its").
+func TestCaptionsFollowTheTextRules(t *testing.T) {
+	pix := make([]float64, 64)
+	c := sims.ImageChart{Title: "tiles", Lo: 0, Hi: 1, Images: []sims.Image{
+		{Caption: "its weights", W: 8, H: 8, Pix: pix}, {Caption: "digit 9", W: 8, H: 8, Pix: pix}}}
+	lines := RenderLines(c, 20, 8, Options{Mono: true})
+	got := ansi.Strip(strings.Join(lines, "\n"))
+	for _, want := range []string{"its…", "digit 9"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("captions lack %q:\n%s", want, got)
 		}
+	}
+	if strings.Contains(got, "its ") && !strings.Contains(got, "its weights") {
+		t.Errorf("a caption cut without …:\n%s", got)
 	}
 }
 

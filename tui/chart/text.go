@@ -42,8 +42,8 @@ func Clip(s string, w int) string {
 		width += rw
 		cut = i + utf8.RuneLen(r)
 	}
-	if cut < len(s) && s[cut] != ' ' && lastSpace > 0 && lastSpace < cut {
-		cut = lastSpace // the word at the cut does not fit whole
+	if cut < len(s) && !strings.ContainsRune(" ,;:", rune(s[cut])) && lastSpace > 0 && lastSpace < cut {
+		cut = lastSpace // the word at the cut does not fit whole (a word's trailing comma may go)
 	}
 	return strings.TrimRight(s[:cut], " ,;:·–—(") + Ellipsis
 }

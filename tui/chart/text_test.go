@@ -18,8 +18,9 @@ func TestClip(t *testing.T) {
 		{"ULA stationary", 20, "ULA stationary"},
 		{"ULA stationary", 12, "ULA…"},
 		{"never fell in 3 iterations", 22, "never fell in 3…"},
-		{"staircase: log p and L", 12, "staircase…"}, // the colon goes with the cut
-		{"reparameterisation", 8, "reparam…"},        // one word longer than the room
+		{"staircase: log p and L", 12, "staircase…"},       // the colon goes with the cut
+		{"row: true, column: predicted", 10, "row: true…"}, // so does a word's comma
+		{"reparameterisation", 8, "reparam…"},              // one word longer than the room
 		{"σ², μ₁ and π", 6, "σ², μ₁…"[:len("σ²")] + "…"},
 		{"abc", 0, ""},
 		{"abc", 1, "…"},
