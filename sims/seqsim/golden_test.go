@@ -17,9 +17,21 @@ func TestGoldenFrames(t *testing.T) {
 		{Name: "attention", Spec: Attention, Steps: 2},
 		{Name: "attention-positions", Spec: Attention, Set: map[string]string{"view": "positions"}, Steps: 5},
 		{Name: "attention-kernel", Spec: Attention, Set: map[string]string{"view": "kernel"}, Steps: 20},
-		{Name: "rnn", Spec: RNN, Steps: 25},
-		{Name: "tinygpt", Spec: TinyGPT, Set: map[string]string{"eval_every": "10"}, Steps: 10},
 		{Name: "tinygpt-sort", Spec: TinyGPT, Set: map[string]string{"task": "sort", "length": "4"}, Steps: 25},
 		{Name: "reward", Spec: Reward, Steps: 40},
 	})
+	// Runs shared with TestRNN and TestTinyGPTText (fixture_test.go): rnn
+	// after 25 steps, tinygpt with eval_every=10 after 10.
+	for _, c := range []struct {
+		name string
+		run  func() (*sharedRun, error)
+	}{{"rnn", rnnGolden}, {"tinygpt", gptText}} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := c.run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			tuitest.Golden(t, r.snap, tuitest.Frames)
+		})
+	}
 }

@@ -45,12 +45,15 @@ func TestTinyGPTCopy(t *testing.T) {
 }
 
 // TestTinyGPTText: on text the counters follow the cost model (27 200
-// parameters by default), a few steps give finite figures and a sample,
-// and a network too large for the pane says so and names the headless
-// run.
+// parameters by default), a few steps give finite figures and a sample
+// (the golden frame's run, 10 steps), and a network too large for the
+// pane says so and names the headless run.
 func TestTinyGPTText(t *testing.T) {
-	s := simtest.Build(t, TinyGPT, map[string]string{"eval_every": "5"}, 1, nil)
-	simtest.Run(t, s, 5)
+	r, err := gptText()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := r.sim
 	f := s.Frame()
 	if p := simtest.Metric(t, f, "params"); p != 27200 || !simtest.FiniteMetrics(t, f) || len(s.(*gptSim).lm.sample) == 0 {
 		t.Errorf("%v params; metrics %v", p, f.Metrics)
