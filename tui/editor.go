@@ -300,7 +300,7 @@ func (e *paramEditor) detail(i, w int, st PaneStyle) []string {
 		return []string{"This sim has no parameters."}
 	}
 	p, f := e.params[i], e.fields[i]
-	wrap := func(s string) []string { return strings.Split(ansi.Wrap(s, w, ""), "\n") }
+	wrap := func(s string) []string { return wrapLines(s, w) }
 	lines := wrap(bold(p.Name) + ": " + strings.TrimSpace(p.Help))
 	if p.Kind == param.KindChoice {
 		cur := strings.TrimSpace(f.in.Value())
@@ -327,9 +327,9 @@ func (e *paramEditor) detail(i, w int, st PaneStyle) []string {
 func (e *paramEditor) statusLines(w int, st PaneStyle) []string {
 	switch {
 	case e.building:
-		return strings.Split(ansi.Wrap(keyStyle.Render("building…")+dim(" the pane runs its present sim until the new one is ready", st), w, ""), "\n")
+		return wrapLines(keyStyle.Render("building…")+dim(" the pane runs its present sim until the new one is ready", st), w)
 	case e.err != "":
-		return strings.Split(ansi.Wrap(errorStyle.Render("✗ "+e.err), w, ""), "\n")
+		return wrapLines(errorStyle.Render("✗ "+e.err), w)
 	}
 	return nil
 }

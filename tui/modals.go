@@ -268,8 +268,8 @@ func (c commandModal) View(s screen) string {
 	lines := []string{bold("The command that reproduces " + c.name + " as it is now"), ""}
 	lines = append(lines, wrapCommand(c.args, inner)...)
 	lines = append(lines, "")
-	lines = append(lines, strings.Split(ansi.Wrap(dim("Copied to your clipboard, if your terminal takes OSC 52 copies; "+
-		"shift+drag selects it too. Add --json, --frames or --series FILE.csv for output. Any key closes this.", st), inner, ""), "\n")...)
+	lines = append(lines, wrapLines(dim("Copied to your clipboard, if your terminal takes OSC 52 copies; "+
+		"shift+drag selects it too. Add --json, --frames or --series FILE.csv for output. Any key closes this.", st), inner)...)
 	return overlayStyle.Render(strings.Join(lines, "\n"))
 }
 

@@ -84,3 +84,15 @@ func frame(body []string, w, h int, title string, st PaneStyle) []string {
 	out = append(out, ink.around(b.bl+strings.Repeat(b.h, w-2)+b.br))
 	return out
 }
+
+// nbHyphen stands in for '-' while text is wrapped: x/ansi's Wrap breaks
+// at every hyphen, which split "--json" across two lines.
+const nbHyphen = "\u2011"
+
+// wrapLines breaks styled text into lines of at most w cells at spaces
+// (a word longer than w is cut), never at a hyphen: flags such as
+// --series and words such as k-means stay whole.
+func wrapLines(s string, w int) []string {
+	s = strings.ReplaceAll(ansi.Wrap(strings.ReplaceAll(s, "-", nbHyphen), w, ""), nbHyphen, "-")
+	return strings.Split(s, "\n")
+}

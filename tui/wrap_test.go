@@ -1,9 +1,11 @@
 package tui
 
 import (
+	"strings"
 	"testing"
 
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // TestWrapIsRender: a style's wrap gives the bytes lipgloss's Render does
@@ -21,6 +23,28 @@ func TestWrapIsRender(t *testing.T) {
 			if got, want := c.w().around(s), c.st.Render(s); got != want {
 				t.Errorf("%q: %q, lipgloss %q", s, got, want)
 			}
+		}
+	}
+}
+
+// TestWrapLinesKeepsHyphensWhole: styled help text wraps at spaces only,
+// so a flag (--json) or a hyphenated word (k-means) is never split across
+// lines, as x/ansi's Wrap split the export modal's "--json".
+func TestWrapLinesKeepsHyphensWhole(t *testing.T) {
+	const text = "shift+drag selects it too. Add --json, --frames or --series FILE.csv for output; k-means and em-gmm"
+	styled := dimStyle.Render(text)
+	for w := 12; w <= 60; w++ {
+		lines := wrapLines(styled, w)
+		var plain []string
+		for _, l := range lines {
+			p := ansi.Strip(l)
+			if ansi.StringWidth(p) > w {
+				t.Errorf("width %d: line %q is wider", w, p)
+			}
+			plain = append(plain, strings.TrimSpace(p))
+		}
+		if got := strings.Join(plain, " "); got != text {
+			t.Errorf("width %d: words split: %q", w, lines)
 		}
 	}
 }

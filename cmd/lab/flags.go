@@ -16,7 +16,8 @@ import (
 // lab run's alike (simFlags registers them).
 const simFlagsUsage = `Flags of a sim (in the TUI they apply to the sim they follow; lab run takes them anywhere):
   --seed S           random seed, a whole number 0..18446744073709551615 (default 1;
-                     in the TUI the first pane's, and the next panes count up from it)
+                     in the TUI, before the first sim, the first pane's, and the panes
+                     without their own count up from it)
   --set name=value   set a parameter (repeatable; lab help SIM lists them)
   --data FILE.csv    CSV with a header row, for sims that take data (lab help SIM
                      says which columns)
