@@ -351,6 +351,26 @@ func TestREADMEMatchesTheProgram(t *testing.T) {
 	}
 }
 
+// TestREADMEScreenIsTheProgram: the screen the README opens with is what
+// the command under it prints today.
+func TestREADMEScreenIsTheProgram(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	start := strings.Index(text, "```\n┏━ gd")
+	m := regexp.MustCompile("`(lab run gd --frames --size \\d+x\\d+ --steps \\d+)`").FindStringSubmatch(text)
+	if start < 0 || m == nil {
+		t.Fatal("README lacks its gd screen and the command that prints it")
+	}
+	screen, _, _ := strings.Cut(text[start+4:], "```")
+	out, errs, code := lab(t, strings.Fields(m[1])[1:]...)
+	if code != 0 || strings.TrimRight(out, "\n") != strings.TrimRight(screen, "\n") {
+		t.Errorf("%s (exit %d, %s) prints\n%s\nthe README shows\n%s\n(regenerate both it and docs/gd.svg as the README says)", m[1], code, errs, out, screen)
+	}
+}
+
 // thousandsSpace prints n with thin-space groups as the README does: 10 000.
 func thousandsSpace(n int64) string { return strings.ReplaceAll(thousands(n), ",", " ") }
 
