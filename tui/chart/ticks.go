@@ -151,8 +151,7 @@ func tickRow(ticks []tick, left, right int) string {
 // or 5 rows labelled every ten decades m may be 3, which lets a pane hold
 // ten decades in 3 rows rather than 20 in 4 (where fewer decades or a
 // linear axis read better with a label a row). Of the choices it takes
-// the one
-// whose data fill the most rows, a fill counted at 3/4 when it has fewer
+// the one whose data fill the most rows, a fill counted at 3/4 when it has fewer
 // labels than about one per four rows (2 to 6 in all) and at 2/5 with a
 // single label; then the one whose labels come closest to one a row on
 // short axes, one every other row from 8 rows, every third from 16, ….
