@@ -153,9 +153,7 @@ func titleLine(b *buffer, y int, title, note string) {
 	if note == "" || x >= b.w {
 		return
 	}
-	// A note cut inside its first word says nothing: leave it out.
-	if f := strings.Fields(note); len(f) > 0 && strings.HasPrefix(Clip(note, b.w-x), f[0]) {
-		n := Clip(note, b.w-x)
+	if n := ClipOrDrop(note, b.w-x); n != "" {
 		b.text(x, y, n, axisColor, false)
 	}
 }

@@ -190,7 +190,7 @@ func imageChart(c sims.ImageChart, w, h int, o Options) []string {
 					rl, _ := numberLabels(im)
 					cw, cx = im.W*l.cellW+1, x+rl
 				}
-				caption := Clip(im.Caption, cw) // whole words, or cut at one and marked
+				caption := ClipOrDrop(im.Caption, cw) // whole, cut after a word and marked, or left out
 				pad := max(0, (cw-ansi.StringWidth(caption))/2)
 				b.text(cx+pad, y+l.tileH, caption, axisColor, false)
 			}

@@ -135,7 +135,8 @@ func TestImageLabels(t *testing.T) {
 
 // TestCaptionsFollowTheTextRules: a caption too long for its tile is cut
 // at a word boundary and marked "…", as titles are (saliency's "its
-// weights" showed as "its").
+// weights" showed as "its"); one whose first word does not fit is left
+// out, as a title's note is (not "0.…").
 func TestCaptionsFollowTheTextRules(t *testing.T) {
 	pix := make([]float64, 64)
 	c := sims.ImageChart{Title: "tiles", Lo: 0, Hi: 1, Images: []sims.Image{
@@ -149,6 +150,13 @@ func TestCaptionsFollowTheTextRules(t *testing.T) {
 	}
 	if strings.Contains(got, "its ") && !strings.Contains(got, "its weights") {
 		t.Errorf("a caption cut without …:\n%s", got)
+	}
+	c.Images = append(c.Images, sims.Image{Caption: "0.9876", W: 3, H: 3, Pix: pix[:9]})
+	c.Images[0].W, c.Images[0].H, c.Images[0].Pix = 3, 3, pix[:9]
+	c.Images[1].W, c.Images[1].H, c.Images[1].Pix = 3, 3, pix[:9]
+	got = ansi.Strip(strings.Join(RenderLines(c, 14, 6, Options{Mono: true}), "\n"))
+	if strings.Contains(got, "0.…") || strings.Contains(got, "di…") {
+		t.Errorf("a caption cut inside its first word:\n%s", got)
 	}
 }
 

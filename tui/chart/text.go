@@ -48,6 +48,17 @@ func Clip(s string, w int) string {
 	return strings.TrimRight(s[:cut], " ,;:·–—(") + Ellipsis
 }
 
+// ClipOrDrop is Clip(s, w) when that keeps s's first word whole, else "":
+// a note or a caption cut inside its first word says nothing, and is left
+// out rather than shown as a stub ("0.…", "gr…").
+func ClipOrDrop(s string, w int) string {
+	c := Clip(s, w)
+	if f := strings.Fields(s); len(f) > 0 && !strings.HasPrefix(c, strings.TrimRight(f[0], ",;:")) {
+		return ""
+	}
+	return c
+}
+
 // Wrap breaks s (plain text) into lines of at most w cells at word
 // boundaries; a word longer than w is split. An empty s gives one empty
 // line.

@@ -116,3 +116,23 @@ func TestLegendsDropWholeItems(t *testing.T) {
 }
 
 func itoa(n int) string { return moreMarker(n)[1:] }
+
+// TestClipOrDrop: a cut inside the first word leaves the text out; a cut
+// after it (its comma aside) is Clip's.
+func TestClipOrDrop(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		w    int
+		want string
+	}{
+		{"grown, step 3", 7, "grown…"},
+		{"grown, step 3", 4, ""},
+		{"0.9876", 3, ""},
+		{"0.9876", 6, "0.9876"},
+		{"its weights", 5, "its…"},
+	} {
+		if got := ClipOrDrop(tt.s, tt.w); got != tt.want {
+			t.Errorf("ClipOrDrop(%q, %d) = %q, want %q", tt.s, tt.w, got, tt.want)
+		}
+	}
+}
