@@ -3,6 +3,7 @@ package nnsim
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/nn"
@@ -215,7 +216,7 @@ func (s *dropoutSim) masks() sims.ImageChart {
 			}
 		}
 		w := min(s.net[1].Config().Hidden[k], doMaskCols)
-		c.Images = append(c.Images, sims.Image{W: w, H: len(pix) / w, Pix: pix,
+		c.Images = append(c.Images, sims.Image{W: w, H: len(pix) / w, Pix: slices.Clone(pix), // the next step rewrites s.mask
 			Caption: fmt.Sprintf("layer %d: %.0f%% dropped", k+1, 100*dropped/max(1, kept+dropped))})
 	}
 	return c

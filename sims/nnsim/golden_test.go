@@ -24,10 +24,10 @@ func TestGoldenFrames(t *testing.T) {
 	})
 	// Dropout's 500 steps are the start of TestDropoutGap's run.
 	t.Run("dropout", func(t *testing.T) {
-		st, err := dropoutGolden()
+		r, err := dropoutRun()
 		if err != nil {
 			t.Fatal(err)
 		}
-		tuitest.Golden(t, st.snap, tuitest.Standard)
+		tuitest.Golden(t, r.Snap, tuitest.Standard)
 	})
 }

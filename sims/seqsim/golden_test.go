@@ -3,6 +3,7 @@ package seqsim
 import (
 	"testing"
 
+	"github.com/thelab/lab/sims/simtest"
 	"github.com/thelab/lab/tui/tuitest"
 )
 
@@ -24,14 +25,14 @@ func TestGoldenFrames(t *testing.T) {
 	// after 25 steps, tinygpt with eval_every=10 after 10.
 	for _, c := range []struct {
 		name string
-		run  func() (*sharedRun, error)
+		run  func() (*simtest.Shared, error)
 	}{{"rnn", rnnGolden}, {"tinygpt", gptText}} {
 		t.Run(c.name, func(t *testing.T) {
 			r, err := c.run()
 			if err != nil {
 				t.Fatal(err)
 			}
-			tuitest.Golden(t, r.snap, tuitest.Frames)
+			tuitest.Golden(t, r.Snap, tuitest.Frames)
 		})
 	}
 }

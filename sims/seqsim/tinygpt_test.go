@@ -53,7 +53,7 @@ func TestTinyGPTText(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := r.sim
+	s := r.Sim
 	f := s.Frame()
 	if p := simtest.Metric(t, f, "params"); p != 27200 || !simtest.FiniteMetrics(t, f) || len(s.(*gptSim).lm.sample) == 0 {
 		t.Errorf("%v params; metrics %v", p, f.Metrics)

@@ -126,6 +126,23 @@ func Text(f sims.Frame) string { return strings.Join(f.Text, "\n") }
 // Converged when a step converged, Diverged (and the error) when one
 // failed. It is what the golden screens of the sims draw.
 func SnapshotErr(spec *sims.Spec, set map[string]string, seed uint64, steps int) (*sims.Snapshot, error) {
+	r, err := Share(spec, set, seed, steps)
+	if err != nil {
+		return nil, err
+	}
+	return r.Snap, nil
+}
+
+// Shared is a sim and the snapshot SnapshotErr takes of it, kept for a
+// test to run the sim on from where a golden screen was taken (a Frame is
+// immutable, so the snapshot stays as it was).
+type Shared struct {
+	Sim  sims.Sim
+	Snap *sims.Snapshot
+}
+
+// Share is SnapshotErr that keeps the sim.
+func Share(spec *sims.Spec, set map[string]string, seed uint64, steps int) (*Shared, error) {
 	s, err := BuildErr(spec, set, seed, nil)
 	if err != nil {
 		return nil, err
@@ -143,5 +160,5 @@ func SnapshotErr(spec *sims.Spec, set map[string]string, seed uint64, steps int)
 		}
 	}
 	snap.Frame = s.Frame()
-	return snap, nil
+	return &Shared{Sim: s, Snap: snap}, nil
 }
