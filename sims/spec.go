@@ -91,21 +91,24 @@ type Spec struct {
 	// New builds a sim. It returns an error (never panics) when the
 	// configuration cannot be run, naming the parameter at fault.
 	New func(Config) (Sim, error)
-	// Size, when set, estimates the peak bytes of the sim New would build
-	// from a configuration (its largest arrays and their working copies
-	// while it is built): a session's memory budget refuses a build whose
-	// estimate is over it before anything is allocated. Sims whose size
-	// parameters can make them large set it; the others count as
-	// DefaultSize.
+	// Size estimates the bytes that the sim New would build from a
+	// configuration holds at its largest: the live heap of the sim, its
+	// engine, its data and the Frame it last made, once built and as it
+	// runs (garbage is the collector's to reclaim). lab serve charges it to
+	// the session, and to the server's total, before anything is built, so
+	// it allocates nothing and reads only the configuration. It must be at
+	// least what the sim holds and at most 1.5 times that: cmd/lab's
+	// TestSizeEstimates measures every sim (lab run --memory) at its
+	// defaults, at each integer parameter's maximum and at each choice.
 	Size func(Config) int64
 }
 
-// DefaultSize is the estimated size of a sim whose Spec has no Size: more
-// than any such sim takes at its largest parameters (the samplers with
-// eight chains, about 10 MB, are the largest).
+// DefaultSize is the estimated size of a sim whose Spec has no Size yet.
+// Every sim is to declare one (TestSizeEstimates fails without it).
 const DefaultSize = 16 << 20
 
-// EstimateSize is the estimated peak bytes of the sim built from cfg.
+// EstimateSize is the estimated bytes the sim built from cfg holds at its
+// largest (Size).
 func (s *Spec) EstimateSize(cfg Config) int64 {
 	if cfg.Values.IsZero() {
 		cfg.Values = s.Defaults()

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,6 +30,10 @@ const runFlagsUsage = `Run flags (lab run SIM [flags]; lab run SIM --help shows 
   --size WxH         pane size for --frames (default 100x30)
   --series FILE.csv  also write every chart series of the final frame to FILE.csv:
                      columns chart,series,x,y,class, one point a row
+  --memory           measure what the sim holds in memory: the live heap (after a
+                     garbage collection) once it is built and at every printed step,
+                     its peak beside the estimate lab serve charges a session for it
+                     (in JSON: "memory":{"estimate":E,"peak":P}, in bytes)
 
   A run that takes more than a second shows its progress (steps/s, ETA) on stderr
   when stderr is a terminal, and nothing otherwise. Exit status: 0 success; 2 bad
@@ -43,6 +48,7 @@ type runOptions struct {
 	color         bool
 	width, height int
 	series        string
+	memory        bool
 	help          bool
 }
 
@@ -57,6 +63,7 @@ func parseRun(args []string) (string, runOptions, error) {
 	fs.BoolVar(&o.frames, "frames", false, "")
 	fs.BoolVar(&o.color, "color", false, "")
 	fs.StringVar(&o.series, "series", "", "")
+	fs.BoolVar(&o.memory, "memory", false, "")
 	fs.BoolVar(&o.help, "help", false, "")
 	fs.BoolVar(&o.help, "h", false, "")
 	size := fs.String("size", "100x30", "")
@@ -142,16 +149,21 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		defer series.Close()
 	}
 	cfg := sims.Config{Values: vals, Seed: seed, Data: data, Headless: true}
+	var mem *memoryMeter
+	if o.memory {
+		mem = newMemoryMeter(spec.EstimateSize(cfg))
+	}
 	r, err := sims.NewRunner(spec, cfg, sims.RunnerOptions{Paused: true, Publish: math.MaxInt64})
 	if err != nil {
 		return usageErr("%s: %v", name, err)
 	}
 	defer r.Close()
+	mem.measure()
 	steps := o.steps
 	if !o.stepsOK {
 		steps = spec.Steps
 	}
-	out := &emitter{w: stdout, spec: spec, o: o}
+	out := &emitter{w: stdout, spec: spec, o: o, mem: mem}
 	if o.frames {
 		profile := colorprofile.Detect(os.Stdout, os.Environ())
 		if o.color {
@@ -174,6 +186,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 		prog.wait(r.Step(n))
 		done += n
 		snap = r.Latest()
+		mem.measure()
 		if o.every > 0 && done < steps && !snap.State.Done() {
 			running := *snap
 			running.State = sims.Running // the run goes on
@@ -226,6 +239,7 @@ type emitter struct {
 	spec *sims.Spec
 	o    runOptions
 	mono bool
+	mem  *memoryMeter // nil unless --memory
 }
 
 // emit prints one snapshot; result is non-nil for the final one.
@@ -251,6 +265,9 @@ func (e *emitter) emit(s *sims.Snapshot, result map[string]any) error {
 			b = appendJSON(b, finalState(s.State))
 			b = append(b, `,"result":`...)
 			b = appendJSON(b, result)
+			if e.mem != nil {
+				b = fmt.Appendf(b, `,"memory":{"estimate":%d,"peak":%d}`, e.mem.estimate, e.mem.peak)
+			}
 		}
 		b = append(b, "}\n"...)
 	case e.o.frames:
@@ -275,9 +292,41 @@ func (e *emitter) emit(s *sims.Snapshot, result map[string]any) error {
 			b = appendJSON(b, result[k])
 			b = append(b, '\n')
 		}
+		if e.mem != nil {
+			b = fmt.Appendf(b, "memory: %s at its peak (live heap after building and at each printed step), estimated %s\n",
+				sims.Bytes(e.mem.peak), sims.Bytes(e.mem.estimate))
+		}
 	}
 	_, err := e.w.Write(b)
 	return err
+}
+
+// memoryMeter measures what a run holds: the live heap, after a garbage
+// collection, less what the process held before the sim was built (the
+// lab's own packages), at the checkpoints of --memory. Live bytes are
+// what Spec.Size estimates and lab serve charges: garbage is the
+// collector's to reclaim under the server's soft memory limit.
+type memoryMeter struct {
+	estimate, base, peak int64
+}
+
+func newMemoryMeter(estimate int64) *memoryMeter {
+	return &memoryMeter{estimate: estimate, base: liveHeap()}
+}
+
+// measure takes a checkpoint; a nil meter does nothing.
+func (m *memoryMeter) measure() {
+	if m != nil {
+		m.peak = max(m.peak, liveHeap()-m.base)
+	}
+}
+
+// liveHeap is the bytes of live heap objects, after a full collection.
+func liveHeap() int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return int64(ms.HeapAlloc)
 }
 
 // appendJSON writes a value of a result (or a name) in the results' one

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"runtime"
 	"testing"
 
 	"github.com/thelab/lab/sims"
@@ -88,52 +87,6 @@ func TestDefaultsValidate(t *testing.T) {
 					t.Errorf("%s with %s=%s: %v", spec.Name, p.Name, c, err)
 				}
 			}
-		}
-	}
-}
-
-// TestSizeEstimatesCover: a sim's size estimate (what a session's memory
-// budget counts) is at least what building it allocates, at sizes that
-// allocate some megabytes; the constants were measured up to each
-// parameter's maximum.
-func TestSizeEstimatesCover(t *testing.T) {
-	tests := []struct {
-		sim string
-		set map[string]string
-	}{
-		{"kernel-pca", map[string]string{"n": "400"}},
-		{"svm", map[string]string{"n": "300"}},
-		{"kernel-perceptron", map[string]string{"n": "300"}},
-		{"kernel-ridge", map[string]string{"n": "300"}},
-		{"svm-primal", map[string]string{"n": "600"}},
-		{"logreg", map[string]string{"n": "10000"}},
-		{"softmax", map[string]string{"n": "10000"}},
-		{"linreg", map[string]string{"n": "10000"}},
-		{"linreg", map[string]string{"data": "linear", "n": "2000", "d": "100"}},
-		{"digits", map[string]string{"n": "20000"}},
-		{"digits", map[string]string{"n": "4000", "model": "cnn", "filters": "16", "hidden": "64"}},
-		{"sinkhorn", map[string]string{"preset": "gaussians", "n": "400", "m": "300"}},
-		{"ot-1d", map[string]string{"preset": "samples", "n": "100000", "m": "100000"}},
-		{"barycenter", map[string]string{"input": "shapes", "grid": "128"}},
-	}
-	for _, tt := range tests {
-		spec := All().Lookup(tt.sim)
-		vals, err := sims.Resolve(spec.Params, tt.set)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := sims.Config{Values: vals, Seed: 1}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		sim, err := spec.Build(cfg)
-		runtime.ReadMemStats(&after)
-		if err != nil {
-			t.Fatal(err)
-		}
-		runtime.KeepAlive(sim)
-		alloc, est := int64(after.TotalAlloc-before.TotalAlloc), spec.EstimateSize(cfg)
-		if alloc > est || spec.Size == nil {
-			t.Errorf("%s %v: allocated %s building, estimated %s", tt.sim, tt.set, sims.Bytes(alloc), sims.Bytes(est))
 		}
 	}
 }
