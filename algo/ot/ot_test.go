@@ -35,6 +35,9 @@ func TestPresets(t *testing.T) {
 		if !pr.Fixed && (p.N() != 30 || (p.M() != 20 && pr.Name != "gauss-hist")) {
 			t.Errorf("%s: %d×%d atoms", pr.Name, p.N(), p.M())
 		}
+		if n, m := pr.Atoms(30, 20); p.N() != n || p.M() != m || p.Dim != pr.Dim {
+			t.Errorf("%s: %d×%d atoms in %d-D, declared %d×%d in %d-D", pr.Name, p.N(), p.M(), p.Dim, n, m, pr.Dim)
+		}
 		if p.Dim > 0 && (len(p.X) != p.Dim*p.N() || len(p.Y) != p.Dim*p.M()) {
 			t.Errorf("%s: %d and %d coordinates for %d×%d atoms in %d-D", pr.Name, len(p.X), len(p.Y), p.N(), p.M(), p.Dim)
 		}

@@ -19,22 +19,38 @@ type Preset struct {
 	Doc  string // one line, for a menu's help
 	// Fixed is true for the worked examples, whose sizes are their own.
 	Fixed bool
+	// Dim is the Problem's Dim: 1 or 2, or 0 for a cost matrix only.
+	Dim   int
+	atoms func(n, m int) (int, int)
 	New   func(rng *rand.Rand, n, m int) (*Problem, error)
 }
 
+// Atoms is the number of source and target atoms New makes when asked for
+// n and m, known without making them: what a problem will hold is charged
+// before it is built.
+func (p Preset) Atoms(n, m int) (int, int) { return p.atoms(n, m) }
+
+// asked, sized and shared are the sizes of the presets' problems: n and m
+// as asked, a worked example's own, or n on both sides (one support).
+func asked(n, m int) (int, int) { return n, m }
+
+func sized(n, m int) func(int, int) (int, int) { return func(int, int) (int, int) { return n, m } }
+
+func shared(n, _ int) (int, int) { return n, n }
+
 // Presets lists the built-in problems.
 var Presets = []Preset{
-	{"ex5.1-exists", "Ex 5.1 (i): μ = (1/2, 1/3, 1/6), ν = (1/3, 1/6, 1/2); a Monge map exists", true, fixed(Ex51Exists)},
-	{"ex5.1-none", "Ex 5.1 (ii): μ = (1/2, 1/4, 1/4), ν uniform on 3 atoms; no Monge map exists", true, fixed(Ex51None)},
-	{"ex5.2", "Ex 5.2: μ = ν = (1/2, 1/2), C = 1: two optimal Monge maps", true, fixed(Ex52)},
-	{"ex5.4", "Ex 5.4: the 2×2 problem μ = (0.7, 0.3), ν = (0.4, 0.6), C = [[1,3],[2,5]]: optimum 2.5", true, fixed(Ex54)},
-	{"three", "3×3 on the points 0, 1, 2 with C = |x − y|²: optimum 0.1", true, fixed(Three)},
-	{"gauss-hist", "two Gaussian histograms on n bins of [0, 1] (POT's 1-D example at n = 100)", false, GaussHistograms},
-	{"gaussians", "two 2-D Gaussian clouds, different means and covariances", false, TwoGaussians},
-	{"mixtures", "a 2-component Gaussian mixture to a 3-component one, in 2-D", false, Mixtures},
-	{"boxes", "uniform points in two boxes of different shapes", false, Boxes},
-	{"moons-ring", "two interleaved moons to a ring", false, MoonsToRing},
-	{"gauss-1d", "samples of N(0, 1) and N(3, 0.5²) on the line", false, Gauss1D},
+	{"ex5.1-exists", "Ex 5.1 (i): μ = (1/2, 1/3, 1/6), ν = (1/3, 1/6, 1/2); a Monge map exists", true, 1, sized(3, 3), fixed(Ex51Exists)},
+	{"ex5.1-none", "Ex 5.1 (ii): μ = (1/2, 1/4, 1/4), ν uniform on 3 atoms; no Monge map exists", true, 1, sized(3, 3), fixed(Ex51None)},
+	{"ex5.2", "Ex 5.2: μ = ν = (1/2, 1/2), C = 1: two optimal Monge maps", true, 0, sized(2, 2), fixed(Ex52)},
+	{"ex5.4", "Ex 5.4: the 2×2 problem μ = (0.7, 0.3), ν = (0.4, 0.6), C = [[1,3],[2,5]]: optimum 2.5", true, 0, sized(2, 2), fixed(Ex54)},
+	{"three", "3×3 on the points 0, 1, 2 with C = |x − y|²: optimum 0.1", true, 1, sized(3, 3), fixed(Three)},
+	{"gauss-hist", "two Gaussian histograms on n bins of [0, 1] (POT's 1-D example at n = 100)", false, 1, shared, GaussHistograms},
+	{"gaussians", "two 2-D Gaussian clouds, different means and covariances", false, 2, asked, TwoGaussians},
+	{"mixtures", "a 2-component Gaussian mixture to a 3-component one, in 2-D", false, 2, asked, Mixtures},
+	{"boxes", "uniform points in two boxes of different shapes", false, 2, asked, Boxes},
+	{"moons-ring", "two interleaved moons to a ring", false, 2, asked, MoonsToRing},
+	{"gauss-1d", "samples of N(0, 1) and N(3, 0.5²) on the line", false, 1, asked, Gauss1D},
 }
 
 // PresetByName returns the preset of that name.

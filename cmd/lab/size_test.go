@@ -66,6 +66,11 @@ var sizeCombos = map[string][]map[string]string{
 	// linear models, optimisation, estimation, mixtures, samplers, inference
 
 	// transport, kernels, random features, Gaussian processes, AD
+	"assignment": {{"preset": "gaussians", "n": "300"}}, // the default preset is a worked example
+	"ot-lp":      {{"n": "200", "m": "200"}},
+	"ot-1d":      {{"preset": "samples", "n": "100000", "m": "100000"}, {"preset": "gauss-hist", "n": "100000"}},
+	"sinkhorn":   {{"preset": "gaussians", "n": "1000", "m": "1000"}}, // gauss-hist has one support: m is n
+	"barycenter": {{"input": "shapes", "grid": "128"}},
 }
 
 // sizeConfigs are the configurations of spec to measure: its defaults,

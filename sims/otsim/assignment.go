@@ -32,6 +32,7 @@ var Assignment = &sims.Spec{
 	Speed:    4,
 	Params:   param.List(asProblem, asMethod),
 	New:      newAssignment,
+	Size:     assignmentSize,
 }
 
 // method is how the assignment sim searches.
@@ -61,6 +62,34 @@ var (
 			return methodHungarian
 		}, "enumerate for the worked examples and n ≤ 6, hungarian otherwise")
 )
+
+// assignmentSize is the problem and its picture's lines, and then for
+// the Hungarian algorithm the trace of the cost and the bound (n(n+1)/2
+// steps at most) with its two curves, for the enumeration the trace of
+// every candidate's cost (one a step, M^N steps) with its two curves and
+// the feasible candidates kept (twice: the Frame has a copy). A feasible
+// map is onto ν's atoms: when N = M, a permutation. The Frame's plan is
+// garbage once drawn.
+func assignmentSize(cfg sims.Config) int64 {
+	n, m, dim := asProblem.atoms(cfg)
+	size := asBase + problemBytes(n, m, dim) + linesBytes(n*m)
+	if asMethod.Get(cfg.Values) == methodHungarian {
+		return size + 48*int64(n) + traceBytes(2, 2, n*(n+1)/2)
+	}
+	total, perms := 1, 1
+	for k := range n {
+		total, perms = min(total*m, sims.TraceCap), min(perms*(k+1), maxFeasibleDrawn)
+	}
+	feasible := min(total, maxFeasibleDrawn)
+	if n == m {
+		feasible = min(feasible, perms)
+	}
+	return size + traceBytes(1, 2, total) + 32*int64(feasible)
+}
+
+// asBase is what assignment holds whatever its size: the sim, the Frame's
+// charts and texts.
+const asBase = 24 << 10
 
 func newAssignment(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values

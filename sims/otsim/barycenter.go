@@ -90,11 +90,24 @@ var (
 
 var bcDefaultEps = map[bcInputs]float64{bcEx58: 0.005, bcEx59: 0.002, bcGaussians: 0.005, bcShapes: 0.002}
 
-// barycenterSize is the engine's six images per input and the pictures.
+// barycenterSize is the engine (sinkhorn.BarycenterFootprint) on the
+// images of input=shapes or the grid of a 1-D input, the sim's two inputs
+// and mixture, the Frame's pictures (three images and the inputs side by
+// side; in 1-D the barycenter's bars and five curves) and the trace of the
+// error with its curve.
 func barycenterSize(cfg sims.Config) int64 {
-	g := int64(bcGrid.Get(cfg.Values))
-	return 40*8*g*g + 2*8*g*g + 1<<20
+	size := bcBase + traceBytes(1, 1, sims.TraceCap)
+	if bcInput.Get(cfg.Values) == bcShapes {
+		g := bcGrid.Get(cfg.Values)
+		return size + sinkhorn.BarycenterFootprint(g, g, 2) + 8*(3+4)*int64(g)*int64(g)
+	}
+	n := bcLines[bcInput.Get(cfg.Values)].n
+	return size + sinkhorn.BarycenterFootprint(n, 1, 2) + 8*(3+6)*int64(n) + 24*2*int64(n)
 }
+
+// bcBase is what barycenter holds whatever its size: the sim, the Frame's
+// charts and texts.
+const bcBase = 24 << 10
 
 type bcSim struct {
 	g      *sinkhorn.Barycenter

@@ -26,6 +26,7 @@ var Distances = &sims.Spec{
 	Speed:  10,
 	Params: param.List(dsPair, dsSpread, dsDelta, dsMax),
 	New:    newDistances,
+	Size:   distancesSize,
 }
 
 // lawPair names the two laws that distances pulls apart.
@@ -48,6 +49,19 @@ var (
 
 // dsGrid is the number of points of the drawn densities.
 const dsGrid = 400
+
+// distancesSize is the trace of the five distances, a row a shift up to
+// max, with its nine curves (the distances and the four closed forms),
+// and the two densities drawn with their overlap.
+func distancesSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	shifts := int(math.Min(math.Ceil(dsMax.Get(v)/dsDelta.Get(v)), sims.TraceCap)) + 1
+	return dsBase + traceBytes(5, 9, shifts) + 5*8*(dsGrid+1)
+}
+
+// dsBase is what distances holds whatever its size: the sim, the Frame's
+// charts and texts.
+const dsBase = 16 << 10
 
 type dsSim struct {
 	sep        *oned.Separation

@@ -28,6 +28,7 @@ var Gauss = &sims.Spec{
 	Speed:  8,
 	Params: param.List(gsPreset, gsMeanMu, gsCovMu, gsMeanNu, gsCovNu, gsN, gsSteps),
 	New:    newGauss,
+	Size:   gaussSize,
 }
 
 // gaussPreset names a pair of Gaussians of ot-gauss.
@@ -67,6 +68,18 @@ var (
 	gsN     = param.Int("n", 300, "samples of μ carried along the geodesic").Range(1, 20000)
 	gsSteps = param.Int("steps", 60, "time steps from s = 0 to s = 1").Range(1, 10000)
 )
+
+// gaussSize is the n samples (the engine's points, images and positions
+// at s, and the Frame's two coordinates: 64 bytes a sample, and a few more
+// as large arrays fill whole pages) and the trace of W₂(μ, μ_s) with its
+// two curves, a row a time step.
+func gaussSize(cfg sims.Config) int64 {
+	return gsBase + 68*int64(gsN.Get(cfg.Values)) + traceBytes(1, 2, gsSteps.Get(cfg.Values)+1)
+}
+
+// gsBase is what ot-gauss holds whatever its size: the sim, the ellipses
+// and the Frame's charts and texts.
+const gsBase = 32 << 10
 
 type gsSim struct {
 	m      *gauss.Map

@@ -26,6 +26,7 @@ var Geodesic = &sims.Spec{
 	Speed:    10,
 	Params:   param.List(geoPair, geoGauss, geoT, geoFrames),
 	New:      newGeodesic,
+	Size:     geodesicSize,
 }
 
 // geoLaws names the pair of laws of ot-geodesic.
@@ -50,6 +51,22 @@ var (
 
 // geoBins is the number of bins of the drawn densities.
 const geoBins = 120
+
+// geodesicSize is the two measures (the pieces of --data or of the
+// pair's histograms), μ_t and the mixture on the union of their pieces,
+// the density curves and histograms drawn, and the trace of the moments, a
+// row a frame, with its five curves.
+func geodesicSize(cfg sims.Config) int64 {
+	a, b := 2*normalBins, normalBins // bimodal: a mixture of two histograms
+	if t := cfg.Data; t != nil {
+		a, b, _ = tableAtoms(t)
+	}
+	return geoBase + 24*3*int64(a+b) + 8*6*geoBins + traceBytes(3, 5, geoFrames.Get(cfg.Values)+1)
+}
+
+// geoBase is what ot-geodesic holds whatever its size: the sim, the
+// Frame's charts and texts.
+const geoBase = 16 << 10
 
 type geoSim struct {
 	a, b           *oned.Measure

@@ -31,6 +31,7 @@ var LP = &sims.Spec{
 	Speed:    4,
 	Params:   param.List(lpProblem),
 	New:      newLP,
+	Size:     lpSize,
 }
 
 // lpMaxAtoms bounds each side: a pivot prices all n·m cells.
@@ -45,6 +46,21 @@ var (
 		preGaussians, preMixtures, preBoxes, preMoonsRing}
 	lpProblem = newProblemParams(lpPresets, preMixtures, 15, 20, lpMaxAtoms, false)
 )
+
+// lpSize is the problem, the simplex (its plan and basis flags), the
+// plan's chart and lines (a vertex has at most n + m − 1 nonzero cells),
+// and the trace of the cost with its two curves. gonum's reference on a
+// small problem is garbage once solved, and so is the Frame's copy of the
+// plan once drawn.
+func lpSize(cfg sims.Config) int64 {
+	n, m, dim := lpProblem.atoms(cfg)
+	return lpBase + problemBytes(n, m, dim) + lp.Footprint(n, m) +
+		newPlanFrame(n, m).chartBytes(2) + linesBytes(n+m-1) + traceBytes(1, 2, sims.TraceCap)
+}
+
+// lpBase is what ot-lp holds whatever its size: the sim, the Frame's
+// charts and texts.
+const lpBase = 24 << 10
 
 type lpSim struct {
 	p     *problem

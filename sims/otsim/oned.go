@@ -64,13 +64,38 @@ var (
 	odP     = param.Float("p", 2, "the cost |x − y|^p: W_p^p = ∫₀¹ |F_μ⁻(t) − F_ν⁻(t)|^p dt").Range(1, 8)
 )
 
-// oneDSize is the sorted atoms, the measures and the merged segments.
+// oneDSize is the two measures' pieces (the atoms of the preset or
+// --data, or the bins of a histogram) with the merged segments and the
+// atoms drawn, the quantile functions and CDFs drawn (at most maxDrawn
+// points a piece), and the Frame's band over the swept segments and the
+// coupling's lines.
 func oneDSize(cfg sims.Config) int64 {
-	n, m := int64(odN.Get(cfg.Values)), int64(odM.Get(cfg.Values))
+	a, b := odPieces(cfg)
+	segs := a + b
+	return odBase + 80*int64(segs) + 64*int64(min(a, maxDrawn)+min(b, maxDrawn)) +
+		72*int64(min(segs, maxDrawn)) + linesBytes(segs)
+}
+
+// odBase is what ot-1d holds whatever its size: the sim, the Frame's
+// charts and texts.
+const odBase = 16 << 10
+
+// odPieces is the number of pieces of the two measures newOneD builds.
+func odPieces(cfg sims.Config) (a, b int) {
 	if t := cfg.Data; t != nil {
-		n, m = int64(len(t.Rows)), 0
+		a, b, _ = tableAtoms(t)
+		return a, b
 	}
-	return 240*(n+m) + 1<<20
+	v := cfg.Values
+	switch odPreset.Get(v) {
+	case pairEx55:
+		return 2, 1
+	case pairGaussians:
+		return normalBins, normalBins
+	case pairHist:
+		return odN.Get(v), odN.Get(v)
+	}
+	return odN.Get(v), odM.Get(v)
 }
 
 type odSim struct {

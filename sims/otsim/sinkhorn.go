@@ -70,15 +70,24 @@ var skDefaultEps = map[preset]float64{
 	preMixtures: 0.5, preBoxes: 0.5, preMoonsRing: 0.05,
 }
 
-// sinkhornSize is C, the engine's second n×m matrix (Cᵀ in the log
-// domain, K in the plain one) and the plan the picture is drawn from.
+// sinkhornSize is the problem, the engine (its own n×m matrix), the plan
+// the pictures are drawn from with its row sums and its chart, in the plane
+// the coupling's lines, and the trace of the error and the cost with its
+// four curves (the LP and μνᵀ lines are as long). The exact LP of a small
+// problem is garbage once solved.
 func sinkhornSize(cfg sims.Config) int64 {
-	n, m := skProblem.N.Get(cfg.Values), skProblem.M.Get(cfg.Values)
-	if t := cfg.Data; t != nil {
-		n, m = len(t.Rows), len(t.Rows)
+	n, m, dim := skProblem.atoms(cfg)
+	size := skBase + problemBytes(n, m, dim) + sinkhorn.Footprint(n, m, skDomain.Get(cfg.Values)) +
+		8*int64(n)*int64(m+1) + newPlanFrame(n, m).chartBytes(3) + traceBytes(2, 4, sims.TraceCap)
+	if dim == 2 {
+		size += linesBytes(n * m)
 	}
-	return 24*int64(n)*int64(m) + 1<<20
+	return size
 }
+
+// skBase is what sinkhorn holds whatever its size: the sim, the Frame's
+// charts and texts.
+const skBase = 24 << 10
 
 type skSim struct {
 	p      *problem

@@ -97,6 +97,14 @@ type Simplex struct {
 	bland      bool
 }
 
+// Footprint is the bytes New allocates for n source and m target atoms:
+// the plan and the basis membership (9 bytes a cell) and, per atom, the
+// marginals, the potentials, the basis and its tree (about 80 bytes). The
+// cost C is the caller's.
+func Footprint(n, m int) int64 {
+	return 9*int64(n)*int64(m) + 80*int64(n+m)
+}
+
 // New validates μ (n), ν (m) and an n×m cost (row-major) as ot.Validate
 // does, and builds the north-west corner
 // vertex, its potentials and the first entering cell.

@@ -52,6 +52,15 @@ type Barycenter struct {
 	err, change   float64
 }
 
+// BarycenterFootprint is the bytes NewBarycenter allocates for k inputs
+// on an nx×ny grid: five images per input (log p_s, log u_s, log v_s,
+// log Kv_s, log Kᵀu_s), three of the barycenter's (log b, b, scratch) and
+// the two axes' squared distances, nx² and ny².
+func BarycenterFootprint(nx, ny, k int) int64 {
+	cells := int64(nx) * int64(ny)
+	return 8 * ((5*int64(k)+3)*cells + int64(nx)*int64(nx) + int64(ny)*int64(ny))
+}
+
 // NewBarycenter validates the configuration, the inputs (each NX·NY masses
 // ≥ 0 summing to 1 within ot.MassTol, then normalised) and the weights
 // (≥ 0, summing to 1 within ot.MassTol), and starts from v_s = 1.

@@ -222,6 +222,14 @@ func New(mu, nu, c []float64, cfg Config) (*Sinkhorn, error) {
 	return s, nil
 }
 
+// Footprint is the bytes New allocates for n source and m target atoms
+// in domain d: Cᵀ (log) or K (plain), n×m, and about six vectors a side
+// (the normalised marginals, their logs or the scalings, the potentials,
+// π1 and the scratch of the updates). The cost C is the caller's.
+func Footprint(n, m int, d Domain) int64 {
+	return 8*int64(n)*int64(m) + 6*8*int64(n+m)
+}
+
 func logs(w []float64) []float64 {
 	out := make([]float64, len(w))
 	for i, v := range w {
