@@ -42,7 +42,8 @@ type sizeConfig struct {
 // lazily made buffer (a tape's nodes, an evaluation's batch) to exist;
 // the large configurations build and take a few steps, which allocate
 // what their later steps reuse. sizeSteps lengthens the default run of a
-// sim whose memory grows to its bound over more steps than that.
+// sim whose memory grows to its bound over more steps than that, and
+// sizeLongSteps the runs of its large configurations.
 const (
 	sizeDefaultSteps = 64
 	sizeMaxSteps     = 4
@@ -58,6 +59,22 @@ var sizeSteps = map[string]int{
 	// transport, kernels, random features, Gaussian processes, AD
 }
 
+// sizeLongSteps are the sims whose large configurations (each size
+// parameter at its maximum, each choice, the combinations) must run longer
+// than sizeMaxSteps to reach the memory they hold at their largest: a
+// store that grows with each observation taken in or each point added,
+// up to a bound its parameters set.
+var sizeLongSteps = map[string]int{
+	// networks, sequence models, generative models, diffusion, trust, privacy
+
+	// linear models, optimisation, estimation, mixtures, samplers, inference
+
+	// transport, kernels, random features, Gaussian processes, AD
+	"gram":     120,  // a point a step, up to n = 120
+	"gp":       1000, // an observation a step, up to n = 1000
+	"implicit": 800,  // the circle's table, two rows a point, up to 400 points
+}
+
 // sizeCombos are configurations measured besides the defaults, each size
 // parameter at its maximum and each choice: sizes that grow together.
 var sizeCombos = map[string][]map[string]string{
@@ -71,6 +88,10 @@ var sizeCombos = map[string][]map[string]string{
 	"ot-1d":      {{"preset": "samples", "n": "100000", "m": "100000"}, {"preset": "gauss-hist", "n": "100000"}},
 	"sinkhorn":   {{"preset": "gaussians", "n": "1000", "m": "1000"}}, // gauss-hist has one support: m is n
 	"barycenter": {{"input": "shapes", "grid": "128"}},
+	"jacobian":   {{"n": "8", "m": "8"}},
+	"hessian":    {{"fn": "chain", "n": "6", "k": "2000"}},                        // the Rosenbrock function has no K
+	"implicit":   {{"demo": "circle", "points": "400"}},                           // the other demos have no points
+	"coloring":   {{"problem": "path", "n": "16"}, {"problem": "grid", "n": "4"}}, // the notes' problem is fixed
 }
 
 // sizeConfigs are the configurations of spec to measure: its defaults,
@@ -105,9 +126,10 @@ func sizeConfigs(spec *sims.Spec) []sizeConfig {
 		}
 		cs = append(cs, sizeConfig{name: strings.Join(words, ","), set: set})
 	}
+	long := max(sizeMaxSteps, sizeLongSteps[spec.Name])
 	for i := range cs {
 		if cs[i].steps == 0 {
-			cs[i].steps, cs[i].every = sizeMaxSteps, 1
+			cs[i].steps, cs[i].every = long, max(1, long/8)
 		}
 	}
 	return cs
