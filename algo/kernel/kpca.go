@@ -67,6 +67,16 @@ type KPCA struct {
 	k       int
 }
 
+// KPCAFootprint is the bytes NewKPCA holds for n points and that many
+// components: K̃, the exact spectrum, the block Q and its scratch (the
+// components and four guard vectors each), and the eigensolver's pooled
+// workspace (eigenWork). The Gram matrix is the caller's, garbage once
+// centred.
+func KPCAFootprint(n, components int) int64 {
+	q := int64(min(n, components+4))
+	return 8*int64(n)*int64(n) + 8*int64(n)*(1+2*q) + eigenWork(n)
+}
+
 // NewKPCA centres the Gram matrix (n×n row-major, not kept), computes its
 // exact spectrum and starts subspace iteration for components leading
 // eigenpairs from a random block (rng). The block carries a few guard

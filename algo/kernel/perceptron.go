@@ -73,6 +73,12 @@ type Perceptron struct {
 	perEpoch      []int // mistakes of each completed epoch
 }
 
+// PerceptronFootprint is the bytes NewPerceptron holds for n points with
+// a bias: the Gram matrix plus 1 (its own copy) and α, the scores and the
+// order. The history of the mistakes grows by a word a mistake, and the
+// mistakes of each epoch by a word an epoch.
+func PerceptronFootprint(n int) int64 { return 8*int64(n)*int64(n) + 3*8*int64(n) }
+
 // NewPerceptron starts a dual perceptron on a Gram matrix (n×n, row-major,
 // as Gram returns; it is copied only when Bias is set) and labels y ∈ {−1,
 // +1}. rng is used by the Shuffled order only.

@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/thelab/lab/algo"
 	"gonum.org/v1/gonum/mat"
@@ -34,9 +35,15 @@ type PSDCheck struct {
 	// max K_ii K_jj
 	cs    float64
 	scale float64
-	ed    mat.EigenSym
-	sym   *mat.SymDense
 }
+
+// PSDFootprint is the bytes a PSDCheck of a pool of m points holds at its
+// largest: the m×m Gram matrix, made whole at the start, and the
+// eigensolver's pooled workspace (eigenWork), which the pool may hold
+// twice over as the matrix grows through its arrays' sizes; each Step's
+// copy of the matrix for the eigensolver is garbage once the spectrum is
+// known.
+func PSDFootprint(m int) int64 { return 8*int64(m)*int64(m) + 8*int64(m) + 2*eigenWork(m) }
 
 // NewPSDCheck starts with the first `start` points of pool (at least 1) and
 // will add the rest one per Step.
@@ -78,17 +85,18 @@ func (c *PSDCheck) add() {
 
 func (c *PSDCheck) spectrum() {
 	n := c.n
-	c.sym = mat.NewSymDense(n, nil)
+	sym := mat.NewSymDense(n, nil)
 	for i := 0; i < n; i++ {
 		for j := i; j < n; j++ {
-			c.sym.SetSym(i, j, c.gram[i*c.cap+j])
+			sym.SetSym(i, j, c.gram[i*c.cap+j])
 		}
 	}
-	if !c.ed.Factorize(c.sym, false) {
+	var ed mat.EigenSym
+	if !ed.Factorize(sym, false) {
 		c.eig = nil
 		return
 	}
-	c.eig = c.ed.Values(nil)
+	c.eig = ed.Values(nil)
 }
 
 // Step adds the next point and recomputes the spectrum. It returns
@@ -140,3 +148,9 @@ func (c *PSDCheck) CauchySchwarz() float64 {
 	}
 	return c.cs / c.scale
 }
+
+// eigenWork is the workspace gonum's symmetric eigensolver (mat.EigenSym,
+// LAPACK's Dsyev) takes from its pool for an n×n matrix: (32+2)·n words, in
+// the pool's arrays of a power of two. The pool keeps it after the solve,
+// until the second garbage collection after.
+func eigenWork(n int) int64 { return 8 << bits.Len(uint(34*n-1)) }

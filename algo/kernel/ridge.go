@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/thelab/lab/algo"
 	"gonum.org/v1/gonum/mat"
@@ -28,6 +29,16 @@ type Ridge struct {
 	eigMax float64
 	starA  float64   // ‖α*‖_A
 	e      []float64 // scratch for ErrorA
+}
+
+// RidgeFootprint is the bytes NewRidge and two RidgeIters hold for n
+// points: A, and per point y, α*, the scratch of ErrorA and the iterates'
+// four vectors each; and the pooled workspaces of the eigensolver
+// (eigenWork) and of the Cholesky factorisation's condition estimate (3n
+// words and n ints, in arrays of a power of two). The Gram matrix is the
+// caller's, and the factorisations are garbage once solved.
+func RidgeFootprint(n int) int64 {
+	return 8*int64(n)*int64(n) + 8*11*int64(n) + eigenWork(n) + 8<<bits.Len(uint(3*n-1)) + 8<<bits.Len(uint(n-1))
 }
 
 // NewRidge builds the problem from a Gram matrix (n×n row-major, not kept)

@@ -52,6 +52,7 @@ type cachedRows struct {
 
 	max        int         // rows the cache may hold, ≥ 2
 	buf        [][]float32 // the slots' rows, allocated as the cache fills
+	store      []float32   // every slot's row, when the cache is reserved
 	dots       []float64   // scratch: a row's dot products
 	slot       []int32     // slot of row i, −1 when not cached
 	owner      []int32     // row held by each slot
@@ -60,7 +61,15 @@ type cachedRows struct {
 	misses     int // rows computed
 }
 
-func newCachedRows(x [][]float64, k kernel.Kernel, cache int64) *cachedRows {
+// cacheRows is the number of rows a cache of that many bytes holds for n
+// points: at least two, at most all n.
+func cacheRows(n int, cache int64) int {
+	return int(min(int64(n), max(2, cache/(4*int64(n)))))
+}
+
+// newCachedRows makes the cache of the rows of k on x, of about cache
+// bytes, all of them allocated at once when reserve is set.
+func newCachedRows(x [][]float64, k kernel.Kernel, cache int64, reserve bool) *cachedRows {
 	n, d := len(x), len(x[0])
 	c := &cachedRows{n: n, d: d, xt: make([]float64, d*n), nrm: make([]float64, n), kern: k,
 		xi: make([]float64, d), dots: make([]float64, n), slot: make([]int32, n), head: -1, tail: -1}
@@ -75,7 +84,10 @@ func newCachedRows(x [][]float64, k kernel.Kernel, cache int64) *cachedRows {
 	if r, ok := k.(kernel.RBF); ok {
 		c.rbf, c.gamma = true, r.Gamma
 	}
-	c.max = int(min(int64(n), max(2, cache/(4*int64(n)))))
+	c.max = cacheRows(n, cache)
+	if reserve {
+		c.store = make([]float32, c.max*n)
+	}
 	for i := range c.slot {
 		c.slot[i] = -1
 	}
@@ -103,7 +115,11 @@ func (c *cachedRows) row(i int) ([]float64, []float32) {
 		s = int32(len(c.owner))
 		c.owner = append(c.owner, -1)
 		c.prev, c.next = append(c.prev, -1), append(c.next, -1)
-		c.buf = append(c.buf, make([]float32, c.n))
+		if c.store != nil {
+			c.buf = append(c.buf, c.store[int(s)*c.n:int(s+1)*c.n:int(s+1)*c.n])
+		} else {
+			c.buf = append(c.buf, make([]float32, c.n))
+		}
 	} else {
 		s = c.tail // the least recently used
 		c.slot[c.owner[s]] = -1

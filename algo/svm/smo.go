@@ -49,6 +49,12 @@ type Config struct {
 	// bound that the KKT conditions hold there by a margin (LIBSVM's
 	// shrinking, Chang & Lin 2011, §5.2): see SMO.
 	Shrink bool
+	// Reserve allocates NewKernel's whole cache when it starts rather
+	// than row by row as the rows are first computed, so that what the
+	// solver will hold (KernelFootprint) is held from the start: how many
+	// rows a run computes depends on its path, and a server charges a
+	// session for the memory before it runs.
+	Reserve bool
 }
 
 // SMO solves the SVM dual (seed 003 L740–744, with the box of seed 001
@@ -160,8 +166,22 @@ func NewKernel(x [][]float64, k kernel.Kernel, y []float64, cfg Config) (*SMO, e
 	if cache <= 0 {
 		cache = DefaultCache
 	}
-	r := newCachedRows(x, k, cache)
+	r := newCachedRows(x, k, cache, cfg.Reserve)
 	return start(r, r.diag(), y, cfg), nil
+}
+
+// KernelFootprint is the bytes NewKernel allocates for n points of d
+// features and a cache of that many bytes (0: DefaultCache), its cache
+// full: the cached rows (4n bytes each), the feature-major copy of the
+// points, and per point the gradient, α, the diagonal, the norms, the
+// active set and the cache's bookkeeping. The points themselves are the
+// caller's.
+func KernelFootprint(n, d int, cache int64) int64 {
+	if cache <= 0 {
+		cache = DefaultCache
+	}
+	rows := int64(cacheRows(n, cache))
+	return 4*int64(n)*rows + 12*rows + int64(8*(d+5)+8)*int64(n)
 }
 
 // check validates the labels and the configuration.

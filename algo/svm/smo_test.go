@@ -190,7 +190,9 @@ func run(t testing.TB, s *SMO) *SMO {
 // solution of the precomputed Gram matrix, to the rounding of the cached
 // rows to single precision (D within 1e-5 relative at C = 100, where α is
 // large); a cache of two rows gives the
-// same iterates as one that holds them all, bit for bit; and shrinking
+// same iterates as one that holds them all, bit for bit, and so does a
+// reserved cache, which holds KernelFootprint's rows from the start; and
+// shrinking
 // converges to the same optimum, the KKT conditions holding on every
 // variable, shrunk or not (issue 14.2).
 func TestKernelRowsAndShrinking(t *testing.T) {
@@ -201,6 +203,7 @@ func TestKernelRowsAndShrinking(t *testing.T) {
 	gram := run(t, mustSMO(New(kernel.Gram(k, moons.X), y, Config{C: c, Tol: tol})))
 	all := run(t, mustSMO(NewKernel(moons.X, k, y, Config{C: c, Tol: tol})))
 	two := run(t, mustSMO(NewKernel(moons.X, k, y, Config{C: c, Tol: tol, Cache: 1})))
+	reserved := run(t, mustSMO(NewKernel(moons.X, k, y, Config{C: c, Tol: tol, Cache: 1 << 20, Reserve: true})))
 	shrunk := mustSMO(NewKernel(moons.X, k, y, Config{C: c, Tol: tol, Shrink: true}))
 	fewest := len(y)
 	for shrunk.Step() == nil {
@@ -208,6 +211,12 @@ func TestKernelRowsAndShrinking(t *testing.T) {
 	}
 	if all.Iter() != two.Iter() || !slices.Equal(all.Alpha(), two.Alpha()) {
 		t.Errorf("a two-row cache took %d steps, a full one %d; α differ: %v", two.Iter(), all.Iter(), !slices.Equal(all.Alpha(), two.Alpha()))
+	}
+	if all.Iter() != reserved.Iter() || !slices.Equal(all.Alpha(), reserved.Alpha()) {
+		t.Errorf("a reserved cache took %d steps, a full one %d; α differ: %v", reserved.Iter(), all.Iter(), !slices.Equal(all.Alpha(), reserved.Alpha()))
+	}
+	if r := reserved.rows.(*cachedRows); len(r.store) != r.max*len(y) || 4*len(r.store) > int(KernelFootprint(len(y), 2, 1<<20)) {
+		t.Errorf("reserved cache: %d values for %d rows of %d; footprint %d bytes", len(r.store), r.max, len(y), KernelFootprint(len(y), 2, 1<<20))
 	}
 	if r := two.rows.(*cachedRows); r.max != 2 || r.misses <= all.rows.(*cachedRows).misses {
 		t.Errorf("two-row cache: %d rows, %d computed (full cache %d)", r.max, r.misses, all.rows.(*cachedRows).misses)

@@ -146,17 +146,19 @@ func classSetup(cfg sims.Config, p preset, n int, kp KernelParams) (*dataset.Lab
 	return data, k, y, nil
 }
 
-// mapKernel is what a kernel classifier keeps to draw its decision map
+// mapKernel is what a kernel classifier needs to draw its decision map
 // when the data is 2-D: k(x_i, grid_g) for the G centres of the map's grid,
-// plus 1 (the input x₀ = 1 of a bias) when bias is set, computed for point
-// i the first time its coefficient changes (col), so that only the support
-// vectors', or the mistakes', columns are ever computed.
+// plus 1 (the input x₀ = 1 of a bias) when bias is set, computed when
+// point i's coefficient changes. The columns are not kept: every point's
+// would be n·G values (32 MB at n = 2000, held as long as the sim and
+// charged to its session), where a step needs at most two columns, each
+// G kernel evaluations, about what a step computes anyway.
 type mapKernel struct {
 	k    kernel.Kernel
 	x    [][]float64
 	grid [][]float64
 	bias bool
-	cols [][]float64 // column i once computed, else nil
+	buf  []float64 // the column last computed
 }
 
 // decisionMap returns the view and the map's kernel columns for 2-D data
@@ -167,22 +169,19 @@ func decisionMap(k kernel.Kernel, data *dataset.Labelled, px, py []float64, bias
 	}
 	view := sims.Bounds(px, py).Pad(0.08)
 	grid := gridPoints(view, mapNX, mapNY)
-	return view, &mapKernel{k: k, x: data.X, grid: grid, bias: bias, cols: make([][]float64, data.N())}
+	return view, &mapKernel{k: k, x: data.X, grid: grid, bias: bias, buf: make([]float64, len(grid))}
 }
 
-// col returns k(x_i, grid_g) (+1 with a bias) for every g.
+// col returns k(x_i, grid_g) (+1 with a bias) for every g, in a buffer
+// that the next call overwrites.
 func (m *mapKernel) col(i int) []float64 {
-	if m.cols[i] == nil {
-		c := make([]float64, len(m.grid))
-		for a, z := range m.grid {
-			c[a] = kernel.Eval(m.k, m.x[i], z)
-			if m.bias {
-				c[a]++
-			}
+	for a, z := range m.grid {
+		m.buf[a] = kernel.Eval(m.k, m.x[i], z)
+		if m.bias {
+			m.buf[a]++
 		}
-		m.cols[i] = c
 	}
-	return m.cols[i]
+	return m.buf
 }
 
 // gridPoints returns the centres of an nx×ny tiling of view, in the layout
@@ -202,17 +201,34 @@ func gridPoints(view sims.Rect, nx, ny int) [][]float64 {
 // classLegend names the two classes by their ±1 labels.
 var classLegend = []string{"y = −1", "y = +1"}
 
-// gramSize estimates the peak bytes of a sim that holds n×n matrices (the
-// Gram matrix and its working copies): base bytes and perPair for each
-// pair of points, n being the --data rows when given, else the sim's
-// parameter n. The constants are measured allocations during New at n up
-// to the parameter's maximum, rounded up.
-func gramSize(base, perPair int64, size *param.IntDecl) func(sims.Config) int64 {
-	return func(c sims.Config) int64 {
-		n := int64(size.Get(c.Values))
-		if c.Data != nil {
-			n = int64(len(c.Data.Rows))
-		}
-		return base + perPair*n*n
+// classShape is the number of points and of features of the data a
+// kernel sim loads: the rows of --data and its columns but the label, else
+// the preset's size points in the plane.
+func classShape(cfg sims.Config, size *param.IntDecl) (n, d int) {
+	if t := cfg.Data; t != nil {
+		return len(t.Rows), max(1, len(t.Columns)-1)
 	}
+	return size.Get(cfg.Values), 2
+}
+
+// pointBytes is what a kernel sim holds for each point of d features: the
+// point (a row of its own, in a slice of rows grown by appending), its
+// labels (the data's, the ±1 and the classes) and its two coordinates for
+// the pictures.
+func pointBytes(d int) int64 { return int64(40 + 8*d + 24 + 16) }
+
+// mapBytes is a decision map (decisionMap) with n points: the grid's
+// centres (a row each), the field, the column being computed and the
+// Frame's picture of the field, and a marker on each point at most.
+func mapBytes(n int) int64 { return mapNX*mapNY*(40+3*8) + 32*int64(n) }
+
+// hasMap reports whether a sim of n points of d features draws a decision
+// map (decisionMap).
+func hasMap(n, d int) bool { return d == 2 && n*mapNX*mapNY <= mapCost }
+
+// traceBytes is a sims.Trace of cols columns (TraceCap rows, allocated
+// when it is made) and series curves of its length in the Frame, for a run
+// of that many steps (the trace keeps at most TraceCap of them).
+func traceBytes(cols, series, steps int) int64 {
+	return 8 * (sims.TraceCap*int64(cols) + int64(min(steps, sims.TraceCap))*int64(series))
 }

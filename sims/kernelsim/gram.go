@@ -24,7 +24,20 @@ var Gram = &sims.Spec{
 	Speed:  2,
 	Params: param.List(gramKind, gramDegree, gramCoef0, gramGamma, gramN),
 	New:    newGram,
+	Size:   gramSize,
 }
+
+// gramSize is the pool of points, the check (kernel.PSDFootprint), the
+// Frame's heat map of the matrix once every point is in, and the trace of
+// λ_min/λ_max with its two curves, a row a point.
+func gramSize(cfg sims.Config) int64 {
+	n, d := classShape(cfg, gramN)
+	return gramBase + int64(n)*(pointBytes(d)+8) + kernel.PSDFootprint(n) + 8*int64(n)*int64(n) + traceBytes(1, 2, n)
+}
+
+// gramBase is what gram holds whatever its size: the sim, the Frame's
+// charts and texts.
+const gramBase = 32 << 10
 
 // gramKernel is a kernel of the gram sim: one of kernel.New's, or a
 // function built here (a kernel made of kernels, or not a kernel at all).

@@ -27,8 +27,20 @@ var KPCA = &sims.Spec{
 	Speed:  5,
 	Params: param.List(kpcaPreset, kpcaN, kpcaTol, kpcaKernel),
 	New:    newKPCA,
-	Size:   gramSize(1<<20, 36, kpcaN),
+	Size:   kpcaSize,
 }
+
+// kpcaSize is the points, the engine (kernel.KPCAFootprint) for the two
+// components drawn, the Frame's projections on them, and the trace of the
+// residual with its curve.
+func kpcaSize(cfg sims.Config) int64 {
+	n, d := classShape(cfg, kpcaN)
+	return kpcaBase + int64(n)*(pointBytes(d)+2*8) + kernel.KPCAFootprint(n, 2) + traceBytes(1, 1, sims.TraceCap)
+}
+
+// kpcaBase is what kernel-pca holds whatever its size: the sim, the
+// Frame's charts and texts.
+const kpcaBase = 32 << 10
 
 type kpcaSim struct {
 	data   *dataset.Labelled

@@ -26,8 +26,28 @@ var Perceptron = &sims.Spec{
 	Speed:  30,
 	Params: param.List(kpercPreset, kpercN, kpercOrder, kpercMaxEpochs, kpercKernel),
 	New:    newPerceptron,
-	Size:   gramSize(16<<20, 36, kpercN),
+	Size:   perceptronSize,
 }
+
+// perceptronSize is the points with their features φ(x) for the primal
+// run beside (at most seven a point), the engine (its Gram matrix plus the
+// bias), the trace of the mistakes with its
+// curve, and the decision map of 2-D data with the points' feature-space
+// coordinates. The histories of the mistakes grow by a word a mistake
+// each, without bound on data the kernel does not separate, and are not
+// counted.
+func perceptronSize(cfg sims.Config) int64 {
+	n, d := classShape(cfg, kpercN)
+	size := kpercBase + int64(n)*(pointBytes(d)+24+8*7) + kernel.PerceptronFootprint(n) + traceBytes(1, 1, sims.TraceCap)
+	if hasMap(n, d) {
+		size += mapBytes(n) + 16*int64(n)
+	}
+	return size
+}
+
+// kpercBase is what kernel-perceptron holds whatever its size: the sim,
+// the Frame's charts and texts.
+const kpercBase = 24 << 10
 
 type perceptronSim struct {
 	data   *dataset.Labelled

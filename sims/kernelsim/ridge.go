@@ -27,10 +27,30 @@ var Ridge = &sims.Spec{
 	Speed:  20,
 	Params: param.List(ridgeN, ridgeNoise, ridgeLambda, ridgeTol, ridgeKernel),
 	New:    newRidge,
-	Size:   gramSize(1<<20, 48, ridgeN),
+	Size:   ridgeSize,
 }
 
 const fitPoints = 200
+
+// ridgeSize is the points, the engine (K + λI and the solvers) and, for
+// data of more features, whose fit is drawn at the points, K itself; for
+// one feature the kernel between the fit's grid and the points with the
+// fits drawn; and the trace of the errors with its four curves.
+func ridgeSize(cfg sims.Config) int64 {
+	n, d := classShape(cfg, ridgeN)
+	if cfg.Data == nil {
+		d = 1
+	}
+	size := ridgeBase + int64(n)*(pointBytes(d)+32) + kernel.RidgeFootprint(n) + traceBytes(2, 4, sims.TraceCap)
+	if d > 1 {
+		return size + 8*int64(n)*int64(n)
+	}
+	return size + 8*fitPoints*(int64(n)+6)
+}
+
+// ridgeBase is what kernel-ridge holds whatever its size: the sim, the
+// Frame's charts and texts.
+const ridgeBase = 16 << 10
 
 type ridgeSim struct {
 	data   *dataset.Labelled
@@ -39,7 +59,7 @@ type ridgeSim struct {
 	cg, gd *kernel.RidgeIter
 	cgDone bool
 	gdDone bool
-	gram   []float64
+	gram   []float64 // K, for data of more than one feature
 	xs     []float64 // the fit's x grid (1-D data)
 	cross  []float64 // k(xs_a, x_i), fitPoints×n
 	star   []float64 // closed-form fit on xs
@@ -81,9 +101,13 @@ func newRidge(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &ridgeSim{data: data, k: k, gram: kernel.Gram(k, data.X), err: sims.NewTrace(0, 2)}
-	if s.r, err = kernel.NewRidge(s.gram, data.Y, ridgeLambda.Get(v)); err != nil {
+	gram := kernel.Gram(k, data.X)
+	s := &ridgeSim{data: data, k: k, err: sims.NewTrace(0, 2)}
+	if s.r, err = kernel.NewRidge(gram, data.Y, ridgeLambda.Get(v)); err != nil {
 		return nil, err
+	}
+	if data.D() > 1 {
+		s.gram = gram // the fit is drawn at the points (targetChart)
 	}
 	if s.cg, err = kernel.NewRidgeIter(s.r, kernel.CG, ridgeTol.Get(v)); err != nil {
 		return nil, err

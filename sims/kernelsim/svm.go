@@ -26,22 +26,30 @@ var SVM = &sims.Spec{
 	Size:   svmSize,
 }
 
-// svmSize estimates svm's peak bytes: 16 MiB, the kernel-row cache
-// (cache_mb, or all n² entries at 4 bytes if fewer) and, for the decision
-// map, n rows of the map's grid (mapCost entries at most).
+// svmSize is the points, the SMO with its kernel-row cache full (it is
+// reserved whole when built: how many rows a run computes depends on its
+// path), α before the last step, the trace of D(α), the gap and the KKT
+// violation with its four curves, and the decision map of 2-D data.
 func svmSize(c sims.Config) int64 {
-	n := int64(svmN.Get(c.Values))
-	if c.Data != nil {
-		n = int64(len(c.Data.Rows))
+	n, d := classShape(c, svmN)
+	size := svmBase + int64(n)*(pointBytes(d)+8) + svm.KernelFootprint(n, d, int64(svmCacheMB.Get(c.Values))<<20) +
+		traceBytes(3, 4, sims.TraceCap)
+	if hasMap(n, d) {
+		size += mapBytes(n)
 	}
-	return 16<<20 + min(int64(svmCacheMB.Get(c.Values))<<20, 4*n*n) + 8*min(n*mapNX*mapNY, mapCost) + 200*n
+	return size
 }
 
-// Size of the decision map.
+// svmBase is what svm holds whatever its size: the sim, the Frame's charts
+// and texts.
+const svmBase = 64 << 10
+
+// Size of the decision map: a grid of mapNX×mapNY cells, drawn for at
+// most mapCost/(mapNX·mapNY) points (beyond, the margins are).
 const (
 	mapNX   = 64
 	mapNY   = 32
-	mapCost = 2000 * mapNX * mapNY // largest n·(grid cells) kept as a cached kernel block
+	mapCost = 2000 * mapNX * mapNY
 )
 
 type svmSim struct {
@@ -110,7 +118,7 @@ func newSVM(cfg sims.Config) (sims.Sim, error) {
 		c = math.Inf(1)
 	}
 	s.cacheMB = svmCacheMB.Get(v)
-	s.smo, err = svm.NewKernel(data.X, k, y, svm.Config{C: c, Tol: svmTol.Get(v), Cache: int64(s.cacheMB) << 20, Shrink: true})
+	s.smo, err = svm.NewKernel(data.X, k, y, svm.Config{C: c, Tol: svmTol.Get(v), Cache: int64(s.cacheMB) << 20, Shrink: true, Reserve: true})
 	if err != nil {
 		return nil, sims.Blame(err, v, sims.As("labels", svmN)) // a small preset drew one class
 	}

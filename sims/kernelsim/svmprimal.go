@@ -24,8 +24,20 @@ var SVMPrimal = &sims.Spec{
 	Speed:  50,
 	Params: param.List(primalPreset, primalN, primalC, primalMethod, primalStep, primalT0),
 	New:    newSVMPrimal,
-	Size:   gramSize(1<<20, 9, primalN),
+	Size:   primalSize,
 }
+
+// primalSize is the points and the trace of the gaps with its two
+// curves: the engine keeps w and b. The reference optimum's Gram matrix
+// (n², 200 MB at n = 5000) is garbage once SMO has solved the dual.
+func primalSize(cfg sims.Config) int64 {
+	n, d := classShape(cfg, primalN)
+	return primalBase + int64(n)*pointBytes(d) + traceBytes(2, 2, sims.TraceCap)
+}
+
+// primalBase is what svm-primal holds whatever its size: the sim, the
+// Frame's charts and texts.
+const primalBase = 24 << 10
 
 type svmPrimalSim struct {
 	data   *dataset.Labelled
