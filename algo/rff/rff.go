@@ -59,6 +59,10 @@ type Sampler struct {
 	next  int       // next row of the block; d = exhausted
 }
 
+// SamplerFootprint is the bytes NewSampler allocates in d dimensions: a
+// d×d block of orthogonal rows (allocated for either kind).
+func SamplerFootprint(d int) int64 { return 8 * int64(d) * int64(d) }
+
 // NewSampler validates its inputs; rng drives every draw.
 func NewSampler(d int, gamma float64, kind Kind, rng *rand.Rand) (*Sampler, error) {
 	if d < 1 || d > 4096 {
@@ -188,6 +192,12 @@ type Approx struct {
 	half   []float64 // ‖x_i‖²/2
 	kNorm  float64
 }
+
+// ApproxFootprint is the bytes NewApprox allocates for n points in d
+// dimensions: the n×n estimate, a frequency and three vectors of the
+// points' features and norms. The points and the exact matrix are the
+// caller's.
+func ApproxFootprint(n, d int) int64 { return 8*int64(n)*int64(n) + 8*int64(d) + 3*8*int64(n) }
 
 // NewApprox approximates the matrix exact (n×n row-major, not copied) of
 // the points x (not copied) with estimator est and frequencies from s (for

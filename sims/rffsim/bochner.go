@@ -21,6 +21,7 @@ var Bochner = &sims.Spec{
 	Steps:  20000,
 	Speed:  50,
 	Params: param.List(bochKernel, bochGamma, bochD, bochR),
+	Size:   bochnerSize,
 	New:    newBochner,
 }
 
@@ -34,6 +35,15 @@ var (
 )
 
 const bochnerBins = 60
+
+// bochnerSize is δ, its copy in the engine and the frequency drawn (d
+// each) beside the histogram and the density curve; the estimates kept
+// grow with log m only.
+func bochnerSize(cfg sims.Config) int64 { return bochBase + 3*8*int64(bochD.Get(cfg.Values)) }
+
+// bochBase is what bochner holds whatever its size: the sim, the Frame's
+// charts and texts.
+const bochBase = 32 << 10
 
 type bochnerSim struct {
 	b *rff.Bochner

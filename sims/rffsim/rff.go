@@ -29,7 +29,26 @@ var RFF = &sims.Spec{
 	Speed:  30,
 	Params: param.List(rffKernel, rffD, rffN, rffGamma, rffMMax),
 	New:    newRFF,
+	Size:   rffSize,
 }
+
+// rffSize is the points (the rows of --data, at most maxTablePoints), the
+// exact matrix and the two estimators with their samplers, and the
+// Frame's picture of the three matrices side by side. The errors recorded
+// grow with log m only.
+func rffSize(cfg sims.Config) int64 {
+	n, d := rffN.Get(cfg.Values), rffD.Get(cfg.Values)
+	if t := cfg.Data; t != nil {
+		n, d = min(len(t.Rows), maxTablePoints), len(t.Columns)
+	}
+	nx := 3*n + 2*max(2, n/6)
+	return rffBase + int64(n)*int64(24+8*d+8) + 8*int64(n)*int64(n) +
+		2*(rff.ApproxFootprint(n, d)+rff.SamplerFootprint(d)) + 8*int64(nx)*int64(n)
+}
+
+// rffBase is what rff holds whatever its size: the sim, the Frame's charts
+// and texts, and the rounding of its matrices up to whole pages.
+const rffBase = 64 << 10
 
 // kernel is the kernel rff approximates.
 type kernel string
