@@ -36,12 +36,21 @@ func (f *factor) sym() blas64.Symmetric {
 	return blas64.Symmetric{Uplo: blas.Lower, N: f.n, Stride: max(f.stride, 1), Data: f.l}
 }
 
+// grown is the stride reserve gives a factor of that stride asked for n
+// rows: at least doubled, so that rows taken in one by one cost O(1)
+// copies each.
+func grown(stride, n int) int { return max(n, 2*stride, 16) }
+
+// factorBytes is what a factor of that stride holds: L and, per row, the
+// column sums and the condition estimate's scratch.
+func factorBytes(stride int) int64 { return 8*int64(stride)*int64(stride) + 5*8*int64(stride) }
+
 // reserve makes room for n rows, keeping the rows there are.
 func (f *factor) reserve(n int) {
 	if n <= f.stride {
 		return
 	}
-	stride := max(n, 2*f.stride, 16)
+	stride := grown(f.stride, n)
 	l := make([]float64, stride*stride)
 	for i := 0; i < f.n+f.ahead; i++ {
 		copy(l[i*stride:i*stride+i+1], f.l[i*f.stride:i*f.stride+i+1])

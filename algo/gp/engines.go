@@ -57,6 +57,29 @@ type Sequential struct {
 // entries stay in the second-level cache while each old row is read once.
 const aheadRows = 32
 
+// SequentialFootprint is the bytes a Sequential over n observations and m
+// test points holds once every observation is in (what it holds grows
+// with each): the factor, its stride grown as blocks of aheadRows rows are
+// solved ahead; the block of C solved ahead (twice the last one's room);
+// z; V, n×m, grown by appending; and the test points' four vectors. The
+// observations and the test points are the caller's.
+func SequentialFootprint(n, m int) int64 {
+	stride := 0
+	for k := 0; k < n; k += aheadRows {
+		if need := min(k+aheadRows, n); need > stride {
+			stride = grown(stride, need)
+		}
+	}
+	b := int64(min(aheadRows, n))
+	return factorBytes(stride) + 2*8*b*int64(n+int(b)) + 8*int64(n) + 10*int64(n)*int64(m) + 4*8*int64(m)
+}
+
+// FitterFootprint is the bytes a Fitter over n observations holds: the
+// evidence's posterior (its factor, of stride n, and C⁻¹y). Each Step's
+// trial evidences, with their Gram matrices and inverses, are garbage once
+// compared.
+func FitterFootprint(n int) int64 { return factorBytes(n) + 8*int64(n) }
+
 // NewSequential starts from the prior; x and y (the observations, in the
 // order they will arrive) and test are not copied.
 func NewSequential(k kernel.Kernel, noise float64, x [][]float64, y []float64, test [][]float64) (*Sequential, error) {

@@ -24,7 +24,16 @@ var BLR = &sims.Spec{
 	Speed:  2,
 	Params: param.List(blrAlpha, blrNoise, blrN, blrW),
 	New:    newBLR,
+	Size:   blrSize,
 }
+
+// blrSize is the observations: the engine keeps two 2×2 sums, and the GP
+// and batch fits a step compares it with are garbage once compared.
+func blrSize(cfg sims.Config) int64 { return blrBase + int64(observations(cfg, blrN))*obsBytes }
+
+// blrBase is what blr holds whatever its size: the sim, the chart's
+// points, the GP's band there, the Frame's charts and texts.
+const blrBase = 32 << 10
 
 const blrSamples = 5
 

@@ -30,7 +30,23 @@ var GP = &sims.Spec{
 	Speed:  2,
 	Params: param.List(gpLengthscale, gpVariance, gpNoise, gpN, gpGridPoints, gpOrder),
 	New:    newGP,
+	Size:   gpSize,
 }
+
+// gpSize is the observations, the engine once every one is in
+// (gp.SequentialFootprint at the chart's points), the sample paths with
+// the grid's covariance they are drawn from, and the trace of the band's
+// width with its two curves, a row an observation. grid_points sizes the
+// Result only.
+func gpSize(cfg sims.Config) int64 {
+	n := observations(cfg, gpN)
+	return gpBase + int64(n)*obsBytes + gp.SequentialFootprint(n, chartPoints) +
+		8*chartPoints*(chartPoints+2*nSamples) + traceBytes(2, 2, n+1)
+}
+
+// gpBase is what gp holds whatever its size: the sim, the chart's points,
+// the Frame's charts and texts.
+const gpBase = 32 << 10
 
 // regDataNote is the --data description of the GP sims.
 const regDataNote = "a CSV whose first feature column is x and whose target column (named \"label\", else the last) is y"
@@ -40,6 +56,27 @@ const (
 	chartPoints = 120
 	nSamples    = 3
 )
+
+// observations is the number of observations regData returns: the rows
+// of --data, else the preset's n.
+func observations(cfg sims.Config, n *param.IntDecl) int {
+	if t := cfg.Data; t != nil {
+		return len(t.Rows)
+	}
+	return n.Get(cfg.Values)
+}
+
+// obsBytes is what a GP sim holds for each observation: x and y (8 bytes
+// each, in slices grown by appending by a quarter), x as a 1-D input (a
+// slice of its own) and its marker in the Frame.
+const obsBytes = 2*10 + (30 + 8) + 32
+
+// traceBytes is a sims.Trace of cols columns (TraceCap rows, allocated
+// when it is made) and series curves of its length in the Frame, for a run
+// of that many steps (the trace keeps at most TraceCap of them).
+func traceBytes(cols, series, steps int) int64 {
+	return 8 * (sims.TraceCap*int64(cols) + int64(min(steps, sims.TraceCap))*int64(series))
+}
 
 // regData returns 1-D regression data: the CSV's first feature column and
 // target, or n points of the sinusoid preset with a gap.

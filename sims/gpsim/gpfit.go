@@ -21,7 +21,20 @@ var GPFit = &sims.Spec{
 	Speed:  5,
 	Params: param.List(fitLengthscale, fitVariance, fitNoise, fitLR, fitTol, fitN),
 	New:    newGPFit,
+	Size:   gpFitSize,
 }
+
+// gpFitSize is the observations, the engine (gp.FitterFootprint), the band
+// at the chart's points, and the trace of log p and the hyperparameters
+// with its four curves.
+func gpFitSize(cfg sims.Config) int64 {
+	n := observations(cfg, fitN)
+	return gpFitBase + int64(n)*obsBytes + gp.FitterFootprint(n) + traceBytes(4, 4, sims.TraceCap)
+}
+
+// gpFitBase is what gp-fit holds whatever its size: the sim, the chart's
+// points and band, the Frame's charts and texts.
+const gpFitBase = 48 << 10
 
 type gpFitSim struct {
 	x, y    []float64
