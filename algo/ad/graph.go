@@ -2,6 +2,7 @@ package ad
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/thelab/lab/algo"
 )
@@ -71,6 +72,10 @@ type Graph struct {
 	err     error
 	fresh   bool // values and locals match the current inputs
 }
+
+// GraphFootprint is the bytes a graph of that many nodes holds: its
+// nodes, in a slice grown by appending (by up to a quarter beyond).
+func GraphFootprint(nodes int) int64 { return int64(unsafe.Sizeof(Node{})) * int64(nodes) * 5 / 4 }
 
 // NewGraph returns an empty graph.
 func NewGraph() *Graph { return &Graph{} }

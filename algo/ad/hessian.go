@@ -93,6 +93,11 @@ type Hessian struct {
 	t, t2, r, u []float64
 }
 
+// HessianFootprint is the bytes NewHessian allocates for a graph of that
+// many nodes and n inputs: H and four vectors and a column index a node.
+// The graph is the caller's.
+func HessianFootprint(nodes, n int) int64 { return 8*int64(n)*int64(n) + 5*8*int64(nodes) }
+
 // NewHessian prepares the assembly for output out.
 func NewHessian(g *Graph, s Strategy, out int) (*Hessian, error) {
 	if err := g.Forward(); err != nil {

@@ -65,7 +65,9 @@ func (s *circleSim) record() {
 	}
 	s.rows = append(s.rows, row)
 	if len(s.rows) > 2*s.m { // one lap: the run goes round for ever
-		s.rows = s.rows[1:]
+		// Moved down rather than resliced, so that the row that leaves is
+		// not kept alive by the array until it next grows.
+		s.rows = s.rows[:copy(s.rows, s.rows[1:])]
 	}
 }
 

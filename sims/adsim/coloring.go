@@ -74,6 +74,7 @@ var Coloring = &sims.Spec{
 	Speed:  2,
 	Params: param.List(colProblem, colKind, colBy, colN, colP),
 	New:    newColoring,
+	Size:   coloringSize,
 }
 
 // stage is where the coloring sim is.
@@ -116,6 +117,33 @@ type coloringSim struct {
 	stuck    error
 	stuckWhy string // the peeler's own account of where it stuck
 }
+
+// coloringSize is the sparsity graph with the AD graph behind it and the
+// colourings, products and tables of the matrix: about 5 KB a vertex and
+// 900 bytes an edge (the pane draws both), the edges being at most those
+// of the problem's pattern (a random graph's: every pair).
+func coloringSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	n := colN.Get(v)
+	var vertices, edges int
+	switch colProblem.Get(v) {
+	case probJacobian: // 4 rows, 5 columns: the intersection graph of either
+		vertices, edges = 5, 10
+	case probNotes:
+		vertices, edges = 4, 6
+	case probGrid:
+		vertices, edges = n*n, 2*n*(n-1)
+	case probRandom:
+		vertices, edges = n, n*(n-1)/2
+	default: // path, star, cycle
+		vertices, edges = n, n
+	}
+	return colBase + 5000*int64(vertices) + 900*int64(edges)
+}
+
+// colBase is what coloring holds whatever its size: the sim and the
+// Frame's charts and texts.
+const colBase = 8 << 10
 
 func newColoring(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values

@@ -48,6 +48,7 @@ var GradCheck = &sims.Spec{
 	Speed:  20,
 	Params: param.List(gcModel, gcStep),
 	New:    newGradCheck,
+	Size:   func(sims.Config) int64 { return gradCheckSize },
 }
 
 // namedTensor is a parameter tensor with its name.
@@ -163,6 +164,10 @@ func buildModel(m checkedModel, rng *rand.Rand) (func(tp *tensor.Tape) *tensor.T
 	}
 	return build, ps, err
 }
+
+// gradCheckSize is what gradcheck holds: its models are fixed and small
+// (the CNN's, the largest, about 40 KB with the Frame's tables).
+const gradCheckSize = 48 << 10
 
 func newGradCheck(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values

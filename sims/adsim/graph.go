@@ -73,7 +73,22 @@ var Graph = &sims.Spec{
 	Speed:  1,
 	Params: param.List(agPreset, agExpr, agVars, agMode, agWrt, agOutput),
 	New:    newGraph,
+	Size:   graphSize,
 }
+
+// graphSize is the graph, its twin and the sweep, with the pane's boxes,
+// trace or tape and memory curve: about a kilobyte a node, for at most
+// graphMaxNodes nodes, and no more than one a byte of the expression and
+// of its variables (each names one input).
+func graphSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	nodes := min(graphMaxNodes, len(agExpr.Get(v))+len(agVars.Get(v)))
+	return graphBase + 1<<10*int64(nodes)
+}
+
+// graphBase is what ad-graph holds whatever its size: the sim and the
+// Frame's charts and texts.
+const graphBase = 8 << 10
 
 type graphSim struct {
 	src    string

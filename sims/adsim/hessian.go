@@ -53,7 +53,27 @@ var Hessian = &sims.Spec{
 	Speed:  1,
 	Params: param.List(hessFunc, hessN, hessK, hessAt),
 	New:    newHessian,
+	Size:   hessianSize,
 }
+
+// hessianSize is the four strategies' graphs and assemblies (the twin of
+// the finite differences is garbage once they are known), and the Frame's
+// table of the four Hessians, n² cells each, beside the trace of the work.
+// The extended Rosenbrock function parses to 14 nodes a term; the chain is
+// n inputs, n − 1 products and K sines.
+func hessianSize(cfg sims.Config) int64 {
+	n := hessN.Get(cfg.Values)
+	nodes := 14 * (n - 1)
+	if hessFunc.Get(cfg.Values) == hessChain {
+		nodes = 2*n - 1 + hessK.Get(cfg.Values)
+	}
+	strategies := int64(len(ad.Strategies))
+	return hessBase + strategies*(ad.GraphFootprint(nodes)+ad.HessianFootprint(nodes, n)+200*int64(n)*int64(n))
+}
+
+// hessBase is what hessian holds whatever its size: the sim, its trace and
+// the Frame's charts and texts.
+const hessBase = 96 << 10
 
 type hessianSim struct {
 	fn    hessFn

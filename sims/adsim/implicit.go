@@ -44,7 +44,23 @@ var Implicit = &sims.Spec{
 	Speed:  1,
 	Params: param.List(imDemo, imA, imX0, imPoints, imB1, imB2, imDelta),
 	New:    newImplicit,
+	Size:   implicitSize,
 }
+
+// implicitSize is the demo's: the circle's table holds a lap of rows, two
+// a point (about 360 bytes each, with the Frame's copy, in a slice grown
+// by appending); the others are small and fixed, Heron's the largest (its
+// unrolled graph).
+func implicitSize(cfg sims.Config) int64 {
+	if imDemo.Get(cfg.Values) == demoCircle {
+		return implicitBase + 2*360*int64(imPoints.Get(cfg.Values))
+	}
+	return implicitBase + 48<<10
+}
+
+// implicitBase is what implicit holds whatever its demo: the sim and the
+// Frame's charts and texts.
+const implicitBase = 16 << 10
 
 func newImplicit(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values

@@ -37,7 +37,19 @@ var Jacobian = &sims.Spec{
 	Speed:  1,
 	Params: param.List(jacN, jacM, jacMode),
 	New:    newJacobian,
+	Size:   jacobianSize,
 }
+
+// jacobianSize is the function's graph (m outputs of n terms each) and the
+// Jacobian's assembly, the finite differences and the Frame's table and
+// picture of it: about 900 bytes an entry of J.
+func jacobianSize(cfg sims.Config) int64 {
+	return jacBase + 900*int64(jacN.Get(cfg.Values))*int64(jacM.Get(cfg.Values))
+}
+
+// jacBase is what jacobian holds whatever its size: the sim and the
+// Frame's charts and texts.
+const jacBase = 12 << 10
 
 type jacobianSim struct {
 	g    *ad.Graph
