@@ -9,24 +9,32 @@ import (
 
 // Footprints: the bytes a network, its tapes and its trainer hold, for
 // estimating what a model holds before it is built (a sim's size; see
-// algo/tensor's footprint). Each follows the allocations of the code it
-// sits beside.
+// tensor.Footprint). Each follows the allocations of the code it sits
+// beside.
 
 // Arch is a network's architecture, as its footprint needs it: MLPConfig
 // or CNNConfig.
 type Arch interface {
-	// ParamSizes lists the entries of each parameter tensor.
+	// ParamSizes lists the entries of each parameter tensor, a weight
+	// and then its bias, layer by layer.
 	ParamSizes() []int
-	// TapeBytes is what a tape keeps for the network's forward pass.
-	TapeBytes(Pass) int64
+	// Record records the network's forward pass (Forward) on f.
+	Record(f *tensor.Footprint, p Pass)
 }
 
-// Pass is how a tape records a network's forward pass (Forward).
+// Pass is how a tape records a network's forward pass.
 type Pass struct {
 	Rows     int  // examples
 	GradIn   bool // the inputs have a gradient (InputGrad, a network fed by another)
 	Backward bool // a Backward runs through it
 	Train    bool // with dropout's masks (an rng: a Trainer's step)
+}
+
+// TapeBytes is what a tape holds that records only a's pass p.
+func TapeBytes(a Arch, p Pass) int64 {
+	var f tensor.Footprint
+	a.Record(&f, p)
+	return f.Bytes()
 }
 
 // tensorBytes is a tensor's header.
@@ -63,26 +71,24 @@ func (c MLPConfig) ParamSizes() []int {
 	return s
 }
 
-// TapeBytes is each layer's product, activation, residual sum and
-// dropout (Forward).
-func (c MLPConfig) TapeBytes(p Pass) int64 {
-	b := int64(0)
+// Record is each layer's product, activation, residual sum and dropout.
+func (c MLPConfig) Record(f *tensor.Footprint, p Pass) {
 	in, grad := c.In, p.GradIn
 	for _, w := range c.Hidden {
 		n := p.Rows * w
-		b += tensor.Product{M: p.Rows, K: in, N: w, GradA: grad, GradB: true, Backward: p.Backward}.Bytes()
+		f.Product(tensor.Product{M: p.Rows, K: in, N: w, GradA: grad, GradB: true, Backward: p.Backward})
 		if c.Act != Linear {
-			b += tensor.NodeBytes(n, true)
+			f.Op(n, true)
 		}
 		if c.Residual && in == w {
-			b += tensor.NodeBytes(n, true)
+			f.Op(n, true)
 		}
 		if p.Train && c.Dropout > 0 {
-			b += tensor.AuxBytes(n, n, true)
+			f.Aux(n, n, true)
 		}
 		in, grad = w, true
 	}
-	return b + tensor.Product{M: p.Rows, K: in, N: c.Out, GradA: grad, GradB: true, Backward: p.Backward}.Bytes()
+	f.Product(tensor.Product{M: p.Rows, K: in, N: c.Out, GradA: grad, GradB: true, Backward: p.Backward})
 }
 
 // ParamSizes lists each convolution's kernels and biases, then W and b of
@@ -119,49 +125,55 @@ func (c CNNConfig) widths() []int {
 	return []int{c.Out}
 }
 
-// TapeBytes is each block's convolution, activation and pooling, the
-// reshapes, and the dense layers (Forward).
-func (c CNNConfig) TapeBytes(p Pass) int64 {
-	b := 2 * tensor.NodeBytes(1, false) // the reshapes
+// Record is the reshapes, each block's convolution, activation and
+// max-pooling, and the dense layers.
+func (c CNNConfig) Record(f *tensor.Footprint, p Pass) {
+	f.Op(1, false)
 	ch, h, w := 1, c.H, c.W
 	grad := p.GradIn
-	for _, f := range c.Filters {
-		b += tensor.Conv2DBytes(p.Rows, ch, h, w, f, c.Kernel, 1, (c.Kernel-1)/2, grad, p.Backward)
+	for _, fs := range c.Filters {
+		f.Conv2D(p.Rows, ch, h, w, fs, c.Kernel, 1, (c.Kernel-1)/2, grad, p.Backward)
 		if c.Act != Linear {
-			b += tensor.NodeBytes(p.Rows*f*h*w, true)
+			f.Op(p.Rows*fs*h*w, true)
 		}
-		ch, h, w, grad = f, h/2, w/2, true
-		b += tensor.AuxBytes(p.Rows*ch*h*w, p.Rows*ch*h*w, true) // max-pooling and its argmax
+		ch, h, w, grad = fs, h/2, w/2, true
+		f.Indexed(p.Rows*ch*h*w, p.Rows*ch*h*w, true)
 	}
+	f.Op(1, false)
 	in := c.denseIn()
 	ws := c.widths()
 	for i, w := range ws {
-		b += tensor.Product{M: p.Rows, K: in, N: w, GradA: true, GradB: true, Backward: p.Backward}.Bytes()
+		f.Product(tensor.Product{M: p.Rows, K: in, N: w, GradA: true, GradB: true, Backward: p.Backward})
 		if i < len(ws)-1 && c.Act != Linear {
-			b += tensor.NodeBytes(p.Rows*w, true)
+			f.Op(p.Rows*w, true)
 		}
 		in = w
 	}
-	return b
 }
 
-// Bytes is what a tape keeps for the loss's mean over rows outputs of
-// outs values each (Mean).
-func (l Loss) Bytes(rows, outs int) int64 {
+// Record records the loss's mean over rows outputs of outs values each
+// (Mean).
+func (l Loss) Record(f *tensor.Footprint, rows, outs int) {
 	if l == CrossEntropy {
-		return tensor.CrossEntropyBytes(rows, outs, true)
+		f.CrossEntropy(rows, outs, true)
+		return
 	}
-	return l.PerExampleBytes(rows, outs) + tensor.NodeBytes(1, true)
+	l.RecordPerExample(f, rows, outs)
+	f.Op(1, true)
 }
 
-// PerExampleBytes is what a tape keeps for the per-example losses
-// (PerExample).
-func (l Loss) PerExampleBytes(rows, outs int) int64 {
+// RecordPerExample records the per-example losses (PerExample).
+func (l Loss) RecordPerExample(f *tensor.Footprint, rows, outs int) {
 	n := rows * outs
 	if l == CrossEntropy { // LogSoftmax, Pick, Neg
-		return tensor.AuxBytes(n, n, true) + tensor.AuxBytes(rows, rows, true) + tensor.NodeBytes(rows, true)
+		f.Aux(n, n, true)
+		f.Indexed(rows, rows, true)
+		f.Op(rows, true)
+		return
 	}
-	return 3 * tensor.NodeBytes(n, true) // Mul, Neg, Softplus; Sub, Square, Scale
+	for range 3 { // Mul, Neg, Softplus; Sub, Square, Scale
+		f.Op(n, true)
+	}
 }
 
 // SetBytes is a Set of n examples of d features with their labels or
@@ -174,27 +186,34 @@ func BatchBytes(rows, d int) int64 {
 }
 
 // Bytes is what a Trainer of the network a holds besides the network, for
-// n training examples of in features: the batch, the epoch's order, the
-// optimiser's state and the tape of a step (the network, the loss and the
-// penalty).
+// n training examples of in features and outs outputs: the batch, the
+// epoch's order, the optimiser's state and the tape of a step (the
+// network, the loss and the penalty).
 func (c TrainConfig) Bytes(a Arch, n, in, outs int, loss Loss) int64 {
-	tape := a.TapeBytes(Pass{Rows: c.Batch, Backward: true, Train: true}) + loss.Bytes(c.Batch, outs)
+	var f tensor.Footprint
+	a.Record(&f, Pass{Rows: c.Batch, Backward: true, Train: true})
+	loss.Record(&f, c.Batch, outs)
 	sizes := a.ParamSizes()
 	for i := 0; i < len(sizes); i += 2 { // the weights, not the biases
-		if c.L1 > 0 {
-			tape += tensor.NodeBytes(sizes[i], true) + 3*tensor.NodeBytes(1, true)
-		}
-		if c.L2 > 0 {
-			tape += tensor.NodeBytes(sizes[i], true) + 3*tensor.NodeBytes(1, true)
+		for _, on := range []bool{c.L1 > 0, c.L2 > 0} {
+			if on { // Abs or Square, Sum, Scale, Add
+				f.Op(sizes[i], true)
+				for range 3 {
+					f.Op(1, true)
+				}
+			}
 		}
 	}
-	return BatchBytes(c.Batch, in) + tensor.Alloc(c.Batch) + tensor.Alloc(n) + StateBytes(a, c.Opt.Method) + tape
+	return BatchBytes(c.Batch, in) + tensor.Alloc(c.Batch) + tensor.Alloc(n) + StateBytes(a, c.Opt.Method) + f.Bytes()
 }
 
 // EvaluatorBytes is an Evaluator of chunk rows run on sets of at most n
-// examples of in features: its batch, and its tape for the network and
-// the loss on a chunk.
+// examples of in features and outs outputs: its batch, and its tape for
+// the network and the loss on a chunk.
 func EvaluatorBytes(a Arch, chunk, n, in, outs int, loss Loss) int64 {
 	rows := min(chunk, n)
-	return BatchBytes(chunk, in) + tensor.Alloc(chunk) + a.TapeBytes(Pass{Rows: rows}) + loss.Bytes(rows, outs)
+	var f tensor.Footprint
+	a.Record(&f, Pass{Rows: rows})
+	loss.Record(&f, rows, outs)
+	return BatchBytes(chunk, in) + tensor.Alloc(chunk) + f.Bytes()
 }

@@ -2,17 +2,145 @@ package tensor
 
 import "unsafe"
 
-// The footprint of a tape: the bytes it holds, for estimating what a model
-// holds before it is built (a sim's size, charged to a session's memory
-// budget). A tape keeps the nodes of its longest step from one step to the
-// next, each with the buffers of the largest operation recorded in its
-// place (record reuses them, and a tensor the model keeps from its last
-// pass keeps the whole tape alive). Each function below is what one
-// operation keeps, counted as the operation allocates it: a model adds up
-// those of its pass (algo/nn's TapeBytes).
+// Footprint is the memory of a tape, worked out from the shapes of what it
+// records, for estimating what a model holds before it is built (a sim's
+// size, charged to a session's memory budget). A tape keeps its nodes
+// from one step to the next, each with the largest buffers recorded in
+// its place (record reuses them); so a Footprint takes the operations of
+// every pass the tape records, each method counting the buffers of one
+// operation as the operation allocates them, and keeps, node by node, the
+// largest of each. A model records its pass on it as on a tape (algo/nn's
+// Arch.Record, algo/seq's GPTConfig.Record). The zero value is empty.
+type Footprint struct {
+	nodes []nodeSize
+	n     int
+}
+
+// nodeSize is the entries of a node's buffers.
+type nodeSize struct{ buf, gbuf, aux, aux2, idx, pack int }
 
 // nodeBytes is a node and its slot in the tape's list.
 const nodeBytes = int64(unsafe.Sizeof(node{})) + 8
+
+// Rewind starts another pass, which reuses the nodes of the last ones.
+func (f *Footprint) Rewind() { f.n = 0 }
+
+// Bytes is what the tape holds: its nodes and their buffers.
+func (f *Footprint) Bytes() int64 {
+	b := int64(len(f.nodes)) * nodeBytes
+	for _, s := range f.nodes {
+		b += Alloc(s.buf) + Alloc(s.gbuf) + Alloc(s.aux) + Alloc(s.aux2) + Alloc(s.idx) + Alloc(s.pack)
+	}
+	return b
+}
+
+// record takes the next node's buffers.
+func (f *Footprint) record(s nodeSize) {
+	if f.n == len(f.nodes) {
+		f.nodes = append(f.nodes, s)
+	} else {
+		o := &f.nodes[f.n]
+		*o = nodeSize{max(o.buf, s.buf), max(o.gbuf, s.gbuf), max(o.aux, s.aux), max(o.aux2, s.aux2),
+			max(o.idx, s.idx), max(o.pack, s.pack)}
+	}
+	f.n++
+}
+
+// out is the values of an output of n entries and, when grad (an input
+// has a gradient), its gradient.
+func out(n int, grad bool) nodeSize {
+	if grad {
+		return nodeSize{buf: n, gbuf: n}
+	}
+	return nodeSize{buf: n}
+}
+
+// Op is an operation whose output has n entries and that keeps nothing
+// else: elementwise operations (a broadcast over trailing axes), Sum and
+// Mean (n = 1), Reshape (1, without gradient: it shares its input's),
+// SumAxis, Softmax, Slice, Concat, Transpose, CausalMask.
+func (f *Footprint) Op(n int, grad bool) { f.record(out(n, grad)) }
+
+// Aux is an operation that keeps aux values besides its n outputs:
+// LogSoftmax and LogSumExp their probabilities, Dropout its mask.
+func (f *Footprint) Aux(n, aux int, grad bool) {
+	s := out(n, grad)
+	s.aux = aux
+	f.record(s)
+}
+
+// Indexed is an operation that keeps idx indices besides its n outputs:
+// MaxPool2D its argmax (idx = n), Pick and Embedding their indices, an
+// Add, Sub, Mul or Div broadcast other than over trailing axes its map
+// (idx = n).
+func (f *Footprint) Indexed(n, idx int, grad bool) {
+	s := out(n, grad)
+	s.idx = idx
+	f.record(s)
+}
+
+// LayerNorm of rows of d values keeps x̂ and each row's 1/σ.
+func (f *Footprint) LayerNorm(rows, d int, grad bool) {
+	s := out(rows*d, grad)
+	s.aux, s.aux2 = rows*d, rows
+	f.record(s)
+}
+
+// CrossEntropy of rows of classes logits keeps the labels and the
+// probabilities.
+func (f *Footprint) CrossEntropy(rows, classes int, grad bool) {
+	s := out(1, grad)
+	s.idx, s.aux = rows, rows*classes
+	f.record(s)
+}
+
+// Product is a product of Batch pairs of an M×K matrix a and a K×N one b
+// (MatMul, Linear: b is [K, N]; MatMulT when TB: b is [N, K]) as a tape
+// records it: GradA and GradB say which inputs have a gradient, Backward
+// that a Backward runs through it.
+type Product struct {
+	Batch, M, K, N             int // Batch 0 is 1
+	TB, GradA, GradB, Backward bool
+}
+
+// Product keeps its output and the scratch its products pack, forward
+// and, for the inputs that have a gradient, backward.
+func (f *Footprint) Product(p Product) {
+	m, k, n := p.M, p.K, p.N
+	s := out(max(p.Batch, 1)*m*n, p.GradA || p.GradB)
+	s.pack = gemmScratch(false, p.TB, m, n, k)
+	if p.Backward && p.GradA {
+		s.pack = max(s.pack, gemmScratch(false, !p.TB, m, k, n))
+	}
+	if p.Backward && p.GradB {
+		if p.TB {
+			s.pack = max(s.pack, gemmScratch(true, false, n, k, m))
+		} else {
+			s.pack = max(s.pack, gemmScratch(true, false, k, n, m))
+		}
+	}
+	f.record(s)
+}
+
+// Conv2D of n images of c channels h×w by f filters k×k at stride s with
+// padding p (the filters have a gradient) keeps the patches of every
+// image (im2col, for the backward pass) and the scratch of its products;
+// when a Backward runs (backward) and the images have a gradient (gradX),
+// the patches' gradient besides.
+func (f *Footprint) Conv2D(n, c, h, w, filters, k, s, p int, gradX, backward bool) {
+	ckk, ohw := c*k*k, convOut(h, k, s, p)*convOut(w, k, s, p)
+	sz := out(n*filters*ohw, true)
+	sz.aux = n * ckk * ohw
+	sz.pack = gemmScratch(false, false, filters, ohw, ckk)
+	if backward {
+		sz.pack = max(sz.pack, gemmScratch(false, true, filters, ckk, ohw))
+	}
+	if backward && gradX {
+		sz.pack = max(sz.pack, gemmScratch(true, false, ckk, ohw, filters))
+		sz.aux2 = ckk * ohw
+	}
+	f.record(sz)
+}
 
 // Alloc is the bytes the allocator takes for n float64s (or ints): a
 // small block is rounded up to its size class, at most an eighth more,
@@ -33,74 +161,4 @@ func Appended(n int) int64 {
 		return 0
 	}
 	return Alloc(n + n/4 + 192)
-}
-
-// NodeBytes is an operation whose output has n entries (elementwise,
-// reductions, Slice, Concat, Transpose, Softmax; n = 1 for Sum, Mean and
-// Reshape, which shares its input's): its node, values and, when grad (an
-// input has a gradient), the gradient.
-func NodeBytes(n int, grad bool) int64 {
-	b := nodeBytes + Alloc(n)
-	if grad {
-		b += Alloc(n)
-	}
-	return b
-}
-
-// Product is a product of Batch pairs of an M×K matrix a and a K×N one b
-// (MatMul, Linear: b is [K, N]; MatMulT when TB: b is [N, K]) as a tape
-// records it: GradA and GradB say which inputs have a gradient, Backward
-// that a Backward runs through it.
-type Product struct {
-	Batch, M, K, N             int // Batch 0 is 1
-	TB, GradA, GradB, Backward bool
-}
-
-// Bytes is the product's node and the scratch its products pack, forward
-// and, for the inputs that have a gradient, backward.
-func (p Product) Bytes() int64 {
-	m, k, n := p.M, p.K, p.N
-	scratch := gemmScratch(false, p.TB, m, n, k)
-	if p.Backward && p.GradA {
-		scratch = max(scratch, gemmScratch(false, !p.TB, m, k, n))
-	}
-	if p.Backward && p.GradB {
-		if p.TB {
-			scratch = max(scratch, gemmScratch(true, false, n, k, m))
-		} else {
-			scratch = max(scratch, gemmScratch(true, false, k, n, m))
-		}
-	}
-	return NodeBytes(max(p.Batch, 1)*m*n, p.GradA || p.GradB) + Alloc(scratch)
-}
-
-// AuxBytes is an operation of n outputs that keeps aux values besides
-// (LogSoftmax and LogSumExp their probabilities, Dropout its mask, a
-// broadcast Add, Sub, Mul or Div its index map, MaxPool2D its argmax,
-// Pick and Embedding their indices, LayerNorm x̂ and 1/σ).
-func AuxBytes(n, aux int, grad bool) int64 { return NodeBytes(n, grad) + Alloc(aux) }
-
-// CrossEntropyBytes is CrossEntropy on rows of classes logits: its node,
-// the labels and the probabilities.
-func CrossEntropyBytes(rows, classes int, grad bool) int64 {
-	return NodeBytes(1, grad) + Alloc(rows) + Alloc(rows*classes)
-}
-
-// Conv2DBytes is Conv2D of n images of c channels h×w by f filters k×k
-// at stride s with padding p (the filters have a gradient): the node, the
-// patches of every image (im2col, kept for the backward pass) and the
-// scratch of the products, with, when a Backward runs (backward) and the
-// images have a gradient (gradX), the patches' gradient.
-func Conv2DBytes(n, c, h, w, f, k, s, p int, gradX, backward bool) int64 {
-	ckk, ohw := c*k*k, convOut(h, k, s, p)*convOut(w, k, s, p)
-	scratch := gemmScratch(false, false, f, ohw, ckk)
-	b := NodeBytes(n*f*ohw, true) + Alloc(n*ckk*ohw)
-	if backward {
-		scratch = max(scratch, gemmScratch(false, true, f, ckk, ohw))
-	}
-	if backward && gradX {
-		scratch = max(scratch, gemmScratch(true, false, ckk, ohw, f))
-		b += Alloc(ckk * ohw)
-	}
-	return b + Alloc(scratch)
 }

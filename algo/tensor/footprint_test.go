@@ -6,19 +6,19 @@ import (
 	"testing"
 )
 
-// held is what a tape's nodes hold: each node and the 8-byte entries of
-// its buffers.
+// held is what a tape's nodes hold: each node and its buffers, as the
+// allocator rounds them.
 func held(tp *Tape) int64 {
 	b := int64(len(tp.nodes)) * nodeBytes
 	for _, nd := range tp.nodes {
-		b += 8 * int64(cap(nd.buf)+cap(nd.gbuf)+cap(nd.aux)+cap(nd.aux2)+cap(nd.idx)+cap(nd.pack))
+		b += Alloc(cap(nd.buf)) + Alloc(cap(nd.gbuf)) + Alloc(cap(nd.aux)) + Alloc(cap(nd.aux2)) + Alloc(cap(nd.idx)) +
+			Alloc(cap(nd.pack))
 	}
 	return b
 }
 
-// The footprint functions count what the operations allocate: at least the
-// buffers' entries, at most the allocator's rounding (an eighth) above,
-// whichever route the products take.
+// A Footprint counts the buffers the operations allocate, whichever route
+// the products take.
 func TestFootprint(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	leaf := func(grad bool, dims ...int) *Tensor {
@@ -34,7 +34,7 @@ func TestFootprint(t *testing.T) {
 	type op struct {
 		name     string
 		run      func(tp *Tape) *Tensor
-		bytes    int64
+		foot     func(f *Footprint)
 		backward bool
 	}
 	var ops []op
@@ -48,34 +48,36 @@ func TestFootprint(t *testing.T) {
 				pt.TB = true
 				ops = append(ops,
 					op{fmt.Sprintf("Linear %v gradA=%v backward=%v", s, gradA, back), func(tp *Tape) *Tensor { return tp.Linear(x, w, b) },
-						p.Bytes(), back},
+						func(f *Footprint) { f.Product(p) }, back},
 					op{fmt.Sprintf("MatMulT %v gradA=%v backward=%v", s, gradA, back), func(tp *Tape) *Tensor { return tp.MatMulT(x, wt) },
-						pt.Bytes(), back})
+						func(f *Footprint) { f.Product(pt) }, back})
 			}
 		}
 	}
 	q, kk := leaf(true, 3, 12, 16), leaf(true, 3, 12, 16)
 	ops = append(ops, op{"batched MatMulT", func(tp *Tape) *Tensor { return tp.MatMulT(q, kk) },
-		Product{Batch: 3, M: 12, K: 16, N: 12, TB: true, GradA: true, GradB: true, Backward: true}.Bytes(), true})
+		func(f *Footprint) {
+			f.Product(Product{Batch: 3, M: 12, K: 16, N: 12, TB: true, GradA: true, GradB: true, Backward: true})
+		}, true})
 	for _, c := range [][8]int{{4, 1, 16, 16, 8, 3, 1, 1}, {2, 8, 8, 8, 16, 5, 2, 2}} {
 		for _, gradX := range []bool{false, true} {
 			for _, back := range []bool{false, true} {
 				x, w, b := leaf(gradX, c[0], c[1], c[2], c[3]), leaf(true, c[4], c[1], c[5], c[5]), leaf(true, c[4])
 				ops = append(ops, op{fmt.Sprintf("Conv2D %v gradX=%v backward=%v", c, gradX, back),
 					func(tp *Tape) *Tensor { return tp.Conv2D(x, w, b, c[6], c[7]) },
-					Conv2DBytes(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], gradX, back), back})
+					func(f *Footprint) { f.Conv2D(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], gradX, back) }, back})
 			}
 		}
 	}
 	logits, labels := leaf(true, 50, 10), make([]int, 50)
 	ops = append(ops,
-		op{"CrossEntropy", func(tp *Tape) *Tensor { return tp.CrossEntropy(logits, labels) }, CrossEntropyBytes(50, 10, true), true},
-		op{"LogSoftmax", func(tp *Tape) *Tensor { return tp.LogSoftmax(logits) }, AuxBytes(500, 500, true), true},
-		op{"Dropout", func(tp *Tape) *Tensor { return tp.Dropout(logits, 0.5, rng) }, AuxBytes(500, 500, true), true},
-		op{"LayerNorm", func(tp *Tape) *Tensor { return tp.LayerNorm(logits, nil, nil, 1e-5) }, AuxBytes(500, 500, true) + Alloc(50), true},
-		op{"Tanh", func(tp *Tape) *Tensor { return tp.Tanh(logits) }, NodeBytes(500, true), true},
-		op{"Sum", func(tp *Tape) *Tensor { return tp.Sum(logits) }, NodeBytes(1, true), true},
-		op{"Reshape", func(tp *Tape) *Tensor { return tp.Reshape(logits, 500) }, NodeBytes(1, false), true})
+		op{"CrossEntropy", func(tp *Tape) *Tensor { return tp.CrossEntropy(logits, labels) }, func(f *Footprint) { f.CrossEntropy(50, 10, true) }, true},
+		op{"LogSoftmax", func(tp *Tape) *Tensor { return tp.LogSoftmax(logits) }, func(f *Footprint) { f.Aux(500, 500, true) }, true},
+		op{"Dropout", func(tp *Tape) *Tensor { return tp.Dropout(logits, 0.5, rng) }, func(f *Footprint) { f.Aux(500, 500, true) }, true},
+		op{"LayerNorm", func(tp *Tape) *Tensor { return tp.LayerNorm(logits, nil, nil, 1e-5) }, func(f *Footprint) { f.LayerNorm(50, 10, true) }, true},
+		op{"Tanh", func(tp *Tape) *Tensor { return tp.Tanh(logits) }, func(f *Footprint) { f.Op(500, true) }, true},
+		op{"Sum", func(tp *Tape) *Tensor { return tp.Sum(logits) }, func(f *Footprint) { f.Op(1, true) }, true},
+		op{"Reshape", func(tp *Tape) *Tensor { return tp.Reshape(logits, 500) }, func(f *Footprint) { f.Op(1, false) }, true})
 	for _, o := range ops {
 		tp := NewTape()
 		for range 2 { // the second step reuses the first's buffers
@@ -91,9 +93,51 @@ func TestFootprint(t *testing.T) {
 		if err := tp.Err(); err != nil {
 			t.Fatalf("%s: %v", o.name, err)
 		}
-		got := held(tp)
-		if o.bytes < got || o.bytes > got+got/8 {
-			t.Errorf("%s: holds %d bytes, footprint %d", o.name, got, o.bytes)
+		var f Footprint
+		for range 2 {
+			f.Rewind()
+			o.foot(&f)
 		}
+		if got, want := held(tp), f.Bytes(); got != want {
+			t.Errorf("%s: holds %d bytes, footprint %d", o.name, got, want)
+		}
+	}
+}
+
+// A tape that records passes of different shapes keeps, node by node, the
+// largest buffers recorded in its place, and so does a Footprint.
+func TestFootprintPasses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	w, _ := New(8, 40)
+	b, _ := New(40)
+	tp := NewTape()
+	var f Footprint
+	for _, p := range []struct {
+		rows  int
+		slice bool
+	}{{50, false}, {20, true}, {90, true}, {60, false}} {
+		x, _ := FromData(make([]float64, p.rows*8), p.rows, 8)
+		for i := range x.Data {
+			x.Data[i] = rng.NormFloat64()
+		}
+		tp.Rewind()
+		f.Rewind()
+		h := x
+		if p.slice { // a node that shifts the others
+			h = tp.Slice(x, 1, 0, 8)
+			f.Op(p.rows*8, false)
+		}
+		y := tp.Tanh(tp.Linear(h, w, b))
+		f.Product(Product{M: p.rows, K: 8, N: 40, GradB: true, Backward: true})
+		f.Op(p.rows*40, true)
+		l := tp.Sum(tp.Dropout(y, 0.5, rng))
+		f.Aux(p.rows*40, p.rows*40, true)
+		f.Op(1, true)
+		if err := tp.Backward(l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := held(tp), f.Bytes(); got != want {
+		t.Errorf("holds %d bytes, footprint %d", got, want)
 	}
 }
