@@ -8,10 +8,15 @@ import "unsafe"
 // from one step to the next, each with the largest buffers recorded in
 // its place (record reuses them); so a Footprint takes the operations of
 // every pass the tape records, each method counting the buffers of one
-// operation as the operation allocates them, and keeps, node by node, the
-// largest of each. A model records its pass on it as on a tape (algo/nn's
+// operation as the operation allocates them (whether an input has a
+// gradient, grad, and whether a Backward runs, as on the tape), and
+// keeps, node by node, the largest of each. A model records its pass on it as on a tape (algo/nn's
 // Arch.Record, algo/seq's GPTConfig.Record). The zero value is empty.
 type Footprint struct {
+	// Forward is a forward tape's (NewForwardTape): no node keeps a
+	// gradient.
+	Forward bool
+
 	nodes []nodeSize
 	n     int
 }
@@ -36,6 +41,9 @@ func (f *Footprint) Bytes() int64 {
 
 // record takes the next node's buffers.
 func (f *Footprint) record(s nodeSize) {
+	if f.Forward {
+		s.gbuf = 0
+	}
 	if f.n == len(f.nodes) {
 		f.nodes = append(f.nodes, s)
 	} else {
@@ -58,7 +66,8 @@ func out(n int, grad bool) nodeSize {
 // Op is an operation whose output has n entries and that keeps nothing
 // else: elementwise operations (a broadcast over trailing axes), Sum and
 // Mean (n = 1), Reshape (1, without gradient: it shares its input's),
-// SumAxis, Softmax, Slice, Concat, Transpose, CausalMask.
+// SumAxis, Softmax, Slice, Concat, Transpose, CausalMask, and the weights
+// of an Attention (besides its two products).
 func (f *Footprint) Op(n int, grad bool) { f.record(out(n, grad)) }
 
 // Aux is an operation that keeps aux values besides its n outputs:

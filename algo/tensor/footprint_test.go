@@ -141,3 +141,33 @@ func TestFootprintPasses(t *testing.T) {
 		t.Errorf("holds %d bytes, footprint %d", got, want)
 	}
 }
+
+// A forward tape computes the same values keeping no gradient, refuses a
+// Backward, and holds what a Footprint with Forward set counts.
+func TestForwardTape(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x, _ := FromData(make([]float64, 30*8), 30, 8)
+	for i := range x.Data {
+		x.Data[i] = rng.NormFloat64()
+	}
+	w, _ := New(8, 16)
+	if err := w.Fill(Xavier, rng); err != nil {
+		t.Fatal(err)
+	}
+	run := func(tp *Tape) *Tensor { return tp.Sum(tp.Tanh(tp.MatMul(x, w))) }
+	full, fwd := NewTape(), NewForwardTape()
+	a, b := run(full), run(fwd)
+	if a.Item() != b.Item() || b.Grad != nil {
+		t.Errorf("forward tape: %v (gradient %v), tape: %v", b.Item(), b.Grad, a.Item())
+	}
+	if err := fwd.Backward(b); err == nil {
+		t.Error("Backward on a forward tape: no error")
+	}
+	f := Footprint{Forward: true}
+	f.Product(Product{M: 30, K: 8, N: 16, GradB: true})
+	f.Op(30*16, true)
+	f.Op(1, true)
+	if got, want := held(fwd), f.Bytes(); got != want {
+		t.Errorf("forward tape holds %d bytes, footprint %d", got, want)
+	}
+}
