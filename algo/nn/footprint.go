@@ -37,6 +37,14 @@ func TapeBytes(a Arch, p Pass) int64 {
 	return f.Bytes()
 }
 
+// ForwardTapeBytes is what a forward tape (tensor.NewForwardTape) holds
+// that records only a's pass on rows examples.
+func ForwardTapeBytes(a Arch, rows int) int64 {
+	f := tensor.Footprint{Forward: true}
+	a.Record(&f, Pass{Rows: rows})
+	return f.Bytes()
+}
+
 // tensorBytes is a tensor's header.
 const tensorBytes = int64(unsafe.Sizeof(tensor.Tensor{}))
 
@@ -208,11 +216,11 @@ func (c TrainConfig) Bytes(a Arch, n, in, outs int, loss Loss) int64 {
 }
 
 // EvaluatorBytes is an Evaluator of chunk rows run on sets of at most n
-// examples of in features and outs outputs: its batch, and its tape for
-// the network and the loss on a chunk.
+// examples of in features and outs outputs: its batch, and its forward
+// tape for the network and the loss on a chunk.
 func EvaluatorBytes(a Arch, chunk, n, in, outs int, loss Loss) int64 {
 	rows := min(chunk, n)
-	var f tensor.Footprint
+	f := tensor.Footprint{Forward: true}
 	a.Record(&f, Pass{Rows: rows})
 	loss.Record(&f, rows, outs)
 	return BatchBytes(chunk, in) + tensor.Alloc(chunk) + f.Bytes()

@@ -67,7 +67,7 @@ func dropoutSize(cfg sims.Config) int64 {
 	masks := 2 * int64(len(hidden)) * tensor.Alloc(min(doMaskRows, n)*min(doUnits.Get(v), doMaskCols))
 	return 16<<10 + points(n) + points(doTest) + 2*nn.ParamBytes(plain) + tc.Bytes(plain, n, 1, 1, nn.Squared) +
 		tc.Bytes(dropped, n, 1, 1, nn.Squared) + nn.EvaluatorBytes(plain, doTest, doTest, 1, 1, nn.Squared) +
-		nn.BatchBytes(nx, 1) + nn.TapeBytes(plain, nn.Pass{Rows: nx}) + masks + 4*tensor.Alloc(nx) + sims.TraceBytes(4)
+		nn.BatchBytes(nx, 1) + nn.ForwardTapeBytes(plain, nx) + masks + 4*tensor.Alloc(nx) + sims.TraceBytes(4)
 }
 
 type dropoutSim struct {
@@ -97,7 +97,7 @@ func newDropout(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &dropoutSim{p: doP.Get(v), noise: noise, tp: tensor.NewTape()}
+	s := &dropoutSim{p: doP.Get(v), noise: noise, tp: tensor.NewForwardTape()}
 	for i, l := range []*dataset.Labelled{tr, te} {
 		x := make([]float64, len(l.X))
 		for j, r := range l.X {

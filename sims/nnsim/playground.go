@@ -104,7 +104,7 @@ func playgroundSize(cfg sims.Config) int64 {
 	grid, thumbs, units := mapX*mapY, thumbX*thumbY, pgLayers.Get(v)*pgUnits.Get(v)+outs
 	return 48<<10 + planeTaskBytes(n, d, train, test) + nn.ParamBytes(arch) + tc.Bytes(arch, train, d, outs, loss) +
 		nn.EvaluatorBytes(arch, 256, max(train, test), d, outs, loss) +
-		nn.BatchBytes(grid, d) + nn.BatchBytes(thumbs, d) + nn.BatchBytes(train, d) + nn.TapeBytes(arch, nn.Pass{Rows: max(grid, train)}) +
+		nn.BatchBytes(grid, d) + nn.BatchBytes(thumbs, d) + nn.BatchBytes(train, d) + nn.ForwardTapeBytes(arch, max(grid, train)) +
 		tensor.Alloc(2*grid) + 24*int64(min(train, maxPoints)) + int64(units)*tensor.Alloc(thumbs) + sims.TraceBytes(2)
 }
 
@@ -170,7 +170,7 @@ func newPlayground(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &playground{task: task, mlp: mlp, tp: tensor.NewTape()}
+	s := &playground{task: task, mlp: mlp, tp: tensor.NewForwardTape()}
 	if pgWeights.Get(v) == initEx91 {
 		if err := setEx91(mlp, feats, act); err != nil {
 			return nil, err

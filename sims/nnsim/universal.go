@@ -73,7 +73,7 @@ func universalSize(cfg sims.Config) int64 {
 	arch := nn.MLPConfig{In: 1, Hidden: []int{unWidth.Get(v)}, Out: 1, Act: nn.ReLU}
 	tc := nn.TrainConfig{Batch: unPoints, Opt: unOpt.config(v)}
 	return 64<<10 + 2*nn.ParamBytes(arch) + nn.SetBytes(unPoints, 1) + tc.Bytes(arch, unPoints, 1, 1, nn.Squared) +
-		nn.BatchBytes(unNX, 1) + nn.TapeBytes(arch, nn.Pass{Rows: unNX}) + 4*tensor.Alloc(unNX) + sims.TraceBytes(1)
+		nn.BatchBytes(unNX, 1) + nn.ForwardTapeBytes(arch, unNX) + 4*tensor.Alloc(unNX) + sims.TraceBytes(1)
 }
 
 type universalSim struct {
@@ -93,7 +93,7 @@ type universalSim struct {
 
 func newUniversal(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	s := &universalSim{target: unTarget.Get(v), k: unWidth.Get(v), tp: tensor.NewTape()}
+	s := &universalSim{target: unTarget.Get(v), k: unWidth.Get(v), tp: tensor.NewForwardTape()}
 	f := targets1D[s.target].f
 	x, y := make([]float64, unPoints), make([]float64, unPoints)
 	for i := range x {
@@ -115,7 +115,7 @@ func newUniversal(cfg sims.Config) (sims.Sim, error) {
 	// The sweep runs on a tape of its own, let go once it is done, so that
 	// s.tp keeps no more than width k needs (256 units on the whole grid
 	// take 6.5 MB).
-	sweep := tensor.NewTape()
+	sweep := tensor.NewForwardTape()
 	for i := range s.sweep {
 		m, err := nn.Interpolant(f, -1, 1, 1<<i)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/thelab/lab/algo/seq"
+	"github.com/thelab/lab/algo/tensor"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
 )
@@ -30,13 +31,14 @@ var RNN = &sims.Spec{
 	Size:     rnnSize,
 }
 
-// rnnSize is the corpus and the tape of a step: per sequence and time
-// step the state, its pre-activations and the logits, with gradients and
-// saved state.
+// rnnSize is the language model's run (lmRunBytes) and the Jacobians'
+// norms along rnnHorizon characters, for three ρ and the trained W.
 func rnnSize(cfg sims.Config) int64 {
 	v := cfg.Values
-	B, T, H, V := int64(lmBatch.Get(v)), int64(rnnT.Get(v)), int64(rnnHidden.Get(v)), int64(alphabet(v))
-	return 8*3*B*T*(6*H+3*V) + 32*int64(seqChars.Get(v)) + 1<<20
+	T := rnnT.Get(v)
+	a := seq.RNNConfig{Vocab: alphabet(v), Hidden: rnnHidden.Get(v)}
+	return 32<<10 + lmRunBytes(v, a, T, max(T+1, rnnHorizon)) + (int64(len(rnnRhos))+2)*tensor.Alloc(rnnHorizon) +
+		rnnHorizon*tensor.Alloc(a.Hidden)
 }
 
 var (
