@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/thelab/lab/algo/tensor"
 	"github.com/thelab/lab/algo/text"
@@ -101,12 +102,18 @@ func alphabet(v param.Values) int {
 	if seqText.Get(v) != builtIn {
 		return text.MaxVocab
 	}
+	return animalsAlphabet()
+}
+
+// animalsAlphabet is the built-in language's number of characters, worked
+// out once (a size estimate asks for it before every build).
+var animalsAlphabet = sync.OnceValue(func() int {
 	l, err := text.NewLanguage(text.Animals())
 	if err != nil {
 		return text.MaxVocab
 	}
 	return len(l.Alphabet())
-}
+})
 
 // rate is the language's entropy rate in nats per character, or NaN for
 // a file (no line is drawn).
