@@ -171,3 +171,14 @@ func TestForwardTape(t *testing.T) {
 		t.Errorf("forward tape holds %d bytes, footprint %d", got, want)
 	}
 }
+
+// Alloc rounds a small block to the allocator's size class: what append
+// gives a slice grown past a length, every length up to 32 KiB.
+func TestSizeClasses(t *testing.T) {
+	for n := 1; n <= 4096; n++ {
+		got := 8 * int64(cap(append([]float64(nil), make([]float64, n)...)))
+		if want := Alloc(n); got != want {
+			t.Fatalf("%d float64s: append gives %d bytes, Alloc %d", n, got, want)
+		}
+	}
+}
