@@ -266,9 +266,9 @@ func digitsSize(cfg sims.Config) int64 {
 	}
 	tc := nn.TrainConfig{Batch: min(dgBatch.Get(v), train), L2: dgL2.Get(v), Opt: dgOpt.config(v)}
 	frame := int64(maxGallery)*tensor.Alloc(d) + 16*tensor.Alloc(d) + sims.TraceBytes(4)
-	return 64<<10 + nn.SetBytes(train, d) + nn.SetBytes(test, d) + nn.SetBytes(sub, d) + nn.ParamBytes(arch) +
+	return tensor.Slack(64<<10 + nn.SetBytes(train, d) + nn.SetBytes(test, d) + nn.SetBytes(sub, d) + nn.ParamBytes(arch) +
 		tc.Bytes(arch, train, d, 10, nn.CrossEntropy) + nn.EvaluatorBytes(arch, 256, max(test, sub), d, 10, nn.CrossEntropy) +
-		tensor.Alloc(test) + frame
+		tensor.Alloc(test) + frame)
 }
 
 func (s *digitsSim) Step() error {

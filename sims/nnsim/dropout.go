@@ -65,9 +65,9 @@ func dropoutSize(cfg sims.Config) int64 {
 	points := func(n int) int64 { return 8*int64(n) + 4*tensor.Appended(n) + tensor.Alloc(n) } // rows, X, Y; the set's x
 	const nx = 120
 	masks := 2 * int64(len(hidden)) * tensor.Alloc(min(doMaskRows, n)*min(doUnits.Get(v), doMaskCols))
-	return 16<<10 + points(n) + points(doTest) + 2*nn.ParamBytes(plain) + tc.Bytes(plain, n, 1, 1, nn.Squared) +
+	return tensor.Slack(16<<10 + points(n) + points(doTest) + 2*nn.ParamBytes(plain) + tc.Bytes(plain, n, 1, 1, nn.Squared) +
 		tc.Bytes(dropped, n, 1, 1, nn.Squared) + nn.EvaluatorBytes(plain, doTest, doTest, 1, 1, nn.Squared) +
-		nn.BatchBytes(nx, 1) + nn.ForwardTapeBytes(plain, nx) + masks + 4*tensor.Alloc(nx) + sims.TraceBytes(4)
+		nn.BatchBytes(nx, 1) + nn.ForwardTapeBytes(plain, nx) + masks + 4*tensor.Alloc(nx) + sims.TraceBytes(4))
 }
 
 type dropoutSim struct {

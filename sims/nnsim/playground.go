@@ -102,10 +102,10 @@ func playgroundSize(cfg sims.Config) int64 {
 	}
 	tc := nn.TrainConfig{Batch: min(pgBatch.Get(v), train), L1: pgL1.Get(v), L2: pgL2.Get(v), Opt: pgOpt.config(v)}
 	grid, thumbs, units := mapX*mapY, thumbX*thumbY, pgLayers.Get(v)*pgUnits.Get(v)+outs
-	return 48<<10 + planeTaskBytes(n, d, train, test) + nn.ParamBytes(arch) + tc.Bytes(arch, train, d, outs, loss) +
+	return tensor.Slack(48<<10 + planeTaskBytes(n, d, train, test) + nn.ParamBytes(arch) + tc.Bytes(arch, train, d, outs, loss) +
 		nn.EvaluatorBytes(arch, 256, max(train, test), d, outs, loss) +
 		nn.BatchBytes(grid, d) + nn.BatchBytes(thumbs, d) + nn.BatchBytes(train, d) + nn.ForwardTapeBytes(arch, max(grid, train)) +
-		tensor.Alloc(2*grid) + 24*int64(min(train, maxPoints)) + int64(units)*tensor.Alloc(thumbs) + sims.TraceBytes(2)
+		tensor.Alloc(2*grid) + 24*int64(min(train, maxPoints)) + int64(units)*tensor.Alloc(thumbs) + sims.TraceBytes(2))
 }
 
 type playground struct {

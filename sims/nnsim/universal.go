@@ -72,8 +72,8 @@ func universalSize(cfg sims.Config) int64 {
 	v := cfg.Values
 	arch := nn.MLPConfig{In: 1, Hidden: []int{unWidth.Get(v)}, Out: 1, Act: nn.ReLU}
 	tc := nn.TrainConfig{Batch: unPoints, Opt: unOpt.config(v)}
-	return 64<<10 + 2*nn.ParamBytes(arch) + nn.SetBytes(unPoints, 1) + tc.Bytes(arch, unPoints, 1, 1, nn.Squared) +
-		nn.BatchBytes(unNX, 1) + nn.ForwardTapeBytes(arch, unNX) + 4*tensor.Alloc(unNX) + sims.TraceBytes(1)
+	return tensor.Slack(64<<10 + 2*nn.ParamBytes(arch) + nn.SetBytes(unPoints, 1) + tc.Bytes(arch, unPoints, 1, 1, nn.Squared) +
+		nn.BatchBytes(unNX, 1) + nn.ForwardTapeBytes(arch, unNX) + 4*tensor.Alloc(unNX) + sims.TraceBytes(1))
 }
 
 type universalSim struct {

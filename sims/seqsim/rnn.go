@@ -3,6 +3,7 @@ package seqsim
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 
 	"github.com/thelab/lab/algo/seq"
@@ -32,13 +33,16 @@ var RNN = &sims.Spec{
 }
 
 // rnnSize is the language model's run (lmRunBytes) and the Jacobians'
-// norms along rnnHorizon characters, for three ρ and the trained W.
+// norms along rnnHorizon characters, for three ρ and the trained W, with
+// the workspace gonum's SVD of an H×H matrix keeps in its pool (a power
+// of two of floats), which outlives a collection.
 func rnnSize(cfg sims.Config) int64 {
 	v := cfg.Values
-	T := rnnT.Get(v)
-	a := seq.RNNConfig{Vocab: alphabet(v), Hidden: rnnHidden.Get(v)}
-	return 32<<10 + lmRunBytes(v, a, T, max(T+1, rnnHorizon)) + (int64(len(rnnRhos))+2)*tensor.Alloc(rnnHorizon) +
-		rnnHorizon*tensor.Alloc(a.Hidden)
+	T, H := rnnT.Get(v), rnnHidden.Get(v)
+	a := seq.RNNConfig{Vocab: alphabet(v), Hidden: H}
+	pool := 8 << bits.Len(uint(H*H-1))
+	return tensor.Slack(32<<10 + lmRunBytes(v, a, T, max(T+1, rnnHorizon)) + (int64(len(rnnRhos))+2)*tensor.Alloc(rnnHorizon) +
+		rnnHorizon*tensor.Alloc(H) + int64(pool))
 }
 
 var (

@@ -89,7 +89,7 @@ func gptSize(cfg sims.Config) int64 {
 		b = seq.ParamBytes(c, true) + seq.TrainerBytes(c, lmBatch.Get(v), 2*L, L) + seq.ExactMatchBytes(c, gptPuzzles, L) +
 			seq.GeneratorBytes(c, 2*L, L+1, 2*L+1) + sims.TraceBytes(2) + tensor.Alloc(sims.TraceCap)
 	}
-	return 32<<10 + b + tensor.Alloc(T*(c.Heads*(T+1)-1))
+	return tensor.Slack(32<<10 + b + tensor.Alloc(T*(c.Heads*(T+1)-1)))
 }
 
 type gptSim struct {
