@@ -38,6 +38,6 @@ func (c RealNVPConfig) Bytes() int64 {
 	return int64(c.Layers)*(nn.ParamBytes(net)+nn.StateBytes(net, c.Opt.Method)) + tensor.Alloc(2*B) + f.Bytes()
 }
 
-// InverseCDFBytes is the most an InverseCDF holds: MaxDraws draws, in a
-// slice grown by insertion.
-func InverseCDFBytes() int64 { return tensor.Appended(MaxDraws) }
+// InverseCDFBytes is what an InverseCDF holds: its store of MaxDraws
+// draws.
+func InverseCDFBytes() int64 { return tensor.Alloc(MaxDraws) }

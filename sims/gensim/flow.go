@@ -37,8 +37,8 @@ var Flow = &sims.Spec{
 // flowSize is, by mode: the 2-D data and the Real-NVP (algo/flow's
 // footprint) with the Frame's density grid, points and warped lattice;
 // the 1-D data and its curves; the bisection's grid and iterates; or
-// the inverse CDF's draws, which it keeps, sorted, up to flow.MaxDraws —
-// a store that fills a draws parameter at a time. Each with its trace.
+// the inverse CDF's store of draws (flow.MaxDraws of them). Each with its
+// trace.
 func flowSize(cfg sims.Config) int64 {
 	v := cfg.Values
 	n := flN.Get(v)
