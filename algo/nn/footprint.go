@@ -215,6 +215,21 @@ func (c TrainConfig) Bytes(a Arch, n, in, outs int, loss Loss) int64 {
 	return BatchBytes(c.Batch, in) + tensor.Alloc(c.Batch) + tensor.Alloc(n) + StateBytes(a, c.Opt.Method) + f.Bytes()
 }
 
+// PerExampleBytes is what a PerExample of the network a holds for
+// batches of rows examples of d features and outs outputs: the tape of
+// the per-example losses (its two backward passes), the seed, the batch
+// of one, and a sum per parameter.
+func PerExampleBytes(a Arch, loss Loss, rows, d, outs int) int64 {
+	var f tensor.Footprint
+	a.Record(&f, Pass{Rows: rows, Backward: true})
+	loss.RecordPerExample(&f, rows, outs)
+	b := f.Bytes() + tensor.Alloc(rows) + BatchBytes(1, d)
+	for _, n := range a.ParamSizes() {
+		b += tensor.Alloc(n)
+	}
+	return b
+}
+
 // EvaluatorBytes is an Evaluator of chunk rows run on sets of at most n
 // examples of in features and outs outputs: its batch, and its forward
 // tape for the network and the loss on a chunk.

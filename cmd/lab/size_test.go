@@ -60,6 +60,7 @@ var sizeSteps = map[string]int{
 	"optimizers/surface=saddle":    2047,
 	"diffusion/steps=5000":         1000, // the trails' 1000 points
 	"score-match/n=20000":          3008, // the samplers of the sampling phase, after the 3000 training steps
+	"randomized-response":          2048, // its trace full, and the Frame's copies
 
 	// linear models, optimisation, estimation, mixtures, samplers, inference
 
