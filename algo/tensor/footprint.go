@@ -13,8 +13,9 @@ import (
 // every pass the tape records, each method counting the buffers of one
 // operation as the operation allocates them (whether an input has a
 // gradient, grad, and whether a Backward runs, as on the tape), and
-// keeps, node by node, the largest of each. A model records its pass on it as on a tape (algo/nn's
-// Arch.Record, algo/seq's GPTConfig.Record). The zero value is empty.
+// keeps, node by node, the largest of each. A model records its pass on
+// it as on a tape (algo/nn's Arch.Record, algo/seq's GPTConfig.Record).
+// The zero value is empty.
 type Footprint struct {
 	// Forward is a forward tape's (NewForwardTape): no node keeps a
 	// gradient.
