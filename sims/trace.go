@@ -17,6 +17,11 @@ type Trace struct {
 // TraceCap is the number of rows a Trace keeps at most (even).
 const TraceCap = 2048
 
+// TraceBytes is the memory of a trace of cols columns at its fullest, and
+// of a copy of each column (Column) that a Frame holds: what a sim's size
+// counts for one.
+func TraceBytes(cols int) int64 { return 2 * 8 * TraceCap * int64(cols) }
+
 // NewTrace returns an empty trace of rows of cols values, whose first row
 // will be for step first.
 func NewTrace(first, cols int) *Trace {

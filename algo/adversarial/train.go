@@ -136,7 +136,7 @@ func Robust(m nn.Model, s *nn.Set, cfg Config, k, chunk int) (float64, error) {
 		return 0, err
 	}
 	right := 0
-	tp := tensor.NewTape()
+	tp := tensor.NewForwardTape()
 	var atk *Attack
 	for lo := 0; lo < s.N; lo += chunk {
 		n := min(chunk, s.N-lo)

@@ -60,12 +60,12 @@ func NewNet(cfg NetConfig, data []float64, rng *rand.Rand) (*Net, error) {
 	if !(cfg.Sigma >= 0) || math.IsInf(cfg.Sigma, 0) {
 		return nil, algo.BadParam("sigma", cfg.Sigma, "≥ 0")
 	}
-	a := &Net{sigma: cfg.Sigma, data: data, d: cfg.D, tp: tensor.NewTape(), eval: tensor.NewTape(), rng: rng}
+	a := &Net{sigma: cfg.Sigma, data: data, d: cfg.D, tp: tensor.NewTape(), eval: tensor.NewForwardTape(), rng: rng}
 	var err error
-	if a.Enc, err = nn.NewMLP(nn.MLPConfig{In: cfg.D, Hidden: []int{cfg.Units}, Out: cfg.Code, Act: nn.Tanh}, rng); err != nil {
+	if a.Enc, err = nn.NewMLP(cfg.encoder(), rng); err != nil {
 		return nil, err
 	}
-	if a.Dec, err = nn.NewMLP(nn.MLPConfig{In: cfg.Code, Hidden: []int{cfg.Units}, Out: cfg.D, Act: nn.Tanh}, rng); err != nil {
+	if a.Dec, err = nn.NewMLP(cfg.decoder(), rng); err != nil {
 		return nil, err
 	}
 	if a.opt, err = opt.New(append(a.Enc.Params(), a.Dec.Params()...), cfg.Opt); err != nil {

@@ -92,10 +92,10 @@ func NewVAE(cfg VAEConfig, data []float64, rng *rand.Rand) (*VAE, error) {
 	}
 	v := &VAE{lik: cfg.Likelihood, s: cfg.DecoderSD, d: cfg.D, r: cfg.Latent, data: data, tp: tensor.NewTape(), rng: rng}
 	var err error
-	if v.Enc, err = nn.NewMLP(nn.MLPConfig{In: cfg.D, Hidden: []int{cfg.Units}, Out: 2 * cfg.Latent, Act: nn.Tanh}, rng); err != nil {
+	if v.Enc, err = nn.NewMLP(cfg.encoder(), rng); err != nil {
 		return nil, err
 	}
-	if v.Dec, err = nn.NewMLP(nn.MLPConfig{In: cfg.Latent, Hidden: []int{cfg.Units}, Out: cfg.D, Act: nn.Tanh}, rng); err != nil {
+	if v.Dec, err = nn.NewMLP(cfg.decoder(), rng); err != nil {
 		return nil, err
 	}
 	if v.opt, err = opt.New(append(v.Enc.Params(), v.Dec.Params()...), cfg.Opt); err != nil {
@@ -164,7 +164,7 @@ func (v *VAE) Encode(x []float64) (mu, logvar []float64) {
 	if err != nil {
 		return nil, nil
 	}
-	enc := v.Enc.Forward(tensor.NewTape(), xt, nil)
+	enc := v.Enc.Forward(tensor.NewForwardTape(), xt, nil)
 	mu, logvar = make([]float64, n*v.r), make([]float64, n*v.r)
 	for i := range n {
 		copy(mu[i*v.r:(i+1)*v.r], enc.Data[i*2*v.r:i*2*v.r+v.r])
@@ -181,7 +181,7 @@ func (v *VAE) Decode(z []float64) []float64 {
 	if err != nil {
 		return nil
 	}
-	out := slices.Clone(v.Dec.Forward(tensor.NewTape(), zt, nil).Data)
+	out := slices.Clone(v.Dec.Forward(tensor.NewForwardTape(), zt, nil).Data)
 	if v.lik == Bernoulli {
 		for i, a := range out {
 			out[i] = 1 / (1 + math.Exp(-a))

@@ -92,7 +92,7 @@ func NewDSM(mix *Mixture, cfg DSMConfig, rng *rand.Rand) (*DSM, error) {
 	if rng == nil {
 		return nil, algo.BadParam("rng", nil, "a random source")
 	}
-	net, err := nn.NewMLP(nn.MLPConfig{In: 3, Hidden: cfg.Hidden, Out: 2, Act: cfg.Act}, rng)
+	net, err := nn.NewMLP(cfg.net(), rng)
 	if err != nil {
 		return nil, err
 	}

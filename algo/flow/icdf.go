@@ -70,13 +70,17 @@ func (l Law) PDF(x, lambda float64) float64 {
 
 // InverseCDF draws Q(U), U ~ U(0, 1) open at both ends, batch at a time,
 // keeping the samples sorted for the Kolmogorov–Smirnov statistic
-// D_n = sup_x |F_n(x) − F(x)| (Theorem 14.4, L1412–L1418).
+// D_n = sup_x |F_n(x) − F(x)| (Theorem 14.4, L1412–L1418). The draws are
+// kept only sorted (nothing needs their order; the draws and the uniforms
+// in order as well took three times the room), in a store made the size
+// of its bound, MaxDraws, from the start: what an InverseCDF holds does
+// not grow as it runs (8 MB, what a session is charged for it before it
+// is built), and an insertion never copies the store to grow it.
 type InverseCDF struct {
 	law    Law
 	lambda float64
 	batch  int
 	rng    *rand.Rand
-	U, X   []float64 // the draws in order
 	sorted []float64
 	sum    float64
 }
@@ -95,12 +99,12 @@ func NewInverseCDF(law Law, lambda float64, batch int, rng *rand.Rand) (*Inverse
 	if batch < 1 || batch > 10000 {
 		return nil, algo.BadParam("batch", batch, "in 1..10000")
 	}
-	return &InverseCDF{law: law, lambda: lambda, batch: batch, rng: rng}, nil
+	return &InverseCDF{law: law, lambda: lambda, batch: batch, rng: rng, sorted: make([]float64, 0, MaxDraws)}, nil
 }
 
 // Step draws a batch; it returns algo.ErrConverged at MaxDraws.
 func (c *InverseCDF) Step() error {
-	if len(c.X)+c.batch > MaxDraws {
+	if len(c.sorted)+c.batch > MaxDraws {
 		return algo.ErrConverged
 	}
 	for range c.batch {
@@ -109,7 +113,6 @@ func (c *InverseCDF) Step() error {
 			u = c.rng.Float64()
 		}
 		x := c.law.Quantile(u, c.lambda)
-		c.U, c.X = append(c.U, u), append(c.X, x)
 		i, _ := slices.BinarySearch(c.sorted, x)
 		c.sorted = slices.Insert(c.sorted, i, x)
 		c.sum += x
@@ -129,10 +132,14 @@ func (c *InverseCDF) KS() float64 {
 }
 
 // Mean is the running sample mean.
-func (c *InverseCDF) Mean() float64 { return c.sum / float64(len(c.X)) }
+func (c *InverseCDF) Mean() float64 { return c.sum / float64(len(c.sorted)) }
 
 // N is the number of draws.
-func (c *InverseCDF) N() int { return len(c.X) }
+func (c *InverseCDF) N() int { return len(c.sorted) }
+
+// Sorted is the draws in increasing order (the caller must not modify
+// it).
+func (c *InverseCDF) Sorted() []float64 { return c.sorted }
 
 // Law and Lambda are the law sampled.
 func (c *InverseCDF) Law() (Law, float64) { return c.law, c.lambda }

@@ -69,7 +69,7 @@ func NewRealNVP(cfg RealNVPConfig, xy []float64, rng *rand.Rand) (*RealNVP, erro
 	f := &RealNVP{tp: tensor.NewTape(), data: xy, rng: rng, batch: make([]float64, 2*cfg.Batch)}
 	var params []*tensor.Tensor
 	for range cfg.Layers {
-		m, err := nn.NewMLP(nn.MLPConfig{In: 1, Hidden: []int{cfg.Units}, Out: 2, Act: nn.Tanh}, rng)
+		m, err := nn.NewMLP(cfg.coupling(), rng)
 		if err != nil {
 			return nil, err
 		}

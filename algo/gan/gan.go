@@ -146,12 +146,12 @@ func New(cfg Config, data []float64, rng *rand.Rand) (*GAN, error) {
 	if len(data) < 2*cfg.Dim || len(data)%cfg.Dim != 0 || !algo.AllFinite(data) {
 		return nil, algo.BadParam("data", len(data)/max(cfg.Dim, 1), fmt.Sprintf("at least 2 finite points of %d values", cfg.Dim))
 	}
-	g := &GAN{cfg: cfg, data: data, rng: rng, tp: tensor.NewTape(), tpG: tensor.NewTape()}
+	g := &GAN{cfg: cfg, data: data, rng: rng, tp: tensor.NewTape(), tpG: tensor.NewForwardTape()}
 	var err error
-	if g.G, err = nn.NewMLP(nn.MLPConfig{In: cfg.Noise, Hidden: cfg.Hidden, Out: cfg.Dim, Act: nn.ReLU}, rng); err != nil {
+	if g.G, err = nn.NewMLP(cfg.generator(), rng); err != nil {
 		return nil, err
 	}
-	if g.D, err = nn.NewMLP(nn.MLPConfig{In: cfg.Dim, Hidden: cfg.Hidden, Out: 1, Act: nn.ReLU}, rng); err != nil {
+	if g.D, err = nn.NewMLP(cfg.discriminator(), rng); err != nil {
 		return nil, err
 	}
 	if g.optD, err = opt.New(g.D.Params(), cfg.OptD); err != nil {
@@ -344,7 +344,7 @@ func (g *GAN) Generate(z []float64) []float64 {
 	if err != nil {
 		return nil
 	}
-	tp := tensor.NewTape()
+	tp := tensor.NewForwardTape()
 	return append([]float64(nil), g.G.Forward(tp, zt, nil).Data...)
 }
 
@@ -357,8 +357,9 @@ func (g *GAN) Discriminate(x []float64, grad []float64) []float64 {
 	if err != nil {
 		return nil
 	}
-	tp := tensor.NewTape()
+	tp := tensor.NewForwardTape()
 	if grad != nil {
+		tp = tensor.NewTape()
 		xt.RequireGrad()
 	}
 	a := g.D.Forward(tp, xt, nil)

@@ -94,9 +94,13 @@ func (s *Set) Split(frac float64, rng *rand.Rand) (train, test *Set, err error) 
 		return nil, nil, algo.BadParam("examples", s.N, "≥ 2 to split")
 	}
 	perm := rng.Perm(s.N)
-	k := min(max(int(frac*float64(s.N)+0.5), 1), s.N-1)
+	k := SplitSize(s.N, frac)
 	return s.Subset(perm[:k]), s.Subset(perm[k:]), nil
 }
+
+// SplitSize is the training examples of a Split of n ≥ 2 examples:
+// ⌊frac·n⌉, at least one and leaving one.
+func SplitSize(n int, frac float64) int { return min(max(int(frac*float64(n)+0.5), 1), n-1) }
 
 // Batch is a minibatch: inputs X [n, D], their labels, and Y [n, 1], the
 // regression targets or, for the logistic loss, the signs 2y − 1. Its

@@ -171,8 +171,8 @@ type Eval struct {
 	Accuracy float64 // fraction classified right (classification only)
 }
 
-// Evaluator runs a model over a whole set in chunks on its own tape,
-// allocating nothing after its first run on a set of the same size.
+// Evaluator runs a model over a whole set in chunks on its own forward
+// tape, allocating nothing after its first run on a set of the same size.
 type Evaluator struct {
 	tp    *tensor.Tape
 	batch *Batch
@@ -186,7 +186,7 @@ func NewEvaluator(d, chunk int) (*Evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Evaluator{tp: tensor.NewTape(), batch: b, idx: make([]int, chunk)}, nil
+	return &Evaluator{tp: tensor.NewForwardTape(), batch: b, idx: make([]int, chunk)}, nil
 }
 
 // Run returns m's mean loss and accuracy on s. pred, when it has s.N

@@ -128,7 +128,7 @@ func NewGenerator(m Model, window int) *Generator {
 	if ctx == 0 {
 		ctx = window
 	}
-	return &Generator{m: m, tp: tensor.NewTape(), ctx: max(ctx, 1)}
+	return &Generator{m: m, tp: tensor.NewForwardTape(), ctx: max(ctx, 1)}
 }
 
 // Tape is the generator's tape: after Extend, it holds the forward pass of

@@ -52,7 +52,7 @@ func NewTrainer(m Model, task Task, B int, cfg opt.Config, rng *rand.Rand) (*Tra
 	if err != nil {
 		return nil, err
 	}
-	return &Trainer{m: m, task: task, b: B, tp: tensor.NewTape(), eval: tensor.NewTape(), opt: o, rng: rng,
+	return &Trainer{m: m, task: task, b: B, tp: tensor.NewTape(), eval: tensor.NewForwardTape(), opt: o, rng: rng,
 		in: make([]int, B*T), tg: make([]int, B*(T-from))}, nil
 }
 
@@ -119,6 +119,10 @@ func NewHeldOut(ids []int, T int) (*HeldOut, error) {
 	}
 	return h, nil
 }
+
+// heldWindows is the windows of a HeldOut of n ≥ T+1 tokens: they start
+// every T − ⌊T/2⌋ tokens while one more token follows them.
+func heldWindows(n, T int) int { return (n-T-1)/(T-T/2) + 1 }
 
 // From is the position in the held-out text of the first scored token.
 func (h *HeldOut) From() int { return h.from + 1 }

@@ -21,7 +21,7 @@ import (
 // C so that each stays on its serial path: its parallel path starts
 // goroutines and allocates, which a training step must not, and engines
 // start no goroutines (docs/ARCHITECTURE.md). pack is scratch kept by the
-// caller (a node), so repacking allocates nothing.
+// caller (a node), grown to gemmScratch, so repacking allocates nothing.
 func gemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int, pack *[]float64) {
 	if m == 0 || n == 0 {
 		return
@@ -34,15 +34,16 @@ func gemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, 
 	if k == 0 {
 		return
 	}
-	switch {
-	case k <= 4 || n < 16 && k < 16:
-		smallGemm(tA, tB, m, n, k, a, lda, b, ldb, c, ldc, pack)
+	*pack = grow(*pack, gemmScratch(tA, tB, m, n, k))
+	switch route(n, k) {
+	case routeSmall:
+		smallGemm(tA, tB, m, n, k, a, lda, b, ldb, c, ldc, *pack)
 		return
-	case n < 16: // a narrow output over a long inner size: dot products
-		a, lda, b, ldb = packNT(tA, tB, m, n, k, a, lda, b, ldb, pack)
+	case routeDots: // a narrow output over a long inner size: dot products
+		a, lda, b, ldb = packNT(tA, tB, m, n, k, a, lda, b, ldb, *pack)
 		tA, tB = false, true
 	default:
-		if kernelGemm(tA, tB, m, n, k, a, lda, b, ldb, c, ldc, pack) {
+		if kernelGemm(tA, tB, m, n, k, a, lda, b, ldb, c, ldc, *pack) {
 			return
 		}
 	}
@@ -79,21 +80,59 @@ func gemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, 
 	}
 }
 
+// gemmRoute is how gemm computes a product (see gemm).
+type gemmRoute uint8
+
+const (
+	routeSmall   gemmRoute = iota // smallGemm
+	routeDots                     // packNT, then dot products
+	routeBlocked                  // kernelGemm, or gonum's Gemm
+)
+
+// route is gemm's way for an output n columns wide over an inner size k.
+func route(n, k int) gemmRoute {
+	switch {
+	case k <= 4 || n < 16 && k < 16:
+		return routeSmall
+	case n < 16:
+		return routeDots
+	}
+	return routeBlocked
+}
+
+// gemmScratch is the entries of pack that gemm needs for a product of an
+// m×k by a k×n matrix: op(B) made contiguous (smallGemm), the transposed
+// operands (packNT) or the panels of kernelGemm; 0 for gonum's Gemm. A
+// tape's footprint (MatMulBytes) counts the same scratch.
+func gemmScratch(tA, tB bool, m, n, k int) int {
+	if m == 0 || n == 0 || k == 0 {
+		return 0
+	}
+	switch route(n, k) {
+	case routeSmall:
+		if tB {
+			return k * n
+		}
+		return 0
+	case routeDots:
+		need := 0
+		if tA {
+			need += m * k
+		}
+		if !tB {
+			need += n * k
+		}
+		return need
+	}
+	return kernelScratch(m, n, k)
+}
+
 // packNT makes op(A) an m×k and op(B)ᵀ an n×k row-major block (copying
-// into pack only what is not already laid out so), so that C += op(A)·op(B)
+// into the scratch p only what is not already laid out so), so that C += op(A)·op(B)
 // becomes m·n contiguous dot products of length k: gonum's NoTrans×Trans
 // kernel, one assembly call per entry of C instead of one per row and
 // inner index.
-func packNT(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, pack *[]float64) ([]float64, int, []float64, int) {
-	need := 0
-	if tA {
-		need += m * k
-	}
-	if !tB {
-		need += n * k
-	}
-	*pack = grow(*pack, need)
-	p := *pack
+func packNT(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, p []float64) ([]float64, int, []float64, int) {
 	if tA { // A is k×m
 		at := p[:m*k]
 		for l := range k {
@@ -116,14 +155,12 @@ func packNT(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int
 }
 
 // smallGemm is C += op(A)·op(B) in plain Go. op(B) is first made a
-// contiguous k×n block (copied into pack when B is transposed), so every
+// contiguous k×n block (copied into the scratch p when B is transposed), so every
 // inner loop runs over contiguous memory. With a short inner size (k ≤ 4)
 // each row of C gathers k scaled rows of op(B); otherwise entries of C are
 // dot products, four columns at a time.
-func smallGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, pack *[]float64) {
+func smallGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, p []float64) {
 	if tB { // op(B)(l, j) = b[j·ldb + l]
-		*pack = grow(*pack, k*n)
-		p := *pack
 		for j := range n {
 			for l, v := range b[j*ldb : j*ldb+k] {
 				p[l*n+j] = v

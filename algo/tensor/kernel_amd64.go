@@ -30,18 +30,13 @@ const (
 // for each block of mc rows op(A) into panels of mr rows, and every
 // mr×nr tile of C is one call of the assembly kernel. Tiles cut by the
 // edge of C are computed into a scratch tile (the packed panels are
-// zero-padded) and added. pack is the caller's scratch: nothing is
-// allocated once it has grown. It reports false, doing nothing, when
-// the CPU has no kernel.
-func kernelGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, pack *[]float64) bool {
+// zero-padded) and added. p is the caller's scratch of kernelScratch
+// entries. It reports false, doing nothing, when the CPU has no kernel.
+func kernelGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, p []float64) bool {
 	if !haveKernel {
 		return false
 	}
-	np := (n + nr - 1) / nr * nr
-	mp := (min(m, mc) + mr - 1) / mr * mr
-	kb := min(k, kc)
-	*pack = grow(*pack, kb*np+kb*mp+mr*nr)
-	p := *pack
+	np, mp, kb := kernelPanels(m, n, k)
 	bp, ap, tile := p[:kb*np], p[kb*np:kb*np+kb*mp], p[kb*np+kb*mp:]
 	for pc := 0; pc < k; pc += kc {
 		kk := min(kc, k-pc)
@@ -71,6 +66,22 @@ func kernelGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb
 		}
 	}
 	return true
+}
+
+// kernelPanels are the columns of op(B) and the rows of op(A) that
+// kernelGemm packs, each rounded up to whole panels, and its inner block.
+func kernelPanels(m, n, k int) (np, mp, kb int) {
+	return (n + nr - 1) / nr * nr, (min(m, mc) + mr - 1) / mr * mr, min(k, kc)
+}
+
+// kernelScratch is the entries of kernelGemm's scratch: a block of
+// op(B)'s panels, one of op(A)'s and a tile of C; 0 without the kernel.
+func kernelScratch(m, n, k int) int {
+	if !haveKernel {
+		return 0
+	}
+	np, mp, kb := kernelPanels(m, n, k)
+	return kb*np + kb*mp + mr*nr
 }
 
 // packB copies rows pc..pc+kk of op(B) (k×n; B(l, j) = b[l·ldb + j], or

@@ -121,7 +121,8 @@ func (tp *Tape) Embedding(table *Tensor, ids []int) *Tensor {
 	}
 	nd := tp.record(opEmbedding, shape{d: [MaxRank]int{len(ids), D}, r: 2}, table.Grad != nil)
 	nd.in[0] = table
-	nd.idx = append(grow(nd.idx, 0), ids...)
+	nd.idx = grow(nd.idx, len(ids))
+	copy(nd.idx, ids)
 	for i, id := range ids {
 		copy(nd.out.Data[i*D:(i+1)*D], table.Data[id*D:(id+1)*D])
 	}

@@ -1,6 +1,10 @@
 package tensor
 
-import "math"
+import (
+	"math"
+
+	"github.com/thelab/lab/algo/stable"
+)
 
 // MatMul is the matrix product over the last two axes: a [..., m, k] times
 // b [k, n] (one weight matrix for every row of a: out [..., m, n]), or a
@@ -176,12 +180,63 @@ func (tp *Tape) ScaledAttention(q, k, v *Tensor, scale float64, causal bool) (ou
 	if !tp.ok("Attention", q, k, v) {
 		return &tp.bad, &tp.bad
 	}
-	s := tp.Scale(tp.MatMulT(q, k), scale)
-	if causal {
-		s = tp.CausalMask(s)
-	}
-	weights = tp.Softmax(s)
+	weights = tp.attentionWeights(tp.MatMulT(q, k), scale, causal)
 	return tp.MatMul(weights, v), weights
+}
+
+// attentionWeights is Softmax(CausalMask(Scale(s, c))) (the mask when
+// causal) in one node: the same values, to the bit, and the same
+// gradient, but one [..., T, S] buffer and its gradient kept where the
+// three operations keep three, which in a transformer's attention is most
+// of the tape.
+func (tp *Tape) attentionWeights(s *Tensor, c float64, causal bool) *Tensor {
+	if !tp.ok("Attention", s) {
+		return &tp.bad
+	}
+	T, S := s.shape.d[s.shape.r-2], s.shape.d[s.shape.r-1]
+	nd := tp.record(opAttention, s.shape, s.Grad != nil)
+	nd.in[0] = s
+	nd.farg[0] = c
+	nd.iarg[0], nd.iarg[1] = T, S
+	if causal {
+		nd.iarg[2] = 1
+	}
+	x, z := s.Data, nd.out.Data
+	inf := math.Inf(-1)
+	for r := 0; r < len(x); r += S {
+		i := r / S % T // the query: keys after it are masked
+		row := z[r : r+S]
+		for j, v := range x[r : r+S] {
+			if causal && j > i {
+				row[j] = inf
+			} else {
+				row[j] = c * v
+			}
+		}
+		stable.Softmax(row, row)
+	}
+	return &nd.out
+}
+
+// backAttention is the three operations' backward passes in one: the
+// softmax's y_j (g_j − Σ_k g_k y_k), zero above the diagonal, times c.
+func (nd *node) backAttention() {
+	c, T, S, causal := nd.farg[0], nd.iarg[0], nd.iarg[1], nd.iarg[2] == 1
+	g, ga, y := nd.out.Grad, nd.in[0].Grad, nd.out.Data
+	for r := 0; r < len(g); r += S {
+		i := r / S % T
+		gr, yr := g[r:r+S], y[r:r+S]
+		s := 0.0
+		for k, v := range gr {
+			s += v * yr[k]
+		}
+		for k, v := range gr {
+			if causal && k > i {
+				break
+			}
+			ga[r+k] += c * (yr[k] * (v - s))
+		}
+	}
 }
 
 // colSums adds the column sums of g (rows of n) into dst, four rows at a

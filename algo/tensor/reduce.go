@@ -223,7 +223,8 @@ func (tp *Tape) CrossEntropy(logits *Tensor, labels []int) *Tensor {
 	}
 	nd := tp.record(opCrossEntropy, shape{}, logits.Grad != nil)
 	nd.in[0] = logits
-	nd.idx = append(grow(nd.idx, 0), labels...)
+	nd.idx = grow(nd.idx, len(labels))
+	copy(nd.idx, labels)
 	nd.aux = grow(nd.aux, len(logits.Data))
 	N := len(labels)
 	x, p := logits.Data, nd.aux
@@ -289,7 +290,8 @@ func (tp *Tape) Pick(a *Tensor, idx []int) *Tensor {
 	}
 	nd := tp.record(opPick, without(a.shape, a.shape.r-1), a.Grad != nil)
 	nd.in[0] = a
-	nd.idx = append(grow(nd.idx, 0), idx...)
+	nd.idx = grow(nd.idx, len(idx))
+	copy(nd.idx, idx)
 	for i, k := range idx {
 		nd.out.Data[i] = a.Data[i*C+k]
 	}

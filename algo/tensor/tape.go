@@ -46,6 +46,7 @@ const (
 	opLayerNorm
 	opEmbedding
 	opCausalMask
+	opAttention
 	opDropout
 	opConcat
 	opSlice
@@ -95,10 +96,22 @@ type Tape struct {
 	kinks      bool
 	kinkHash   uint64
 	kinkMargin float64
+
+	forward bool // gradients are never wanted (NewForwardTape)
 }
 
 // NewTape returns an empty tape.
 func NewTape() *Tape { return &Tape{gen: 1, kinkMargin: math.Inf(1)} }
+
+// NewForwardTape returns an empty tape for forward passes only (an
+// evaluation, a sample, a picture): its operations keep no gradient, even
+// of parameters that have one, which halves what it holds, and Backward
+// on it is an error. The values are those of any tape.
+func NewForwardTape() *Tape {
+	tp := NewTape()
+	tp.forward = true
+	return tp
+}
 
 // Rewind starts a new step: the nodes are kept for reuse, every tensor
 // the tape returned before is invalidated, and the error and kink record
@@ -191,7 +204,7 @@ func (tp *Tape) record(op opKind, s shape, grad bool) *node {
 	size := s.size()
 	nd.buf = grow(nd.buf, size)
 	nd.out = Tensor{shape: s, Data: nd.buf, tape: tp, gen: tp.gen}
-	if grad {
+	if grad && !tp.forward {
 		nd.gbuf = grow(nd.gbuf, size)
 		nd.out.Grad = nd.gbuf
 	}
@@ -251,6 +264,9 @@ func (tp *Tape) BackwardFrom(out *Tensor, seed []float64) error {
 }
 
 func (tp *Tape) backward(out *Tensor, seed []float64) error {
+	if tp.forward {
+		return algo.BadParam("tape", "a forward tape (NewForwardTape)", "a tape that keeps gradients (NewTape)")
+	}
 	last := tp.indexOf(out)
 	if last < 0 {
 		return algo.BadParam("out", "unknown", "a tensor recorded on this tape")
@@ -330,6 +346,8 @@ func (nd *node) backward(tp *Tape) {
 		nd.backEmbedding()
 	case opCausalMask:
 		nd.backCausalMask()
+	case opAttention:
+		nd.backAttention()
 	case opDropout:
 		nd.backDropout()
 	case opConcat:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -276,6 +277,52 @@ func TestAttentionOracles(t *testing.T) {
 	near(t, "ScaledAttention(3)", w1.Data, w2.Data, 1e-12)
 	if tp.Err() != nil {
 		t.Fatal(tp.Err())
+	}
+}
+
+// TestAttentionFused: ScaledAttention's weights are one node, whose values
+// and gradients are to the bit those of Scale, CausalMask and Softmax in
+// turn.
+func TestAttentionFused(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 11))
+	for _, causal := range []bool{false, true} {
+		for _, scale := range []float64{1, 0.37} {
+			q, k, v := param(t, rng, 3, 6, 4), param(t, rng, 3, 6, 4), param(t, rng, 3, 6, 2)
+			grads := func(attend func(tp *tensor.Tape) *tensor.Tensor) (g [][]float64) {
+				tp := tensor.NewTape()
+				out := attend(tp)
+				if err := tp.Backward(weighted(tp, out, 7)); err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range []*tensor.Tensor{q, k, v} {
+					g = append(g, slices.Clone(p.Grad))
+				}
+				return g
+			}
+			var fused, chain []float64
+			gf := grads(func(tp *tensor.Tape) *tensor.Tensor {
+				out, w := tp.ScaledAttention(q, k, v, scale, causal)
+				fused = slices.Clone(w.Data)
+				return out
+			})
+			gc := grads(func(tp *tensor.Tape) *tensor.Tensor {
+				s := tp.Scale(tp.MatMulT(q, k), scale)
+				if causal {
+					s = tp.CausalMask(s)
+				}
+				w := tp.Softmax(s)
+				chain = slices.Clone(w.Data)
+				return tp.MatMul(w, v)
+			})
+			if !slices.Equal(fused, chain) {
+				t.Errorf("causal %v, scale %g: weights differ", causal, scale)
+			}
+			for i := range gf {
+				if !slices.Equal(gf[i], gc[i]) {
+					t.Errorf("causal %v, scale %g: gradients of input %d differ", causal, scale, i)
+				}
+			}
+		}
 	}
 }
 

@@ -61,6 +61,15 @@ func NewBPE(data []byte) (*BPE, error) {
 	return b, nil
 }
 
+// BPEBytes is what a BPE of n bytes holds after merges merges: the token
+// sequence, the pieces (a byte each, then a merge's, about 48 bytes with
+// its header), the merges (appended) and the pair counts, a map entry
+// for each distinct adjacent pair — at most n − 1 of them, and the map
+// keeps the room of its largest count.
+func BPEBytes(n, merges int) int64 {
+	return 1<<10 + 8*int64(n) + FirstMerge*32 + int64(merges)*(48+5*32/4) + int64(min(n, FirstMerge*FirstMerge+merges*merges))*56
+}
+
 // count recounts the adjacent pairs of the sequence.
 func (b *BPE) count() {
 	clear(b.counts)

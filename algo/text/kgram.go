@@ -81,6 +81,15 @@ func (m *KGram) Add(ids []int, from, to int) error {
 	return nil
 }
 
+// KGramBytes is what a KGram over v tokens holds once it has seen
+// contexts contexts (Add): a row of v counts and a total for each, grown
+// by append, and the index from context to row (a map entry, with the
+// map's slack, about 40 bytes).
+func KGramBytes(contexts, v int) int64 {
+	per := int64(4*v+4) * 5 / 4 // the counts and the total, with append's quarter
+	return 1<<10 + int64(contexts)*(per+40)
+}
+
 // Contexts is the number of distinct contexts seen (rows stored).
 func (m *KGram) Contexts() int { return len(m.totals) }
 

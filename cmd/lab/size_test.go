@@ -50,9 +50,18 @@ const (
 )
 
 // sizeSteps are the sims whose default run must be longer to reach the
-// memory it holds at its largest (a bounded store of draws filling up).
+// memory it holds at its largest (a bounded store of draws filling up),
+// and, keyed sim/configuration (the subtest's name), the other
+// configurations whose store fills over more than sizeMaxSteps steps (a
+// choice, or a maximum, that makes it larger).
 var sizeSteps = map[string]int{
 	// networks, sequence models, generative models, diffusion, trust, privacy
+	"optimizers":                   2047, // its traces full (2048 rows, with the first), and the Frame's copies
+	"optimizers/surface=quadratic": 2047,
+	"optimizers/surface=saddle":    2047,
+	"diffusion/steps=5000":         1000, // the trails' 1000 points
+	"score-match/n=20000":          3008, // the samplers of the sampling phase, after the 3000 training steps
+	"randomized-response":          2048, // its trace full, and the Frame's copies
 
 	// linear models, optimisation, estimation, mixtures, samplers, inference
 
@@ -128,7 +137,9 @@ func sizeConfigs(spec *sims.Spec) []sizeConfig {
 	}
 	long := max(sizeMaxSteps, sizeLongSteps[spec.Name])
 	for i := range cs {
-		if cs[i].steps == 0 {
+		if n, ok := sizeSteps[spec.Name+"/"+cs[i].name]; ok {
+			cs[i].steps, cs[i].every = n, max(1, n/8)
+		} else if cs[i].steps == 0 {
 			cs[i].steps, cs[i].every = long, max(1, long/8)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/diffusion"
+	"github.com/thelab/lab/algo/tensor"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
 )
@@ -30,8 +31,26 @@ var Diffusion = &sims.Spec{
 	Speed:  10,
 	Params: param.List(append(dp.decls(), dfMethod, dfSteps, dfSchedule, dfSigmaMax, dfSigmaMin, dfMu, dfGamma, dfBeta, dfT, dfClass, dfLambda, dfViews, dfN)...),
 	New:    newDiffusion,
-	// the particles, their draws, two ε buffers, a Frame's copies and labels
-	Size: func(cfg sims.Config) int64 { return 1<<20 + 160*int64(dfN.Get(cfg.Values)) },
+	Size:   diffusionSize,
+}
+
+// diffusionSize is the sampler's particles (diffusion.SamplerBytes) with
+// the scratch of guidance and of the views, the labels, the trails of a
+// few particles (a point a level, at most dfTrailPoints) and the Frame:
+// the particles, their classes, the density map and the trails' copies.
+func diffusionSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	n, steps := dfN.Get(v), dfSteps.Get(v)
+	b := diffusion.SamplerBytes(n, 2, steps) + tensor.Alloc(n)
+	if dfClass.Get(v) >= 0 {
+		b += diffusion.GuidedBytes(2 * n)
+	}
+	if dfViews.Get(v) != viewNone {
+		b += diffusion.ViewsBytes(2 * n)
+	}
+	trail := min(dfTrailPoints, steps+1)
+	frame := 3*tensor.Alloc(n) + tensor.Alloc(dfGridX*dfGridY) + 2*dfTrails*(tensor.Appended(trail)+tensor.Alloc(trail))
+	return tensor.Slack(32<<10 + b + frame)
 }
 
 // dp are the data parameters of diffusion and score-match.
@@ -87,6 +106,14 @@ var (
 
 // dfTrails is the number of particles whose paths are drawn.
 const dfTrails = 12
+
+// dfTrailPoints is the most points a trail keeps; dfGrid the density
+// map's resolution.
+const (
+	dfTrailPoints = 1000
+	dfGridX       = 48
+	dfGridY       = 24
+)
 
 type dfSim struct {
 	mix    *diffusion.Mixture
@@ -201,7 +228,7 @@ func (d *dfSim) trail() {
 func (d *dfSim) Step() error {
 	err := d.s.Step()
 	if err == nil || errors.Is(err, algo.ErrConverged) {
-		if len(d.trails[0].X) < 1000 {
+		if len(d.trails[0].X) < dfTrailPoints {
 			d.trail()
 		}
 	}
@@ -223,7 +250,7 @@ func (d *dfSim) Frame() sims.Frame {
 	mix, s, labels, view, method := d.mix, d.s, d.labels, d.view, d.method
 	a, b := d.ab()
 	sigma := b / a
-	heat := sims.SampleGrid(view, 48, 24, func(x, y float64) float64 {
+	heat := sims.SampleGrid(view, dfGridX, dfGridY, func(x, y float64) float64 {
 		return mix.Density([]float64{x / a, y / a}, math.Max(sigma, 1e-9)) / (a * a)
 	})
 	heat.Scale = sims.Sequential

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/thelab/lab/algo/diffusion"
+	"github.com/thelab/lab/algo/tensor"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
 	"gonum.org/v1/gonum/stat"
@@ -31,6 +32,18 @@ var Forward = &sims.Spec{
 	Speed:  20,
 	Params: param.List(fwData, fwBeta, fwT, fwH, fwN),
 	New:    newForward,
+	Size:   forwardSize,
+}
+
+// forwardSize is the particles, the density map over time (the sim's and
+// the Frame's copy), the single paths (a point a step until fwPathPoints,
+// and the Frame's copies) and the Frame's curves.
+func forwardSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	steps := int(math.Ceil(fwT.Get(v)/fwH.Get(v) - 1e-9))
+	path := min(fwPathPoints, steps+1)
+	paths := 2 * fwPaths * (tensor.Appended(path) + tensor.Alloc(path))
+	return 32<<10 + tensor.Alloc(fwN.Get(v)) + 2*tensor.Alloc(fwCols*fwBins) + paths + 8*tensor.Alloc(fwCurve)
 }
 
 // data1 names a 1-D data mixture of forward-noise.
@@ -75,6 +88,10 @@ const (
 	fwBins   = 40
 	fwArrows = 23
 	fwPaths  = 5
+	// fwPathPoints is the most points a path keeps, fwCurve the points of
+	// the curves.
+	fwPathPoints = 4 * fwCols
+	fwCurve      = 121
 )
 
 type fwSim struct {
@@ -155,7 +172,7 @@ func (s *fwSim) Step() error {
 	s.f.Step()
 	s.k++
 	s.column()
-	if len(s.paths[0].X) < 4*fwCols { // a path keeps at most 480 points: thinned by then
+	if len(s.paths[0].X) < fwPathPoints { // a path keeps at most 480 points: thinned by then
 		for i := range s.paths {
 			s.paths[i].X = append(s.paths[i].X, s.f.T())
 			s.paths[i].Y = append(s.paths[i].Y, s.f.X[i])
@@ -197,7 +214,7 @@ func (s *fwSim) Frame() sims.Frame {
 		Markers: []sims.Marker{{X: t, Y: s.hi, Glyph: '▼', Class: 0}},
 		Legend:  []string{"", "exact mean m_t", "single paths"}, XLabel: "t", YLabel: "x"}
 
-	const bins, pts = 40, 121
+	const bins, pts = 40, fwCurve
 	w := (s.hi - s.lo) / bins
 	dens := make([]float64, bins)
 	for _, x := range s.f.X {

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/diffusion"
 	"github.com/thelab/lab/algo/nn"
+	"github.com/thelab/lab/algo/tensor"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
 )
@@ -34,6 +36,22 @@ var ScoreMatch = &sims.Spec{
 	Speed:  0,
 	Params: param.List(append(dp.decls(), smWidth, smLayers, smAct, smBatch, smLR, smTrain, smSteps, smN)...),
 	New:    newScoreMatch,
+	Size:   scoreMatchSize,
+}
+
+// scoreMatchSize is the score model (diffusion's DSM footprint), the
+// field's grid, the labels, the two samplers of the sampling phase and
+// the Frame: the fields' arrows in training, the two clouds in sampling,
+// and the loss trace.
+func scoreMatchSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	n, steps := smN.Get(v), smSteps.Get(v)
+	c := diffusion.DSMConfig{Hidden: slices.Repeat([]int{smWidth.Get(v)}, smLayers.Get(v)), Act: smAct.Get(v),
+		Batch: smBatch.Get(v), Eval: smEval}
+	field := 4 * smGrid * smGrid * (64 + 2*tensor.Alloc(2)) // two σ, two fields: an arrow's path and its ends
+	sampling := 2*diffusion.SamplerBytes(n, 2, steps) + 4*tensor.Alloc(n)
+	return tensor.Slack(32<<10 + c.Bytes() + 2*tensor.Alloc(2*smGrid*smGrid) + tensor.Alloc(n) + max(int64(field), sampling) +
+		sims.TraceBytes(3))
 }
 
 var (

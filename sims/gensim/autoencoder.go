@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/thelab/lab/algo/autoenc"
+	"github.com/thelab/lab/algo/tensor"
 	"github.com/thelab/lab/algo/tensor/opt"
 	"github.com/thelab/lab/algo/toy2d"
 	"github.com/thelab/lab/sims"
@@ -26,6 +27,31 @@ var Autoencoder = &sims.Spec{
 	Speed:  30,
 	Params: param.List(aeMode, aeD, aeR, aeN, aeTarget, aeSigma, aeUnits, aeBatch, aeLR),
 	New:    newAutoencoder,
+	Size:   autoencoderSize,
+}
+
+// autoencoderSize is, for pca, the linear autoencoder and the points
+// drawn; otherwise the 2-D data, the network autoencoder (autoenc's
+// footprint, with Map's tape on the most rows the sim maps: the shown
+// points, or the denoiser's test points) and what the mode draws beside
+// it: the linear autoencoder and the reconstructions, or the test points
+// and the arrows.
+func autoencoderSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	n := aeN.Get(v)
+	c := autoenc.NetConfig{D: 2, Code: 1, Units: aeUnits.Get(v), Batch: aeBatch.Get(v)}
+	b := 48<<10 + sims.TraceBytes(2) + tensor.Alloc(sims.TraceCap) // and the floor mapped over the trace's steps
+	switch aeMode.Get(v) {
+	case amPCA:
+		return b + autoenc.LinearBytes(n, aeD.Get(v), aeR.Get(v)) + 2*tensor.Alloc(n)
+	case amNonlinear:
+		shown := min(n, nonlinShown)
+		b += c.Bytes(shown) + autoenc.LinearBytes(n, 2, 1) + 9*tensor.Alloc(shown)
+	default:
+		c.Code = 2
+		b += c.Bytes(daeTest) + 4*tensor.Appended(daeTest) + 4*tensor.Alloc(daeShown) + 8*tensor.Alloc(daeArrows*daeArrows)
+	}
+	return tensor.Slack(b + tensor.Alloc(2*n))
 }
 
 type autoMode string
@@ -250,6 +276,9 @@ func (s *pcaSim) Result() map[string]any {
 
 // ---- nonlinear ----
 
+// nonlinShown is the most data points drawn with their reconstructions.
+const nonlinShown = 300
+
 type nonlinSim struct {
 	net   *autoenc.Net
 	lin   *autoenc.Linear
@@ -261,7 +290,7 @@ type nonlinSim struct {
 
 func newNonlinSim(net *autoenc.Net, lin *autoenc.Linear, data []float64) *nonlinSim {
 	x, y := split(data)
-	s := &nonlinSim{net: net, lin: lin, data: data, shown: data[:min(len(data), 2*300)],
+	s := &nonlinSim{net: net, lin: lin, data: data, shown: data[:min(len(data), 2*nonlinShown)],
 		view: sims.Bounds(x, y).Pad(0.1), trace: sims.NewTrace(1, 2)}
 	return s
 }
@@ -321,8 +350,14 @@ func (s *nonlinSim) Result() map[string]any {
 
 // ---- denoise ----
 
-// daeArrows is the side of the grid of arrows y → D(E(y)).
-const daeArrows = 7
+// daeArrows is the side of the grid of arrows y → D(E(y)); daeTest the
+// noisy test points the distance to Tweedie is measured on; daeShown the
+// data points drawn.
+const (
+	daeArrows = 7
+	daeTest   = 2000
+	daeShown  = 200
+)
 
 type daeSim struct {
 	net      *autoenc.Net
@@ -343,7 +378,7 @@ func newDAESim(net *autoenc.Net, data, means []float64, s, sigma float64, rng *r
 	x, y := split(data)
 	view := sims.Bounds(x, y).Pad(0.1)
 	view = sims.Rect{XMin: view.XMin - sigma, XMax: view.XMax + sigma, YMin: view.YMin - sigma, YMax: view.YMax + sigma}
-	d := &daeSim{net: net, means: means, s: s, sigma: sigma, view: view, trace: sims.NewTrace(1, 2), shown: data[:min(len(data), 400)]}
+	d := &daeSim{net: net, means: means, s: s, sigma: sigma, view: view, trace: sims.NewTrace(1, 2), shown: data[:2*min(len(data)/2, daeShown)]}
 	for i := range daeArrows {
 		for j := range daeArrows {
 			gx := view.XMin + (view.XMax-view.XMin)*(float64(i)+0.5)/daeArrows
@@ -352,9 +387,8 @@ func newDAESim(net *autoenc.Net, data, means []float64, s, sigma float64, rng *r
 			d.grid, d.tweedie = append(d.grid, gx, gy), append(d.tweedie, m[0], m[1])
 		}
 	}
-	// The Bayes error on 2000 fresh noisy points, the floor of the loss.
-	const nt = 2000
-	for range nt {
+	// The Bayes error on daeTest fresh noisy points, the floor of the loss.
+	for range daeTest {
 		k := rng.IntN(len(means) / 2)
 		cx, cy := means[2*k]+s*rng.NormFloat64(), means[2*k+1]+s*rng.NormFloat64()
 		yx, yy := cx+sigma*rng.NormFloat64(), cy+sigma*rng.NormFloat64()
@@ -362,7 +396,7 @@ func newDAESim(net *autoenc.Net, data, means []float64, s, sigma float64, rng *r
 		m := toy2d.PosteriorMean(means, s, sigma, [2]float64{yx, yy})
 		d.bayes += sq(cx-m[0]) + sq(cy-m[1])
 	}
-	d.bayes /= nt
+	d.bayes /= daeTest
 	return d
 }
 

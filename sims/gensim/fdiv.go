@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/thelab/lab/algo/fdiv"
+	"github.com/thelab/lab/algo/tensor"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
 )
@@ -23,7 +24,20 @@ var FDiv = &sims.Spec{
 	Speed:  20,
 	Params: param.List(fdKind, fdMQ, fdSQ, fdMP, fdSP, fdN, fdM, fdLR, fdMom),
 	New:    newFDiv,
+	Size:   fdivSize,
 }
+
+// fdivSize is the estimator's standardised samples of q and p, the
+// curves over the grid, and the trace of the estimate and the bound with
+// the closed form mapped over it.
+func fdivSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	return 32<<10 + tensor.Alloc(fdN.Get(v)) + tensor.Alloc(fdM.Get(v)) + 8*tensor.Alloc(fdGrid) + sims.TraceBytes(2) +
+		tensor.Alloc(sims.TraceCap)
+}
+
+// fdGrid is the points of the curves.
+const fdGrid = 121
 
 var (
 	fdKind = param.Choice("divergence", fdiv.Kinds, fdiv.KL,
@@ -68,7 +82,7 @@ func newFDiv(cfg sims.Config) (sims.Sim, error) {
 	s := &fdSim{e: e, q: q, p: p, d: fdiv.Closed(e.Kind(), q, p), trace: sims.NewTrace(0, 2)}
 	s.lo = math.Min(q.Mean-3*q.SD, p.Mean-3*p.SD)
 	s.hi = math.Max(q.Mean+3*q.SD, p.Mean+3*p.SD)
-	s.grid = xs(s.lo, s.hi, 121)
+	s.grid = xs(s.lo, s.hi, fdGrid)
 	s.logr = mapped(s.grid, func(x float64) float64 { return q.LogPDF(x) - p.LogPDF(x) })
 	s.hist = sims.HistChart{Title: "samples of q, with q and p", Lo: s.lo, Hi: s.hi, Label: "x_i ~ q",
 		Density: histogram(qs, s.lo, s.hi, 40), XLabel: "x",

@@ -8,6 +8,7 @@ import (
 
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/flow"
+	"github.com/thelab/lab/algo/tensor"
 	"github.com/thelab/lab/algo/tensor/opt"
 	"github.com/thelab/lab/algo/toy2d"
 	"github.com/thelab/lab/sims"
@@ -29,8 +30,35 @@ var Flow = &sims.Spec{
 	Speed:  30,
 	Params: param.List(flMode, flTarget, flN, flLayers, flUnits, flBatch, flLR, flMean, flSD,
 		flBeta, flC, flPoint, flTol, flLaw, flLambda, flDraws),
-	New: newFlow,
+	New:  newFlow,
+	Size: flowSize,
 }
+
+// flowSize is, by mode: the 2-D data and the Real-NVP (algo/flow's
+// footprint) with the Frame's density grid, points and warped lattice;
+// the 1-D data and its curves; the bisection's grid and iterates; or
+// the inverse CDF's store of draws (flow.MaxDraws of them). Each with its
+// trace.
+func flowSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	n := flN.Get(v)
+	bound := tensor.Alloc(sims.TraceCap) // a bound line mapped over the trace's steps
+	switch flMode.Get(v) {
+	case fmAffine:
+		return 32<<10 + sims.TraceBytes(1) + bound + tensor.Alloc(n) + 4*tensor.Alloc(flCurve)
+	case fmTriangular:
+		return 32<<10 + sims.TraceBytes(2) + bound + tensor.Alloc(triGridX*triGridY) + 8<<10 // the iterates: a few hundred halvings at most
+	case fmICDF:
+		return 32<<10 + sims.TraceBytes(2) + flow.InverseCDFBytes() + 4*tensor.Alloc(flCurve)
+	}
+	c := flow.RealNVPConfig{Layers: flLayers.Get(v), Units: flUnits.Get(v), Batch: flBatch.Get(v)}
+	lattice := int64(2*nvpLattice) * 2 * tensor.Appended(nvpLatticePoints)
+	return tensor.Slack(32<<10 + sims.TraceBytes(1) + tensor.Alloc(2*n) + c.Bytes() + tensor.Alloc(nvpGridX*nvpGridY) +
+		2*tensor.Alloc(nvpShown) + lattice)
+}
+
+// flCurve is the points of the 1-D sims' curves.
+const flCurve = 161
 
 // flowMode names what flow shows.
 type flowMode string
@@ -134,7 +162,7 @@ func (s *affineSim) Step() error {
 }
 
 func (s *affineSim) Frame() sims.Frame {
-	g := xs(s.lo, s.hi, 161)
+	g := xs(s.lo, s.hi, flCurve)
 	hist := sims.HistChart{Title: "data against T_# N(0,1)", Lo: s.lo, Hi: s.hi, Density: s.hist, Label: "data", XLabel: "x",
 		Curves: []sims.Curve{
 			{Name: "T_# r", X: g, Y: mapped(g, s.a.Density), Class: classModel},
@@ -163,11 +191,15 @@ func (s *affineSim) Result() map[string]any {
 
 // ---- realnvp ----
 
-// nvpGrid is the heat map's resolution and nvpLattice the lattice's lines.
+// nvpGrid is the heat map's resolution, nvpLattice the lattice's lines
+// (each way) and nvpLatticePoints the points of each, nvpShown the data
+// points drawn.
 const (
-	nvpGridX   = 64
-	nvpGridY   = 32
-	nvpLattice = 7
+	nvpGridX         = 64
+	nvpGridY         = 32
+	nvpLattice       = 7
+	nvpLatticePoints = 41
+	nvpShown         = 200
 )
 
 type nvpSim struct {
@@ -181,7 +213,7 @@ type nvpSim struct {
 func newNVPSim(f *flow.RealNVP, xy []float64) *nvpSim {
 	x, y := split(xy)
 	s := &nvpSim{f: f, xy: xy, view: sims.Bounds(x, y).Pad(0.1), nll: sims.NewTrace(1, 1)}
-	s.shown = xy[:min(len(xy), 2*200)]
+	s.shown = xy[:min(len(xy), 2*nvpShown)]
 	return s
 }
 
@@ -207,7 +239,7 @@ func (s *nvpSim) Step() error {
 // not dash them into noise.
 func (s *nvpSim) lattice() []sims.Path {
 	var out []sims.Path
-	ts := xs(-2.5, 2.5, 41)
+	ts := xs(-2.5, 2.5, nvpLatticePoints)
 	for i := range nvpLattice {
 		c := -2.5 + 5*float64(i)/(nvpLattice-1)
 		for dir := range 2 {
@@ -252,6 +284,12 @@ func (s *nvpSim) Result() map[string]any {
 
 // ---- triangular ----
 
+// triGrid is the resolution of the bisection's density map.
+const (
+	triGridX = 48
+	triGridY = 24
+)
+
 type triSim struct {
 	t     flow.Triangular
 	b     *flow.Bisection
@@ -269,7 +307,7 @@ func newTriSim(t flow.Triangular, x [2]float64, tol float64) *triSim {
 	s.view = sims.Rect{XMin: -4, XMax: 4, YMin: -3, YMax: 6}
 	s.view.XMin, s.view.XMax = math.Min(s.view.XMin, x[0]-1), math.Max(s.view.XMax, x[0]+1)
 	s.view.YMin, s.view.YMax = math.Min(s.view.YMin, x[1]-1), math.Max(s.view.YMax, x[1]+1)
-	s.heat = sims.SampleGrid(s.view, 48, 24, func(a, b float64) float64 { return t.Density([2]float64{a, b}) })
+	s.heat = sims.SampleGrid(s.view, triGridX, triGridY, func(a, b float64) float64 { return t.Density([2]float64{a, b}) })
 	s.heat.Lo = 0
 	s.record()
 	return s
@@ -343,10 +381,10 @@ func (s *icdfSim) Frame() sims.Frame {
 	if law == flow.Exponential {
 		lo = 0
 	}
-	g := xs(lo, hi, 161)
+	g := xs(lo, hi, flCurve)
 	var dens []float64
 	if s.c.N() > 0 {
-		dens = histogram(s.c.X, lo, hi, 40)
+		dens = histogram(s.c.Sorted(), lo, hi, 40)
 	} else {
 		dens = make([]float64, 40)
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/thelab/lab/algo/gan"
+	"github.com/thelab/lab/algo/tensor"
 	"github.com/thelab/lab/algo/tensor/opt"
 	"github.com/thelab/lab/algo/toy2d"
 	"github.com/thelab/lab/sims"
@@ -27,6 +28,31 @@ var GAN = &sims.Spec{
 	Speed:  30,
 	Params: param.List(gnTarget, gnDim, gnLoss, gnK, gnUpdate, gnLRD, gnLRG, gnOpt, gnUnits, gnBatch, gnNoise, gnN),
 	New:    newGAN,
+	Size:   ganSize,
+}
+
+// ganSize is the real points, the GAN (algo/gan's footprint: its networks,
+// optimisers and tapes), and the Frame: the samples of the fixed z and
+// the tape that generated them, the discriminator over the plane's grid
+// and at the arrows (or along the line), the points, the curves.
+func ganSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	dim, data := gnDim.Get(v), tensor.Alloc(gnDim.Get(v)*gnN.Get(v))
+	if cfg.Data != nil {
+		data = tensor.Appended(dim * len(cfg.Data.Rows))
+	}
+	units := gnUnits.Get(v)
+	c := gan.Config{Dim: dim, Noise: gnNoise.Get(v), Hidden: []int{units, units}, Batch: gnBatch.Get(v), Loss: gnLoss.Get(v),
+		Simultaneous: gnUpdate.Get(v) == guSimultaneous, OptD: opt.Config{Method: gnOpt.Get(v)}, OptG: opt.Config{Method: gnOpt.Get(v)}}
+	frame := c.GenerateBytes(ganShown) + tensor.Alloc(ganShown*c.Noise) + 4*tensor.Alloc(ganShown) + sims.TraceBytes(2) +
+		tensor.Alloc(sims.TraceCap)
+	if dim == 2 {
+		grid := ganGridX * ganGridY
+		frame += tensor.Alloc(2*grid) + tensor.Alloc(grid) + c.DiscriminateBytes(ganArrows, true) + ganArrows*160
+	} else {
+		frame += c.DiscriminateBytes(ganCurve, false) + 4*tensor.Alloc(ganCurve)
+	}
+	return tensor.Slack(32<<10 + data + c.Bytes() + frame)
 }
 
 type ganUpdate string
@@ -59,6 +85,15 @@ var (
 // ganShown is the number of real and generated points drawn (and the
 // fixed z of the generated ones).
 const ganShown = 400
+
+// The picture's grid of D(x) (2-D), the generated points that carry an
+// arrow, and the points of the curves (1-D).
+const (
+	ganGridX  = 48
+	ganGridY  = 24
+	ganArrows = 48
+	ganCurve  = 97
+)
 
 type ganSim struct {
 	g      *gan.GAN
@@ -187,7 +222,7 @@ func (s *ganSim) updateText() string {
 // plane is the 2-D picture: D(x) as a heat map, real and generated
 // points, and the generator's gradient −∇_x L_G on some of its samples.
 func (s *ganSim) plane(fake []float64) sims.CanvasChart {
-	const nx, ny = 48, 24
+	const nx, ny = ganGridX, ganGridY
 	grid := make([]float64, 0, 2*nx*ny)
 	for j := range ny {
 		for i := range nx {
@@ -196,7 +231,7 @@ func (s *ganSim) plane(fake []float64) sims.CanvasChart {
 		}
 	}
 	heat := &sims.Grid{NX: nx, NY: ny, Z: s.g.Discriminate(grid, nil), Scale: sims.Diverging, Lo: 0, Hi: 1}
-	arrowsAt := fake[:min(len(fake), 2*48)]
+	arrowsAt := fake[:min(len(fake), 2*ganArrows)]
 	grad := make([]float64, len(arrowsAt))
 	s.g.Discriminate(arrowsAt, grad)
 	top := 0.0
@@ -222,7 +257,7 @@ func (s *ganSim) plane(fake []float64) sims.CanvasChart {
 // line is the 1-D picture: the generated histogram against the real one,
 // with D(x) and the line ½.
 func (s *ganSim) line(fake []float64) sims.HistChart {
-	g := xs(s.lo, s.hi, 97)
+	g := xs(s.lo, s.hi, ganCurve)
 	w := (s.hi - s.lo) / 48
 	realCurve := mapped(g, func(x float64) float64 {
 		k := int((x - s.lo) / w)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/thelab/lab/algo/autoenc"
 	"github.com/thelab/lab/algo/digits"
+	"github.com/thelab/lab/algo/tensor"
 	"github.com/thelab/lab/algo/tensor/opt"
 	"github.com/thelab/lab/algo/toy2d"
 	"github.com/thelab/lab/sims"
@@ -28,6 +29,31 @@ var VAE = &sims.Spec{
 	Speed:  30,
 	Params: param.List(vaData, vaTarget, vaSize, vaN, vaUnits, vaBatch, vaLR, vaSD),
 	New:    newVAE,
+	Size:   vaeSize,
+}
+
+// vaeSize is the data (digits or 2-D points, with their labels), the VAE
+// (autoenc's footprints: its networks, optimiser and tape), what the
+// Frame's encoding of the shown points and its last decoding leave held,
+// and the Frame: the latent means, the decoded digits or points, the
+// curves.
+func vaeSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	n, shown := vaN.Get(v), min(vaN.Get(v), vaeShown)
+	c := autoenc.VAEConfig{D: 2, Latent: 2, Units: vaUnits.Get(v), Batch: vaBatch.Get(v), Likelihood: autoenc.Gaussian}
+	var frame int64
+	switch vaData.Get(v) {
+	case vdToy:
+		return 32<<10 + sims.TraceBytes(3)
+	case vdDigits:
+		side := int(vaSize.Get(v))
+		c.D, c.Likelihood = side*side, autoenc.Bernoulli
+		frame = c.DecodeBytes(8) + tensor.Alloc(vaeGrid*vaeGrid*c.D) + tensor.Alloc(2*vaeGrid*vaeGrid) // the samples, the manifold
+	default:
+		frame = c.DecodeBytes(vaeSamples) + 4*tensor.Alloc(vaeSamples) // the decoded prior, the data's x and y
+	}
+	frame += c.EncodeBytes(shown) + 3*tensor.Alloc(shown) + sims.TraceBytes(3) // the latent means and classes
+	return tensor.Slack(32<<10 + tensor.Alloc(n*c.D) + tensor.Alloc(n) + c.Bytes() + frame + tensor.Alloc(2*vaeSamples))
 }
 
 type vaeData string
@@ -90,7 +116,7 @@ func newVAE(cfg sims.Config) (sims.Sim, error) {
 		return nil, err
 	}
 	s := &vaeSim{m: m, data: data, labels: labels, d: d, classes: classes, trace: sims.NewTrace(1, 3)}
-	shown := min(len(labels), 500)
+	shown := min(len(labels), vaeShown)
 	s.shown, s.shownLab = data[:shown*d], labels[:shown]
 	s.prior = make([]float64, 2*vaeSamples)
 	for i := range s.prior {
@@ -104,10 +130,12 @@ func newVAE(cfg sims.Config) (sims.Sim, error) {
 }
 
 // vaeSamples is the number of prior samples drawn; vaeGrid the side of
-// the manifold grid.
+// the manifold grid; vaeShown the most data points encoded for the
+// latent scatter.
 const (
 	vaeSamples = 300
 	vaeGrid    = 5
+	vaeShown   = 500
 )
 
 type vaeSim struct {

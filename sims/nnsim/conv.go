@@ -102,7 +102,13 @@ var Conv = &sims.Spec{
 	Speed:  2,
 	Params: param.List(cvImage, cvDigit, cvKernel, cvStride, cvPadding, cvPad, cvPool, cvPoolSize),
 	New:    newConv,
+	Size:   func(sims.Config) int64 { return convBytes },
 }
+
+// convBytes is the size of a conv sim whatever its parameters: an image
+// of at most 16×16 with its padded copy and feature map, a circulant of
+// at most 100 pixels by their outputs, and the Frame's pictures of them.
+const convBytes = 48 << 10
 
 type convSim struct {
 	sw     *conv.Sweep

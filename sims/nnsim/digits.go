@@ -3,10 +3,12 @@ package nnsim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/thelab/lab/algo/digits"
 	"github.com/thelab/lab/algo/nn"
+	"github.com/thelab/lab/algo/tensor"
 	"github.com/thelab/lab/algo/tensor/opt"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
@@ -237,10 +239,10 @@ func digitsTable(t *sims.Table) (pix []float64, labels []int, side int, err erro
 	return pix, labels, side, nil
 }
 
-// digitsSize estimates the bytes a digits sim takes: the images (their
-// copies in the train, test and evaluation sets), and for each example of
-// a batch and of an evaluation chunk, its activations and their gradients
-// on the tape (im2col patches included).
+// digitsSize is the digits split into the training and test sets and
+// the training subset the train figures are measured on, the network with
+// its trainer and evaluator, the test predictions, and the Frame's
+// pictures: the misclassified digits and the first layer's filters.
 func digitsSize(cfg sims.Config) int64 {
 	v := cfg.Values
 	side, n := int(dgSize.Get(v)), dgN.Get(v)
@@ -249,30 +251,24 @@ func digitsSize(cfg sims.Config) int64 {
 		side = int(math.Sqrt(float64(max(len(cfg.Data.Columns)-1, 1))))
 	}
 	d := side * side
-	images := int64(3*n*d) * 8
-	per := 2 * d
-	params := 0
+	train := nn.SplitSize(n, dgTrainFrac.Get(v))
+	test, sub := n-train, min(digitsEvalSubset, train)
+	var arch nn.Arch
 	if dgModel.Get(v) == modelCNN {
-		c, h, k := 1, side, dgKernel.Get(v)
-		for b := range dgBlocks.Get(v) {
-			f := dgFilters.Get(v) << b
-			per += h*h*(3*f+c*k*k) + f*(h/2)*(h/2)
-			params += f * c * k * k
-			c, h = f, h/2
+		filters := make([]int, dgBlocks.Get(v))
+		for i := range filters {
+			filters[i] = dgFilters.Get(v) << i
 		}
-		params += (c*h*h + 10) * max(dgHidden.Get(v), 10)
+		arch = nn.CNNConfig{H: side, W: side, Filters: filters, Kernel: dgKernel.Get(v), Hidden: dgHidden.Get(v), Out: 10,
+			Act: dgAct.Get(v)}
 	} else {
-		in := d
-		for range dgLayers.Get(v) {
-			per += 3 * dgHidden.Get(v)
-			params += in * dgHidden.Get(v)
-			in = dgHidden.Get(v)
-		}
-		params += in * 10
+		arch = nn.MLPConfig{In: d, Hidden: slices.Repeat([]int{dgHidden.Get(v)}, dgLayers.Get(v)), Out: 10, Act: dgAct.Get(v)}
 	}
-	per += 4 * 10
-	tape := int64(2*(dgBatch.Get(v)+256)*per) * 8
-	return images + tape + int64(6*params)*8 + 1<<20
+	tc := nn.TrainConfig{Batch: min(dgBatch.Get(v), train), L2: dgL2.Get(v), Opt: dgOpt.config(v)}
+	frame := int64(maxGallery)*tensor.Alloc(d) + 16*tensor.Alloc(d) + sims.TraceBytes(4)
+	return tensor.Slack(64<<10 + nn.SetBytes(train, d) + nn.SetBytes(test, d) + nn.SetBytes(sub, d) + nn.ParamBytes(arch) +
+		tc.Bytes(arch, train, d, 10, nn.CrossEntropy) + nn.EvaluatorBytes(arch, 256, max(test, sub), d, 10, nn.CrossEntropy) +
+		tensor.Alloc(test) + frame)
 }
 
 func (s *digitsSim) Step() error {

@@ -48,6 +48,26 @@ var Dropout = &sims.Spec{
 	Speed:  60,
 	Params: param.List(doN, doNoise, doP, doLayers, doUnits, doOpt),
 	New:    newDropout,
+	Size:   dropoutSize,
+}
+
+// dropoutSize is the points, the two networks with their trainers (a
+// batch of every training point), the evaluator, the fits' grid and tape,
+// the masks, and the Frame's fits and curves.
+func dropoutSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	n := doN.Get(v)
+	hidden := slices.Repeat([]int{doUnits.Get(v)}, doLayers.Get(v))
+	plain := nn.MLPConfig{In: 1, Hidden: hidden, Out: 1, Act: nn.ReLU}
+	dropped := plain
+	dropped.Dropout = doP.Get(v)
+	tc := nn.TrainConfig{Batch: n, Opt: doOpt.config(v)}
+	points := func(n int) int64 { return 8*int64(n) + 4*tensor.Appended(n) + tensor.Alloc(n) } // rows, X, Y; the set's x
+	const nx = 120
+	masks := 2 * int64(len(hidden)) * tensor.Alloc(min(doMaskRows, n)*min(doUnits.Get(v), doMaskCols))
+	return tensor.Slack(16<<10 + points(n) + points(doTest) + 2*nn.ParamBytes(plain) + tc.Bytes(plain, n, 1, 1, nn.Squared) +
+		tc.Bytes(dropped, n, 1, 1, nn.Squared) + nn.EvaluatorBytes(plain, doTest, doTest, 1, 1, nn.Squared) +
+		nn.BatchBytes(nx, 1) + nn.ForwardTapeBytes(plain, nx) + masks + 4*tensor.Alloc(nx) + sims.TraceBytes(4))
 }
 
 type dropoutSim struct {
@@ -77,7 +97,7 @@ func newDropout(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &dropoutSim{p: doP.Get(v), noise: noise, tp: tensor.NewTape()}
+	s := &dropoutSim{p: doP.Get(v), noise: noise, tp: tensor.NewForwardTape()}
 	for i, l := range []*dataset.Labelled{tr, te} {
 		x := make([]float64, len(l.X))
 		for j, r := range l.X {

@@ -77,7 +77,13 @@ var Optimizers = &sims.Spec{
 	Speed:  60,
 	Params: param.List(optSurface, optKappa, optX0, optMu, optLRs[0], optLRs[1], optLRs[2], optLRs[3], optLRs[4]),
 	New:    newOptimizers,
+	Size:   func(sims.Config) int64 { return optimizersBytes },
 }
+
+// optimizersBytes is the size of an optimizers sim whatever its
+// parameters: the traces of the racers' paths and gaps, full, with the
+// Frame's copies of them, and the surface's grid.
+var optimizersBytes = 32<<10 + sims.TraceBytes(3*len(raceMethods)) + 8*raceGridX*raceGridY
 
 type optimizersSim struct {
 	surf   surface
@@ -121,7 +127,7 @@ func newOptimizers(cfg sims.Config) (sims.Sim, error) {
 	s.gap = sims.NewTrace(0, len(raceMethods))
 	s.record()
 	// The contours: log of f − f* (Rosenbrock's valley spans decades).
-	s.field = sims.SampleGrid(s.view, 96, 48, func(x, y float64) float64 {
+	s.field = sims.SampleGrid(s.view, raceGridX, raceGridY, func(x, y float64) float64 {
 		return math.Log10(s.f.Func([]float64{x, y}) - s.fstar + 1e-3)
 	})
 	s.field.Levels = 8
@@ -130,6 +136,12 @@ func newOptimizers(cfg sims.Config) (sims.Sim, error) {
 
 // raceTol ends the race: every racer still running within it of f*.
 const raceTol = 1e-12
+
+// The surface's grid: fine enough for half-block cells on a wide pane.
+const (
+	raceGridX = 96
+	raceGridY = 48
+)
 
 // record adds the racers' positions and gaps to the traces, the gaps
 // floored at 10⁻¹⁶ for the log scale (f = f* to rounding).

@@ -121,7 +121,7 @@ func newPlaneTask(l *dataset.Labelled, feats nn.Features, frac float64, seed uin
 	} else {
 		rng := streamRNG(seed, dataStream+1)
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		k := min(max(int(frac*float64(l.N())+0.5), 2), l.N()-1)
+		k := trainCount(l.N(), frac)
 		p.train, p.test = all.Subset(order[:k]), all.Subset(order[k:])
 		order = order[:k]
 	}
@@ -136,6 +136,20 @@ func newPlaneTask(l *dataset.Labelled, feats nn.Features, frac float64, seed uin
 	}
 	p.view = sims.Bounds(xs, ys).Pad(0.1)
 	return p, nil
+}
+
+// trainCount is the training points of a split of n ≥ 8 points: the
+// fraction frac of them, leaving at least two and one for the test.
+func trainCount(n int, frac float64) int {
+	return min(max(int(frac*float64(n)+0.5), 2), n-1)
+}
+
+// planeTaskBytes is a planeTask of n points of d features, train of them
+// for training and test for testing: the points as drawn (a row each,
+// appended), the two sets and the training points' coordinates.
+func planeTaskBytes(n, d, train, test int) int64 {
+	points := 16*int64(n) + 4*tensor.Appended(n)
+	return points + nn.SetBytes(train, d) + nn.SetBytes(test, d) + tensor.Appended(2*train) + tensor.Appended(train)
 }
 
 // outputs is the number of network outputs the task needs: one logit for

@@ -3,6 +3,7 @@ package nnsim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/thelab/lab/algo/dataset"
@@ -70,7 +71,41 @@ var Playground = &sims.Spec{
 	Speed:  30,
 	Params: param.List(pgData, pgN, pgNoise, pgTrainFrac, pgLayers, pgUnits, pgAct, pgResidual,
 		pgFeatX, pgFeatY, pgFeatX2, pgFeatY2, pgFeatXY, pgFeatSin, pgFeatCos, pgWeights, pgOpt, pgBatch, pgL1, pgL2),
-	New: newPlayground,
+	New:  newPlayground,
+	Size: playgroundSize,
+}
+
+// playgroundSize is the data, split and mapped to the features; the
+// network, its trainer and evaluator; the grids of the pictures with the
+// tape that draws them (the decision map's grid is the most rows it
+// runs); and the Frame: the map, the points and the neurons' thumbnails.
+func playgroundSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	n, outs := pgN.Get(v), 1
+	switch {
+	case cfg.Data != nil:
+		n, outs = len(cfg.Data.Rows), sims.MaxClasses
+	case pgData.Get(v) == setXor4:
+		n = 4
+	}
+	d := playgroundFeatures(v).Dim()
+	arch := nn.MLPConfig{In: d, Hidden: slices.Repeat([]int{pgUnits.Get(v)}, pgLayers.Get(v)), Out: outs,
+		Act: pgAct.Get(v), Residual: pgResidual.Get(v)}
+	loss := nn.Logistic // or Squared, of the same size; CrossEntropy for more classes
+	if outs > 2 {
+		loss = nn.CrossEntropy
+	}
+	train, test := n, n
+	if n >= 8 {
+		train = trainCount(n, pgTrainFrac.Get(v))
+		test = n - train
+	}
+	tc := nn.TrainConfig{Batch: min(pgBatch.Get(v), train), L1: pgL1.Get(v), L2: pgL2.Get(v), Opt: pgOpt.config(v)}
+	grid, thumbs, units := mapX*mapY, thumbX*thumbY, pgLayers.Get(v)*pgUnits.Get(v)+outs
+	return tensor.Slack(48<<10 + planeTaskBytes(n, d, train, test) + nn.ParamBytes(arch) + tc.Bytes(arch, train, d, outs, loss) +
+		nn.EvaluatorBytes(arch, 256, max(train, test), d, outs, loss) +
+		nn.BatchBytes(grid, d) + nn.BatchBytes(thumbs, d) + nn.BatchBytes(train, d) + nn.ForwardTapeBytes(arch, max(grid, train)) +
+		tensor.Alloc(2*grid) + 24*int64(min(train, maxPoints)) + int64(units)*tensor.Alloc(thumbs) + sims.TraceBytes(2))
 }
 
 type playground struct {
@@ -135,7 +170,7 @@ func newPlayground(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &playground{task: task, mlp: mlp, tp: tensor.NewTape()}
+	s := &playground{task: task, mlp: mlp, tp: tensor.NewForwardTape()}
 	if pgWeights.Get(v) == initEx91 {
 		if err := setEx91(mlp, feats, act); err != nil {
 			return nil, err

@@ -40,10 +40,12 @@ var (
 	unOpt   = newOptParams("adam", 0.01)
 )
 
-// unPoints is the number of training points (the grid, no noise); unMaxLog
-// the largest log₂ k of the width sweep.
+// unPoints is the number of training points (the grid, no noise); unNX
+// the points of the fine grid the networks are drawn and measured on;
+// unMaxLog the largest log₂ k of the width sweep.
 const (
 	unPoints = 200
+	unNX     = 801
 	unMaxLog = 8
 )
 
@@ -60,6 +62,18 @@ var Universal = &sims.Spec{
 	Speed:  60,
 	Params: param.List(unTarget, unWidth, unOpt),
 	New:    newUniversal,
+	Size:   universalSize,
+}
+
+// universalSize is the trained network, its trainer on the grid of
+// points, the fine grid and the tape that draws both networks over it,
+// and the Frame's curves.
+func universalSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	arch := nn.MLPConfig{In: 1, Hidden: []int{unWidth.Get(v)}, Out: 1, Act: nn.ReLU}
+	tc := nn.TrainConfig{Batch: unPoints, Opt: unOpt.config(v)}
+	return tensor.Slack(64<<10 + 2*nn.ParamBytes(arch) + nn.SetBytes(unPoints, 1) + tc.Bytes(arch, unPoints, 1, 1, nn.Squared) +
+		nn.BatchBytes(unNX, 1) + nn.ForwardTapeBytes(arch, unNX) + 4*tensor.Alloc(unNX) + sims.TraceBytes(1))
 }
 
 type universalSim struct {
@@ -79,7 +93,7 @@ type universalSim struct {
 
 func newUniversal(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	s := &universalSim{target: unTarget.Get(v), k: unWidth.Get(v), tp: tensor.NewTape()}
+	s := &universalSim{target: unTarget.Get(v), k: unWidth.Get(v), tp: tensor.NewForwardTape()}
 	f := targets1D[s.target].f
 	x, y := make([]float64, unPoints), make([]float64, unPoints)
 	for i := range x {
@@ -90,42 +104,45 @@ func newUniversal(cfg sims.Config) (sims.Sim, error) {
 	if s.set, err = nn.NewRegressionSet(x, 1, y); err != nil {
 		return nil, err
 	}
-	const nx = 801
-	if s.grid, err = nn.NewBatch(nx, 1); err != nil {
+	if s.grid, err = nn.NewBatch(unNX, 1); err != nil {
 		return nil, err
 	}
-	s.gridX = make([]float64, nx)
+	s.gridX = make([]float64, unNX)
 	for i := range s.gridX {
-		s.gridX[i] = -1 + 2*float64(i)/(nx-1)
+		s.gridX[i] = -1 + 2*float64(i)/(unNX-1)
 	}
 	s.grid.LoadRows(s.gridX, nil)
+	// The sweep runs on a tape of its own, let go once it is done, so that
+	// s.tp keeps no more than width k needs (256 units on the whole grid
+	// take 6.5 MB).
+	sweep := tensor.NewForwardTape()
 	for i := range s.sweep {
 		m, err := nn.Interpolant(f, -1, 1, 1<<i)
 		if err != nil {
 			return nil, err
 		}
-		s.sweep[i] = s.supErr(m)
+		s.sweep[i] = s.supErr(sweep, m)
 	}
 	if s.built, err = nn.Interpolant(f, -1, 1, s.k); err != nil {
 		return nil, sims.Blame(err, v)
 	}
-	s.builtErr = s.supErr(s.built)
+	s.builtErr = s.supErr(s.tp, s.built)
 	if s.net, err = nn.NewMLP(nn.MLPConfig{In: 1, Hidden: []int{s.k}, Out: 1, Act: nn.ReLU}, streamRNG(cfg.Seed, initStream)); err != nil {
 		return nil, err
 	}
 	if s.tr, err = nn.NewTrainer(s.net, s.set, nn.TrainConfig{Batch: unPoints, Opt: unOpt.config(v)}, streamRNG(cfg.Seed, trainStream)); err != nil {
 		return nil, sims.Blame(err, v)
 	}
-	s.netErr = s.supErr(s.net)
+	s.netErr = s.supErr(s.tp, s.net)
 	s.loss = sims.NewTrace(1, 1)
 	return s, nil
 }
 
-// supErr is max |m(x) − f(x)| over the fine grid.
-func (s *universalSim) supErr(m *nn.MLP) float64 {
+// supErr is max |m(x) − f(x)| over the fine grid, run on tp.
+func (s *universalSim) supErr(tp *tensor.Tape, m *nn.MLP) float64 {
 	f := targets1D[s.target].f
-	s.tp.Rewind()
-	out := m.Forward(s.tp, s.grid.X, nil)
+	tp.Rewind()
+	out := m.Forward(tp, s.grid.X, nil)
 	worst := 0.0
 	for i, v := range out.Data {
 		worst = math.Max(worst, math.Abs(v-f(s.gridX[i])))
@@ -139,7 +156,7 @@ func (s *universalSim) Step() error {
 	}
 	s.loss.Add(s.tr.BatchLoss())
 	if s.tr.Steps()%10 == 0 {
-		s.netErr = s.supErr(s.net)
+		s.netErr = s.supErr(s.tp, s.net)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package privacysim
 
 import (
 	"fmt"
+	"github.com/thelab/lab/algo/tensor"
 	"math"
 	"math/rand/v2"
 
@@ -33,11 +34,40 @@ var DPSGD = &sims.Spec{
 	Size:   dpSize,
 }
 
-// dpSize is the generated examples three times over (the set, its split
-// copies) at 64 features, plus the models and a margin.
+// dpSize is the training and test sets, the four networks (σ = 0, σ/2,
+// σ, 2σ) with their DP-SGD (privacy.SGDBytes), the evaluator, the norms
+// kept for the histogram, and the traces of accuracy, loss, clipping and
+// ε, a row a step up to the run's end, with the Frame's copies.
 func dpSize(cfg sims.Config) int64 {
-	return 3*int64(dpN.Get(cfg.Values))*5/4*64*8 + 4<<20
+	v := cfg.Values
+	n, b := dpN.Get(v), dpBatch.Get(v)
+	d, out := 64, 10
+	if dpModel.Get(v) == modelLogistic {
+		d, out = 2, 1
+	}
+	a := nn.MLPConfig{In: d, Out: out, Act: nn.Tanh}
+	if dpModel.Get(v) == modelMLP {
+		a.Hidden = []int{dpHidden}
+	}
+	loss := nn.CrossEntropy
+	if out == 1 {
+		loss = nn.Logistic
+	}
+	test := n / 4
+	runs := int64(len(dpFactors)) * (nn.ParamBytes(a) +
+		privacy.SGDBytes(a, loss, n, d, out, privacy.SGDConfig{Batch: min(b, n), Opt: opt.Config{Method: opt.SGD}}))
+	cols := 2*len(dpFactors) + 1 + len(dpFactors) - 1
+	rows := min(sims.TraceCap, int(math.Ceil(dpEpochs.Get(v)*float64(n)/float64(b)))+1)
+	traces := 8*sims.TraceCap*int64(cols) + int64(cols)*tensor.Alloc(rows)
+	return tensor.Slack(32<<10 + nn.SetBytes(n, d) + nn.SetBytes(test, d) + runs +
+		nn.EvaluatorBytes(a, dpChunk, test, d, out, loss) + tensor.Alloc(dpNormKeep) + traces)
 }
+
+// dpHidden is the digits MLP's hidden units; dpChunk the evaluator's.
+const (
+	dpHidden = 32
+	dpChunk  = 512
+)
 
 type dpModelKind string
 
@@ -131,7 +161,7 @@ func newDPSGD(cfg sims.Config) (sims.Sim, error) {
 	}
 	var hidden []int
 	if dpModel.Get(v) == modelMLP {
-		hidden = []int{32}
+		hidden = []int{dpHidden}
 	}
 	for _, f := range dpFactors {
 		// every run starts from the same weights and sees the same batches
@@ -146,7 +176,7 @@ func newDPSGD(cfg sims.Config) (sims.Sim, error) {
 		}
 		s.runs = append(s.runs, &dpRun{sgd: sg, model: m, sigma: f * sigma})
 	}
-	if s.eval, err = nn.NewEvaluator(in, 512); err != nil {
+	if s.eval, err = nn.NewEvaluator(in, dpChunk); err != nil {
 		return nil, err
 	}
 	s.curves, s.eps = sims.NewTrace(0, 2*len(dpFactors)+1), sims.NewTrace(0, len(dpFactors)-1)

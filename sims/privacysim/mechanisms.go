@@ -27,7 +27,14 @@ var Mechanisms = &sims.Spec{
 	Speed:  2,
 	Params: param.List(mechKind, mechSens, mechEps, mechSigma, mechAlpha, mechDelta, mechDraws, mechBudget),
 	New:    newMechanisms,
+	Size:   func(sims.Config) int64 { return mechBytes },
 }
+
+// mechBytes is a dp-mechanisms sim whatever its parameters (the draws are
+// streamed into the histogram and the estimators, not kept): the two
+// traces of ε, full, and the Frame's copies of them and of the budget
+// line, and the curves.
+var mechBytes = 24<<10 + 2*sims.TraceBytes(1) + 8*sims.TraceCap
 
 var (
 	mechKind = param.Choice("mech", []privacy.Kind{privacy.Gaussian, privacy.Laplace}, privacy.Gaussian,

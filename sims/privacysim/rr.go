@@ -23,7 +23,13 @@ var RandomizedResponse = &sims.Spec{
 	Speed:  40,
 	Params: param.List(rrP, rrHonest),
 	New:    newRR,
+	Size:   func(sims.Config) int64 { return rrBytes },
 }
+
+// rrBytes is a randomized-response sim whatever its parameters: the trace
+// of the estimate, full, and the Frame's copy of it, its log-scale steps,
+// the clamped curve and the band's two edges.
+var rrBytes = 16<<10 + sims.TraceBytes(1) + 4*8*sims.TraceCap
 
 var (
 	rrP      = param.Float("p", 0.3, "the true share of cheaters, the answer the survey estimates").Range(0, 1)

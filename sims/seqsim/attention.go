@@ -28,7 +28,13 @@ var Attention = &sims.Spec{
 	Speed:  2,
 	Params: param.List(atView, atSentence, atHeads, atDK, atCausal, atScaled, atPositions, atEll, atNoise),
 	New:    newAttention,
+	Size:   func(sims.Config) int64 { return attentionBytes },
 }
+
+// attentionBytes is an attention sim whatever its parameters: at most 16
+// words and 3 heads of weights, the entropy curves, the positions' heat
+// map or the kernel view's curves, and the Frame's pictures of them.
+const attentionBytes = 64 << 10
 
 // attnView names what the attention pane shows.
 type attnView string

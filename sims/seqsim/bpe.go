@@ -25,7 +25,28 @@ var BPE = &sims.Spec{
 	Data:     "a text file to tokenise (its first bytes) instead of abracadabra",
 	DataFile: bpeText.Name(),
 	New:      newBPE,
+	Size:     bpeSize,
 }
+
+// bpeSize is the tokeniser on the text (text.BPEBytes) and the Frame's
+// table, a row for each merge; a merge takes a pair that occurs twice, so
+// there are at most half as many as bytes.
+func bpeSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	n := bpeMaxBytes // of a file
+	switch bpeText.Get(v) {
+	case bpeAbra:
+		n = len(bpeAbra)
+	case bpeAnimals:
+		n = bpeAnimalsChars
+	}
+	merges := min(bpeMerges.Get(v), n/2)
+	return 32<<10 + text.BPEBytes(n, merges) + int64(merges)*bpeRowBytes + sims.TraceBytes(1)
+}
+
+// bpeRowBytes is a row of the merges' table: its label, four cells and
+// their strings (measured).
+const bpeRowBytes = 256
 
 // The presets of bpe's text parameter.
 const (

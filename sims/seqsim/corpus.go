@@ -7,8 +7,11 @@ package seqsim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
 
+	"github.com/thelab/lab/algo/tensor"
 	"github.com/thelab/lab/algo/text"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
@@ -58,7 +61,9 @@ func loadCorpus(cfg sims.Config, minHeld int) (*corpus, error) {
 		}
 		ids, _ := voc.Encode(data) // every character is in its own vocabulary
 		n := seqChars.Get(v)
-		ids = ids[:min(len(ids), n+n/10)]
+		// A copy of what is kept, so that the ids of the rest of the file
+		// (8 bytes a character, 64 MiB for a file of 8 MiB) are let go.
+		ids = slices.Clone(ids[:min(len(ids), n+n/10)])
 		nh := int(heldFrac * float64(len(ids)))
 		if nh < minHeld || len(ids)-nh < minHeld {
 			return nil, fmt.Errorf("parameter text = %s: %d characters; need at least %d (a tenth is held out and must cover %d)",
@@ -80,18 +85,35 @@ func loadCorpus(cfg sims.Config, minHeld int) (*corpus, error) {
 	return &corpus{name: builtIn, vocab: voc, train: train, held: held, lang: l}, nil
 }
 
+// corpusBytes is what a corpus holds at most: the training and held-out
+// ids (of a file, the first chars·1.1 characters; of the built-in
+// language, chars and chars/5 but at least minHeld), and the language.
+func corpusBytes(v param.Values, minHeld int) int64 {
+	n := seqChars.Get(v)
+	return languageBytes + tensor.Alloc(n) + tensor.Alloc(max(n/5, minHeld))
+}
+
+// languageBytes is the built-in language and the vocabulary (measured).
+const languageBytes = 64 << 10
+
 // alphabet is the number of characters of the text parameter at most:
 // the built-in language's, or any a vocabulary takes.
 func alphabet(v param.Values) int {
 	if seqText.Get(v) != builtIn {
 		return text.MaxVocab
 	}
+	return animalsAlphabet()
+}
+
+// animalsAlphabet is the built-in language's number of characters, worked
+// out once (a size estimate asks for it before every build).
+var animalsAlphabet = sync.OnceValue(func() int {
 	l, err := text.NewLanguage(text.Animals())
 	if err != nil {
 		return text.MaxVocab
 	}
 	return len(l.Alphabet())
-}
+})
 
 // rate is the language's entropy rate in nats per character, or NaN for
 // a file (no line is drawn).

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/thelab/lab/algo/seq"
+	"github.com/thelab/lab/algo/tensor"
 	"github.com/thelab/lab/algo/tensor/opt"
 	"github.com/thelab/lab/algo/text"
 	"github.com/thelab/lab/sims"
@@ -29,6 +30,17 @@ const (
 	// evaluation costs a few steps' time.
 	lmHeld = 3000
 )
+
+// lmRunBytes is what an lmRun of the model a on windows of T characters
+// holds: the corpus, the model with its optimiser and trainer, the
+// held-out text and the tape that scores it, the generator of samples
+// (from one character to lmSample more, in windows of T), and the loss
+// trace with the Frame's reference lines.
+func lmRunBytes(v param.Values, a seq.Arch, T, minHeld int) int64 {
+	B, held := lmBatch.Get(v), min(max(seqChars.Get(v)/5, minHeld), lmHeld)
+	return corpusBytes(v, minHeld) + seq.ParamBytes(a, true) + seq.TrainerBytes(a, B, T, 0) + seq.EvalBytes(a, B, T, held) +
+		seq.GeneratorBytes(a, T, 1, 1+lmSample) + sims.TraceBytes(2) + 3*tensor.Alloc(sims.TraceCap)
+}
 
 // lmRun trains a character model on a corpus and keeps what the loss chart
 // shows: the batch loss per step, the held-out loss at each evaluation,

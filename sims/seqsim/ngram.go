@@ -44,16 +44,34 @@ var (
 		"add-δ smoothing (beyond the notes, G1): p = (count + δ)/(n + δ|V|); an unseen context gets the uniform row").Range(0, 10).OpenMin()
 )
 
-// ngramSize is the text and the counts: a model of context k has at most
-// min(n, |V|^k) rows of |V| counts (4 bytes each) and an index entry.
+// ngramSize is the corpus and the k-gram models: a model of context k
+// holds a row for each distinct context of k characters in the training
+// text (contexts).
 func ngramSize(cfg sims.Config) int64 {
-	n, V := float64(seqChars.Get(cfg.Values)), float64(alphabet(cfg.Values))
-	size := 48 * n
-	for k := range ngK.Get(cfg.Values) + 1 {
-		size += min(n, math.Pow(V, float64(k))) * (4*V + 48)
+	v := cfg.Values
+	K, V := ngK.Get(v), alphabet(v)
+	b := 16<<10 + corpusBytes(v, 2*K+2)
+	for k := range K + 1 {
+		b += text.KGramBytes(contexts(v, k), V)
 	}
-	return int64(size) + 1<<20
+	return b
 }
+
+// contexts bounds the distinct contexts of k characters in the training
+// text of the text parameter: the built-in language has animalsContexts
+// of them however long the text, a file at most one a position and |V|^k.
+func contexts(v param.Values, k int) int {
+	n := seqChars.Get(v)
+	if seqText.Get(v) == builtIn {
+		return min(n, animalsContexts[k])
+	}
+	return int(min(float64(n), math.Pow(text.MaxVocab, float64(k))))
+}
+
+// animalsContexts are the distinct contexts of k = 0 … text.MaxK
+// characters of the built-in language: every one turns up within a
+// million characters, and no more in four (TestAnimalsContexts).
+var animalsContexts = [text.MaxK + 1]int{1, 22, 63, 141, 269, 440, 640, 976, 1470}
 
 type ngramSim struct {
 	c                         *corpus

@@ -2,12 +2,14 @@ package seqsim
 
 import (
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/thelab/lab/algo/algotest"
+	"github.com/thelab/lab/algo/text"
 	"github.com/thelab/lab/sims/simtest"
 )
 
@@ -79,5 +81,35 @@ func TestTextFileErrors(t *testing.T) {
 	f := s.Frame()
 	if _, ok := f.Metric("entropy rate"); ok || !simtest.FiniteMetrics(t, f) {
 		t.Errorf("file metrics %v", f.Metrics)
+	}
+}
+
+// TestAnimalsContexts: four million characters of the built-in language
+// hold exactly animalsContexts distinct contexts of each length (all of
+// them turn up within one million), which ngram's size counts on.
+func TestAnimalsContexts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("four million characters")
+	}
+	l, err := text.NewLanguage(text.Animals())
+	if err != nil {
+		t.Fatal(err)
+	}
+	voc, err := text.VocabOf(l.Alphabet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, _ := voc.Encode(l.Generate(rand.New(rand.NewPCG(5, 6)), 4_000_000))
+	for k, want := range animalsContexts {
+		m, err := text.NewKGram(k, voc.Size())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Add(ids, 0, len(ids)); err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Contexts(); got != want {
+			t.Errorf("k = %d: %d contexts, animalsContexts says %d", k, got, want)
+		}
 	}
 }

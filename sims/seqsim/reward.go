@@ -25,7 +25,13 @@ var Reward = &sims.Spec{
 	Speed:  10,
 	Params: param.List(rwItems, rwSFT, rwBeta, rwBatch, rwLR, rwEta),
 	New:    newReward,
+	Size:   func(sims.Config) int64 { return rewardBytes },
 }
+
+// rewardBytes is a reward sim whatever its parameters (at most ten
+// responses and their K×K wins): the loss and KL trace, full, with the
+// Frame's copies of its columns.
+var rewardBytes = 32<<10 + sims.TraceBytes(4)
 
 // sftKind names the supervised policy the KL term anchors to.
 type sftKind string

@@ -3,9 +3,11 @@ package seqsim
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 
 	"github.com/thelab/lab/algo/seq"
+	"github.com/thelab/lab/algo/tensor"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
 )
@@ -30,13 +32,17 @@ var RNN = &sims.Spec{
 	Size:     rnnSize,
 }
 
-// rnnSize is the corpus and the tape of a step: per sequence and time
-// step the state, its pre-activations and the logits, with gradients and
-// saved state.
+// rnnSize is the language model's run (lmRunBytes) and the Jacobians'
+// norms along rnnHorizon characters, for three ρ and the trained W, with
+// the workspace gonum's SVD of an H×H matrix keeps in its pool (a power
+// of two of floats), which outlives a collection.
 func rnnSize(cfg sims.Config) int64 {
 	v := cfg.Values
-	B, T, H, V := int64(lmBatch.Get(v)), int64(rnnT.Get(v)), int64(rnnHidden.Get(v)), int64(alphabet(v))
-	return 8*3*B*T*(6*H+3*V) + 32*int64(seqChars.Get(v)) + 1<<20
+	T, H := rnnT.Get(v), rnnHidden.Get(v)
+	a := seq.RNNConfig{Vocab: alphabet(v), Hidden: H}
+	pool := 8 << bits.Len(uint(H*H-1))
+	return tensor.Slack(32<<10 + lmRunBytes(v, a, T, max(T+1, rnnHorizon)) + (int64(len(rnnRhos))+2)*tensor.Alloc(rnnHorizon) +
+		rnnHorizon*tensor.Alloc(H) + int64(pool))
 }
 
 var (

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/thelab/lab/algo/seq"
+	"github.com/thelab/lab/algo/tensor"
 	"github.com/thelab/lab/algo/tensor/opt"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
@@ -70,13 +71,25 @@ const (
 	gptLiveFLOPs = 5e8
 )
 
-// gptSize is the tape's activations (values, gradients and saved state of
-// every node) and the corpus.
+// gptSize is the model trained on the text (lmRunBytes) or on the
+// puzzles: then its trainer, the tape of the exact-match evaluation of
+// gptPuzzles puzzles, the greedy generator and the loss trace; and the
+// last sample's attention maps.
 func gptSize(cfg sims.Config) int64 {
 	v := cfg.Values
-	B, T, d, f, h, N := int64(lmBatch.Get(v)), int64(gptContext.Get(v)), int64(gptDim.Get(v)), int64(gptFFN.Get(v)), int64(gptHeads.Get(v)), int64(gptLayers.Get(v))
-	act := B * T * (N*(24*d+4*f+6*h*T) + 4*int64(alphabet(v)))
-	return 8*3*act + 32*int64(seqChars.Get(v)) + 1<<20
+	c := seq.GPTConfig{Vocab: alphabet(v), Context: gptContext.Get(v), Dim: gptDim.Get(v), Heads: gptHeads.Get(v),
+		Layers: gptLayers.Get(v), FFN: gptFFN.Get(v), Positions: gptPositions.Get(v), Norm: gptNorm.Get(v)}
+	var b int64
+	T := min(lmSample, c.Context) // the generator's last window
+	if gptTask.Get(v) == taskText {
+		b = lmRunBytes(v, c, c.Context, c.Context+1)
+	} else {
+		L := gptLen.Get(v)
+		c.Vocab, c.Context, T = gptDigits.Get(v)+1, 2*L, 2*L
+		b = seq.ParamBytes(c, true) + seq.TrainerBytes(c, lmBatch.Get(v), 2*L, L) + seq.ExactMatchBytes(c, gptPuzzles, L) +
+			seq.GeneratorBytes(c, 2*L, L+1, 2*L+1) + sims.TraceBytes(2) + tensor.Alloc(sims.TraceCap)
+	}
+	return tensor.Slack(32<<10 + b + tensor.Alloc(T*(c.Heads*(T+1)-1)))
 }
 
 type gptSim struct {

@@ -2,6 +2,7 @@ package trustsim
 
 import (
 	"fmt"
+	"github.com/thelab/lab/algo/tensor"
 	"math"
 
 	"github.com/thelab/lab/algo/adversarial"
@@ -33,7 +34,31 @@ var AdvTrain = &sims.Spec{
 	Speed:  50,
 	Params: param.List(avEps, avInner, avN, avLR, avEvery),
 	New:    newAdvTrain,
+	Size:   advTrainSize,
 }
+
+// advTrainSize is the task and a network for each ε with its trainer
+// (and attack, for ε > 0), what the networks' last passes keep: the two
+// drawn ones their decision maps, the others an evaluation's chunk; and
+// the accuracies' trace.
+func advTrainSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	n, eps := avN.Get(v), avEps.Get(v)
+	a, test := taskArch(taskPlane, 0), testSize(taskPlane, n)
+	b := taskBytes(taskPlane, n, 0) + int64(len(eps)-1)*nn.ParamBytes(a) + 2*decisionMapBytes(a, test) +
+		int64(len(eps)-2)*adversarial.RobustBytes(a, min(advChunk, test), a.In, true) + sims.TraceBytes(2*len(eps))
+	for _, e := range eps {
+		b += adversarial.TrainerBytes(a, nn.Logistic, opt.Adam, n-test, advBatch, a.In, a.Out, e > 0)
+	}
+	return tensor.Slack(32<<10 + b)
+}
+
+// advBatch is the training batch; advChunk the rows of an evaluation's
+// pass.
+const (
+	advBatch = 32
+	advChunk = 256
+)
 
 type advTrainSim struct {
 	t        *task
@@ -55,11 +80,11 @@ func newAdvTrain(cfg sims.Config) (sims.Sim, error) {
 	}
 	s := &advTrainSim{t: t, eps: avEps.Get(v), every: avEvery.Get(v), inner: avInner.Get(v), gap: math.Inf(1)}
 	for _, e := range s.eps {
-		m, err := nn.NewMLP(nn.MLPConfig{In: 2, Hidden: t.hidden, Out: 1, Act: nn.Tanh}, streamRNG(cfg.Seed, initStream))
+		m, err := nn.NewMLP(taskArch(taskPlane, 0), streamRNG(cfg.Seed, initStream))
 		if err != nil {
 			return nil, err
 		}
-		tr, err := adversarial.NewTrainer(m, t.train, 32, s.inner, s.attackConfig(e),
+		tr, err := adversarial.NewTrainer(m, t.train, advBatch, s.inner, s.attackConfig(e),
 			opt.Config{Method: opt.Adam, LR: avLR.Get(v)}, streamRNG(cfg.Seed, trainStream)) // the same batches for all
 		if err != nil {
 			return nil, sims.Blame(err, v, sims.As("eps", avEps))
@@ -102,7 +127,7 @@ func (s *advTrainSim) evaluate() error {
 		top = math.Max(top, e)
 	}
 	for i, m := range s.models {
-		clean, err := adversarial.Robust(m, s.t.test, adversarial.Config{}, 0, 256)
+		clean, err := adversarial.Robust(m, s.t.test, adversarial.Config{}, 0, advChunk)
 		if err != nil {
 			return err
 		}
@@ -112,7 +137,7 @@ func (s *advTrainSim) evaluate() error {
 		}
 		robust := clean
 		if e > 0 {
-			if robust, err = adversarial.Robust(m, s.t.test, s.attackConfig(e), accAttackSteps, 256); err != nil {
+			if robust, err = adversarial.Robust(m, s.t.test, s.attackConfig(e), accAttackSteps, advChunk); err != nil {
 				return err
 			}
 		}

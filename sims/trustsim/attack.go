@@ -2,6 +2,7 @@ package trustsim
 
 import (
 	"fmt"
+	"github.com/thelab/lab/algo/tensor"
 	"math"
 	"sort"
 
@@ -43,6 +44,30 @@ var Attack = &sims.Spec{
 	Speed:  4,
 	Params: param.List(atModel, atSize, atMethod, atNorm, atEps, atStep, atTarget, atIters, atPoint, atTrainE),
 	New:    newAttack,
+	Size:   attackSize,
+}
+
+// attackSize is the task and the trained network (the adversarially
+// trained one is let go after its accuracy curve), the attack on one
+// example, the iterates' path, the objective's trace, and what the
+// network's last pass keeps: on the plane the decision map, drawn once
+// and kept, whose pass the network holds till the first step; for digits
+// the example's pass and its three images.
+func attackSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	kind, side, n := atModel.Get(v), int(atSize.Get(v)), attackPlaneN
+	if kind == taskDigits {
+		n = attackDigitsN
+	}
+	a := taskArch(kind, side)
+	b := taskBytes(kind, n, side) + adversarial.AttackBytes(a, lossOf(kind), 1, a.In, a.Out) + sims.TraceBytes(2) +
+		4*tensor.Appended(atIters.Get(v)+1)
+	if kind == taskPlane {
+		b += decisionMapBytes(a, testSize(kind, n))
+	} else {
+		b += forwardBytes(a, 1) + 3*tensor.Alloc(a.In)
+	}
+	return tensor.Slack(32<<10 + b)
 }
 
 // Training lengths of the sims' models: enough for a clean fit of each
@@ -53,6 +78,8 @@ const (
 	advInner         = 5 // attack steps inside one adversarial-training step
 	accGridN         = 6 // ε values of the accuracy curve, after 0
 	accAttackSteps   = 10
+	attackPlaneN     = 400  // two-moons points
+	attackDigitsN    = 1500 // digits
 )
 
 type attackSim struct {
@@ -84,10 +111,10 @@ func newAttack(cfg sims.Config) (sims.Sim, error) {
 	)
 	steps := planeTrainSteps
 	if atModel.Get(v) == taskDigits {
-		t, err = newDigitsTask(cfg.Seed, 1500, int(atSize.Get(v)))
+		t, err = newDigitsTask(cfg.Seed, attackDigitsN, int(atSize.Get(v)))
 		steps = digitsTrainSteps
 	} else {
-		t, err = newPlaneTask(cfg.Seed, 400)
+		t, err = newPlaneTask(cfg.Seed, attackPlaneN)
 	}
 	if err != nil {
 		return nil, err

@@ -58,8 +58,8 @@ func newPlaneTask(seed uint64, n int) (*task, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &task{kind: taskPlane, classes: 2, view: sims.Bounds(xs, ys).Pad(0.15), hidden: []int{16, 16}}
-	t.train, t.test, err = all.Split(0.7, streamRNG(seed, dataStream+1))
+	t := &task{kind: taskPlane, classes: 2, view: sims.Bounds(xs, ys).Pad(0.15), hidden: taskArch(taskPlane, 0).Hidden}
+	t.train, t.test, err = all.Split(planeTrain, streamRNG(seed, dataStream+1))
 	return t, err
 }
 
@@ -74,12 +74,68 @@ func newDigitsTask(seed uint64, n, side int) (*task, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &task{kind: taskDigits, classes: 10, side: side, lo: 0, hi: 1, hidden: []int{2 * side * side / 4}}
-	t.train, t.test, err = all.Split(0.8, streamRNG(seed, dataStream+1))
+	t := &task{kind: taskDigits, classes: 10, side: side, lo: 0, hi: 1, hidden: taskArch(taskDigits, side).Hidden}
+	t.train, t.test, err = all.Split(digitsTrain, streamRNG(seed, dataStream+1))
 	return t, err
 }
 
 // outputs is one logit for two classes, else one per class.
+// The training fractions of the tasks' splits.
+const (
+	planeTrain  = 0.7
+	digitsTrain = 0.8
+)
+
+// taskArch is a task's network (trainModel's): two layers of 16 tanh
+// units and a logit on the plane; for digits of side×side pixels one
+// layer of half as many units as pixels and the ten classes' logits.
+func taskArch(kind taskKind, side int) nn.MLPConfig {
+	if kind == taskPlane {
+		return nn.MLPConfig{In: 2, Hidden: []int{16, 16}, Out: 1, Act: nn.Tanh}
+	}
+	return nn.MLPConfig{In: side * side, Hidden: []int{2 * side * side / 4}, Out: 10, Act: nn.Tanh}
+}
+
+// taskBytes is a task of n examples: its training and test sets, and the
+// trained network's parameters.
+func taskBytes(kind taskKind, n, side int) int64 {
+	a, frac := taskArch(kind, side), planeTrain
+	if kind == taskDigits {
+		frac = digitsTrain
+	}
+	train := nn.SplitSize(n, frac)
+	return nn.SetBytes(train, a.In) + nn.SetBytes(n-train, a.In) + nn.ParamBytes(a)
+}
+
+// testSize is the test examples of a task of n.
+func testSize(kind taskKind, n int) int {
+	if kind == taskDigits {
+		return n - nn.SplitSize(n, digitsTrain)
+	}
+	return n - nn.SplitSize(n, planeTrain)
+}
+
+// lossOf is the loss a task's network trains on.
+func lossOf(kind taskKind) nn.Loss {
+	if kind == taskDigits {
+		return nn.CrossEntropy
+	}
+	return nn.Logistic
+}
+
+// forwardBytes is what forward on rows examples leaves held till the
+// network's next pass: its forward tape, its batch, and its result.
+func forwardBytes(a nn.MLPConfig, rows int) int64 {
+	return nn.ForwardTapeBytes(a, rows) + nn.BatchBytes(rows, a.In) + tensor.Alloc(rows*a.Out)
+}
+
+// decisionMapBytes is a decision map of a task with test examples: the
+// pass over the grid (forwardBytes), the map and its shading, and the
+// test points.
+func decisionMapBytes(a nn.MLPConfig, test int) int64 {
+	return forwardBytes(a, mapNX*mapNY) + 2*tensor.Alloc(mapNX*mapNY) + 2*tensor.Alloc(test)
+}
+
 func (t *task) outputs() int {
 	if t.classes == 2 {
 		return 1
@@ -115,7 +171,7 @@ func forward(m nn.Model, x []float64) []float64 {
 	in, _ := m.Shape()
 	b, _ := nn.NewBatch(len(x)/in, in)
 	b.LoadRows(x, nil)
-	tp := tensor.NewTape()
+	tp := tensor.NewForwardTape()
 	return append([]float64(nil), m.Forward(tp, b.X, nil).Data...)
 }
 
@@ -133,7 +189,7 @@ func probs(out []float64) []float64 {
 // decisionMap draws p(class 1) of a two-class model over the task's view,
 // with its ½ line, under the test points.
 func (t *task) decisionMap(title string, m nn.Model) sims.CanvasChart {
-	const nx, ny = 72, 36
+	const nx, ny = mapNX, mapNY
 	xy := make([]float64, 0, 2*nx*ny)
 	v := t.view
 	for j := range ny {
@@ -159,6 +215,12 @@ func (t *task) decisionMap(title string, m nn.Model) sims.CanvasChart {
 
 // ballPath outlines the ε-ball about (x, y): a square for L∞, a circle
 // for L2.
+// The decision map's grid.
+const (
+	mapNX = 72
+	mapNY = 36
+)
+
 func ballPath(x, y, eps float64, norm adversarial.Norm, class int) sims.Path {
 	if norm == adversarial.LInf {
 		return sims.Path{X: []float64{x - eps, x + eps, x + eps, x - eps, x - eps},

@@ -2,6 +2,7 @@ package trustsim
 
 import (
 	"fmt"
+	"github.com/thelab/lab/algo/tensor"
 	"math"
 
 	"github.com/thelab/lab/algo/poison"
@@ -31,6 +32,17 @@ var Poisoning = &sims.Spec{
 	Speed:  10,
 	Params: param.List(poN, poSep, poAngle, poScale, poMax),
 	New:    newPoisoning,
+	Size:   poisoningSize,
+}
+
+// poisoningSize is, a point at a time, the points, their labels, the
+// problem's signed copies and the Frame's coordinates (measured: 64
+// bytes); and the trace of a row a poison copy, with the Frame's copies.
+func poisoningSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	n := poN.Get(v)
+	rows := min(sims.TraceCap, max(1, int(math.Round(poMax.Get(v)*float64(n))))+1)
+	return 24<<10 + 64*int64(n) + 8*sims.TraceCap*2 + 2*tensor.Alloc(rows)
 }
 
 type poisoningSim struct {

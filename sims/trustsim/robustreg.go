@@ -2,6 +2,7 @@ package trustsim
 
 import (
 	"fmt"
+	"github.com/thelab/lab/algo/tensor"
 	"math"
 	"math/rand/v2"
 
@@ -36,6 +37,18 @@ var RobustReg = &sims.Spec{
 	Speed:  10,
 	Params: param.List(rrN, rrD, rrNoise, rrPath, rrRatio, rrEta, rrClip, rrTol),
 	New:    newRobustReg,
+	Size:   robustRegSize,
+}
+
+// robustRegSize is, a row at a time, the Lasso's columns and the worst-
+// case perturbation (d values each), the targets, residuals and the
+// least squares' workspace (measured: 8(2d + 6) bytes); the path's trace
+// of 4 + d columns with the Frame's copies of its path + 1 rows; and the
+// curves and gonum's pooled workspaces (measured).
+func robustRegSize(cfg sims.Config) int64 {
+	v := cfg.Values
+	n, d, rows := int64(rrN.Get(v)), rrD.Get(v), rrPath.Get(v)+2
+	return 96<<10 + 8*n*(2*int64(d)+6) + 8*sims.TraceCap*int64(4+d) + int64(4+d)*tensor.Alloc(rows)
 }
 
 // rrMaxSweeps bounds the sweeps at one λ (the path moves on regardless).

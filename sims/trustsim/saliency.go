@@ -2,6 +2,7 @@ package trustsim
 
 import (
 	"fmt"
+	"github.com/thelab/lab/algo/tensor"
 	"math"
 
 	"github.com/thelab/lab/algo/adversarial"
@@ -34,13 +35,28 @@ var Saliency = &sims.Spec{
 	Speed:  10,
 	Params: param.List(saSize, saUnit, saLR, saExample, saSharp),
 	New:    newSaliency,
+	Size:   saliencySize,
+}
+
+// saliencySize is the digits task and its network, the activation
+// maximisation (a digit with its gradient, the tape to the unit), the
+// images it draws (the unit's weights, the saliency maps, the grown
+// digit) and its trace.
+func saliencySize(cfg sims.Config) int64 {
+	side := int(saSize.Get(cfg.Values))
+	a := taskArch(taskDigits, side)
+	actMax := nn.TapeBytes(a, nn.Pass{Rows: 1, GradIn: true, Backward: true}) + nn.BatchBytes(1, a.In) + tensor.Alloc(a.In) +
+		tensor.Alloc(a.Hidden[0])
+	return tensor.Slack(32<<10 + taskBytes(taskDigits, saliencyN, side) + actMax + (saMaps+2)*tensor.Alloc(a.In) +
+		sims.TraceBytes(1))
 }
 
 // saTop is the number of top-activating digits shown; saMaps the digits
 // whose saliency is drawn.
 const (
-	saTop  = 8
-	saMaps = 3
+	saTop     = 8
+	saMaps    = 3
+	saliencyN = 1500 // digits
 )
 
 type saliencySim struct {
@@ -62,7 +78,7 @@ type saliencySim struct {
 
 func newSaliency(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	t, err := newDigitsTask(cfg.Seed, 1500, int(saSize.Get(v)))
+	t, err := newDigitsTask(cfg.Seed, saliencyN, int(saSize.Get(v)))
 	if err != nil {
 		return nil, err
 	}

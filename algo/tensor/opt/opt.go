@@ -46,6 +46,20 @@ var Methods = []Method{SGD, Momentum, Nesterov, RMSProp, Adam, AdamW}
 
 func (m Method) String() string { return string(m) }
 
+// Moments is the number of vectors of state the rule keeps, each the size
+// of the parameters (New allocates them): a velocity or first moment for
+// all but sgd, and a second moment for rmsprop, adam and adamw ("" is
+// adam).
+func (m Method) Moments() int {
+	switch m {
+	case SGD:
+		return 0
+	case Momentum, Nesterov:
+		return 1
+	}
+	return 2
+}
+
 // Config configures an optimiser. Zero values take the defaults.
 type Config struct {
 	Method      Method  // default adam
@@ -126,10 +140,10 @@ func New(params []*tensor.Tensor, cfg Config) (*Optimizer, error) {
 		if p == nil || p.Grad == nil {
 			return nil, algo.BadParam("params", fmt.Sprintf("entry %d", i), "tensors with gradients (tensor.New)")
 		}
-		if cfg.Method != SGD {
+		if cfg.Method.Moments() >= 1 {
 			o.m[i] = make([]float64, p.Size())
 		}
-		if cfg.Method == Adam || cfg.Method == AdamW || cfg.Method == RMSProp {
+		if cfg.Method.Moments() == 2 {
 			o.s[i] = make([]float64, p.Size())
 		}
 	}
