@@ -22,6 +22,14 @@ const TraceCap = 2048
 // counts for one.
 func TraceBytes(cols int) int64 { return 2 * 8 * TraceCap * int64(cols) }
 
+// TraceBytesAfter is the memory of a trace of cols columns (TraceCap rows,
+// allocated when it is made) and of series curves a Frame copies from it
+// after a run of steps steps (the trace keeps at most TraceCap of them):
+// what a sim whose run has a bounded length counts for one.
+func TraceBytesAfter(cols, series, steps int) int64 {
+	return 8 * (TraceCap*int64(cols) + int64(min(steps, TraceCap))*int64(series))
+}
+
 // NewTrace returns an empty trace of rows of cols values, whose first row
 // will be for step first.
 func NewTrace(first, cols int) *Trace {

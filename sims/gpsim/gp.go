@@ -41,7 +41,7 @@ var GP = &sims.Spec{
 func gpSize(cfg sims.Config) int64 {
 	n := observations(cfg, gpN)
 	return gpBase + int64(n)*obsBytes + gp.SequentialFootprint(n, chartPoints) +
-		8*chartPoints*(chartPoints+2*nSamples) + traceBytes(2, 2, n+1)
+		8*chartPoints*(chartPoints+2*nSamples) + sims.TraceBytesAfter(2, 2, n+1)
 }
 
 // gpBase is what gp holds whatever its size: the sim, the chart's points,
@@ -70,13 +70,6 @@ func observations(cfg sims.Config, n *param.IntDecl) int {
 // each, in slices grown by appending by a quarter), x as a 1-D input (a
 // slice of its own) and its marker in the Frame.
 const obsBytes = 2*10 + (30 + 8) + 32
-
-// traceBytes is a sims.Trace of cols columns (TraceCap rows, allocated
-// when it is made) and series curves of its length in the Frame, for a run
-// of that many steps (the trace keeps at most TraceCap of them).
-func traceBytes(cols, series, steps int) int64 {
-	return 8 * (sims.TraceCap*int64(cols) + int64(min(steps, sims.TraceCap))*int64(series))
-}
 
 // regData returns 1-D regression data: the CSV's first feature column and
 // target, or n points of the sinusoid preset with a gap.

@@ -29,7 +29,7 @@ var GPFit = &sims.Spec{
 // with its four curves.
 func gpFitSize(cfg sims.Config) int64 {
 	n := observations(cfg, fitN)
-	return gpFitBase + int64(n)*obsBytes + gp.FitterFootprint(n) + traceBytes(4, 4, sims.TraceCap)
+	return gpFitBase + int64(n)*obsBytes + gp.FitterFootprint(n) + sims.TraceBytesAfter(4, 4, sims.TraceCap)
 }
 
 // gpFitBase is what gp-fit holds whatever its size: the sim, the chart's

@@ -226,9 +226,3 @@ func mapBytes(n int) int64 { return mapNX*mapNY*(40+3*8) + 32*int64(n) }
 // map (decisionMap).
 func hasMap(n, d int) bool { return d == 2 && n*mapNX*mapNY <= mapCost }
 
-// traceBytes is a sims.Trace of cols columns (TraceCap rows, allocated
-// when it is made) and series curves of its length in the Frame, for a run
-// of that many steps (the trace keeps at most TraceCap of them).
-func traceBytes(cols, series, steps int) int64 {
-	return 8 * (sims.TraceCap*int64(cols) + int64(min(steps, sims.TraceCap))*int64(series))
-}

@@ -32,7 +32,7 @@ var Gram = &sims.Spec{
 // λ_min/λ_max with its two curves, a row a point.
 func gramSize(cfg sims.Config) int64 {
 	n, d := classShape(cfg, gramN)
-	return gramBase + int64(n)*(pointBytes(d)+8) + kernel.PSDFootprint(n) + 8*int64(n)*int64(n) + traceBytes(1, 2, n)
+	return gramBase + int64(n)*(pointBytes(d)+8) + kernel.PSDFootprint(n) + 8*int64(n)*int64(n) + sims.TraceBytesAfter(1, 2, n)
 }
 
 // gramBase is what gram holds whatever its size: the sim, the Frame's

@@ -35,7 +35,7 @@ var KPCA = &sims.Spec{
 // residual with its curve.
 func kpcaSize(cfg sims.Config) int64 {
 	n, d := classShape(cfg, kpcaN)
-	return kpcaBase + int64(n)*(pointBytes(d)+2*8) + kernel.KPCAFootprint(n, 2) + traceBytes(1, 1, sims.TraceCap)
+	return kpcaBase + int64(n)*(pointBytes(d)+2*8) + kernel.KPCAFootprint(n, 2) + sims.TraceBytesAfter(1, 1, sims.TraceCap)
 }
 
 // kpcaBase is what kernel-pca holds whatever its size: the sim, the

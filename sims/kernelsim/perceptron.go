@@ -38,7 +38,7 @@ var Perceptron = &sims.Spec{
 // counted.
 func perceptronSize(cfg sims.Config) int64 {
 	n, d := classShape(cfg, kpercN)
-	size := kpercBase + int64(n)*(pointBytes(d)+24+8*7) + kernel.PerceptronFootprint(n) + traceBytes(1, 1, sims.TraceCap)
+	size := kpercBase + int64(n)*(pointBytes(d)+24+8*7) + kernel.PerceptronFootprint(n) + sims.TraceBytesAfter(1, 1, sims.TraceCap)
 	if hasMap(n, d) {
 		size += mapBytes(n) + 16*int64(n)
 	}

@@ -41,7 +41,7 @@ func ridgeSize(cfg sims.Config) int64 {
 	if cfg.Data == nil {
 		d = 1
 	}
-	size := ridgeBase + int64(n)*(pointBytes(d)+32) + kernel.RidgeFootprint(n) + traceBytes(2, 4, sims.TraceCap)
+	size := ridgeBase + int64(n)*(pointBytes(d)+32) + kernel.RidgeFootprint(n) + sims.TraceBytesAfter(2, 4, sims.TraceCap)
 	if d > 1 {
 		return size + 8*int64(n)*int64(n)
 	}

@@ -33,7 +33,7 @@ var SVM = &sims.Spec{
 func svmSize(c sims.Config) int64 {
 	n, d := classShape(c, svmN)
 	size := svmBase + int64(n)*(pointBytes(d)+8) + svm.KernelFootprint(n, d, int64(svmCacheMB.Get(c.Values))<<20) +
-		traceBytes(3, 4, sims.TraceCap)
+		sims.TraceBytesAfter(3, 4, sims.TraceCap)
 	if hasMap(n, d) {
 		size += mapBytes(n)
 	}

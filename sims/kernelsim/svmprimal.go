@@ -32,7 +32,7 @@ var SVMPrimal = &sims.Spec{
 // (n², 200 MB at n = 5000) is garbage once SMO has solved the dual.
 func primalSize(cfg sims.Config) int64 {
 	n, d := classShape(cfg, primalN)
-	return primalBase + int64(n)*pointBytes(d) + traceBytes(2, 2, sims.TraceCap)
+	return primalBase + int64(n)*pointBytes(d) + sims.TraceBytesAfter(2, 2, sims.TraceCap)
 }
 
 // primalBase is what svm-primal holds whatever its size: the sim, the

@@ -74,7 +74,7 @@ func assignmentSize(cfg sims.Config) int64 {
 	n, m, dim := asProblem.atoms(cfg)
 	size := asBase + problemBytes(n, m, dim) + linesBytes(n*m)
 	if asMethod.Get(cfg.Values) == methodHungarian {
-		return size + 48*int64(n) + traceBytes(2, 2, n*(n+1)/2)
+		return size + 48*int64(n) + sims.TraceBytesAfter(2, 2, n*(n+1)/2)
 	}
 	total, perms := 1, 1
 	for k := range n {
@@ -84,7 +84,7 @@ func assignmentSize(cfg sims.Config) int64 {
 	if n == m {
 		feasible = min(feasible, perms)
 	}
-	return size + traceBytes(1, 2, total) + 32*int64(feasible)
+	return size + sims.TraceBytesAfter(1, 2, total) + 32*int64(feasible)
 }
 
 // asBase is what assignment holds whatever its size: the sim, the Frame's

@@ -96,7 +96,7 @@ var bcDefaultEps = map[bcInputs]float64{bcEx58: 0.005, bcEx59: 0.002, bcGaussian
 // side; in 1-D the barycenter's bars and five curves) and the trace of the
 // error with its curve.
 func barycenterSize(cfg sims.Config) int64 {
-	size := bcBase + traceBytes(1, 1, sims.TraceCap)
+	size := bcBase + sims.TraceBytesAfter(1, 1, sims.TraceCap)
 	if bcInput.Get(cfg.Values) == bcShapes {
 		g := bcGrid.Get(cfg.Values)
 		return size + sinkhorn.BarycenterFootprint(g, g, 2) + 8*(3+4)*int64(g)*int64(g)

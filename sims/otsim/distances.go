@@ -56,7 +56,7 @@ const dsGrid = 400
 func distancesSize(cfg sims.Config) int64 {
 	v := cfg.Values
 	shifts := int(math.Min(math.Ceil(dsMax.Get(v)/dsDelta.Get(v)), sims.TraceCap)) + 1
-	return dsBase + traceBytes(5, 9, shifts) + 5*8*(dsGrid+1)
+	return dsBase + sims.TraceBytesAfter(5, 9, shifts) + 5*8*(dsGrid+1)
 }
 
 // dsBase is what distances holds whatever its size: the sim, the Frame's

@@ -74,7 +74,7 @@ var (
 // as large arrays fill whole pages) and the trace of W₂(μ, μ_s) with its
 // two curves, a row a time step.
 func gaussSize(cfg sims.Config) int64 {
-	return gsBase + 68*int64(gsN.Get(cfg.Values)) + traceBytes(1, 2, gsSteps.Get(cfg.Values)+1)
+	return gsBase + 68*int64(gsN.Get(cfg.Values)) + sims.TraceBytesAfter(1, 2, gsSteps.Get(cfg.Values)+1)
 }
 
 // gsBase is what ot-gauss holds whatever its size: the sim, the ellipses

@@ -61,7 +61,7 @@ func geodesicSize(cfg sims.Config) int64 {
 	if t := cfg.Data; t != nil {
 		a, b, _ = tableAtoms(t)
 	}
-	return geoBase + 24*3*int64(a+b) + 8*6*geoBins + traceBytes(3, 5, geoFrames.Get(cfg.Values)+1)
+	return geoBase + 24*3*int64(a+b) + 8*6*geoBins + sims.TraceBytesAfter(3, 5, geoFrames.Get(cfg.Values)+1)
 }
 
 // geoBase is what ot-geodesic holds whatever its size: the sim, the

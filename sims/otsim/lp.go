@@ -55,7 +55,7 @@ var (
 func lpSize(cfg sims.Config) int64 {
 	n, m, dim := lpProblem.atoms(cfg)
 	return lpBase + problemBytes(n, m, dim) + lp.Footprint(n, m) +
-		newPlanFrame(n, m).chartBytes(2) + linesBytes(n+m-1) + traceBytes(1, 2, sims.TraceCap)
+		newPlanFrame(n, m).chartBytes(2) + linesBytes(n+m-1) + sims.TraceBytesAfter(1, 2, sims.TraceCap)
 }
 
 // lpBase is what ot-lp holds whatever its size: the sim, the Frame's

@@ -78,7 +78,7 @@ var skDefaultEps = map[preset]float64{
 func sinkhornSize(cfg sims.Config) int64 {
 	n, m, dim := skProblem.atoms(cfg)
 	size := skBase + problemBytes(n, m, dim) + sinkhorn.Footprint(n, m, skDomain.Get(cfg.Values)) +
-		8*int64(n)*int64(m+1) + newPlanFrame(n, m).chartBytes(3) + traceBytes(2, 4, sims.TraceCap)
+		8*int64(n)*int64(m+1) + newPlanFrame(n, m).chartBytes(3) + sims.TraceBytesAfter(2, 4, sims.TraceCap)
 	if dim == 2 {
 		size += linesBytes(n * m)
 	}

@@ -65,9 +65,3 @@ func (f planFrame) chartBytes(profiles int) int64 {
 // (layout.lines: at most maxLines paths of two points).
 func linesBytes(cells int) int64 { return 96 * int64(min(cells, maxLines)) }
 
-// traceBytes is a sims.Trace of cols columns (TraceCap rows, allocated
-// when it is made) and series curves of its length in the Frame, for a run
-// of that many steps (the trace keeps at most TraceCap of them).
-func traceBytes(cols, series, steps int) int64 {
-	return 8 * (sims.TraceCap*int64(cols) + int64(min(steps, sims.TraceCap))*int64(series))
-}
