@@ -225,4 +225,3 @@ func mapBytes(n int) int64 { return mapNX*mapNY*(40+3*8) + 32*int64(n) }
 // hasMap reports whether a sim of n points of d features draws a decision
 // map (decisionMap).
 func hasMap(n, d int) bool { return d == 2 && n*mapNX*mapNY <= mapCost }
-

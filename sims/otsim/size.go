@@ -64,4 +64,3 @@ func (f planFrame) chartBytes(profiles int) int64 {
 // linesBytes is a coupling chart's lines for a plan of that many cells
 // (layout.lines: at most maxLines paths of two points).
 func linesBytes(cells int) int64 { return 96 * int64(min(cells, maxLines)) }
-
