@@ -11,6 +11,7 @@ import (
 	"charm.land/wish/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/ssh"
+	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/tui"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -381,9 +382,11 @@ func (s *Server) force(sess ssh.Session, st *session, reason string, done <-chan
 func (s *Server) lab(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		st := stateOf(sess)
+		budget := sims.NewBudget(sims.Limits{StepsPerSec: s.cfg.StepsPerSecond, Cores: s.cfg.CPUPerSession,
+			RebuildsPerSec: s.cfg.RebuildsPerSecond, Memory: s.cfg.MemoryPerSession})
+		defer budget.Close()
 		lab, err := tui.New(tui.Options{Catalog: s.cfg.Catalog, Sims: s.cfg.Sims, Seed: s.cfg.Seed,
-			RateCap: s.cfg.StepsPerSecond, CPUCap: s.cfg.CPUPerSession, RebuildsPerSec: s.cfg.RebuildsPerSecond,
-			MaxPanes: s.cfg.MaxPanes, Memory: s.cfg.MemoryPerSession,
+			Budget: budget, MaxPanes: s.cfg.MaxPanes,
 			// A visitor's exports go to their own clipboard, never to the
 			// server's disk.
 			Remote: true})
