@@ -267,6 +267,8 @@ type Server struct {
 	labs         int                   // sessions' labs not yet closed
 	perAddrCount counter               // sessions per address
 	conns        map[*conn]struct{}    // open TCP connections
+	connsPer     counter               // open ones per address
+	headers      int                   // PROXY headers being read
 	pending      map[*conn]struct{}    // those not yet authenticated
 	pendingPer   counter               // pending ones per address
 	byAddr       map[string]*conn      // pending ones by their two ends
@@ -307,6 +309,7 @@ func New(cfg Config) (*Server, error) {
 		sessions:     map[*session]struct{}{},
 		perAddrCount: counter{},
 		conns:        map[*conn]struct{}{},
+		connsPer:     counter{},
 		pending:      map[*conn]struct{}{},
 		pendingPer:   counter{},
 		byAddr:       map[string]*conn{},

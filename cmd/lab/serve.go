@@ -43,7 +43,10 @@ const serveUsage = `Serve flags (each SSH session gets its own lab with these pa
   --conn-rate N                 new connections per minute from one address (default 30; 0 no limit)
   --login-grace D               time to authenticate, then to open a session (default 20s)
   --max-startups N              connections in their handshake at once; past it the oldest
-                                of the busiest address is dropped (default 32)
+                                of the busiest address is dropped (default 32). Connections
+                                in all: 2 × --max-sessions + N, shared fairly: when full, a
+                                newcomer takes the place of the oldest idle one (no key typed)
+                                of an address holding more than the newcomer's would
   --max-startups-per-addr N     of them from one address (default 8)
   --client-alive-interval D     keep-alive request this often (default 15s; 0 never) ...
   --client-alive-count N        ... and the connection ends after N unanswered (default 3)
