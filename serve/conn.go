@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"runtime/debug"
 	"strings"
@@ -103,9 +104,12 @@ func (s *Server) wrapConn(ctx ssh.Context, raw net.Conn) (wrapped net.Conn) {
 
 // readProxy reads the PROXY header of a trusted balancer's connection,
 // within the login grace, and takes the client's address from it. It
-// reports false when it has closed the connection: a bad header, or more
-// than MaxStartups headers being read at once (a header is part of the
-// handshake).
+// reports false when it has closed the connection: a bad header, more than
+// MaxStartups headers being read at once (a header is part of the
+// handshake), or the balancer's own health check. A check, every few
+// seconds from every balancer, is neither a visitor to count or limit nor
+// news: it gets the server's version line (for a check that expects one)
+// and a debug line only.
 func (s *Server) readProxy(c *conn) bool {
 	s.mu.Lock()
 	ok := s.headers < s.cfg.MaxStartups
@@ -117,19 +121,24 @@ func (s *Server) readProxy(c *conn) bool {
 		c.shut("refused", "too many connections", "")
 		return false
 	}
-	_ = c.Conn.SetReadDeadline(time.Now().Add(s.cfg.LoginGrace))
-	src, dst, err := readProxyHeader(c.Conn)
+	_ = c.Conn.SetDeadline(time.Now().Add(s.cfg.LoginGrace))
+	src, dst, local, err := readProxyHeader(c.Conn)
 	s.mu.Lock()
 	s.headers--
 	s.mu.Unlock()
-	if err != nil {
+	switch {
+	case err != nil:
 		c.shut("refused", "bad PROXY header", err.Error())
 		return false
-	}
-	if src != nil {
+	case healthCheck(local, src, dst, c.Conn):
+		s.log.Debug("health check", "balancer", c.remote.String())
+		_, _ = io.WriteString(c.Conn, "SSH-2.0-"+s.ssh.Version+"\r\n")
+		c.Conn.Close()
+		return false
+	case src != nil:
 		c.remote, c.local, c.ip = src, dst, hostOf(src)
 	}
-	_ = c.Conn.SetReadDeadline(time.Time{})
+	_ = c.Conn.SetDeadline(time.Time{})
 	return true
 }
 

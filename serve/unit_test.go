@@ -3,6 +3,7 @@ package serve
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"path/filepath"
 	"slices"
@@ -56,7 +57,7 @@ func newModel(t *testing.T, cfg Config) (*sessionModel, *Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(lab.Close)
-	srv := &Server{cfg: cfg, log: newLogger(io.Discard)}
+	srv := &Server{cfg: cfg, log: newLogger(io.Discard, slog.LevelInfo)}
 	st := &session{srv: srv, w: 80, h: 24}
 	now := time.Now()
 	m := &sessionModel{st: st, lab: lab, cfg: cfg, started: now, lastInput: now}
@@ -136,7 +137,7 @@ func TestPanicsInCommandsAndViewAreCaught(t *testing.T) {
 
 	logs := &syncBuffer{}
 	m, srv := newModel(t, DefaultConfig())
-	srv.log = newLogger(logs)
+	srv.log = newLogger(logs, slog.LevelInfo)
 	m.st.id = 7
 	if _, cmd := m.Update(p); cmd == nil || m.st.reason != reasonPanic {
 		t.Fatalf("a panicMsg gave reason %q", m.st.reason)
@@ -147,7 +148,7 @@ func TestPanicsInCommandsAndViewAreCaught(t *testing.T) {
 
 	// A panic in View shows a plain line and quits at the next check.
 	m, srv = newModel(t, DefaultConfig())
-	srv.log = newLogger(logs)
+	srv.log = newLogger(logs, slog.LevelInfo)
 	m.lab = nil // View will panic
 	if v := m.View(); !strings.Contains(v.Content, "something broke") {
 		t.Fatalf("view after a panic: %q", v.Content)
@@ -217,7 +218,7 @@ func TestConnectHint(t *testing.T) {
 
 func TestRefusalsAreSummarisedPastABurst(t *testing.T) {
 	logs := &syncBuffer{}
-	r := newRefusals(newLogger(logs))
+	r := newRefusals(newLogger(logs, slog.LevelInfo))
 	now := time.Unix(1000, 0)
 	r.now = func() time.Time { return now }
 	for i := range 25 {

@@ -51,7 +51,13 @@ const serveUsage = `Serve flags (each SSH session gets its own lab with these pa
   --client-alive-interval D     keep-alive request this often (default 15s; 0 never) ...
   --client-alive-count N        ... and the connection ends after N unanswered (default 3)
   --proxy-protocol              read a PROXY v1/v2 header (HAProxy) from the balancers ...
-  --proxy-from CIDR[,CIDR]      ... at these addresses only (required with it)
+  --proxy-from CIDR[,CIDR]      ... at these addresses only (required with it). Their health
+                                checks (v2 LOCAL, v1 UNKNOWN or a header naming the check's
+                                own connection) get the SSH version line and are counted
+                                nowhere. Per-address limits hold per replica: to cap an
+                                address across replicas, see the README (a stick table)
+  --log-level L                 debug, info, warn or error (default info); debug adds the
+                                balancers' health checks
   --fps N                       frames per second sent to each visitor, 1..60 (default 30);
                                 fewer save bandwidth and CPU
   --grace D                     on SIGINT/SIGTERM, time sessions get to see the notice
@@ -88,6 +94,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&cfg.ClientAliveCountMax, "client-alive-count", cfg.ClientAliveCountMax, "")
 	fs.BoolVar(&cfg.ProxyProtocol, "proxy-protocol", false, "")
 	proxyFrom := fs.String("proxy-from", "", "")
+	fs.TextVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "")
 	fs.DurationVar(&cfg.Grace, "grace", cfg.Grace, "")
 	fs.IntVar(&cfg.FPS, "fps", cfg.FPS, "")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "")

@@ -143,6 +143,7 @@ func TestServeStartupErrors(t *testing.T) {
 		{[]string{"--no-such-flag"}, "lab serve --help"},
 		{[]string{"--max-panes", "2", "gd", "mh", "em-gmm"}, "--max-panes is 2"},
 		{[]string{"--memory-per-session", "-1"}, "--memory-per-session"},
+		{[]string{"--log-level", "loud"}, "log-level"},
 	} {
 		args := append([]string{"serve", "--listen", "127.0.0.1:0", "--state-dir", t.TempDir()}, tc.args...)
 		_, stderr, code := lab(t, args...)
@@ -158,7 +159,7 @@ func TestServeHelp(t *testing.T) {
 		if code != 0 || stderr != "" {
 			t.Errorf("lab serve %s: exit %d, stderr %q; want 0 and nothing", arg, code, stderr)
 		}
-		for _, want := range []string{"Usage: lab serve [flags] [SIM...]", "--login-grace D", "--proxy-from CIDR",
+		for _, want := range []string{"Usage: lab serve [flags] [SIM...]", "--login-grace D", "--proxy-from CIDR", "--log-level L",
 			fmt.Sprintf("(default %s)", serve.DefaultLoginGrace), fmt.Sprintf("(default %d)", serve.DefaultMaxSessionsPerConn)} {
 			if !strings.Contains(out, want) {
 				t.Errorf("lab serve %s lacks %q", arg, want)
