@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strings"
 
 	"github.com/thelab/lab/serve"
@@ -43,11 +44,12 @@ const serveUsage = `Serve flags (each SSH session gets its own lab with these pa
   --conn-rate N                 new connections per minute from one address (default 30; 0 no limit)
   --login-grace D               time to authenticate, then to open a session (default 20s)
   --max-startups N              connections in their handshake at once; past it the oldest
-                                of the busiest address is dropped (default 32). Connections
-                                in all: 2 × --max-sessions + N, shared fairly: when full, a
-                                newcomer takes the place of the oldest idle one (no key typed)
-                                of an address holding more than the newcomer's would
-  --max-startups-per-addr N     of them from one address (default 8)
+                                of the busiest address is dropped (default 32)
+  --max-startups-per-addr N     of them from one address (default 8). Connections in all:
+                                2 × --max-sessions + --max-startups, shared fairly: when
+                                full, a newcomer takes the place of the oldest idle one (no
+                                key typed) of an address holding more than the newcomer's
+                                would
   --client-alive-interval D     keep-alive request this often (default 15s; 0 never) ...
   --client-alive-count N        ... and the connection ends after N unanswered (default 3)
   --proxy-protocol              read a PROXY v1/v2 header (HAProxy) from the balancers ...
@@ -61,13 +63,20 @@ const serveUsage = `Serve flags (each SSH session gets its own lab with these pa
   --fps N                       frames per second sent to each visitor, 1..60 (default 30);
                                 fewer save bandwidth and CPU
   --grace D                     on SIGINT/SIGTERM, time sessions get to see the notice
-                                before they are closed (default 5s)
+                                before they are closed (default 5s). SIGHUP re-reads
+                                --authorized-keys at once and logs whether it is usable;
+                                sessions go on
   --seed S                      seed of each session's first pane (default 1)
 `
 
 // serveCmd runs `lab serve` until ctx is done (SIGINT or SIGTERM), then
-// shuts down gracefully and returns nil.
-func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// shuts down gracefully and returns nil. A signal on reload (SIGHUP, a
+// daemon's reload by convention) re-reads the authorized keys: by default
+// it would end the process at once, every session unwarned and unlogged,
+// and what an operator sending it means is a reload (one who means to stop
+// the server has SIGTERM, with its notice and grace). A closed terminal
+// sends it too, and the server goes on, as under nohup.
+func serveCmd(ctx context.Context, reload <-chan os.Signal, args []string, stdout, stderr io.Writer) error {
 	cfg := serve.DefaultConfig()
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -141,10 +150,16 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
+serving:
+	for {
+		select {
+		case err := <-errc:
+			return err
+		case <-reload:
+			srv.Reload()
+		case <-ctx.Done():
+			break serving
+		}
 	}
 	// Sessions still open at the end of the grace period are closed by
 	// force: that is the point of a grace period, not a failure.
