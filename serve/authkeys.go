@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
@@ -208,7 +207,7 @@ func parseExpiry(v string) (time.Time, error) {
 // others, and must belong to root or to the user running the server (as
 // OpenSSH's StrictModes).
 func checkPermissions(path string) error {
-	uid := uint32(os.Geteuid())
+	uid := os.Geteuid()
 	for _, p := range []string{path, filepath.Dir(path)} {
 		info, err := os.Stat(p)
 		if err != nil {
@@ -217,11 +216,11 @@ func checkPermissions(path string) error {
 		if p == path && !info.Mode().IsRegular() {
 			return fmt.Errorf("authorized keys %s: not a regular file", path)
 		}
-		if info.Mode().Perm()&0o022 != 0 {
+		if othersWrite(info) {
 			return fmt.Errorf("authorized keys: %s has permissions %04o: others could add a key (chmod go-w %s)", p, info.Mode().Perm(), p)
 		}
-		if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Uid != uid && st.Uid != 0 {
-			return fmt.Errorf("authorized keys: %s belongs to user %d, not to root or to this server's user %d", p, st.Uid, uid)
+		if o, ok := owner(info); ok && o != uid && o != 0 {
+			return fmt.Errorf("authorized keys: %s belongs to user %d, not to root or to this server's user %d", p, o, uid)
 		}
 	}
 	return nil

@@ -18,15 +18,15 @@ import (
 const serveUsage = `Serve flags (each SSH session gets its own lab with these panes, default gd em-gmm mh):
   --listen ADDR                 address to listen on (default 127.0.0.1:2222; other
                                 interfaces only if you say so, e.g. --listen :2222)
-  --state-dir DIR               where the host key is made once and kept (default
+  --state-dir DIR               where the host key is made once and kept, owner-only (default
                                 $XDG_STATE_HOME/lab or ~/.local/state/lab)
-  --host-key FILE               use this host key instead (owner-only; the one key every
-                                replica behind a load balancer shares)
+  --host-key FILE               use this host key instead (owner-only, not RSA under 2048
+                                bits; the one key every replica behind a load balancer shares)
   --authorized-keys FILE        admit only these public keys, re-read when it changes;
                                 options from=, expiry-time=, no-pty, restrict honoured,
                                 any other stops the server (default: anyone)
   --data-dir DIR                files visitors may name in parameters (lda's corpus), by
-                                name only (default: none; visitors read no files)
+                                name only, no dot-files (default: none; visitors read no files)
   --max-sessions N              sessions at once; one more is told "server full" (default 32)
   --max-sessions-per-addr N     sessions at once from one address (default 8; 0 no limit)
   --max-sessions-per-conn N     session channels of one connection, 1..10 (default 4)
