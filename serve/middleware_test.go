@@ -5,6 +5,7 @@ package serve
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"net"
 	"strings"
 	"sync"
@@ -121,7 +122,7 @@ func (f *fakeSession) output() string {
 // bareServer is a Server without a listener, for its middlewares.
 func bareServer(cfg Config) (*Server, *syncBuffer) {
 	logs := &syncBuffer{}
-	log := newLogger(logs)
+	log := newLogger(logs, slog.LevelInfo)
 	return &Server{cfg: cfg, log: log, refused: newRefusals(log), sessions: map[*session]struct{}{},
 		perAddrCount: counter{}, conns: map[*conn]struct{}{}, pending: map[*conn]struct{}{},
 		pendingPer: counter{}, byAddr: map[string]*conn{}, closingCh: make(chan struct{})}, logs

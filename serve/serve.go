@@ -160,6 +160,9 @@ type Config struct {
 	Seed          uint64   // seed of each session's first pane
 	Catalog       *sims.Catalog
 	Log           io.Writer // where the structured log goes; nil means os.Stderr
+	// LogLevel is the least level logged: Debug adds the balancers'
+	// health checks.
+	LogLevel slog.Level
 
 	hook func(tea.Msg) // tests: called first in every session's Update
 	// tests: the wall-clock backstop's delays (zero: hardSlack and
@@ -267,6 +270,8 @@ type Server struct {
 	labs         int                   // sessions' labs not yet closed
 	perAddrCount counter               // sessions per address
 	conns        map[*conn]struct{}    // open TCP connections
+	connsPer     counter               // open ones per address
+	headers      int                   // PROXY headers being read
 	pending      map[*conn]struct{}    // those not yet authenticated
 	pendingPer   counter               // pending ones per address
 	byAddr       map[string]*conn      // pending ones by their two ends
@@ -298,7 +303,7 @@ func New(cfg Config) (*Server, error) {
 	// Every sim a visitor builds opens files through this policy, however
 	// its parameters were set.
 	cfg.Catalog = cfg.Catalog.WithFiles(files)
-	log := newLogger(cfg.Log)
+	log := newLogger(cfg.Log, cfg.LogLevel)
 	s := &Server{
 		cfg:          cfg,
 		log:          log,
@@ -307,6 +312,7 @@ func New(cfg Config) (*Server, error) {
 		sessions:     map[*session]struct{}{},
 		perAddrCount: counter{},
 		conns:        map[*conn]struct{}{},
+		connsPer:     counter{},
 		pending:      map[*conn]struct{}{},
 		pendingPer:   counter{},
 		byAddr:       map[string]*conn{},
@@ -504,8 +510,10 @@ func addrOf(ctx ssh.Context) string {
 	return "?"
 }
 
-// newLogger writes one logfmt line per event.
-func newLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
+// newLogger writes one logfmt line per event of level or above.
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
 
 // HostKey is the server's public host key.
 func (s *Server) HostKey() gossh.PublicKey { return s.hostKey }
