@@ -81,8 +81,12 @@ const (
 	DefaultRebuildsPerSecond = 2
 	// DefaultMaxPanes caps a session's panes.
 	DefaultMaxPanes = 8
-	// DefaultMemoryPerSession caps the estimated size of a session's sims
-	// (most sims estimate 16 MiB at most, far above what they take).
+	// DefaultCPUPerAddr caps the CPU of all the sessions of one address
+	// together, in cores: two sessions' worth, so that one visitor cannot
+	// take the machine's cores however many sessions they open.
+	DefaultCPUPerAddr = 0.5
+	// DefaultMemoryPerSession caps the estimated bytes a session holds: its
+	// sims (their Spec.Size) and its screen.
 	DefaultMemoryPerSession = 256 << 20
 	DefaultConnPerMinute    = 30
 	DefaultGrace            = 5 * time.Second
@@ -140,9 +144,20 @@ type Config struct {
 	RebuildsPerSecond float64
 	// MaxPanes caps a session's panes (0: no cap).
 	MaxPanes int
-	// MemoryPerSession caps the estimated bytes of a session's sims: a
-	// build over it is refused with the reason on screen (0: no cap).
+	// CPUPerAddr caps the share of a core the sessions of one address
+	// may spend together; what a session leaves unpaid passes to the
+	// address's next session, and the address builds one sim at a time
+	// (0: no cap on the sum).
+	CPUPerAddr float64
+	// MemoryPerSession caps the estimated bytes a session holds: its sims
+	// (Spec.Size) and its screen. A build over it is refused with the reason
+	// on screen, and a screen over it drawn smaller (0: no cap).
 	MemoryPerSession int64
+	// MemoryTotal caps the estimated bytes every session holds together: a
+	// new session, a build or a larger screen that would pass it waits for
+	// an idle session to yield, or is refused. 0 means DefaultMemoryShare of
+	// the machine's memory (or of the cgroup's limit).
+	MemoryTotal int64
 	// ConnPerMinute is how many new connections one address may open per
 	// minute, as a burst or spread out (0: no limit).
 	ConnPerMinute int
@@ -186,6 +201,7 @@ func DefaultConfig() Config {
 		MaxSessionDuration:  DefaultMaxSessionDuration,
 		StepsPerSecond:      DefaultStepsPerSecond,
 		CPUPerSession:       DefaultCPUPerSession,
+		CPUPerAddr:          DefaultCPUPerAddr,
 		RebuildsPerSecond:   DefaultRebuildsPerSecond,
 		MaxPanes:            DefaultMaxPanes,
 		MemoryPerSession:    DefaultMemoryPerSession,
@@ -229,8 +245,14 @@ func (c *Config) check() error {
 		return fmt.Errorf("--max-panes must be ≥ 0, got %d", c.MaxPanes)
 	case c.MaxPanes > 0 && len(c.Sims) > c.MaxPanes:
 		return fmt.Errorf("%d sims asked for, but --max-panes is %d", len(c.Sims), c.MaxPanes)
+	case c.CPUPerAddr < 0:
+		return fmt.Errorf("--cpu-per-addr must be ≥ 0, got %g", c.CPUPerAddr)
 	case c.MemoryPerSession < 0:
 		return fmt.Errorf("--memory-per-session must be ≥ 0, got %d", c.MemoryPerSession)
+	case c.MemoryTotal < 0:
+		return fmt.Errorf("--memory-total must be ≥ 0, got %d", c.MemoryTotal)
+	case c.MemoryTotal > 0 && c.MemoryTotal < screenBytes(80, 24):
+		return fmt.Errorf("--memory-total must leave room for one session (%s at 80×24), got %s", sims.Bytes(screenBytes(80, 24)), sims.Bytes(c.MemoryTotal))
 	case c.ConnPerMinute < 0:
 		return fmt.Errorf("--conn-rate must be ≥ 0, got %d", c.ConnPerMinute)
 	case c.FPS < 1 || c.FPS > 60:
@@ -261,20 +283,22 @@ type Server struct {
 	hostKey gossh.PublicKey
 	auth    *authKeys // nil: anyone
 	limiter *addrLimiter
+	pool    *sims.Pool // the memory every session draws on (MemoryTotal)
 	ids     atomic.Uint64
 	flushed chan struct{} // closed when the refusal summaries stop
 
 	mu           sync.Mutex
-	sessions     map[*session]struct{} // every session being handled
-	active       int                   // sessions holding a slot
-	labs         int                   // sessions' labs not yet closed
-	perAddrCount counter               // sessions per address
-	conns        map[*conn]struct{}    // open TCP connections
-	connsPer     counter               // open ones per address
-	headers      int                   // PROXY headers being read
-	pending      map[*conn]struct{}    // those not yet authenticated
-	pendingPer   counter               // pending ones per address
-	byAddr       map[string]*conn      // pending ones by their two ends
+	sessions     map[*session]struct{}    // every session being handled
+	active       int                      // sessions holding a slot
+	labs         int                      // sessions' labs not yet closed
+	perAddrCount counter                  // sessions per address
+	conns        map[*conn]struct{}       // open TCP connections
+	connsPer     counter                  // open ones per address
+	headers      int                      // PROXY headers being read
+	pending      map[*conn]struct{}       // those not yet authenticated
+	pendingPer   counter                  // pending ones per address
+	byAddr       map[string]*conn         // pending ones by their two ends
+	visitors     map[string]*sims.Account // each address's account, kept until idle
 	closing      bool
 	closingCh    chan struct{} // closed when Shutdown begins
 	endAt        time.Time     // when sessions must end, once closing
@@ -296,6 +320,13 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	if cfg.MemoryTotal == 0 {
+		mem, _, err := MachineMemory()
+		if err != nil {
+			return nil, err
+		}
+		cfg.MemoryTotal = int64(DefaultMemoryShare * float64(mem))
+	}
 	files, err := visitorFiles(cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -309,6 +340,8 @@ func New(cfg Config) (*Server, error) {
 		log:          log,
 		refused:      newRefusals(log),
 		limiter:      newAddrLimiter(cfg.ConnPerMinute),
+		pool:         sims.NewPool(cfg.MemoryTotal),
+		visitors:     map[string]*sims.Account{},
 		sessions:     map[*session]struct{}{},
 		perAddrCount: counter{},
 		conns:        map[*conn]struct{}{},
@@ -538,7 +571,8 @@ func (s *Server) Serve(ln net.Listener) error {
 		"max_startups", c.MaxStartups, "login_grace", c.LoginGrace, "client_alive", c.ClientAliveInterval,
 		"idle_timeout", c.IdleTimeout, "max_session_duration", c.MaxSessionDuration,
 		"steps_per_second", c.StepsPerSecond, "cpu_per_session", c.CPUPerSession,
-		"rebuilds_per_second", c.RebuildsPerSecond, "max_panes", c.MaxPanes, "memory_per_session_mib", c.MemoryPerSession >> 20,
+		"rebuilds_per_second", c.RebuildsPerSecond, "cpu_per_addr", c.CPUPerAddr, "max_panes", c.MaxPanes,
+		"memory_per_session_mib", c.MemoryPerSession >> 20, "memory_total_mib", c.MemoryTotal >> 20,
 		"conn_per_minute", c.ConnPerMinute, "fps", c.FPS}
 	if s.auth != nil {
 		attrs = append(attrs, "authorized_keys", s.auth.count())
@@ -578,6 +612,36 @@ func (s *Server) summarise() {
 			return
 		case <-t.C:
 			s.refused.flush()
+			s.forgetIdleVisitors()
+		}
+	}
+}
+
+// newBudget makes the budget of a session of the visitor at ip: its own
+// limits, the visitor's account (made on the visitor's first session) and
+// the server's memory.
+func (s *Server) newBudget(ip string) *sims.Budget {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	acct := s.visitors[ip]
+	if acct == nil {
+		acct = sims.NewAccount(s.cfg.CPUPerAddr)
+		s.visitors[ip] = acct
+	}
+	// Made under s.mu, so that the account counts the session before
+	// forgetIdleVisitors can see it.
+	return sims.NewBudget(sims.Limits{StepsPerSec: s.cfg.StepsPerSecond, Cores: s.cfg.CPUPerSession,
+		RebuildsPerSec: s.cfg.RebuildsPerSecond, Memory: s.cfg.MemoryPerSession, Visitor: acct, Server: s.pool})
+}
+
+// forgetIdleVisitors drops the accounts of addresses with no session and
+// no debt, so that the map follows the visitors of the last minutes.
+func (s *Server) forgetIdleVisitors() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ip, a := range s.visitors {
+		if a.Idle() {
+			delete(s.visitors, ip)
 		}
 	}
 }

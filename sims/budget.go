@@ -531,6 +531,16 @@ func (p *Pool) Used() int64 {
 	return p.used
 }
 
+// Free is the bytes not taken from the pool now.
+func (p *Pool) Free() int64 {
+	if p == nil {
+		return math.MaxInt64
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.limit - p.used
+}
+
 // Freed is closed the next time bytes are given back: a caller refused
 // for want of room may wait on it and try again.
 func (p *Pool) Freed() <-chan struct{} {
