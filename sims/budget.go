@@ -592,7 +592,7 @@ func (e *MemoryError) Error() string {
 		return fmt.Sprintf("%s with these parameters needs about %s, over this session's memory budget of %s",
 			e.What, Bytes(e.Need), Bytes(e.Limit))
 	}
-	return fmt.Sprintf("%s with these parameters needs about %s; this session already uses %s of its %s budget (a pane's sim runs on until its replacement is built: close a pane, or choose smaller sizes)",
+	return fmt.Sprintf("%s with these parameters needs about %s; this session holds %s of its %s memory budget (close a pane or choose smaller sizes)",
 		e.What, Bytes(e.Need), Bytes(e.Used), Bytes(e.Limit))
 }
 

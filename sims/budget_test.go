@@ -163,7 +163,7 @@ func TestMemoryAccounting(t *testing.T) {
 	b.settle(r1, true)
 	var me *MemoryError
 	// r1's 6 MB runs on while its replacement is built: both count.
-	if err := b.reserve(r1, 5<<20); !errors.As(err, &me) || !strings.Contains(err.Error(), "already uses 6.3 MB of its 10 MB budget") {
+	if err := b.reserve(r1, 5<<20); !errors.As(err, &me) || !strings.Contains(err.Error(), "this session holds 6.3 MB of its 10 MB memory budget") {
 		t.Fatalf("a replacement that does not fit beside the sim it replaces: %v", err)
 	}
 	if err := b.reserve(r1, 3<<20); err != nil {

@@ -278,7 +278,7 @@ func TestMaxPanes(t *testing.T) {
 func TestMemoryBudget(t *testing.T) {
 	l := newLabWith(t, 140, 45, false, Options{Catalog: catalog.All(), Sims: []string{"kernel-pca"}, Seed: 1, Paused: true, Budget: sims.NewBudget(sims.Limits{Memory: 64 << 20})})
 	l.keys("p", "down", "backspace", "backspace", "backspace", "1", "5", "0", "0", "enter")
-	if s := l.screen(); l.m.modal == nil || !strings.Contains(s, "of its 67 MB budget") {
+	if s := l.screen(); l.m.modal == nil || !strings.Contains(s, "of its 67 MB memory budget") {
 		t.Fatalf("the editor does not show the refusal:\n%s", s)
 	}
 	l.keys("esc")
