@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"strings"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -88,6 +89,8 @@ type session struct {
 	// visitor (0: never); its program ends it with a notice.
 	yieldAt atomic.Int64
 	poke    chan struct{} // wakes the wall-clock backstop: a deadline moved
+
+	budget *sims.Budget // the session's allowance, once its lab is made
 
 	// Under srv.mu: the session holds one of the MaxSessions slots, and
 	// gave it to a new visitor when it yielded.
@@ -209,7 +212,15 @@ func (s *Server) end(st *session) {
 	if st.term != "" {
 		attrs = append(attrs, "size", st.size())
 	}
-	attrs = append(attrs, "duration", time.Since(st.start).Round(time.Millisecond), "reason", reason)
+	attrs = append(attrs, "duration", time.Since(st.start).Round(time.Millisecond))
+	st.mu.Lock()
+	b := st.budget
+	st.mu.Unlock()
+	if b != nil {
+		u := b.Usage()
+		attrs = append(attrs, "cpu", u.Busy.Round(time.Millisecond), "steps", u.Steps, "builds", u.Builds)
+	}
+	attrs = append(attrs, "reason", reason)
 	s.log.Info("disconnect", attrs...)
 	s.mu.Lock()
 	delete(s.sessions, st)
@@ -322,10 +333,10 @@ const yieldIdle = 2 * time.Minute
 // of the address holding the most sessions, the longest idle first; nil
 // when none is idle enough.
 func (s *Server) yieldVictimLocked() *session {
-	now := time.Now().UnixNano()
+	now, idle := time.Now().UnixNano(), int64(cmp.Or(s.cfg.yieldIdle, yieldIdle))
 	var victim *session
 	for c := range s.sessions {
-		if !c.slot || c.slotGiven || c.yieldAt.Load() != 0 || now-c.lastActive.Load() < int64(yieldIdle) {
+		if !c.slot || c.slotGiven || c.yieldAt.Load() != 0 || now-c.lastActive.Load() < idle {
 			continue
 		}
 		if victim == nil {
@@ -481,6 +492,9 @@ func (s *Server) lab(next ssh.Handler) ssh.Handler {
 		st := stateOf(sess)
 		budget := s.newBudget(st.ip)
 		defer budget.Close()
+		st.mu.Lock()
+		st.budget = budget
+		st.mu.Unlock()
 		pty, _, _ := sess.Pty()
 		w, h, err := s.admit(sess, st, budget, pty.Window.Width, pty.Window.Height)
 		if err != nil {
@@ -531,27 +545,35 @@ func (s *Server) lab(next ssh.Handler) ssh.Handler {
 // session yielding, or a session ending, frees on a full server.
 const admitWait = 5 * time.Second
 
-// admit holds on the session's budget what its w×h screen takes (drawn
-// smaller if that is all its budget allows; the size held is returned),
-// and checks that the server's total has room for its first sims. When the
-// total is short, the idlest session of the busiest address is asked to
-// yield, and the session waits up to admitWait for the room.
+// admit holds on the session's budget what its w×h screen takes, beside
+// room for its first sims (drawn smaller if that is all its budget allows;
+// the size held is returned). When the server's total is short, the
+// idlest session of the busiest address is asked to yield, and the
+// session waits up to admitWait for the room.
 func (s *Server) admit(sess ssh.Session, st *session, b *sims.Budget, w, h int) (int, int, error) {
 	var first int64
 	for _, name := range s.cfg.Sims {
 		first += s.cfg.Catalog.Lookup(name).EstimateSize(sims.Config{})
 	}
-	deadline := time.NewTimer(admitWait)
+	holdFirstSims := "its first panes (" + strings.Join(s.cfg.Sims, ", ") + ")"
+	deadline := time.NewTimer(cmp.Or(s.cfg.admitWait, admitWait))
 	defer deadline.Stop()
 	asked := false
 	for {
 		freed := s.pool.Freed()
-		fw, fh, _, err := fitScreen(b, w, h)
+		// The first sims' room is held while the screen is fitted, then
+		// given back for their builds to take.
+		err := b.Hold(holdFirstSims, first)
+		if err == nil {
+			var fw, fh int
+			fw, fh, _, err = fitScreen(b, w, h)
+			b.Hold(holdFirstSims, 0)
+			if err == nil {
+				return fw, fh, nil
+			}
+		}
 		var me *sims.MemoryError
-		switch {
-		case err == nil && s.pool.Free() >= first:
-			return fw, fh, nil
-		case err != nil && (!errors.As(err, &me) || !me.Server):
+		if !errors.As(err, &me) || !me.Server {
 			return 0, 0, err // the session's own budget: nothing will free it
 		}
 		if !asked {
@@ -591,7 +613,7 @@ func farewell(reason string, cfg Config) string {
 	case reasonPanic:
 		return "lab: something broke inside the lab and this session had to end (it is logged). Sorry! Connect again to start afresh."
 	case reasonYield:
-		return fmt.Sprintf("lab: the server was full and this session had been idle for %s or more, so it made room for a new visitor. Connect again any time.", yieldIdle)
+		return fmt.Sprintf("lab: the server was full and this session had been idle for %s or more, so it made room for a new visitor. Connect again any time.", cmp.Or(cfg.yieldIdle, yieldIdle))
 	case reasonMemory:
 		return "lab: the server's memory for visitors is all in use; please try again in a few minutes."
 	}

@@ -27,9 +27,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/netip"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -181,8 +183,10 @@ type Config struct {
 
 	hook func(tea.Msg) // tests: called first in every session's Update
 	// tests: the wall-clock backstop's delays (zero: hardSlack and
-	// forceConnAfter)
-	slack, forceAfter time.Duration
+	// forceConnAfter), how long a newcomer waits for memory (zero:
+	// admitWait) and how long a session must be idle to yield (zero:
+	// yieldIdle)
+	slack, forceAfter, admitWait, yieldIdle time.Duration
 }
 
 // DefaultConfig is a local demo with safe limits.
@@ -249,6 +253,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("--cpu-per-addr must be ≥ 0, got %g", c.CPUPerAddr)
 	case c.MemoryPerSession < 0:
 		return fmt.Errorf("--memory-per-session must be ≥ 0, got %d", c.MemoryPerSession)
+	case c.MemoryPerSession > 0 && c.MemoryPerSession < screenBytes(80, 24):
+		return fmt.Errorf("--memory-per-session must leave room for a screen of 80×24 (%s), got %s", sims.Bytes(screenBytes(80, 24)), sims.Bytes(c.MemoryPerSession))
 	case c.MemoryTotal < 0:
 		return fmt.Errorf("--memory-total must be ≥ 0, got %d", c.MemoryTotal)
 	case c.MemoryTotal > 0 && c.MemoryTotal < screenBytes(80, 24):
@@ -548,6 +554,18 @@ func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
+// goMemoryLimit is the runtime's soft memory limit, for the log.
+func goMemoryLimit() string {
+	if n := debug.SetMemoryLimit(-1); n != math.MaxInt64 {
+		return sims.Bytes(n)
+	}
+	return "none"
+}
+
+// MemoryTotal is the bytes the server admits sessions against: the
+// configured total, or the default share of the machine's memory.
+func (s *Server) MemoryTotal() int64 { return s.cfg.MemoryTotal }
+
 // HostKey is the server's public host key.
 func (s *Server) HostKey() gossh.PublicKey { return s.hostKey }
 
@@ -573,6 +591,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		"steps_per_second", c.StepsPerSecond, "cpu_per_session", c.CPUPerSession,
 		"rebuilds_per_second", c.RebuildsPerSecond, "cpu_per_addr", c.CPUPerAddr, "max_panes", c.MaxPanes,
 		"memory_per_session_mib", c.MemoryPerSession >> 20, "memory_total_mib", c.MemoryTotal >> 20,
+		"go_memory_limit", goMemoryLimit(),
 		"conn_per_minute", c.ConnPerMinute, "fps", c.FPS}
 	if s.auth != nil {
 		attrs = append(attrs, "authorized_keys", s.auth.count())

@@ -20,6 +20,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/thelab/lab/serve/servetest"
+	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/catalog"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -697,14 +699,15 @@ func TestPaneCapReachesTheLab(t *testing.T) {
 func TestMemoryBudgetReachesTheLab(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Sims = []string{"gd"}
-	cfg.MemoryPerSession = 1 << 20
+	// Room for the screen, not for gd beside it.
+	cfg.MemoryPerSession = screenBytes(120, 40) + catalog.All().Lookup("gd").EstimateSize(sims.Config{})/2
 	ts := start(t, cfg)
 	r, err := servetest.Open(ts.addr, servetest.Options{User: "small"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if st := exitStatus(t, r.Wait(wait)); st != 1 || !strings.Contains(r.Text(), "over this session's memory budget") {
+	if st := exitStatus(t, r.Wait(wait)); st != 1 || !strings.Contains(r.Text(), "its first panes (gd) would take about") || !strings.Contains(r.Text(), "memory budget") {
 		t.Errorf("over its memory budget: status %d, read %q", st, r.Text())
 	}
 }

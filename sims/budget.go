@@ -385,6 +385,9 @@ func (b *Budget) Hold(name string, n int64) error {
 	defer b.mu.Unlock()
 	others := b.usedLocked() - b.holds[name]
 	if err := b.admitLocked(name, n, others); err != nil {
+		if me, ok := err.(*MemoryError); ok {
+			me.Hold = true
+		}
 		return err
 	}
 	if n == 0 {
@@ -581,12 +584,20 @@ type MemoryError struct {
 	Need, Used, Limit int64  // bytes: what was asked for, the rest in use, the budget or total
 	// Server: the server's total was short, not the session's budget.
 	Server bool
+	// Hold: what was refused is a hold (What names it), not a sim.
+	Hold bool
 }
 
 func (e *MemoryError) Error() string {
 	switch {
 	case e.Server:
-		return fmt.Sprintf("%s needs about %s, and this server has %s of its %s for every visitor in use: try again in a while, or choose smaller sizes",
+		return fmt.Sprintf("%s: about %s, and this server has %s of its %s for every visitor in use: try again in a while, or choose smaller sizes",
+			e.What, Bytes(e.Need), Bytes(e.Used), Bytes(e.Limit))
+	case e.Hold && e.Used == 0:
+		return fmt.Sprintf("%s would take about %s, over this session's memory budget of %s",
+			e.What, Bytes(e.Need), Bytes(e.Limit))
+	case e.Hold:
+		return fmt.Sprintf("%s would take about %s; this session holds %s of its %s memory budget besides",
 			e.What, Bytes(e.Need), Bytes(e.Used), Bytes(e.Limit))
 	case e.Used == 0:
 		return fmt.Sprintf("%s with these parameters needs about %s, over this session's memory budget of %s",

@@ -100,6 +100,8 @@ type Model struct {
 	flashE  bool // the flash is an error
 	flashT  time.Time
 	closed  bool
+	// exporting: an export's command is under way (one at a time).
+	exporting bool
 	// Reused by dashboard from frame to frame: the screen's bytes and the
 	// panes' blocks of lines.
 	screenBuf []byte
@@ -348,6 +350,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case builtMsg:
 		return m, m.built(msg)
 	case exportedMsg:
+		m.exporting = false
 		if msg.err != nil {
 			m.report(msg.err)
 		} else {

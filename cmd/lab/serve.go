@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/thelab/lab/serve"
@@ -39,8 +40,17 @@ const serveUsage = `Serve flags (each SSH session gets its own lab with these pa
   --rebuilds-per-second R       sim builds (reset, new parameters, a new pane) per second of
                                 one session, after a burst of 3 (default 2; 0 no cap)
   --max-panes N                 panes of one session (default 8; 0 no cap)
-  --memory-per-session MIB      estimated size of one session's sims; a build over it is
-                                refused on screen (default 256; 0 no cap)
+  --cpu-per-addr C              share of a core the sessions of one address may spend
+                                together; a session's debt passes to the address's next
+                                one (default 0.5; 0 no cap on the sum)
+  --memory-per-session MIB      estimated bytes one session holds: its sims and its
+                                screen; a build over it is refused on screen, a larger
+                                screen drawn smaller (default 256; 0 no cap)
+  --memory-total MIB            estimated bytes all sessions hold together; past it a new
+                                visitor waits for an idle session to yield, or is told
+                                the server is full (default 40% of the machine's memory
+                                or the cgroup's limit). The Go runtime's soft memory limit
+                                is set to 1.5 times it, unless GOMEMLIMIT is set
   --conn-rate N                 new connections per minute from one address (default 30; 0 no limit)
   --login-grace D               time to authenticate, then to open a session (default 20s)
   --max-startups N              connections in their handshake at once; past it the oldest
@@ -94,7 +104,9 @@ func serveCmd(ctx context.Context, reload <-chan os.Signal, args []string, stdou
 	fs.Float64Var(&cfg.CPUPerSession, "cpu-per-session", cfg.CPUPerSession, "")
 	fs.Float64Var(&cfg.RebuildsPerSecond, "rebuilds-per-second", cfg.RebuildsPerSecond, "")
 	fs.IntVar(&cfg.MaxPanes, "max-panes", cfg.MaxPanes, "")
+	fs.Float64Var(&cfg.CPUPerAddr, "cpu-per-addr", cfg.CPUPerAddr, "")
 	memMiB := fs.Int64("memory-per-session", cfg.MemoryPerSession>>20, "")
+	totalMiB := fs.Int64("memory-total", 0, "")
 	fs.IntVar(&cfg.ConnPerMinute, "conn-rate", cfg.ConnPerMinute, "")
 	fs.DurationVar(&cfg.LoginGrace, "login-grace", cfg.LoginGrace, "")
 	fs.IntVar(&cfg.MaxStartups, "max-startups", cfg.MaxStartups, "")
@@ -122,6 +134,10 @@ func serveCmd(ctx context.Context, reload <-chan os.Signal, args []string, stdou
 		return usageErr("serve: --memory-per-session must be in 0..%d MiB, got %d", 1<<24, *memMiB)
 	}
 	cfg.MemoryPerSession = *memMiB << 20
+	if *totalMiB < 0 || *totalMiB > 1<<30 {
+		return usageErr("serve: --memory-total must be in 0..%d MiB, got %d", 1<<30, *totalMiB)
+	}
+	cfg.MemoryTotal = *totalMiB << 20
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if given["state-dir"] && strings.TrimSpace(cfg.StateDir) == "" {
@@ -143,6 +159,12 @@ func serveCmd(ctx context.Context, reload <-chan os.Signal, args []string, stdou
 	srv, err := serve.New(cfg)
 	if err != nil {
 		return usageErr("serve: %v", err)
+	}
+	// The runtime's soft limit follows what the server admits, so that the
+	// collector works harder before the process outgrows it; an operator's
+	// GOMEMLIMIT wins.
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(serve.SoftMemoryLimit(srv.MemoryTotal()))
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
