@@ -10,7 +10,12 @@
 // moment the key is written to the moment "paused" arrives in the
 // session's output, then resumes the pane; the report gives the
 // percentiles of those latencies. With -fast every pane runs at its
-// maximum speed ("+" pressed until "speed max").
+// maximum speed ("+" pressed until "speed max"). With -addrs K the
+// sessions come from K addresses of 127.0.1.x (the server's per-address
+// caps apply to each); with -attack MODE a hostile visitor of issue 24
+// runs beside them from addresses of its own (attack.go lists the modes),
+// so that the honest sessions' latency and the server's memory can be read
+// under attack.
 //
 //	go build -o /tmp/lab ./cmd/lab
 //	/tmp/lab serve --listen 127.0.0.1:2299 --conn-rate 0 --max-sessions 200 --max-sessions-per-addr 0 mh mh mh mh &
@@ -18,11 +23,13 @@
 //	go run ./serve/sshload -addr 127.0.0.1:2299 -pid $! -n 16 -fast -keys  # capacity: full speed, key latency
 //	go run ./serve/sshload -addr 127.0.0.1:2299 -pid $! -n 20 -pause 4     # idle sessions
 //	go run ./serve/sshload -addr 127.0.0.1:2299 -n 1 -nocolor              # a NO_COLOR client
+//	go run ./serve/sshload -addr 127.0.0.1:2299 -pid $! -n 32 -addrs 8 -keys -attack draw  # capacity under attack
 package main
 
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -46,7 +53,19 @@ func main() {
 	fast := flag.Bool("fast", false, "run every pane at its maximum speed")
 	panes := flag.Int("panes", 4, "panes per session, for -fast")
 	keys := flag.Bool("keys", false, "time key presses to the screen (space: pause, then resume)")
+	addrs := flag.Int("addrs", 1, "spread the sessions over this many client addresses (127.0.1.x)")
+	attack := flag.String("attack", "", "also run one hostile visitor from addresses of its own (127.0.2.x): "+strings.Join(slices.Sorted(maps.Keys(attacks)), ", "))
 	flag.Parse()
+	stopAttack := make(chan struct{})
+	var attackers sync.WaitGroup
+	if *attack != "" {
+		run, ok := attacks[*attack]
+		if !ok {
+			fail("unknown -attack %q", *attack)
+		}
+		run(*addr, stopAttack, &attackers)
+		time.Sleep(2 * time.Second) // the attack under way before the honest arrive
+	}
 	var w, h int
 	if _, err := fmt.Sscanf(*size, "%dx%d", &w, &h); err != nil {
 		fail("bad -size %q", *size)
@@ -59,7 +78,11 @@ func main() {
 	}
 	sessions := make([]*servetest.Session, 0, *n)
 	for i := range *n {
-		s, err := servetest.Open(*addr, servetest.Options{User: fmt.Sprintf("load%d", i), W: w, H: h, Env: env, Sync: true, Discard: true})
+		from := ""
+		if *addrs > 1 {
+			from = fmt.Sprintf("127.0.1.%d", 1+i%*addrs)
+		}
+		s, err := servetest.Open(*addr, servetest.Options{User: fmt.Sprintf("load%d", i), W: w, H: h, Env: env, Sync: true, Discard: true, From: from})
 		if err != nil {
 			fail("session %d: %v", i+1, err)
 		}
@@ -118,9 +141,15 @@ func main() {
 	}
 	lat.report()
 	fmt.Printf("this load generator's CPU: %.2f cores\n", (self1-self0)/el)
+	if *pid > 0 {
+		rss, _ := procStats(*pid)
+		fmt.Printf("server RSS at the end: %.1f MiB\n", float64(rss)/(1<<20))
+	}
 	for _, s := range sessions {
 		s.Close()
 	}
+	close(stopAttack)
+	attackers.Wait()
 }
 
 // latencies collects key-to-screen times during the window.
