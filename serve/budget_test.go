@@ -220,7 +220,7 @@ func TestIdleSessionYieldsToANewcomer(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Sims = []string{"gd"}
 	cfg.MaxSessions = 3
-	cfg.yieldIdle = time.Minute
+	cfg.YieldAfter = time.Minute
 	ts := start(t, cfg)
 	busy1 := ts.open(t, servetest.Options{From: "127.0.0.2", User: "busy1"})
 	busy2 := ts.open(t, servetest.Options{From: "127.0.0.2", User: "busy2"})

@@ -324,16 +324,12 @@ func (s *Server) capacity(next ssh.Handler) ssh.Handler {
 	}
 }
 
-// yieldIdle is how long a session must have been idle (session.lastActive)
-// before it yields to a new visitor of a full server.
-const yieldIdle = 2 * time.Minute
-
 // yieldVictimLocked is the session that makes room for a new visitor when
-// the server is full: of the sessions idle for yieldIdle or more, the one
+// the server is full: of the sessions idle for YieldAfter or more, the one
 // of the address holding the most sessions, the longest idle first; nil
 // when none is idle enough.
 func (s *Server) yieldVictimLocked() *session {
-	now, idle := time.Now().UnixNano(), int64(cmp.Or(s.cfg.yieldIdle, yieldIdle))
+	now, idle := time.Now().UnixNano(), int64(s.cfg.YieldAfter)
 	var victim *session
 	for c := range s.sessions {
 		if !c.slot || c.slotGiven || c.yieldAt.Load() != 0 || now-c.lastActive.Load() < idle {
@@ -613,7 +609,7 @@ func farewell(reason string, cfg Config) string {
 	case reasonPanic:
 		return "lab: something broke inside the lab and this session had to end (it is logged). Sorry! Connect again to start afresh."
 	case reasonYield:
-		return fmt.Sprintf("lab: the server was full and this session had been idle for %s or more, so it made room for a new visitor. Connect again any time.", cmp.Or(cfg.yieldIdle, yieldIdle))
+		return fmt.Sprintf("lab: the server was full and this session had been idle for %s or more, so it made room for a new visitor. Connect again any time.", cfg.YieldAfter)
 	case reasonMemory:
 		return "lab: the server's memory for visitors is all in use; please try again in a few minutes."
 	}

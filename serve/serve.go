@@ -69,6 +69,7 @@ const (
 	DefaultClientAlive        = 15 * time.Second
 	DefaultClientAliveCount   = 3
 	DefaultIdleTimeout        = 10 * time.Minute
+	DefaultYieldAfter         = 2 * time.Minute
 	DefaultMaxSessionDuration = time.Hour
 	// DefaultStepsPerSecond caps the engine steps of one session, shared
 	// by its panes: ten times mh's default speed, and at most a few percent
@@ -155,6 +156,10 @@ type Config struct {
 	// (Spec.Size) and its screen. A build over it is refused with the reason
 	// on screen, and a screen over it drawn smaller (0: no cap).
 	MemoryPerSession int64
+	// YieldAfter is how long a session must have been idle (no two inputs
+	// within a minute) before it yields its place to a newcomer on a full
+	// server (by sessions or by memory).
+	YieldAfter time.Duration
 	// MemoryTotal caps the estimated bytes every session holds together: a
 	// new session, a build or a larger screen that would pass it waits for
 	// an idle session to yield, or is refused. 0 means DefaultMemoryShare of
@@ -183,10 +188,9 @@ type Config struct {
 
 	hook func(tea.Msg) // tests: called first in every session's Update
 	// tests: the wall-clock backstop's delays (zero: hardSlack and
-	// forceConnAfter), how long a newcomer waits for memory (zero:
-	// admitWait) and how long a session must be idle to yield (zero:
-	// yieldIdle)
-	slack, forceAfter, admitWait, yieldIdle time.Duration
+	// forceConnAfter) and how long a newcomer waits for memory (zero:
+	// admitWait)
+	slack, forceAfter, admitWait time.Duration
 }
 
 // DefaultConfig is a local demo with safe limits.
@@ -202,6 +206,7 @@ func DefaultConfig() Config {
 		ClientAliveInterval: DefaultClientAlive,
 		ClientAliveCountMax: DefaultClientAliveCount,
 		IdleTimeout:         DefaultIdleTimeout,
+		YieldAfter:          DefaultYieldAfter,
 		MaxSessionDuration:  DefaultMaxSessionDuration,
 		StepsPerSecond:      DefaultStepsPerSecond,
 		CPUPerSession:       DefaultCPUPerSession,
@@ -237,6 +242,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("--client-alive-count must be at least 1, got %d", c.ClientAliveCountMax)
 	case c.IdleTimeout < 0:
 		return fmt.Errorf("--idle-timeout must be ≥ 0, got %s", c.IdleTimeout)
+	case c.YieldAfter <= 0:
+		return fmt.Errorf("--yield-after must be > 0, got %s", c.YieldAfter)
 	case c.MaxSessionDuration < 0:
 		return fmt.Errorf("--max-session-duration must be ≥ 0, got %s", c.MaxSessionDuration)
 	case c.StepsPerSecond < 0:
@@ -587,7 +594,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		"host_key", s.keyPath, "fingerprint", gossh.FingerprintSHA256(s.hostKey),
 		"max_sessions", c.MaxSessions, "per_addr", c.MaxSessionsPerAddr, "per_conn", c.MaxSessionsPerConn,
 		"max_startups", c.MaxStartups, "login_grace", c.LoginGrace, "client_alive", c.ClientAliveInterval,
-		"idle_timeout", c.IdleTimeout, "max_session_duration", c.MaxSessionDuration,
+		"idle_timeout", c.IdleTimeout, "yield_after", c.YieldAfter, "max_session_duration", c.MaxSessionDuration,
 		"steps_per_second", c.StepsPerSecond, "cpu_per_session", c.CPUPerSession,
 		"rebuilds_per_second", c.RebuildsPerSecond, "cpu_per_addr", c.CPUPerAddr, "max_panes", c.MaxPanes,
 		"memory_per_session_mib", c.MemoryPerSession >> 20, "memory_total_mib", c.MemoryTotal >> 20,

@@ -32,6 +32,8 @@ const serveUsage = `Serve flags (each SSH session gets its own lab with these pa
   --max-sessions-per-addr N     sessions at once from one address (default 8; 0 no limit)
   --max-sessions-per-conn N     session channels of one connection, 1..10 (default 4)
   --idle-timeout D              end a session after D without a key press (default 10m; 0 never)
+  --yield-after D               on a full server, a session idle for D (no two keys within a
+                                minute) yields its place to a newcomer (default 2m)
   --max-session-duration D      end a session D after it began (default 1h; 0 never)
   --steps-per-second N          engine steps per second of one session, shared by its
                                 panes (default 1000; 0 no cap)
@@ -99,6 +101,7 @@ func serveCmd(ctx context.Context, reload <-chan os.Signal, args []string, stdou
 	fs.IntVar(&cfg.MaxSessionsPerAddr, "max-sessions-per-addr", cfg.MaxSessionsPerAddr, "")
 	fs.IntVar(&cfg.MaxSessionsPerConn, "max-sessions-per-conn", cfg.MaxSessionsPerConn, "")
 	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", cfg.IdleTimeout, "")
+	fs.DurationVar(&cfg.YieldAfter, "yield-after", cfg.YieldAfter, "")
 	fs.DurationVar(&cfg.MaxSessionDuration, "max-session-duration", cfg.MaxSessionDuration, "")
 	fs.Float64Var(&cfg.StepsPerSecond, "steps-per-second", cfg.StepsPerSecond, "")
 	fs.Float64Var(&cfg.CPUPerSession, "cpu-per-session", cfg.CPUPerSession, "")

@@ -30,7 +30,6 @@ import (
 	"flag"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -54,12 +53,12 @@ func main() {
 	panes := flag.Int("panes", 4, "panes per session, for -fast")
 	keys := flag.Bool("keys", false, "time key presses to the screen (space: pause, then resume)")
 	addrs := flag.Int("addrs", 1, "spread the sessions over this many client addresses (127.0.1.x)")
-	attack := flag.String("attack", "", "also run one hostile visitor from addresses of its own (127.0.2.x): "+strings.Join(slices.Sorted(maps.Keys(attacks)), ", "))
+	attack := flag.String("attack", "", "also run one hostile visitor from addresses of its own (127.0.2.x): "+strings.Join(slices.Sorted(maps.Keys(servetest.Attacks)), ", "))
 	flag.Parse()
 	stopAttack := make(chan struct{})
 	var attackers sync.WaitGroup
 	if *attack != "" {
-		run, ok := attacks[*attack]
+		run, ok := servetest.Attacks[*attack]
 		if !ok {
 			fail("unknown -attack %q", *attack)
 		}
@@ -100,15 +99,15 @@ func main() {
 			s.Send(" \t")
 		}
 	}
-	var lat *latencies
+	var lat *servetest.Latencies
 	if *keys {
-		lat = &latencies{}
+		lat = &servetest.Latencies{}
 		for _, s := range sessions {
-			go lat.time(s)
+			go lat.Time(s)
 		}
 	}
 	time.Sleep(*warmup)
-	lat.start()
+	lat.Start()
 
 	frames0, bytes0 := counts(sessions)
 	rss1, cpu1 := procStats(*pid)
@@ -116,7 +115,7 @@ func main() {
 	self0 := selfCPU()
 	time.Sleep(*window)
 	frames1, bytes1 := counts(sessions)
-	lat.stop()
+	lat.Stop()
 	el := time.Since(began).Seconds()
 	_, cpu2 := procStats(*pid)
 	self1 := selfCPU()
@@ -139,7 +138,9 @@ func main() {
 		fmt.Printf("server CPU during the window: %.2f cores (%.1f%% of one core per session)\n",
 			(cpu2-cpu1)/el, 100*(cpu2-cpu1)/el/float64(*n))
 	}
-	lat.report()
+	if lat != nil {
+		fmt.Println(lat)
+	}
 	fmt.Printf("this load generator's CPU: %.2f cores\n", (self1-self0)/el)
 	if *pid > 0 {
 		rss, _ := procStats(*pid)
@@ -151,95 +152,6 @@ func main() {
 	close(stopAttack)
 	attackers.Wait()
 }
-
-// latencies collects key-to-screen times during the window.
-type latencies struct {
-	mu     sync.Mutex
-	on     bool
-	d      []time.Duration
-	missed int
-}
-
-func (l *latencies) start() {
-	if l != nil {
-		l.mu.Lock()
-		l.on = true
-		l.mu.Unlock()
-	}
-}
-
-func (l *latencies) stop() {
-	if l != nil {
-		l.mu.Lock()
-		l.on = false
-		l.mu.Unlock()
-	}
-}
-
-// time presses space in s every 0.3–0.7 s: the focused pane's title turns
-// to "paused"; then space again resumes it.
-func (l *latencies) time(s *servetest.Session) {
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
-	for {
-		select {
-		case <-s.Done():
-			return
-		case <-time.After(time.Duration(300+rng.IntN(400)) * time.Millisecond):
-		}
-		paused := s.Await("paused")
-		t0 := time.Now()
-		if s.Send(" ") != nil {
-			return
-		}
-		select {
-		case <-paused:
-			l.add(time.Since(t0), false)
-		case <-time.After(5 * time.Second):
-			l.add(0, true)
-		case <-s.Done():
-			return
-		}
-		running := s.Await("running")
-		s.Send(" ")
-		select {
-		case <-running:
-		case <-time.After(5 * time.Second):
-		case <-s.Done():
-			return
-		}
-	}
-}
-
-func (l *latencies) add(d time.Duration, missed bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.on {
-		return
-	}
-	if missed {
-		l.missed++
-		return
-	}
-	l.d = append(l.d, d)
-}
-
-func (l *latencies) report() {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.d) == 0 {
-		fmt.Printf("key to screen: no keys timed (%d missed)\n", l.missed)
-		return
-	}
-	slices.Sort(l.d)
-	q := func(p float64) time.Duration { return l.d[min(len(l.d)-1, int(p*float64(len(l.d))))] }
-	fmt.Printf("key to screen (%d keys, %d missed after 5 s): p50 %.0f ms  p90 %.0f ms  p99 %.0f ms  max %.0f ms\n",
-		len(l.d), l.missed, ms(q(0.5)), ms(q(0.9)), ms(q(0.99)), ms(l.d[len(l.d)-1]))
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func counts(ss []*servetest.Session) ([]int, []int64) {
 	f := make([]int, len(ss))
