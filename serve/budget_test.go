@@ -265,3 +265,28 @@ func TestIdleSessionYieldsToANewcomer(t *testing.T) {
 	}
 	toggled(t, busy1, "gd")
 }
+
+// TestHeldExportKeyIsBounded: E held down (500 presses in one write) in a
+// session whose pane has a long series: the copies go one at a time, each
+// held on the session's memory while it is made and charged to its CPU;
+// afterwards nothing is held but the screen and the sims, and another
+// visitor's session answers its keys throughout.
+func TestHeldExportKeyIsBounded(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Sims = []string{"mh"}
+	ts := start(t, cfg)
+	other := ts.open(t, servetest.Options{From: "127.0.0.3", User: "other"})
+	s := ts.open(t, servetest.Options{From: "127.0.0.2", User: "holder"})
+	st := ts.session(t, "holder")
+	before, busy := ts.pool.Used(), st.budget.Usage().Busy
+	s.Send(strings.Repeat("E", 500))
+	toggled(t, other, "mh")
+	if _, err := s.WaitText(wait, "copied its series as CSV"); err != nil {
+		t.Fatalf("%v\n%s", err, s.Text())
+	}
+	waitUntil(t, "the exports' memory given back", func() bool { return ts.pool.Used() == before })
+	if st.budget.Usage().Busy <= busy {
+		t.Error("the exports were not charged")
+	}
+	toggled(t, s, "mh")
+}
