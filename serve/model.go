@@ -30,7 +30,7 @@ func (s *Server) runProgram(sess ssh.Session, st *session, lab *tui.Model, budge
 	pty, winch, _ := sess.Pty()
 	m := &sessionModel{st: st, lab: lab, budget: budget, cfg: s.cfg, started: st.start, lastInput: time.Now(), sized: make(chan struct{})}
 	m.setFit(w, h, pty.Window.Width, pty.Window.Height)
-	m.in = newInput(sess, st, func() {
+	m.in = newInput(sess, st, budget.Rest, func() {
 		st.inputEOF.Store(true)
 		m.quitLater()
 	})
@@ -100,10 +100,18 @@ func (s *Server) feedWindows(ctx context.Context, winch <-chan ssh.Window, p *te
 // escape timeout (50 ms). A client that never pauses would make that buffer
 // and its rescans grow without end, so after inputBurst bytes without a
 // pause of escPause the pump makes one, between two sequences.
+//
+// Keys cost the session what it spends handling them and drawing what
+// they change (charged by the program), and while the session is in debt
+// its input waits for it to rest, at most restInput at a time: a session
+// typing as fast as its link allows cannot spend more than its share,
+// and a visitor resting after a heavy build still sees a key answered
+// within a second.
 const (
 	inputBurst = 4096
 	escPause   = 100 * time.Millisecond
 	readChunk  = 256
+	restInput  = time.Second
 )
 
 // input feeds the program the client's keystrokes, sanitised. A pump
@@ -117,13 +125,14 @@ type input struct {
 	once  sync.Once
 	buf   []byte
 	eof   func()
+	rest  func() time.Duration // how long the session must rest (nil: never)
 	san   sanitiser
 	burst int
 	last  time.Time
 }
 
-func newInput(r io.Reader, st *session, eof func()) *input {
-	in := &input{ch: make(chan []byte), stop: make(chan struct{}), eof: eof}
+func newInput(r io.Reader, st *session, rest func() time.Duration, eof func()) *input {
+	in := &input{ch: make(chan []byte), stop: make(chan struct{}), eof: eof, rest: rest}
 	go in.pump(r, st)
 	return in
 }
@@ -156,17 +165,26 @@ func (in *input) pump(r io.Reader, st *session) {
 }
 
 // deliver hands out to the program, first pausing at mark (the last point
-// between sequences, -1 if none) when this burst has grown past inputBurst.
+// between sequences, -1 if none) when this burst has grown past
+// inputBurst, or for as long as the session must rest (at most
+// restInput).
 func (in *input) deliver(out []byte, mark int) bool {
 	if time.Since(in.last) >= escPause {
 		in.burst = 0
 	}
-	if in.burst+len(out) > inputBurst && mark >= 0 {
+	var pause time.Duration
+	if in.burst+len(out) > inputBurst {
+		pause = escPause
+	}
+	if in.rest != nil {
+		pause = max(pause, min(in.rest(), restInput))
+	}
+	if pause > 0 && mark >= 0 {
 		if !in.send(out[:mark]) {
 			return false
 		}
 		select {
-		case <-time.After(escPause):
+		case <-time.After(pause):
 		case <-in.stop:
 			return false
 		}

@@ -61,7 +61,7 @@ func newModel(t *testing.T, cfg Config) (*sessionModel, *Server) {
 	st := &session{srv: srv, w: 80, h: 24}
 	now := time.Now()
 	m := &sessionModel{st: st, lab: lab, cfg: cfg, started: now, lastInput: now}
-	m.in = newInput(strings.NewReader(""), st, func() {})
+	m.in = newInput(strings.NewReader(""), st, nil, func() {})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	m.lastInput = m.started
 	return m, srv
