@@ -64,9 +64,9 @@ func fitScreen(b *sims.Budget, w, h int) (int, int, bool, error) {
 	}
 	fw, fh := fit(lo)
 	if err := b.Hold(holdScreen, screenBytes(fw, fh)); err != nil {
-		return w, h, false, err
+		return w, h, err
 	}
-	return fw, fh, false, nil
+	return fw, fh, nil
 }
 
 // The smallest screen a session is fitted to: the lab's own minimum.

@@ -562,7 +562,7 @@ func (s *Server) admit(sess ssh.Session, st *session, b *sims.Budget, w, h int) 
 		err := b.Hold(holdFirstSims, first)
 		if err == nil {
 			var fw, fh int
-			fw, fh, _, err = fitScreen(b, w, h)
+			fw, fh, err = fitScreen(b, w, h)
 			b.Hold(holdFirstSims, 0)
 			if err == nil {
 				return fw, fh, nil

@@ -81,7 +81,7 @@ func (s *Server) feedWindows(ctx context.Context, winch <-chan ssh.Window, p *te
 			return
 		case w := <-winch:
 			st.touch()
-			fw, fh, _, err := fitScreen(budget, w.Width, w.Height)
+			fw, fh, err := fitScreen(budget, w.Width, w.Height)
 			if err != nil {
 				// Not even the smallest screen fits: the program keeps the
 				// size it has, whose hold stays.
