@@ -35,17 +35,14 @@ const holdScreen = "the screen"
 
 // fitScreen holds what a w×h screen takes on the session's budget, or,
 // when its budget or the server's total cannot supply it, the largest
-// screen of the same shape that fits (at least MinWidth×MinHeight); it
-// returns the size held and false when that is not w×h. With no room even
-// for the smallest screen it holds nothing new and returns the error.
-func fitScreen(b *sims.Budget, w, h int) (int, int, bool, error) {
+// screen of the same shape that fits (at least minScreenW×minScreenH); it
+// returns the size held. With no room even for the smallest screen it
+// holds nothing new and returns the error.
+func fitScreen(b *sims.Budget, w, h int) (int, int, error) {
 	err := b.Hold(holdScreen, screenBytes(w, h))
-	if err == nil {
-		return w, h, true, nil
-	}
 	var me *sims.MemoryError
-	if !errors.As(err, &me) {
-		return w, h, false, err
+	if err == nil || !errors.As(err, &me) {
+		return w, h, err
 	}
 	// The largest scale of the screen whose hold is granted: the hold is
 	// monotone in the scale, so halving the interval finds it.
