@@ -290,3 +290,52 @@ func TestHeldExportKeyIsBounded(t *testing.T) {
 	}
 	toggled(t, s, "mh")
 }
+
+// TestSessionMemoryIsCharged: what screenBytes charges a session besides
+// its sims covers what a session holds, measured as the live heap that
+// sessions of one tiny sim add at 80×24 and at 500×200 (after a
+// collection, their screens drawn, the sim paused); its part per cell is within
+// 1.5 times the measure, and its fixed part covers the rest (it adds the
+// SSH receive window a client may fill, which the measure does not see).
+func TestSessionMemoryIsCharged(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Sims = []string{"majorise"}
+	cfg.MaxSessionsPerAddr = 0
+	ts := start(t, cfg)
+	const n = 4
+	held := func(w, h int) float64 {
+		before := liveHeap()
+		var ss []*servetest.Session
+		for i := range n {
+			s, err := servetest.Open(ts.addr, servetest.Options{W: w, H: h, Discard: true, User: fmt.Sprintf("m%d", i)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			paused := s.Await("paused")
+			s.Send(" ")
+			select {
+			case <-paused:
+			case <-time.After(wait):
+				t.Fatalf("no paused screen at %dx%d", w, h)
+			}
+			ss = append(ss, s)
+		}
+		after := liveHeap()
+		for _, s := range ss {
+			s.Close()
+		}
+		waitUntil(t, "the sessions closed", func() bool { return ts.Sessions() == 0 })
+		return float64(after-before) / n
+	}
+	small, large := held(80, 24), held(MaxTermWidth, MaxTermHeight)
+	perCell := (large - small) / float64(MaxTermWidth*MaxTermHeight-80*24)
+	base := small - perCell*80*24
+	t.Logf("a session holds %.0f kB at 80x24, %.1f MB at %dx%d: %.0f bytes a cell and %.0f kB besides",
+		small/1e3, large/1e6, MaxTermWidth, MaxTermHeight, perCell, base/1e3)
+	if perCell > sessionBytes || sessionBytes > 1.5*perCell {
+		t.Errorf("a cell is charged %d bytes and holds %.0f", sessionBytes, perCell)
+	}
+	if base > sessionBase {
+		t.Errorf("a session is charged %d bytes besides its cells and holds %.0f", sessionBase, base)
+	}
+}

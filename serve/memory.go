@@ -15,13 +15,13 @@ import (
 
 // What a session holds besides its sims, charged to its budget and the
 // server's total before the session starts and again at every resize: a
-// fixed part and a part per cell of its screen. Measured by
-// TestSessionMemoryIsCharged (sessions of one tiny sim at 80×24, 120×40 and
-// 500×200, their live heap after a collection): about 0.8 MiB and 250–310
-// bytes a cell, most of it Bubble Tea's two cell buffers (112 bytes a cell
-// each) and the lab's drawing of the screen. The fixed part adds the SSH
-// channel's receive window (2 MiB), which a client may fill with input the
-// session has not read yet.
+// fixed part and a part per cell of its screen. TestSessionMemoryIsCharged
+// measures them (sessions of one tiny sim, paused, at 80×24 and 500×200:
+// their live heap after a collection): about 0.4 MB and 230 bytes a cell,
+// most of it Bubble Tea's two cell buffers (112 bytes a cell each) and the
+// lab's drawing of the screen; the charge per cell is within 1.5 times
+// that. The fixed part adds the SSH channel's receive window (2 MiB), which
+// a client may fill with input the session has not read yet.
 const (
 	sessionBase  = 1<<20 + 2<<20
 	sessionBytes = 320
