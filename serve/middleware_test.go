@@ -324,15 +324,7 @@ func TestInputIsSanitisedAndPaced(t *testing.T) {
 	in := newInput(strings.NewReader(crashCSI+text), st, nil, func() {})
 	defer in.close()
 	began := time.Now()
-	var got []byte
-	buf := make([]byte, 4096)
-	for {
-		n, err := in.Read(buf)
-		got = append(got, buf[:n]...)
-		if err != nil {
-			break
-		}
-	}
+	got := readAll(in)
 	if want := sanitise(crashCSI) + text; string(got) != want {
 		t.Fatalf("the program read %d bytes, want the %d of the sanitised input", len(got), len(want))
 	}
@@ -342,6 +334,19 @@ func TestInputIsSanitisedAndPaced(t *testing.T) {
 	}
 	if st.lastInput.Load() == 0 {
 		t.Error("the input was not recorded as activity")
+	}
+}
+
+// readAll is what the program reads from in until its end.
+func readAll(in *input) []byte {
+	var got []byte
+	buf := make([]byte, 4096)
+	for {
+		n, err := in.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			return got
+		}
 	}
 }
 
@@ -357,15 +362,7 @@ func TestInputWaitsWhileTheSessionRests(t *testing.T) {
 	in := newInput(strings.NewReader(text), st, budget.Rest, func() {})
 	defer in.close()
 	began := time.Now()
-	var got []byte
-	buf := make([]byte, 4096)
-	for {
-		n, err := in.Read(buf)
-		got = append(got, buf[:n]...)
-		if err != nil {
-			break
-		}
-	}
+	got := readAll(in)
 	if string(got) != text {
 		t.Fatalf("the program read %d bytes, want %d", len(got), len(text))
 	}
