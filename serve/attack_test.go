@@ -371,6 +371,106 @@ func TestStalledHandshakesNeverKeepAVisitorOut(t *testing.T) {
 	}
 }
 
+// TestStalledConnectionsNeverKeepAVisitorOut: one address fills the table
+// of connections with logged-in connections that do nothing, the oldest
+// with a session that has had no key; visitors from other addresses still
+// get a session, each in the place of that address's oldest idle
+// connection, and the address itself gets no more.
+func TestStalledConnectionsNeverKeepAVisitorOut(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Sims = []string{"gd"}
+	cfg.MaxSessions, cfg.MaxStartups = 3, 2 // a table of 2×3+2 = 8 connections
+	ts := start(t, cfg)
+	quiet := ts.open(t, servetest.Options{From: "127.0.0.2", User: "quiet"})
+	var stalled []*gossh.Client
+	for i := range 7 {
+		stalled = append(stalled, dialFrom(t, ts, "127.0.0.2", fmt.Sprintf("stalled%d", i)))
+	}
+	if n := ts.openConns(); n != 8 {
+		t.Fatalf("%d connections open, want a full table of 8", n)
+	}
+	toggled(t, ts.open(t, servetest.Options{From: "127.0.0.3", User: "first"}), "gd")
+	select {
+	case <-quiet.Done():
+	case <-time.After(wait):
+		t.Fatal("the session that had no key was not evicted for a visitor")
+	}
+	ts.log.waitLog(t, "msg=dropped", `reason="evicted: connection table full"`, "addr=127.0.0.2:")
+	toggled(t, ts.open(t, servetest.Options{From: "127.0.0.4", User: "second"}), "gd")
+	if !clientClosedWithin(stalled[0], wait) {
+		t.Error("the oldest stalled connection was not evicted for the second visitor")
+	}
+	for i, c := range stalled[1:] {
+		if _, _, err := c.SendRequest("ping@lab", true, nil); err != nil {
+			t.Errorf("stalled connection %d was closed too: %v", i+1, err)
+		}
+	}
+	// The busiest address takes no place but its own.
+	if c, err := servetest.Dial(ts.addr, servetest.Options{From: "127.0.0.2"}); err == nil {
+		c.Close()
+		t.Error("one more connection from the address holding most of the table was admitted")
+	}
+	ts.log.waitLog(t, "msg=refused", `reason="too many connections"`, "addr=127.0.0.2:")
+}
+
+// TestAFullTableNeverEvictsAVisitorWhoIsTyping: a classroom behind one
+// address holds two sessions it types in, attackers one idle connection
+// from each of three addresses; an attacker from a fourth is refused
+// rather than take a typing visitor's place.
+func TestAFullTableNeverEvictsAVisitorWhoIsTyping(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Sims = []string{"gd"}
+	cfg.MaxSessions, cfg.MaxStartups = 2, 1 // a table of 2×2+1 = 5 connections
+	ts := start(t, cfg)
+	var class []*servetest.Session
+	for i := range 2 {
+		s := ts.open(t, servetest.Options{From: "127.0.0.3", User: fmt.Sprintf("pupil%d", i)})
+		toggled(t, s, "gd")
+		class = append(class, s)
+	}
+	for _, from := range []string{"127.0.0.4", "127.0.0.5", "127.0.0.6"} {
+		dialFrom(t, ts, from, "attacker")
+	}
+	if c, err := servetest.Dial(ts.addr, servetest.Options{From: "127.0.0.7"}); err == nil {
+		c.Close()
+		t.Error("a fifth connection was admitted to a table of five")
+	}
+	ts.log.waitLog(t, "msg=refused", `reason="too many connections"`, "addr=127.0.0.7:")
+	for _, s := range class {
+		toggled(t, s, "gd")
+	}
+	if l := ts.log.lines("evicted"); len(l) > 0 {
+		t.Errorf("evictions: %q", l)
+	}
+}
+
+// dialFrom is an SSH connection to ts from a loopback address, logged in,
+// without a session; closed when the test ends.
+func dialFrom(t *testing.T, ts *testServer, from, user string) *gossh.Client {
+	t.Helper()
+	c, err := servetest.Dial(ts.addr, servetest.Options{From: from, User: user})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// clientClosedWithin reports whether the server closes c within d.
+func clientClosedWithin(c *gossh.Client, d time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		c.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
 func TestKeepAlivesDropClientsThatStopReading(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Sims = []string{"gd"}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
@@ -208,7 +207,7 @@ func parseExpiry(v string) (time.Time, error) {
 // others, and must belong to root or to the user running the server (as
 // OpenSSH's StrictModes).
 func checkPermissions(path string) error {
-	uid := uint32(os.Geteuid())
+	uid := os.Geteuid()
 	for _, p := range []string{path, filepath.Dir(path)} {
 		info, err := os.Stat(p)
 		if err != nil {
@@ -217,11 +216,11 @@ func checkPermissions(path string) error {
 		if p == path && !info.Mode().IsRegular() {
 			return fmt.Errorf("authorized keys %s: not a regular file", path)
 		}
-		if info.Mode().Perm()&0o022 != 0 {
+		if othersWrite(info) {
 			return fmt.Errorf("authorized keys: %s has permissions %04o: others could add a key (chmod go-w %s)", p, info.Mode().Perm(), p)
 		}
-		if st, ok := info.Sys().(*syscall.Stat_t); ok && st.Uid != uid && st.Uid != 0 {
-			return fmt.Errorf("authorized keys: %s belongs to user %d, not to root or to this server's user %d", p, st.Uid, uid)
+		if o, ok := owner(info); ok && o != uid && o != 0 {
+			return fmt.Errorf("authorized keys: %s belongs to user %d, not to root or to this server's user %d", p, o, uid)
 		}
 	}
 	return nil
@@ -281,21 +280,27 @@ func newAuthKeys(path string, log func(string, ...any)) (*authKeys, error) {
 }
 
 // refresh re-reads the file if it changed since it was last read.
-func (a *authKeys) refresh() {
+func (a *authKeys) refresh() { a.read(false) }
+
+// read re-reads the file: if it changed since it was last read, or always
+// when forced (an operator's reload, which also catches an edit that left
+// the file's size and time as they were). A forced read logs its outcome
+// even when it is the same as before.
+func (a *authKeys) read(force bool) {
 	info, err := os.Stat(a.path)
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if err == nil && a.info != nil && os.SameFile(info, a.info) && info.ModTime().Equal(a.info.ModTime()) &&
+	if !force && err == nil && a.info != nil && os.SameFile(info, a.info) && info.ModTime().Equal(a.info.ModTime()) &&
 		info.Size() == a.info.Size() && info.Mode() == a.info.Mode() {
 		return
 	}
-	if err != nil && a.err != nil {
+	if !force && err != nil && a.err != nil {
 		return // still missing: already logged
 	}
 	keys, info, err := loadAuthorizedKeys(a.path)
 	a.info = info
 	if err != nil {
-		if a.err == nil || a.err.Error() != err.Error() {
+		if force || a.err == nil || a.err.Error() != err.Error() {
 			a.log("authorized keys unusable: admitting nobody until fixed", "error", err.Error())
 		}
 		a.keys, a.err = nil, err
@@ -303,6 +308,18 @@ func (a *authKeys) refresh() {
 	}
 	a.keys, a.err = keys, nil
 	a.log("authorized keys reloaded", "file", a.path, "keys", len(keys))
+}
+
+// Reload re-reads the authorized keys now, whatever their file's times
+// say, and logs the outcome (`lab serve` does it on SIGHUP): an operator
+// who edited the file learns at once whether it is usable, rather than at
+// the next visitor's login. Sessions and connections are untouched.
+func (s *Server) Reload() {
+	if s.auth == nil {
+		s.log.Info("reload: nothing to re-read (no authorized keys: anyone may connect)")
+		return
+	}
+	s.auth.read(true)
 }
 
 // match finds key in the list and checks its options against the client's

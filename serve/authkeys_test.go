@@ -170,3 +170,55 @@ func TestAuthorizedKeysAreReReadAndHonoured(t *testing.T) {
 		t.Errorf("a restricted key: status %d, read %q", st, s.Text())
 	}
 }
+
+// TestReloadRereadsTheKeysWhateverTheFileLooksLike: an edit that leaves
+// the file's size and time as they were escapes the check on each login;
+// Reload (lab serve's SIGHUP) reads the file anyway, and logs the outcome
+// every time, even when it is the same as before.
+func TestReloadRereadsTheKeysWhateverTheFileLooksLike(t *testing.T) {
+	lineA, a := authLine(t, "")
+	lineB, b := authLine(t, "")
+	path := filepath.Join(t.TempDir(), "authorized_keys")
+	if err := os.WriteFile(path, []byte(lineA+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(t)
+	cfg.AuthorizedKeys = path
+	ts := start(t, cfg)
+	can := func(k gossh.Signer) bool {
+		cl, err := servetest.Dial(ts.addr, servetest.Options{Signer: k})
+		if err == nil {
+			cl.Close()
+		}
+		return err == nil
+	}
+	// B in A's place, in place: same file, size and time.
+	if err := os.WriteFile(path, []byte(lineB+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if !can(a) || can(b) {
+		t.Fatal("the check on login saw an edit that kept the file's size and time (the test's premise)")
+	}
+	ts.Reload()
+	ts.log.waitLog(t, "authorized keys reloaded", "keys=1")
+	if can(a) || !can(b) {
+		t.Fatal("after Reload: B should get in and A not")
+	}
+	// A broken file: each Reload says so.
+	if err := os.WriteFile(path, []byte("ssh-ed25519 not-a-key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ts.Reload()
+	ts.Reload()
+	ts.log.waitLogs(t, 2, "admitting nobody")
+	if can(b) {
+		t.Error("a key was admitted while the file was broken")
+	}
+}

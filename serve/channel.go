@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/anmitsu/go-shlex"
@@ -60,6 +61,7 @@ type channel struct {
 	cancel context.CancelFunc
 	winch  chan ssh.Window
 	done   chan struct{} // closed when the handler has returned
+	heard  atomic.Bool   // the session has read input from the client
 
 	mu         sync.Mutex
 	pty        *ssh.Pty
@@ -116,22 +118,22 @@ func newSessCtx(conn ssh.Context) (*sessCtx, context.CancelFunc) {
 func (s *Server) handleSession(_ *ssh.Server, sc *gossh.ServerConn, nc gossh.NewChannel, ctx ssh.Context) {
 	defer s.guard("session channel")
 	c := connOf(ctx)
-	if c == nil || !c.openChannel() {
+	ch := &channel{srv: s, conn: c, sc: sc, winch: make(chan ssh.Window, 1), done: make(chan struct{})}
+	if c == nil || !c.openChannel(ch) {
 		_ = nc.Reject(gossh.ResourceShortage, "too many sessions on this connection")
 		if c != nil {
 			s.refused.note("refused", "too many sessions on one connection", c.remote.String())
 		}
 		return
 	}
-	defer c.closeChannel()
+	defer c.closeChannel(ch)
 	gch, reqs, err := nc.Accept()
 	if err != nil {
 		return
 	}
 	c.keepAlive(sc)
-	sctx, cancel := newSessCtx(ctx)
-	ch := &channel{Channel: gch, srv: s, conn: c, sc: sc, ctx: sctx, cancel: cancel,
-		winch: make(chan ssh.Window, 1), done: make(chan struct{})}
+	ch.Channel = gch
+	ch.ctx, ch.cancel = newSessCtx(ctx)
 	ch.serve(reqs)
 }
 
@@ -411,6 +413,17 @@ func (ch *channel) Pty() (ssh.Pty, <-chan ssh.Window, bool) {
 		return ssh.Pty{}, ch.winch, false
 	}
 	return *ch.pty, ch.winch, true
+}
+
+// Read is the client's input, which only the session's program reads: a
+// byte of it marks the channel as in use, and a full table of connections
+// does not take its connection (conn.idle).
+func (ch *channel) Read(p []byte) (int, error) {
+	n, err := ch.Channel.Read(p)
+	if n > 0 {
+		ch.heard.Store(true)
+	}
+	return n, err
 }
 
 // Signals and Break: signal and break requests are refused.

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"runtime/debug"
 	"strings"
@@ -35,14 +36,16 @@ type conn struct {
 	timer  *time.Timer // login grace, then a connection without a session
 	wrote  time.Duration
 
+	// mu is taken after the server's when both are held (idle, in
+	// tableVictimLocked), never before it.
 	mu         sync.Mutex
 	authed     bool
-	channels   int      // open session channels
-	hadSession bool     // a session channel was ever opened
-	keys       []string // fingerprints of the keys the client offered
-	triedAuth  bool     // the client asked to authenticate
-	msg, why   string   // why the server closed it, for the log
-	detail     string   // the error, if any
+	chans      map[*channel]struct{} // open session channels
+	hadSession bool                  // a session channel was ever opened
+	keys       []string              // fingerprints of the keys the client offered
+	triedAuth  bool                  // the client asked to authenticate
+	msg, why   string                // why the server closed it, for the log
+	detail     string                // the error, if any
 }
 
 // connOf is the connection behind ctx.
@@ -59,13 +62,10 @@ const reasonIdleConn = "idle connection"
 // authentication.
 const maxOfferedKeys = 8
 
-// wrapConn admits or refuses a TCP connection before the SSH handshake:
-// none while closing or past the bound on open connections; then, under
-// the client's address (the PROXY header's, from a trusted balancer), at
-// most ConnPerMinute a minute and MaxStartupsPerAddr unauthenticated at
-// once. Past MaxStartups unauthenticated connections in all, the oldest
-// pending one of the address holding the most is dropped to make room, so
-// stalled handshakes never keep a new visitor out.
+// wrapConn admits or refuses a TCP connection before the SSH handshake.
+// A trusted balancer's connection first gives its client's address in a
+// PROXY header (readProxy); then, under the client's address, admitLocked
+// decides, and closes whatever it evicts to make room.
 func (s *Server) wrapConn(ctx ssh.Context, raw net.Conn) (wrapped net.Conn) {
 	defer func() {
 		// A callback of the SSH library's connection goroutine: a panic
@@ -79,53 +79,17 @@ func (s *Server) wrapConn(ctx ssh.Context, raw net.Conn) (wrapped net.Conn) {
 	c := &conn{Conn: raw, srv: s, remote: raw.RemoteAddr(), start: time.Now(), done: make(chan struct{}),
 		wrote: s.writeTimeout()}
 	c.ip = hostOf(c.remote)
-	reason := ""
-	s.mu.Lock()
-	switch {
-	case s.closing:
-		reason = "server shutting down"
-	case len(s.conns) >= s.maxConns():
-		reason = "too many connections"
-	default:
-		s.conns[c] = struct{}{}
-	}
-	s.mu.Unlock()
-	if reason != "" {
-		s.refused.note("refused", reason, c.remote.String())
-		raw.Close()
+	if s.cfg.ProxyProtocol && trusted(s.cfg.ProxyFrom, raw.RemoteAddr()) && !s.readProxy(c) {
 		return nil
 	}
-	if s.cfg.ProxyProtocol && trusted(s.cfg.ProxyFrom, raw.RemoteAddr()) {
-		_ = raw.SetReadDeadline(time.Now().Add(s.cfg.LoginGrace))
-		src, dst, err := readProxyHeader(raw)
-		_ = raw.SetReadDeadline(time.Time{})
-		if err != nil {
-			c.shut("refused", "bad PROXY header", err.Error())
-			return nil
-		}
-		if src != nil {
-			c.remote, c.local, c.ip = src, dst, hostOf(src)
-		}
-	}
-
-	var victim *conn
 	s.mu.Lock()
-	switch {
-	case !s.limiter.allow(c.remote):
-		reason = "rate limited"
-	case !s.pendingPer.take(c.ip, s.cfg.MaxStartupsPerAddr):
-		reason = "too many unauthenticated connections from this address"
-	default:
-		if len(s.pending) >= s.cfg.MaxStartups {
-			victim = s.evictionVictimLocked()
-			s.releasePendingLocked(victim)
-		}
-		s.pending[c] = struct{}{}
-		s.byAddr[addrKey(c)] = c
-	}
+	full, pending, reason := s.admitLocked(c)
 	s.mu.Unlock()
-	if victim != nil {
-		victim.shut("dropped", "evicted: too many unauthenticated connections", "")
+	if full != nil {
+		full.shut("dropped", "evicted: connection table full", "")
+	}
+	if pending != nil {
+		pending.shut("dropped", "evicted: too many unauthenticated connections", "")
 	}
 	if reason != "" {
 		c.shut("refused", reason, "")
@@ -138,21 +102,124 @@ func (s *Server) wrapConn(ctx ssh.Context, raw net.Conn) (wrapped net.Conn) {
 	return c
 }
 
-// evictionVictimLocked is the oldest pending connection of the address
-// holding the most pending ones.
-func (s *Server) evictionVictimLocked() *conn {
+// readProxy reads the PROXY header of a trusted balancer's connection,
+// within the login grace, and takes the client's address from it. It
+// reports false when it has closed the connection: a bad header, more than
+// MaxStartups headers being read at once (a header is part of the
+// handshake), or the balancer's own health check. A check, every few
+// seconds from every balancer, is neither a visitor to count or limit nor
+// news: it gets the server's version line (for a check that expects one)
+// and a debug line only.
+func (s *Server) readProxy(c *conn) bool {
+	s.mu.Lock()
+	ok := s.headers < s.cfg.MaxStartups
+	if ok {
+		s.headers++
+	}
+	s.mu.Unlock()
+	if !ok {
+		c.shut("refused", "too many connections", "")
+		return false
+	}
+	_ = c.Conn.SetDeadline(time.Now().Add(s.cfg.LoginGrace))
+	src, dst, local, err := readProxyHeader(c.Conn)
+	s.mu.Lock()
+	s.headers--
+	s.mu.Unlock()
+	switch {
+	case err != nil:
+		c.shut("refused", "bad PROXY header", err.Error())
+		return false
+	case healthCheck(local, src, dst, c.Conn):
+		s.log.Debug("health check", "balancer", c.remote.String())
+		_, _ = io.WriteString(c.Conn, "SSH-2.0-"+s.ssh.Version+"\r\n")
+		c.Conn.Close()
+		return false
+	case src != nil:
+		c.remote, c.local, c.ip = src, dst, hostOf(src)
+	}
+	_ = c.Conn.SetDeadline(time.Time{})
+	return true
+}
+
+// admitLocked admits c under its client's address, or says why not: the
+// server is closing, the address is over its rate or its pending
+// handshakes, or the table of connections is full and no fair eviction
+// makes room. It returns the connections it has taken out of the counts
+// for c, for the caller to close: an idle one of a full table
+// (tableVictimLocked), and past MaxStartups pending handshakes the oldest
+// pending one of the address holding the most, so that stalled handshakes
+// never keep a new visitor out.
+func (s *Server) admitLocked(c *conn) (full, pending *conn, reason string) {
+	switch {
+	case s.closing:
+		return nil, nil, "server shutting down"
+	case !s.limiter.allow(c.remote):
+		return nil, nil, "rate limited"
+	case s.pendingPer[c.ip] >= s.cfg.MaxStartupsPerAddr:
+		return nil, nil, "too many unauthenticated connections from this address"
+	}
+	if len(s.conns) >= s.maxConns() {
+		if full = s.tableVictimLocked(c.ip); full == nil {
+			return nil, nil, "too many connections"
+		}
+		s.forgetLocked(full)
+	}
+	if len(s.pending) >= s.cfg.MaxStartups {
+		pending = oldestOfBusiest(s.pending, s.pendingPer, func(*conn) bool { return true })
+		s.releasePendingLocked(pending)
+	}
+	s.conns[c] = struct{}{}
+	s.connsPer.take(c.ip, 0)
+	s.pending[c] = struct{}{}
+	s.pendingPer.take(c.ip, 0)
+	s.byAddr[addrKey(c)] = c
+	return full, pending, ""
+}
+
+// tableVictimLocked is the connection to close so that one more from ip
+// fits in the full table: the oldest idle one of the address holding the
+// most, among the addresses that hold more than ip would with it. The
+// table is shared fairly: stalled connections, logged in or not, count
+// against their address's share, a newcomer takes a place only from an
+// address above its own share (never from an address's only connection),
+// and a visitor using a session is never evicted (conn.idle). Nil: no
+// connection may go, and the newcomer is refused.
+func (s *Server) tableVictimLocked(ip string) *conn {
+	return oldestOfBusiest(s.conns, s.connsPer, func(p *conn) bool {
+		return s.connsPer[p.ip] > s.connsPer[ip]+1 && p.idle()
+	})
+}
+
+// oldestOfBusiest is the oldest connection of set, among those ok admits,
+// of the address holding the most of set (per counts them); nil if ok
+// admits none.
+func oldestOfBusiest(set map[*conn]struct{}, per counter, ok func(*conn) bool) *conn {
 	var victim *conn
-	for p := range s.pending {
+	for p := range set {
+		if !ok(p) {
+			continue
+		}
 		if victim == nil {
 			victim = p
 			continue
 		}
-		np, nv := s.pendingPer[p.ip], s.pendingPer[victim.ip]
+		np, nv := per[p.ip], per[victim.ip]
 		if np > nv || np == nv && p.start.Before(victim.start) {
 			victim = p
 		}
 	}
 	return victim
+}
+
+// forgetLocked takes c out of the table and out of the pending ones; it
+// may be called more than once.
+func (s *Server) forgetLocked(c *conn) {
+	if _, ok := s.conns[c]; ok {
+		delete(s.conns, c)
+		s.connsPer.give(c.ip)
+	}
+	s.releasePendingLocked(c)
 }
 
 func (s *Server) releasePendingLocked(c *conn) {
@@ -243,8 +310,7 @@ func (c *conn) closed() {
 	// library calls after closing the connection, with the error.
 	failed := why == "" && !authed
 	s.mu.Lock()
-	delete(s.conns, c)
-	s.releasePendingLocked(c)
+	s.forgetLocked(c)
 	if !failed && s.byAddr[addrKey(c)] == c {
 		delete(s.byAddr, addrKey(c))
 	}
@@ -285,7 +351,7 @@ func (c *conn) authenticated() {
 	s.mu.Unlock()
 	c.mu.Lock()
 	c.authed = true
-	if c.timer != nil && c.channels == 0 {
+	if c.timer != nil && len(c.chans) == 0 {
 		c.timer.Reset(s.cfg.LoginGrace)
 	}
 	c.mu.Unlock()
@@ -330,7 +396,7 @@ func (c *conn) noteAuth(method string, err error) {
 // grace, or has had no session for as long.
 func (c *conn) expire() {
 	c.mu.Lock()
-	channels, authed, had := c.channels, c.authed, c.hadSession
+	channels, authed, had := len(c.chans), c.authed, c.hadSession
 	c.mu.Unlock()
 	switch {
 	case channels > 0:
@@ -343,14 +409,17 @@ func (c *conn) expire() {
 	}
 }
 
-// openChannel takes a session channel slot of the connection.
-func (c *conn) openChannel() bool {
+// openChannel takes a session channel slot of the connection for ch.
+func (c *conn) openChannel(ch *channel) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.channels >= c.srv.cfg.MaxSessionsPerConn {
+	if len(c.chans) >= c.srv.cfg.MaxSessionsPerConn {
 		return false
 	}
-	c.channels++
+	if c.chans == nil {
+		c.chans = map[*channel]struct{}{}
+	}
+	c.chans[ch] = struct{}{}
 	c.hadSession = true
 	if c.timer != nil {
 		c.timer.Stop()
@@ -358,12 +427,27 @@ func (c *conn) openChannel() bool {
 	return true
 }
 
-func (c *conn) closeChannel() {
+func (c *conn) closeChannel(ch *channel) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.channels--; c.channels == 0 && c.timer != nil {
+	if delete(c.chans, ch); len(c.chans) == 0 && c.timer != nil {
 		c.timer.Reset(c.srv.cfg.LoginGrace)
 	}
+}
+
+// idle reports whether no open session channel of the connection has
+// carried its visitor's input: a connection not yet authenticated, one
+// without a session, and one whose sessions have had no key from the
+// client are idle, and a full table may close them (tableVictimLocked).
+func (c *conn) idle() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for ch := range c.chans {
+		if ch.heard.Load() {
+			return false
+		}
+	}
+	return true
 }
 
 // keepAlive asks the client for a reply every ClientAliveInterval and

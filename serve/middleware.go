@@ -2,8 +2,10 @@ package serve
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"charm.land/wish/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/ssh"
+	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/tui"
 	gossh "golang.org/x/crypto/ssh"
 )
@@ -45,6 +48,8 @@ const (
 	reasonKeyNoPTY = "key allows no pty"
 	reasonCommand  = "command"
 	reasonPanic    = "panic"
+	reasonYield    = "yielded to a new visitor"
+	reasonMemory   = "server memory full"
 )
 
 // extNoPTY marks, in a connection's permissions, a key whose
@@ -75,6 +80,21 @@ type session struct {
 	quitSeen  atomic.Bool  // the program saw a QuitMsg
 	inputEOF  atomic.Bool  // the client closed its input
 	lastInput atomic.Int64 // unix nanoseconds of the last input or resize
+	// lastActive is when the visitor was last active: input that came
+	// within activityGap of the input before it (a key now and then
+	// keeps a session from its idle timeout, not from yielding).
+	lastActive atomic.Int64
+	lastKey    atomic.Int64 // unix nanoseconds of the last input read
+	// yieldAt is when the session was asked to make room for a new
+	// visitor (0: never); its program ends it with a notice.
+	yieldAt atomic.Int64
+	poke    chan struct{} // wakes the wall-clock backstop: a deadline moved
+
+	budget *sims.Budget // the session's allowance, once its lab is made
+
+	// Under srv.mu: the session holds one of the MaxSessions slots, and
+	// gave it to a new visitor when it yielded.
+	slot, slotGiven bool
 }
 
 // stateOf is the state the logging middleware gave sess.
@@ -109,8 +129,21 @@ func (st *session) size() string {
 	return fmt.Sprintf("%dx%d", st.w, st.h)
 }
 
-// touch records input from the client now.
+// touch records input from the client now: a key or a resize.
 func (st *session) touch() { st.lastInput.Store(time.Now().UnixNano()) }
+
+// activityGap is how close two inputs must come for the second to count
+// as the visitor being active (see session.lastActive).
+const activityGap = time.Minute
+
+// typed records input the client typed now (keys, mouse, a paste).
+func (st *session) typed() {
+	now := time.Now().UnixNano()
+	st.touch()
+	if prev := st.lastKey.Swap(now); now-prev <= int64(activityGap) {
+		st.lastActive.Store(now)
+	}
+}
 
 // panicked records a recovered panic: it ends only this session.
 func (st *session) panicked(v any, stack []byte) {
@@ -143,9 +176,10 @@ func (s *Server) logging(next ssh.Handler) ssh.Handler {
 
 func (s *Server) begin(sess ssh.Session) *session {
 	now := time.Now()
-	st := &session{srv: s, sess: sess, id: s.ids.Add(1), start: now,
+	st := &session{srv: s, sess: sess, id: s.ids.Add(1), start: now, poke: make(chan struct{}, 1),
 		addr: sess.RemoteAddr().String(), ip: hostOf(sess.RemoteAddr()), user: clip(sess.User(), 64)}
 	st.lastInput.Store(now.UnixNano())
+	st.lastActive.Store(now.UnixNano())
 	attrs := []any{"session", st.id, "addr", st.addr, "user", st.user}
 	if pty, _, ok := sess.Pty(); ok {
 		st.term = pty.Term
@@ -178,7 +212,15 @@ func (s *Server) end(st *session) {
 	if st.term != "" {
 		attrs = append(attrs, "size", st.size())
 	}
-	attrs = append(attrs, "duration", time.Since(st.start).Round(time.Millisecond), "reason", reason)
+	attrs = append(attrs, "duration", time.Since(st.start).Round(time.Millisecond))
+	st.mu.Lock()
+	b := st.budget
+	st.mu.Unlock()
+	if b != nil {
+		u := b.Usage()
+		attrs = append(attrs, "cpu", u.Busy.Round(time.Millisecond), "steps", u.Steps, "builds", u.Builds)
+	}
+	attrs = append(attrs, "reason", reason)
 	s.log.Info("disconnect", attrs...)
 	s.mu.Lock()
 	delete(s.sessions, st)
@@ -241,28 +283,87 @@ func (s *Server) terminal(next ssh.Handler) ssh.Handler {
 	}
 }
 
-// capacity holds one of MaxSessions slots for the session; one more
-// visitor is told the server is full.
+// capacity holds one of MaxSessions slots for the session. When the
+// server is full, the idlest session of the busiest address yields its
+// slot to the newcomer (yieldVictimLocked), if one has been idle long
+// enough; else the newcomer is told the server is full.
 func (s *Server) capacity(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		st := stateOf(sess)
+		var victim *session
 		s.mu.Lock()
 		ok := !s.closing && s.active < s.cfg.MaxSessions
-		if ok {
+		switch {
+		case ok:
 			s.active++
+		case !s.closing && !s.addrFullLocked(st.ip):
+			// The victim's slot passes to the newcomer at once: the
+			// count stays and the victim will not give it back.
+			if victim = s.yieldVictimLocked(); victim != nil {
+				victim.slotGiven, ok = true, true
+			}
 		}
+		st.slot = ok
 		s.mu.Unlock()
 		if !ok {
 			st.refuse(reasonFull, fmt.Sprintf("lab: the server is full (%d visitors at once); please try again in a few minutes.", s.cfg.MaxSessions))
 			return
 		}
+		if victim != nil {
+			victim.yield(st)
+		}
 		defer func() {
 			s.mu.Lock()
-			s.active--
+			st.slot = false
+			if !st.slotGiven {
+				s.active--
+			}
 			s.mu.Unlock()
 		}()
 		next(sess)
 	}
+}
+
+// yieldVictimLocked is the session that makes room for a new visitor when
+// the server is full: of the sessions idle for YieldAfter or more, the one
+// of the address holding the most sessions, the longest idle first; nil
+// when none is idle enough.
+func (s *Server) yieldVictimLocked() *session {
+	now, idle := time.Now().UnixNano(), int64(s.cfg.YieldAfter)
+	var victim *session
+	for c := range s.sessions {
+		if !c.slot || c.slotGiven || c.yieldAt.Load() != 0 || now-c.lastActive.Load() < idle {
+			continue
+		}
+		if victim == nil {
+			victim = c
+			continue
+		}
+		nc, nv := s.perAddrCount[c.ip], s.perAddrCount[victim.ip]
+		if nc > nv || nc == nv && c.lastActive.Load() < victim.lastActive.Load() {
+			victim = c
+		}
+	}
+	return victim
+}
+
+// addrFullLocked reports whether ip holds MaxSessionsPerAddr sessions
+// already: no session yields to a newcomer perAddr would refuse.
+func (s *Server) addrFullLocked(ip string) bool {
+	return s.cfg.MaxSessionsPerAddr > 0 && s.perAddrCount[ip] >= s.cfg.MaxSessionsPerAddr
+}
+
+// yield asks the session to end and make room for the newcomer: its
+// program says why on its screen and quits at its next check, and the
+// wall-clock backstop holds it to that.
+func (st *session) yield(newcomer *session) {
+	idle := time.Since(time.Unix(0, st.lastActive.Load())).Round(time.Second)
+	st.yieldAt.Store(time.Now().UnixNano())
+	select {
+	case st.poke <- struct{}{}:
+	default:
+	}
+	st.srv.log.Info("yield", "session", st.id, "addr", st.addr, "idle", idle, "to", newcomer.addr)
 }
 
 // perAddr holds one of MaxSessionsPerAddr slots of the client's address.
@@ -327,6 +428,7 @@ func (s *Server) watch(sess ssh.Session, st *session, done <-chan struct{}) {
 			return
 		case <-closing:
 			closing = nil // the shutdown deadline now counts
+		case <-st.poke:
 		case <-fire:
 		}
 	}
@@ -353,6 +455,9 @@ func (st *session) hardDeadline() (time.Time, string) {
 	}
 	if end, closing := st.srv.shutdownDeadline(); closing {
 		consider(end.Add(slack), reasonShutdown)
+	}
+	if y := st.yieldAt.Load(); y != 0 {
+		consider(time.Unix(0, y).Add(checkEvery+slack), reasonYield)
 	}
 	return at, reason
 }
@@ -381,9 +486,19 @@ func (s *Server) force(sess ssh.Session, st *session, reason string, done <-chan
 func (s *Server) lab(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		st := stateOf(sess)
+		budget := s.newBudget(st.ip)
+		defer budget.Close()
+		st.mu.Lock()
+		st.budget = budget
+		st.mu.Unlock()
+		pty, _, _ := sess.Pty()
+		w, h, err := s.admit(sess, st, budget, pty.Window.Width, pty.Window.Height)
+		if err != nil {
+			st.refuse(reasonMemory, "lab: "+err.Error())
+			return
+		}
 		lab, err := tui.New(tui.Options{Catalog: s.cfg.Catalog, Sims: s.cfg.Sims, Seed: s.cfg.Seed,
-			RateCap: s.cfg.StepsPerSecond, CPUCap: s.cfg.CPUPerSession, RebuildsPerSec: s.cfg.RebuildsPerSecond,
-			MaxPanes: s.cfg.MaxPanes, Memory: s.cfg.MemoryPerSession,
+			Budget: budget, MaxPanes: s.cfg.MaxPanes,
 			// A visitor's exports go to their own clipboard, never to the
 			// server's disk.
 			Remote: true})
@@ -400,7 +515,7 @@ func (s *Server) lab(next ssh.Handler) ssh.Handler {
 			s.labs--
 			s.mu.Unlock()
 		}()
-		s.runProgram(sess, st, lab)
+		s.runProgram(sess, st, lab, budget, w, h)
 		// The program has ended and the terminal is restored.
 		if st.getReason() == "" {
 			_, closing := s.shutdownDeadline()
@@ -422,6 +537,60 @@ func (s *Server) lab(next ssh.Handler) ssh.Handler {
 	}
 }
 
+// admitWait is how long a new session waits for memory that an idle
+// session yielding, or a session ending, frees on a full server.
+const admitWait = 5 * time.Second
+
+// admit holds on the session's budget what its w×h screen takes, beside
+// room for its first sims (drawn smaller if that is all its budget allows;
+// the size held is returned). When the server's total is short, the
+// idlest session of the busiest address is asked to yield, and the
+// session waits up to admitWait for the room.
+func (s *Server) admit(sess ssh.Session, st *session, b *sims.Budget, w, h int) (int, int, error) {
+	var first int64
+	for _, name := range s.cfg.Sims {
+		first += s.cfg.Catalog.Lookup(name).EstimateSize(sims.Config{})
+	}
+	holdFirstSims := "its first panes (" + strings.Join(s.cfg.Sims, ", ") + ")"
+	deadline := time.NewTimer(cmp.Or(s.cfg.admitWait, admitWait))
+	defer deadline.Stop()
+	asked := false
+	for {
+		freed := s.pool.Freed()
+		// The first sims' room is held while the screen is fitted, then
+		// given back for their builds to take.
+		err := b.Hold(holdFirstSims, first)
+		if err == nil {
+			var fw, fh int
+			fw, fh, err = fitScreen(b, w, h)
+			b.Hold(holdFirstSims, 0)
+			if err == nil {
+				return fw, fh, nil
+			}
+		}
+		var me *sims.MemoryError
+		if !errors.As(err, &me) || !me.Server {
+			return 0, 0, err // the session's own budget: nothing will free it
+		}
+		if !asked {
+			asked = true
+			s.mu.Lock()
+			victim := s.yieldVictimLocked()
+			s.mu.Unlock()
+			if victim != nil {
+				victim.yield(st)
+			}
+		}
+		select {
+		case <-freed:
+		case <-deadline.C:
+			return 0, 0, fmt.Errorf("the server's memory for visitors (%s) is all in use; please try again in a few minutes", sims.Bytes(s.pool.Limit()))
+		case <-sess.Context().Done():
+			return 0, 0, sess.Context().Err()
+		}
+	}
+}
+
 // noPTYLine tells a client without a terminal how to connect.
 func noPTYLine(sess ssh.Session) string {
 	return "lab: the lab is interactive and needs a terminal; connect with `" +
@@ -439,6 +608,10 @@ func farewell(reason string, cfg Config) string {
 		return "lab: the server is shutting down. Goodbye!"
 	case reasonPanic:
 		return "lab: something broke inside the lab and this session had to end (it is logged). Sorry! Connect again to start afresh."
+	case reasonYield:
+		return fmt.Sprintf("lab: the server was full and this session had been idle for %s or more, so it made room for a new visitor. Connect again any time.", cfg.YieldAfter)
+	case reasonMemory:
+		return "lab: the server's memory for visitors is all in use; please try again in a few minutes."
 	}
 	return ""
 }

@@ -5,6 +5,7 @@ package serve
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"net"
 	"strings"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/ssh"
+	"github.com/thelab/lab/sims"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -121,7 +123,7 @@ func (f *fakeSession) output() string {
 // bareServer is a Server without a listener, for its middlewares.
 func bareServer(cfg Config) (*Server, *syncBuffer) {
 	logs := &syncBuffer{}
-	log := newLogger(logs)
+	log := newLogger(logs, slog.LevelInfo)
 	return &Server{cfg: cfg, log: log, refused: newRefusals(log), sessions: map[*session]struct{}{},
 		perAddrCount: counter{}, conns: map[*conn]struct{}{}, pending: map[*conn]struct{}{},
 		pendingPer: counter{}, byAddr: map[string]*conn{}, closingCh: make(chan struct{})}, logs
@@ -319,18 +321,10 @@ func TestInputIsSanitisedAndPaced(t *testing.T) {
 	s, _ := bareServer(DefaultConfig())
 	st := &session{srv: s}
 	text := strings.Repeat("abcdefgh", 3*inputBurst/8+10)
-	in := newInput(strings.NewReader(crashCSI+text), st, func() {})
+	in := newInput(strings.NewReader(crashCSI+text), st, nil, func() {})
 	defer in.close()
 	began := time.Now()
-	var got []byte
-	buf := make([]byte, 4096)
-	for {
-		n, err := in.Read(buf)
-		got = append(got, buf[:n]...)
-		if err != nil {
-			break
-		}
-	}
+	got := readAll(in)
 	if want := sanitise(crashCSI) + text; string(got) != want {
 		t.Fatalf("the program read %d bytes, want the %d of the sanitised input", len(got), len(want))
 	}
@@ -340,5 +334,40 @@ func TestInputIsSanitisedAndPaced(t *testing.T) {
 	}
 	if st.lastInput.Load() == 0 {
 		t.Error("the input was not recorded as activity")
+	}
+}
+
+// readAll is what the program reads from in until its end.
+func readAll(in *input) []byte {
+	var got []byte
+	buf := make([]byte, 4096)
+	for {
+		n, err := in.Read(buf)
+		got = append(got, buf[:n]...)
+		if err != nil {
+			return got
+		}
+	}
+}
+
+// TestInputWaitsWhileTheSessionRests: while the session is in debt its
+// input waits for it, at most restInput a chunk: a client that types as
+// fast as its link allows is held to what its budget pays for.
+func TestInputWaitsWhileTheSessionRests(t *testing.T) {
+	s, _ := bareServer(DefaultConfig())
+	st := &session{srv: s}
+	budget := sims.NewBudget(sims.Limits{Cores: 0.1})
+	budget.Charge(time.Second) // 900 ms in debt at a tenth of a core: 9 s of rest
+	text := strings.Repeat("x", 2*readChunk)
+	in := newInput(strings.NewReader(text), st, budget.Rest, func() {})
+	defer in.close()
+	began := time.Now()
+	got := readAll(in)
+	if string(got) != text {
+		t.Fatalf("the program read %d bytes, want %d", len(got), len(text))
+	}
+	// Two chunks, each waiting restInput: the debt outlasts them both.
+	if d := time.Since(began); d < 2*restInput {
+		t.Errorf("%d bytes of a session in debt reached the program in %s", len(got), d)
 	}
 }

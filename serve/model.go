@@ -14,19 +14,23 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/ssh"
+	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/tui"
 	"github.com/thelab/lab/tui/chart"
 )
 
 // runProgram runs the session's lab under Bubble Tea, reading the client's
 // sanitised keystrokes and writing to its channel, until the program ends.
+// The program starts at w×h, the screen admit held on the session's
+// budget (smaller than the client's if that is all the budget allows).
 // Window changes reach it through a goroutine of its own, so that a busy
 // program never holds up the channel's requests: sizes that arrive
 // meanwhile replace each other, and the latest is delivered.
-func (s *Server) runProgram(sess ssh.Session, st *session, lab *tui.Model) {
+func (s *Server) runProgram(sess ssh.Session, st *session, lab *tui.Model, budget *sims.Budget, w, h int) {
 	pty, winch, _ := sess.Pty()
-	m := &sessionModel{st: st, lab: lab, cfg: s.cfg, started: st.start, lastInput: time.Now(), sized: make(chan struct{})}
-	m.in = newInput(sess, st, func() {
+	m := &sessionModel{st: st, lab: lab, budget: budget, cfg: s.cfg, started: st.start, lastInput: time.Now(), sized: make(chan struct{})}
+	m.setFit(w, h, pty.Window.Width, pty.Window.Height)
+	m.in = newInput(sess, st, budget.Rest, func() {
 		st.inputEOF.Store(true)
 		m.quitLater()
 	})
@@ -39,7 +43,7 @@ func (s *Server) runProgram(sess ssh.Session, st *session, lab *tui.Model) {
 		// There is no pty device: the colours come from the client's
 		// TERM, COLORTERM and NO_COLOR.
 		tea.WithColorProfile(colorprofile.Env(envs)),
-		tea.WithWindowSize(pty.Window.Width, pty.Window.Height),
+		tea.WithWindowSize(w, h),
 		// The server handles SIGINT/SIGTERM for all sessions at once.
 		tea.WithoutSignalHandler(),
 		tea.WithFPS(s.cfg.FPS),
@@ -49,16 +53,18 @@ func (s *Server) runProgram(sess ssh.Session, st *session, lab *tui.Model) {
 	m.prog.Store(p)
 	stop := make(chan struct{})
 	defer close(stop)
-	go s.feedWindows(sess.Context(), winch, p, st, m.sized, stop)
+	go s.feedWindows(sess.Context(), winch, p, st, budget, m.sized, stop)
 	_, _ = p.Run()
 	p.Kill() // restores the terminal if the program ended abnormally
 }
 
 // feedWindows hands the program the client's window changes (clamped by
-// the channel), the latest first. It starts once the program has taken
+// the channel), the latest first, each held on the session's budget first
+// and drawn smaller when the budget cannot hold it (fitScreen; the
+// program is told, for its notice). It starts once the program has taken
 // the size it began with, which Bubble Tea sends from a goroutine of its
 // own: a change sent earlier could be overtaken by it, and lost.
-func (s *Server) feedWindows(ctx context.Context, winch <-chan ssh.Window, p *tea.Program, st *session, sized, stop <-chan struct{}) {
+func (s *Server) feedWindows(ctx context.Context, winch <-chan ssh.Window, p *tea.Program, st *session, budget *sims.Budget, sized, stop <-chan struct{}) {
 	defer s.guard("window changes")
 	select {
 	case <-sized:
@@ -75,7 +81,15 @@ func (s *Server) feedWindows(ctx context.Context, winch <-chan ssh.Window, p *te
 			return
 		case w := <-winch:
 			st.touch()
-			p.Send(tea.WindowSizeMsg{Width: w.Width, Height: w.Height})
+			fw, fh, err := fitScreen(budget, w.Width, w.Height)
+			if err != nil {
+				// Not even the smallest screen fits: the program keeps the
+				// size it has, whose hold stays.
+				p.Send(screenMsg{asked: w, err: err})
+				continue
+			}
+			p.Send(screenMsg{asked: w, w: fw, h: fh})
+			p.Send(tea.WindowSizeMsg{Width: fw, Height: fh})
 		}
 	}
 }
@@ -86,10 +100,18 @@ func (s *Server) feedWindows(ctx context.Context, winch <-chan ssh.Window, p *te
 // escape timeout (50 ms). A client that never pauses would make that buffer
 // and its rescans grow without end, so after inputBurst bytes without a
 // pause of escPause the pump makes one, between two sequences.
+//
+// Keys cost the session what it spends handling them and drawing what
+// they change (charged by the program), and while the session is in debt
+// its input waits for it to rest, at most restInput at a time: a session
+// typing as fast as its link allows cannot spend more than its share,
+// and a visitor resting after a heavy build still sees a key answered
+// within a second.
 const (
 	inputBurst = 4096
 	escPause   = 100 * time.Millisecond
 	readChunk  = 256
+	restInput  = time.Second
 )
 
 // input feeds the program the client's keystrokes, sanitised. A pump
@@ -103,13 +125,14 @@ type input struct {
 	once  sync.Once
 	buf   []byte
 	eof   func()
+	rest  func() time.Duration // how long the session must rest (nil: never)
 	san   sanitiser
 	burst int
 	last  time.Time
 }
 
-func newInput(r io.Reader, st *session, eof func()) *input {
-	in := &input{ch: make(chan []byte), stop: make(chan struct{}), eof: eof}
+func newInput(r io.Reader, st *session, rest func() time.Duration, eof func()) *input {
+	in := &input{ch: make(chan []byte), stop: make(chan struct{}), eof: eof, rest: rest}
 	go in.pump(r, st)
 	return in
 }
@@ -128,7 +151,7 @@ func (in *input) pump(r io.Reader, st *session) {
 	for {
 		n, err := r.Read(b)
 		if n > 0 {
-			st.touch()
+			st.typed()
 			out := in.san.filter(make([]byte, 0, n+8), b[:n])
 			if !in.deliver(out, in.san.mark) {
 				stopped = true
@@ -142,17 +165,26 @@ func (in *input) pump(r io.Reader, st *session) {
 }
 
 // deliver hands out to the program, first pausing at mark (the last point
-// between sequences, -1 if none) when this burst has grown past inputBurst.
+// between sequences, -1 if none) when this burst has grown past
+// inputBurst, or for as long as the session must rest (at most
+// restInput).
 func (in *input) deliver(out []byte, mark int) bool {
 	if time.Since(in.last) >= escPause {
 		in.burst = 0
 	}
-	if in.burst+len(out) > inputBurst && mark >= 0 {
+	var pause time.Duration
+	if in.burst+len(out) > inputBurst {
+		pause = escPause
+	}
+	if in.rest != nil {
+		pause = max(pause, min(in.rest(), restInput))
+	}
+	if pause > 0 && mark >= 0 {
 		if !in.send(out[:mark]) {
 			return false
 		}
 		select {
-		case <-time.After(escPause):
+		case <-time.After(pause):
 		case <-in.stop:
 			return false
 		}
@@ -219,6 +251,7 @@ type panicMsg struct {
 type sessionModel struct {
 	st        *session
 	lab       *tui.Model
+	budget    *sims.Budget
 	cfg       Config
 	prog      atomic.Pointer[tea.Program]
 	in        *input
@@ -229,6 +262,31 @@ type sessionModel struct {
 	sized     chan struct{} // closed at the first WindowSizeMsg
 	sizedOnce sync.Once
 	broken    bool // View panicked
+	// screenNote says the screen is drawn smaller than the client's
+	// (the session's memory budget), or "".
+	screenNote string
+	// The last screen drawn and when: a session in debt for CPU is
+	// redrawn at most every throttledEvery.
+	view      tea.View
+	viewed    bool
+	drawnAt   time.Time
+	throttled bool
+}
+
+// screenMsg reports a window change as fitted to the session's budget:
+// drawn at w×h for the asked size, or not at all (err).
+type screenMsg struct {
+	asked ssh.Window
+	w, h  int
+	err   error
+}
+
+// setFit notes whether the w×h screen held is the asked aw×ah.
+func (m *sessionModel) setFit(w, h, aw, ah int) {
+	m.screenNote = ""
+	if w != aw || h != ah {
+		m.screenNote = fmt.Sprintf("This screen is drawn at %d×%d, not %d×%d: a larger one is over this session's memory budget.", w, h, aw, ah)
+	}
 }
 
 func (m *sessionModel) Init() tea.Cmd {
@@ -263,9 +321,18 @@ func (m *sessionModel) Update(msg tea.Msg) (model tea.Model, cmd tea.Cmd) {
 	if m.cfg.hook != nil {
 		m.cfg.hook(msg)
 	}
+	start := time.Now()
+	defer func() { m.budget.Charge(time.Since(start)) }()
 	switch msg := msg.(type) {
 	case checkMsg:
 		return m, m.check(time.Time(msg))
+	case screenMsg:
+		if msg.err != nil {
+			m.screenNote = "This screen keeps its size: " + msg.err.Error()
+		} else {
+			m.setFit(msg.w, msg.h, msg.asked.Width, msg.asked.Height)
+		}
+		return m, nil
 	case panicMsg:
 		m.st.panicked(msg.v, msg.stack)
 		return m, tea.Quit
@@ -303,6 +370,10 @@ func (m *sessionModel) check(now time.Time) tea.Cmd {
 		return tea.Quit
 	}
 	m.notice, m.idleWarn = "", false
+	if m.st.yieldAt.Load() != 0 {
+		m.st.setReason(reasonYield)
+		return tea.Quit
+	}
 	if end, closing := m.st.srv.shutdownDeadline(); closing {
 		if !now.Before(end) {
 			m.st.setReason(reasonShutdown)
@@ -332,6 +403,13 @@ func (m *sessionModel) check(now time.Time) tea.Cmd {
 			m.idleWarn = true
 		}
 	}
+	switch {
+	case m.notice != "":
+	case m.throttled:
+		m.notice = "This session has used its share of the server's CPU: its screen is redrawn less often for a while."
+	case m.screenNote != "":
+		m.notice = m.screenNote
+	}
 	return checkTick()
 }
 
@@ -344,6 +422,17 @@ func seconds(d time.Duration) string {
 
 var noticeStyle = lipgloss.NewStyle().Reverse(true).Bold(true)
 
+// throttledEvery is how often a session in debt for CPU is redrawn: its
+// screen goes on showing what happens, more slowly, while it pays.
+const throttledEvery = 500 * time.Millisecond
+
+// View draws the lab (Bubble Tea calls it after every message) with the
+// notice on its bottom line, and charges the drawing to the session's
+// budget: the lab's own time, and for a screen that changed, what Bubble
+// Tea's renderer will spend turning it into the changes it sends
+// (renderCost). A session in debt is redrawn at most every
+// throttledEvery; meanwhile it is shown its last screen, which costs the
+// renderer nothing.
 func (m *sessionModel) View() (v tea.View) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -352,14 +441,33 @@ func (m *sessionModel) View() (v tea.View) {
 			v = tea.NewView("lab: something broke; closing this session.")
 		}
 	}()
+	now := time.Now()
+	m.throttled = m.viewed && m.budget.Rest() > 0
+	if m.throttled && now.Sub(m.drawnAt) < throttledEvery && !m.broken {
+		return m.view
+	}
 	v = m.lab.View()
+	w, h := m.size()
 	if m.notice != "" {
-		w, _ := m.size()
 		i := strings.LastIndexByte(v.Content, '\n')
 		v.Content = v.Content[:i+1] + noticeStyle.Render(chart.FitLine(" "+m.notice, w))
 	}
+	cost := time.Since(now)
+	if !m.viewed || v.Content != m.view.Content {
+		cost += renderCost(w, h)
+	}
+	m.budget.Charge(cost)
+	m.view, m.viewed, m.drawnAt = v, true, now
 	return v
 }
+
+// renderNsPerCell is what Bubble Tea's renderer spends on a changed frame,
+// per cell of the screen: parsing the view into cells, comparing them
+// with the last frame's and writing the changes (BenchmarkRenderFrame).
+const renderNsPerCell = 130
+
+// renderCost is the renderer's time for a changed w×h frame.
+func renderCost(w, h int) time.Duration { return time.Duration(renderNsPerCell * w * h) }
 
 func (m *sessionModel) size() (int, int) {
 	m.st.mu.Lock()

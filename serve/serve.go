@@ -27,9 +27,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/netip"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,6 +69,7 @@ const (
 	DefaultClientAlive        = 15 * time.Second
 	DefaultClientAliveCount   = 3
 	DefaultIdleTimeout        = 10 * time.Minute
+	DefaultYieldAfter         = 2 * time.Minute
 	DefaultMaxSessionDuration = time.Hour
 	// DefaultStepsPerSecond caps the engine steps of one session, shared
 	// by its panes: ten times mh's default speed, and at most a few percent
@@ -81,8 +84,12 @@ const (
 	DefaultRebuildsPerSecond = 2
 	// DefaultMaxPanes caps a session's panes.
 	DefaultMaxPanes = 8
-	// DefaultMemoryPerSession caps the estimated size of a session's sims
-	// (most sims estimate 16 MiB at most, far above what they take).
+	// DefaultCPUPerAddr caps the CPU of all the sessions of one address
+	// together, in cores: two sessions' worth, so that one visitor cannot
+	// take the machine's cores however many sessions they open.
+	DefaultCPUPerAddr = 0.5
+	// DefaultMemoryPerSession caps the estimated bytes a session holds: its
+	// sims (their Spec.Size) and its screen.
 	DefaultMemoryPerSession = 256 << 20
 	DefaultConnPerMinute    = 30
 	DefaultGrace            = 5 * time.Second
@@ -140,9 +147,24 @@ type Config struct {
 	RebuildsPerSecond float64
 	// MaxPanes caps a session's panes (0: no cap).
 	MaxPanes int
-	// MemoryPerSession caps the estimated bytes of a session's sims: a
-	// build over it is refused with the reason on screen (0: no cap).
+	// CPUPerAddr caps the share of a core the sessions of one address
+	// may spend together; what a session leaves unpaid passes to the
+	// address's next session, and the address builds one sim at a time
+	// (0: no cap on the sum).
+	CPUPerAddr float64
+	// MemoryPerSession caps the estimated bytes a session holds: its sims
+	// (Spec.Size) and its screen. A build over it is refused with the reason
+	// on screen, and a screen over it drawn smaller (0: no cap).
 	MemoryPerSession int64
+	// YieldAfter is how long a session must have been idle (no two inputs
+	// within a minute) before it yields its place to a newcomer on a full
+	// server (by sessions or by memory).
+	YieldAfter time.Duration
+	// MemoryTotal caps the estimated bytes every session holds together: a
+	// new session, a build or a larger screen that would pass it waits for
+	// an idle session to yield, or is refused. 0 means DefaultMemoryShare of
+	// the machine's memory (or of the cgroup's limit).
+	MemoryTotal int64
 	// ConnPerMinute is how many new connections one address may open per
 	// minute, as a burst or spread out (0: no limit).
 	ConnPerMinute int
@@ -160,11 +182,15 @@ type Config struct {
 	Seed          uint64   // seed of each session's first pane
 	Catalog       *sims.Catalog
 	Log           io.Writer // where the structured log goes; nil means os.Stderr
+	// LogLevel is the least level logged: Debug adds the balancers'
+	// health checks.
+	LogLevel slog.Level
 
 	hook func(tea.Msg) // tests: called first in every session's Update
 	// tests: the wall-clock backstop's delays (zero: hardSlack and
-	// forceConnAfter)
-	slack, forceAfter time.Duration
+	// forceConnAfter) and how long a newcomer waits for memory (zero:
+	// admitWait)
+	slack, forceAfter, admitWait time.Duration
 }
 
 // DefaultConfig is a local demo with safe limits.
@@ -180,9 +206,11 @@ func DefaultConfig() Config {
 		ClientAliveInterval: DefaultClientAlive,
 		ClientAliveCountMax: DefaultClientAliveCount,
 		IdleTimeout:         DefaultIdleTimeout,
+		YieldAfter:          DefaultYieldAfter,
 		MaxSessionDuration:  DefaultMaxSessionDuration,
 		StepsPerSecond:      DefaultStepsPerSecond,
 		CPUPerSession:       DefaultCPUPerSession,
+		CPUPerAddr:          DefaultCPUPerAddr,
 		RebuildsPerSecond:   DefaultRebuildsPerSecond,
 		MaxPanes:            DefaultMaxPanes,
 		MemoryPerSession:    DefaultMemoryPerSession,
@@ -214,6 +242,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("--client-alive-count must be at least 1, got %d", c.ClientAliveCountMax)
 	case c.IdleTimeout < 0:
 		return fmt.Errorf("--idle-timeout must be ≥ 0, got %s", c.IdleTimeout)
+	case c.YieldAfter <= 0:
+		return fmt.Errorf("--yield-after must be > 0, got %s", c.YieldAfter)
 	case c.MaxSessionDuration < 0:
 		return fmt.Errorf("--max-session-duration must be ≥ 0, got %s", c.MaxSessionDuration)
 	case c.StepsPerSecond < 0:
@@ -226,8 +256,16 @@ func (c *Config) check() error {
 		return fmt.Errorf("--max-panes must be ≥ 0, got %d", c.MaxPanes)
 	case c.MaxPanes > 0 && len(c.Sims) > c.MaxPanes:
 		return fmt.Errorf("%d sims asked for, but --max-panes is %d", len(c.Sims), c.MaxPanes)
+	case c.CPUPerAddr < 0:
+		return fmt.Errorf("--cpu-per-addr must be ≥ 0, got %g", c.CPUPerAddr)
 	case c.MemoryPerSession < 0:
 		return fmt.Errorf("--memory-per-session must be ≥ 0, got %d", c.MemoryPerSession)
+	case c.MemoryPerSession > 0 && c.MemoryPerSession < screenBytes(80, 24):
+		return fmt.Errorf("--memory-per-session must leave room for a screen of 80×24 (%s), got %s", sims.Bytes(screenBytes(80, 24)), sims.Bytes(c.MemoryPerSession))
+	case c.MemoryTotal < 0:
+		return fmt.Errorf("--memory-total must be ≥ 0, got %d", c.MemoryTotal)
+	case c.MemoryTotal > 0 && c.MemoryTotal < screenBytes(80, 24):
+		return fmt.Errorf("--memory-total must leave room for one session (%s at 80×24), got %s", sims.Bytes(screenBytes(80, 24)), sims.Bytes(c.MemoryTotal))
 	case c.ConnPerMinute < 0:
 		return fmt.Errorf("--conn-rate must be ≥ 0, got %d", c.ConnPerMinute)
 	case c.FPS < 1 || c.FPS > 60:
@@ -258,18 +296,22 @@ type Server struct {
 	hostKey gossh.PublicKey
 	auth    *authKeys // nil: anyone
 	limiter *addrLimiter
+	pool    *sims.Pool // the memory every session draws on (MemoryTotal)
 	ids     atomic.Uint64
 	flushed chan struct{} // closed when the refusal summaries stop
 
 	mu           sync.Mutex
-	sessions     map[*session]struct{} // every session being handled
-	active       int                   // sessions holding a slot
-	labs         int                   // sessions' labs not yet closed
-	perAddrCount counter               // sessions per address
-	conns        map[*conn]struct{}    // open TCP connections
-	pending      map[*conn]struct{}    // those not yet authenticated
-	pendingPer   counter               // pending ones per address
-	byAddr       map[string]*conn      // pending ones by their two ends
+	sessions     map[*session]struct{}    // every session being handled
+	active       int                      // sessions holding a slot
+	labs         int                      // sessions' labs not yet closed
+	perAddrCount counter                  // sessions per address
+	conns        map[*conn]struct{}       // open TCP connections
+	connsPer     counter                  // open ones per address
+	headers      int                      // PROXY headers being read
+	pending      map[*conn]struct{}       // those not yet authenticated
+	pendingPer   counter                  // pending ones per address
+	byAddr       map[string]*conn         // pending ones by their two ends
+	visitors     map[string]*sims.Account // each address's account, kept until idle
 	closing      bool
 	closingCh    chan struct{} // closed when Shutdown begins
 	endAt        time.Time     // when sessions must end, once closing
@@ -291,6 +333,13 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	if cfg.MemoryTotal == 0 {
+		mem, _, err := MachineMemory()
+		if err != nil {
+			return nil, err
+		}
+		cfg.MemoryTotal = int64(DefaultMemoryShare * float64(mem))
+	}
 	files, err := visitorFiles(cfg.DataDir)
 	if err != nil {
 		return nil, err
@@ -298,15 +347,18 @@ func New(cfg Config) (*Server, error) {
 	// Every sim a visitor builds opens files through this policy, however
 	// its parameters were set.
 	cfg.Catalog = cfg.Catalog.WithFiles(files)
-	log := newLogger(cfg.Log)
+	log := newLogger(cfg.Log, cfg.LogLevel)
 	s := &Server{
 		cfg:          cfg,
 		log:          log,
 		refused:      newRefusals(log),
 		limiter:      newAddrLimiter(cfg.ConnPerMinute),
+		pool:         sims.NewPool(cfg.MemoryTotal),
+		visitors:     map[string]*sims.Account{},
 		sessions:     map[*session]struct{}{},
 		perAddrCount: counter{},
 		conns:        map[*conn]struct{}{},
+		connsPer:     counter{},
 		pending:      map[*conn]struct{}{},
 		pendingPer:   counter{},
 		byAddr:       map[string]*conn{},
@@ -504,8 +556,22 @@ func addrOf(ctx ssh.Context) string {
 	return "?"
 }
 
-// newLogger writes one logfmt line per event.
-func newLogger(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
+// newLogger writes one logfmt line per event of level or above.
+func newLogger(w io.Writer, level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
+}
+
+// goMemoryLimit is the runtime's soft memory limit, for the log.
+func goMemoryLimit() string {
+	if n := debug.SetMemoryLimit(-1); n != math.MaxInt64 {
+		return sims.Bytes(n)
+	}
+	return "none"
+}
+
+// MemoryTotal is the bytes the server admits sessions against: the
+// configured total, or the default share of the machine's memory.
+func (s *Server) MemoryTotal() int64 { return s.cfg.MemoryTotal }
 
 // HostKey is the server's public host key.
 func (s *Server) HostKey() gossh.PublicKey { return s.hostKey }
@@ -528,9 +594,11 @@ func (s *Server) Serve(ln net.Listener) error {
 		"host_key", s.keyPath, "fingerprint", gossh.FingerprintSHA256(s.hostKey),
 		"max_sessions", c.MaxSessions, "per_addr", c.MaxSessionsPerAddr, "per_conn", c.MaxSessionsPerConn,
 		"max_startups", c.MaxStartups, "login_grace", c.LoginGrace, "client_alive", c.ClientAliveInterval,
-		"idle_timeout", c.IdleTimeout, "max_session_duration", c.MaxSessionDuration,
+		"idle_timeout", c.IdleTimeout, "yield_after", c.YieldAfter, "max_session_duration", c.MaxSessionDuration,
 		"steps_per_second", c.StepsPerSecond, "cpu_per_session", c.CPUPerSession,
-		"rebuilds_per_second", c.RebuildsPerSecond, "max_panes", c.MaxPanes, "memory_per_session_mib", c.MemoryPerSession >> 20,
+		"rebuilds_per_second", c.RebuildsPerSecond, "cpu_per_addr", c.CPUPerAddr, "max_panes", c.MaxPanes,
+		"memory_per_session_mib", c.MemoryPerSession >> 20, "memory_total_mib", c.MemoryTotal >> 20,
+		"go_memory_limit", goMemoryLimit(),
 		"conn_per_minute", c.ConnPerMinute, "fps", c.FPS}
 	if s.auth != nil {
 		attrs = append(attrs, "authorized_keys", s.auth.count())
@@ -570,6 +638,36 @@ func (s *Server) summarise() {
 			return
 		case <-t.C:
 			s.refused.flush()
+			s.forgetIdleVisitors()
+		}
+	}
+}
+
+// newBudget makes the budget of a session of the visitor at ip: its own
+// limits, the visitor's account (made on the visitor's first session) and
+// the server's memory.
+func (s *Server) newBudget(ip string) *sims.Budget {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	acct := s.visitors[ip]
+	if acct == nil {
+		acct = sims.NewAccount(s.cfg.CPUPerAddr)
+		s.visitors[ip] = acct
+	}
+	// Made under s.mu, so that the account counts the session before
+	// forgetIdleVisitors can see it.
+	return sims.NewBudget(sims.Limits{StepsPerSec: s.cfg.StepsPerSecond, Cores: s.cfg.CPUPerSession,
+		RebuildsPerSec: s.cfg.RebuildsPerSecond, Memory: s.cfg.MemoryPerSession, Visitor: acct, Server: s.pool})
+}
+
+// forgetIdleVisitors drops the accounts of addresses with no session and
+// no debt, so that the map follows the visitors of the last minutes.
+func (s *Server) forgetIdleVisitors() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for ip, a := range s.visitors {
+		if a.Idle() {
+			delete(s.visitors, ip)
 		}
 	}
 }

@@ -2,6 +2,10 @@ package serve
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net"
@@ -16,6 +20,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/thelab/lab/serve/servetest"
+	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/catalog"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -327,6 +333,119 @@ func TestHostKeyThatCannotBeReadIsAnError(t *testing.T) {
 	}
 }
 
+// TestHostKeyRefusalsSayTheFix: a weak key, another user's key, and a
+// directory others may write are each refused, with the command that
+// fixes it.
+func TestHostKeyRefusalsSayTheFix(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		chown bool // needs root, to give a file to another user
+		// setup edits a configuration whose state directory is fresh and
+		// returns what the error must say.
+		setup func(t *testing.T, cfg *Config) []string
+	}{
+		{"a 1024-bit RSA key", false, func(t *testing.T, cfg *Config) []string {
+			path := filepath.Join(cfg.StateDir, HostKeyFile)
+			writeKey(t, path, rsaKey(t, 1024))
+			return []string{path, "1024-bit RSA", "ssh-keygen -t ed25519 -N '' -f " + path}
+		}},
+		{"--host-key: a 1024-bit RSA key", false, func(t *testing.T, cfg *Config) []string {
+			cfg.HostKey = filepath.Join(t.TempDir(), "host_key")
+			writeKey(t, cfg.HostKey, rsaKey(t, 1024))
+			return []string{"1024-bit RSA", "ssh-keygen -t ed25519 -N '' -f " + cfg.HostKey}
+		}},
+		{"another user's key", true, func(t *testing.T, cfg *Config) []string {
+			path := filepath.Join(cfg.StateDir, HostKeyFile)
+			writeKey(t, path, edKey(t))
+			os.Chown(path, 4242, 4242)
+			return []string{path, "belongs to user 4242", fmt.Sprintf("chown %d %s", os.Geteuid(), path)}
+		}},
+		{"--host-key: another user's key", true, func(t *testing.T, cfg *Config) []string {
+			cfg.HostKey = filepath.Join(t.TempDir(), "host_key")
+			writeKey(t, cfg.HostKey, edKey(t))
+			os.Chown(cfg.HostKey, 4242, 4242)
+			return []string{"belongs to user 4242", fmt.Sprintf("chown %d %s", os.Geteuid(), cfg.HostKey)}
+		}},
+		{"a state directory anyone may write", false, func(t *testing.T, cfg *Config) []string {
+			os.Chmod(cfg.StateDir, 0o777)
+			return []string{"state directory " + cfg.StateDir + " has permissions 0777", "chmod 700 " + cfg.StateDir}
+		}},
+		{"a state directory its group may write, with a key in it", false, func(t *testing.T, cfg *Config) []string {
+			writeKey(t, filepath.Join(cfg.StateDir, HostKeyFile), edKey(t))
+			os.Chmod(cfg.StateDir, 0o770)
+			return []string{"permissions 0770", "chmod 700 " + cfg.StateDir}
+		}},
+		{"--host-key: in a directory anyone may write (like /tmp)", false, func(t *testing.T, cfg *Config) []string {
+			dir := t.TempDir()
+			cfg.HostKey = filepath.Join(dir, "host_key")
+			writeKey(t, cfg.HostKey, edKey(t))
+			os.Chmod(dir, 0o1777)
+			return []string{cfg.HostKey + " is in " + dir, "chmod go-w " + dir}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.chown && os.Geteuid() != 0 {
+				t.Skip("giving a file to another user needs root")
+			}
+			cfg := testConfig(t)
+			want := tc.setup(t, &cfg)
+			_, err := New(cfg)
+			if err == nil {
+				t.Fatalf("New: no error, want one saying %q", want)
+			}
+			for _, w := range want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("New: %v\nwant it to say %q", err, w)
+				}
+			}
+		})
+	}
+	// What is fine: RSA of 2048 bits; a key's directory others may read.
+	cfg := testConfig(t)
+	writeKey(t, filepath.Join(cfg.StateDir, HostKeyFile), rsaKey(t, 2048))
+	if _, err := New(cfg); err != nil {
+		t.Errorf("a 2048-bit RSA key: %v", err)
+	}
+	cfg = testConfig(t)
+	dir := t.TempDir()
+	cfg.HostKey = filepath.Join(dir, "host_key")
+	writeKey(t, cfg.HostKey, edKey(t))
+	os.Chmod(dir, 0o755)
+	if _, err := New(cfg); err != nil {
+		t.Errorf("a key in a directory of mode 0755: %v", err)
+	}
+}
+
+// writeKey writes a private key in OpenSSH's format, owner-only.
+func writeKey(t *testing.T, path string, key any) {
+	t.Helper()
+	block, err := gossh.MarshalPrivateKey(key, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, pem.EncodeToMemory(block), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func rsaKey(t *testing.T, bits int) *rsa.PrivateKey {
+	t.Helper()
+	k, err := rsa.GenerateKey(rand.Reader, bits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func edKey(t *testing.T) ed25519.PrivateKey {
+	t.Helper()
+	_, k, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
 func TestColourProfileComesFromTheClient(t *testing.T) {
 	ts := start(t, testConfig(t))
 	sgrColour := regexp.MustCompile(`\x1b\[[0-9;:]*[34]8[;:][25][;:]`) // 256-colour or 24-bit SGR
@@ -580,14 +699,15 @@ func TestPaneCapReachesTheLab(t *testing.T) {
 func TestMemoryBudgetReachesTheLab(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Sims = []string{"gd"}
-	cfg.MemoryPerSession = 1 << 20
+	// Room for the screen, not for gd beside it.
+	cfg.MemoryPerSession = screenBytes(120, 40) + catalog.All().Lookup("gd").EstimateSize(sims.Config{})/2
 	ts := start(t, cfg)
 	r, err := servetest.Open(ts.addr, servetest.Options{User: "small"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if st := exitStatus(t, r.Wait(wait)); st != 1 || !strings.Contains(r.Text(), "over this session's memory budget") {
+	if st := exitStatus(t, r.Wait(wait)); st != 1 || !strings.Contains(r.Text(), "its first panes (gd) would take about") || !strings.Contains(r.Text(), "memory budget") {
 		t.Errorf("over its memory budget: status %d, read %q", st, r.Text())
 	}
 }

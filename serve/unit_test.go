@@ -3,8 +3,10 @@ package serve
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,11 +57,11 @@ func newModel(t *testing.T, cfg Config) (*sessionModel, *Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(lab.Close)
-	srv := &Server{cfg: cfg, log: newLogger(io.Discard)}
+	srv := &Server{cfg: cfg, log: newLogger(io.Discard, slog.LevelInfo)}
 	st := &session{srv: srv, w: 80, h: 24}
 	now := time.Now()
 	m := &sessionModel{st: st, lab: lab, cfg: cfg, started: now, lastInput: now}
-	m.in = newInput(strings.NewReader(""), st, func() {})
+	m.in = newInput(strings.NewReader(""), st, nil, func() {})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	m.lastInput = m.started
 	return m, srv
@@ -135,7 +137,7 @@ func TestPanicsInCommandsAndViewAreCaught(t *testing.T) {
 
 	logs := &syncBuffer{}
 	m, srv := newModel(t, DefaultConfig())
-	srv.log = newLogger(logs)
+	srv.log = newLogger(logs, slog.LevelInfo)
 	m.st.id = 7
 	if _, cmd := m.Update(p); cmd == nil || m.st.reason != reasonPanic {
 		t.Fatalf("a panicMsg gave reason %q", m.st.reason)
@@ -146,7 +148,7 @@ func TestPanicsInCommandsAndViewAreCaught(t *testing.T) {
 
 	// A panic in View shows a plain line and quits at the next check.
 	m, srv = newModel(t, DefaultConfig())
-	srv.log = newLogger(logs)
+	srv.log = newLogger(logs, slog.LevelInfo)
 	m.lab = nil // View will panic
 	if v := m.View(); !strings.Contains(v.Content, "something broke") {
 		t.Fatalf("view after a panic: %q", v.Content)
@@ -216,7 +218,7 @@ func TestConnectHint(t *testing.T) {
 
 func TestRefusalsAreSummarisedPastABurst(t *testing.T) {
 	logs := &syncBuffer{}
-	r := newRefusals(newLogger(logs))
+	r := newRefusals(newLogger(logs, slog.LevelInfo))
 	now := time.Unix(1000, 0)
 	r.now = func() time.Time { return now }
 	for i := range 25 {
@@ -238,5 +240,52 @@ func TestRefusalsAreSummarisedPastABurst(t *testing.T) {
 	r.flush() // nothing suppressed: no summary
 	if n := len(logs.lines(`msg="refusals summarised"`)); n != 1 {
 		t.Errorf("%d summaries, want 1", n)
+	}
+}
+
+// TestFullTableEvictsFairly: which connection a newcomer from one address
+// takes the place of, in a full table, oldest first in each case.
+func TestFullTableEvictsFairly(t *testing.T) {
+	// A connection is addr:state, state one of idle (logged in or not, no
+	// session), quiet (a session that has read nothing from its client)
+	// and typing (one that has).
+	for _, tc := range []struct {
+		name     string
+		table    []string
+		newcomer string
+		want     int // the victim's index in table; -1 none
+	}{
+		{"the busiest address's oldest", []string{"a:idle", "b:idle", "a:idle", "a:idle"}, "c", 0},
+		{"a session without input is idle", []string{"a:quiet", "a:idle"}, "c", 0},
+		{"the busiest address, not the oldest", []string{"b:idle", "b:idle", "a:idle", "a:idle", "a:idle"}, "c", 2},
+		{"a typing visitor stays, the busiest's next idle goes", []string{"a:typing", "a:quiet", "a:typing", "b:idle", "b:idle"}, "c", 1},
+		{"the next busiest when the busiest is all typing", []string{"a:typing", "a:typing", "a:typing", "b:quiet", "b:idle"}, "c", 3},
+		{"typing visitors only", []string{"a:typing", "a:typing", "b:typing", "b:typing"}, "c", -1},
+		{"one connection per address", []string{"a:idle", "b:idle", "c:idle"}, "d", -1},
+		{"not from the newcomer's own address", []string{"a:idle", "a:idle", "a:idle"}, "a", -1},
+		{"not down to the newcomer's share", []string{"a:idle", "a:idle", "b:idle"}, "b", -1},
+		{"above the newcomer's share", []string{"a:idle", "a:idle", "a:idle", "b:idle"}, "b", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := &Server{conns: map[*conn]struct{}{}, connsPer: counter{}}
+			t0 := time.Unix(1000, 0)
+			var table []*conn
+			for i, spec := range tc.table {
+				ip, state, _ := strings.Cut(spec, ":")
+				c := &conn{ip: ip, start: t0.Add(time.Duration(i) * time.Second)}
+				if state != "idle" {
+					ch := &channel{}
+					ch.heard.Store(state == "typing")
+					c.chans = map[*channel]struct{}{ch: {}}
+				}
+				s.conns[c] = struct{}{}
+				s.connsPer.take(ip, 0)
+				table = append(table, c)
+			}
+			got := slices.Index(table, s.tableVictimLocked(tc.newcomer))
+			if got != tc.want {
+				t.Errorf("evicted #%d, want #%d", got, tc.want)
+			}
+		})
 	}
 }

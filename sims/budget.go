@@ -13,7 +13,8 @@ type Limits struct {
 	// StepsPerSec caps engine steps per second, batched or single.
 	StepsPerSec float64
 	// Cores caps the share of one core (0.25: a quarter) spent stepping,
-	// building Frames and building sims, measured in wall time.
+	// building Frames, building sims, and whatever else is charged to the
+	// session (Charge: its drawing, its exports), measured in wall time.
 	Cores float64
 	// RebuildsPerSec caps sim builds (reset, reseed, a parameter change, a
 	// new pane) per second, after a burst of RebuildBurst.
@@ -21,28 +22,48 @@ type Limits struct {
 	// RebuildBurst is how many builds may start at once before
 	// RebuildsPerSec applies; 0 means DefaultRebuildBurst.
 	RebuildBurst int
-	// Memory caps the estimated bytes of the session's sims (Spec.Size):
-	// a build that would take the session over it is refused.
+	// Memory caps the estimated bytes of the session: its sims (Spec.Size)
+	// and what it holds besides (Hold: a screen, an export). A build that
+	// would take the session over it is refused.
 	Memory int64
+	// Visitor is the account of the visitor the session belongs to (lab
+	// serve: one per client address), shared with the visitor's other
+	// sessions and kept after they end: its CPU cap bounds them together,
+	// it builds one sim at a time, and a session's CPU balance passes to
+	// the visitor's next one. Nil: the session stands alone.
+	Visitor *Account
+	// Server is the memory every session of the server draws on (lab serve
+	// --memory-total): what the session holds is taken from it too, and a
+	// build or a hold it cannot supply is refused. Nil: no such total.
+	Server *Pool
 }
 
 // DefaultRebuildBurst is the builds a session may start at once when
 // Limits.RebuildsPerSec is set and RebuildBurst is not.
 const DefaultRebuildBurst = 3
 
+// cpuBurst is how long a CPU bucket takes to fill: a session or a visitor
+// may spend that long's worth of its share at once (a quarter core: a
+// quarter of a second of work), and no more, before resting.
+const cpuBurst = time.Second
+
 // Usage is what a session has spent since its Budget was made.
 type Usage struct {
 	Steps  int64         // engine steps taken
-	Busy   time.Duration // wall time spent stepping, building Frames and sims
+	Busy   time.Duration // wall time spent stepping, building Frames and sims, and charged
 	Builds int           // sims built (including the first of each pane)
-	Memory int64         // estimated bytes of the sims alive or being built
+	Memory int64         // estimated bytes of the sims alive or being built, and of the holds
 }
 
 // Budget is one session's allowance, shared by all its runners (pass the
 // same *Budget in every RunnerOptions): every step, single or batched,
 // every Frame and every build is charged to it, so that no key, held down
-// or pasted in a burst, can take the session past its limits. A nil
-// *Budget is no limit at all. Its methods are safe for concurrent use.
+// or pasted in a burst, can take the session past its limits. CPU is
+// charged before it is spent: work starts only while the session (and its
+// visitor) are in credit, and what it took is then deducted, so a session
+// overdraws by at most one piece of work and then rests until it has paid
+// for it. A nil *Budget is no limit at all. Its methods are safe for
+// concurrent use. Close it when the session ends.
 type Budget struct {
 	lim Limits
 	now func() time.Time // the clock; tests replace it
@@ -50,28 +71,38 @@ type Budget struct {
 	mu       sync.Mutex
 	steps    bucket
 	rebuilds bucket
-	// CPU: wall time charged since windowStart, the overspend of earlier
-	// windows carried in.
-	busy        time.Duration
-	windowStart time.Time
-	// memory: each runner's installed sim and the build it has under way
-	sizes map[*Runner]memSize
-	usage Usage
+	cpu      cpuBucket // the session's own share; the visitor's is lim.Visitor's
+	// memory: each runner's installed sim and the build it has under way,
+	// the holds by name, and what has been taken from lim.Server
+	sizes  map[*Runner]memSize
+	holds  map[string]int64
+	pooled int64
+	closed bool
+	usage  Usage
 }
 
 type memSize struct{ installed, building int64 }
 
-// NewBudget makes a session's budget.
-func NewBudget(l Limits) *Budget {
+// NewBudget makes a session's budget. With a Visitor, its CPU balance
+// starts where the visitor's last session left it (refilled for the time
+// since): reconnecting does not reset it.
+func NewBudget(l Limits) *Budget { return newBudget(l, time.Now) }
+
+// newBudget is NewBudget on the clock now.
+func newBudget(l Limits, now func() time.Time) *Budget {
 	if l.RebuildBurst <= 0 {
 		l.RebuildBurst = DefaultRebuildBurst
 	}
-	b := &Budget{lim: l, now: time.Now, sizes: map[*Runner]memSize{}}
+	b := &Budget{lim: l, now: now, sizes: map[*Runner]memSize{}, holds: map[string]int64{}}
 	// The step bucket holds a publication interval's worth (at least one
 	// step), so a paced pane's catch-up batch fits and a burst is short.
 	b.steps = bucket{rate: l.StepsPerSec, burst: max(1, l.StepsPerSec/30)}
 	b.rebuilds = bucket{rate: l.RebuildsPerSec, burst: float64(l.RebuildBurst)}
 	b.steps.tokens, b.rebuilds.tokens = b.steps.burst, b.rebuilds.burst
+	b.cpu = newCPUBucket(l.Cores, b.now())
+	if l.Visitor != nil {
+		b.cpu.tokens = l.Visitor.join(b.cpu, b.now())
+	}
 	return b
 }
 
@@ -91,9 +122,7 @@ func (b *Budget) Usage() Usage {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	u := b.usage
-	for _, s := range b.sizes {
-		u.Memory += max(s.installed, s.building)
-	}
+	u.Memory = b.usedLocked()
 	return u
 }
 
@@ -122,27 +151,56 @@ func (k *bucket) take(n int, now time.Time) (int, time.Duration) {
 	return g, 0
 }
 
-// cpuRest says how long the session must rest so that the time it spent
-// stays within Cores of the time elapsed (0: go on). Time is counted over
-// windows of about a second, carrying an overspend into the next, so a
-// long build makes the session rest in proportion. Called with mu held.
+// cpuBucket holds CPU time, filling at rate (cores: seconds of work a
+// second) up to cpuBurst's worth. Work may start while it is not
+// negative; its time is then deducted, which may take it below zero: the
+// debt is repaid by resting. A zero rate is no limit.
+type cpuBucket struct {
+	rate   float64
+	tokens time.Duration
+	last   time.Time
+}
+
+func newCPUBucket(cores float64, now time.Time) cpuBucket {
+	return cpuBucket{rate: cores, tokens: cpuFill(cores), last: now}
+}
+
+// cpuFill is a full bucket at a share of cores.
+func cpuFill(cores float64) time.Duration { return time.Duration(cores * float64(cpuBurst)) }
+
+func (k *cpuBucket) refill(now time.Time) {
+	if k.rate <= 0 {
+		return
+	}
+	k.tokens = min(cpuFill(k.rate), k.tokens+time.Duration(k.rate*float64(now.Sub(k.last))))
+	k.last = now
+}
+
+// rest is how long to wait until the bucket is out of debt (0: now).
+func (k *cpuBucket) rest(now time.Time) time.Duration {
+	if k.rate <= 0 {
+		return 0
+	}
+	k.refill(now)
+	if k.tokens >= 0 {
+		return 0
+	}
+	return time.Duration(math.Ceil(float64(-k.tokens) / k.rate))
+}
+
+func (k *cpuBucket) spend(d time.Duration, now time.Time) {
+	if k.rate <= 0 {
+		return
+	}
+	k.refill(now)
+	k.tokens -= d
+}
+
+// cpuRest says how long the session must rest before more work: until
+// both its own bucket and its visitor's are out of debt (0: go on).
+// Called with mu held.
 func (b *Budget) cpuRest(now time.Time) time.Duration {
-	if b.lim.Cores <= 0 {
-		return 0
-	}
-	if b.windowStart.IsZero() {
-		b.windowStart = now
-	}
-	elapsed := now.Sub(b.windowStart)
-	allowed := time.Duration(float64(elapsed) * b.lim.Cores)
-	if elapsed > time.Second {
-		b.busy = max(0, b.busy-allowed)
-		b.windowStart, elapsed, allowed = now, 0, 0
-	}
-	if b.busy <= allowed {
-		return 0
-	}
-	return time.Duration(float64(b.busy)/b.lim.Cores) - elapsed
+	return max(b.cpu.rest(now), b.lim.Visitor.rest(now))
 }
 
 // allowSteps grants up to n steps now, or none and how long to wait.
@@ -159,8 +217,10 @@ func (b *Budget) allowSteps(n int) (int, time.Duration) {
 	return b.steps.take(n, now)
 }
 
-// cpuWait says how long the session must rest before more work.
-func (b *Budget) cpuWait() time.Duration {
+// Rest says how long the session must rest before more work (0: it is in
+// credit). Work that is not a runner's — drawing the session's screen, an
+// export — asks it first and is charged with Charge after.
+func (b *Budget) Rest() time.Duration {
 	if b == nil {
 		return 0
 	}
@@ -184,6 +244,26 @@ func (b *Budget) allowBuild() time.Duration {
 	return wait
 }
 
+// buildSlot is the visitor's one build at a time (nil: none to take).
+func (b *Budget) buildSlot() chan struct{} {
+	if b == nil || b.lim.Visitor == nil {
+		return nil
+	}
+	return b.lim.Visitor.building
+}
+
+// endBuild gives back the visitor's build slot, if there is one.
+func (b *Budget) endBuild() {
+	if slot := b.buildSlot(); slot != nil {
+		<-slot
+	}
+}
+
+// Charge records d of work done for the session besides its runners'
+// (drawing its screen, an export): it is deducted from its CPU share and
+// its visitor's like a step's.
+func (b *Budget) Charge(d time.Duration) { b.charge(d, 0, 0) }
+
 // charge records work done: its wall time, the steps it took and the sims
 // it built.
 func (b *Budget) charge(d time.Duration, steps, builds int) {
@@ -192,33 +272,69 @@ func (b *Budget) charge(d time.Duration, steps, builds int) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	b.busy += d
+	now := b.now()
+	b.cpu.spend(d, now)
+	b.lim.Visitor.spend(d, now)
 	b.usage.Busy += d
 	b.usage.Steps += int64(steps)
 	b.usage.Builds += builds
 }
 
-// reserve sets aside size bytes for the sim r is about to build, which
-// will replace r's present sim; it is refused, saying why, when the
-// session's other sims and this one would exceed Memory.
+// usedLocked is the session's memory: its sims and its holds.
+func (b *Budget) usedLocked() int64 {
+	var u int64
+	for _, s := range b.sizes {
+		u += s.installed + s.building
+	}
+	for _, n := range b.holds {
+		u += n
+	}
+	return u
+}
+
+// admitLocked checks that the session may go from its present use to
+// used bytes — within its Memory and, for growth, the server's pool — and
+// takes the growth from the pool. what names the sim or hold for the
+// error; others is the rest of the session's use.
+func (b *Budget) admitLocked(what string, need, others int64) error {
+	if b.closed {
+		return ErrClosed
+	}
+	if b.lim.Memory > 0 && others+need > b.lim.Memory {
+		return &MemoryError{What: what, Need: need, Used: others, Limit: b.lim.Memory}
+	}
+	if grow := others + need - b.pooled; grow > 0 {
+		if used, ok := b.lim.Server.take(grow); !ok {
+			return &MemoryError{What: what, Need: need, Used: used, Limit: b.lim.Server.Limit(), Server: true}
+		}
+		b.pooled += grow
+	}
+	return nil
+}
+
+// syncLocked returns to the pool what the session no longer uses.
+func (b *Budget) syncLocked() {
+	if used := b.usedLocked(); used < b.pooled {
+		b.lim.Server.give(b.pooled - used)
+		b.pooled = used
+	}
+}
+
+// reserve sets aside size bytes for the sim r is about to build. r's
+// present sim runs on until the new one replaces it, so while it is built
+// both count; it is refused, saying why, when the session's sims and this
+// one would exceed Memory, or the server's pool cannot supply the growth.
 func (b *Budget) reserve(r *Runner, size int64) error {
 	if b == nil {
 		return nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.lim.Memory > 0 {
-		others := int64(0)
-		for q, s := range b.sizes {
-			if q != r {
-				others += max(s.installed, s.building)
-			}
-		}
-		if others+size > b.lim.Memory {
-			return &MemoryError{Sim: r.spec.Name, Need: size, Used: others, Limit: b.lim.Memory}
-		}
-	}
 	s := b.sizes[r]
+	others := b.usedLocked() - s.building
+	if err := b.admitLocked(r.spec.Name, size, others); err != nil {
+		return err
+	}
 	s.building = size
 	b.sizes[r] = s
 	return nil
@@ -242,6 +358,7 @@ func (b *Budget) settle(r *Runner, installed bool) {
 	} else {
 		b.sizes[r] = s
 	}
+	b.syncLocked()
 }
 
 // release forgets r's sims: it has stopped.
@@ -252,22 +369,242 @@ func (b *Budget) release(r *Runner) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	delete(b.sizes, r)
+	b.syncLocked()
 }
 
-// MemoryError is a build refused because the session's memory budget
-// would be exceeded.
+// Hold sets the bytes held under name besides the sims (a session's own
+// state, its screen's buffers, an export under way), replacing what was
+// held under that name: refused, with the reason, when it would take the
+// session over its Memory or the server's pool cannot supply the growth;
+// then what was held stays held.
+func (b *Budget) Hold(name string, n int64) error {
+	if b == nil {
+		return nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	others := b.usedLocked() - b.holds[name]
+	if err := b.admitLocked(name, n, others); err != nil {
+		if me, ok := err.(*MemoryError); ok {
+			me.Hold = true
+		}
+		return err
+	}
+	if n == 0 {
+		delete(b.holds, name)
+	} else {
+		b.holds[name] = n
+	}
+	b.syncLocked()
+	return nil
+}
+
+// Close ends the session's budget: its holds are let go and everything it
+// took from the server's pool is returned (its runners release their sims
+// as they stop), and its CPU balance passes to its visitor's next session.
+// It is idempotent; later holds and builds are refused.
+func (b *Budget) Close() {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return
+	}
+	b.closed = true
+	clear(b.holds)
+	b.syncLocked()
+	b.lim.Visitor.leave(b.cpu, b.now())
+}
+
+// Account is a visitor's allowance across all their sessions (lab serve:
+// one per client address, kept by the server after the sessions end until
+// it has filled again): their CPU together, one build at a time, and the
+// balance a session leaves for the next. Its methods are safe for
+// concurrent use; a nil *Account is none.
+type Account struct {
+	building chan struct{} // a one-slot semaphore: the build under way
+
+	mu  sync.Mutex
+	cpu cpuBucket
+	// sessions is how many budgets draw on it now; carry is the lowest
+	// balance a session left (refilled at the session rate since), which
+	// the next session starts from.
+	sessions int
+	carry    cpuBucket
+	carried  bool
+}
+
+// NewAccount makes a visitor's account whose sessions together may use
+// cores of a core (0: no cap on their sum).
+func NewAccount(cores float64) *Account {
+	return &Account{building: make(chan struct{}, 1), cpu: newCPUBucket(cores, time.Now())}
+}
+
+// Idle reports whether no session draws on the account and it holds no
+// debt that a next session would inherit: it may be forgotten.
+func (a *Account) Idle() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := time.Now()
+	if a.sessions > 0 || a.cpu.rest(now) > 0 {
+		return false
+	}
+	return !a.carried || a.carry.rest(now) == 0
+}
+
+func (a *Account) rest(now time.Time) time.Duration {
+	if a == nil {
+		return 0
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cpu.rest(now)
+}
+
+func (a *Account) spend(d time.Duration, now time.Time) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	a.cpu.spend(d, now)
+	a.mu.Unlock()
+}
+
+// join counts a new session and returns the balance it starts from: its
+// share's full burst, or the debt the visitor's last sessions left.
+func (a *Account) join(fresh cpuBucket, now time.Time) time.Duration {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.sessions++
+	if !a.carried || fresh.rate <= 0 {
+		return fresh.tokens
+	}
+	c := a.carry
+	c.rate = fresh.rate
+	c.refill(now)
+	return min(fresh.tokens, c.tokens)
+}
+
+// leave takes back a session's balance as it ends.
+func (a *Account) leave(k cpuBucket, now time.Time) {
+	if a == nil {
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.sessions--
+	k.refill(now)
+	if a.carried {
+		a.carry.refill(now)
+		if a.carry.tokens <= k.tokens {
+			return
+		}
+	}
+	a.carry, a.carried = k, true
+}
+
+// Pool is memory shared by many budgets: a server's total. Its methods
+// are safe for concurrent use; a nil *Pool is no limit.
+type Pool struct {
+	mu          sync.Mutex
+	limit, used int64
+	freed       chan struct{} // closed and replaced whenever bytes are given back
+}
+
+// NewPool makes a pool of limit bytes.
+func NewPool(limit int64) *Pool { return &Pool{limit: limit, freed: make(chan struct{})} }
+
+// Limit is the pool's size in bytes.
+func (p *Pool) Limit() int64 {
+	if p == nil {
+		return 0
+	}
+	return p.limit
+}
+
+// Used is the bytes taken from the pool now.
+func (p *Pool) Used() int64 {
+	if p == nil {
+		return 0
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.used
+}
+
+// Free is the bytes not taken from the pool now.
+func (p *Pool) Free() int64 {
+	if p == nil {
+		return math.MaxInt64
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.limit - p.used
+}
+
+// Freed is closed the next time bytes are given back: a caller refused
+// for want of room may wait on it and try again.
+func (p *Pool) Freed() <-chan struct{} {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.freed
+}
+
+// take takes n bytes if they fit, and reports the bytes in use before.
+func (p *Pool) take(n int64) (int64, bool) {
+	if p == nil {
+		return 0, true
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.used+n > p.limit {
+		return p.used, false
+	}
+	p.used += n
+	return p.used - n, true
+}
+
+func (p *Pool) give(n int64) {
+	if p == nil || n <= 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.used -= n
+	close(p.freed)
+	p.freed = make(chan struct{})
+}
+
+// MemoryError is a build (or a hold) refused because the session's
+// memory budget, or the server's total, would be exceeded.
 type MemoryError struct {
-	Sim               string
-	Need, Used, Limit int64 // bytes: the new sim's estimate, the others', the budget
+	What              string // the sim, or what is held
+	Need, Used, Limit int64  // bytes: what was asked for, the rest in use, the budget or total
+	// Server: the server's total was short, not the session's budget.
+	Server bool
+	// Hold: what was refused is a hold (What names it), not a sim.
+	Hold bool
 }
 
 func (e *MemoryError) Error() string {
-	if e.Used == 0 {
+	switch {
+	case e.Server:
+		return fmt.Sprintf("%s: about %s, and this server has %s of its %s for every visitor in use: try again in a while, or choose smaller sizes",
+			e.What, Bytes(e.Need), Bytes(e.Used), Bytes(e.Limit))
+	case e.Hold && e.Used == 0:
+		return fmt.Sprintf("%s would take about %s, over this session's memory budget of %s",
+			e.What, Bytes(e.Need), Bytes(e.Limit))
+	case e.Hold:
+		return fmt.Sprintf("%s would take about %s; this session holds %s of its %s memory budget besides",
+			e.What, Bytes(e.Need), Bytes(e.Used), Bytes(e.Limit))
+	case e.Used == 0:
 		return fmt.Sprintf("%s with these parameters needs about %s, over this session's memory budget of %s",
-			e.Sim, Bytes(e.Need), Bytes(e.Limit))
+			e.What, Bytes(e.Need), Bytes(e.Limit))
 	}
-	return fmt.Sprintf("%s with these parameters needs about %s; this session's other sims use %s of its %s budget (close a pane or choose smaller sizes)",
-		e.Sim, Bytes(e.Need), Bytes(e.Used), Bytes(e.Limit))
+	return fmt.Sprintf("%s with these parameters needs about %s; this session holds %s of its %s memory budget (close a pane or choose smaller sizes)",
+		e.What, Bytes(e.Need), Bytes(e.Used), Bytes(e.Limit))
 }
 
 // Bytes prints a size compactly in powers of 1000: 900 B, 12 kB, 3.4 MB,

@@ -172,6 +172,9 @@ func (r *Runner) buildLoop() {
 		req := bs.pending
 		bs.pending = nil
 		if !ok || req == nil {
+			if ok {
+				r.opts.Budget.endBuild()
+			}
 			bs.busy = false
 			bs.mu.Unlock()
 			return
@@ -179,6 +182,7 @@ func (r *Runner) buildLoop() {
 		bs.mu.Unlock()
 
 		sim, err := r.build(req.cfg)
+		r.opts.Budget.endBuild()
 
 		bs.mu.Lock()
 		switch {
@@ -205,9 +209,18 @@ func (r *Runner) buildLoop() {
 	}
 }
 
-// waitForBuild waits until the budget allows a build; false if the runner
-// stopped first.
+// waitForBuild waits for the visitor's build slot (one build at a time,
+// whichever of their panes and sessions asks) and then until the budget
+// allows a build; false if the runner stopped first. On true the slot is
+// held until endBuild.
 func (r *Runner) waitForBuild() bool {
+	if slot := r.opts.Budget.buildSlot(); slot != nil {
+		select {
+		case slot <- struct{}{}:
+		case <-r.quit:
+			return false
+		}
+	}
 	for {
 		wait := r.opts.Budget.allowBuild()
 		if wait <= 0 {
@@ -218,6 +231,7 @@ func (r *Runner) waitForBuild() bool {
 		case <-t.C:
 		case <-r.quit:
 			t.Stop()
+			r.opts.Budget.endBuild()
 			return false
 		}
 	}

@@ -43,7 +43,10 @@ func (n noFiles) Open(string) (fs.File, error) { return nil, errors.New(string(n
 // DirFiles opens the regular files of dir by name alone, at most maxBytes
 // each. Names with a path separator are refused, and the directory is
 // opened as an os.Root, so neither ".." nor a symbolic link leads out of
-// it; the listing of what it holds is part of a refusal's message.
+// it; the listing of what it holds is part of a refusal's message. Names
+// beginning with '.' are neither listed nor opened: a dot-file (an editor's
+// swap file, .git, .env) is rarely meant for visitors, and an operator
+// who offers a directory need not think of them.
 func DirFiles(dir string, maxBytes int64) (Files, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -63,6 +66,9 @@ const maxListed = 12
 func (d *dirFiles) Open(name string) (fs.File, error) {
 	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
 		return nil, fmt.Errorf("name a file of the server's data directory by its name alone (%s)", d.listing())
+	}
+	if hidden(name) {
+		return nil, fmt.Errorf("the server's data directory offers no names beginning with '.' (%s)", d.listing())
 	}
 	info, err := d.root.Stat(name)
 	switch {
@@ -92,7 +98,7 @@ func (d *dirFiles) listing() string {
 	entries, _ := dir.ReadDir(-1)
 	var names []string
 	for _, e := range entries {
-		if e.Type().IsRegular() {
+		if e.Type().IsRegular() && !hidden(e.Name()) {
 			names = append(names, e.Name())
 		}
 	}
@@ -105,6 +111,10 @@ func (d *dirFiles) listing() string {
 	}
 	return "it holds " + strings.Join(names, ", ")
 }
+
+// hidden reports whether a name is a dot-file's, which DirFiles keeps from
+// visitors.
+func hidden(name string) bool { return strings.HasPrefix(name, ".") }
 
 // cappedFile fails a read past its size limit (a file that grew after it
 // was checked): left is one more than the bytes it may read.

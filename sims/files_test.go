@@ -18,6 +18,8 @@ func TestDirFilesOpensByNameOnly(t *testing.T) {
 	os.Symlink(secret, filepath.Join(dir, "link.txt"))
 	os.Symlink("docs.txt", filepath.Join(dir, "alias.txt")) // inside: fine
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".env"), []byte("the server's secret\n"), 0o644) // neither listed nor opened
+	os.WriteFile(filepath.Join(dir, ".docs.txt.swp"), []byte("first doc\n"), 0o644)
 	f, err := DirFiles(dir, 1024)
 	if err != nil {
 		t.Fatal(err)
@@ -32,13 +34,15 @@ func TestDirFilesOpensByNameOnly(t *testing.T) {
 	for name, want := range map[string]string{
 		secret: "by its name alone",
 		"../" + filepath.Base(outside) + "/secret.txt": "by its name alone",
-		"..":          "by its name alone",
-		"link.txt":    "not readable",
-		"sub":         "not a regular file",
-		"nope.txt":    "it holds big.txt, docs.txt",
-		"big.txt":     "over 0 MiB",
-		"/etc/passwd": "by its name alone",
-		"":            "by its name alone",
+		"..":            "by its name alone",
+		"link.txt":      "not readable",
+		"sub":           "not a regular file",
+		"nope.txt":      "(it holds big.txt, docs.txt)",
+		".env":          "no names beginning with '.' (it holds big.txt, docs.txt)",
+		".docs.txt.swp": "no names beginning with '.'",
+		"big.txt":       "over 0 MiB",
+		"/etc/passwd":   "by its name alone",
+		"":              "by its name alone",
 	} {
 		_, err := ReadLines(f, "corpus", name)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "parameter corpus") {

@@ -164,7 +164,7 @@ func (l *loop) flush() time.Duration {
 		return 0
 	}
 	budget := l.r.opts.Budget
-	if rest := budget.cpuWait(); rest > 0 {
+	if rest := budget.Rest(); rest > 0 {
 		return rest
 	}
 	start := time.Now()

@@ -204,7 +204,7 @@ func TestFailedBuildShown(t *testing.T) {
 // step cap: together they never take more than it allows.
 func TestSessionStepCap(t *testing.T) {
 	began := time.Now()
-	l := newLabWith(t, 120, 40, false, Options{Catalog: catalog.All(), Sims: []string{"gd", "mh"}, Seed: 1, Paused: true, RateCap: 30})
+	l := newLabWith(t, 120, 40, false, Options{Catalog: catalog.All(), Sims: []string{"gd", "mh"}, Seed: 1, Paused: true, Budget: sims.NewBudget(sims.Limits{StepsPerSec: 30})})
 	for _, k := range []string{"s", "tab"} {
 		for range 300 {
 			l.post(press(t, k))
@@ -229,7 +229,7 @@ func TestSessionStepCap(t *testing.T) {
 // session's rate.
 func TestRebuildsRateLimited(t *testing.T) {
 	began := time.Now()
-	l := newLabWith(t, 120, 40, false, Options{Catalog: catalog.All(), Sims: []string{"gd"}, Seed: 1, Paused: true, RebuildsPerSec: 20})
+	l := newLabWith(t, 120, 40, false, Options{Catalog: catalog.All(), Sims: []string{"gd"}, Seed: 1, Paused: true, Budget: sims.NewBudget(sims.Limits{RebuildsPerSec: 20})})
 	for range 100 {
 		l.post(press(t, "r"))
 	}
@@ -276,9 +276,9 @@ func TestMaxPanes(t *testing.T) {
 // reason in the editor and on the pane, and the pane keeps its sim; a pane
 // over budget is not added.
 func TestMemoryBudget(t *testing.T) {
-	l := newLabWith(t, 140, 45, false, Options{Catalog: catalog.All(), Sims: []string{"kernel-pca"}, Seed: 1, Paused: true, Memory: 64 << 20})
+	l := newLabWith(t, 140, 45, false, Options{Catalog: catalog.All(), Sims: []string{"kernel-pca"}, Seed: 1, Paused: true, Budget: sims.NewBudget(sims.Limits{Memory: 64 << 20})})
 	l.keys("p", "down", "backspace", "backspace", "backspace", "1", "5", "0", "0", "enter")
-	if s := l.screen(); l.m.modal == nil || !strings.Contains(s, "over this session's memory budget of 67 MB") {
+	if s := l.screen(); l.m.modal == nil || !strings.Contains(s, "of its 67 MB memory budget") {
 		t.Fatalf("the editor does not show the refusal:\n%s", s)
 	}
 	l.keys("esc")

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -25,50 +26,115 @@ type exportedMsg struct {
 // terminals cap OSC 52 copies, and it all goes down the visitor's link.
 const maxClipboard = 256 << 10
 
+// holdExport is the name of an export's hold on the session's budget: the
+// text (at most maxClipboard) and its base64 copy in the OSC 52 sequence,
+// or the pane's drawing and series for the local files.
+const holdExport = "an export"
+
+// exportBytes is what an export holds while it is made: the text, its
+// base64 in the clipboard sequence and the buffers that build them.
+const exportBytes = 3 * maxClipboard
+
 // export saves the pane as drawn at its size on screen: locally, as files
 // in ExportDir (plain text, ANSI colour, series CSV); in a remote session,
-// to the visitor's clipboard (the plain text, or the series CSV), never to
-// this machine's disk; with neither, nowhere. The work happens in the command, off the update
-// loop.
+// to the visitor's clipboard (the plain text, or the series CSV, cut at
+// maxClipboard with a note saying so), never to this machine's disk; with
+// neither, nowhere. The work happens in the command, off the update loop,
+// one export at a time (a repeat while one is under way is dropped), and
+// is charged to the session's budget like a step: it waits while the
+// session rests, holds its bytes, and its time is charged.
 func (m *Model) export(p *pane, series bool) tea.Cmd {
+	if m.exporting {
+		m.setFlash("an export is under way: wait for it")
+		return nil
+	}
 	snap := p.snap
 	w, h := m.paneSize(m.index(p))
-	if m.opts.Remote {
+	budget := m.budget
+	var work func() tea.Msg
+	switch dir := m.opts.ExportDir; {
+	case m.opts.Remote:
 		what := "the pane as text"
 		if series {
 			what = "its series as CSV"
 		}
 		m.setFlash("copying " + what + " to your clipboard (OSC 52: your terminal must allow it)")
-		return func() tea.Msg {
-			var text string
+		work = func() tea.Msg {
+			text, note := plainPane(snap, w, h), "copied "+what+" to your clipboard"
 			if series {
-				var b bytes.Buffer
-				if err := sims.WriteSeriesCSV(&b, snap.Frame); err != nil {
+				var err error
+				if text, note, err = seriesClip(snap.Frame); err != nil {
 					return exportedMsg{err: err}
 				}
-				text = b.String()
-			} else {
-				text = plainPane(snap, w, h)
 			}
 			if len(text) > maxClipboard {
 				return exportedMsg{err: fmt.Errorf("%s is %d KiB, more than the %d KiB a clipboard copy may take", what, len(text)>>10, maxClipboard>>10)}
 			}
-			return tea.SetClipboard(text)()
+			return tea.BatchMsg{tea.SetClipboard(text), func() tea.Msg { return exportedMsg{note: note} }}
 		}
-	}
-	dir := m.opts.ExportDir
-	if dir == "" {
+	case dir == "":
 		m.report(errors.New("export is off in this session"))
 		return nil
-	}
-	return func() tea.Msg {
-		paths, err := writeExport(dir, snap, w, h)
-		if err != nil {
-			return exportedMsg{err: fmt.Errorf("export: %w", err)}
+	default:
+		work = func() tea.Msg {
+			paths, err := writeExport(dir, snap, w, h)
+			if err != nil {
+				return exportedMsg{err: fmt.Errorf("export: %w", err)}
+			}
+			where, _ := filepath.Abs(filepath.Dir(paths[0]))
+			return exportedMsg{note: fmt.Sprintf("wrote %s, .ans and .csv in %s", filepath.Base(paths[0]), where)}
 		}
-		where, _ := filepath.Abs(filepath.Dir(paths[0]))
-		return exportedMsg{note: fmt.Sprintf("wrote %s, .ans and .csv in %s", filepath.Base(paths[0]), where)}
 	}
+	m.exporting = true
+	return func() tea.Msg {
+		if rest := budget.Rest(); rest > 0 {
+			time.Sleep(rest)
+		}
+		if err := budget.Hold(holdExport, exportBytes); err != nil {
+			return exportedMsg{err: err}
+		}
+		defer budget.Hold(holdExport, 0)
+		start := time.Now()
+		defer func() { budget.Charge(time.Since(start)) }()
+		return work()
+	}
+}
+
+// seriesClip is a Frame's series as CSV for a clipboard: whole, or its
+// first rows up to maxClipboard bytes, with the note that says which.
+// Writing stops at the bound, so a Frame of a million points costs no
+// more than one that fills the clipboard.
+func seriesClip(f sims.Frame) (text, note string, err error) {
+	cw := &cappedWriter{max: maxClipboard}
+	if err := sims.WriteSeriesCSV(cw, f); err != nil && !cw.cut {
+		return "", "", err
+	}
+	if !cw.cut {
+		return cw.b.String(), "copied its series as CSV to your clipboard", nil
+	}
+	text = cw.b.String()
+	text = text[:strings.LastIndexByte(text, '\n')+1] // whole rows only
+	rows := strings.Count(text, "\n") - 1             // the header is not a row
+	return text, fmt.Sprintf("copied the first %d rows of its series as CSV to your clipboard (%d KiB, the most a copy may take); the rest was cut", rows, maxClipboard>>10), nil
+}
+
+// cappedWriter keeps the first max bytes written to it and then fails,
+// which stops the writer feeding it.
+type cappedWriter struct {
+	b   bytes.Buffer
+	max int
+	cut bool
+}
+
+var errCapped = errors.New("export: capped")
+
+func (w *cappedWriter) Write(p []byte) (int, error) {
+	if room := w.max - w.b.Len(); len(p) > room {
+		w.b.Write(p[:room])
+		w.cut = true
+		return room, errCapped
+	}
+	return w.b.Write(p)
 }
 
 // plainPane is a pane drawn as plain text, as under NO_COLOR.

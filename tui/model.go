@@ -34,24 +34,13 @@ type Options struct {
 	Catalog *sims.Catalog
 	Sims    []string // the panes to open; nil means DefaultSims
 	Seed    uint64   // seed of the first pane; later panes derive theirs
-	// RateCap, when positive, caps the engine steps per second of the whole
-	// session: all its panes together, single steps included.
-	RateCap float64
-	// CPUCap, when positive, caps the share of a core the session may spend
-	// stepping, building Frames and building sims, all panes together.
-	CPUCap float64
-	// RebuildsPerSec, when positive, caps the session's sim builds (reset,
-	// reseed, new parameters, a new pane) per second, after a burst of
-	// sims.DefaultRebuildBurst; more wait their turn, and a newer change
-	// to a pane supersedes one still waiting.
-	RebuildsPerSec float64
+	// Budget is the session's allowance, shared by its panes (lab serve
+	// makes one per visitor's session: steps, CPU, builds and memory); nil
+	// is no limit, as in the local lab. Model.Budget returns it.
+	Budget *sims.Budget
 	// MaxPanes, when positive, caps the panes of the session; the
 	// catalogue says so when it is reached.
 	MaxPanes int
-	// Memory, when positive, caps the estimated bytes of the session's sims
-	// (sims.Spec.EstimateSize): a build over it is refused with the reason
-	// on screen and the pane keeps its sim.
-	Memory int64
 	// Paused opens every pane paused (for tests and screenshots).
 	Paused bool
 
@@ -111,6 +100,8 @@ type Model struct {
 	flashE  bool // the flash is an error
 	flashT  time.Time
 	closed  bool
+	// exporting: an export's command is under way (one at a time).
+	exporting bool
 	// Reused by dashboard from frame to frame: the screen's bytes and the
 	// panes' blocks of lines.
 	screenBuf []byte
@@ -177,7 +168,7 @@ func New(o Options) (*Model, error) {
 	}
 	m := &Model{opts: o, keys: newKeyMap(o.Remote), help: help.New(), seeds: o.Seed, w: 80, h: 24}
 	m.help.Styles = help.DefaultDarkStyles()
-	m.budget = sims.NewBudget(sims.Limits{StepsPerSec: o.RateCap, Cores: o.CPUCap, RebuildsPerSec: o.RebuildsPerSec, Memory: o.Memory})
+	m.budget = o.Budget
 	var builds []*sims.Build
 	for _, po := range panes {
 		spec, err := m.lookup(po.Sim)
@@ -239,7 +230,7 @@ func (m *Model) startPane(spec *sims.Spec, vals sims.Values, seed *uint64, data 
 	// the session's CPU is capped: the cap charges a step's wall time, so
 	// its engines keep to one goroutine.
 	workers := 0
-	if m.opts.CPUCap > 0 {
+	if m.budget.Limits().Cores > 0 {
 		workers = 1
 	}
 	r, b := sims.StartRunner(spec, sims.Config{Values: vals, Seed: s, Data: data, Workers: workers}, sims.RunnerOptions{
@@ -359,6 +350,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case builtMsg:
 		return m, m.built(msg)
 	case exportedMsg:
+		m.exporting = false
 		if msg.err != nil {
 			m.report(msg.err)
 		} else {

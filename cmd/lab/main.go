@@ -69,7 +69,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runCmd(args[1:], stdout, stderr)
 	case len(args) > 0 && args[0] == "serve":
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		err = serveCmd(ctx, args[1:], stdout, stderr)
+		hup := make(chan os.Signal, 1)
+		signal.Notify(hup, syscall.SIGHUP)
+		err = serveCmd(ctx, hup, args[1:], stdout, stderr)
+		signal.Stop(hup)
 		stop()
 	case len(args) > 0 && args[0] == "help":
 		err = helpCmd(args[1:], stdout)

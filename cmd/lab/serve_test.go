@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/thelab/lab/serve"
 	"github.com/thelab/lab/serve/servetest"
+	gossh "golang.org/x/crypto/ssh"
 )
 
 // served is a running `lab serve` process and its log.
@@ -23,6 +25,7 @@ type served struct {
 	addr string
 	mu   sync.Mutex
 	log  strings.Builder
+	grew chan struct{} // closed at the next log line
 	done chan error
 }
 
@@ -30,6 +33,31 @@ func (s *served) logText() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.log.String()
+}
+
+// waitLog waits up to d for a log line holding every one of subs.
+func (s *served) waitLog(t *testing.T, d time.Duration, subs ...string) {
+	t.Helper()
+	deadline := time.After(d)
+	for {
+		s.mu.Lock()
+		if s.grew == nil {
+			s.grew = make(chan struct{})
+		}
+		grew := s.grew
+		lines := strings.Split(s.log.String(), "\n")
+		s.mu.Unlock()
+		for _, l := range lines {
+			if l != "" && !slices.ContainsFunc(subs, func(sub string) bool { return !strings.Contains(l, sub) }) {
+				return
+			}
+		}
+		select {
+		case <-grew:
+		case <-deadline:
+			t.Fatalf("no log line with %q within %s; log:\n%s", subs, d, s.logText())
+		}
+	}
 }
 
 var listenRE = regexp.MustCompile(`msg=listening addr=(\S+)`)
@@ -52,6 +80,10 @@ func startServe(t *testing.T, args ...string) *served {
 		for sc.Scan() {
 			s.mu.Lock()
 			s.log.WriteString(sc.Text() + "\n")
+			if s.grew != nil {
+				close(s.grew)
+				s.grew = nil
+			}
 			s.mu.Unlock()
 			if m := listenRE.FindStringSubmatch(sc.Text()); m != nil {
 				addr <- m[1]
@@ -116,6 +148,71 @@ func TestServeShutsDownGracefullyOnSignals(t *testing.T) {
 	}
 }
 
+// TestServeReloadsOnSIGHUP: SIGHUP, which used to end the process at once
+// with no notice and no log line, re-reads the authorized keys and logs
+// it; the visitor's session goes on, new ones are served, and SIGTERM
+// still stops the server gracefully.
+func TestServeReloadsOnSIGHUP(t *testing.T) {
+	key, err := servetest.NewKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := filepath.Join(t.TempDir(), "authorized_keys")
+	if err := os.WriteFile(keys, gossh.MarshalAuthorizedKey(key.PublicKey()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string // the reload's log line
+	}{
+		{"authorized keys", []string{"--authorized-keys", keys}, []string{`msg="authorized keys reloaded"`, "keys=1"}},
+		{"anyone", nil, []string{`msg="reload: nothing to re-read`}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startServe(t, append(tc.args, "--grace", "1s", "gd")...)
+			o := servetest.Options{W: 100, H: 30, Signer: key}
+			sess, err := servetest.Open(s.addr, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			screen, err := sess.WaitText(5*time.Second, "gd · ", "play/pause")
+			if err != nil {
+				t.Fatalf("%v:\n%s", err, screen)
+			}
+			s.cmd.Process.Signal(syscall.SIGHUP)
+			s.waitLog(t, 5*time.Second, tc.want...)
+			// The session answers a key (space: play or pause).
+			paused := strings.Contains(screen, "paused")
+			sess.Send(" ")
+			if screen, err := sess.WaitFor(5*time.Second, func(sc string) bool { return strings.Contains(sc, "paused") != paused }); err != nil {
+				t.Fatalf("the session stopped answering after SIGHUP: %v:\n%s", err, screen)
+			}
+			next, err := servetest.Open(s.addr, o)
+			if err != nil {
+				t.Fatalf("a new visitor after SIGHUP: %v", err)
+			}
+			defer next.Close()
+			if screen, err := next.WaitText(5*time.Second, "gd · "); err != nil {
+				t.Fatalf("%v:\n%s", err, screen)
+			}
+			if strings.Contains(s.logText(), "shutting down") {
+				t.Errorf("SIGHUP shut the server down:\n%s", s.logText())
+			}
+			s.cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case err := <-s.done:
+				if err != nil {
+					t.Errorf("lab serve exited with %v after SIGTERM, want status 0", err)
+				}
+			case <-time.After(4 * time.Second):
+				t.Fatalf("lab serve still running 4 s after SIGTERM; log:\n%s", s.logText())
+			}
+		})
+	}
+}
+
 func TestServeStartupErrors(t *testing.T) {
 	badKey := t.TempDir()
 	os.Mkdir(filepath.Join(badKey, serve.HostKeyFile), 0o700)
@@ -143,6 +240,7 @@ func TestServeStartupErrors(t *testing.T) {
 		{[]string{"--no-such-flag"}, "lab serve --help"},
 		{[]string{"--max-panes", "2", "gd", "mh", "em-gmm"}, "--max-panes is 2"},
 		{[]string{"--memory-per-session", "-1"}, "--memory-per-session"},
+		{[]string{"--log-level", "loud"}, "log-level"},
 	} {
 		args := append([]string{"serve", "--listen", "127.0.0.1:0", "--state-dir", t.TempDir()}, tc.args...)
 		_, stderr, code := lab(t, args...)
@@ -158,7 +256,7 @@ func TestServeHelp(t *testing.T) {
 		if code != 0 || stderr != "" {
 			t.Errorf("lab serve %s: exit %d, stderr %q; want 0 and nothing", arg, code, stderr)
 		}
-		for _, want := range []string{"Usage: lab serve [flags] [SIM...]", "--login-grace D", "--proxy-from CIDR",
+		for _, want := range []string{"Usage: lab serve [flags] [SIM...]", "--login-grace D", "--proxy-from CIDR", "--log-level L",
 			fmt.Sprintf("(default %s)", serve.DefaultLoginGrace), fmt.Sprintf("(default %d)", serve.DefaultMaxSessionsPerConn)} {
 			if !strings.Contains(out, want) {
 				t.Errorf("lab serve %s lacks %q", arg, want)

@@ -5,12 +5,17 @@
 // window. Given the server's pid it also reads the server's resident
 // memory and CPU time from /proc before and after.
 //
-// With -keys, each session also presses space (pause the focused pane)
-// every half second or so and times the key to the screen: from the
-// moment the key is written to the moment "paused" arrives in the
-// session's output, then resumes the pane; the report gives the
-// percentiles of those latencies. With -fast every pane runs at its
-// maximum speed ("+" pressed until "speed max").
+// With -keys, each session also presses ? (the key overlay) every half
+// second or so and times the key to the screen: from the moment the key is
+// written to the moment the overlay arrives in the session's output, then
+// closes it (servetest.Latencies); the report gives the percentiles of
+// those latencies. With -fast every pane runs at its
+// maximum speed ("+" pressed until "speed max"). With -addrs K the
+// sessions come from K addresses of 127.0.1.x (the server's per-address
+// caps apply to each); with -attack MODE a hostile visitor of issue 24
+// runs beside them from addresses of its own (attack.go lists the modes),
+// so that the honest sessions' latency and the server's memory can be read
+// under attack.
 //
 //	go build -o /tmp/lab ./cmd/lab
 //	/tmp/lab serve --listen 127.0.0.1:2299 --conn-rate 0 --max-sessions 200 --max-sessions-per-addr 0 mh mh mh mh &
@@ -18,12 +23,13 @@
 //	go run ./serve/sshload -addr 127.0.0.1:2299 -pid $! -n 16 -fast -keys  # capacity: full speed, key latency
 //	go run ./serve/sshload -addr 127.0.0.1:2299 -pid $! -n 20 -pause 4     # idle sessions
 //	go run ./serve/sshload -addr 127.0.0.1:2299 -n 1 -nocolor              # a NO_COLOR client
+//	go run ./serve/sshload -addr 127.0.0.1:2299 -pid $! -n 32 -addrs 8 -keys -attack draw  # capacity under attack
 package main
 
 import (
 	"flag"
 	"fmt"
-	"math/rand/v2"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -45,8 +51,20 @@ func main() {
 	pause := flag.Int("pause", 0, "pause this many panes in every session (space, tab) to measure idle sessions")
 	fast := flag.Bool("fast", false, "run every pane at its maximum speed")
 	panes := flag.Int("panes", 4, "panes per session, for -fast")
-	keys := flag.Bool("keys", false, "time key presses to the screen (space: pause, then resume)")
+	keys := flag.Bool("keys", false, "time key presses to the screen (?: the key overlay, then ? closes it)")
+	addrs := flag.Int("addrs", 1, "spread the sessions over this many client addresses (127.0.1.x)")
+	attack := flag.String("attack", "", "also run one hostile visitor from addresses of its own (127.0.2.x): "+strings.Join(slices.Sorted(maps.Keys(servetest.Attacks)), ", "))
 	flag.Parse()
+	stopAttack := make(chan struct{})
+	var attackers sync.WaitGroup
+	if *attack != "" {
+		run, ok := servetest.Attacks[*attack]
+		if !ok {
+			fail("unknown -attack %q", *attack)
+		}
+		run(*addr, stopAttack, &attackers)
+		time.Sleep(2 * time.Second) // the attack under way before the honest arrive
+	}
 	var w, h int
 	if _, err := fmt.Sscanf(*size, "%dx%d", &w, &h); err != nil {
 		fail("bad -size %q", *size)
@@ -59,7 +77,11 @@ func main() {
 	}
 	sessions := make([]*servetest.Session, 0, *n)
 	for i := range *n {
-		s, err := servetest.Open(*addr, servetest.Options{User: fmt.Sprintf("load%d", i), W: w, H: h, Env: env, Sync: true, Discard: true})
+		from := ""
+		if *addrs > 1 {
+			from = fmt.Sprintf("127.0.1.%d", 1+i%*addrs)
+		}
+		s, err := servetest.Open(*addr, servetest.Options{User: fmt.Sprintf("load%d", i), W: w, H: h, Env: env, Sync: true, Discard: true, From: from})
 		if err != nil {
 			fail("session %d: %v", i+1, err)
 		}
@@ -77,15 +99,15 @@ func main() {
 			s.Send(" \t")
 		}
 	}
-	var lat *latencies
+	var lat *servetest.Latencies
 	if *keys {
-		lat = &latencies{}
+		lat = &servetest.Latencies{}
 		for _, s := range sessions {
-			go lat.time(s)
+			go lat.Time(s)
 		}
 	}
 	time.Sleep(*warmup)
-	lat.start()
+	lat.Start()
 
 	frames0, bytes0 := counts(sessions)
 	rss1, cpu1 := procStats(*pid)
@@ -93,7 +115,7 @@ func main() {
 	self0 := selfCPU()
 	time.Sleep(*window)
 	frames1, bytes1 := counts(sessions)
-	lat.stop()
+	lat.Stop()
 	el := time.Since(began).Seconds()
 	_, cpu2 := procStats(*pid)
 	self1 := selfCPU()
@@ -116,101 +138,20 @@ func main() {
 		fmt.Printf("server CPU during the window: %.2f cores (%.1f%% of one core per session)\n",
 			(cpu2-cpu1)/el, 100*(cpu2-cpu1)/el/float64(*n))
 	}
-	lat.report()
+	if lat != nil {
+		fmt.Println(lat)
+	}
 	fmt.Printf("this load generator's CPU: %.2f cores\n", (self1-self0)/el)
+	if *pid > 0 {
+		rss, _ := procStats(*pid)
+		fmt.Printf("server RSS at the end: %.1f MiB\n", float64(rss)/(1<<20))
+	}
 	for _, s := range sessions {
 		s.Close()
 	}
+	close(stopAttack)
+	attackers.Wait()
 }
-
-// latencies collects key-to-screen times during the window.
-type latencies struct {
-	mu     sync.Mutex
-	on     bool
-	d      []time.Duration
-	missed int
-}
-
-func (l *latencies) start() {
-	if l != nil {
-		l.mu.Lock()
-		l.on = true
-		l.mu.Unlock()
-	}
-}
-
-func (l *latencies) stop() {
-	if l != nil {
-		l.mu.Lock()
-		l.on = false
-		l.mu.Unlock()
-	}
-}
-
-// time presses space in s every 0.3–0.7 s: the focused pane's title turns
-// to "paused"; then space again resumes it.
-func (l *latencies) time(s *servetest.Session) {
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
-	for {
-		select {
-		case <-s.Done():
-			return
-		case <-time.After(time.Duration(300+rng.IntN(400)) * time.Millisecond):
-		}
-		paused := s.Await("paused")
-		t0 := time.Now()
-		if s.Send(" ") != nil {
-			return
-		}
-		select {
-		case <-paused:
-			l.add(time.Since(t0), false)
-		case <-time.After(5 * time.Second):
-			l.add(0, true)
-		case <-s.Done():
-			return
-		}
-		running := s.Await("running")
-		s.Send(" ")
-		select {
-		case <-running:
-		case <-time.After(5 * time.Second):
-		case <-s.Done():
-			return
-		}
-	}
-}
-
-func (l *latencies) add(d time.Duration, missed bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.on {
-		return
-	}
-	if missed {
-		l.missed++
-		return
-	}
-	l.d = append(l.d, d)
-}
-
-func (l *latencies) report() {
-	if l == nil {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.d) == 0 {
-		fmt.Printf("key to screen: no keys timed (%d missed)\n", l.missed)
-		return
-	}
-	slices.Sort(l.d)
-	q := func(p float64) time.Duration { return l.d[min(len(l.d)-1, int(p*float64(len(l.d))))] }
-	fmt.Printf("key to screen (%d keys, %d missed after 5 s): p50 %.0f ms  p90 %.0f ms  p99 %.0f ms  max %.0f ms\n",
-		len(l.d), l.missed, ms(q(0.5)), ms(q(0.9)), ms(q(0.99)), ms(l.d[len(l.d)-1]))
-}
-
-func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func counts(ss []*servetest.Session) ([]int, []int64) {
 	f := make([]int, len(ss))
