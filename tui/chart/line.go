@@ -73,7 +73,11 @@ func lineChart(c sims.LineChart, w, h int, o Options) []string {
 	if len(data) == 0 {
 		return append(out, "", centre("no data yet", w))
 	}
-	lo, hi, ok := extent(data)
+	limit := axisLimit
+	if c.LogY {
+		limit = math.Log10(axisLimit)
+	}
+	lo, hi, ok := extent(data, limit)
 	if !ok {
 		return append(out, "", centre("no finite values", w))
 	}
@@ -327,8 +331,9 @@ func dotSet(h, v, corner string) asciigraph.CharSet {
 
 // extent is the range of the finite values of data; ok is false when
 // there is none. When every value is off scale, the range is theirs at
-// ±axisLimit, so that an axis shows where they went.
-func extent(data [][]float64) (lo, hi float64, ok bool) {
+// ±limit (the axis's limit, in decades on a log scale), so that an axis
+// shows where they went.
+func extent(data [][]float64, limit float64) (lo, hi float64, ok bool) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	var offLo, offHi bool
 	for _, s := range data {
@@ -348,11 +353,11 @@ func extent(data [][]float64) (lo, hi float64, ok bool) {
 	}
 	switch {
 	case offLo && offHi:
-		return -axisLimit, axisLimit, true
+		return -limit, limit, true
 	case offLo:
-		return -axisLimit, -axisLimit, true
+		return -limit, -limit, true
 	case offHi:
-		return axisLimit, axisLimit, true
+		return limit, limit, true
 	}
 	return 0, 0, false
 }

@@ -124,6 +124,7 @@ func chartsOf(y []float64) []sims.Chart {
 var nastySeries = [][]float64{
 	{},                                   // empty
 	{0.5},                                // one point
+	{math.Inf(1)},                        // one point, off scale
 	{math.NaN(), math.NaN(), math.NaN()}, // NaN
 	{math.Inf(1), 1, 2},                  // +Inf
 	{1, math.Inf(-1), 2},                 // -Inf
@@ -191,6 +192,8 @@ func TestNonFiniteData(t *testing.T) {
 			[]string{"no finite values"}, nil},
 		{"+Inf on a log scale", sims.LineChart{Title: "y", LogY: true, Series: []sims.Series{{Name: "y", Y: []float64{1, 10, inf, 100}}}},
 			[]string{"(log scale) (1 off scale)", "100┤"}, nil},
+		{"only +Inf, on a log scale: at its limit", sims.LineChart{Title: "y", LogY: true, Series: []sims.Series{{Name: "y", Y: []float64{inf}}}},
+			[]string{"(log scale) (1 off scale)", "1e+300┤"}, nil},
 		{"a range too narrow is a constant", sims.LineChart{Title: "y", Series: []sims.Series{{Name: "y", Y: []float64{1, 1 + 1e-15}}}},
 			[]string{"1.00┼", "1.10┤"}, nil},
 		{"an x range not finite: no x axis", sims.LineChart{Title: "y", X0: -inf, X1: inf, Series: []sims.Series{{Name: "y", Y: ramp}}},
