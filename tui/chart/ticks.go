@@ -18,9 +18,10 @@ import (
 // An axis is drawn over any float64 data without its work depending on
 // their values: it spans finite values within ±axisLimit only (what lies
 // beyond is off scale, and the chart says so), a range too narrow to tell
-// its ends apart is drawn as a constant (narrow), and every loop over
-// steps or ticks has a bound of its own (maxSteps, the ticks a width
-// holds), so a range of 1e308 or of 5e-324 can neither spin nor allocate.
+// its ends apart (narrow) is a constant on a y axis and has no ticks on
+// an x axis, and every loop over steps or ticks has a bound of its own
+// (maxSteps, the ticks a width holds), so a range of 1e308 or of 5e-324
+// can neither spin nor allocate.
 
 // axisLimit is the largest magnitude an axis reaches. Finite values
 // beyond it (a diverged chain at 1e305) are off scale: drawn at the edge,
