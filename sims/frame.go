@@ -93,7 +93,8 @@ type LineChart struct {
 // topics by class offers at most this many.
 const MaxClasses = 10
 
-// Series is a named curve of evenly spaced y values.
+// Series is a named curve of evenly spaced y values. A NaN is no value
+// at its x (drawn as a gap); ±Inf is drawn off scale.
 type Series struct {
 	Name  string
 	Y     []float64

@@ -56,10 +56,13 @@ const (
 	pointLayer
 )
 
-func (cv *canvas) dot(px, py int, ink rgb, layer uint8) {
-	if px < 0 || py < 0 || px >= 2*cv.w || py >= 4*cv.h {
+// dot sets the braille pixel at (x, y), truncated; nothing when that is
+// off the canvas or not a number.
+func (cv *canvas) dot(x, y float64, ink rgb, layer uint8) {
+	if !(x >= 0 && y >= 0 && x < float64(2*cv.w) && y < float64(4*cv.h)) {
 		return
 	}
+	px, py := int(x), int(y)
 	i := (py/4)*cv.w + px/2
 	if layer < cv.layer[i] && cv.dots[i] != 0 {
 		return
@@ -72,12 +75,14 @@ func (cv *canvas) dot(px, py int, ink rgb, layer uint8) {
 	cv.ink[i] = ink
 }
 
+// put sets a glyph at world position (x, y); nothing when that is off
+// the canvas or not a number.
 func (cv *canvas) put(x, y float64, g rune, ink rgb) {
 	px, py := cv.pixel(x, y)
-	cx, cy := int(math.Floor(px/2)), int(math.Floor(py/4))
-	if cx < 0 || cy < 0 || cx >= cv.w || cy >= cv.h {
+	if !(px >= 0 && py >= 0 && px < float64(2*cv.w) && py < float64(4*cv.h)) {
 		return
 	}
+	cx, cy := int(px/2), int(py/4)
 	cv.glyph[cy*cv.w+cx] = g
 	cv.gink[cy*cv.w+cx] = ink
 }
@@ -92,7 +97,7 @@ const heatDim = 0.4
 // plain (mono, 16 colours), level lines for a banded field and shades for
 // a continuous one.
 func (cv *canvas) heat(g *sims.Grid, plain bool) {
-	if g.NX <= 0 || g.NY <= 0 || len(g.Z) < g.NX*g.NY {
+	if !gridOK(g) {
 		return
 	}
 	s := newScale(g)
@@ -114,10 +119,10 @@ func (cv *canvas) heat(g *sims.Grid, plain bool) {
 		z := gridAt(g, u, v)
 		keep := 1.0
 		if shaded {
-			keep = 0.2 + 0.8*math.Max(0, math.Min(1, gridValue(g, g.Shade, u, v)))
+			keep = 0.2 + 0.8*clamp01(gridValue(g, g.Shade, u, v))
 		}
 		if g.Scale == sims.Categorical && !math.IsNaN(z) {
-			return classTint(int(math.Round(z)), keep*(1-heatDim))
+			return classTint(classOf(z), keep*(1-heatDim))
 		}
 		return blend(blend(heatShadow, s.color(z), keep), heatShadow, heatDim)
 	}
@@ -184,7 +189,7 @@ func (cv *canvas) band(bd sims.Band, plain bool) {
 // interpolated) field changes between a pixel and its right or lower
 // neighbour.
 func (cv *canvas) levelLines(g *sims.Grid, ink rgb) {
-	if g.NX <= 0 || g.NY <= 0 || len(g.Z) < g.NX*g.NY {
+	if !gridOK(g) {
 		return
 	}
 	s := newScale(g)
@@ -198,21 +203,22 @@ func (cv *canvas) levelLines(g *sims.Grid, ink rgb) {
 		}
 		for px := 0; px < pw; px++ {
 			if (px+1 < pw && row[px+1] != row[px]) || (py > 0 && prev[px] != row[px]) {
-				cv.dot(px, py, ink, levelLayer)
+				cv.dot(float64(px), float64(py), ink, levelLayer)
 			}
 		}
 		prev, row = row, prev
 	}
 }
 
-// path draws a polyline at braille resolution.
+// path draws a polyline at braille resolution; a vertex that is not
+// finite is a gap.
 func (cv *canvas) path(p sims.Path, ink rgb) {
 	n := min(len(p.X), len(p.Y))
 	if n == 0 {
 		return
 	}
 	x0, y0 := cv.pixel(p.X[0], p.Y[0])
-	cv.dot(int(math.Floor(x0)), int(math.Floor(y0)), ink, pathLayer)
+	cv.dot(x0, y0, ink, pathLayer)
 	count := 0
 	for i := 1; i < n; i++ {
 		x1, y1 := cv.pixel(p.X[i], p.Y[i])
@@ -238,22 +244,102 @@ func dashes(p sims.Path, mono bool) func(int) bool {
 var monoDashes = []string{"######..", "###...", "#####..#..", "##.", "#...."}
 
 // segment draws a line between pixel positions by uniform sampling along
-// its longer axis, keeping the pixels the dash pattern keeps.
+// its longer axis, keeping the pixels the dash pattern keeps; nothing
+// when an end is not finite. Only the samples within a pixel of the
+// canvas are taken, so a segment to a point far outside (1e300) costs no
+// more than one across it; those skipped still advance the pattern.
 func (cv *canvas) segment(x0, y0, x1, y1 float64, ink rgb, keep func(int) bool, count *int) {
-	if math.IsNaN(x0+y0+x1+y1) || math.IsInf(x0+y0+x1+y1, 0) {
+	dx, dy := x1-x0, y1-y0
+	steps := math.Ceil(math.Max(math.Abs(dx), math.Abs(dy)))
+	if !isFinite(steps) {
 		return
 	}
-	steps := int(math.Ceil(math.Max(math.Abs(x1-x0), math.Abs(y1-y0))))
-	// A segment far outside the canvas is clipped by dot; cap the work.
-	steps = min(steps, 4*(cv.w+cv.h)*4)
-	for s := 1; s <= steps; s++ {
-		t := float64(s) / float64(steps)
-		*count++
-		if !keep(*count) {
-			continue
+	box := [4]float64{-1, -1, float64(2*cv.w + 1), float64(4*cv.h + 1)}
+	if steps > 1<<52 {
+		// Past 2⁵² samples s/steps no longer tell places apart: the part
+		// in view is drawn as a segment of its own.
+		var ok bool
+		if x0, y0, x1, y1, ok = cut(x0, y0, x1, y1, box); !ok {
+			return
 		}
-		cv.dot(int(math.Floor(x0+(x1-x0)*t)), int(math.Floor(y0+(y1-y0)*t)), ink, pathLayer)
+		dx, dy = x1-x0, y1-y0
+		steps = math.Ceil(math.Max(math.Abs(dx), math.Abs(dy)))
 	}
+	// The samples are s/steps for s = 1..steps; those in view run from
+	// first to last.
+	first, last := steps+1, steps
+	if t0, t1, _, _, ok := clip(x0, y0, dx, dy, box); ok {
+		first, last = math.Max(1, math.Ceil(t0*steps)), math.Min(steps, math.Floor(t1*steps))
+	}
+	skip(count, first-1)
+	for i := range clampInt(last-first+1, 0, 2*cv.w+4*cv.h+4) {
+		t := (first + float64(i)) / steps
+		*count++
+		if keep(*count) {
+			cv.dot(x0+dx*t, y0+dy*t, ink, pathLayer)
+		}
+	}
+	skip(count, steps-math.Max(last, first-1))
+}
+
+// skip advances a dash pattern's count by n samples: exactly for a segment
+// shorter than 2³⁰ pixels, to some phase for a longer one.
+func skip(count *int, n float64) {
+	*count += int(math.Mod(n, 1<<30))
+}
+
+// clip returns the part t0 ≤ t ≤ t1 of the segment (x, y) + t·(dx, dy),
+// 0 ≤ t ≤ 1, that lies within the box (xmin, ymin, xmax, ymax) (Liang and
+// Barsky's clipping), and the edges that cut it there (0 to 3 in the
+// box's order; -1 where the segment's own end is); ok is false when no
+// part does.
+func clip(x, y, dx, dy float64, box [4]float64) (t0, t1 float64, e0, e1 int, ok bool) {
+	t0, t1, e0, e1 = 0, 1, -1, -1
+	for e, pq := range [4][2]float64{{-dx, x - box[0]}, {-dy, y - box[1]}, {dx, box[2] - x}, {dy, box[3] - y}} {
+		p, q := pq[0], pq[1]
+		switch {
+		case p == 0 && q < 0:
+			return 0, 0, -1, -1, false // parallel to the edge, outside it
+		case p < 0 && q/p > t0:
+			t0, e0 = q/p, e
+		case p > 0 && q/p < t1:
+			t1, e1 = q/p, e
+		}
+	}
+	return t0, t1, e0, e1, t0 <= t1
+}
+
+// cut is the part of the segment from (x0, y0) to (x1, y1) within the
+// box, its ends exactly on the edges that cut it, reckoned from the end
+// nearer the box: a segment from a point in view to one at 1e300 is cut
+// where it leaves the view, not at a rounding of 1e300.
+func cut(x0, y0, x1, y1 float64, box [4]float64) (ax, ay, bx, by float64, ok bool) {
+	mx, my := (box[0]+box[2])/2, (box[1]+box[3])/2
+	swap := math.Hypot(x1-mx, y1-my) < math.Hypot(x0-mx, y0-my)
+	if swap {
+		x0, y0, x1, y1 = x1, y1, x0, y0
+	}
+	dx, dy := x1-x0, y1-y0
+	t0, t1, e0, e1, ok := clip(x0, y0, dx, dy, box)
+	if !ok {
+		return 0, 0, 0, 0, false
+	}
+	at := func(t float64, e int) (x, y float64) {
+		x, y = x0+dx*t, y0+dy*t
+		switch e {
+		case 0, 2:
+			x = box[e]
+		case 1, 3:
+			y = box[e]
+		}
+		return x, y
+	}
+	ax, ay = at(t0, e0)
+	bx, by = at(t1, e1)
+	if swap {
+		ax, ay, bx, by = bx, by, ax, ay
+	}
+	return ax, ay, bx, by, true
 }
 
 // points draws a point set: braille dots in class colours, or class glyphs
@@ -270,7 +356,7 @@ func (cv *canvas) points(ps sims.PointSet) {
 			continue
 		}
 		px, py := cv.pixel(ps.X[i], ps.Y[i])
-		cv.dot(int(math.Floor(px)), int(math.Floor(py)), classColor(class), pointLayer)
+		cv.dot(px, py, classColor(class), pointLayer)
 	}
 }
 
@@ -379,12 +465,19 @@ func rangeNum(x float64) string {
 }
 
 // canvasChart draws a title, the canvas, and a line with the axis ranges and
-// the legend.
+// the legend. A view that is not finite (or whose width overflows) is said
+// instead of drawn; what lies outside the view, or at a position that is
+// not finite, is not drawn (a path's segment is clipped at the edge).
 func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	b := newBuffer(w, h, o.Mono)
 	titleLine(b, 0, c.Title, "")
 	v := c.View
-	if !(v.XMax > v.XMin) || !(v.YMax > v.YMin) {
+	full, short := axisRanges(c)
+	switch dx, dy := v.XMax-v.XMin, v.YMax-v.YMin; {
+	case !isFinite(dx) || !isFinite(dy):
+		b.text(0, 1, Clip("off scale: "+full, w), axisColor, false)
+		return b.lines()
+	case !(dx > 0) || !(dy > 0):
 		b.text(0, 1, "no data yet", axisColor, false)
 		return b.lines()
 	}
@@ -413,7 +506,6 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	// when the legend needs the whole line, at the right of the title line
 	// if the title leaves room; else, without their labels, beside what
 	// fits of the legend.
-	full, short := axisRanges(c)
 	lw := legendWidth(c.Legend)
 	switch {
 	case Width(full)+2+lw <= w:

@@ -178,3 +178,19 @@ func num(x float64) string {
 		return s
 	}
 }
+
+// clampInt is x truncated to an int in [lo, hi], NaN giving lo. Go leaves
+// the conversion of NaN, or of a float beyond an int's range, to the
+// platform, so no cell or bin index is taken from a value without it.
+func clampInt(x float64, lo, hi int) int {
+	switch {
+	case !(x > float64(lo)): // NaN too
+		return lo
+	case x >= float64(hi):
+		return hi
+	}
+	return int(x)
+}
+
+// isFinite reports whether x is neither NaN nor infinite.
+func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"github.com/thelab/lab/sims"
 )
@@ -12,26 +13,44 @@ import (
 var lowerBlocks = []rune{' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'}
 
 // histChart draws density bars on equal bins with exact curves over them.
+// Its x range must be an axis (onAxis): one that is not finite, or beyond
+// ±axisLimit, is said instead of drawn. A NaN density or curve point is
+// not drawn; the density scale spans the finite ones up to axisLimit, and
+// a bar or curve above it (+Inf) fills its column, counted in the title.
 func histChart(c sims.HistChart, w, h int, o Options) []string {
 	b := newBuffer(w, h, o.Mono)
-	titleLine(b, 0, c.Title, "(density)")
 	nb := len(c.Density)
 	if nb == 0 || !(c.Hi > c.Lo) {
+		titleLine(b, 0, c.Title, "(density)")
 		b.text(0, 1, "no samples yet", axisColor, false)
 		return b.lines()
 	}
+	if math.IsInf(c.Hi-c.Lo, 0) || math.Abs(c.Lo) > axisLimit || math.Abs(c.Hi) > axisLimit {
+		titleLine(b, 0, c.Title, "(density)")
+		b.text(0, 1, Clip("off scale: x "+rangeNum(c.Lo)+"…"+rangeNum(c.Hi), w), axisColor, false)
+		return b.lines()
+	}
 	ymax := 0.0
+	var off offScale
+	take := func(y float64) {
+		if y > axisLimit {
+			off++
+		} else if y > ymax {
+			ymax = y
+		}
+	}
 	for _, d := range c.Density {
-		ymax = math.Max(ymax, d)
+		take(d)
 	}
 	for _, cu := range c.Curves {
 		for _, y := range cu.Y {
-			ymax = math.Max(ymax, y)
+			take(y)
 		}
 	}
-	if !(ymax > 0) || math.IsInf(ymax, 0) {
+	if ymax == 0 {
 		ymax = 1
 	}
+	titleLine(b, 0, c.Title, strings.TrimSpace("(density) "+off.note()))
 	// The top of the scale: 5% over the tallest, up to two significant
 	// digits (a round label).
 	ymax = roundUp(ymax*1.05, 2)
@@ -47,9 +66,12 @@ func histChart(c sims.HistChart, w, h int, o Options) []string {
 	xAt := func(col float64) float64 { return c.Lo + col/float64(pw)*(c.Hi-c.Lo) }
 	// Bars: eighths of a cell, bottom-up.
 	for col := 0; col < pw; col++ {
-		bin := int((xAt(float64(col)+0.5) - c.Lo) / (c.Hi - c.Lo) * float64(nb))
-		bin = max(0, min(nb-1, bin))
-		eighths := int(math.Round(c.Density[bin] / ymax * float64(ph*8)))
+		bin := clampInt((xAt(float64(col)+0.5)-c.Lo)/(c.Hi-c.Lo)*float64(nb), 0, nb-1)
+		d := c.Density[bin]
+		if !(d > 0) {
+			continue // none, or NaN: no bar
+		}
+		eighths := int(math.Round(math.Min(1, d/ymax) * float64(ph*8)))
 		for row := 0; row < ph && eighths > 0; row++ {
 			cell := b.at(px0+col, ph-row)
 			if eighths >= 8 {
@@ -78,7 +100,9 @@ func histChart(c sims.HistChart, w, h int, o Options) []string {
 		sub, unit = 1, 1
 	}
 	n, levels := pw*sub, ph*unit
-	level := func(y float64) int { return int(math.Floor(y / ymax * float64(levels))) }
+	// level is the level of y: -1 below the plot (and for NaN), levels
+	// above it.
+	level := func(y float64) int { return clampInt(math.Floor(y/ymax*float64(levels)), -1, levels) }
 	mid := func(sc int) float64 { return xAt((float64(sc) + 0.5) / float64(sub)) }
 	for k, cu := range c.Curves {
 		ink := classColor(cu.Class)
@@ -145,7 +169,7 @@ func histChart(c sims.HistChart, w, h int, o Options) []string {
 	}
 	// x axis labels and legend.
 	// Ticks at round values, each on the column of its bin.
-	col := func(x float64) int { return max(0, min(pw-1, int((x-c.Lo)/(c.Hi-c.Lo)*float64(pw)))) }
+	col := func(x float64) int { return clampInt((x-c.Lo)/(c.Hi-c.Lo)*float64(pw), 0, pw-1) }
 	ticks := axisTicks(c.Lo, c.Hi, pw, col, -px0, pw, 0)
 	b.text(0, h-2, tickRow(ticks, -px0, pw), axisColor, false)
 	label := c.Label

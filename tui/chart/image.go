@@ -64,7 +64,9 @@ func layoutImages(c sims.ImageChart, w, h int) imageLayout {
 	maxW, maxH := 1, 1
 	capH := 0
 	for _, im := range c.Images {
-		maxW, maxH = max(maxW, im.W), max(maxH, im.H)
+		if imageOK(im) {
+			maxW, maxH = max(maxW, im.W), max(maxH, im.H)
+		}
 		if im.Caption != "" {
 			capH = 1
 		}
@@ -74,6 +76,9 @@ func layoutImages(c sims.ImageChart, w, h int) imageLayout {
 		l.capH = capH
 		if l.numbers {
 			for _, im := range c.Images {
+				if !imageOK(im) {
+					continue
+				}
 				rl, cl := numberLabels(im)
 				l.tileW = max(l.tileW, rl+im.W*l.cellW+1)
 				l.tileH = max(l.tileH, cl+im.H)
@@ -114,10 +119,20 @@ func layoutImages(c sims.ImageChart, w, h int) imageLayout {
 	return best
 }
 
+// imageOK reports whether im has the W·H pixels it says (without
+// overflowing the product): an image that does not is left blank.
+func imageOK(im sims.Image) bool {
+	return im.W > 0 && im.H > 0 && im.W <= len(im.Pix) && im.H <= len(im.Pix)/im.W
+}
+
 // imageNumber formats a value of a numeric image: integers as they are,
-// others with two significant decimals at most.
+// others with two significant decimals at most; from 1e6 (and ±Inf) in
+// scientific form, so that no number is longer than a few cells.
 func imageNumber(x float64) string {
-	if x == math.Trunc(x) && math.Abs(x) < 1e6 {
+	switch {
+	case !(math.Abs(x) < 1e6):
+		return strconv.FormatFloat(x, 'g', 3, 64)
+	case x == math.Trunc(x):
 		return strconv.FormatFloat(x, 'f', 0, 64)
 	}
 	s := strconv.FormatFloat(x, 'f', 2, 64)
@@ -175,7 +190,7 @@ func imageChart(c sims.ImageChart, w, h int, o Options) []string {
 		for k, i := range row {
 			x := k * (l.tileW + 1)
 			im := c.Images[i]
-			if len(im.Pix) < im.W*im.H || im.W < 1 || im.H < 1 {
+			if !imageOK(im) {
 				continue
 			}
 			s := newScale(&sims.Grid{NX: im.W, NY: im.H, Z: im.Pix, Scale: c.Scale, Lo: c.Lo, Hi: c.Hi})
@@ -235,8 +250,8 @@ func drawPixels(b *buffer, x0, y0 int, im sims.Image, s scale, zoom float64, o O
 		}
 		return p
 	}
-	for cy := range th {
-		for cx := range tw {
+	for cy := range min(th, b.h-y0) {
+		for cx := range min(tw, b.w-x0) {
 			c := b.at(x0+cx, y0+cy)
 			if c == nil {
 				continue

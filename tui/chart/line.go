@@ -34,31 +34,17 @@ var (
 // lineChart draws a title, the curves (asciigraph), an x axis when the
 // chart has an x range and there is room, and a legend line.
 func lineChart(c sims.LineChart, w, h int, o Options) []string {
-	head := newBuffer(w, 1, o.Mono)
-	note := ""
-	if c.LogY {
-		note = "(log scale)"
-	}
-	if c.YLabel != "" {
-		note = strings.TrimSpace(c.YLabel + " " + note)
-	}
-	titleLine(head, 0, c.Title, note)
-	out := head.lines()
-
 	var data [][]float64
 	var sets []asciigraph.CharSet
 	var colors []asciigraph.AnsiColor
 	var legend []legendItem
+	var off offScale
 	bounds := 0
 	for i, s := range c.Series {
-		y := finite(s.Y, c.LogY)
-		if len(y) == 0 {
+		if len(s.Y) == 0 {
 			continue
 		}
-		if len(y) == 1 {
-			y = append(y, y[0])
-		}
-		data = append(data, y)
+		data = append(data, plotValues(s.Y, c.LogY, &off))
 		set := asciigraph.DefaultCharSet
 		switch {
 		case s.Bound:
@@ -71,17 +57,49 @@ func lineChart(c sims.LineChart, w, h int, o Options) []string {
 		colors = append(colors, classAnsi[max(s.Class, 0)%len(classAnsi)])
 		legend = append(legend, legendItem{glyph: []rune(set.Horizontal)[0], class: s.Class, label: s.Name})
 	}
+	var notes []string
+	if c.YLabel != "" {
+		notes = append(notes, c.YLabel)
+	}
+	if c.LogY {
+		notes = append(notes, "(log scale)")
+	}
+	if n := off.note(); n != "" {
+		notes = append(notes, n)
+	}
+	head := newBuffer(w, 1, o.Mono)
+	titleLine(head, 0, c.Title, strings.Join(notes, " "))
+	out := head.lines()
 	if len(data) == 0 {
 		return append(out, "", centre("no data yet", w))
 	}
+	limit := axisLimit
+	if c.LogY {
+		limit = math.Log10(axisLimit)
+	}
+	lo, hi, ok := extent(data, limit)
+	if !ok {
+		return append(out, "", centre("no finite values", w))
+	}
 
-	withAxis := c.X1 > c.X0 && h >= 9
+	withAxis := c.X1 > c.X0 && onAxis(c.X0, c.X1) && h >= 9
 	plotRows := h - 2 // title and legend
 	if withAxis {
 		plotRows -= 2
 	}
-	lo, hi := extent(data)
 	ax := yAxis(data, lo, hi, plotRows-1, c.LogY)
+	// Off-scale values go to the edge; a NaN stays, a gap. What asciigraph
+	// gets is then safe: values within an axis no wider than about
+	// ±axisLimit and at least a billionth of its size across, so that its
+	// rows, value · rows / span, are finite and at most a billion times
+	// the rows.
+	for _, y := range data {
+		for k, v := range y {
+			if math.IsInf(v, 0) {
+				y[k] = math.Max(ax.lo, math.Min(ax.hi, v))
+			}
+		}
+	}
 	labelW := 0
 	for i := 0; i <= ax.rows; i++ {
 		labelW = max(labelW, len([]rune(ax.format(ax.hi-float64(i)*(ax.hi-ax.lo)/float64(ax.rows)))))
@@ -123,6 +141,41 @@ func lineChart(c sims.LineChart, w, h int, o Options) []string {
 	return out
 }
 
+// offScale counts the values a chart draws at the edge of its scale
+// rather than where they are: ±Inf, and finite values beyond ±axisLimit.
+type offScale int
+
+// note is what a title says of them: "(3 off scale)", or "".
+func (n offScale) note() string {
+	if n == 0 {
+		return ""
+	}
+	return "(" + strconv.Itoa(int(n)) + " off scale)"
+}
+
+// plotValues returns the values a series is drawn at: log10 on a log
+// scale (values at or below zero floored at logFloor); NaN, a value not
+// there, stays NaN (a gap); ±Inf and values beyond ±axisLimit become ±Inf,
+// counted in off, which the axis leaves out and the plot pins to its top
+// or bottom row. A single point is drawn as a level line.
+func plotValues(y []float64, logY bool, off *offScale) []float64 {
+	out := make([]float64, len(y), max(len(y), 2))
+	for i, v := range y {
+		if logY {
+			v = math.Log10(math.Max(v, logFloor))
+		}
+		if math.Abs(v) > axisLimit {
+			v = math.Inf(int(math.Copysign(1, v)))
+			*off++
+		}
+		out[i] = v
+	}
+	if len(out) == 1 {
+		out = append(out, out[0])
+	}
+	return out
+}
+
 // yScale is a line chart's y axis: the range drawn, the number of row
 // intervals (asciigraph's Height) and how a row's value is labelled ("" for
 // a row without a label). step > 0 is the round step whose multiples are
@@ -134,31 +187,39 @@ type yScale struct {
 	format func(float64) string
 }
 
-// yAxis chooses the y axis of data spanning [lo, hi] in rows intervals.
-// Its rules: labels are round numbers to the precision the axis needs
-// (niceAxis), so rounding noise never becomes a tick; integer data
-// (steps, mistakes, counts) get integer ticks only; a constant series gets
-// a range around its value instead of a one-row chart; a log scale is
-// labelled at whole decades when it spans one or more, else every row to
-// the digits that tell neighbours apart.
+// yAxis chooses the y axis of data whose finite values span [lo, hi]
+// (within ±axisLimit) in rows intervals. Its rules: labels are round
+// numbers to the precision the axis needs (niceAxis), so rounding noise
+// never becomes a tick; integer data (steps, mistakes, counts) get
+// integer ticks only; a constant series, or one too narrow to tell apart
+// (narrow), gets a range around its value instead of a one-row chart; a
+// log scale is labelled at whole decades when it spans one or more, else
+// every row to the digits that tell neighbours apart.
 func yAxis(data [][]float64, lo, hi float64, rows int, logY bool) yScale {
 	rows = max(rows, 1)
 	integer := !logY
 	for _, s := range data {
 		for _, v := range s {
-			integer = integer && v == math.Trunc(v) && math.Abs(v) < 1e15
+			if isFinite(v) {
+				integer = integer && v == math.Trunc(v) && math.Abs(v) < 1e15
+			}
 		}
 	}
-	if hi == lo { // a constant: room around it
-		d := math.Max(math.Abs(lo)*0.1, 1e-9)
+	floor := minSpan
+	if logY {
+		floor = 1e-9 // decades: rows closer than that would print alike
+	}
+	if narrow(lo, hi, floor) { // a constant: room around it
+		mid := lo + (hi-lo)/2
+		d := math.Max(math.Abs(mid)*0.1, 1e-9)
 		switch {
-		case integer || lo == 0:
+		case (integer || mid == 0) && math.Abs(mid) < 1e8:
 			d = 1
 		case logY:
 			d = 0.5
 		}
-		lo, hi = lo-d, hi+d
-		if integer && lo < 0 && hi-d >= 0 {
+		lo, hi = mid-d, mid+d
+		if integer && lo < 0 && mid >= 0 {
 			lo = 0
 		}
 	}
@@ -229,7 +290,7 @@ func xAxis(first string, x0, x1 float64, whole bool, width, w int, o Options) []
 	if whole || integerSpan(x0, x1) {
 		minStep = 1
 	}
-	col := func(v float64) int { return int(math.Round((v - x0) / (x1 - x0) * float64(width-1))) }
+	col := func(v float64) int { return clampInt(math.Round((v-x0)/(x1-x0)*float64(width-1)), 0, width-1) }
 	ticks := axisTicks(x0, x1, width, col, -x-1, w-x-1, minStep)
 	rule := []rune("└" + strings.Repeat("─", width))
 	for _, t := range ticks {
@@ -268,29 +329,37 @@ func dotSet(h, v, corner string) asciigraph.CharSet {
 	}
 }
 
-// finite returns the values to plot: logs (floored) on a log scale, with
-// non-finite values dropped.
-func finite(y []float64, logY bool) []float64 {
-	out := make([]float64, 0, len(y))
-	for _, v := range y {
-		if logY {
-			v = math.Log10(math.Max(v, logFloor))
-		}
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-func extent(data [][]float64) (lo, hi float64) {
+// extent is the range of the finite values of data; ok is false when
+// there is none. When every value is off scale, the range is theirs at
+// ±limit (the axis's limit, in decades on a log scale), so that an axis
+// shows where they went.
+func extent(data [][]float64, limit float64) (lo, hi float64, ok bool) {
 	lo, hi = math.Inf(1), math.Inf(-1)
+	var offLo, offHi bool
 	for _, s := range data {
 		for _, v := range s {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
+			switch {
+			case math.IsInf(v, -1):
+				offLo = true
+			case math.IsInf(v, 1):
+				offHi = true
+			case !math.IsNaN(v):
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
 		}
 	}
-	return lo, hi
+	if lo <= hi {
+		return lo, hi, true
+	}
+	switch {
+	case offLo && offHi:
+		return -limit, limit, true
+	case offLo:
+		return -limit, -limit, true
+	case offHi:
+		return limit, limit, true
+	}
+	return 0, 0, false
 }
 
 func centre(s string, w int) string {

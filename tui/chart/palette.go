@@ -47,6 +47,15 @@ func classColor(c int) rgb {
 	return classColors[c%len(classColors)]
 }
 
+// classOf is the class a categorical value names: -1 (unlabelled) for
+// one that is not finite.
+func classOf(z float64) int {
+	if !isFinite(z) {
+		return -1
+	}
+	return clampInt(math.Round(z), -1, math.MaxInt32)
+}
+
 func classGlyph(c int) rune {
 	if c < 0 {
 		return '·'
@@ -69,7 +78,7 @@ var greys = []rgb{newRGB(0x12, 0x12, 0x12), newRGB(0xf4, 0xf4, 0xf4)}
 var diverging = []rgb{newRGB(0x2c, 0x6f, 0xd6), newRGB(0xf2, 0xf2, 0xf2), newRGB(0xd6, 0x33, 0x2c)}
 
 func ramp(stops []rgb, t float64) rgb {
-	t = max(0, min(1, t))
+	t = clamp01(t)
 	pos := t * float64(len(stops)-1)
 	i := int(pos)
 	if i >= len(stops)-1 {
@@ -78,10 +87,22 @@ func ramp(stops []rgb, t float64) rgb {
 	return blend(stops[i], stops[i+1], pos-float64(i))
 }
 
+// clamp01 is t within [0, 1], NaN giving 0 (where min and max would
+// keep the NaN, and an index taken from it would be the platform's).
+func clamp01(t float64) float64 {
+	if !(t > 0) {
+		return 0
+	}
+	return math.Min(1, t)
+}
+
 // shades are the monochrome ramp for a continuous field, light to dark.
 var shades = []rune(" .:-=+*#%@")
 
-// scale maps a grid's values to [0, 1] (or to a band index).
+// scale maps a grid's values to [0, 1] (or to a band index): its range
+// is the grid's Lo and Hi when they are finite and in order, else that of
+// its finite values. A NaN maps to the bottom of the scale, ±Inf to its
+// ends.
 type scale struct {
 	g      *sims.Grid
 	lo, hi float64
@@ -89,10 +110,10 @@ type scale struct {
 
 func newScale(g *sims.Grid) scale {
 	lo, hi := g.Lo, g.Hi
-	if lo >= hi {
+	if !(lo < hi) || !isFinite(lo) || !isFinite(hi) {
 		lo, hi = math.Inf(1), math.Inf(-1)
 		for _, z := range g.Z {
-			if !math.IsNaN(z) && !math.IsInf(z, 0) {
+			if isFinite(z) {
 				lo, hi = min(lo, z), max(hi, z)
 			}
 		}
@@ -106,13 +127,13 @@ func newScale(g *sims.Grid) scale {
 	return scale{g: g, lo: lo, hi: hi}
 }
 
+// frac is where z lies from lo (0) to hi (1), unclamped: computed in
+// halves, so that a range of ±1e308 does not overflow.
+func (s scale) frac(z float64) float64 { return (z/2 - s.lo/2) / (s.hi/2 - s.lo/2) }
+
 // unit maps z to [0, 1], quantised to the grid's levels when it has them.
 func (s scale) unit(z float64) float64 {
-	t := (z - s.lo) / (s.hi - s.lo)
-	if math.IsNaN(t) {
-		return 0
-	}
-	t = max(0, min(1, t))
+	t := clamp01(s.frac(z))
 	if n := s.g.Levels; n > 0 {
 		band := min(math.Floor(t*float64(n)), float64(n-1))
 		return band / max(1, float64(n-1))
@@ -127,17 +148,13 @@ func (s scale) band(z float64) int {
 	if n <= 0 {
 		n = 8
 	}
-	t := (z - s.lo) / (s.hi - s.lo)
-	if math.IsNaN(t) {
-		return 0
-	}
-	return int(max(0, min(float64(n-1), math.Floor(t*float64(n)))))
+	return clampInt(math.Floor(s.frac(z)*float64(n)), 0, n-1)
 }
 
 func (s scale) color(z float64) rgb {
 	switch s.g.Scale {
 	case sims.Categorical:
-		return classColor(int(math.Round(z)))
+		return classColor(classOf(z))
 	case sims.Diverging:
 		return ramp(diverging, s.unit(z))
 	case sims.Grey:
@@ -145,6 +162,12 @@ func (s scale) color(z float64) rgb {
 	default:
 		return ramp(viridis, s.unit(z))
 	}
+}
+
+// gridOK reports whether g has the NX·NY values it says (without
+// overflowing the product).
+func gridOK(g *sims.Grid) bool {
+	return g.NX > 0 && g.NY > 0 && g.NX <= len(g.Z) && g.NY <= len(g.Z)/g.NX
 }
 
 // at samples the grid (nearest cell) at fractional position (u, v) in
@@ -216,7 +239,7 @@ func classTint(c int, keep float64) rgb {
 	if c < 0 {
 		return blend(heatShadow, unlabelled, keep)
 	}
-	k := int(math.Round(max(0, min(1, keep)) * tintLevels))
+	k := int(math.Round(clamp01(keep) * tintLevels))
 	t := tints()
 	return t[c%len(t)][k]
 }

@@ -138,14 +138,11 @@ func drawCell(b *buffer, x, y, width int, cell sims.Cell, o Options,
 func window(n, keep int, size func(int) int, room int) (lo, hi int) {
 	keep = min(keep, n-1)
 	used := 0
-	for lo = 0; lo < n; lo++ { // shrink from the left until 0..keep fits
-		used = 0
-		for j := lo; j <= keep; j++ {
-			used += size(j)
-		}
-		if used <= room || lo == keep {
-			break
-		}
+	for j := 0; j <= keep; j++ {
+		used += size(j)
+	}
+	for ; lo < keep && used > room; lo++ { // shrink from the left until lo..keep fits
+		used -= size(lo)
 	}
 	hi = keep + 1
 	for hi < n && used+size(hi) <= room {

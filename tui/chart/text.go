@@ -99,12 +99,14 @@ func Wrap(s string, w int) []string {
 	return lines
 }
 
-// headOf is the longest prefix of s at most w cells wide.
+// headOf is the longest prefix of s at most w cells wide, and at least
+// its first rune (wider than w when w is 1 and the rune wide), so that
+// splitting a word always moves on.
 func headOf(s string, w int) string {
 	width := 0
 	for i, r := range s {
 		rw := Width(string(r))
-		if width+rw > w {
+		if width+rw > w && i > 0 {
 			return s[:i]
 		}
 		width += rw

@@ -51,6 +51,11 @@ func TestWrap(t *testing.T) {
 	if got := Wrap("a verylongwordindeed b", 6); strings.Join(got, "|") != "a|verylo|ngword|indeed|b" {
 		t.Errorf("a word longer than the line: %q", got)
 	}
+	// A wide rune in a one-cell line: a line of its own, never an endless
+	// run of empty ones.
+	if got := Wrap("漢字 x", 1); strings.Join(got, "|") != "漢|字|x" {
+		t.Errorf("wide runes in one cell: %q", got)
+	}
 }
 
 func TestFitItems(t *testing.T) {

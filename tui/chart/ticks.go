@@ -14,12 +14,51 @@ import (
 // ticks (a line chart's y axis) the range is widened to whole rows of a
 // fraction s/m of the step, labelled every m rows, m at most half the
 // rows (niceAxis).
+//
+// An axis is drawn over any float64 data without its work depending on
+// their values: it spans finite values within ±axisLimit only (what lies
+// beyond is off scale, and the chart says so), a range too narrow to tell
+// its ends apart (narrow) is a constant on a y axis and has no ticks on
+// an x axis, and every loop over steps or ticks has a bound of its own
+// (maxSteps, the ticks a width holds), so a range of 1e308 or of 5e-324
+// can neither spin nor allocate.
 
-// stepAtLeast is the smallest round step (1, 2 or 5 × 10^k) of at least x.
+// axisLimit is the largest magnitude an axis reaches. Finite values
+// beyond it (a diverged chain at 1e305) are off scale: drawn at the edge,
+// counted in the title. Below it an axis's arithmetic (its span, ten times
+// that, the next round step) cannot overflow.
+const axisLimit = 1e300
+
+// minSpan is the narrowest linear range an axis spans: below it a round
+// step would be a denormal, or zero.
+const minSpan = 1e-300
+
+// narrow reports whether [lo, hi] is too narrow for an axis to tell its
+// ends apart: narrower than floor, or than a billionth of its size (tick
+// labels print at most 9 digits, and a tick index past 2⁵³ would stop
+// counting). A narrow range is drawn as a constant.
+func narrow(lo, hi, floor float64) bool {
+	span := hi - lo
+	return !(span >= floor) || !(span > math.Max(math.Abs(lo), math.Abs(hi))*1e-9)
+}
+
+// onAxis reports whether [lo, hi] can be an axis: finite, increasing,
+// within ±axisLimit and not narrow.
+func onAxis(lo, hi float64) bool {
+	return math.Abs(lo) <= axisLimit && math.Abs(hi) <= axisLimit && !narrow(lo, hi, minSpan)
+}
+
+// maxSteps bounds the round steps an axis tries, 21 decades' worth: far
+// more than the 10 × rows that separate its first and last candidates.
+const maxSteps = 64
+
+// stepAtLeast is the smallest round step (1, 2 or 5 × 10^k) of at least
+// x, and at least minSpan, so that it is never a denormal or zero.
 func stepAtLeast(x float64) float64 {
 	if !(x > 0) || math.IsInf(x, 0) {
 		return 1
 	}
+	x = math.Max(x, minSpan)
 	p := math.Pow(10, math.Floor(math.Log10(x)))
 	for _, m := range []float64{1, 2, 5, 10} {
 		if s := m * p; s >= x*(1-1e-9) {
@@ -79,18 +118,28 @@ const tickGap = 2
 // labels stand tickGap apart, at most one per 8 columns (and at least 4
 // allowed). An axis with room for fewer than two round ticks gets its two
 // ends instead, printed to the precision that tells them apart (or the
-// first end alone).
+// first end alone). A range that cannot be an axis (onAxis) gets none.
 func axisTicks(lo, hi float64, n int, col func(float64) int, left, right int, minStep float64) []tick {
-	if !(hi > lo) || n <= 0 {
+	if n <= 0 || !onAxis(lo, hi) {
 		return nil
 	}
 	maxAbs := math.Max(math.Abs(lo), math.Abs(hi))
 	most := max(4, n/8)
-	for s := stepAtLeast(math.Max((hi-lo)/float64(most+1), minStep)); s <= 10*(hi-lo)+minStep; s = nextStep(s) {
+	s := stepAtLeast(math.Max((hi-lo)/float64(most+1), minStep))
+	for range maxSteps {
+		if s > 10*(hi-lo)+minStep {
+			break
+		}
 		format := tickFormat(s, maxAbs)
+		// At most most+1 of them: one more says the step is too fine.
 		var ticks []tick
-		for k := math.Ceil(lo/s - 1e-9); k*s <= hi+s*1e-9; k++ {
-			ticks = append(ticks, tick{col(k * s), format(k * s)})
+		first := math.Ceil(lo/s - 1e-9)
+		for k := range most + 2 {
+			v := (first + float64(k)) * s
+			if v > hi+s*1e-9 {
+				break
+			}
+			ticks = append(ticks, tick{col(v), format(v)})
 		}
 		if len(ticks) < 2 {
 			break
@@ -98,6 +147,7 @@ func axisTicks(lo, hi float64, n int, col func(float64) int, left, right int, mi
 		if len(ticks) <= most && placeTicks(ticks, left, right) != nil {
 			return ticks
 		}
+		s = nextStep(s)
 	}
 	// The ends, to the precision of a step that tells them apart.
 	format := tickFormat(stepAtLeast((hi-lo)/10), maxAbs)
@@ -143,15 +193,16 @@ func tickRow(ticks []tick, left, right int) string {
 	return string(row)
 }
 
-// niceAxis is a line chart's y axis over [lo, hi] in rows row intervals:
-// rows of a height d = s/m for a round step s (at least minStep), the
-// range widened to whole rows and then to all the rows there are, and a
-// label on every m-th row (the multiples of s), m at most half the rows so
-// that labels are never only the ends; on a short log axis (decades) of 4
-// or 5 rows labelled every ten decades m may be 3, which lets a pane hold
-// ten decades in 3 rows rather than 20 in 4 (where fewer decades or a
-// linear axis read better with a label a row). Of the choices it takes
-// the one whose data fill the most rows, a fill counted at 3/4 when it has fewer
+// niceAxis is a line chart's y axis over [lo, hi] (a range that is not
+// narrow, within about ±axisLimit) in rows row intervals: rows of a
+// height d = s/m for a round step s (at least minStep), the range widened
+// to whole rows and then to all the rows there are, and a label on every
+// m-th row (the multiples of s), m at most half the rows so that labels
+// are never only the ends; on a short log axis (decades) of 4 or 5 rows
+// labelled every ten decades m may be 3, which lets a pane hold ten
+// decades in 3 rows rather than 20 in 4 (where fewer decades or a linear
+// axis read better with a label a row). Of the choices it takes the one
+// whose data fill the most rows, a fill counted at 3/4 when it has fewer
 // labels than about one per four rows (2 to 6 in all) and at 2/5 with a
 // single label; then the one whose labels come closest to one a row on
 // short axes, one every other row from 8 rows, every third from 16, ….
@@ -171,7 +222,7 @@ func niceAxis(lo, hi float64, rows int, minStep float64, decades bool) yScale {
 	best := choice{s: s0, d: s0 * (math.Ceil(hi/s0) - math.Floor(lo/s0)) / float64(rows), a: math.Floor(lo / s0), b: math.Ceil(hi / s0)}
 	best.a, best.b = best.a*s0/best.d, best.b*s0/best.d
 	bestScore := -1.0
-	for s := stepAtLeast(math.Max(span/float64(rows), minStep)); s <= 10*span+minStep; s = nextStep(s) {
+	for i, s := 0, stepAtLeast(math.Max(span/float64(rows), minStep)); i < maxSteps && s <= 10*span+minStep; i, s = i+1, nextStep(s) {
 		every := max(1, rows/2)
 		if decades && s >= 10 {
 			every = max(every, min(3, rows-1))
