@@ -36,7 +36,7 @@ func TestDirFilesOpensByNameOnly(t *testing.T) {
 		"link.txt":    "not readable",
 		"sub":         "not a regular file",
 		"nope.txt":    "it holds big.txt, docs.txt",
-		"big.txt":     "over 0 MiB",
+		"big.txt":     "the file is 5000 bytes, over this server's limit of 1 KiB",
 		"/etc/passwd": "by its name alone",
 		"":            "by its name alone",
 	} {

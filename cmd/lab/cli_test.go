@@ -158,7 +158,7 @@ func TestTUIFlags(t *testing.T) {
 // TestRunCommandReproducesThePane: the command a pane shows (c) run
 // headless gives the pane's metrics, data file, parameters and all.
 func TestRunCommandReproducesThePane(t *testing.T) {
-	data, err := sims.LoadCSV("../../testdata/blobs.csv")
+	data, err := sims.LoadCSV(nil, "../../testdata/blobs.csv")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -115,7 +116,10 @@ func (o *simOptions) config(spec *sims.Spec) (sims.Values, *sims.Table, error) {
 	if spec.Data == "" {
 		return sims.Values{}, nil, usageErr("sim %s takes no --data", spec.Name)
 	}
-	t, err := sims.LoadCSV(o.data, spec.DataText...)
+	t, err := sims.LoadCSV(nil, o.data, spec.DataText...)
+	if errors.Is(err, sims.ErrNoHeader) {
+		return sims.Values{}, nil, usageErr("%v (%s: %s)", err, spec.Name, spec.Data)
+	}
 	if err != nil {
 		return sims.Values{}, nil, usageErr("%v", err)
 	}
