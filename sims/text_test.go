@@ -75,13 +75,13 @@ func TestReadTextEncoding(t *testing.T) {
 // could drive a terminal or is not there to see.
 func TestShown(t *testing.T) {
 	for in, want := range map[string]string{
-		"points.csv":      "points.csv",
-		"my data/é ü.csv": "my data/é ü.csv",
-		"":                `""`,
+		"points.csv":       "points.csv",
+		"my data/é ü.csv":  "my data/é ü.csv",
+		"":                 `""`,
 		"--\x1b]0;title\a": `"--\x1b]0;title\a"`,
-		"tab\there":       `"tab\there"`,
-		"bidi\u202etxt":   `"bidi\u202etxt"`,
-		"bad\xffbyte":     `"bad\xffbyte"`,
+		"tab\there":        `"tab\there"`,
+		"bidi\u202etxt":    `"bidi\u202etxt"`,
+		"bad\xffbyte":      `"bad\xffbyte"`,
 	} {
 		if got := Shown(in); got != want {
 			t.Errorf("Shown(%q) = %s, want %s", in, got, want)

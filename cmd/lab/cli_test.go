@@ -351,6 +351,21 @@ func TestREADMEMatchesTheProgram(t *testing.T) {
 	}
 }
 
+// TestLimitsAreStated: lab help run and the README state the limits of a
+// --data file that the reader enforces.
+func TestLimitsAreStated(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	help := strings.Join(strings.Fields(simFlagsUsage), " ")
+	text := strings.Join(strings.Fields(string(readme)), " ")
+	want := fmt.Sprintf("of at most %d MiB, %d rows and %d cells", sims.MaxFile>>20, sims.MaxRows, sims.MaxCells)
+	if !strings.Contains(help, want) || !strings.Contains(text, want) {
+		t.Errorf("lab help run or the README does not say %q", want)
+	}
+}
+
 // TestREADMEScreenIsTheProgram: the screen the README opens with is what
 // the command under it prints today.
 func TestREADMEScreenIsTheProgram(t *testing.T) {
