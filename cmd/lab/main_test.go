@@ -197,6 +197,8 @@ func TestExitStatus(t *testing.T) {
 		}
 		return p
 	}
+	big := write("big.csv", "x,y,label\n1e308,1e308,0\n-1e308,1e308,1\n1,2,0\n")
+	labelFirst := write("labelfirst.csv", "label,x,y\n0,0,0\n0,0.5,1\n0,1,0.2\n1,5,5\n1,5.5,6\n1,6,5.2\n")
 	tests := []struct {
 		args []string
 		code int
@@ -251,6 +253,25 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"run", "gd", "--steps", "3", "--series", "/dev/full"}, 2, "--series: write /dev/full: no space left on device"},
 		{[]string{"run", "lda", "--set", "corpus=" + dir}, 2, "a directory, not a regular file"},
 		{[]string{"serve", "--data-dir", ""}, 2, "--data-dir is empty"},
+		// Messages that name what the user set, and where a bound comes from.
+		{[]string{"run", "rates", "--set", "cap=1e+07", "--steps", "1"}, 0, ""},
+		{[]string{"run", "rates", "--set", "cap=1e+08"}, 2, "parameter cap = \"1e+08\": must be in 100..10000000"},
+		{[]string{"run", "logits", "--set", "t_min=1e6"}, 2, "parameter t_min = 1e+06: must be below t_max = 100 (its default)"},
+		{[]string{"run", "logits", "--set", "t_max=0.001"}, 2, "parameter t_max = 0.001: must be above t_min = 0.01 (its default)"},
+		{[]string{"run", "rates", "--set", "eps_min=0.3"}, 2, "parameter eps_min = 0.3: must be at most eps_max = 0.1 (its default)"},
+		{[]string{"run", "linreg", "--data", big}, 2, "big.csv: line 2, column 1 (x): at 1e308 the sum of the column's squares overflows"},
+		{[]string{"run", "logreg", "--data", big}, 2, "big.csv: line 2, column 1 (x): at 1e308 the sum of the column's squares overflows"},
+		{[]string{"run", "diffusion", "--data", write("line.csv", "x,y\n1,2\n2,4\n3,6\n4,8\n5,10\n6,12\n"), "--set", "k=1"}, 2,
+			"component 1 at (3.5, 7) has zero variance across a line: its points lie on one"},
+		{[]string{"run", "diffusion", "--data", write("same.csv", "x,y\n2,3\n2,3\n2,3\n"), "--set", "k=1"}, 2,
+			"same.csv: variance 0; it must be points that are not all equal"},
+		{[]string{"run", "ot-geodesic", "--data", write("2d.csv", "x,y,side\n0,0,source\n1,1,target\n")}, 2, "ot-geodesic needs points on the line"},
+		{[]string{"run", "svm", "--data", write("oneclass.csv", "x,y,label\n1,2,1\n2,3,1\n3,1,1\n")}, 2,
+			"oneclass.csv: all 3 rows have the same label: a two-class classifier needs rows of both classes"},
+		{[]string{"run", "lda", "--set", "corpus=" + write("tiny.txt", "one\n")}, 2, "tiny.txt\": 0 documents over 0 words after tokenising; must be at least 2 documents"},
+		{[]string{"run", "dp", "--set", "mode=dpmm", "--data", labelFirst, "--steps", "2"}, 0, ""},
+		{[]string{"run", "gan", "--data", labelFirst, "--steps", "2"}, 0, ""},
+		{[]string{"run", "classifier", "--data", labelFirst, "--steps", "2"}, 0, ""},
 		{[]string{"help", "nope"}, 2, `unknown sim "nope"`},
 		{[]string{"version", "x"}, 2, "no arguments"},
 	}
