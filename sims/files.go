@@ -43,25 +43,31 @@ func (localFiles) Open(name string) (fs.File, error) {
 	return regular(f, MaxFile, "the lab's limit")
 }
 
-// filesOr is f, or the local file system when f is nil.
-func filesOr(f Files) Files {
-	if f == nil {
-		return localFiles{}
+// open opens name through files (nil: the local file system) for one of
+// the readers, --data's table or a text: the one way the lab reads a file
+// a user names. Its error reads after what named the file.
+func open(files Files, name string) (fs.File, error) {
+	if files == nil {
+		files = localFiles{}
 	}
-	return f
+	f, err := files.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the file: %w", err)
+	}
+	return f, nil
 }
 
 // errNotRegular marks the refusal of a file that is not a regular file.
 var errNotRegular = errors.New("the lab reads only regular files")
 
 // regular checks an opened file, the one check of every file the lab
-// reads: it is a regular file of at most max bytes (limit names whose
-// limit that is), and reading it stops with an error past max. The file
+// reads: it is a regular file of at most maxBytes bytes (limit names whose
+// limit that is), and reading it stops with an error past maxBytes. The file
 // is opened before it is checked, without blocking (O_NONBLOCK: opening a
 // named pipe with no writer would wait for one), so that what is checked
 // is what is read: a stat before the open could be of another file by
 // the time it opens. On a refusal the file is closed.
-func regular(f *os.File, max int64, limit string) (fs.File, error) {
+func regular(f *os.File, maxBytes int64, limit string) (fs.File, error) {
 	info, err := f.Stat()
 	switch {
 	case err != nil:
@@ -70,11 +76,11 @@ func regular(f *os.File, max int64, limit string) (fs.File, error) {
 	case !info.Mode().IsRegular():
 		f.Close()
 		return nil, fmt.Errorf("%s, not a regular file: %w", fileKind(info.Mode()), errNotRegular)
-	case info.Size() > max:
+	case info.Size() > maxBytes:
 		f.Close()
-		return nil, fmt.Errorf("the file is %s, over %s of %s", fmtSize(info.Size()), limit, fmtSize(max))
+		return nil, fmt.Errorf("the file is %s, over %s of %s", fmtSize(info.Size()), limit, fmtSize(maxBytes))
 	}
-	return &cappedFile{File: f, left: max + 1, limit: fmt.Sprintf("%s of %s", limit, fmtSize(max))}, nil
+	return &cappedFile{File: f, left: maxBytes + 1, limit: fmt.Sprintf("%s of %s", limit, fmtSize(maxBytes))}, nil
 }
 
 // fileKind names what a file that is not a regular file is.

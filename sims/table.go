@@ -68,7 +68,7 @@ var ErrNoHeader = errors.New("the first line must name the columns")
 // file system), as ReadCSV does; its errors begin "--data PATH:".
 func LoadCSV(files Files, path string, text ...TextColumn) (*Table, error) {
 	name := Shown(path)
-	f, err := filesOr(files).Open(path)
+	f, err := open(files, path)
 	if err != nil {
 		return nil, fmt.Errorf("--data %s: %w", name, err)
 	}

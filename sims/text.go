@@ -58,7 +58,7 @@ func readText(files Files, param, path string) (data []byte, bad func(string, ..
 	bad = func(format string, args ...any) error {
 		return fmt.Errorf("parameter %s = %q: %s", param, path, fmt.Sprintf(format, args...))
 	}
-	f, err := filesOr(files).Open(path)
+	f, err := open(files, path)
 	if err != nil {
 		return nil, bad, bad("%v", err)
 	}

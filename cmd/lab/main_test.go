@@ -240,7 +240,7 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"run", "em-gmm", "--data", ""}, 2, `--data "": the file's name is empty: leave --data out for the sim's own data`},
 		{[]string{"em-gmm", "--data", ""}, 2, `--data "": the file's name is empty`},
 		{[]string{"run", "em-gmm", "--data", dir}, 2, "a directory, not a regular file: the lab reads only regular files"},
-		{[]string{"run", "em-gmm", "--data", "/dev/zero"}, 2, "--data /dev/zero: a character device, not a regular file"},
+		{[]string{"run", "em-gmm", "--data", "/dev/zero"}, 2, "--data /dev/zero: cannot open the file: a character device, not a regular file"},
 		{[]string{"run", "em-gmm", "--data", write("noheader.csv", "1,2\n3,4\n")}, 2,
 			"noheader.csv: line 1 (1,2) holds numbers, not column names: the file has no header row; the first line must name the columns (em-gmm: the columns of --data are the points"},
 		{[]string{"run", "kmeans", "--data", write("dup.csv", "x,y,label,Label\n1,2,0,1\n")}, 2, "line 1: columns 3 and 4 are both named Label"},
