@@ -37,3 +37,36 @@ func Blame(err error, v Values, as ...Blamed) error {
 	}
 	return err
 }
+
+// Ranked is a parameter whose allowed values depend on another's (t_min
+// below t_max): a declaration of package param, which knows whether the
+// user set it.
+type Ranked interface {
+	Name() string
+	IsSet(Values) bool
+}
+
+// Misordered is the error of two parameters out of order: lo must be
+// below hi (strict) or at most hi. An engine that checks the pair names
+// the upper one with the other's value as its bound ("t_max = 100: must
+// be in (t_min = 1e+06, …]"), which blames a default the user never set
+// when the user set only the other. Misordered blames the one the user
+// set (hi when both were, or neither) and says where the other's value
+// comes from: "parameter t_min = 1e+06: must be below t_max = 100 (its
+// default)".
+func Misordered(v Values, lo, hi Ranked, strict bool) error {
+	below, above := "at most", "at least"
+	if strict {
+		below, above = "below", "above"
+	}
+	blame, other, rel := hi, lo, above
+	if lo.IsSet(v) && !hi.IsSet(v) {
+		blame, other, rel = lo, hi, below
+	}
+	from := "as set"
+	if !other.IsSet(v) {
+		from = "its default"
+	}
+	return &algo.ParamError{Name: blame.Name(), Value: v.Text(blame.Name()),
+		Allowed: fmt.Sprintf("%s %s = %s (%s)", rel, other.Name(), v.Text(other.Name()), from)}
+}

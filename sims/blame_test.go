@@ -29,3 +29,29 @@ func TestBlame(t *testing.T) {
 		t.Error("a non-parameter error changed")
 	}
 }
+
+// TestMisordered: the parameter the user set is blamed, and the other's
+// value says whether it is a default.
+func TestMisordered(t *testing.T) {
+	lo := param.Float("t_min", 0.01, "low").Range(0, 1e6).OpenMin()
+	hi := param.Float("t_max", 100, "high").Range(0, 1e6).OpenMin()
+	params := param.List(hi, lo)
+	for _, tt := range []struct {
+		set    map[string]string
+		strict bool
+		want   string
+	}{
+		{map[string]string{"t_min": "1e6"}, true, "parameter t_min = 1e+06: must be below t_max = 100 (its default)"},
+		{map[string]string{"t_max": "0.001"}, true, "parameter t_max = 0.001: must be above t_min = 0.01 (its default)"},
+		{map[string]string{"t_max": "5", "t_min": "7"}, true, "parameter t_max = 5: must be above t_min = 7 (as set)"},
+		{map[string]string{"t_max": "5", "t_min": "7"}, false, "parameter t_max = 5: must be at least t_min = 7 (as set)"},
+	} {
+		v, err := param.Resolve(params, tt.set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Misordered(v, lo, hi, tt.strict).Error(); got != tt.want {
+			t.Errorf("%v: %q, want %q", tt.set, got, tt.want)
+		}
+	}
+}

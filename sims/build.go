@@ -237,6 +237,11 @@ func (r *Runner) waitForBuild() bool {
 	}
 }
 
+// ErrPanic marks the error of a sim that panicked while it was built,
+// stepped or drawn: a bug in the sim, not bad input, which lab run
+// reports with the stack and exit status 1, not the 2 of a usage error.
+var ErrPanic = errors.New("panic")
+
 // build checks the memory budget and builds the sim, charging the time.
 func (r *Runner) build(c buildConfig) (sim Sim, err error) {
 	cfg := Config{Values: c.vals, Seed: c.seed, Data: r.data, Workers: r.workers, Headless: r.headless}
@@ -247,7 +252,7 @@ func (r *Runner) build(c buildConfig) (sim Sim, err error) {
 	defer func() {
 		r.opts.Budget.charge(time.Since(start), 0, 1)
 		if p := recover(); p != nil {
-			sim, err = nil, fmt.Errorf("panic while building %s: %v\n%s", r.spec.Name, p, debug.Stack())
+			sim, err = nil, fmt.Errorf("%w while building %s: %v\n%s", ErrPanic, r.spec.Name, p, debug.Stack())
 		}
 	}()
 	return r.spec.Build(cfg)

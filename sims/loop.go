@@ -299,7 +299,7 @@ func (l *loop) stepN(n int) int {
 func (l *loop) safeStep() (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("panic in step: %v\n%s", p, debug.Stack())
+			err = fmt.Errorf("%w in step: %v\n%s", ErrPanic, p, debug.Stack())
 		}
 	}()
 	return l.sim.Step()
@@ -373,7 +373,7 @@ func (l *loop) publish() {
 func (l *loop) safeFrame(settle bool) (f Frame, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("panic in frame: %v\n%s", p, debug.Stack())
+			err = fmt.Errorf("%w in frame: %v\n%s", ErrPanic, p, debug.Stack())
 		}
 	}()
 	if st, ok := l.sim.(Settler); ok && settle {

@@ -1,41 +1,33 @@
 package sims
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
 
-// MaxTextFile is the largest text file ReadLines reads, in bytes.
-const MaxTextFile = 64 << 20
-
 // ReadLines reads a text file of one item per line (a document, for
 // instance), for sims whose data is text rather than the numeric CSV of
 // --data: such a sim names the file in a Text parameter and opens it
-// through files, its Config's (nil: the local file system). Blank lines
-// are skipped; a missing, empty, binary (NUL bytes) or over-large file, or
-// one files refuses, is an error that names the parameter param (and the
-// line, for a binary one).
+// through files, its Config's (nil: the local file system). A UTF-8
+// byte-order mark is dropped and blank lines are skipped; a missing,
+// empty, binary (NUL bytes) or over-large file, one that is not a regular
+// file, or one files refuses, is an error that names the parameter param
+// (and the line, for a binary one).
 func ReadLines(files Files, param, path string) ([]string, error) {
 	data, bad, err := readText(files, param, path)
 	if err != nil {
 		return nil, err
 	}
 	var lines []string
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64<<10), MaxTextFile)
-	for sc.Scan() {
-		if line := strings.TrimSpace(sc.Text()); line != "" {
+	for line := range strings.Lines(string(data)) {
+		if line = strings.TrimSpace(line); line != "" {
 			lines = append(lines, line)
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, bad("%v", err)
 	}
 	if len(lines) == 0 {
 		return nil, bad("the file has no text")
@@ -58,35 +50,55 @@ func ReadText(files Files, param, path string) (string, error) {
 	return text, nil
 }
 
-// readText opens path through files and checks that it is UTF-8 text of
-// at most MaxTextFile bytes; bad formats an error naming the parameter.
+// readText opens path through files (which refuse what is not a regular
+// file and cap its size) and checks that it is UTF-8 text, without the
+// byte-order mark some editors put first; bad formats an error naming the
+// parameter.
 func readText(files Files, param, path string) (data []byte, bad func(string, ...any) error, err error) {
 	bad = func(format string, args ...any) error {
 		return fmt.Errorf("parameter %s = %q: %s", param, path, fmt.Sprintf(format, args...))
 	}
-	f, err := filesOr(files).Open(path)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, bad, bad("cannot open the file: %v", err)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, bad, bad("is a directory, not a text file")
-	}
-	data, err = io.ReadAll(io.LimitReader(f, MaxTextFile+1))
+	f, err := open(files, path)
 	if err != nil {
 		return nil, bad, bad("%v", err)
 	}
-	if len(data) > MaxTextFile {
-		return nil, bad, bad("the file is over %d MiB", MaxTextFile>>20)
+	defer f.Close()
+	data, err = io.ReadAll(f)
+	if err != nil {
+		return nil, bad, bad("%v", withoutPath(err))
+	}
+	if data, err = withoutBOM(data); err != nil {
+		return nil, bad, bad("%v", err)
 	}
 	if line, col, what := notText(data); line > 0 {
 		return nil, bad, bad("line %d, column %d: %s: not a UTF-8 text file", line, col, what)
 	}
 	return data, bad, nil
+}
+
+// utf8BOM is the byte-order mark some editors write first in a UTF-8 file.
+var utf8BOM = []byte{0xef, 0xbb, 0xbf}
+
+// withoutBOM is data without a leading UTF-8 byte-order mark, which is no
+// part of the text: kept, it would be the first character of a corpus or
+// of the first column's name. A UTF-16 mark is an error that says so: the
+// file is not UTF-8.
+func withoutBOM(data []byte) ([]byte, error) {
+	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
+		return nil, errors.New("the file is UTF-16 (it starts with a UTF-16 byte-order mark): save it as UTF-8")
+	}
+	return bytes.TrimPrefix(data, utf8BOM), nil
+}
+
+// Shown is s as a message shows what a user typed or a file holds: s
+// itself when it is printable text, else quoted as a Go string, so that
+// no escape code in a flag, a path or a column's name reaches the
+// terminal that prints the message (an OSC sequence would retitle it).
+func Shown(s string) string {
+	if s != "" && utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return !strconv.IsPrint(r) }) {
+		return s
+	}
+	return strconv.Quote(s)
 }
 
 // notText finds the first NUL byte or invalid UTF-8 sequence of data: its

@@ -158,7 +158,7 @@ func TestTUIFlags(t *testing.T) {
 // TestRunCommandReproducesThePane: the command a pane shows (c) run
 // headless gives the pane's metrics, data file, parameters and all.
 func TestRunCommandReproducesThePane(t *testing.T) {
-	data, err := sims.LoadCSV("../../testdata/blobs.csv")
+	data, err := sims.LoadCSV(nil, "../../testdata/blobs.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,6 +348,21 @@ func TestREADMEMatchesTheProgram(t *testing.T) {
 	top := sims.Speeds[len(sims.Speeds)-2]
 	if !strings.Contains(text, "1 … "+thousandsSpace(int64(top))+" steps/s") {
 		t.Errorf("README does not give the speeds as 1 … %v steps/s", top)
+	}
+}
+
+// TestLimitsAreStated: lab help run and the README state the limits of a
+// --data file that the reader enforces.
+func TestLimitsAreStated(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	help := strings.Join(strings.Fields(simFlagsUsage), " ")
+	text := strings.Join(strings.Fields(string(readme)), " ")
+	want := fmt.Sprintf("of at most %d MiB, %d rows and %d cells", sims.MaxFile>>20, sims.MaxRows, sims.MaxCells)
+	if !strings.Contains(help, want) || !strings.Contains(text, want) {
+		t.Errorf("lab help run or the README does not say %q", want)
 	}
 }
 

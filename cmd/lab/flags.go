@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/thelab/lab/sims"
 )
@@ -20,7 +22,8 @@ const simFlagsUsage = `Flags of a sim (in the TUI they apply to the sim they fol
                      without their own count up from it)
   --set name=value   set a parameter (repeatable; lab help SIM lists them)
   --data FILE.csv    CSV with a header row, for sims that take data (lab help SIM
-                     says which columns)
+                     says which columns): a regular file of at most 64 MiB, 100000
+                     rows and 10000000 cells; a column named label is found by name
   --steps N          lab run: steps to run, at least 1 (default: the sim's own; a run
                      stops early when it converges); TUI: open the pane paused after N steps
 `
@@ -42,7 +45,7 @@ func simFlags(fs *flag.FlagSet, o *simOptions) {
 	}
 	fs.Var(seedFlag{o}, "seed", "")
 	fs.Var(o.set, "set", "")
-	fs.StringVar(&o.data, "data", "", "")
+	fs.Var(fileFlag{&o.data, "leave --data out for the sim's own data"}, "data", "")
 	fs.Var(stepsFlag{o}, "steps", "")
 }
 
@@ -57,6 +60,24 @@ func (s setFlags) Set(v string) error {
 		return fmt.Errorf("want name=value, got %q", v)
 	}
 	s[strings.TrimSpace(name)] = value
+	return nil
+}
+
+// fileFlag reads a flag that names a file: an empty name is refused, not
+// taken for the flag left out (an empty --data ran on generated data). none
+// says how to ask for no file.
+type fileFlag struct {
+	name *string
+	none string
+}
+
+func (fileFlag) String() string { return "" }
+
+func (f fileFlag) Set(v string) error {
+	if v == "" {
+		return fmt.Errorf("the file's name is empty: %s", f.none)
+	}
+	*f.name = v
 	return nil
 }
 
@@ -115,7 +136,10 @@ func (o *simOptions) config(spec *sims.Spec) (sims.Values, *sims.Table, error) {
 	if spec.Data == "" {
 		return sims.Values{}, nil, usageErr("sim %s takes no --data", spec.Name)
 	}
-	t, err := sims.LoadCSV(o.data, spec.DataText...)
+	t, err := sims.LoadCSV(nil, o.data, spec.DataText...)
+	if errors.Is(err, sims.ErrNoHeader) {
+		return sims.Values{}, nil, usageErr("%v (%s: %s)", err, spec.Name, spec.Data)
+	}
 	if err != nil {
 		return sims.Values{}, nil, usageErr("%v", err)
 	}
@@ -124,11 +148,12 @@ func (o *simOptions) config(spec *sims.Spec) (sims.Values, *sims.Table, error) {
 
 // The flag package's errors, compiled on first use: a run whose flags
 // parse never needs them, and compiling at start-up took a fifth of a
-// millisecond of every `lab run` (issue 14.7).
+// millisecond of every `lab run` (issue 14.7). What the user typed may
+// hold any character, a line end too: (?s).
 var (
-	badValue  = lazyRegexp(`^invalid value "(.*)" for flag -+(\S+): (.*)$`)
-	noValue   = lazyRegexp(`^flag needs an argument: -+(\S+)$`)
-	noSuchArg = lazyRegexp(`^flag provided but not defined: -+(\S+)$`)
+	badValue  = lazyRegexp(`(?s)^invalid (?:boolean )?value "(.*)" for (?:flag )?-+(\S+): (.*)$`)
+	noValue   = lazyRegexp(`(?s)^flag needs an argument: -+(.+)$`)
+	noSuchArg = lazyRegexp(`(?s)^flag provided but not defined: -+(.+)$`)
 )
 
 // lazyRegexp compiles expr the first time the returned function is called.
@@ -136,18 +161,56 @@ func lazyRegexp(expr string) func() *regexp.Regexp {
 	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
-// flagError rewords the flag package's errors as the user typed the
-// flags: `--seed -5: a seed is …`, `unknown flag --bogus`.
-func flagError(err error) string {
+// flagError rewords the flag package's errors of fs as the user typed the
+// flags: `--seed -5: a seed is …`, `unknown flag --bogus`. What the user
+// typed is shown by sims.Shown, quoted when it is not plain text: an
+// escape code in an unknown flag would otherwise reach the terminal. The
+// package's "parse error" says what the flag takes instead.
+func flagError(fs *flag.FlagSet, err error) string {
 	s := err.Error()
 	if m := badValue().FindStringSubmatch(s); m != nil {
-		return fmt.Sprintf("--%s %s: %s", m[2], m[1], m[3])
+		value, uerr := strconv.Unquote(`"` + m[1] + `"`) // the package quoted it with %q
+		if uerr != nil {
+			value = m[1]
+		}
+		return fmt.Sprintf("--%s %s: %s", m[2], sims.Shown(value), flagWants(fs.Lookup(m[2]), m[3]))
 	}
 	if m := noValue().FindStringSubmatch(s); m != nil {
-		return fmt.Sprintf("--%s needs a value", m[1])
+		return fmt.Sprintf("%s needs a value", sims.Shown("--"+m[1]))
 	}
 	if m := noSuchArg().FindStringSubmatch(s); m != nil {
-		return fmt.Sprintf("unknown flag --%s", m[1])
+		return fmt.Sprintf("unknown flag %s", sims.Shown("--"+m[1]))
 	}
-	return s
+	return sims.Shown(s)
+}
+
+// flagWants replaces the flag package's bare "parse error" and "value out
+// of range" with what the flag f takes; a flag's own reason passes as it is.
+func flagWants(f *flag.Flag, why string) string {
+	if f == nil || (why != "parse error" && why != "value out of range") {
+		return why
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return why
+	}
+	want := ""
+	switch g.Get().(type) {
+	case bool:
+		return "must be true or false (--" + f.Name + " alone is true)"
+	case int, int64:
+		want = "a whole number"
+	case uint, uint64:
+		want = "a whole number, 0 or more"
+	case float64:
+		want = "a number"
+	case time.Duration:
+		want = "a duration such as 90s, 5m or 1h30m"
+	default:
+		return why
+	}
+	if why == "value out of range" {
+		return "out of range for " + want
+	}
+	return "must be " + want
 }

@@ -14,7 +14,9 @@ import (
 // listCmd prints the catalogue, one sim a line (name and title), or with
 // --long every sim's source, data and parameters with defaults and ranges.
 // A filter lists the sims that match it, best first, as the TUI's
-// catalogue does (sims.Catalog.Search); none matching is exit status 1.
+// catalogue does (sims.Catalog.Search). None matching is a usage error,
+// status 2, as an unknown sim's name is to lab run: status 1 is a run
+// that failed.
 func listCmd(args []string, w io.Writer) error {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -23,7 +25,7 @@ func listCmd(args []string, w io.Writer) error {
 	var terms []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return usageErr("list: %s (usage: lab list [--long] [FILTER])", flagError(err))
+			return usageErr("list: %s (usage: lab list [--long] [FILTER])", flagError(fs, err))
 		}
 		if fs.NArg() == 0 {
 			break
@@ -35,7 +37,7 @@ func listCmd(args []string, w io.Writer) error {
 	cat := catalog.All()
 	found := cat.Search(term)
 	if len(found) == 0 {
-		return &exitError{code: 1, err: fmt.Errorf("no sim matches %q (lab list shows them all)", term)}
+		return usageErr("no sim matches %q (lab list shows them all)", term)
 	}
 	if *long {
 		for i, m := range found {

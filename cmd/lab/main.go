@@ -8,8 +8,11 @@
 //	lab serve [flags]     serve the lab over SSH, one independent lab per session
 //	lab version           print the module version and commit
 //
-// Exit status: 0 on success, 2 for bad usage or a bad parameter, 1 when an
-// engine fails (diverges or errors).
+// Exit status: 0 on success; 2 for bad usage: a bad flag, parameter or
+// file (one it cannot read, or an output it cannot write), or a sim name
+// that matches none; 1 when a run fails: the engine diverges or fails, or
+// the sim or lab crashes (a panic, printed with its stack). Go's own
+// status for a crash is 2; lab recovers its panics to keep 2 for usage.
 package main
 
 import (
@@ -19,7 +22,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strconv"
+	"strings"
 	"syscall"
+	"unicode"
+	"unicode/utf8"
 
 	_ "github.com/thelab/lab/internal/sysblas" // with -tags cblas: gonum's level-3 BLAS from the system
 )
@@ -59,8 +67,16 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run dispatches the subcommands and turns errors into exit statuses.
-func run(args []string, stdout, stderr io.Writer) int {
+// run dispatches the subcommands and turns errors into exit statuses. A
+// panic of the command is a crash, status 1: left to Go, it would exit 2,
+// which here means bad usage.
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintln(stderr, printable(fmt.Sprintf("lab: crashed (a bug; please report it with this message): %v\n%s", p, debug.Stack())))
+			code = 1
+		}
+	}()
 	var err error
 	switch {
 	case len(args) > 0 && args[0] == "list":
@@ -86,10 +102,33 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(stderr, "lab:", err)
+	fmt.Fprintln(stderr, "lab:", printable(err.Error()))
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
 	}
 	return 1
+}
+
+// printable is a message as the terminal may receive it: each control
+// character but a line end or a tab is written as an escape (\x1b), and
+// so is a byte that is not UTF-8. What the user typed is quoted where a
+// message repeats it (sims.Shown), but a message may carry text from
+// anywhere (a file's column names, an engine's reason), and none of it
+// may drive the terminal: an OSC sequence would retitle it.
+func printable(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unicode.IsControl(r) && r != '\n' && r != '\t':
+			b.WriteString(strings.Trim(strconv.QuoteRune(r), "'"))
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }

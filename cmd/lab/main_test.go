@@ -3,14 +3,20 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
+	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/catalog"
 )
 
@@ -34,7 +40,13 @@ func TestMain(m *testing.M) {
 // lab runs the binary and returns stdout, stderr and the exit status.
 func lab(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(labBin, args...)
+	return labIn(t, context.Background(), args...)
+}
+
+// labIn is lab, killed when ctx is done.
+func labIn(t *testing.T, ctx context.Context, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, labBin, args...)
 	cmd.Env = append(os.Environ(), "NO_COLOR=1")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
@@ -173,8 +185,9 @@ func TestRunFrames(t *testing.T) {
 	}
 }
 
-// TestExitStatus checks 0, 2 (usage or a bad parameter, named) and 1 (the
-// engine fails).
+// TestExitStatus checks 0, 2 (usage, a bad parameter, file or output,
+// named, or a sim name that matches none) and 1 (the engine fails). No
+// message passes on a control character: what the user typed is quoted.
 func TestExitStatus(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -184,6 +197,8 @@ func TestExitStatus(t *testing.T) {
 		}
 		return p
 	}
+	big := write("big.csv", "x,y,label\n1e308,1e308,0\n-1e308,1e308,1\n1,2,0\n")
+	labelFirst := write("labelfirst.csv", "label,x,y\n0,0,0\n0,0.5,1\n0,1,0.2\n1,5,5\n1,5.5,6\n1,6,5.2\n")
 	tests := []struct {
 		args []string
 		code int
@@ -221,7 +236,42 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"--set", "k=4", "em-gmm", "mh"}, 2, "with several sims, put each sim's"},
 		{[]string{"--set", "k=4"}, 2, "need a sim"},
 		{[]string{"em-gmm", "--data", filepath.Join(dir, "missing.csv")}, 2, "no such file"},
-		{[]string{"list", "zzzz"}, 1, `no sim matches "zzzz"`},
+		{[]string{"list", "zzzz"}, 2, `no sim matches "zzzz"`},
+		{[]string{"run", "em-gmm", "--data", ""}, 2, `--data "": the file's name is empty: leave --data out for the sim's own data`},
+		{[]string{"em-gmm", "--data", ""}, 2, `--data "": the file's name is empty`},
+		{[]string{"run", "em-gmm", "--data", dir}, 2, "a directory, not a regular file: the lab reads only regular files"},
+		{[]string{"run", "em-gmm", "--data", "/dev/zero"}, 2, "--data /dev/zero: cannot open the file: a character device, not a regular file"},
+		{[]string{"run", "em-gmm", "--data", write("noheader.csv", "1,2\n3,4\n")}, 2,
+			"noheader.csv: line 1 (1,2) holds numbers, not column names: the file has no header row; the first line must name the columns (em-gmm: the columns of --data are the points"},
+		{[]string{"run", "kmeans", "--data", write("dup.csv", "x,y,label,Label\n1,2,0,1\n")}, 2, "line 1: columns 3 and 4 are both named Label"},
+		{[]string{"run", "kmeans", "--data", write("bom.csv", "\ufeffLABEL,x,y\n0,0,0\n0,1,0\n1,9,9\n1,9,8\n2,-9,9\n2,-9,8\n")}, 0, ""},
+		{[]string{"run", "gd", "--\x1b]0;title\a"}, 2, `unknown flag "--\x1b]0;title\a"`},
+		{[]string{"run", "gd", "--every", "abc"}, 2, "--every abc: must be a whole number"},
+		{[]string{"run", "gd", "--json=maybe"}, 2, "--json maybe: must be true or false"},
+		{[]string{"run", "gd", "--seed", "\x1b[2J"}, 2, `--seed "\x1b[2J": a seed is a whole number`},
+		{[]string{"run", "gd", "--series", ""}, 2, `--series "": the file's name is empty: leave --series out to write none`},
+		{[]string{"run", "gd", "--steps", "3", "--series", "/dev/full"}, 2, "--series: write /dev/full: no space left on device"},
+		{[]string{"run", "lda", "--set", "corpus=" + dir}, 2, "a directory, not a regular file"},
+		{[]string{"serve", "--data-dir", ""}, 2, "--data-dir is empty"},
+		// Messages that name what the user set, and where a bound comes from.
+		{[]string{"run", "rates", "--set", "cap=1e+07", "--steps", "1"}, 0, ""},
+		{[]string{"run", "rates", "--set", "cap=1e+08"}, 2, "parameter cap = \"1e+08\": must be in 100..10000000"},
+		{[]string{"run", "logits", "--set", "t_min=1e6"}, 2, "parameter t_min = 1e+06: must be below t_max = 100 (its default)"},
+		{[]string{"run", "logits", "--set", "t_max=0.001"}, 2, "parameter t_max = 0.001: must be above t_min = 0.01 (its default)"},
+		{[]string{"run", "rates", "--set", "eps_min=0.3"}, 2, "parameter eps_min = 0.3: must be at most eps_max = 0.1 (its default)"},
+		{[]string{"run", "linreg", "--data", big}, 2, "big.csv: line 2, column 1 (x): at 1e308 the sum of the column's squares overflows"},
+		{[]string{"run", "logreg", "--data", big}, 2, "big.csv: line 2, column 1 (x): at 1e308 the sum of the column's squares overflows"},
+		{[]string{"run", "diffusion", "--data", write("line.csv", "x,y\n1,2\n2,4\n3,6\n4,8\n5,10\n6,12\n"), "--set", "k=1"}, 2,
+			"component 1 at (3.5, 7) has zero variance across a line: its points lie on one"},
+		{[]string{"run", "diffusion", "--data", write("same.csv", "x,y\n2,3\n2,3\n2,3\n"), "--set", "k=1"}, 2,
+			"same.csv: variance 0; it must be points that are not all equal"},
+		{[]string{"run", "ot-geodesic", "--data", write("2d.csv", "x,y,side\n0,0,source\n1,1,target\n")}, 2, "ot-geodesic needs points on the line"},
+		{[]string{"run", "svm", "--data", write("oneclass.csv", "x,y,label\n1,2,1\n2,3,1\n3,1,1\n")}, 2,
+			"oneclass.csv: all 3 rows have the same label: a two-class classifier needs rows of both classes"},
+		{[]string{"run", "lda", "--set", "corpus=" + write("tiny.txt", "one\n")}, 2, "tiny.txt\": 0 documents over 0 words after tokenising; must be at least 2 documents"},
+		{[]string{"run", "dp", "--set", "mode=dpmm", "--data", labelFirst, "--steps", "2"}, 0, ""},
+		{[]string{"run", "gan", "--data", labelFirst, "--steps", "2"}, 0, ""},
+		{[]string{"run", "classifier", "--data", labelFirst, "--steps", "2"}, 0, ""},
 		{[]string{"help", "nope"}, 2, `unknown sim "nope"`},
 		{[]string{"version", "x"}, 2, "no arguments"},
 	}
@@ -233,6 +283,74 @@ func TestExitStatus(t *testing.T) {
 		}
 		if strings.Contains(errs, "panic") || strings.Contains(errs, "goroutine") {
 			t.Errorf("lab %s panicked: %s", strings.Join(tt.args, " "), errs)
+		}
+		if strings.ContainsFunc(errs, func(r rune) bool { return unicode.IsControl(r) && r != '\n' }) {
+			t.Errorf("lab %q: stderr %q passes on a control character", tt.args, errs)
+		}
+	}
+}
+
+// TestPipesAreRefusedPromptly: a named pipe as --data or as a text
+// parameter is refused at once, not read until a writer comes.
+func TestPipesAreRefusedPromptly(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	for _, args := range [][]string{
+		{"run", "kmeans", "--data", fifo},
+		{"run", "ngram", "--data", fifo},
+		{"run", "lda", "--set", "corpus=" + fifo},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		_, errs, code := labIn(t, ctx, args...)
+		if ctx.Err() != nil {
+			t.Errorf("lab %s: still running after a minute", strings.Join(args, " "))
+		} else if code != 2 || !strings.Contains(errs, "a named pipe (FIFO), not a regular file") {
+			t.Errorf("lab %s: exit %d, stderr %q", strings.Join(args, " "), code, errs)
+		}
+		cancel()
+	}
+}
+
+// TestCrashesExit1: a sim that panics while it is built, or the command
+// itself, exits 1 (a failure, with the panic's message and stack), not
+// Go's 2, which is the status of bad usage.
+func TestCrashesExit1(t *testing.T) {
+	boom := &sims.Spec{Name: "boom", Steps: 1, New: func(sims.Config) (sims.Sim, error) { panic("boom") }}
+	_, err := sims.NewRunner(boom, sims.Config{}, sims.RunnerOptions{Paused: true})
+	var ee *exitError
+	if e := buildError("boom", err); !errors.As(e, &ee) || ee.code != 1 || !strings.Contains(e.Error(), "boom crashed: panic while building boom: boom") {
+		t.Errorf("a build that panics: %v", e)
+	}
+	refuse := &sims.Spec{Name: "refuse", Steps: 1, New: func(sims.Config) (sims.Sim, error) { return nil, errors.New("no") }}
+	_, err = sims.NewRunner(refuse, sims.Config{}, sims.RunnerOptions{Paused: true})
+	if e := buildError("refuse", err); !errors.As(e, &ee) || ee.code != 2 {
+		t.Errorf("a build that refuses: %v", e)
+	}
+	var stderr bytes.Buffer
+	if code := run([]string{"version"}, panicWriter{}, &stderr); code != 1 || !strings.Contains(stderr.String(), "lab: crashed (a bug; please report it with this message): written") {
+		t.Errorf("a panic of the command: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// panicWriter panics on every write.
+type panicWriter struct{}
+
+func (panicWriter) Write([]byte) (int, error) { panic("written") }
+
+// TestPrintable: a message reaches the terminal without its control
+// characters and bytes that are not UTF-8, which are written as escapes.
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain: é ü ∑":            "plain: é ü ∑",
+		"two\nlines\tand a tab":   "two\nlines\tand a tab",
+		"column \x1b]0;title\a":   `column \x1b]0;title\a`,
+		"bell\a, CR\r, C1 \u009b": `bell\a, CR\r, C1 \u009b`,
+		"latin-1 caf\xe9":         `latin-1 caf\xe9`,
+	} {
+		if got := printable(in); got != want {
+			t.Errorf("printable(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -37,8 +38,9 @@ const runFlagsUsage = `Run flags (lab run SIM [flags]; lab run SIM --help shows 
 
   A run that takes more than a second shows its progress (steps/s, ETA) on stderr
   when stderr is a terminal, and nothing otherwise. Exit status: 0 success; 2 bad
-  usage or a bad parameter (the message names it and its range); 1 the engine
-  diverged or failed.
+  usage: a bad flag, parameter or file (the message names it and what it takes),
+  an output it cannot write, or a sim name that matches none; 1 the run failed:
+  the engine diverged or failed, or the sim crashed (the message has the stack).
 `
 
 type runOptions struct {
@@ -62,7 +64,7 @@ func parseRun(args []string) (string, runOptions, error) {
 	fs.BoolVar(&o.json, "json", false, "")
 	fs.BoolVar(&o.frames, "frames", false, "")
 	fs.BoolVar(&o.color, "color", false, "")
-	fs.StringVar(&o.series, "series", "", "")
+	fs.Var(fileFlag{&o.series, "leave --series out to write none"}, "series", "")
 	fs.BoolVar(&o.memory, "memory", false, "")
 	fs.BoolVar(&o.help, "help", false, "")
 	fs.BoolVar(&o.help, "h", false, "")
@@ -70,7 +72,7 @@ func parseRun(args []string) (string, runOptions, error) {
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return "", o, usageErr("run: %s (lab run --help shows the flags)", flagError(err))
+			return "", o, usageErr("run: %s (lab run --help shows the flags)", flagError(fs, err))
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -155,7 +157,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	}
 	r, err := sims.NewRunner(spec, cfg, sims.RunnerOptions{Paused: true, Publish: math.MaxInt64})
 	if err != nil {
-		return usageErr("%s: %v", name, err)
+		return buildError(name, err)
 	}
 	defer r.Close()
 	mem.measure()
@@ -192,26 +194,36 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 			running.State = sims.Running // the run goes on
 			prog.clear()
 			if err := out.emit(&running, nil); err != nil {
-				return err
+				return usageErr("writing the output: %v", err)
 			}
 		}
 	}
 	prog.clear()
 	if err := out.emit(snap, r.Result()); err != nil {
-		return err
+		return usageErr("writing the output: %v", err)
 	}
 	if series != nil {
 		if err := sims.WriteSeriesCSV(series, snap.Frame); err != nil {
-			return fmt.Errorf("--series: %v", err)
+			return usageErr("--series: %v", err)
 		}
 		if err := series.Close(); err != nil {
-			return fmt.Errorf("--series: %v", err)
+			return usageErr("--series: %v", err)
 		}
 	}
 	if snap.State == sims.Diverged || snap.State == sims.Failed {
 		return &exitError{code: 1, err: fmt.Errorf("%s %s at step %d: %v", name, snap.State, snap.Frame.Step, snap.Err)}
 	}
 	return nil
+}
+
+// buildError is the error of a sim that could not be built: a crash (a
+// panic, sims.ErrPanic) is a failure, status 1, like an engine's; any
+// other reason is the parameters' or the data's, a usage error.
+func buildError(name string, err error) error {
+	if errors.Is(err, sims.ErrPanic) {
+		return &exitError{code: 1, err: fmt.Errorf("%s crashed: %v", name, err)}
+	}
+	return usageErr("%s: %v", name, err)
 }
 
 // lookupSim finds a sim of the catalogue by name.

@@ -127,7 +127,7 @@ func serveCmd(ctx context.Context, reload <-chan os.Signal, args []string, stdou
 			fmt.Fprint(stdout, "Usage: lab serve [flags] [SIM...]\n\n"+serveUsage)
 			return nil
 		}
-		return usageErr("serve: %v (lab serve --help shows the flags)", err)
+		return usageErr("serve: %s (lab serve --help shows the flags)", flagError(fs, err))
 	}
 	if fs.NArg() > 0 {
 		cfg.Sims = fs.Args()
@@ -145,6 +145,9 @@ func serveCmd(ctx context.Context, reload <-chan os.Signal, args []string, stdou
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if given["state-dir"] && strings.TrimSpace(cfg.StateDir) == "" {
 		return usageErr("serve: --state-dir is empty: name a directory, or leave the flag out for the default")
+	}
+	if given["data-dir"] && cfg.DataDir == "" {
+		return usageErr("serve: --data-dir is empty: name a directory, or leave the flag out to offer visitors no files")
 	}
 	if given["proxy-from"] {
 		var err error

@@ -58,7 +58,7 @@ func parseTUI(args []string) (tui.Options, []*paneArgs, error) {
 		fs.BoolVar(&help, "help", help, "")
 		fs.BoolVar(&help, "h", help, "")
 		if err := fs.Parse(args); err != nil {
-			return tui.Options{}, nil, tuiFlagError(err)
+			return tui.Options{}, nil, tuiFlagError(fs, err)
 		}
 		if fs.NArg() == 0 {
 			break
@@ -131,12 +131,12 @@ func leadFlags(lead *simOptions, panes []*paneArgs) error {
 // runOnly are the flags of lab run that the TUI has no use for.
 var runOnly = []string{"every", "json", "frames", "color", "size", "series"}
 
-// tuiFlagError explains a flag the TUI does not take.
-func tuiFlagError(err error) error {
+// tuiFlagError explains a flag of fs the TUI does not take.
+func tuiFlagError(fs *flag.FlagSet, err error) error {
 	if m := noSuchArg().FindStringSubmatch(err.Error()); m != nil && slices.Contains(runOnly, m[1]) {
 		return usageErr("--%s is a flag of lab run, which prints output without a terminal: lab run SIM --%s", m[1], m[1])
 	}
-	return usageErr("%s (lab help shows the usage)", flagError(err))
+	return usageErr("%s (lab help shows the usage)", flagError(fs, err))
 }
 
 // tuiHelp answers `lab SIM --help`: the sims' help, or the usage.

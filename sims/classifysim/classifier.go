@@ -23,7 +23,7 @@ var Classifier = &sims.Spec{
 	Name:   "classifier",
 	Title:  "Generative Gaussian classifier: posterior (1.4), linear boundary when covariances are shared",
 	Source: "seed 002 §1.2 (Ex 1.1, eq 1.4, Exercise 1.1)",
-	Data: "--data: labelled 2-D points, the first two columns x, y and the class in the column \"label\" (else the last), " +
+	Data: "--data: labelled 2-D points, the class in the column \"label\" (else the last) and x, y the first two others, " +
 		"two classes; they arrive in a seeded random order",
 	Steps:  1000,
 	Speed:  20,
@@ -114,7 +114,7 @@ func newClassifier(cfg sims.Config) (sims.Sim, error) {
 			xs[i], ys[i] = p[0], p[1]
 		}
 		s.view = sims.Bounds(xs, ys).Pad(0.08)
-		s.xLabel, s.yLabel = t.Columns[0], t.Columns[1]
+		s.xLabel, s.yLabel = l.Features[0], l.Features[1] // the label column may come first
 		return s, nil
 	}
 	truth := truthFor(clfPi.Get(v), clfSep.Get(v), clfTruth.Get(v) == truthDifferent)

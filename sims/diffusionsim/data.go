@@ -44,8 +44,8 @@ func newDataParams() dataParams {
 func (p dataParams) decls() []param.Decl { return []param.Decl{p.data, p.std, p.k} }
 
 // dataHelp is what --data means for both sims.
-const dataHelp = "the first two columns of --data are points (x, y): a Gaussian mixture of k components is fitted " +
-	"to them by EM and its exact score drives the sampler; a component on repeated points (zero variance) is an error"
+const dataHelp = "the first two columns of --data but label are points (x, y): a Gaussian mixture of k components is fitted " +
+	"to them by EM and its exact score drives the sampler; a component on repeated points, or on points along a line (zero variance), is an error"
 
 // build returns the data mixture: the ring, or a mixture fitted by EM to
 // moons or to --data.
@@ -63,8 +63,11 @@ func (p dataParams) build(cfg sims.Config) (*diffusion.Mixture, string, error) {
 		m, err := fit(pts, nil, p.k.Get(v))
 		if err != nil {
 			var pe *algo.ParamError
-			if errors.As(err, &pe) && pe.Name == "k" {
+			switch {
+			case errors.As(err, &pe) && pe.Name == "k":
 				return nil, "", sims.Blame(err, v, sims.As("k", p.k))
+			case pe != nil && pe.Name == "data": // the file, not the parameter data (ring or moons)
+				return nil, "", fmt.Errorf("--data %s: %v; it must be %s", cfg.Data.Name, pe.Value, pe.Allowed)
 			}
 			return nil, "", fmt.Errorf("--data %s: %w", cfg.Data.Name, err)
 		}
@@ -125,10 +128,15 @@ func fit(pts [][]float64, labels []int, k int) (*diffusion.Mixture, error) {
 	floor := 10 * em.Eps()
 	for j, c := range em.Components() {
 		xx, xy, yy := c.Cov[0][0], c.Cov[0][1], c.Cov[1][1]
-		lo := (xx+yy)/2 - math.Sqrt((xx-yy)*(xx-yy)/4+xy*xy)
-		if lo <= floor {
-			return nil, fmt.Errorf("component %d at (%.4g, %.4g) has zero variance (its points coincide): "+
+		r := math.Sqrt((xx-yy)*(xx-yy)/4 + xy*xy)
+		switch lo, hi := (xx+yy)/2-r, (xx+yy)/2+r; {
+		case hi <= floor:
+			return nil, fmt.Errorf("component %d at (%.4g, %.4g) has zero variance: its points coincide, and "+
 				"the exact score is singular as σ → 0; remove the repeated points or lower k", j+1, c.Mean[0], c.Mean[1])
+		case lo <= floor:
+			// Distinct points on a line: the variance across it is zero.
+			return nil, fmt.Errorf("component %d at (%.4g, %.4g) has zero variance across a line: its points lie on one, and "+
+				"the exact score is singular as σ → 0; use points that spread in both x and y, or lower k", j+1, c.Mean[0], c.Mean[1])
 		}
 		class := j % sims.MaxClasses
 		if labels != nil {

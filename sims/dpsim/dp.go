@@ -35,7 +35,7 @@ var DP = &sims.Spec{
 	Name:   "dp",
 	Title:  "Dirichlet process: Dirichlet draws, stick-breaking, Chinese restaurant, DP mixture",
 	Source: "seed 002 §4.2 (eq 4.14, Def 4.3 with eq 4.15 corrected, DP posterior L1701)",
-	Data:   "mode=dpmm only: the first two columns of --data are the points to cluster",
+	Data:   "mode=dpmm only: the first two columns of --data but label are the points to cluster",
 	Steps:  2000,
 	Speed:  10,
 	Params: param.List(dpMode, dpAlpha, dpAlphas, dpN, dpTol, dpClusters, dpSigma, dpTau),
@@ -501,7 +501,8 @@ func newMixtureSim(cfg sims.Config, rng *rand.Rand) (*mixtureSim, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.xl, s.yl = t.Columns[0], t.Columns[1]
+		f := t.Features() // XY's columns: the first two but label
+		s.xl, s.yl = t.Columns[f[0]], t.Columns[f[1]]
 		for i := range x {
 			pts = append(pts, []float64{x[i], y[i]})
 		}

@@ -23,7 +23,7 @@ var GAN = &sims.Spec{
 	Name:   "gan",
 	Title:  "GAN in 1-D or 2-D: real and generated samples over D(x), generator gradients, modes covered, both losses",
 	Source: "seed 001 §13 (L1303–L1339, erratum E20); seed 002 §6.2.2 (eq 6.5, Prop 6.1, Thm 6.1)",
-	Data:   "the first column (dim=1) or two columns (dim=2) of --data are the real points; without --data, target= draws them",
+	Data:   "the first column (dim=1) or two columns (dim=2) of --data but label are the real points; without --data, target= draws them",
 	Steps:  2000,
 	Speed:  30,
 	Params: param.List(gnTarget, gnDim, gnLoss, gnK, gnUpdate, gnLRD, gnLRG, gnOpt, gnUnits, gnBatch, gnNoise, gnN),
@@ -114,14 +114,17 @@ func newGAN(cfg sims.Config) (sims.Sim, error) {
 	dim := gnDim.Get(v)
 	s := &ganSim{dim: dim, trace: sims.NewTrace(1, 2)}
 	if t := cfg.Data; t != nil {
-		if len(t.Columns) < dim {
-			return nil, fmt.Errorf("--data %s: dim = %d needs %d numeric columns, found %d", t.Name, dim, dim, len(t.Columns))
+		cols := t.Features() // a label column is not a coordinate, wherever it stands
+		if len(cols) < dim {
+			return nil, fmt.Errorf("--data %s: dim = %d needs %d numeric columns besides label, found %d", t.Name, dim, dim, len(cols))
 		}
 		if len(t.Rows) < 2 {
 			return nil, fmt.Errorf("--data %s: needs at least 2 rows", t.Name)
 		}
 		for _, r := range t.Rows {
-			s.data = append(s.data, r[:dim]...)
+			for _, c := range cols[:dim] {
+				s.data = append(s.data, r[c])
+			}
 		}
 	} else {
 		s.target = gnTarget.Get(v)

@@ -9,6 +9,7 @@ package kernelsim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/kernel"
@@ -90,6 +91,10 @@ func classData(cfg sims.Config, p preset, n int) (*dataset.Labelled, error) {
 		}
 		if l.Classes != 2 {
 			return nil, fmt.Errorf("--data %s: needs two classes (labels 0/1 or −1/+1), found %d", t.Name, l.Classes)
+		}
+		if !slices.Contains(l.Y, 0) || !slices.Contains(l.Y, 1) {
+			// Named here: the engine would blame n, which --data leaves unused.
+			return nil, fmt.Errorf("--data %s: all %d rows have the same label: a two-class classifier needs rows of both classes", t.Name, l.N())
 		}
 		l.X = dataset.Standardize(l.X)
 		return l, nil

@@ -2,12 +2,14 @@
 package ldasim
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 
+	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/lda"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
@@ -80,7 +82,8 @@ func newLDA(cfg sims.Config) (sims.Sim, error) {
 	s := &ldaSim{elbo: sims.NewTrace(0, 1)}
 	var lines []string
 	var p *lda.Planted
-	if path := ldaCorpus.Get(v); path == planted {
+	path := ldaCorpus.Get(v)
+	if path == planted {
 		var err error
 		if p, err = lda.NewPlanted(lda.DefaultPlanted, rand.New(rand.NewPCG(lda.PlantedSeed, 0))); err != nil {
 			return nil, err
@@ -95,6 +98,10 @@ func newLDA(cfg sims.Config) (sims.Sim, error) {
 		s.source = path
 	}
 	c, err := lda.Tokenize(lines, lda.TokenizeOptions{})
+	if pe := (*algo.ParamError)(nil); errors.As(err, &pe) && pe.Name == "corpus" {
+		// The engine knows the lines, not the file they came from.
+		return nil, fmt.Errorf("parameter corpus = %q: %v; must be %s", path, pe.Value, pe.Allowed)
+	}
 	if err != nil {
 		return nil, err
 	}

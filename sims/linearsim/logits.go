@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/linear"
 	"github.com/thelab/lab/algo/stable"
 	"github.com/thelab/lab/sims"
@@ -59,6 +60,9 @@ func newLogits(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
 	z := logitsZ.Get(v)
 	eng, err := linear.NewTemperature(z, logitsTMax.Get(v), logitsTMin.Get(v), logitsPoints.Get(v))
+	if algo.IsParamError(err, "t_max") && logitsTMax.Get(v) <= logitsTMin.Get(v) {
+		return nil, sims.Misordered(v, logitsTMin, logitsTMax, true) // blame the one the user set
+	}
 	if err != nil {
 		return nil, err
 	}

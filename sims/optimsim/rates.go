@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/optim"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
@@ -49,6 +50,9 @@ func newRates(cfg sims.Config) (sims.Sim, error) {
 		EpsMax: ratesEpsMax.Get(v), EpsMin: ratesEpsMin.Get(v), Factor: ratesFactor.Get(v),
 		Cap: ratesCap.Get(v), Kappa: ratesKappa.Get(v), Seeds: ratesSeeds.Get(v), C: ratesC.Get(v),
 	}, cfg.Seed)
+	if algo.IsParamError(err, "eps_min") && ratesEpsMin.Get(v) > ratesEpsMax.Get(v) {
+		return nil, sims.Misordered(v, ratesEpsMin, ratesEpsMax, false) // blame the one the user set
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func TestDataRefusals(t *testing.T) {
 		{"no x", LP, "y,side\n0,source\n", []string{"no column x"}},
 		{"a without b", Sinkhorn, "x,a\n0,1\n", []string{"no column b"}},
 		{"negative bin", Sinkhorn, "x,a,b\n0,1,1\n1,-1,1\n", []string{"line 3", "mass -1"}},
-		{"overflowing cost", LP, "x,side\n-1e200,source\n1e200,target\n", []string{"ground cost", "overflows", "+Inf"}},
+		{"overflowing cost", LP, "x,side\n-9e153,source\n9e153,target\n", []string{"ground cost", "overflows", "+Inf"}}, // the reader refuses a column whose squares overflow
 		{"2-D for 1-D", OneD, "x,y,side\n0,0,source\n1,1,target\n", []string{"on the line", "2 coordinates"}},
 	} {
 		_, err := simtest.BuildErr(tt.spec, nil, 1, table(t, tt.text))

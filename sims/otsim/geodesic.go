@@ -92,7 +92,7 @@ func newGeodesic(cfg sims.Config) (sims.Sim, error) {
 		if err != nil {
 			return nil, err
 		}
-		if s.a, s.b, err = discretePair(p); err != nil {
+		if s.a, s.b, err = discretePair(p, "ot-geodesic"); err != nil {
 			return nil, err
 		}
 		s.names = [2]string{"source", "target"}

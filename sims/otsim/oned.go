@@ -188,7 +188,7 @@ func (s *odSim) fromPreset(v param.Values, rng *rand.Rand) error {
 	case pairSamples:
 		var p *ot.Problem
 		if p, err = ot.Gauss1D(rng, odN.Get(v), odM.Get(v)); err == nil {
-			s.a, s.b, err = discretePair(p)
+			s.a, s.b, err = discretePair(p, "ot-1d")
 		}
 		s.names = [2]string{fmt.Sprintf("%d draws of N(0,1)", odN.Get(v)), fmt.Sprintf("%d of N(3,0.5²)", odM.Get(v))}
 		s.oracle = []string{fmt.Sprintf("the laws N(0,1), N(3,0.5²): W₂² = %.4g (Ex 5.7); samples scatter about it",
@@ -199,7 +199,7 @@ func (s *odSim) fromPreset(v param.Values, rng *rand.Rand) error {
 	case pairHist:
 		var p *ot.Problem
 		if p, err = ot.GaussHistograms(rng, odN.Get(v), odN.Get(v)); err == nil {
-			s.a, s.b, err = discretePair(p)
+			s.a, s.b, err = discretePair(p, "ot-1d")
 		}
 		s.names = [2]string{"a bump at 0.2", "a wider one at 0.6"}
 	}
@@ -222,10 +222,11 @@ func unevenAtoms(rng *rand.Rand, k int, shift float64) *oned.Measure {
 	return m
 }
 
-// discretePair is the two sides of a 1-D problem as discrete measures.
-func discretePair(p *ot.Problem) (a, b *oned.Measure, err error) {
+// discretePair is the two sides of a 1-D problem as discrete measures,
+// for the sim named sim (ot-1d, ot-geodesic), whom a refusal names.
+func discretePair(p *ot.Problem, sim string) (a, b *oned.Measure, err error) {
 	if p.Dim != 1 {
-		return nil, nil, fmt.Errorf("%s: ot-1d needs points on the line (a column x and no y), these have %d coordinates", p.Name, p.Dim)
+		return nil, nil, fmt.Errorf("%s: %s needs points on the line (a column x and no y), these have %d coordinates", p.Name, sim, p.Dim)
 	}
 	if a, err = oned.Discrete(p.X, p.Mu); err != nil {
 		return nil, nil, err
@@ -242,7 +243,7 @@ func (s *odSim) fromData(t *sims.Table) error {
 	if p.N() > odMaxAtoms || p.M() > odMaxAtoms {
 		return fmt.Errorf("--data %s: %d and %d atoms; ot-1d takes at most %d a side", t.Name, p.N(), p.M(), odMaxAtoms)
 	}
-	s.a, s.b, err = discretePair(p)
+	s.a, s.b, err = discretePair(p, "ot-1d")
 	return err
 }
 

@@ -77,7 +77,7 @@ func (p Param) Range() string {
 	case KindChoice:
 		return strings.Join(p.Choices, "|")
 	case KindInt:
-		return fmt.Sprintf("%s..%s", fmtNum(p.Min), fmtNum(p.Max))
+		return fmt.Sprintf("%s..%s", fmtWhole(p.Min), fmtWhole(p.Max))
 	case KindVector:
 		return fmt.Sprintf("%d values in %s", p.Len, p.interval())
 	case KindText:
@@ -97,6 +97,10 @@ func (p Param) interval() string {
 
 // fmtNum prints a number compactly and exactly: 10, 0.001, 1e+06.
 func fmtNum(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// fmtWhole prints a bound of an integer parameter in digits, 10000000
+// rather than 1e+07: the range shows the form a user types.
+func fmtWhole(x float64) string { return strconv.FormatFloat(x, 'f', -1, 64) }
 
 // Parse checks text against the parameter's type and range and returns the
 // canonical text of the value, or an error that names the parameter and
@@ -135,12 +139,22 @@ func (p *Param) choice(text string) (int, error) {
 	return 0, errors.New("must be one of " + p.Range())
 }
 
+// integer reads a whole number, in digits or as a number whose value is
+// whole (1e6, 2.0): a user who types the form a float takes means the
+// same number.
 func (p *Param) integer(text string) (int, error) {
 	n, err := strconv.Atoi(text)
-	if err != nil {
-		return 0, errors.New("must be a whole number in " + p.Range())
+	if err == nil {
+		return n, p.checkInt(n)
 	}
-	return n, p.checkInt(n)
+	x, err := strconv.ParseFloat(text, 64)
+	switch {
+	case (err != nil && !errors.Is(err, strconv.ErrRange)) || x != math.Trunc(x):
+		return 0, errors.New("must be a whole number in " + p.Range())
+	case math.Abs(x) > 1<<53: // past 2⁵³ a float no longer holds every whole number
+		return 0, errors.New("must be in " + p.Range())
+	}
+	return int(x), p.checkInt(int(x))
 }
 
 func (p *Param) checkInt(n int) error {

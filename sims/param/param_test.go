@@ -3,6 +3,7 @@ package param
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -83,6 +84,9 @@ func TestResolveErrors(t *testing.T) {
 		{map[string]string{"fn": "c"}, []string{"fn", "a|b"}},
 		{map[string]string{"k": "0"}, []string{"parameter k", "1..10"}},
 		{map[string]string{"k": "2.5"}, []string{"parameter k", "whole number"}},
+		{map[string]string{"k": "1e1000"}, []string{"parameter k", "must be in 1..10"}},
+		{map[string]string{"k": "1e+02"}, []string{"parameter k", "must be in 1..10"}},
+		{map[string]string{"k": "NaN"}, []string{"parameter k", "whole number"}},
 		{map[string]string{"lr": "0"}, []string{"parameter lr", "(0, 1]"}},
 		{map[string]string{"lr": "NaN"}, []string{"parameter lr", "number"}},
 		{map[string]string{"lr": "abc"}, []string{"parameter lr"}},
@@ -100,6 +104,23 @@ func TestResolveErrors(t *testing.T) {
 			if !strings.Contains(err.Error(), w) {
 				t.Errorf("%v: error %q lacks %q", tt.set, err, w)
 			}
+		}
+	}
+}
+
+// TestIntTakesWholeNumbersInAnyForm: an integer typed as a float's text
+// (the form of 1e+07, as a range printed it before) is that integer, and
+// ranges print integers in digits.
+func TestIntTakesWholeNumbersInAnyForm(t *testing.T) {
+	big := Int("cap", 10000, "iterations").Range(100, 10_000_000)
+	params := List(big)
+	if got := params[0].Range(); got != "100..10000000" {
+		t.Errorf("Range() = %q, want 100..10000000", got)
+	}
+	for text, want := range map[string]string{"1e+07": "10000000", "1e7": "10000000", "2.5e3": "2500", "300.0": "300", " 400 ": "400"} {
+		v, err := Resolve(params, map[string]string{"cap": text})
+		if err != nil || v.Text("cap") != want || strconv.Itoa(big.Get(v)) != want {
+			t.Errorf("cap=%s: %q, %v; want %s", text, v.Text("cap"), err, want)
 		}
 	}
 }
