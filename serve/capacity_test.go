@@ -55,7 +55,7 @@ func TestCapacityUnderAttack(t *testing.T) {
 			yield := 5 * time.Second
 			srv := exec.Command(bin, "serve", "--listen", addr, "--state-dir", filepath.Join(dir, "state"),
 				"--max-sessions", "48", "--conn-rate", "0", "--memory-total", strconv.Itoa(total>>20),
-				"--yield-after", yield.String())
+				"--yield-after", yield.String(), "mh", "em-gmm", "gd")
 			srv.Stderr = &syncBuffer{}
 			if err := srv.Start(); err != nil {
 				t.Fatal(err)

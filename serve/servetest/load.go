@@ -185,11 +185,12 @@ func (l *Latencies) Stop() {
 	}
 }
 
-// Time presses ? in s every 0.3–0.7 s, until s ends, and records how long
-// the key overlay takes to show ("any key closes this"); then ? again
-// closes it (the dashboard's bottom bar, "play/pause", is back). Whatever
-// the panes do (a pane that has converged ignores space), the overlay
-// answers. Run it in a goroutine of its own per session.
+// Time presses space in s every 0.3–0.7 s, until s ends, and records how
+// long the focused pane's title takes to turn to "paused"; then space
+// again resumes it ("running"). The focused pane must be one that never
+// ends (mh: a pane that has converged ignores space); a key that gets no
+// answer within 5 s is counted missed. Run it in a goroutine of its own
+// per session.
 func (l *Latencies) Time(s *Session) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0))
 	for {
@@ -198,23 +199,23 @@ func (l *Latencies) Time(s *Session) {
 			return
 		case <-time.After(time.Duration(300+rng.IntN(400)) * time.Millisecond):
 		}
-		shown := s.Await("any key closes this")
+		paused := s.Await("paused")
 		t0 := time.Now()
-		if s.Send("?") != nil {
+		if s.Send(" ") != nil {
 			return
 		}
 		select {
-		case <-shown:
+		case <-paused:
 			l.add(time.Since(t0), false)
 		case <-time.After(5 * time.Second):
 			l.add(0, true)
 		case <-s.Done():
 			return
 		}
-		back := s.Await("play/pause")
-		s.Send("?")
+		running := s.Await("running")
+		s.Send(" ")
 		select {
-		case <-back:
+		case <-running:
 		case <-time.After(5 * time.Second):
 		case <-s.Done():
 			return

@@ -5,11 +5,12 @@
 // window. Given the server's pid it also reads the server's resident
 // memory and CPU time from /proc before and after.
 //
-// With -keys, each session also presses ? (the key overlay) every half
-// second or so and times the key to the screen: from the moment the key is
-// written to the moment the overlay arrives in the session's output, then
-// closes it (servetest.Latencies); the report gives the percentiles of
-// those latencies. With -fast every pane runs at its
+// With -keys, each session also presses space (pause the focused pane,
+// which must be one that never ends, such as mh) every half second or so
+// and times the key to the screen: from the moment the key is written to
+// the moment "paused" arrives in the session's output, then resumes the
+// pane (servetest.Latencies); the report gives the percentiles of those
+// latencies. With -fast every pane runs at its
 // maximum speed ("+" pressed until "speed max"). With -addrs K the
 // sessions come from K addresses of 127.0.1.x (the server's per-address
 // caps apply to each); with -attack MODE a hostile visitor of issue 24
@@ -51,7 +52,7 @@ func main() {
 	pause := flag.Int("pause", 0, "pause this many panes in every session (space, tab) to measure idle sessions")
 	fast := flag.Bool("fast", false, "run every pane at its maximum speed")
 	panes := flag.Int("panes", 4, "panes per session, for -fast")
-	keys := flag.Bool("keys", false, "time key presses to the screen (?: the key overlay, then ? closes it)")
+	keys := flag.Bool("keys", false, "time key presses to the screen (space: pause the focused pane, then resume it)")
 	addrs := flag.Int("addrs", 1, "spread the sessions over this many client addresses (127.0.1.x)")
 	attack := flag.String("attack", "", "also run one hostile visitor from addresses of its own (127.0.2.x): "+strings.Join(slices.Sorted(maps.Keys(servetest.Attacks)), ", "))
 	flag.Parse()
