@@ -90,9 +90,24 @@ func (s *Server) feedWindows(ctx context.Context, winch <-chan ssh.Window, p *te
 			}
 			p.Send(screenMsg{asked: w, w: fw, h: fh})
 			p.Send(tea.WindowSizeMsg{Width: fw, Height: fh})
+			// The renderer makes new buffers and redraws the whole screen:
+			// charged at a frame's worth, and sizes that come meanwhile
+			// wait (the channel keeps the latest).
+			budget.Charge(renderCost(fw, fh, 0))
+			select {
+			case <-time.After(resizeEvery):
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			}
 		}
 	}
 }
+
+// resizeEvery is how often a session's window may change: a storm of
+// window changes is taken at this pace, the latest each time.
+const resizeEvery = 100 * time.Millisecond
 
 // Pacing of the client's input. Bubble Tea's reader keeps what it cannot
 // decode yet (an unknown or unfinished sequence, and everything after it)
@@ -270,6 +285,7 @@ type sessionModel struct {
 	view      tea.View
 	viewed    bool
 	drawnAt   time.Time
+	drawCost  time.Duration // what the last drawing was charged
 	throttled bool
 }
 
@@ -443,7 +459,7 @@ func (m *sessionModel) View() (v tea.View) {
 	}()
 	now := time.Now()
 	m.throttled = m.viewed && m.budget.Rest() > 0
-	if m.throttled && now.Sub(m.drawnAt) < throttledEvery && !m.broken {
+	if m.throttled && (now.Sub(m.drawnAt) < throttledEvery || m.drawCost > cheapDraw) && !m.broken {
 		return m.view
 	}
 	v = m.lab.View()
@@ -454,20 +470,34 @@ func (m *sessionModel) View() (v tea.View) {
 	}
 	cost := time.Since(now)
 	if !m.viewed || v.Content != m.view.Content {
-		cost += renderCost(w, h)
+		cost += renderCost(w, h, cost)
 	}
 	m.budget.Charge(cost)
-	m.view, m.viewed, m.drawnAt = v, true, now
+	m.view, m.viewed, m.drawnAt, m.drawCost = v, true, now, cost
 	return v
 }
 
+// cheapDraw is the most a drawing may cost for a session in debt to be
+// redrawn while it rests (every throttledEvery): a visitor resting after
+// a heavy build sees a screen of ordinary size go on, while one whose
+// drawing is what it cannot pay for (a huge screen, an overlay composed
+// over it) is redrawn only once out of debt.
+const cheapDraw = 20 * time.Millisecond
+
 // renderNsPerCell is what Bubble Tea's renderer spends on a changed frame,
-// per cell of the screen: parsing the view into cells, comparing them
-// with the last frame's and writing the changes (BenchmarkRenderFrame).
+// per cell of the screen, at the least: parsing the view into cells,
+// comparing them with the last frame's and writing the changes
+// (BenchmarkRenderFrame, a dashboard). A view whose drawing took long (text
+// whose every grapheme is measured, an overlay) costs the renderer more:
+// under the draw attack the renderer spent 0.6 times what the views it was
+// given took to draw.
 const renderNsPerCell = 130
 
-// renderCost is the renderer's time for a changed w×h frame.
-func renderCost(w, h int) time.Duration { return time.Duration(renderNsPerCell * w * h) }
+// renderCost is the renderer's time for a changed w×h frame whose view
+// took drawn to draw.
+func renderCost(w, h int, drawn time.Duration) time.Duration {
+	return max(time.Duration(renderNsPerCell*w*h), drawn*6/10)
+}
 
 func (m *sessionModel) size() (int, int) {
 	m.st.mu.Lock()
