@@ -90,12 +90,13 @@ func (s *Server) feedWindows(ctx context.Context, winch <-chan ssh.Window, p *te
 			}
 			p.Send(screenMsg{asked: w, w: fw, h: fh})
 			p.Send(tea.WindowSizeMsg{Width: fw, Height: fh})
-			// The renderer makes new buffers and redraws the whole screen:
-			// charged at a frame's worth, and sizes that come meanwhile
-			// wait (the channel keeps the latest).
+			// The renderer makes new buffers and redraws the whole screen,
+			// whatever the view: charged at a frame's worth, and sizes that
+			// come meanwhile wait (the channel keeps the latest) until the
+			// session is out of debt.
 			budget.Charge(renderCost(fw, fh, 0))
 			select {
-			case <-time.After(resizeEvery):
+			case <-time.After(max(resizeEvery, budget.Rest())):
 			case <-stop:
 				return
 			case <-ctx.Done():
@@ -106,7 +107,8 @@ func (s *Server) feedWindows(ctx context.Context, winch <-chan ssh.Window, p *te
 }
 
 // resizeEvery is how often a session's window may change: a storm of
-// window changes is taken at this pace, the latest each time.
+// window changes is taken at this pace (slower while the session is in
+// debt), the latest each time.
 const resizeEvery = 100 * time.Millisecond
 
 // Pacing of the client's input. Bubble Tea's reader keeps what it cannot
