@@ -339,8 +339,7 @@ func (m *sessionModel) Update(msg tea.Msg) (model tea.Model, cmd tea.Cmd) {
 	if m.cfg.hook != nil {
 		m.cfg.hook(msg)
 	}
-	start := time.Now()
-	defer func() { m.budget.Charge(time.Since(start)) }()
+	defer m.budget.StartMeter().Charge()
 	switch msg := msg.(type) {
 	case checkMsg:
 		return m, m.check(time.Time(msg))
@@ -464,13 +463,14 @@ func (m *sessionModel) View() (v tea.View) {
 	if m.throttled && (now.Sub(m.drawnAt) < throttledEvery || m.drawCost > cheapDraw) && !m.broken {
 		return m.view
 	}
+	cpu := m.budget.StartMeter()
 	v = m.lab.View()
 	w, h := m.size()
 	if m.notice != "" {
 		i := strings.LastIndexByte(v.Content, '\n')
 		v.Content = v.Content[:i+1] + noticeStyle.Render(chart.FitLine(" "+m.notice, w))
 	}
-	cost := time.Since(now)
+	cost := cpu.Spent()
 	if !m.viewed || v.Content != m.view.Content {
 		cost += renderCost(w, h, cost)
 	}

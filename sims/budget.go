@@ -5,6 +5,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"github.com/thelab/lab/internal/cputime"
 )
 
 // Limits are what one session may spend, all its runners together. A zero
@@ -14,7 +16,8 @@ type Limits struct {
 	StepsPerSec float64
 	// Cores caps the share of one core (0.25: a quarter) spent stepping,
 	// building Frames, building sims, and whatever else is charged to the
-	// session (Charge: its drawing, its exports), measured in wall time.
+	// session (Charge: its drawing, its exports), measured in CPU time
+	// (Meter).
 	Cores float64
 	// RebuildsPerSec caps sim builds (reset, reseed, a parameter change, a
 	// new pane) per second, after a burst of RebuildBurst.
@@ -50,7 +53,7 @@ const cpuBurst = time.Second
 // Usage is what a session has spent since its Budget was made.
 type Usage struct {
 	Steps  int64         // engine steps taken
-	Busy   time.Duration // wall time spent stepping, building Frames and sims, and charged
+	Busy   time.Duration // CPU time spent stepping, building Frames and sims, and charged
 	Builds int           // sims built (including the first of each pane)
 	Memory int64         // estimated bytes of the sims alive or being built, and of the holds
 }
@@ -252,6 +255,36 @@ func (b *Budget) buildSlot() chan struct{} {
 	return b.lim.Visitor.building
 }
 
+// Meter measures the CPU time of work a session does on one goroutine,
+// which it locks to its thread meanwhile: charging wall time would also
+// charge the session for the time a loaded machine keeps its goroutine
+// waiting, so that contention would put honest sessions in debt. Start
+// one with StartMeter and end it with Charge, on the same goroutine. For
+// a nil budget it measures nothing.
+type Meter struct {
+	b  *Budget
+	t0 time.Duration
+}
+
+// StartMeter starts measuring work for the budget on the calling goroutine.
+func (b *Budget) StartMeter() Meter {
+	if b == nil {
+		return Meter{}
+	}
+	return Meter{b: b, t0: cputime.Start()}
+}
+
+// Spent ends the measure and returns the CPU time spent since it began.
+func (m Meter) Spent() time.Duration {
+	if m.b == nil {
+		return 0
+	}
+	return cputime.Stop(m.t0)
+}
+
+// Charge ends the measure and charges what was spent to the budget.
+func (m Meter) Charge() { m.b.Charge(m.Spent()) }
+
 // endBuild gives back the visitor's build slot, if there is one.
 func (b *Budget) endBuild() {
 	if slot := b.buildSlot(); slot != nil {
@@ -264,7 +297,7 @@ func (b *Budget) endBuild() {
 // its visitor's like a step's.
 func (b *Budget) Charge(d time.Duration) { b.charge(d, 0, 0) }
 
-// charge records work done: its wall time, the steps it took and the sims
+// charge records work done: its CPU time, the steps it took and the sims
 // it built.
 func (b *Budget) charge(d time.Duration, steps, builds int) {
 	if b == nil {

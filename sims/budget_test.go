@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/thelab/lab/internal/cputime"
 )
 
 // fakeClock is a budget's clock moved by hand.
@@ -250,12 +252,20 @@ func TestSingleStepsAreCharged(t *testing.T) {
 	}
 }
 
+// burn spends d of CPU time on the calling thread: what a budget charges,
+// whatever a loaded machine does to the wall time.
+func burn(d time.Duration) {
+	t0 := cputime.Start()
+	for cputime.Thread()-t0 < d {
+	}
+	cputime.Stop(t0)
+}
+
 // busy is a sim whose every step burns about a millisecond of CPU.
 type busy struct{ counter }
 
 func (b *busy) Step() error {
-	for start := time.Now(); time.Since(start) < time.Millisecond; {
-	}
+	burn(time.Millisecond)
 	return b.counter.Step()
 }
 
@@ -357,8 +367,7 @@ func TestMemoryBudget(t *testing.T) {
 type heavyFrame struct{ counter }
 
 func (h *heavyFrame) Frame() Frame {
-	for start := time.Now(); time.Since(start) < 2*time.Millisecond; {
-	}
+	burn(2 * time.Millisecond)
 	return h.counter.Frame()
 }
 

@@ -248,9 +248,9 @@ func (r *Runner) build(c buildConfig) (sim Sim, err error) {
 	if err := r.opts.Budget.reserve(r, r.spec.EstimateSize(cfg)); err != nil {
 		return nil, err
 	}
-	start := time.Now()
+	cpu := r.opts.Budget.StartMeter()
 	defer func() {
-		r.opts.Budget.charge(time.Since(start), 0, 1)
+		r.opts.Budget.charge(cpu.Spent(), 0, 1)
 		if p := recover(); p != nil {
 			sim, err = nil, fmt.Errorf("%w while building %s: %v\n%s", ErrPanic, r.spec.Name, p, debug.Stack())
 		}

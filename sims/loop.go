@@ -86,7 +86,7 @@ func (l *loop) run() {
 			timer.Stop()
 			continue
 		}
-		start := time.Now()
+		start, cpu := time.Now(), budget.StartMeter()
 		running := l.state == Running
 		done := l.stepN(n)
 		l.r.taken.Add(int64(done))
@@ -106,7 +106,7 @@ func (l *loop) run() {
 		if l.state.Done() || (l.owed == 0 && len(l.held) > 0) || time.Since(l.lastPublish) >= l.r.opts.Publish {
 			l.publish()
 		}
-		budget.charge(time.Since(start), done, 0)
+		budget.charge(cpu.Spent(), done, 0)
 	}
 }
 
@@ -167,9 +167,9 @@ func (l *loop) flush() time.Duration {
 	if rest := budget.Rest(); rest > 0 {
 		return rest
 	}
-	start := time.Now()
+	cpu := budget.StartMeter()
 	l.publish()
-	budget.charge(time.Since(start), 0, 0)
+	cpu.Charge()
 	return 0
 }
 

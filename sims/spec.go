@@ -59,7 +59,7 @@ type Config struct {
 	// Workers is the number of goroutines an engine may use for one step
 	// (0: GOMAXPROCS, 1: the stepping goroutine only). No result depends
 	// on it (package algo/par). A session whose CPU is budgeted by the
-	// wall time of its steps (lab serve) sets 1.
+	// CPU time of the thread that steps (lab serve) sets 1.
 	Workers int
 	// Files opens the files parameters name; nil is the local file
 	// system (see Files).

@@ -94,8 +94,7 @@ func (m *Model) export(p *pane, series bool) tea.Cmd {
 			return exportedMsg{err: err}
 		}
 		defer budget.Hold(holdExport, 0)
-		start := time.Now()
-		defer func() { budget.Charge(time.Since(start)) }()
+		defer budget.StartMeter().Charge()
 		return work()
 	}
 }

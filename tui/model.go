@@ -227,8 +227,8 @@ func (m *Model) startPane(spec *sims.Spec, vals sims.Values, seed *uint64, data 
 	}
 	idx := nearestSpeed(spec.Speed)
 	// Engines may use every core for a step (sims.Config.Workers), unless
-	// the session's CPU is capped: the cap charges a step's wall time, so
-	// its engines keep to one goroutine.
+	// the session's CPU is capped: the cap charges the CPU time of the
+	// thread that steps, so its engines keep to that one goroutine.
 	workers := 0
 	if m.budget.Limits().Cores > 0 {
 		workers = 1
