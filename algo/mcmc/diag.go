@@ -74,6 +74,9 @@ func (a *Autocorr) plan(n int) {
 	case a.fft == nil:
 		m = fftSize(n + n/4)
 		a.fft = fourier.NewFFT(m)
+	case a.n == 0: // reserved: the first plan, in buffers made for larger ones
+		m = fftSize(n + n/4)
+		a.fft.Reset(m)
 	case a.fft.Len() < need || a.fft.Len() > 2*need:
 		m = fftSize(n + n/4)
 		a.fft.Reset(m)
@@ -94,6 +97,40 @@ func (a *Autocorr) plan(n int) {
 	a.n = n
 	a.pad, a.coef, a.spec = a.pad[:m], a.coef[:m/2+1], a.spec[:m/2+1]
 	clear(a.spec)
+}
+
+// reserve makes the FFT plan's and the buffers' room for series of up to
+// n values now, so that no later call allocates: what the Autocorr holds
+// at its largest (autocorrBytes) is held from the start, and can be
+// charged before a run. The plans made are the same as without it (the
+// first is still fftSize of its own series), so are the numbers.
+func (a *Autocorr) reserve(n int) {
+	m := fftSize(n + n/4) // the largest plan of a series of ≤ n values
+	a.fft = fourier.NewFFT(m)
+	a.pad = make([]float64, m)
+	a.coef = make([]complex128, m/2+1)
+	a.spec = make([]float64, m/2+1)
+	a.acov = make([]float64, n)
+	a.rho = make([]float64, n)
+}
+
+// autocorrBytes is what an Autocorr holds once reserved for series of up
+// to n values: the FFT plan (gonum's, 3m float64s), the padded series, its
+// spectrum (complex) and periodogram, and the autocovariances and Geyer's
+// sequence.
+func autocorrBytes(n int) int64 {
+	m := int64(fftSize(n + n/4))
+	return 8*3*m + heapBytes(8*m) + heapBytes(16*(m/2+1)) + heapBytes(8*(m/2+1)) + 2*heapBytes(8*int64(n)) + 256
+}
+
+// heapBytes is the room the Go heap gives an allocation of b bytes: a
+// large one (over 32 KiB) takes whole 8 KiB pages; a small one is
+// rounded to its size class, within an eighth.
+func heapBytes(b int64) int64 {
+	if b > 32<<10 {
+		return (b + 8<<10 - 1) &^ (8<<10 - 1)
+	}
+	return b + b/8
 }
 
 // addPeriodogram adds |FFT(x − mean)|² to the periodogram sum; x has the

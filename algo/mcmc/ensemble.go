@@ -202,6 +202,32 @@ func (e *Ensemble) Summarise(i int, sum *Summary) error {
 	return e.diag.Summarise(sum, e.runs)
 }
 
+// ReserveDiagnostics makes, now, all the room that Summarise and the
+// Histories' ACF will use on the longest runs the Histories keep
+// (HistoryCap draws a chain, WindowLen in the window): an ensemble that is
+// diagnosed holds from its start what it holds at its largest, so that
+// what it is charged before a run (DiagnosticsBytes) is what it holds,
+// and neither allocates afterwards.
+func (e *Ensemble) ReserveDiagnostics() {
+	e.diag.Reserve(len(e.chains), HistoryCap)
+	for _, h := range e.hist {
+		h.reserveACF()
+	}
+}
+
+// EnsembleBytes is what NewEnsemble allocates for m chains of dimension d
+// (their Samplers aside): a History a chain and the pooled moments.
+func EnsembleBytes(m, d int) int64 {
+	return int64(m)*(historyBytes(d)+64) + momentsBytes(d) + 512
+}
+
+// DiagnosticsBytes is what ReserveDiagnostics adds to an Ensemble of m
+// chains: the Diagnoser of m runs of HistoryCap draws and an ACF's
+// Autocorr of the window a chain.
+func DiagnosticsBytes(m int) int64 {
+	return diagnoserBytes(m, HistoryCap) + int64(m)*autocorrBytes(WindowLen)
+}
+
 // DispersedStarts returns starting points for chains: chain 0 at x0 and
 // every other chain at an exact draw z of the target pushed away from the
 // mean, μ + f(z − μ) with f = 2, or less when that would leave the target's
