@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/thelab/lab/algo"
 	"gonum.org/v1/gonum/dsp/fourier"
 )
 
@@ -120,17 +121,7 @@ func (a *Autocorr) reserve(n int) {
 // sequence.
 func autocorrBytes(n int) int64 {
 	m := int64(fftSize(n + n/4))
-	return 8*3*m + heapBytes(8*m) + heapBytes(16*(m/2+1)) + heapBytes(8*(m/2+1)) + 2*heapBytes(8*int64(n)) + 256
-}
-
-// heapBytes is the room the Go heap gives an allocation of b bytes: a
-// large one (over 32 KiB) takes whole 8 KiB pages; a small one is
-// rounded to its size class, within an eighth.
-func heapBytes(b int64) int64 {
-	if b > 32<<10 {
-		return (b + 8<<10 - 1) &^ (8<<10 - 1)
-	}
-	return b + b/8
+	return 8*3*m + algo.HeapBytes(8*m) + algo.HeapBytes(16*(m/2+1)) + algo.HeapBytes(8*(m/2+1)) + 2*algo.HeapBytes(8*int64(n)) + 256
 }
 
 // addPeriodogram adds |FFT(x − mean)|² to the periodogram sum; x has the
