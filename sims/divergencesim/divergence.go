@@ -58,7 +58,7 @@ var (
 
 // divergenceSize is what each view holds at its largest. coding and ml
 // keep a Trace of three columns and their copies in a Frame, beside
-// coding's three level lines (flatLine) and ml's one (a copy each Frame),
+// coding's three level lines (sims.Level) and ml's one (a copy each Frame),
 // histogram and curves; sequences and gaussians a few fixed curves. The
 // rest is a measured base.
 func divergenceSize(c sims.Config) int64 {
@@ -100,27 +100,16 @@ func newDivergence(cfg sims.Config) (sims.Sim, error) {
 		return nil, err
 	}
 	p, q := c.P(), c.Q()
-	return &codingSim{c: c, lengths: sims.NewTrace(1, 3), flat: [3][]float64{
-		flatLine(divergence.Entropy(p)), flatLine(divergence.CrossEntropy(p, q)), flatLine(divergence.KL(p, q))}}, nil
-}
-
-// flatLine is sims.TraceCap copies of v, made once: a Frame's level line
-// at v beside a Trace's column is a prefix of it, shared by every Frame
-// (nothing writes it again) instead of a fresh column each.
-func flatLine(v float64) []float64 {
-	l := make([]float64, sims.TraceCap)
-	for i := range l {
-		l[i] = v
-	}
-	return l
+	return &codingSim{c: c, lengths: sims.NewTrace(1, 3), levels: [3]sims.Level{
+		sims.NewLevel(divergence.Entropy(p)), sims.NewLevel(divergence.CrossEntropy(p, q)), sims.NewLevel(divergence.KL(p, q))}}, nil
 }
 
 // ---- coding ----
 
 type codingSim struct {
 	c       *divergence.Coding
-	lengths *sims.Trace  // mean code length under p, under q, and their gap
-	flat    [3][]float64 // level lines at H(p), H(p,q) and KL(p‖q) (flatLine)
+	lengths *sims.Trace   // mean code length under p, under q, and their gap
+	levels  [3]sims.Level // at H(p), H(p,q) and KL(p‖q)
 }
 
 func (s *codingSim) Step() error {
@@ -158,21 +147,19 @@ func (s *codingSim) Frame() sims.Frame {
 			sims.Bar{Label: fmt.Sprintf("x=%d q", i+1), Value: q[i], Class: 1})
 	}
 	x0, x1 := s.lengths.Span()
-	lenP := s.lengths.Column(0)
-	level := func(k int) []float64 { return s.flat[k][:len(lenP):len(lenP)] }
 	lengths := sims.LineChart{Title: "mean code length per symbol (nats) → H(p), H(p,q)", X0: x0, X1: x1, XLabel: "symbols",
 		Series: []sims.Series{
-			{Name: "code for p", Y: lenP, Class: 0},
-			{Name: "H(p)", Y: level(0), Class: 0, Bound: true},
+			{Name: "code for p", Y: s.lengths.Column(0), Class: 0},
+			{Name: "H(p)", Y: s.levels[0].Of(s.lengths), Class: 0, Bound: true},
 		}}
 	gap := sims.LineChart{Title: "extra cost of coding for q → KL(p‖q) (1.32)", X0: x0, X1: x1, XLabel: "symbols"}
 	if !math.IsInf(ce, 1) {
 		lengths.Series = append(lengths.Series,
 			sims.Series{Name: "code for q", Y: s.lengths.Column(1), Class: 1},
-			sims.Series{Name: "H(p,q)", Y: level(1), Class: 1, Bound: true})
+			sims.Series{Name: "H(p,q)", Y: s.levels[1].Of(s.lengths), Class: 1, Bound: true})
 		gap.Series = []sims.Series{
 			{Name: "len q − len p", Y: s.lengths.Column(2), Class: 2},
-			{Name: "KL(p‖q)", Y: level(2), Class: 2, Bound: true},
+			{Name: "KL(p‖q)", Y: s.levels[2].Of(s.lengths), Class: 2, Bound: true},
 		}
 	}
 	lines := []string{
