@@ -69,7 +69,7 @@ func divergenceSize(c sims.Config) int64 {
 	case viewML:
 		return 3*col + 3*col + col + 24<<10
 	}
-	return 32 << 10
+	return 40 << 10
 }
 
 func newDivergence(cfg sims.Config) (sims.Sim, error) {

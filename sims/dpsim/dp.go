@@ -111,7 +111,7 @@ func dpSize(c sims.Config) int64 {
 		}
 		return 128*n + 128<<10
 	}
-	return 24 << 10
+	return 32 << 10
 }
 
 func newDP(cfg sims.Config) (sims.Sim, error) {

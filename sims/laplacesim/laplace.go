@@ -103,7 +103,7 @@ type laplaceSim struct {
 // the posterior's and the approximation's grids (measured).
 func laplaceSize(c sims.Config) int64 {
 	if lapModel.Get(c.Values) != modelLogistic2D {
-		return 176 << 10
+		return 208 << 10
 	}
 	n := lapN.Get(c.Values)
 	if c.Data != nil {

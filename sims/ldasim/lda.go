@@ -83,7 +83,7 @@ type ldaSim struct {
 func ldaSize(c sims.Config) int64 {
 	k := ldaK.Get(c.Values)
 	if ldaCorpus.Get(c.Values) == planted {
-		return int64(k)*(9<<10+512) + 120<<10
+		return int64(k)*(9<<10+512) + 136<<10
 	}
 	return lda.Bytes(k, lda.MaxDocs, lda.DefaultMaxVocab, lda.MaxTokens) + 120<<10
 }

@@ -71,7 +71,7 @@ func perceptronSize(c sims.Config) int64 {
 	if c.Data != nil {
 		classes = dataClasses(c.Data)
 	}
-	b := dataBytes(n, d, true) + traceBytes(1) + 40<<10
+	b := dataBytes(n, d, true) + traceBytes(1) + 48<<10
 	if classes > 2 {
 		return b + linear.MulticlassBytes(n, d+1, classes)
 	}

@@ -79,7 +79,7 @@ func kmeansSize(c sims.Config) int64 {
 	n, d := pointsOf(c, kmN.Get(c.Values))
 	cols := int64(1 + 2*kmK.Get(c.Values))
 	return pointsBytes(n, d) + mixture.KMeansBytes(n, d) + algo.HeapBytes(8*int64(n)) +
-		8*cols*(sims.TraceCap+kmRows(n)) + 48<<10
+		8*cols*(sims.TraceCap+kmRows(n)) + 56<<10
 }
 
 func newKMeans(cfg sims.Config) (sims.Sim, error) {

@@ -40,7 +40,7 @@ var Majorise = &sims.Spec{
 	// The two Traces (f − f* and the best |f′|), and in a Frame their
 	// copies with three bounds beside them, all of at most sims.TraceCap
 	// rows; the curves on fixed grids within a measured base.
-	Size: func(sims.Config) int64 { return 8*sims.TraceCap*(2+5) + 12<<10 },
+	Size: func(sims.Config) int64 { return 8*sims.TraceCap*(2+5) + 4<<10 },
 }
 
 // scalarProblem is the 1-D problem the parameters name.

@@ -76,11 +76,11 @@ func viSize(c sims.Config) int64 {
 	n, k := int64(viN.Get(c.Values)), int64(viK.Get(c.Values))
 	switch viModel.Get(c.Values) {
 	case modelMixture:
-		return 96*n + 32<<10
+		return 96*n + 44<<10
 	case modelBGMM:
-		return n*(48+8*k) + k*(1<<10+128) + 32<<10
+		return n*(48+8*k) + k*(1<<10+128) + 44<<10
 	}
-	return 96 << 10
+	return 112 << 10
 }
 
 func newVI(cfg sims.Config) (sims.Sim, error) {
