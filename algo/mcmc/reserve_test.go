@@ -51,3 +51,33 @@ func TestReserveDiagnostics(t *testing.T) {
 		t.Errorf("reserved: %v allocations a Summarise and ACF", allocs)
 	}
 }
+
+// TestMomentEnsemble: an Ensemble without Histories keeps the same counts
+// and pooled moments, bit for bit, with one chain or several.
+func TestMomentEnsemble(t *testing.T) {
+	for _, chains := range []int{1, 3} {
+		full := hmcEnsemble(t, chains, 5, 1)
+		cs := make([]Sampler, chains)
+		for c := range cs {
+			cs[c] = hmcEnsemble(t, chains, 5, 1).Chain(c)
+		}
+		light, err := NewMomentEnsemble(cs, 10, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 300 {
+			if err := full.Step(); err != nil {
+				t.Fatal(err)
+			}
+			if err := light.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if full.Kept() != light.Kept() || full.Samples() != light.Samples() ||
+			!slices.Equal(full.Moments().Mean(), light.Moments().Mean()) ||
+			!reflect.DeepEqual(full.Moments().Cov(), light.Moments().Cov()) {
+			t.Errorf("%d chains: kept %d/%d, samples %d/%d, mean %v/%v", chains, light.Kept(), full.Kept(),
+				light.Samples(), full.Samples(), light.Moments().Mean(), full.Moments().Mean())
+		}
+	}
+}

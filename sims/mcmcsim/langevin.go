@@ -42,10 +42,10 @@ var (
 )
 
 // langevinBytes is what langevin holds besides a chainSim: the MALA
-// Ensemble (not diagnosed) and its samplers, and the running variances'
-// Trace (two columns, and their copy in a Frame).
+// Ensemble (its moments only) and its samplers, and the running
+// variances' Trace (two columns, and their copy in a Frame).
 func langevinBytes(_ param.Values, nc, d int) int64 {
-	return mcmc.EnsembleBytes(nc, d) + int64(nc)*samplerBytes + traceBytes(2)
+	return mcmc.MomentEnsembleBytes(nc, d) + int64(nc)*samplerBytes + traceBytes(2)
 }
 
 // varFrom is the number of kept samples before the running variances are
@@ -125,7 +125,8 @@ func newLangevin(cfg sims.Config) (sims.Sim, error) {
 		}
 		chains = append(chains, m)
 	}
-	mala, err := mcmc.NewEnsemble(chains, ulaChains.burnin.Get(v), ulaChains.thin.Get(v))
+	// Only the MALA chains' moments are read: no Histories.
+	mala, err := mcmc.NewMomentEnsemble(chains, ulaChains.burnin.Get(v), ulaChains.thin.Get(v))
 	if err != nil {
 		return nil, err
 	}
