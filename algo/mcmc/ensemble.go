@@ -64,9 +64,9 @@ type Ensemble struct {
 	blocks int
 	evals  int             // Σ of the chains' Evals
 	stepFn func(block int) // e.stepBlock, made once
-	hist   []*History // nil for NewMomentEnsemble's
-	pooled *Moments   // of every chain's kept states; one chain's History's own
-	kept   int        // states kept per chain
+	hist   []*History      // nil for NewMomentEnsemble's
+	pooled *Moments        // of every chain's kept states; one chain's History's own
+	kept   int             // states kept per chain
 	burnin int
 	thin   int
 	t      int // transitions per chain
