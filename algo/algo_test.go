@@ -39,3 +39,14 @@ func TestErrors(t *testing.T) {
 		t.Errorf("Diverged: %v", d)
 	}
 }
+
+// TestHeapBytes checks HeapBytes against what the runtime allocates: a
+// slice of b bytes gets HeapBytes(b) of capacity.
+func TestHeapBytes(t *testing.T) {
+	for _, b := range []int64{1, 8, 9, 17, 100, 1000, 1600, 4000, 32768, 32769, 100000, 1 << 20} {
+		got := int64(cap(append([]byte(nil), make([]byte, b)...)))
+		if want := HeapBytes(b); got != want {
+			t.Errorf("HeapBytes(%d) = %d, the heap gives %d", b, want, got)
+		}
+	}
+}

@@ -26,6 +26,17 @@ type Stream struct {
 	lab   []int
 }
 
+// StreamBytes is what NewStream allocates for a stream of n points (at
+// most MaxPoints are added): room for the points added and their labels,
+// and for a data set's its shuffled copy too.
+func StreamBytes(n int, data bool) int64 {
+	b := (16 + 8) * int64(min(n, MaxPoints))
+	if data {
+		b *= 2
+	}
+	return b + 256
+}
+
 // NewStream starts a stream from the truth (data nil) or from data with
 // labels 0/1 (truth nil), shuffled by rng.
 func NewStream(fit *Fit, truth *Params, data [][2]float64, labels []int, rng *rand.Rand) (*Stream, error) {

@@ -36,6 +36,15 @@ func (l *Labelled) D() int {
 	return len(l.X[0])
 }
 
+// LabelledBytes bounds what a Labelled set of n rows of d features holds:
+// each row's slice header and label, with the quarter more room that
+// growing them by append may leave, its d features (an allocation a row
+// when generated, a share of one block when read by FromColumns) and the
+// features' names.
+func LabelledBytes(n, d int) int64 {
+	return int64(n)*((24+8)*5/4+algo.HeapBytes(8*int64(d))) + 32*int64(d) + 256
+}
+
 // PlusMinus returns binary labels as ±1 (class 0 → −1, class 1 → +1), the
 // convention of seed 001 §2 and §4 (Equation 4.a). It is an error for data
 // that is not two-class.

@@ -55,7 +55,7 @@ func (c *Corpus) DocLen(d int) float64 {
 type TokenizeOptions struct {
 	MinLen   int // shortest word kept, in letters (default 3)
 	MinDocs  int // a word must appear in at least this many documents (default 2)
-	MaxVocab int // keep at most the MaxVocab most frequent words (default 2000)
+	MaxVocab int // keep at most the MaxVocab most frequent words (default DefaultMaxVocab)
 	// KeepStopwords keeps the common English function words that are
 	// dropped by default ("the", "and", ...): they would dominate every
 	// topic of a real text.
@@ -65,8 +65,9 @@ type TokenizeOptions struct {
 // Limits of a corpus: above them a sweep of the pane would be too slow to
 // watch.
 const (
-	MaxDocs   = 20000
-	MaxTokens = 1_000_000
+	MaxDocs         = 20000
+	MaxTokens       = 1_000_000
+	DefaultMaxVocab = 2000
 )
 
 // Tokenize builds a corpus from lines of text, one document per line: words
@@ -85,7 +86,7 @@ func Tokenize(lines []string, opt TokenizeOptions) (*Corpus, error) {
 		opt.MinDocs = 2
 	}
 	if opt.MaxVocab <= 0 {
-		opt.MaxVocab = 2000
+		opt.MaxVocab = DefaultMaxVocab
 	}
 	if len(lines) > MaxDocs {
 		return nil, algo.BadParam("corpus", fmt.Sprintf("%d documents", len(lines)), fmt.Sprintf("at most %d documents (lines)", MaxDocs))

@@ -80,6 +80,17 @@ type LDA struct {
 	localRounds       float64   // mean local rounds per document, last sweep
 }
 
+// Bytes is what New allocates for k topics on d documents over v words,
+// with the corpus it reads (Tokenize's: pairs distinct (document, word)
+// pairs, and the vocabulary): six k×v arrays (λ, E[log β] and exp, their
+// previous values, the sufficient statistics), two d×k (γ and exp E[log
+// θ]) and a document's words.
+func Bytes(k, d, v, pairs int) int64 {
+	kv, dk := int64(k)*int64(v), int64(d)*int64(k)
+	corpus := 8*int64(d+1) + 12*int64(pairs) + 32*int64(v)
+	return 6*algo.HeapBytes(8*kv) + 2*algo.HeapBytes(8*dk) + 8*int64(min(pairs, v)) + corpus + 4<<10
+}
+
 // New validates the configuration and starts CAVI on the corpus.
 func New(c *Corpus, cfg Config, rng *rand.Rand) (*LDA, error) {
 	if cfg.K < 2 || cfg.K > MaxK {

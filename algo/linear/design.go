@@ -35,6 +35,10 @@ type Design struct {
 	bias bool
 }
 
+// DesignBytes is what NewDesign allocates for n rows of p columns (the
+// features and the bias column).
+func DesignBytes(n, p int) int64 { return algo.HeapBytes(8*int64(n)*int64(p)) + 128 }
+
 // NewDesign copies the rows x (n rows of d features) into a design matrix.
 // It is an error for x to be empty, ragged or not finite.
 func NewDesign(x [][]float64, bias bool) (*Design, error) {

@@ -30,6 +30,10 @@ type LeastSquares struct {
 	valid  bool
 }
 
+// LeastSquaresBytes is what NewLeastSquares allocates for n rows of p
+// columns besides the design: its copy of the targets and the residuals.
+func LeastSquaresBytes(n, p int) int64 { return 2*algo.HeapBytes(8*int64(n)) + 8*int64(p) + 128 }
+
 // NewLeastSquares validates y (one finite target per row) and λ ≥ 0.
 func NewLeastSquares(x *Design, y []float64, lambda float64) (*LeastSquares, error) {
 	if len(y) != x.N() {

@@ -48,6 +48,13 @@ type Logistic struct {
 // the dot products of length 256 run near the machine's peak.
 const hessBlock = 256
 
+// LogisticBytes is what NewLogistic allocates for n rows of p columns
+// besides the design: its labels, scores and weights (a value a row each)
+// and a block of the Hessian's weighted rows.
+func LogisticBytes(n, p int) int64 {
+	return 3*algo.HeapBytes(8*int64(n)) + algo.HeapBytes(8*int64(p)*int64(min(n, hessBlock))) + 8*int64(p) + 128
+}
+
 // NewLogistic validates the labels (each −1 or +1) and λ ≥ 0.
 func NewLogistic(x *Design, y []float64, lambda float64) (*Logistic, error) {
 	if len(y) != x.N() {

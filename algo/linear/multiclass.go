@@ -56,6 +56,13 @@ type Multiclass struct {
 	lastMk bool
 }
 
+// MulticlassBytes is what NewMulticlass allocates for n rows of p columns
+// and c classes besides the design: its labels and presentation order (a
+// value a row each) and the C(c, 2) weight vectors at most (one-vs-one).
+func MulticlassBytes(n, p, c int) int64 {
+	return 2*algo.HeapBytes(8*int64(n)) + int64(c*(c-1)/2)*(64+8*int64(p)) + 512
+}
+
 // NewMulticlass starts every perceptron at w̃ = 0. The design must carry
 // the bias column; labels are 0..classes−1.
 func NewMulticlass(x *Design, y []int, classes int, scheme Scheme, order Order, rng *rand.Rand) (*Multiclass, error) {

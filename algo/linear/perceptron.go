@@ -113,6 +113,12 @@ type Perceptron struct {
 	cycleM   int               // mistakes per period
 }
 
+// PerceptronBytes is what NewPerceptron allocates for n rows besides the
+// design: its labels, the mistakes per point and the presentation order
+// (a value a row each), and the states met at the ends of epochs (cyclic
+// order; a few each, for the cycling of Theorem 2.11).
+func PerceptronBytes(n int) int64 { return 3*algo.HeapBytes(8*int64(n)) + 4<<10 }
+
 // NewPerceptron starts at w̃ = 0 on rows x with labels ±1 (y). The design
 // must carry the bias column. rng is used only for order=random.
 func NewPerceptron(x *Design, y []float64, order Order, rng *rand.Rand) (*Perceptron, error) {

@@ -36,6 +36,12 @@ type Softmax struct {
 	valid  bool
 }
 
+// SoftmaxBytes is what NewSoftmax allocates for n rows of p columns and c
+// classes besides the design: its labels and the n×c logits.
+func SoftmaxBytes(n, p, c int) int64 {
+	return algo.HeapBytes(8*int64(n)) + algo.HeapBytes(8*int64(n)*int64(c)) + 8*int64(c*p) + 128
+}
+
 // NewSoftmax validates labels in 0..classes−1, classes ≥ 2 and λ ≥ 0.
 func NewSoftmax(x *Design, y []int, classes int, lambda float64) (*Softmax, error) {
 	if err := checkClasses(x, y, classes); err != nil {

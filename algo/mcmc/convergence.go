@@ -256,6 +256,26 @@ func (d *Diagnoser) grow(m, n int) {
 	d.means, d.vars = resize(d.means, 2*m), resize(d.vars, 2*m)
 }
 
+// Reserve sizes the buffers for m chains of up to n draws each now, so
+// that no Summarise of such chains allocates: what the Diagnoser holds at
+// its largest (diagnoserBytes) is held from the start. A tie group can be
+// every draw (chains stuck at one point).
+func (d *Diagnoser) Reserve(m, n int) {
+	d.grow(m, n)
+	d.group = make([]int32, 0, m*n)
+	d.tot = make([]float64, n/2)
+	d.ac.reserve(n / 2)
+}
+
+// diagnoserBytes is what a Diagnoser reserved for m chains of n draws
+// holds: per draw, the sorted draws and the sort's other buffer (16 bytes
+// each: a value and its int32 place, padded), two series and a tie group's
+// place; per half-chain, the Autocorr and the mean autocovariance.
+func diagnoserBytes(m, n int) int64 {
+	draws := int64(m) * int64(n)
+	return draws*(16+16+8+8+4) + autocorrBytes(n/2) + 8*int64(n/2) + 2*8*2*int64(m) + 512
+}
+
 // radixBits is the digit of the radix sort: 2048 counters fit in L1.
 const radixBits = 11
 

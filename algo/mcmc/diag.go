@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/thelab/lab/algo"
 	"gonum.org/v1/gonum/dsp/fourier"
 )
 
@@ -74,6 +75,9 @@ func (a *Autocorr) plan(n int) {
 	case a.fft == nil:
 		m = fftSize(n + n/4)
 		a.fft = fourier.NewFFT(m)
+	case a.n == 0: // reserved: the first plan, in buffers made for larger ones
+		m = fftSize(n + n/4)
+		a.fft.Reset(m)
 	case a.fft.Len() < need || a.fft.Len() > 2*need:
 		m = fftSize(n + n/4)
 		a.fft.Reset(m)
@@ -94,6 +98,30 @@ func (a *Autocorr) plan(n int) {
 	a.n = n
 	a.pad, a.coef, a.spec = a.pad[:m], a.coef[:m/2+1], a.spec[:m/2+1]
 	clear(a.spec)
+}
+
+// reserve makes the FFT plan's and the buffers' room for series of up to
+// n values now, so that no later call allocates: what the Autocorr holds
+// at its largest (autocorrBytes) is held from the start, and can be
+// charged before a run. The plans made are the same as without it (the
+// first is still fftSize of its own series), so are the numbers.
+func (a *Autocorr) reserve(n int) {
+	m := fftSize(n + n/4) // the largest plan of a series of ≤ n values
+	a.fft = fourier.NewFFT(m)
+	a.pad = make([]float64, m)
+	a.coef = make([]complex128, m/2+1)
+	a.spec = make([]float64, m/2+1)
+	a.acov = make([]float64, n)
+	a.rho = make([]float64, n)
+}
+
+// autocorrBytes is what an Autocorr holds once reserved for series of up
+// to n values: the FFT plan (gonum's, 3m float64s), the padded series, its
+// spectrum (complex) and periodogram, and the autocovariances and Geyer's
+// sequence.
+func autocorrBytes(n int) int64 {
+	m := int64(fftSize(n + n/4))
+	return 8*3*m + algo.HeapBytes(8*m) + algo.HeapBytes(16*(m/2+1)) + algo.HeapBytes(8*(m/2+1)) + 2*algo.HeapBytes(8*int64(n)) + 256
 }
 
 // addPeriodogram adds |FFT(x − mean)|² to the periodogram sum; x has the

@@ -64,8 +64,9 @@ type Ensemble struct {
 	blocks int
 	evals  int             // Σ of the chains' Evals
 	stepFn func(block int) // e.stepBlock, made once
-	hist   []*History
-	pooled *Moments // of every chain's kept states; one chain's History's own
+	hist   []*History      // nil for NewMomentEnsemble's
+	pooled *Moments        // of every chain's kept states; one chain's History's own
+	kept   int             // states kept per chain
 	burnin int
 	thin   int
 	t      int // transitions per chain
@@ -77,6 +78,18 @@ type Ensemble struct {
 // dimension) with burnin ≥ 0 discarded transitions and keeping every
 // thin-th (≥ 1) state after them.
 func NewEnsemble(chains []Sampler, burnin, thin int) (*Ensemble, error) {
+	return newEnsemble(chains, burnin, thin, true)
+}
+
+// NewMomentEnsemble is NewEnsemble keeping the pooled moments of the kept
+// states only, no History (a chain's is 0.5 MiB a coordinate): for chains
+// whose means and covariance are all that is read (History, Summarise and
+// ReserveDiagnostics are not for it).
+func NewMomentEnsemble(chains []Sampler, burnin, thin int) (*Ensemble, error) {
+	return newEnsemble(chains, burnin, thin, false)
+}
+
+func newEnsemble(chains []Sampler, burnin, thin int, histories bool) (*Ensemble, error) {
 	if len(chains) < 1 || len(chains) > MaxChains {
 		return nil, algo.BadParam("chains", len(chains), fmt.Sprintf("an integer in 1..%d", MaxChains))
 	}
@@ -94,15 +107,18 @@ func NewEnsemble(chains []Sampler, burnin, thin int) (*Ensemble, error) {
 		if len(c.X()) != d {
 			return nil, algo.BadParam("chains", len(chains), "chains of one dimension")
 		}
-		e.hist = append(e.hist, NewHistory(d))
+		if histories {
+			e.hist = append(e.hist, NewHistory(d))
+		}
 		if k, ok := c.(Costly); ok {
 			e.evals += k.Evals()
 		} else {
 			e.evals++
 		}
 	}
-	e.pooled = e.hist[0].Moments() // one chain: the same sums, accumulated once
-	if len(chains) > 1 {
+	if histories && len(chains) == 1 {
+		e.pooled = e.hist[0].Moments() // the same sums, accumulated once
+	} else {
 		e.pooled = NewMoments(d)
 	}
 	return e, nil
@@ -133,10 +149,13 @@ func (e *Ensemble) Step() error {
 	}
 	e.t++
 	if e.t > e.burnin && (e.t-e.burnin)%e.thin == 0 {
+		e.kept++
 		for c, s := range e.chains {
 			x := s.X()
-			e.hist[c].Add(x)
-			if len(e.chains) > 1 {
+			if e.hist != nil {
+				e.hist[c].Add(x)
+			}
+			if e.hist == nil || len(e.chains) > 1 {
 				e.pooled.Add(x)
 			}
 		}
@@ -169,7 +188,7 @@ func (e *Ensemble) History(c int) *History { return e.hist[c] }
 func (e *Ensemble) Dim() int { return e.pooled.Dim() }
 
 // Kept is the number of samples kept per chain; Samples the total.
-func (e *Ensemble) Kept() int    { return e.hist[0].N() }
+func (e *Ensemble) Kept() int    { return e.kept }
 func (e *Ensemble) Samples() int { return e.pooled.N() }
 
 // Moments are the pooled running moments of every kept sample (do not
@@ -200,6 +219,38 @@ func (e *Ensemble) Summarise(i int, sum *Summary) error {
 		e.runs[c] = e.hist[c].Run(i)
 	}
 	return e.diag.Summarise(sum, e.runs)
+}
+
+// ReserveDiagnostics makes, now, all the room that Summarise and the
+// Histories' ACF will use on the longest runs the Histories keep
+// (HistoryCap draws a chain, WindowLen in the window): an ensemble that is
+// diagnosed holds from its start what it holds at its largest, so that
+// what it is charged before a run (DiagnosticsBytes) is what it holds,
+// and neither allocates afterwards.
+func (e *Ensemble) ReserveDiagnostics() {
+	e.diag.Reserve(len(e.chains), HistoryCap)
+	for _, h := range e.hist {
+		h.reserveACF()
+	}
+}
+
+// EnsembleBytes is what NewEnsemble allocates for m chains of dimension d
+// (their Samplers aside): a History a chain and the pooled moments.
+func EnsembleBytes(m, d int) int64 {
+	return int64(m)*historyBytes(d) + MomentEnsembleBytes(m, d)
+}
+
+// MomentEnsembleBytes is what NewMomentEnsemble allocates for m chains of
+// dimension d (their Samplers aside): the pooled moments.
+func MomentEnsembleBytes(m, d int) int64 {
+	return 64*int64(m) + momentsBytes(d) + 512
+}
+
+// DiagnosticsBytes is what ReserveDiagnostics adds to an Ensemble of m
+// chains: the Diagnoser of m runs of HistoryCap draws and an ACF's
+// Autocorr of the window a chain.
+func DiagnosticsBytes(m int) int64 {
+	return diagnoserBytes(m, HistoryCap) + int64(m)*autocorrBytes(WindowLen)
 }
 
 // DispersedStarts returns starting points for chains: chain 0 at x0 and

@@ -50,6 +50,18 @@ func NewHistory(d int) *History {
 	return h
 }
 
+// historyBytes is what NewHistory allocates for d-vectors: the thinned
+// run and the window of every coordinate, the window's scratch and the
+// moments (the Autocorr of ACF is lazy: reserveACF).
+func historyBytes(d int) int64 {
+	d = max(d, 1)
+	return 8*int64(d)*(HistoryCap+WindowLen) + 8*WindowLen + momentsBytes(d) + 256
+}
+
+// reserveACF makes the room of ACF's autocorrelations of the window now:
+// it does not allocate afterwards.
+func (h *History) reserveACF() { h.ac.reserve(WindowLen) }
+
 // Add records the next sample, of the history's dimension.
 func (h *History) Add(x []float64) {
 	h.mom.Add(x)

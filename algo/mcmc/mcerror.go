@@ -107,6 +107,7 @@ func NewMCError(tgt target.Target, stat Statistic, replicates int, step float64,
 		sumI: make([]float64, replicates), sumM: make([]float64, replicates), fs: make([]float64, 0, tauWindow),
 		blockM: make([][2]float64, par.Blocks(replicates, repBlock)), workers: 1}
 	e.stepFn = e.stepBlock
+	e.ac.reserve(tauWindow)
 	switch stat {
 	case StatMean:
 		e.truth, e.sigma2 = mu, cov
@@ -133,6 +134,15 @@ func NewMCError(tgt target.Target, stat Statistic, replicates int, step float64,
 		e.rngs = append(e.rngs, r)
 	}
 	return e, nil
+}
+
+// MCErrorBytes is what an MCError of R replicates in dimension d holds at
+// its largest: per replicate its random source, chain and sums (about 200
+// bytes, measured, besides 3d floats), the window of f for τ̂ and its
+// Autocorr (reserved by NewMCError, so held from the start), and the
+// checkpoints: ten a decade of S, 90 up to S = 10¹⁰.
+func MCErrorBytes(replicates, d int) int64 {
+	return int64(replicates)*(200+3*8*int64(d)) + 8*tauWindow + autocorrBytes(tauWindow) + 90*3*8*2 + 1<<10
 }
 
 // SetWorkers sets the number of goroutines of a Step: 1 (the default) the

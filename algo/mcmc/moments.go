@@ -25,6 +25,9 @@ func NewMoments(d int) *Moments {
 	return &Moments{mean: make([]float64, d), c: make([]float64, d*d), delta: make([]float64, d)}
 }
 
+// momentsBytes is what NewMoments(d) allocates.
+func momentsBytes(d int) int64 { return 8*int64(d*d+2*d) + 128 }
+
 // Add accumulates x, which must have the accumulator's dimension.
 func (m *Moments) Add(x []float64) {
 	m.n++

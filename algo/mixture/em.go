@@ -278,6 +278,15 @@ type emPart struct {
 	sum1, sum2 []float64 // as EM's
 }
 
+// EMBytes is what New allocates for n points of d coordinates and k
+// components: the points by coordinate, four n×k arrays (log-densities,
+// weighted densities, responsibilities, log-posteriors) and two values a
+// point, besides the components and the blocks' sums.
+func EMBytes(n, d, k int) int64 {
+	nn := int64(n)
+	return algo.HeapBytes(8*nn*int64(d)) + 4*algo.HeapBytes(8*nn*int64(k)) + 2*algo.HeapBytes(8*nn) + 1<<10
+}
+
 // New validates its inputs and starts EM on points, each a point of the
 // same dimension d in 1..MaxDim; the slice is read, not kept. The initial
 // means are chosen by k-means++ seeding from rng (Arthur & Vassilvitskii

@@ -98,6 +98,12 @@ type kmPart struct {
 	changed int
 }
 
+// KMeansBytes is what NewKMeans allocates for n points of d coordinates:
+// the points by coordinate and the assignment, besides the centres.
+func KMeansBytes(n, d int) int64 {
+	return algo.HeapBytes(8*int64(n)*int64(d)) + algo.HeapBytes(8*int64(n)) + 2<<10
+}
+
 // NewKMeans validates its inputs and starts k-means on points, each a point
 // of the same dimension d in 1..MaxDim; the slice is read, not kept. k is
 // in 1..MaxK and at most the number of points. The first Step is an

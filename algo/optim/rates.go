@@ -239,6 +239,15 @@ func (r *stochRun) advance(eps []float64, upto, cap int) (capped bool, err error
 // ratesStream is the PCG stream of the stochastic regime's points and runs.
 const ratesStream = 0x7261746573 // "rates"
 
+// RatesBytes is what NewRates allocates for seeds stochastic runs: the
+// stochN points of the stochastic regime (stochDim values each), the
+// deterministic regimes' runs (a few KiB, measured) and an SGD run a seed
+// with its records.
+func RatesBytes(seeds int) int64 {
+	pts := int64(stochN) * (24 + algo.HeapBytes(8*stochDim))
+	return pts + 16<<10 + int64(seeds)*(SGDBytes(stochN, stochDim)+256)
+}
+
 // NewRates validates cfg and sets up the four regimes; randomness (the
 // stochastic regime's points and index draws) comes from seed.
 func NewRates(cfg RatesConfig, seed uint64) (*Rates, error) {

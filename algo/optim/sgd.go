@@ -129,6 +129,10 @@ type SGD struct {
 	fk   int
 }
 
+// SGDBytes is what NewSGD allocates for n terms in dimension d: the
+// order of the terms and the iterate and gradient.
+func SGDBytes(n, d int) int64 { return algo.HeapBytes(8*int64(n)) + 16*int64(d) + 256 }
+
 // NewSGD validates cfg and starts at x0 (which is copied). Randomness comes
 // only from rng.
 func NewSGD(f FiniteSum, x0 []float64, cfg SGDConfig, rng *rand.Rand) (*SGD, error) {

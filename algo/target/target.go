@@ -97,6 +97,15 @@ const (
 // String is the preset's name.
 func (k Kind) String() string { return string(k) }
 
+// Dim is the dimension of the preset's states: 1 for the normal, 2 for the
+// others (known before New builds it, to size what a sampler keeps).
+func (k Kind) Dim() int {
+	if k == KindNormal {
+		return 1
+	}
+	return 2
+}
+
 // kinds are the presets New knows.
 var kinds = []Kind{KindNormal, KindMixture, KindBanana, KindCorrelated, KindDonut, KindFunnel}
 

@@ -511,3 +511,17 @@ func TestMarginalQuantiles(t *testing.T) {
 		t.Error("Quantile(p = 1): ok")
 	}
 }
+
+// TestKindDim checks that a preset's Dim, known before it is built, is its
+// built target's.
+func TestKindDim(t *testing.T) {
+	for _, k := range kinds {
+		tg, err := New(k, DefaultRho)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k.Dim() != tg.Dim() {
+			t.Errorf("%s: Kind.Dim %d, built %d", k, k.Dim(), tg.Dim())
+		}
+	}
+}

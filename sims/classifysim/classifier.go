@@ -29,6 +29,7 @@ var Classifier = &sims.Spec{
 	Speed:  20,
 	Params: param.List(clfFit, clfTruth, clfPi, clfSep),
 	New:    newClassifier,
+	Size:   classifierSize,
 }
 
 // truth says whether the generating classes' covariances differ.
@@ -71,8 +72,12 @@ const (
 )
 
 type clfSim struct {
-	st     *classify.Stream
-	view   sims.Rect
+	st   *classify.Stream
+	view sims.Rect
+	// px, py are the coordinates of the stream's points, appended as they
+	// come (room for every point from the start): a Frame's scatter is a
+	// prefix of them, shared, since nothing rewrites it.
+	px, py []float64
 	xLabel string
 	yLabel string
 	testX  [][2]float64 // held-out points from the truth (nil with data)
@@ -83,6 +88,20 @@ type clfSim struct {
 	heat  *sims.Grid
 	heatN int
 	truth *sims.Grid // the true posterior (nil with data)
+}
+
+// classifierSize is what classifier holds, from its start (the room for
+// its points is made in New) to its largest: the stream (MaxPoints drawn
+// from the truth, or a --data table's rows up to it) and the coordinates
+// the Frames share, the test points, the accuracy Trace with its copy,
+// and a measured base (the fitted and true posteriors' grids, the
+// ellipses, the notes).
+func classifierSize(c sims.Config) int64 {
+	n, data := classify.MaxPoints, c.Data != nil
+	if data {
+		n = min(len(c.Data.Rows), n)
+	}
+	return classify.StreamBytes(n, data) + 16*int64(n) + 24*testPoints + 2*8*sims.TraceCap*2 + 160<<10
 }
 
 func newClassifier(cfg sims.Config) (sims.Sim, error) {
@@ -114,6 +133,7 @@ func newClassifier(cfg sims.Config) (sims.Sim, error) {
 			xs[i], ys[i] = p[0], p[1]
 		}
 		s.view = sims.Bounds(xs, ys).Pad(0.08)
+		s.px, s.py = make([]float64, 0, min(len(pts), classify.MaxPoints)), make([]float64, 0, min(len(pts), classify.MaxPoints))
 		s.xLabel, s.yLabel = l.Features[0], l.Features[1] // the label column may come first
 		return s, nil
 	}
@@ -127,6 +147,7 @@ func newClassifier(cfg sims.Config) (sims.Sim, error) {
 		s.testX[i], s.testY[i] = truth.Sample(test)
 	}
 	s.bayes = classify.Accuracy(truth, s.testX, s.testY)
+	s.px, s.py = make([]float64, 0, classify.MaxPoints), make([]float64, 0, classify.MaxPoints)
 	r := 2 + clfSep.Get(v)/2
 	s.view = sims.Rect{XMin: -r - 1, XMax: r + 1, YMin: -r - 0.5, YMax: r + 0.5}
 	s.truth = sims.SampleGrid(s.view, gridX, gridY, func(x, y float64) float64 { return truth.Posterior([2]float64{x, y}) })
@@ -185,11 +206,11 @@ func (s *clfSim) Frame() sims.Frame {
 	metrics = append(metrics, sims.Metric{Name: "‖A‖", Value: quad})
 
 	xs, ys := s.st.Points()
-	px, py := make([]float64, len(xs)), make([]float64, len(xs))
-	for i, x := range xs {
-		px[i], py[i] = x[0], x[1]
+	for _, x := range xs[len(s.px):] {
+		s.px, s.py = append(s.px, x[0]), append(s.py, x[1])
 	}
-	points := []sims.PointSet{{Name: "data", X: px, Y: py, Classes: ys}}
+	n := len(s.px)
+	points := []sims.PointSet{{Name: "data", X: s.px[:n:n], Y: s.py[:n:n], Classes: ys}}
 	fitted := sims.CanvasChart{
 		Title: "fitted p(Y=1|x) (1.4), boundary at ½", View: s.view, Points: points,
 		Legend: []string{"class 0", "class 1"}, XLabel: s.xLabel, YLabel: s.yLabel,

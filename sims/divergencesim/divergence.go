@@ -29,6 +29,7 @@ var Divergence = &sims.Spec{
 	Speed:  10,
 	Params: param.List(divView, divP, divQ, divMaxN, divD),
 	New:    newDivergence,
+	Size:   divergenceSize,
 }
 
 // view is what the divergence pane shows.
@@ -54,6 +55,22 @@ var (
 		"last index n of the sequences (ε = 1/n), reached in 120 steps evenly spaced in log n (view=sequences)").Range(3, divergence.MaxSeqN)
 	divD = param.Float("d", 2, "the data's two modes at ±d, p = ½N(−d,1) + ½N(d,1) (view=ml)").Range(0, 6)
 )
+
+// divergenceSize is what each view holds at its largest. coding and ml
+// keep a Trace of three columns and their copies in a Frame, beside
+// coding's three level lines (sims.Level) and ml's one (a copy each Frame),
+// histogram and curves; sequences and gaussians a few fixed curves. The
+// rest is a measured base.
+func divergenceSize(c sims.Config) int64 {
+	col := int64(8 * sims.TraceCap)
+	switch divView.Get(c.Values) {
+	case viewCoding:
+		return 3*col + 3*col + 3*col + 12<<10
+	case viewML:
+		return 3*col + 3*col + col + 24<<10
+	}
+	return 40 << 10
+}
 
 func newDivergence(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
@@ -82,14 +99,17 @@ func newDivergence(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &codingSim{c: c, lengths: sims.NewTrace(1, 3)}, nil
+	p, q := c.P(), c.Q()
+	return &codingSim{c: c, lengths: sims.NewTrace(1, 3), levels: [3]sims.Level{
+		sims.NewLevel(divergence.Entropy(p)), sims.NewLevel(divergence.CrossEntropy(p, q)), sims.NewLevel(divergence.KL(p, q))}}, nil
 }
 
 // ---- coding ----
 
 type codingSim struct {
 	c       *divergence.Coding
-	lengths *sims.Trace // mean code length under p, under q, and their gap
+	lengths *sims.Trace   // mean code length under p, under q, and their gap
+	levels  [3]sims.Level // at H(p), H(p,q) and KL(p‖q)
 }
 
 func (s *codingSim) Step() error {
@@ -130,16 +150,16 @@ func (s *codingSim) Frame() sims.Frame {
 	lengths := sims.LineChart{Title: "mean code length per symbol (nats) → H(p), H(p,q)", X0: x0, X1: x1, XLabel: "symbols",
 		Series: []sims.Series{
 			{Name: "code for p", Y: s.lengths.Column(0), Class: 0},
-			{Name: "H(p)", Y: s.lengths.Map(func(int) float64 { return h }), Class: 0, Bound: true},
+			{Name: "H(p)", Y: s.levels[0].Of(s.lengths), Class: 0, Bound: true},
 		}}
 	gap := sims.LineChart{Title: "extra cost of coding for q → KL(p‖q) (1.32)", X0: x0, X1: x1, XLabel: "symbols"}
 	if !math.IsInf(ce, 1) {
 		lengths.Series = append(lengths.Series,
 			sims.Series{Name: "code for q", Y: s.lengths.Column(1), Class: 1},
-			sims.Series{Name: "H(p,q)", Y: s.lengths.Map(func(int) float64 { return ce }), Class: 1, Bound: true})
+			sims.Series{Name: "H(p,q)", Y: s.levels[1].Of(s.lengths), Class: 1, Bound: true})
 		gap.Series = []sims.Series{
 			{Name: "len q − len p", Y: s.lengths.Column(2), Class: 2},
-			{Name: "KL(p‖q)", Y: s.lengths.Map(func(int) float64 { return klpq }), Class: 2, Bound: true},
+			{Name: "KL(p‖q)", Y: s.levels[2].Of(s.lengths), Class: 2, Bound: true},
 		}
 	}
 	lines := []string{

@@ -25,6 +25,10 @@ var KLFit = &sims.Spec{
 	Speed:  20,
 	Params: param.List(fitD, fitStart, fitStartSD, fitLR, fitTol),
 	New:    newKLFit,
+	// Three Traces of two columns (the KLs and both fits' paths) and their
+	// copies in a Frame, and a measured base: the engine's quadrature grid
+	// (96 KiB) and the Frame's density grids and ellipses.
+	Size: func(sims.Config) int64 { return 2*3*2*8*sims.TraceCap + 160<<10 },
 }
 
 // kl-fit's parameters.

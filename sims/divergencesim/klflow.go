@@ -25,6 +25,9 @@ var KLFlow = &sims.Spec{
 	Speed:  20,
 	Params: param.List(flowMu0, flowSigma0, flowMu, flowSigma, flowEtaMu, flowEtaSigma, flowGradient, flowTol),
 	New:    newKLFlow,
+	// The path Trace (three columns) and its copies in a Frame, and a
+	// measured base (the KL landscape's grid, the densities, the notes).
+	Size: func(sims.Config) int64 { return 2*3*8*sims.TraceCap + 48<<10 },
 }
 
 // kl-flow's parameters.

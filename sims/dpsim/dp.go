@@ -40,6 +40,7 @@ var DP = &sims.Spec{
 	Speed:  10,
 	Params: param.List(dpMode, dpAlpha, dpAlphas, dpN, dpTol, dpClusters, dpSigma, dpTau),
 	New:    newDP,
+	Size:   dpSize,
 }
 
 // mode is the piece of the Dirichlet process the pane shows.
@@ -91,6 +92,28 @@ var (
 		"dpmm: s.d. τ of the cluster means about the data's mean (base measure G = N(m0, τ²I))").Range(0, 100).OpenMin()
 )
 
+// dpSize is what each mode holds for n draws, customers or points (per
+// item and base measured at n = 1,000 and 20,000): dirichlet its draws
+// (two coordinates each), the Trace of the running means with their copies
+// in a Frame (a row a draw) and the exact means' Levels; crp the tables'
+// seatings; dpmm the points (a --data table's rows), their assignments and
+// the Gibbs sampler's per-point arrays; stick a few breaks.
+func dpSize(c sims.Config) int64 {
+	n := int64(dpN.Get(c.Values))
+	switch dpMode.Get(c.Values) {
+	case modeDirichlet:
+		return 16*n + 2*3*8*sims.TraceCap + 3*8*min(n, sims.TraceCap) + 24<<10
+	case modeCRP:
+		return 18*n + 56<<10
+	case modeDPMM:
+		if c.Data != nil {
+			n = int64(len(c.Data.Rows))
+		}
+		return 128*n + 128<<10
+	}
+	return 32 << 10
+}
+
 func newDP(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
 	mode := dpMode.Get(v)
@@ -125,7 +148,8 @@ type dirichletSim struct {
 	draw       []float64
 	x, y       []float64 // the draws in ternary coordinates (capacity n)
 	sum        [3]float64
-	running    *sims.Trace // running means
+	running    *sims.Trace   // running means
+	levels     [3]sims.Level // at the exact means α_k/α₀
 	triangle   sims.Path
 	meanMarker sims.Marker
 }
@@ -142,6 +166,9 @@ func newDirichletSim(alpha []float64, n int, rng *rand.Rand) *dirichletSim {
 	}
 	s := &dirichletSim{alpha: alpha, mean: mean, sd: sd, rng: rng, n: n, draw: make([]float64, 3),
 		x: make([]float64, 0, n), y: make([]float64, 0, n), running: sims.NewTrace(1, 3)}
+	for k := range s.levels {
+		s.levels[k] = sims.NewLevel(mean[k])
+	}
 	h := math.Sqrt(3) / 2
 	s.triangle = sims.Path{X: []float64{0, 1, 0.5, 0}, Y: []float64{0, 0, h, 0}, Class: -1}
 	mx, my := ternary(mean)
@@ -185,7 +212,7 @@ func (s *dirichletSim) Frame() sims.Frame {
 			series = append(series, sims.Series{Name: fmt.Sprintf("mean C_%d", k+1), Y: s.running.Column(k), Class: k})
 		}
 		for k := range 3 {
-			series = append(series, sims.Series{Name: fmt.Sprintf("α_%d/α₀", k+1), Y: s.running.Map(func(int) float64 { return s.mean[k] }), Class: k, Bound: true})
+			series = append(series, sims.Series{Name: fmt.Sprintf("α_%d/α₀", k+1), Y: s.levels[k].Of(s.running), Class: k, Bound: true})
 		}
 		metrics = append(metrics, sims.Metric{Name: "max_z", Value: worst})
 		text = append(text, fmt.Sprintf("E[C_k] = α_k/α₀ = (%.3f, %.3f, %.3f); running means (%.3f, %.3f, %.3f)",

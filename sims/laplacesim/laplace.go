@@ -33,6 +33,7 @@ var Laplace = &sims.Spec{
 	Speed:  2,
 	Params: param.List(lapModel, lapK, lapTau, lapN, lapZ0),
 	New:    newLaplace,
+	Size:   laplaceSize,
 }
 
 // model is the log-density the laplace sim approximates.
@@ -94,6 +95,21 @@ type laplaceSim struct {
 	history []iterate
 	chi     *laplace.ChiSquare
 	data    string // where the logistic data came from
+}
+
+// laplaceSize is what laplace holds: the 1-D models a few curves on fixed
+// grids; logistic2d its data (a --data table's rows, else n points: about
+// 48 bytes each, with the features and the model's per-point arrays) and
+// the posterior's and the approximation's grids (measured).
+func laplaceSize(c sims.Config) int64 {
+	if lapModel.Get(c.Values) != modelLogistic2D {
+		return 208 << 10
+	}
+	n := lapN.Get(c.Values)
+	if c.Data != nil {
+		n = len(c.Data.Rows)
+	}
+	return 48*int64(n) + 560<<10
 }
 
 func newLaplace(cfg sims.Config) (sims.Sim, error) {

@@ -38,6 +38,7 @@ var LDA = &sims.Spec{
 	Speed:  4,
 	Params: param.List(ldaCorpus, ldaK, ldaAlpha, ldaEta, ldaIters, ldaTol),
 	New:    newLDA,
+	Size:   ldaSize,
 }
 
 var (
@@ -75,6 +76,18 @@ type ldaSim struct {
 	match      []int     // planted topic → fitted topic, after the last sweep
 	dist       []float64 // L1 distance of each matched pair
 	benchTotal float64
+}
+
+// ldaSize is what lda holds: on the planted corpus (300 documents) its
+// engine and truth, measured; on a file, the engine on the largest corpus
+// Tokenize keeps of any file (MaxDocs documents, MaxVocab words, MaxTokens
+// words in all): the size of the file is not known before it is read.
+func ldaSize(c sims.Config) int64 {
+	k := ldaK.Get(c.Values)
+	if ldaCorpus.Get(c.Values) == planted {
+		return int64(k)*(9<<10+512) + 136<<10
+	}
+	return lda.Bytes(k, lda.MaxDocs, lda.DefaultMaxVocab, lda.MaxTokens) + 120<<10
 }
 
 func newLDA(cfg sims.Config) (sims.Sim, error) {

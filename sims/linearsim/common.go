@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 
+	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/linear"
 	"github.com/thelab/lab/algo/optim"
@@ -256,29 +258,50 @@ func gradNorm(eng stepper, f optim.Objective, scratch []float64) float64 {
 // norm2 is ‖v‖₂.
 func norm2(v []float64) float64 { return floats.Norm(v, 2) }
 
-// pointsSize estimates the peak bytes of a sim whose data are n generated
-// points in the plane (n its parameter): perPoint bytes each (the points,
-// their features and the fit's working arrays, measured during New at n up
-// to 100,000 and rounded up), or with --data 36 more per cell of the table.
-func pointsSize(perPoint int64, n *param.IntDecl) func(sims.Config) int64 {
-	return func(c sims.Config) int64 {
-		if c.Data != nil {
-			return 1<<20 + int64(len(c.Data.Rows))*(perPoint+36*int64(len(c.Data.Columns)))
-		}
-		return 1<<20 + int64(n.Get(c.Values))*perPoint
+// rowsOf is the rows and features of a sim's data: its --data table's
+// (every column but the label), else the preset's n and d.
+func rowsOf(c sims.Config, n, d int) (int, int) {
+	if c.Data != nil {
+		return len(c.Data.Rows), max(len(c.Data.Columns)-1, 1)
 	}
+	return n, d
 }
 
-// linregSize estimates linreg's peak bytes: with d features it keeps the
-// n×d design matrix and about three working copies (36 bytes a cell,
-// measured at n = 50,000, d = 200: 343 MB), besides 260 bytes a point.
-func linregSize(c sims.Config) int64 {
-	n, d := int64(linregN.Get(c.Values)), int64(1)
-	if linregPreset.Get(c.Values) == presetLinear {
-		d = int64(linregD.Get(c.Values))
+// dataBytes is what a linear sim holds of n rows of d features: the data
+// set, its design matrix with the bias column when bias is set, and with
+// two features the canvas's scatter of them (two columns and the classes).
+func dataBytes(n, d int, bias bool) int64 {
+	p := d
+	if bias {
+		p++
 	}
-	if c.Data != nil {
-		n, d = int64(len(c.Data.Rows)), int64(len(c.Data.Columns))
+	b := dataset.LabelledBytes(n, d) + linear.DesignBytes(n, p)
+	if d == 2 {
+		b += 3 * algo.HeapBytes(8*int64(n))
 	}
-	return 1<<20 + n*(260+36*d)
+	return b
 }
+
+// dataClasses bounds the classes of a --data table's labels (0..c−1, or
+// two for 0/1 and −1/+1): its label column's largest value plus one,
+// read without copying the table.
+func dataClasses(t *sims.Table) int {
+	col := slices.Index(t.Columns, "label")
+	if col < 0 {
+		col = len(t.Columns) - 1
+	}
+	c := 2
+	for _, r := range t.Rows {
+		if y := r[col]; y >= float64(c) && y < dataset.MaxN {
+			c = int(y) + 1
+		}
+	}
+	return c
+}
+
+// shadeBytes is a plane's shading on the canvas grid (sims.SampleGrid).
+const shadeBytes = 8*gridX*gridY + 1<<10
+
+// traceBytes is what a sims.Trace of cols columns holds, with the copy of
+// its columns in a Frame.
+func traceBytes(cols int) int64 { return 2 * 8 * sims.TraceCap * int64(cols) }

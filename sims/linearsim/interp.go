@@ -33,6 +33,10 @@ var Interp = &sims.Spec{
 	Speed:  2,
 	Params: param.List(interpTruth, interpNodes, interpN, interpNoise, interpBasis, interpDegree, interpLambda),
 	New:    newInterp,
+	// At most MaxInterpPoints training and interpTest test points, whatever
+	// the parameters or the --data: the error Trace (five columns, full
+	// room from the start), the curves and the engine's bases, measured.
+	Size: func(sims.Config) int64 { return 256 << 10 },
 }
 
 // interp's parameters.

@@ -61,6 +61,35 @@ const (
 	pathN          = 91
 )
 
+// linregSize is what linreg holds: its data (the design with d features),
+// the least-squares objective's rows, the x column of a one-feature fit,
+// the ridge path (θ(λ) at pathN values of λ, each with its condition),
+// the Frame's prediction scatter of at most maxDrawn rows and what gonum
+// keeps pooled of the solve's workspace (of the order of the p×p Gram
+// matrix, 50 to 70 KiB measured at d = 200), besides a measured base (the
+// loss Trace, the spectrum, the Frame's other charts).
+func linregSize(c sims.Config) int64 {
+	v := c.Values
+	n, d := linregN.Get(v), 1
+	switch linregPreset.Get(v) {
+	case presetLinear:
+		d = linregD.Get(v)
+	case presetEpsilon:
+		n, d = 2, 2 // the notes' two points
+	}
+	n, d = rowsOf(c, n, d)
+	p := d
+	if linregBias.Get(v) {
+		p++
+	}
+	b := dataBytes(n, d, linregBias.Get(v)) + linear.LeastSquaresBytes(n, p) + pathN*(algo.HeapBytes(8*int64(p))+64) +
+		2*8*maxDrawn + min(8*int64(p*p), 128<<10)
+	if d == 1 {
+		b += algo.HeapBytes(8 * int64(n))
+	}
+	return b + 24<<10
+}
+
 type linregSim struct {
 	data   *dataset.Labelled
 	names  []string

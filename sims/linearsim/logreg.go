@@ -47,7 +47,31 @@ var Logreg = &sims.Spec{
 	Params: param.List(logregPreset, logregN, logregSD, logregGamma, logregLambda, logregMethod, logregLR, logregTol,
 		sgdBatch, sgdSchedule, sgdDecay),
 	New:  newLogreg,
-	Size: pointsSize(360, logregN),
+	Size: logregSize,
+}
+
+// logregSize is what logreg holds: its data (two features for the
+// generated sets; the notes' tables are a few rows of at most five), the
+// logistic objective's rows, SGD's order of the rows, the Trace of loss,
+// accuracy and ‖w‖ (with Theorem 8.5's bound, a fourth column, in a
+// Frame), the p(x) shading of a plane and a measured base (the Frame's
+// other charts).
+func logregSize(c sims.Config) int64 {
+	v := c.Values
+	n, d := logregN.Get(v), 2
+	switch logregPreset.Get(v) {
+	case presetOr, presetXor, presetSpam:
+		n, d = 6, 5
+	}
+	n, d = rowsOf(c, n, d)
+	b := dataBytes(n, d, true) + linear.LogisticBytes(n, d+1) + traceBytes(3) + 8*sims.TraceCap + 16<<10
+	if d == 2 {
+		b += shadeBytes
+	}
+	if logregMethod.Get(v) == methodSGD {
+		b += optim.SGDBytes(n, d+1)
+	}
+	return b
 }
 
 type logregSim struct {

@@ -32,6 +32,17 @@ var Losses = &sims.Spec{
 	Speed:  5,
 	Params: param.List(lossesP, lossesGrid),
 	New:    newLosses,
+	Size:   lossesSize,
+}
+
+// lossesSize is what losses holds: the sweep's Trace (p and the minimiser
+// of each loss: room for sims.TraceCap rows) and its copy in a Frame (one
+// row a value of the grid), besides a measured base (the curves, the
+// calibration grid, the Frame's other charts).
+func lossesSize(c sims.Config) int64 {
+	cols := int64(1 + len(linear.Losses))
+	rows := int64(min(lossesGrid.Get(c.Values)+2, sims.TraceCap))
+	return 8*cols*(sims.TraceCap+rows) + 112<<10
 }
 
 type lossesSim struct {

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 
+	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/linear"
 	"github.com/thelab/lab/sims"
@@ -30,7 +31,8 @@ var Perceptron = &sims.Spec{
 	Speed: 4,
 	Params: param.List(perceptronPreset, perceptronN, perceptronGamma, perceptronClasses, perceptronScheme,
 		perceptronOrder),
-	New: newPerceptron,
+	New:  newPerceptron,
+	Size: perceptronSize,
 }
 
 // perceptron's parameters.
@@ -50,6 +52,31 @@ var (
 
 // blobsSD is the spread of the blobs preset: separable clusters.
 const blobsSD = 0.7
+
+// perceptronSize is what perceptron holds: its data (the notes' tables
+// are a few rows of at most five features), the perceptron's arrays and
+// the max-margin's dual weights (a value a row), or the c-class scheme's,
+// the mistakes Trace and a measured base (the Frame's charts: the plane's
+// shading grid).
+func perceptronSize(c sims.Config) int64 {
+	v := c.Values
+	n, d, classes := perceptronN.Get(v), 2, 2
+	switch perceptronPreset.Get(v) {
+	case presetOr, presetXor, presetSpam:
+		n, d = 6, 5
+	case presetBlobs:
+		classes = perceptronClasses.Get(v)
+	}
+	n, d = rowsOf(c, n, d)
+	if c.Data != nil {
+		classes = dataClasses(c.Data)
+	}
+	b := dataBytes(n, d, true) + traceBytes(1) + 48<<10
+	if classes > 2 {
+		return b + linear.MulticlassBytes(n, d+1, classes)
+	}
+	return b + linear.PerceptronBytes(n) + algo.HeapBytes(8*int64(n))
+}
 
 type perceptronSim struct {
 	data  *dataset.Labelled

@@ -30,6 +30,8 @@ const (
 	binsY      = 30   // 2-D histogram rows
 	maxLag     = 50   // lags in the autocorrelation charts
 	acfRefresh = 1000 // new samples before a frame recomputes an ACF
+	// curvePoints is the points of a 1-D target's exact density curve.
+	curvePoints = 241
 	// minSummary is the number of kept samples per chain before the
 	// convergence diagnostics show: below it Geyer's sum has hardly a lag
 	// to scan.
@@ -129,6 +131,47 @@ func defaultStart(k target.Kind) []float64 {
 	return []float64{0, 0}
 }
 
+// size is the Spec.Size of a sampler sim on these chains: chainBytes, and
+// extra, what the sim holds besides (nil: nothing).
+func (c chainParams) size(tp targetParams, extra func(v param.Values, nc, d int) int64) func(sims.Config) int64 {
+	return func(cfg sims.Config) int64 {
+		nc, d := c.chains.Get(cfg.Values), tp.kind.Get(cfg.Values).Dim()
+		b := chainBytes(nc, d)
+		if extra != nil {
+			b += extra(cfg.Values, nc, d)
+		}
+		return b
+	}
+}
+
+// samplerBytes bounds what a chain's Sampler holds besides an HMC's path
+// (its state, gradient, proposal and random source).
+const samplerBytes = 1 << 10
+
+// traceBytes is what a sims.Trace of cols columns holds, with the copy of
+// its columns in a Frame.
+func traceBytes(cols int) int64 { return 2 * 8 * sims.TraceCap * int64(cols) }
+
+// chainBytes is what a chainSim of nc chains in dimension d holds, from
+// its start to its largest alike (the Ensemble reserves its diagnostics,
+// 90% of it): the Ensemble, its samplers, the ring of recent states and
+// the acceptance Trace with their copies in a Frame's charts, and the
+// picture's histogram (and its copy) and exact density. The rest (the
+// Frame's other charts, its notes, the sim's fields) is within chainBase,
+// measured.
+func chainBytes(nc, d int) int64 {
+	const chainBase = 128 << 10
+	n, dim := int64(nc), int64(d)
+	b := mcmc.EnsembleBytes(nc, d) + mcmc.DiagnosticsBytes(nc)
+	b += n * (samplerBytes + 2*8*recentLen*dim + traceBytes(1))
+	if d == 1 {
+		b += 2*8*curvePoints + 2*8*bins1D
+	} else {
+		b += 8*(2*binsX)*(2*binsY) + 2*8*binsX*binsY
+	}
+	return b + chainBase
+}
+
 // makeChain builds one chain of a sampler at x0 with its own random source.
 type makeChain func(x0 []float64, rng *rand.Rand) (mcmc.Sampler, error)
 
@@ -208,6 +251,7 @@ func newChainSim(name string, cfg sims.Config, cp chainParams, tgt target.Target
 		return nil, err
 	}
 	ens.SetWorkers(cfg.Workers)
+	ens.ReserveDiagnostics()
 	s := &chainSim{
 		name: name, tgt: tgt, ens: ens, d: d, c: nc, starts: starts,
 		pre:      mcmc.NewMoments(d),
@@ -233,10 +277,9 @@ func newChainSim(name string, cfg sims.Config, cp chainParams, tgt target.Target
 	}
 	if d == 1 {
 		s.counts = make([]float64, bins1D)
-		const n = 241
-		s.curve = sims.Curve{Name: "exact density", X: make([]float64, n), Y: make([]float64, n), Class: 1}
-		for i := range n {
-			x := s.lo[0] + (s.hi[0]-s.lo[0])*float64(i)/(n-1)
+		s.curve = sims.Curve{Name: "exact density", X: make([]float64, curvePoints), Y: make([]float64, curvePoints), Class: 1}
+		for i := range curvePoints {
+			x := s.lo[0] + (s.hi[0]-s.lo[0])*float64(i)/(curvePoints-1)
 			s.curve.X[i], s.curve.Y[i] = x, tgt.Density([]float64{x})
 		}
 	} else {

@@ -28,6 +28,7 @@ var Gibbs = &sims.Spec{
 	Speed:  20,
 	Params: param.List(gibbsTarget, gibbsWidth, gibbsChains),
 	New:    newGibbs,
+	Size:   gibbsChains.size(gibbsTarget, gibbsBytes),
 }
 
 var (
@@ -36,6 +37,10 @@ var (
 		"initial bracket of the slice updates, for coordinates without a closed-form conditional (banana x, funnel y, donut)").Range(0, 20).OpenMin()
 	gibbsChains = newChainParams(gibbsTarget, 4, 200)
 )
+
+// gibbsBytes is what gibbs holds besides a chainSim: the Trace of the MH
+// ratios.
+func gibbsBytes(param.Values, int, int) int64 { return traceBytes(1) }
 
 type gibbsSim struct {
 	*chainSim

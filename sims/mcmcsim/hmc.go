@@ -28,6 +28,7 @@ var HMC = &sims.Spec{
 	Speed:  10,
 	Params: param.List(hmcTarget, hmcStep, hmcLeapfrog, hmcChains),
 	New:    newHMC,
+	Size:   hmcChains.size(hmcTarget, hmcBytes),
 }
 
 var (
@@ -89,6 +90,14 @@ func (s *hmcSim) Step() error {
 	}
 	s.energy.Add(math.Min(math.Abs(s.chain(0).EnergyError()), 1e6), s.meanAbsDH())
 	return nil
+}
+
+// hmcBytes is what hmc holds besides a chainSim: the energy Trace (two
+// columns, and their copy in a Frame), each chain's leapfrog path of L + 1
+// states, and chain 1's in the Frame.
+func hmcBytes(v param.Values, nc, d int) int64 {
+	path := 8 * int64(hmcLeapfrog.Get(v)+1) * int64(d)
+	return traceBytes(2) + int64(nc+1)*path
 }
 
 // meanAbsDH is the mean |ΔH| of the non-divergent trajectories of every

@@ -29,6 +29,7 @@ var Langevin = &sims.Spec{
 	Speed:  100,
 	Params: param.List(ulaTarget, ulaStep, ulaNoise, ulaChains),
 	New:    newLangevin,
+	Size:   ulaChains.size(ulaTarget, langevinBytes),
 }
 
 var (
@@ -39,6 +40,13 @@ var (
 		"off drops the √(2δ)w term: gradient ascent, which collapses onto modes instead of sampling")
 	ulaChains = newChainParams(ulaTarget, 4, 500)
 )
+
+// langevinBytes is what langevin holds besides a chainSim: the MALA
+// Ensemble (its moments only) and its samplers, and the running
+// variances' Trace (two columns, and their copy in a Frame).
+func langevinBytes(_ param.Values, nc, d int) int64 {
+	return mcmc.MomentEnsembleBytes(nc, d) + int64(nc)*samplerBytes + traceBytes(2)
+}
 
 // varFrom is the number of kept samples before the running variances are
 // drawn (the first few are too noisy to share a scale with the rest).
@@ -117,7 +125,8 @@ func newLangevin(cfg sims.Config) (sims.Sim, error) {
 		}
 		chains = append(chains, m)
 	}
-	mala, err := mcmc.NewEnsemble(chains, ulaChains.burnin.Get(v), ulaChains.thin.Get(v))
+	// Only the MALA chains' moments are read: no Histories.
+	mala, err := mcmc.NewMomentEnsemble(chains, ulaChains.burnin.Get(v), ulaChains.thin.Get(v))
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,7 @@ var MALA = &sims.Spec{
 	Speed:  50,
 	Params: param.List(malaTarget, malaStep, malaChains),
 	New:    newMALA,
+	Size:   malaChains.size(malaTarget, nil),
 }
 
 var (

@@ -29,6 +29,7 @@ var MCErrorSim = &sims.Spec{
 	Speed:  300,
 	Params: param.List(mcerTarget, mcerF, mcerReplicates, mcerStep),
 	New:    newMCError,
+	Size:   mcErrorSize,
 }
 
 var (
@@ -44,6 +45,14 @@ var (
 const (
 	estBins = 30 // bins of the histogram of the replicates' estimates
 )
+
+// mcErrorSize is the engine's bytes and the sim's: the replicates'
+// estimates for the histogram, replicate 1's running band and the Frame
+// (its charts are a few points a checkpoint) within a measured base.
+func mcErrorSize(cfg sims.Config) int64 {
+	r := mcerReplicates.Get(cfg.Values)
+	return mcmc.MCErrorBytes(r, mcerTarget.kind.Get(cfg.Values).Dim()) + 8*int64(r) + 96<<10
+}
 
 type mcErrorSim struct {
 	e       *mcmc.MCError

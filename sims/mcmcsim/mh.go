@@ -42,6 +42,7 @@ var MH = &sims.Spec{
 	Speed:  100,
 	Params: param.List(mhTarget, mhProposal, mhStep, mhCenter, mhChains),
 	New:    newMH,
+	Size:   mhChains.size(mhTarget, nil),
 }
 
 // proposal is mh's choice of proposal.

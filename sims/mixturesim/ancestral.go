@@ -28,6 +28,7 @@ var Ancestral = &sims.Spec{
 	Speed:  20,
 	Params: param.List(ancModel, ancN, ancK, ancSep, ancAlpha, ancTau, ancSigma, ancQ, ancR, ancA),
 	New:    newAncestral,
+	Size:   ancestralSize,
 }
 
 // model is the generative model ancestral samples.
@@ -65,6 +66,18 @@ var (
 	ancR = param.Float("r", 1, "ssm: observation noise s.d., η_t ~ N(0, r²)").Range(0, 100).OpenMin()
 	ancA = param.Float("a", 0.9, "ssm-linear: transition coefficient, z_t = a·z_{t−1} + ε_t").Range(-0.999, 0.999)
 )
+
+// ancestralSize is what ancestral holds: room for its n draws from the
+// start (a point and its component, or a state-space model's state and
+// observation), which its Frames share, and a measured base (the
+// components, the Frame's charts).
+func ancestralSize(c sims.Config) int64 {
+	per := int64(8 + 8 + 8)
+	if m := ancModel.Get(c.Values); m == modelSSM || m == modelSSMLinear {
+		per = 8 + 8
+	}
+	return per*int64(ancN.Get(c.Values)) + 48<<10
+}
 
 // newAncestral builds the mixture or the state-space sim.
 func newAncestral(cfg sims.Config) (sims.Sim, error) {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/mixture"
 	"github.com/thelab/lab/algo/pca"
 	"github.com/thelab/lab/sims"
@@ -162,6 +163,23 @@ func loadPoints(cfg sims.Config, n int, sep float64) (*pointData, error) {
 		p.x[i], p.y[i] = r[0], r[1]
 	}
 	return p, nil
+}
+
+// pointsOf is the number of points and their coordinates that loadPoints
+// makes: a --data table's rows and columns (at most mixture.MaxDim), else
+// n generated points in the plane.
+func pointsOf(cfg sims.Config, n int) (int, int) {
+	if t := cfg.Data; t != nil {
+		return len(t.Rows), min(len(t.Columns), mixture.MaxDim)
+	}
+	return n, 2
+}
+
+// pointsBytes is what a pointData of n points of d coordinates holds:
+// each point's row (its slice header with a quarter more room, as
+// appending leaves it) and where it is drawn (two values).
+func pointsBytes(n, d int) int64 {
+	return int64(n)*(24*5/4+algo.HeapBytes(8*int64(d))+16) + 4<<10
 }
 
 // project finds the principal plane of the points (the columns cols of t)

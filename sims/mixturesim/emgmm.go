@@ -46,6 +46,7 @@ var EMGMM = &sims.Spec{
 	Speed:  2,
 	Params: param.List(emDemo, emK, mixClusters, emSep, emN, emCov, emEps, emReg, emInit, emRestarts, emTol, mixColumns),
 	New:    newEMGMM,
+	Size:   emSize,
 }
 
 // demo is a preset of em-gmm's defaults.
@@ -107,17 +108,27 @@ const monoSlack = 1e-9
 const hardBins = 20
 
 // emRun is one EM run from one k-means++ start, with what its charts need.
+// A finished run keeps its curves frozen (finish), shared by every Frame
+// since they no longer change, not as Traces with a Trace's full room;
+// one that is neither the best nor on screen is drawn by its
+// log-likelihood curve only: its engines (their n×K responsibilities) and
+// other curves are dropped (release), its final log-likelihoods kept.
 type emRun struct {
-	em     *mixture.EM
+	em     *mixture.EM     // nil once released
 	km     *mixture.KMeans // cov=spherical-fixed: k-means from the same centres
 	kmDone bool            // km has converged
 	ll     *sims.Trace     // mean log-likelihood per iteration
 	stair  *sims.Trace     // per half-step: log p and L(q, θ), per point
 	gap    *sims.Trace     // per M-step: the rise of log p and KL(q‖p(z|x,θ)), per point
+	// The three, frozen once the run has finished (the Traces are then nil).
+	llF, stairF, gapF frozen
 	// The worst fall of the log-likelihood between iterations, relative,
 	// and where it happened (0 when none beyond monoSlack).
 	worstFall float64
 	worstIter int
+	// The run's log-likelihood and its mean per point, once it has
+	// converged.
+	logLik, meanLogLik float64
 }
 
 type emSim struct {
@@ -135,6 +146,43 @@ type emSim struct {
 	steps int  // successful Steps
 
 	collapsed bool // the current run ended with a collapsed component
+}
+
+// emSize is what em-gmm holds: its points, the engines of the current run
+// and, with restarts, of the best (each with its k-means twin when
+// cov=spherical-fixed), the assignment a Frame colours the points by, the
+// current run's Traces (log-likelihood, staircase, gap: five columns) with
+// their copies in a Frame, the best run's frozen curves (five, of its
+// half-steps) and each finished run's log-likelihood, the Frame's ellipses
+// (a few hundred points a component), and a measured base (the histogram,
+// the notes).
+func emSize(c sims.Config) int64 {
+	v := c.Values
+	n, d := pointsOf(c, emN.Get(v))
+	k, restarts := emK.Get(v), int64(emRestarts.Get(v))
+	engine := mixture.EMBytes(n, d, k)
+	if emCov.Get(v) == mixture.CovSphericalFixed {
+		engine += mixture.KMeansBytes(n, d)
+	}
+	iters := emIters(n, k)
+	rows := min(2*iters, sims.TraceCap) // a run's half-steps
+	b := engine + 8*5*(sims.TraceCap+rows)
+	if restarts > 1 {
+		b += engine + 8*5*rows
+	}
+	return b + pointsBytes(n, d) + algo.HeapBytes(8*int64(n)) + restarts*(8*iters+256) + int64(k)*5<<9 + 8<<10
+}
+
+// emIters is the iterations of an EM run on n points with k components
+// that a Frame's copies of its Traces and a finished run's curves are
+// charged for (a Trace's own room, sims.TraceCap rows, is charged in
+// full). They are not bounded: runs take a few dozen iterations at n =
+// 400, K = 3, 500 to 1,000 at n = 20,000, K = 10, and as many with K = 10
+// on 400 points of 3 clusters, where 20 restarts hold 590 KiB against 545
+// estimated (their curves, 150 KiB; the test's 4 steps of 20 restarts at
+// K = 3 bound the estimate of their curves).
+func emIters(n, k int) int64 {
+	return int64(min(50+n/20+30*k, sims.TraceCap))
 }
 
 func newEMGMM(cfg sims.Config) (sims.Sim, error) {
@@ -187,17 +235,21 @@ func (s *emSim) Step() error {
 	err := run.em.Step()
 	switch {
 	case errors.Is(err, algo.ErrConverged):
-		if s.best < 0 || run.em.LogLik() > s.runs[s.best].em.LogLik() {
+		run.logLik, run.meanLogLik = run.em.LogLik(), run.em.MeanLogLik()
+		run.finish()
+		if s.best < 0 || run.logLik > s.runs[s.best].logLik {
 			s.best = s.cur
 		}
 		if s.cur+1 < s.restarts {
 			if err := s.startRun(s.cur + 1); err != nil {
 				return err
 			}
+			s.release()
 			s.steps++
 			return nil
 		}
 		s.done = true
+		s.release()
 		return err
 	case err != nil:
 		if _, ok := run.em.Collapsed(); ok {
@@ -208,6 +260,48 @@ func (s *emSim) Step() error {
 	s.steps++
 	s.record(run)
 	return nil
+}
+
+// frozen is the columns and span of a finished run's Trace.
+type frozen struct {
+	x0, x1 float64
+	cols   [][]float64
+}
+
+// freeze copies t's columns and span.
+func freeze(t *sims.Trace, cols int) frozen {
+	f := frozen{cols: make([][]float64, cols)}
+	f.x0, f.x1 = t.Span()
+	for c := range f.cols {
+		f.cols[c] = t.Column(c)
+	}
+	return f
+}
+
+// curves is a run's Trace as a Frame draws it: copied from the Trace while
+// the run goes on, its frozen copy once it has finished.
+func curves(t *sims.Trace, f frozen, cols int) frozen {
+	if t != nil {
+		return freeze(t, cols)
+	}
+	return f
+}
+
+// finish freezes the finished run's Traces.
+func (r *emRun) finish() {
+	r.llF, r.stairF, r.gapF = freeze(r.ll, 1), freeze(r.stair, 2), freeze(r.gap, 2)
+	r.ll, r.stair, r.gap = nil, nil, nil
+}
+
+// release drops the engines of the finished runs that are neither the
+// best nor the current one: 20 restarts at n = 20,000, K = 10 held 20
+// engines of 6.6 MB each.
+func (s *emSim) release() {
+	for i, r := range s.runs {
+		if i != s.best && i != s.cur {
+			r.em, r.km, r.stairF, r.gapF = nil, nil, frozen{}, frozen{}
+		}
+	}
 }
 
 // record adds the last half-step to the run's traces and keeps the k-means
@@ -358,14 +452,14 @@ func compLegend(j int, w float64, k int) string {
 // staircase draws log p and L(q, θ) per half-step: equal after an E-step
 // (2.34), L below log p after an M-step (2.36–2.37).
 func (s *emSim) staircase(run *emRun) sims.Chart {
-	x0, x1 := run.stair.Span()
+	c := curves(run.stair, run.stairF, 2)
 	return sims.LineChart{
 		Title: "staircase: log p and L(q,θ)",
 		Series: []sims.Series{
-			{Name: "log p(x|θ)", Y: run.stair.Column(0), Class: 0},
-			{Name: "L(q,θ)", Y: run.stair.Column(1), Class: 1},
+			{Name: "log p(x|θ)", Y: c.cols[0], Class: 0},
+			{Name: "L(q,θ)", Y: c.cols[1], Class: 1},
 		},
-		X0: x0, X1: x1,
+		X0: c.x0, X1: c.x1,
 		XLabel: "half-step", YLabel: "nats/point",
 	}
 }
@@ -374,15 +468,15 @@ func (s *emSim) staircase(run *emRun) sims.Chart {
 // M-step opened, under the rise of log p it bounds: log p_new − log p_old =
 // (L(q,θ_new) − log p_old) + KL ≥ KL.
 func (s *emSim) gapChart(run *emRun) sims.Chart {
-	x0, x1 := run.gap.Span()
+	c := curves(run.gap, run.gapF, 2)
 	return sims.LineChart{
 		Title: "gap after each M-step",
 		Series: []sims.Series{
-			{Name: "Δ log p", Y: run.gap.Column(0), Class: 0, Bound: true},
-			{Name: "KL(q‖p(z|x,θ))", Y: run.gap.Column(1), Class: 2},
+			{Name: "Δ log p", Y: c.cols[0], Class: 0, Bound: true},
+			{Name: "KL(q‖p(z|x,θ))", Y: c.cols[1], Class: 2},
 		},
 		LogY: true,
-		X0:   x0, X1: x1,
+		X0:   c.x0, X1: c.x1,
 		XLabel: "iteration", YLabel: "nats/point",
 	}
 }
@@ -399,7 +493,7 @@ func (s *emSim) runsChart() sims.Chart {
 				name += " (best)"
 			}
 		}
-		y := run.ll.Column(0)
+		y := curves(run.ll, run.llF, 1).cols[0]
 		longest = max(longest, len(y))
 		series[r] = sims.Series{Name: name, Y: y, Class: r}
 	}
@@ -552,7 +646,10 @@ func (s *emSim) Result() map[string]any {
 	if s.restarts > 1 {
 		finals := make([]float64, len(s.runs))
 		for i, rr := range s.runs {
-			finals[i] = rr.em.MeanLogLik()
+			finals[i] = rr.meanLogLik
+			if i == s.cur && !s.done {
+				finals[i] = rr.em.MeanLogLik() // still running
+			}
 		}
 		r["restarts"] = s.restarts
 		r["run"] = s.cur + 1

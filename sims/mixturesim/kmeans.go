@@ -29,6 +29,7 @@ var KMeans = &sims.Spec{
 	Speed:  2,
 	Params: param.List(kmK, mixClusters, kmSep, kmN, kmRestarts, mixColumns),
 	New:    newKMeans,
+	Size:   kmeansSize,
 }
 
 // kmeans' parameters.
@@ -62,6 +63,23 @@ type kmSim struct {
 	// The assignment as of the last assignment step, shared by Frames until
 	// the next one (it changes only then); nil when stale.
 	assign []int
+}
+
+// kmRows is the iterations of a k-means run on n points that a Frame's
+// copies of its Traces are charged for (a Trace's own room, sims.TraceCap
+// rows, is charged in full): Lloyd's iterations converge within a few
+// dozen here (measured).
+func kmRows(n int) int64 { return int64(min(50+n/20, sims.TraceCap)) }
+
+// kmeansSize is what kmeans holds: its points, the engine's, the
+// assignment its Frames share, the Traces of J and of the centres' trail
+// (two columns a centre) with their copies in a Frame, and a measured base
+// (the Frame's other charts, the notes).
+func kmeansSize(c sims.Config) int64 {
+	n, d := pointsOf(c, kmN.Get(c.Values))
+	cols := int64(1 + 2*kmK.Get(c.Values))
+	return pointsBytes(n, d) + mixture.KMeansBytes(n, d) + algo.HeapBytes(8*int64(n)) +
+		8*cols*(sims.TraceCap+kmRows(n)) + 56<<10
 }
 
 func newKMeans(cfg sims.Config) (sims.Sim, error) {

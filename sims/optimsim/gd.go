@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/linear"
 	"github.com/thelab/lab/algo/optim"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
@@ -82,7 +83,8 @@ var GD = &sims.Spec{
 	Speed:  30,
 	Params: param.List(gdFn, gdKappa, gdN, gdNoise, gdLambda, gdMethod, gdLR, gdBeta, gdX0, gdTol,
 		gdBatch, gdSchedule, gdDecay, gdSampling),
-	New: newGD,
+	New:  newGD,
+	Size: gdSize,
 }
 
 // lOf is L of the problem the parameters describe, when known before the
@@ -132,6 +134,29 @@ type engine interface {
 	X() []float64
 	F() float64
 	Iter() int
+}
+
+// gdSize is what gd holds: lsq's and logistic's n terms (the design of
+// two features and the objective's rows), each SGD run's order of the
+// terms (sgd has a companion run), the Traces (f − f*, the best gradient
+// and the path; with sgd the companion's gap and path and both step
+// sizes) with their copies in a Frame, and a measured base (the
+// function's level lines, the Frame's other charts).
+func gdSize(c sims.Config) int64 {
+	v := c.Values
+	n := gdN.Get(v)
+	b, cols := int64(120<<10), 4
+	switch gdFn.Get(v) {
+	case fnLSQ:
+		b += linear.DesignBytes(n, 2) + linear.LeastSquaresBytes(n, 2)
+	case fnLogistic:
+		b += linear.DesignBytes(n, 2) + linear.LogisticBytes(n, 2)
+	}
+	if gdMethod.Get(v) == methodSGD {
+		b += 2 * optim.SGDBytes(n, 2)
+		cols += 5
+	}
+	return b + 2*8*sims.TraceCap*int64(cols)
 }
 
 type gdSim struct {

@@ -37,6 +37,10 @@ var Majorise = &sims.Spec{
 	Speed:  2,
 	Params: param.List(majFn, majC, majA, majX0, majLR, majTol),
 	New:    newMajorise,
+	// The two Traces (f − f* and the best |f′|), and in a Frame their
+	// copies with three bounds beside them, all of at most sims.TraceCap
+	// rows; the curves on fixed grids within a measured base.
+	Size: func(sims.Config) int64 { return 8*sims.TraceCap*(2+5) + 4<<10 },
 }
 
 // scalarProblem is the 1-D problem the parameters name.

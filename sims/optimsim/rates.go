@@ -37,6 +37,9 @@ var Rates = &sims.Spec{
 	Speed:  4,
 	Params: param.List(ratesEpsMax, ratesEpsMin, ratesFactor, ratesCap, ratesKappa, ratesSeeds, ratesC),
 	New:    newRates,
+	// The engine's regimes and runs; the Frame's charts are a few points
+	// a value of ε (measured).
+	Size: func(c sims.Config) int64 { return optim.RatesBytes(ratesSeeds.Get(c.Values)) + 32<<10 },
 }
 
 type ratesSim struct {

@@ -27,6 +27,10 @@ var Pushforward = &sims.Spec{
 	Speed:  10,
 	Params: param.List(pfMap, pfSource, pfA, pfB, pfC, pfBatch, pfBins),
 	New:    newPushforward,
+	// The P(Y < c) Trace with its copy in a Frame, the engine's and the
+	// Frame's histograms (source and image, counts and densities: six
+	// arrays of bins) and a measured base (the exact curves, the bars).
+	Size: func(c sims.Config) int64 { return 2*8*sims.TraceCap + 6*8*int64(pfBins.Get(c.Values)) + 40<<10 },
 }
 
 // pfMaps is the menu of maps.

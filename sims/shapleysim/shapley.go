@@ -24,6 +24,7 @@ var Shapley = &sims.Spec{
 	Speed:  10,
 	Params: param.List(shGame, shN, shDigit, shExact),
 	New:    newShapley,
+	Size:   shapleySize,
 }
 
 type game string
@@ -71,6 +72,35 @@ type shSim struct {
 	img     []float64 // the digit game's image
 	prob    float64
 	digit   int
+}
+
+// shapleySize is what shapley holds: the table of the 2^n utilities (the
+// random and digit games are tables; exact enumeration caches the others),
+// KernelSHAP's n×n least-squares system and the estimators' per-player
+// arrays, and a measured base (the error Trace, the digit's image and
+// model, the Frame's charts).
+func shapleySize(c sims.Config) int64 {
+	v := c.Values
+	n := shN.Get(v)
+	table := shExact.Get(v)
+	switch shGame.Get(v) {
+	case gameGlove:
+		n = 3
+	case gameOr:
+		n = 2
+	case gameRandom:
+		table = true
+	case gameDigit:
+		n, table = 16, true
+	}
+	b := 16*int64(n)*int64(n) + 128<<10
+	if table {
+		b += 8 << n
+	}
+	if shGame.Get(v) == gameDigit {
+		b += 32 << 10
+	}
+	return b
 }
 
 func newShapley(cfg sims.Config) (sims.Sim, error) {

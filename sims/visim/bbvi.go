@@ -26,6 +26,12 @@ var BBVI = &sims.Spec{
 	Speed:  20,
 	Params: param.List(bbviModel, bbviEstimator, bbviSamples, bbviLR, bbviM0, bbviS0, bbviN),
 	New:    newBBVI,
+	// The S samples' draws and gradient terms (32 bytes each), the
+	// gaussian model's n observations, and a measured base: the
+	// posterior's grid and the Frame's curves and Traces.
+	Size: func(c sims.Config) int64 {
+		return 32*int64(bbviSamples.Get(c.Values)) + 8*int64(bbviN.Get(c.Values)) + 496<<10
+	},
 }
 
 // bbvi's parameters.

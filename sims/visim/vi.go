@@ -30,6 +30,7 @@ var VI = &sims.Spec{
 	Speed:  4,
 	Params: param.List(viModel, viRho, viM0, viD, viN, viK, viClusters, viSep, viAlpha0, viPriorSD),
 	New:    newVI,
+	Size:   viSize,
 }
 
 // model is the model a VI sim approximates.
@@ -66,6 +67,21 @@ var (
 	viPriorSD = param.Float("prior_sd", 10,
 		"prior standard deviation σ₀ of the component means, μ_k ~ N(0, σ₀² I) (model=bgmm)").Range(0, 100).OpenMin()
 )
+
+// viSize is what each model holds (per point and component measured at n
+// = 200 and 5,000, K = 6 and 10): gaussian fixed grids; mixture its n
+// points with their per-point factors; bgmm its n points with their K
+// responsibilities, and the components' factors and ellipses.
+func viSize(c sims.Config) int64 {
+	n, k := int64(viN.Get(c.Values)), int64(viK.Get(c.Values))
+	switch viModel.Get(c.Values) {
+	case modelMixture:
+		return 96*n + 44<<10
+	case modelBGMM:
+		return n*(48+8*k) + k*(1<<10+128) + 44<<10
+	}
+	return 112 << 10
+}
 
 func newVI(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
