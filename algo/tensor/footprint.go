@@ -1,7 +1,7 @@
 package tensor
 
 import (
-	"slices"
+	"github.com/thelab/lab/algo"
 	"unsafe"
 )
 
@@ -155,25 +155,9 @@ func (f *Footprint) Conv2D(n, c, h, w, filters, k, s, p int, gradX, backward boo
 	f.record(sz)
 }
 
-// Alloc is the bytes the allocator takes for n float64s (or ints): a
-// small block is rounded up to its size class, a large one to whole pages
-// of 8 KiB.
-func Alloc(n int) int64 {
-	b := 8 * int64(n)
-	if b > sizeClasses[len(sizeClasses)-1] {
-		return (b + 8<<10 - 1) &^ (8<<10 - 1)
-	}
-	i, _ := slices.BinarySearch(sizeClasses[:], b)
-	return sizeClasses[i]
-}
-
-// sizeClasses are the Go allocator's size classes of small objects
-// (runtime/sizeclasses.go; TestSizeClasses checks them against append's
-// rounding).
-var sizeClasses = [...]int64{0, 8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256,
-	288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704, 768, 896, 1024, 1152, 1280, 1408, 1536, 1792, 2048, 2304,
-	2688, 3072, 3200, 3456, 4096, 4864, 5376, 6144, 6528, 6784, 6912, 8192, 9472, 9728, 10240, 10880, 12288, 13568,
-	14336, 16384, 18432, 19072, 20480, 21760, 24576, 27264, 28672, 32768}
+// Alloc is the bytes the allocator takes for n float64s (or ints):
+// algo.HeapBytes of their 8n bytes.
+func Alloc(n int) int64 { return algo.HeapBytes(8 * int64(n)) }
 
 // Slack is b and a 64th: what a footprint does not see — the runtime's
 // pools kept over a collection (gonum's workspaces), a map's room — for
