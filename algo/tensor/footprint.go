@@ -1,8 +1,9 @@
 package tensor
 
 import (
-	"github.com/thelab/lab/algo"
 	"unsafe"
+
+	"github.com/thelab/lab/algo"
 )
 
 // Footprint is the memory of a tape, worked out from the shapes of what it
