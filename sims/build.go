@@ -245,8 +245,10 @@ var ErrPanic = errors.New("panic")
 // build checks the memory budget and builds the sim, charging the time.
 func (r *Runner) build(c buildConfig) (sim Sim, err error) {
 	cfg := Config{Values: c.vals, Seed: c.seed, Data: r.data, Workers: r.workers, Headless: r.headless}
-	if err := r.opts.Budget.reserve(r, r.spec.EstimateSize(cfg)); err != nil {
-		return nil, err
+	if b := r.opts.Budget; b != nil {
+		if err := b.reserve(r, r.spec.EstimateSize(cfg)); err != nil {
+			return nil, err
+		}
 	}
 	cpu := r.opts.Budget.StartMeter()
 	defer func() {

@@ -70,7 +70,7 @@ func TestNoFilesAndLocalFiles(t *testing.T) {
 
 func TestCatalogWithFilesReachesEveryBuild(t *testing.T) {
 	var seen Files
-	spec := &Spec{Name: "reader", New: func(cfg Config) (Sim, error) {
+	spec := &Spec{Name: "reader", Size: noSize, New: func(cfg Config) (Sim, error) {
 		seen = cfg.Files
 		return nil, errors.New("built")
 	}}

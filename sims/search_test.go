@@ -5,9 +5,12 @@ import (
 	"testing"
 )
 
+// noSize is the size of a test sim that holds nothing to speak of.
+func noSize(Config) int64 { return 0 }
+
 func TestSearchRanks(t *testing.T) {
 	spec := func(name, title, source string) *Spec {
-		return &Spec{Name: name, Title: title, Source: source}
+		return &Spec{Name: name, Title: title, Source: source, Size: noSize}
 	}
 	c, err := NewCatalog(
 		spec("mh", "Metropolis–Hastings on a 2-D target", "seed 002"),

@@ -103,18 +103,11 @@ type Spec struct {
 	Size func(Config) int64
 }
 
-// DefaultSize is the estimated size of a sim whose Spec has no Size yet.
-// Every sim is to declare one (TestSizeEstimates fails without it).
-const DefaultSize = 16 << 20
-
 // EstimateSize is the estimated bytes the sim built from cfg holds at its
 // largest (Size).
 func (s *Spec) EstimateSize(cfg Config) int64 {
 	if cfg.Values.IsZero() {
 		cfg.Values = s.Defaults()
-	}
-	if s.Size == nil {
-		return DefaultSize
 	}
 	return s.Size(cfg)
 }
@@ -148,6 +141,9 @@ func NewCatalog(specs ...*Spec) (*Catalog, error) {
 	for _, s := range specs {
 		if c.Lookup(s.Name) != nil {
 			return nil, fmt.Errorf("sims: duplicate sim name %q", s.Name)
+		}
+		if s.Size == nil {
+			return nil, fmt.Errorf("sims: %s declares no Size: a session's memory budget charges every sim by its estimate", s.Name)
 		}
 		if _, err := Resolve(s.Params, nil); err != nil {
 			return nil, fmt.Errorf("sims: %s: %w", s.Name, err)

@@ -276,9 +276,9 @@ func TestMaxPanes(t *testing.T) {
 // reason in the editor and on the pane, and the pane keeps its sim; a pane
 // over budget is not added.
 func TestMemoryBudget(t *testing.T) {
-	l := newLabWith(t, 140, 45, false, Options{Catalog: catalog.All(), Sims: []string{"kernel-pca"}, Seed: 1, Paused: true, Budget: sims.NewBudget(sims.Limits{Memory: 64 << 20})})
+	l := newLabWith(t, 140, 45, false, Options{Catalog: catalog.All(), Sims: []string{"kernel-pca"}, Seed: 1, Paused: true, Budget: sims.NewBudget(sims.Limits{Memory: 16 << 20})})
 	l.keys("p", "down", "backspace", "backspace", "backspace", "1", "5", "0", "0", "enter")
-	if s := l.screen(); l.m.modal == nil || !strings.Contains(s, "of its 67 MB memory budget") {
+	if s := l.screen(); l.m.modal == nil || !strings.Contains(s, "of its 17 MB memory budget") {
 		t.Fatalf("the editor does not show the refusal:\n%s", s)
 	}
 	l.keys("esc")
@@ -288,11 +288,9 @@ func TestMemoryBudget(t *testing.T) {
 	if u := l.m.Budget().Usage(); u.Builds != 1 {
 		t.Errorf("%d builds: the refused one was built", u.Builds)
 	}
-	// Adding sims of the default size until the budget is spent.
-	for range 4 {
-		l.keys("a", "enter")
-	}
-	if n := len(l.m.panes); n != 4 || !strings.Contains(l.screen(), "could not add") {
-		t.Errorf("%d panes after adding four to a 64 MiB session:\n%s", n, l.screen())
+	// A pane whose sim is over the budget is not added.
+	l.keys("a", "/", "t", "i", "n", "y", "g", "p", "t", "enter", "enter")
+	if n := len(l.m.panes); n != 1 || !strings.Contains(l.screen(), "could not add tinygpt") {
+		t.Errorf("%d panes after adding tinygpt to a 16 MiB session:\n%s", n, l.screen())
 	}
 }

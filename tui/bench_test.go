@@ -146,7 +146,8 @@ func (s *stallSim) Result() map[string]any { return nil }
 func TestKeyAnsweredDuringAStalledStep(t *testing.T) {
 	entered, gate := make(chan struct{}, 1), make(chan struct{})
 	spec := &sims.Spec{Name: "stall", Title: "a test sim whose step stalls", Source: "test", Steps: 10, Speed: 100,
-		New: func(sims.Config) (sims.Sim, error) { return &stallSim{entered: entered, gate: gate}, nil }}
+		Size: func(sims.Config) int64 { return 0 },
+		New:  func(sims.Config) (sims.Sim, error) { return &stallSim{entered: entered, gate: gate}, nil }}
 	l := newLabWith(t, 140, 45, false, Options{Catalog: withSpecs(t, spec), Sims: []string{"stall", "gd"}, Seed: 1, Paused: true})
 	t.Cleanup(func() { close(gate) }) // before the model closes its runners
 	l.m.focus = 0
