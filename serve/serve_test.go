@@ -698,16 +698,16 @@ func TestPaneCapReachesTheLab(t *testing.T) {
 // memory budget is told why.
 func TestMemoryBudgetReachesTheLab(t *testing.T) {
 	cfg := testConfig(t)
-	cfg.Sims = []string{"gd"}
-	// Room for the screen, not for gd beside it.
-	cfg.MemoryPerSession = screenBytes(120, 40) + catalog.All().Lookup("gd").EstimateSize(sims.Config{})/2
+	cfg.Sims = []string{"tinygpt"}
+	// Room for the screen, not for tinygpt beside it.
+	cfg.MemoryPerSession = screenBytes(120, 40) + catalog.All().Lookup("tinygpt").EstimateSize(sims.Config{})/2
 	ts := start(t, cfg)
 	r, err := servetest.Open(ts.addr, servetest.Options{User: "small"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if st := exitStatus(t, r.Wait(wait)); st != 1 || !strings.Contains(r.Text(), "its first panes (gd) would take about") || !strings.Contains(r.Text(), "memory budget") {
+	if st := exitStatus(t, r.Wait(wait)); st != 1 || !strings.Contains(r.Text(), "its first panes (tinygpt) would take about") || !strings.Contains(r.Text(), "memory budget") {
 		t.Errorf("over its memory budget: status %d, read %q", st, r.Text())
 	}
 }
