@@ -183,6 +183,29 @@ func TestScreenOverTheBudgetIsDrawnSmaller(t *testing.T) {
 	waitUntil(t, "the fitting window", func() bool { return ts.sizeOf("wide") == "120x40" })
 }
 
+// TestHugeScreenIsDrawnAtTheCellCap: a client's window of more than
+// maxScreenCells is drawn at the largest of its shape within them, and the
+// visitor is told why; a window within them is drawn whole.
+func TestHugeScreenIsDrawnAtTheCellCap(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Sims = []string{"gd"}
+	ts := start(t, cfg)
+	s, err := servetest.Open(ts.addr, servetest.Options{User: "huge", W: MaxTermWidth, H: MaxTermHeight})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.WaitText(wait, "This screen is drawn at", fmt.Sprintf("the server draws at most %d cells", maxScreenCells)); err != nil {
+		t.Fatalf("%v\n%s", err, s.Text())
+	}
+	var w, h int
+	if _, err := fmt.Sscanf(ts.sizeOf("huge"), "%dx%d", &w, &h); err != nil || w*h > maxScreenCells || w*h < maxScreenCells*9/10 {
+		t.Errorf("drawn at %s for %dx%d (at most %d cells)", ts.sizeOf("huge"), MaxTermWidth, MaxTermHeight, maxScreenCells)
+	}
+	s.Resize(220, 60)
+	waitUntil(t, "the projector's window", func() bool { return ts.sizeOf("huge") == "220x60" })
+}
+
 // TestThrottledSessionKeepsItsScreen: a session in debt for CPU is shown
 // its last screen, unchanged, until throttledEvery has passed since it
 // was drawn; then it is drawn afresh and charged for it.
@@ -209,6 +232,38 @@ func TestThrottledSessionKeepsItsScreen(t *testing.T) {
 	}
 	if budget.Usage().Busy <= busy {
 		t.Error("the redraw was not charged")
+	}
+}
+
+// TestIdleSessionIsDrawnSlowly: a session idle for YieldAfter is shown its
+// last screen until idleEvery has passed since it was drawn; a key makes it
+// a watched session again, drawn at once.
+func TestIdleSessionIsDrawnSlowly(t *testing.T) {
+	lab, err := tui.New(tui.Options{Catalog: catalog.All(), Sims: []string{"gd"}, Seed: 1, Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lab.Close()
+	st := &session{srv: &Server{}, w: 100, h: 30}
+	m := &sessionModel{st: st, lab: lab, cfg: Config{YieldAfter: time.Minute}}
+	m.lab.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	long := time.Now().Add(-2 * time.Minute).UnixNano()
+	st.lastActive.Store(long)
+	st.lastInput.Store(long)
+	first := m.View().Content
+	m.lab.Update(tea.KeyPressMsg{Code: 'a', Text: "a"}) // the catalogue opens
+	if got := m.View().Content; got != first {
+		t.Fatal("an idle session was drawn afresh within idleEvery")
+	}
+	m.drawnAt = m.drawnAt.Add(-idleEvery)
+	if got := m.View().Content; got == first {
+		t.Fatal("an idle session was not drawn again after idleEvery")
+	}
+	second := m.View().Content
+	m.lab.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
+	st.typed()
+	if got := m.View().Content; got == second {
+		t.Error("a key did not make the session drawn at once")
 	}
 }
 
@@ -328,10 +383,11 @@ func TestSessionMemoryIsCharged(t *testing.T) {
 		return float64(after-before) / n
 	}
 	small, large := held(80, 24), held(MaxTermWidth, MaxTermHeight)
-	perCell := (large - small) / float64(MaxTermWidth*MaxTermHeight-80*24)
+	w, h := capScreen(MaxTermWidth, MaxTermHeight) // what the large sessions are drawn at
+	perCell := (large - small) / float64(w*h-80*24)
 	base := small - perCell*80*24
 	t.Logf("a session holds %.0f kB at 80x24, %.1f MB at %dx%d: %.0f bytes a cell and %.0f kB besides",
-		small/1e3, large/1e6, MaxTermWidth, MaxTermHeight, perCell, base/1e3)
+		small/1e3, large/1e6, w, h, perCell, base/1e3)
 	if perCell > sessionBytes || sessionBytes > 1.5*perCell {
 		t.Errorf("a cell is charged %d bytes and holds %.0f", sessionBytes, perCell)
 	}

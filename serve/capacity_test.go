@@ -107,14 +107,17 @@ func TestCapacityUnderAttack(t *testing.T) {
 			}
 			time.Sleep(3 * time.Second)
 			lat.Start()
+			srv0, self0, t0 := cpuTime(srv.Process.Pid), cpuTime(os.Getpid()), time.Now()
 			time.Sleep(15 * time.Second)
 			lat.Stop()
+			el := time.Since(t0).Seconds()
+			srvCores, selfCores := (cpuTime(srv.Process.Pid)-srv0).Seconds()/el, (cpuTime(os.Getpid())-self0).Seconds()/el
 			close(rssStop)
 			rss := <-peak
 			close(stop)
 			attackers.Wait()
 			p99, n, missed := lat.Quantile(0.99)
-			line := fmt.Sprintf("%-7s %s; server RSS at most %.0f MiB", mode, lat, float64(rss)/(1<<20))
+			line := fmt.Sprintf("%-7s %s; server RSS at most %.0f MiB, %.2f cores (clients %.2f)", mode, lat, float64(rss)/(1<<20), srvCores, selfCores)
 			report = append(report, line)
 			t.Log(line)
 			if n == 0 || p99 > p99Bound || missed > 0 {
@@ -153,6 +156,23 @@ func waitListening(t *testing.T, addr string) {
 }
 
 // residentBytes is a process's resident memory (VmRSS), 0 if unknown.
+// cpuTime is the CPU time (user and system) process pid has spent so far,
+// from /proc (clock ticks of 10 ms).
+func cpuTime(pid int) time.Duration {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name, in parentheses, may hold spaces: count from after it.
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond
+}
+
 func residentBytes(pid int) int64 {
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {

@@ -36,9 +36,11 @@ const holdScreen = "the screen"
 // fitScreen holds what a w×h screen takes on the session's budget, or,
 // when its budget or the server's total cannot supply it, the largest
 // screen of the same shape that fits (at least minScreenW×minScreenH); it
-// returns the size held. With no room even for the smallest screen it
-// holds nothing new and returns the error.
+// returns the size held. A screen of more than maxScreenCells is drawn at
+// the largest of its shape that has no more (capScreen). With no room even
+// for the smallest screen it holds nothing new and returns the error.
 func fitScreen(b *sims.Budget, w, h int) (int, int, error) {
+	w, h = capScreen(w, h)
 	err := b.Hold(holdScreen, screenBytes(w, h))
 	var me *sims.MemoryError
 	if err == nil || !errors.As(err, &me) {
@@ -64,6 +66,25 @@ func fitScreen(b *sims.Budget, w, h int) (int, int, error) {
 		return w, h, err
 	}
 	return fw, fh, nil
+}
+
+// maxScreenCells is the most cells a session's screen is drawn with
+// (250×80, or 320×62): the renderer redraws a whole screen at once after a
+// window change, and a redraw of a much larger one (500×200: 25 ms of one
+// core) held both cores long enough, when eight such sessions changed
+// their windows together, to make every other session's answer to a key
+// wait 200 ms; at this size the capacity test's draw attack leaves the
+// others' p99 near 100 ms. A projector's 220×60 is well within it.
+const maxScreenCells = 250 * 80
+
+// capScreen is the largest screen of w×h's shape with at most
+// maxScreenCells cells: w×h itself when it is within them.
+func capScreen(w, h int) (int, int) {
+	if w*h <= maxScreenCells {
+		return w, h
+	}
+	s := math.Sqrt(float64(maxScreenCells) / (float64(w) * float64(h)))
+	return max(minScreenW, int(float64(w)*s)), max(minScreenH, int(float64(h)*s))
 }
 
 // The smallest screen a session is fitted to: the lab's own minimum.

@@ -132,6 +132,13 @@ func (st *session) size() string {
 // touch records input from the client now: a key or a resize.
 func (st *session) touch() { st.lastInput.Store(time.Now().UnixNano()) }
 
+// idle reports whether the visitor has been idle for d (> 0) at now: not
+// active (lastActive) and without input since.
+func (st *session) idle(now time.Time, d time.Duration) bool {
+	last := max(st.lastActive.Load(), st.lastInput.Load())
+	return d > 0 && now.UnixNano()-last >= int64(d)
+}
+
 // activityGap is how close two inputs must come for the second to count
 // as the visitor being active (see session.lastActive).
 const activityGap = time.Minute
@@ -498,7 +505,7 @@ func (s *Server) lab(next ssh.Handler) ssh.Handler {
 			return
 		}
 		lab, err := tui.New(tui.Options{Catalog: s.cfg.Catalog, Sims: s.cfg.Sims, Seed: s.cfg.Seed,
-			Budget: budget, MaxPanes: s.cfg.MaxPanes,
+			Budget: budget, MaxPanes: s.cfg.MaxPanes, Tick: time.Second / time.Duration(s.cfg.FPS),
 			// A visitor's exports go to their own clipboard, never to the
 			// server's disk.
 			Remote: true})

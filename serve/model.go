@@ -302,9 +302,14 @@ type screenMsg struct {
 // setFit notes whether the w×h screen held is the asked aw×ah.
 func (m *sessionModel) setFit(w, h, aw, ah int) {
 	m.screenNote = ""
-	if w != aw || h != ah {
-		m.screenNote = fmt.Sprintf("This screen is drawn at %d×%d, not %d×%d: a larger one is over this session's memory budget.", w, h, aw, ah)
+	if w == aw && h == ah {
+		return
 	}
+	why := "a larger one is over this session's memory budget"
+	if cw, ch := capScreen(aw, ah); w == cw && h == ch {
+		why = fmt.Sprintf("the server draws at most %d cells", maxScreenCells)
+	}
+	m.screenNote = fmt.Sprintf("This screen is drawn at %d×%d, not %d×%d: %s.", w, h, aw, ah, why)
 }
 
 func (m *sessionModel) Init() tea.Cmd {
@@ -463,6 +468,9 @@ func (m *sessionModel) View() (v tea.View) {
 	if m.throttled && (now.Sub(m.drawnAt) < throttledEvery || m.drawCost > cheapDraw) && !m.broken {
 		return m.view
 	}
+	if m.viewed && m.st.idle(now, m.cfg.YieldAfter) && now.Sub(m.drawnAt) < idleEvery && !m.broken {
+		return m.view
+	}
 	cpu := m.budget.StartMeter()
 	v = m.lab.View()
 	w, h := m.size()
@@ -479,6 +487,12 @@ func (m *sessionModel) View() (v tea.View) {
 	return v
 }
 
+// idleEvery is how often a session idle for --yield-after (no two
+// inputs within a minute, and none since) is redrawn: an idle visitor's
+// screen goes on moving, four times a second, and costs the server a fifth
+// of a watched one's, until their next key.
+const idleEvery = 250 * time.Millisecond
+
 // cheapDraw is the most a drawing may cost for a session in debt to be
 // redrawn while it rests (every throttledEvery): a visitor resting after
 // a heavy build sees a screen of ordinary size go on, while one whose
@@ -488,12 +502,14 @@ const cheapDraw = 20 * time.Millisecond
 
 // renderNsPerCell is what Bubble Tea's renderer spends on a changed frame,
 // per cell of the screen, at the least: parsing the view into cells,
-// comparing them with the last frame's and writing the changes
-// (BenchmarkRenderFrame, a dashboard). A view whose drawing took long (text
-// whose every grapheme is measured, an overlay) costs the renderer more:
-// under the draw attack the renderer spent 0.6 times what the views it was
-// given took to draw.
-const renderNsPerCell = 130
+// comparing them with the last frame's and writing the changes. Alone and
+// in a warm cache it takes 130 (BenchmarkRenderFrame, a dashboard); among
+// 32 sessions sharing two cores, as a server runs it, it took 240 (a CPU
+// profile of the capacity test: 7.3 s of renderer for 6,400 frames of
+// 120×40). A view whose drawing took long (text whose every grapheme is
+// measured, an overlay) costs the renderer more: under the draw attack
+// the renderer spent 0.6 times what the views it was given took to draw.
+const renderNsPerCell = 240
 
 // renderCost is the renderer's time for a changed w×h frame whose view
 // took drawn to draw.

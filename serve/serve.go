@@ -31,6 +31,7 @@ import (
 	"net"
 	"net/netip"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -88,13 +89,25 @@ const (
 	// together, in cores: two sessions' worth, so that one visitor cannot
 	// take the machine's cores however many sessions they open.
 	DefaultCPUPerAddr = 0.5
+	// DefaultCPUShare is the part of the machine's cores (GOMAXPROCS) that
+	// all visitors together may spend when --cpu-total is not given: the
+	// rest answers keys at once, draws what Bubble Tea's renderer draws
+	// beyond its charge, encrypts, collects garbage. With 32 visitors of
+	// the default dashboard taking about 1.1 of 2 cores, an attacker gets
+	// what is left of 1.2 and every key is still answered within 150 ms
+	// (TestCapacityUnderAttack).
+	DefaultCPUShare = 0.6
 	// DefaultMemoryPerSession caps the estimated bytes a session holds: its
 	// sims (their Spec.Size) and its screen.
 	DefaultMemoryPerSession = 256 << 20
 	DefaultConnPerMinute    = 30
 	DefaultGrace            = 5 * time.Second
-	// DefaultFPS is the lab's own refresh rate (tui.TickInterval).
-	DefaultFPS = 30
+	// DefaultFPS is the frames per second sent to a visitor: two thirds of
+	// the local lab's (tui.TickInterval), because drawing and sending a
+	// frame is most of what a session costs the server (at 30, 32 default
+	// dashboards took 1.6 of 2 cores, most of it in Bubble Tea's renderer;
+	// at 20, 1.3), and charts moving 20 times a second still look smooth.
+	DefaultFPS = 20
 	// MaxDataFile is the largest file a visitor may open from --data-dir.
 	MaxDataFile = 8 << 20
 )
@@ -152,6 +165,10 @@ type Config struct {
 	// address's next session, and the address builds one sim at a time
 	// (0: no cap on the sum).
 	CPUPerAddr float64
+	// CPUTotal is the cores all visitors together may spend: when they want
+	// more, those who want more than a fair share are held to it, and the
+	// others keep what they use (sims.Share; 0: no total).
+	CPUTotal float64
 	// MemoryPerSession caps the estimated bytes a session holds: its sims
 	// (Spec.Size) and its screen. A build over it is refused with the reason
 	// on screen, and a screen over it drawn smaller (0: no cap).
@@ -211,6 +228,7 @@ func DefaultConfig() Config {
 		StepsPerSecond:      DefaultStepsPerSecond,
 		CPUPerSession:       DefaultCPUPerSession,
 		CPUPerAddr:          DefaultCPUPerAddr,
+		CPUTotal:            DefaultCPUShare * float64(runtime.GOMAXPROCS(0)),
 		RebuildsPerSecond:   DefaultRebuildsPerSecond,
 		MaxPanes:            DefaultMaxPanes,
 		MemoryPerSession:    DefaultMemoryPerSession,
@@ -258,6 +276,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("%d sims asked for, but --max-panes is %d", len(c.Sims), c.MaxPanes)
 	case c.CPUPerAddr < 0:
 		return fmt.Errorf("--cpu-per-addr must be ≥ 0, got %g", c.CPUPerAddr)
+	case c.CPUTotal < 0:
+		return fmt.Errorf("--cpu-total must be ≥ 0, got %g", c.CPUTotal)
 	case c.MemoryPerSession < 0:
 		return fmt.Errorf("--memory-per-session must be ≥ 0, got %d", c.MemoryPerSession)
 	case c.MemoryPerSession > 0 && c.MemoryPerSession < screenBytes(80, 24):
@@ -296,7 +316,8 @@ type Server struct {
 	hostKey gossh.PublicKey
 	auth    *authKeys // nil: anyone
 	limiter *addrLimiter
-	pool    *sims.Pool // the memory every session draws on (MemoryTotal)
+	pool    *sims.Pool  // the memory every session draws on (MemoryTotal)
+	share   *sims.Share // the CPU every visitor draws on (CPUTotal)
 	ids     atomic.Uint64
 	flushed chan struct{} // closed when the refusal summaries stop
 
@@ -354,6 +375,7 @@ func New(cfg Config) (*Server, error) {
 		refused:      newRefusals(log),
 		limiter:      newAddrLimiter(cfg.ConnPerMinute),
 		pool:         sims.NewPool(cfg.MemoryTotal),
+		share:        sims.NewShare(cfg.CPUTotal),
 		visitors:     map[string]*sims.Account{},
 		sessions:     map[*session]struct{}{},
 		perAddrCount: counter{},
@@ -596,7 +618,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		"max_startups", c.MaxStartups, "login_grace", c.LoginGrace, "client_alive", c.ClientAliveInterval,
 		"idle_timeout", c.IdleTimeout, "yield_after", c.YieldAfter, "max_session_duration", c.MaxSessionDuration,
 		"steps_per_second", c.StepsPerSecond, "cpu_per_session", c.CPUPerSession,
-		"rebuilds_per_second", c.RebuildsPerSecond, "cpu_per_addr", c.CPUPerAddr, "max_panes", c.MaxPanes,
+		"rebuilds_per_second", c.RebuildsPerSecond, "cpu_per_addr", c.CPUPerAddr, "cpu_total", c.CPUTotal, "max_panes", c.MaxPanes,
 		"memory_per_session_mib", c.MemoryPerSession >> 20, "memory_total_mib", c.MemoryTotal >> 20,
 		"go_memory_limit", goMemoryLimit(),
 		"conn_per_minute", c.ConnPerMinute, "fps", c.FPS}
@@ -651,7 +673,7 @@ func (s *Server) newBudget(ip string) *sims.Budget {
 	defer s.mu.Unlock()
 	acct := s.visitors[ip]
 	if acct == nil {
-		acct = sims.NewAccount(s.cfg.CPUPerAddr)
+		acct = sims.NewAccount(s.cfg.CPUPerAddr, s.share)
 		s.visitors[ip] = acct
 	}
 	// Made under s.mu, so that the account counts the session before

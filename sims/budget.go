@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/thelab/lab/internal/cputime"
@@ -261,25 +262,56 @@ func (b *Budget) buildSlot() chan struct{} {
 // waiting, so that contention would put honest sessions in debt. Start
 // one with StartMeter and end it with Charge, on the same goroutine. For
 // a nil budget it measures nothing.
+//
+// Metered work of one visitor takes turns (Account): while a Meter runs,
+// the visitor's other sessions and panes wait to start theirs, so that
+// however many sessions a visitor opens, their work keeps at most one core
+// busy at a time and leaves the other cores to everyone else (eight
+// sessions of one visitor redrawing at once held both cores of a server
+// for a quarter of a second, and every other session's keys waited). A
+// Meter must not be started while the same goroutine runs another.
 type Meter struct {
-	b  *Budget
-	t0 time.Duration
+	b    *Budget
+	t0   time.Duration
+	turn chan struct{} // the visitor's turn, held until Spent
 }
 
-// StartMeter starts measuring work for the budget on the calling goroutine.
+// StartMeter waits for the visitor's turn and starts measuring work for
+// the budget on the calling goroutine.
 func (b *Budget) StartMeter() Meter {
+	if b == nil {
+		return Meter{}
+	}
+	m := Meter{b: b}
+	if a := b.lim.Visitor; a != nil {
+		m.turn = a.turn
+		m.turn <- struct{}{}
+	}
+	m.t0 = cputime.Start()
+	return m
+}
+
+// startBuildMeter measures a build without taking the visitor's turn: a
+// visitor builds one sim at a time already (Account.building), and a
+// build of seconds must not stop the visitor's screens meanwhile.
+func (b *Budget) startBuildMeter() Meter {
 	if b == nil {
 		return Meter{}
 	}
 	return Meter{b: b, t0: cputime.Start()}
 }
 
-// Spent ends the measure and returns the CPU time spent since it began.
+// Spent ends the measure, gives the visitor's turn back and returns the
+// CPU time spent since it began.
 func (m Meter) Spent() time.Duration {
 	if m.b == nil {
 		return 0
 	}
-	return cputime.Stop(m.t0)
+	d := cputime.Stop(m.t0)
+	if m.turn != nil {
+		<-m.turn
+	}
+	return d
 }
 
 // Charge ends the measure and charges what was spent to the budget.
@@ -458,9 +490,14 @@ func (b *Budget) Close() {
 // concurrent use; a nil *Account is none.
 type Account struct {
 	building chan struct{} // a one-slot semaphore: the build under way
+	turn     chan struct{} // a one-slot semaphore: the metered work under way (Meter)
+
+	cores float64      // its own cap (0: none)
+	share *Share       // the server's CPU, or nil
+	spent atomic.Int64 // CPU time spent in all, for the share's measure
 
 	mu  sync.Mutex
-	cpu cpuBucket
+	cpu cpuBucket // filling at its cap, or the share's level if lower
 	// sessions is how many budgets draw on it now; carry is the lowest
 	// balance a session left (refilled at the session rate since), which
 	// the next session starts from.
@@ -470,9 +507,36 @@ type Account struct {
 }
 
 // NewAccount makes a visitor's account whose sessions together may use
-// cores of a core (0: no cap on their sum).
-func NewAccount(cores float64) *Account {
-	return &Account{building: make(chan struct{}, 1), cpu: newCPUBucket(cores, time.Now())}
+// cores of a core (0: no cap on their sum), or less while the server's
+// CPU, share (nil: none), is wanted by more than it holds.
+func NewAccount(cores float64, share *Share) *Account {
+	return &Account{building: make(chan struct{}, 1), turn: make(chan struct{}, 1),
+		cores: cores, share: share, cpu: newCPUBucket(cores, time.Now())}
+}
+
+// cap is the account's own cap in cores (+Inf: none).
+func (a *Account) cap() float64 {
+	if a.cores <= 0 {
+		return math.Inf(1)
+	}
+	return a.cores
+}
+
+// follow sets the account's rate to its cap or the share's level, the
+// lower. Called with mu held.
+func (a *Account) follow(now time.Time) {
+	if a.share == nil {
+		return
+	}
+	r := math.Min(a.cap(), a.share.Level(now))
+	if math.IsInf(r, 1) {
+		r = 0 // no limit
+	}
+	if r != a.cpu.rate {
+		a.cpu.refill(now)
+		a.cpu.rate = r
+		a.cpu.tokens = min(a.cpu.tokens, cpuFill(r))
+	}
 }
 
 // Idle reports whether no session draws on the account and it holds no
@@ -493,6 +557,7 @@ func (a *Account) rest(now time.Time) time.Duration {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.follow(now)
 	return a.cpu.rest(now)
 }
 
@@ -500,7 +565,9 @@ func (a *Account) spend(d time.Duration, now time.Time) {
 	if a == nil {
 		return
 	}
+	a.spent.Add(int64(d))
 	a.mu.Lock()
+	a.follow(now)
 	a.cpu.spend(d, now)
 	a.mu.Unlock()
 }
@@ -511,6 +578,9 @@ func (a *Account) join(fresh cpuBucket, now time.Time) time.Duration {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.sessions++
+	if a.sessions == 1 {
+		a.share.join(a, now)
+	}
 	if !a.carried || fresh.rate <= 0 {
 		return fresh.tokens
 	}
@@ -528,6 +598,9 @@ func (a *Account) leave(k cpuBucket, now time.Time) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.sessions--
+	if a.sessions == 0 {
+		a.share.leave(a)
+	}
 	k.refill(now)
 	if a.carried {
 		a.carry.refill(now)

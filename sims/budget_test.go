@@ -108,7 +108,7 @@ func TestCPURest(t *testing.T) {
 // does not reset it; an account in credit with no session may be forgotten.
 func TestVisitorAccount(t *testing.T) {
 	clock := &fakeClock{t: time.Unix(1e9, 0)}
-	acct := NewAccount(0.5)
+	acct := NewAccount(0.5, nil)
 	acct.cpu.last = clock.t
 	b1 := newBudget(Limits{Cores: 0.25, Visitor: acct}, clock.now)
 	b2 := newBudget(Limits{Cores: 0.25, Visitor: acct}, clock.now)
@@ -393,4 +393,39 @@ func TestFramesAreCharged(t *testing.T) {
 	if s := r.Latest(); s.Speed != 15 {
 		t.Errorf("speed %v", s.Speed)
 	}
+}
+
+// TestVisitorTakesTurns: the metered work of a visitor's sessions takes
+// turns (one Meter at a time per Account), while another visitor's work
+// and a build of the same visitor do not wait for it.
+func TestVisitorTakesTurns(t *testing.T) {
+	acct, other := NewAccount(0, nil), NewAccount(0, nil)
+	a, b := NewBudget(Limits{Visitor: acct}), NewBudget(Limits{Visitor: acct})
+	c := NewBudget(Limits{Visitor: other})
+	defer a.Close()
+	defer b.Close()
+	defer c.Close()
+	started := make(chan struct{})
+	release := make(chan struct{})
+	go func() {
+		m := a.StartMeter()
+		close(started)
+		<-release
+		m.Charge()
+	}()
+	<-started
+	c.StartMeter().Charge()     // another visitor: no wait
+	b.startBuildMeter().Spent() // a build: no wait
+	second := make(chan struct{})
+	go func() {
+		b.StartMeter().Charge()
+		close(second)
+	}()
+	select {
+	case <-second:
+		t.Fatal("a second session of the visitor metered work while the first's was under way")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	<-second // its turn comes once the first is charged
 }

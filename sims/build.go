@@ -250,7 +250,7 @@ func (r *Runner) build(c buildConfig) (sim Sim, err error) {
 			return nil, err
 		}
 	}
-	cpu := r.opts.Budget.StartMeter()
+	cpu := r.opts.Budget.startBuildMeter()
 	defer func() {
 		r.opts.Budget.charge(cpu.Spent(), 0, 1)
 		if p := recover(); p != nil {

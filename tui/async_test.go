@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/catalog"
 	"github.com/thelab/lab/sims/param"
@@ -292,5 +294,29 @@ func TestMemoryBudget(t *testing.T) {
 	l.keys("a", "/", "t", "i", "n", "y", "g", "p", "t", "enter", "enter")
 	if n := len(l.m.panes); n != 1 || !strings.Contains(l.screen(), "could not add tinygpt") {
 		t.Errorf("%d panes after adding tinygpt to a 16 MiB session:\n%s", n, l.screen())
+	}
+}
+
+// TestKeyAnswerIsShownWithoutATick: the answer to space (pause) is drawn
+// as soon as the runner has published it, not at the next tick (here, an
+// hour away).
+func TestKeyAnswerIsShownWithoutATick(t *testing.T) {
+	m, err := New(Options{Catalog: catalog.All(), Sims: []string{"mh"}, Seed: 1, Tick: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeySpace, Text: " "})
+	if cmd == nil {
+		t.Fatal("space returned no command to wait for its answer")
+	}
+	msg := cmd() // waits for the runner's acknowledgement
+	if _, ok := msg.(shownMsg); !ok {
+		t.Fatalf("space's command returned %T, want shownMsg", msg)
+	}
+	m.Update(msg)
+	if got := m.panes[0].snap.State; got != sims.Paused {
+		t.Errorf("after the acknowledgement the pane shows %v, want paused", got)
 	}
 }

@@ -25,7 +25,8 @@ import (
 // DefaultSims is the dashboard opened by a bare `lab`.
 var DefaultSims = []string{"gd", "em-gmm", "mh"}
 
-// TickInterval is how often the model collects the runners' latest frames.
+// TickInterval is how often the model collects the runners' latest frames,
+// unless Options.Tick says otherwise.
 const TickInterval = time.Second / 30
 
 // Options configure a lab session. The limits are for a session a
@@ -59,6 +60,11 @@ type Options struct {
 	// Empty, export writes nothing and says so, so that a session whose
 	// options forget both writes no file.
 	ExportDir string
+	// Tick is how often the model collects the runners' latest frames and
+	// so draws a new screen: 0 is TickInterval. lab serve ticks at the
+	// frame rate it sends its visitors (--fps), so that no screen is drawn
+	// that the renderer would not send.
+	Tick time.Duration
 }
 
 // PaneOptions are the settings of one pane from the command line.
@@ -127,6 +133,9 @@ type paneKey struct {
 }
 
 type tickMsg struct{}
+
+// shownMsg says a runner has published the answer to a key (shown).
+type shownMsg struct{}
 
 // buildKind says what a build was for.
 type buildKind int
@@ -324,10 +333,14 @@ func (m *Model) Close() {
 }
 
 // Init starts the frame tick.
-func (m *Model) Init() tea.Cmd { return tick() }
+func (m *Model) Init() tea.Cmd { return m.tick() }
 
-func tick() tea.Cmd {
-	return tea.Tick(TickInterval, func(time.Time) tea.Msg { return tickMsg{} })
+func (m *Model) tick() tea.Cmd {
+	every := m.opts.Tick
+	if every <= 0 {
+		every = TickInterval
+	}
+	return tea.Tick(every, func(time.Time) tea.Msg { return tickMsg{} })
 }
 
 // Update handles one message. It never waits: runner commands are queued,
@@ -346,7 +359,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.flash != "" && time.Since(m.flashT) > 4*time.Second {
 			m.flash = ""
 		}
-		return m, tick()
+		return m, m.tick()
+	case shownMsg:
+		m.refresh()
+		return m, nil
 	case builtMsg:
 		return m, m.built(msg)
 	case exportedMsg:
@@ -464,13 +480,13 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, k.Play):
-		p.r.Toggle()
+		cmd = shown(p.r.Toggle())
 	case key.Matches(msg, k.Step):
-		p.r.Step(1)
+		cmd = shown(p.r.Step(1))
 	case key.Matches(msg, k.Faster):
-		p.setSpeed(1)
+		cmd = shown(p.setSpeed(1))
 	case key.Matches(msg, k.Slower):
-		p.setSpeed(-1)
+		cmd = shown(p.setSpeed(-1))
 	case key.Matches(msg, k.Reset):
 		cmd = awaitBuild(p, p.r.Reset(), buildReset)
 	case key.Matches(msg, k.Reseed):
@@ -522,9 +538,20 @@ func (p *pane) noteLines(w int) int {
 }
 
 // setSpeed moves the pane's speed d notches along sims.Speeds.
-func (p *pane) setSpeed(d int) {
+func (p *pane) setSpeed(d int) <-chan struct{} {
 	p.speedIdx = max(0, min(p.speedIdx+d, len(sims.Speeds)-1))
-	p.r.SetSpeed(sims.Speeds[p.speedIdx])
+	return p.r.SetSpeed(sims.Speeds[p.speedIdx])
+}
+
+// shown waits, off the update loop, for a runner to acknowledge a command
+// (it has published the Frame that shows it) and then has the model
+// collect it at once: a key's answer is drawn without waiting for the next
+// tick.
+func shown(ack <-chan struct{}) tea.Cmd {
+	return func() tea.Msg {
+		<-ack
+		return shownMsg{}
+	}
 }
 
 // pauseAll pauses every running pane, or, when none runs, resumes every

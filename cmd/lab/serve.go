@@ -45,6 +45,9 @@ const serveUsage = `Serve flags (each SSH session gets its own lab with these pa
   --cpu-per-addr C              share of a core the sessions of one address may spend
                                 together; a session's debt passes to the address's next
                                 one (default 0.5; 0 no cap on the sum)
+  --cpu-total C                 cores all visitors may spend together: past it, those who
+                                want more than a fair share are held to it (default 0.6
+                                of the machine's cores; 0 no total)
   --memory-per-session MIB      estimated bytes one session holds: its sims and its
                                 screen; a build over it is refused on screen, a larger
                                 screen drawn smaller (default 256; 0 no cap)
@@ -72,7 +75,7 @@ const serveUsage = `Serve flags (each SSH session gets its own lab with these pa
                                 address across replicas, see the README (a stick table)
   --log-level L                 debug, info, warn or error (default info); debug adds the
                                 balancers' health checks
-  --fps N                       frames per second sent to each visitor, 1..60 (default 30);
+  --fps N                       frames per second sent to each visitor, 1..60 (default 20);
                                 fewer save bandwidth and CPU
   --grace D                     on SIGINT/SIGTERM, time sessions get to see the notice
                                 before they are closed (default 5s). SIGHUP re-reads
@@ -108,6 +111,7 @@ func serveCmd(ctx context.Context, reload <-chan os.Signal, args []string, stdou
 	fs.Float64Var(&cfg.RebuildsPerSecond, "rebuilds-per-second", cfg.RebuildsPerSecond, "")
 	fs.IntVar(&cfg.MaxPanes, "max-panes", cfg.MaxPanes, "")
 	fs.Float64Var(&cfg.CPUPerAddr, "cpu-per-addr", cfg.CPUPerAddr, "")
+	fs.Float64Var(&cfg.CPUTotal, "cpu-total", cfg.CPUTotal, "")
 	memMiB := fs.Int64("memory-per-session", cfg.MemoryPerSession>>20, "")
 	totalMiB := fs.Int64("memory-total", 0, "")
 	fs.IntVar(&cfg.ConnPerMinute, "conn-rate", cfg.ConnPerMinute, "")

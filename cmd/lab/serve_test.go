@@ -281,6 +281,7 @@ func TestUsageShowsServeAndItsDefaults(t *testing.T) {
 		fmt.Sprintf("(default %d;", serve.DefaultConnPerMinute),
 		fmt.Sprintf("(default %s)", serve.DefaultGrace),
 		fmt.Sprintf("(default %d)", serve.DefaultFPS),
+		fmt.Sprintf("(default %g\n", serve.DefaultCPUShare),
 		fmt.Sprintf("(default %d; 0 no limit)", serve.DefaultMaxSessionsPerAddr),
 		fmt.Sprintf("(default %d)", serve.DefaultMaxStartups),
 		fmt.Sprintf("(default %d)", serve.DefaultMaxStartupsPerAddr),
