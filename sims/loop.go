@@ -326,10 +326,16 @@ func (l *loop) publish() {
 		var err error
 		if frame, err = l.safeFrame(l.state != Running); err != nil {
 			l.finish(err)
-		} else if !l.state.Done() {
+		} else if !l.state.Done() || l.state == Converged {
 			for _, m := range frame.Metrics {
 				if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
-					l.finish(algo.Diverged("metric %s = %v", m.Name, m.Value))
+					if l.state == Converged {
+						// A run never reports a value that is not finite
+						// as its converged result.
+						l.state, l.err = Failed, fmt.Errorf("converged to a result that is not finite: metric %s = %v", m.Name, m.Value)
+					} else {
+						l.finish(algo.Diverged("metric %s = %v", m.Name, m.Value))
+					}
 					break
 				}
 			}

@@ -121,13 +121,38 @@ func (s *Spec) Defaults() Values {
 	return v
 }
 
-// Build validates a configuration for this spec and builds the sim.
+// MaxBytes is the most one sim may hold, whoever builds it (the local
+// lab, lab run, a visitor): a configuration estimated above it is refused
+// before anything is built, so that no setting the lab accepts can run the
+// machine out of memory. A few hundred megabytes holds every sim at its
+// defaults many times over, and each size parameter at its maximum alone.
+const MaxBytes = 384 << 20
+
+// SizeError is a configuration refused because its estimate is over
+// MaxBytes.
+type SizeError struct {
+	Sim  string
+	Need int64
+}
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("with these parameters it would hold about %s, more than the %s the lab lets one sim hold: choose smaller sizes",
+		Bytes(e.Need), Bytes(MaxBytes))
+}
+
+// Build validates a configuration for this spec and builds the sim; a
+// configuration whose estimate is over MaxBytes is refused (*SizeError).
 func (s *Spec) Build(cfg Config) (Sim, error) {
 	if cfg.Data != nil && s.Data == "" {
 		return nil, fmt.Errorf("sim %s takes no --data", s.Name)
 	}
 	if cfg.Values.IsZero() {
 		cfg.Values = s.Defaults()
+	}
+	if s.Size != nil {
+		if need := s.Size(cfg); need > MaxBytes {
+			return nil, &SizeError{Sim: s.Name, Need: need}
+		}
 	}
 	return s.New(cfg)
 }

@@ -48,6 +48,8 @@ func writeSimHelp(w io.Writer, s *sims.Spec) {
 		fmt.Fprintln(w, "Data: none (its data are built in, from the seed)")
 	}
 	fmt.Fprintf(w, "Headless: %d steps unless --steps says otherwise; a run stops early when it converges.\n", s.Steps)
+	fmt.Fprintln(w, wrapIndent(fmt.Sprintf("Memory: about %s at the defaults; parameters that would hold more than %s are refused (lab run %s --memory measures a run).",
+		sims.Bytes(s.EstimateSize(sims.Config{})), sims.Bytes(sims.MaxBytes), s.Name), 0, 2))
 	if len(s.Params) == 0 {
 		fmt.Fprintln(w, "\nParameters: none.")
 	} else {

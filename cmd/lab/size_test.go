@@ -1,14 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
-	"fmt"
 	"maps"
+	"math"
 	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/catalog"
@@ -85,11 +88,19 @@ var sizeLongSteps = map[string]int{
 }
 
 // sizeCombos are configurations measured besides the defaults, each size
-// parameter at its maximum and each choice: sizes that grow together.
+// parameter at its maximum and each choice: sizes that grow together, and
+// the settings issue 25 found that hung, crashed or took gigabytes.
 var sizeCombos = map[string][]map[string]string{
 	// networks, sequence models, generative models, diffusion, trust, privacy
+	"digits": {{"model": "cnn", "n": "50000", "layers": "3", "hidden": "1024", "filters": "64", "blocks": "3", "kernel": "7", "batch": "4096"}},
+	"rnn":    {{"chars": "1000000", "hidden": "256", "context": "256", "batch": "128"}},
+	"tinygpt": {{"context": "256", "batch": "128"},
+		{"chars": "1000000", "dim": "256", "heads": "16", "layers": "8", "ffn": "1024", "context": "256", "batch": "128"}},
 
 	// linear models, optimisation, estimation, mixtures, samplers, inference
+	"softmax": {{"n": "100000", "classes": "8"}},
+	"gd":      {{"fn": "logistic", "n": "100000"}},
+	"laplace": {{"model": "logistic2d", "n": "5000"}},
 
 	// transport, kernels, random features, Gaussian processes, AD
 	"assignment": {{"preset": "gaussians", "n": "300"}}, // the default preset is a worked example
@@ -146,56 +157,146 @@ func sizeConfigs(spec *sims.Spec) []sizeConfig {
 	return cs
 }
 
+// Every setting is also held to the guards of issue 25: a configuration
+// at any extreme of its parameters (each integer's minimum and maximum,
+// each real's ends, each choice) either runs or is refused with a
+// message — never a crash, a hang or gigabytes. A run must end within
+// settingTime and stay under settingRSS of resident memory; a refusal
+// exits 2 with its reason, a failure 1 with its state and reason; a run
+// that ends well reports only finite metrics.
+const (
+	settingTime = 20 * time.Second
+	settingRSS  = 1 << 30
+)
+
+// extremeConfigs are the ends of spec's parameters that sizeConfigs does
+// not run: each integer at its minimum, each real at its least and
+// greatest (the least above an open minimum: 5e-324 above 0). They are
+// held to the guards, not to the size estimates.
+func extremeConfigs(spec *sims.Spec) []sizeConfig {
+	var cs []sizeConfig
+	add := func(name string, x float64) {
+		v := strconv.FormatFloat(x, 'g', -1, 64)
+		cs = append(cs, sizeConfig{name: name + "=" + v, set: map[string]string{name: v}, steps: extremeSteps, every: extremeSteps})
+	}
+	for _, p := range spec.Params {
+		switch p.Kind {
+		case param.KindInt:
+			add(p.Name, p.Min)
+		case param.KindFloat:
+			lo := p.Min
+			if p.OpenMin {
+				lo = math.Nextafter(lo, math.Inf(1))
+			}
+			add(p.Name, lo)
+			add(p.Name, p.Max)
+		}
+	}
+	return cs
+}
+
+// extremeSteps are the steps of a run at an extreme: its build and first
+// steps are where a setting breaks, and a few dozen steps more where a
+// value that is not finite creeps into a result.
+const extremeSteps = 32
+
 func TestSizeEstimates(t *testing.T) {
 	for _, spec := range catalog.All().Specs() {
 		for _, c := range sizeConfigs(spec) {
 			t.Run(spec.Name+"/"+c.name, func(t *testing.T) {
 				t.Parallel()
-				if spec.Size == nil {
-					t.Fatalf("%s declares no Size", spec.Name)
-				}
-				args := []string{"run", spec.Name, "--json", "--memory",
-					"--steps", strconv.Itoa(c.steps), "--every", strconv.Itoa(c.every)}
-				for _, k := range slices.Sorted(maps.Keys(c.set)) {
-					args = append(args, "--set", k+"="+c.set[k])
-				}
-				peak, est, refused, err := measureSize(args)
+				r := runSetting(t, spec, c, true)
 				switch {
-				case err != nil:
-					t.Fatal(err)
-				case refused != "":
-					t.Skipf("refused: %s", refused)
-				case peak > est:
-					t.Errorf("lab %s: holds %s, estimated %s (%.2f×)", strings.Join(args, " "), sims.Bytes(peak), sims.Bytes(est), float64(peak)/float64(est))
-				case float64(est) > sizeSlack*float64(peak)+sizeFloor:
-					t.Errorf("lab %s: holds %s, estimated %s: more than %g× (+%s)", strings.Join(args, " "), sims.Bytes(peak), sims.Bytes(est), sizeSlack, sims.Bytes(sizeFloor))
+				case r.refused:
+				case r.peak > r.est:
+					t.Errorf("lab %s: holds %s, estimated %s (%.2f×)", r.cmd, sims.Bytes(r.peak), sims.Bytes(r.est), float64(r.peak)/float64(r.est))
+				case float64(r.est) > sizeSlack*float64(r.peak)+sizeFloor:
+					t.Errorf("lab %s: holds %s, estimated %s: more than %g× (+%s)", r.cmd, sims.Bytes(r.peak), sims.Bytes(r.est), sizeSlack, sims.Bytes(sizeFloor))
 				}
+			})
+		}
+		for _, c := range extremeConfigs(spec) {
+			t.Run(spec.Name+"/"+c.name, func(t *testing.T) {
+				t.Parallel()
+				runSetting(t, spec, c, false)
 			})
 		}
 	}
 }
 
-// measureSize runs `lab args…` (a run with --json --memory) and returns
-// the peak and the estimate it reports, or the message of a configuration
-// the sim refuses (exit status 2).
-func measureSize(args []string) (peak, est int64, refused string, err error) {
-	cmd := exec.Command(labBin, args...)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 2 {
-		return 0, 0, strings.TrimSpace(stderr.String()), nil
+// settingRun is what a guarded run of a setting came to.
+type settingRun struct {
+	cmd       string // the command, for messages
+	refused   bool   // exit status 2: the sim refused the setting
+	peak, est int64  // with --memory
+	state     string
+	took      time.Duration
+}
+
+// runSetting runs `lab run` with the setting c of spec (and --memory when
+// sized), fails the test on any breach of the guards, and returns what
+// the run came to.
+func runSetting(t *testing.T, spec *sims.Spec, c sizeConfig, sized bool) settingRun {
+	t.Helper()
+	args := []string{"run", spec.Name, "--json", "--steps", strconv.Itoa(c.steps), "--every", strconv.Itoa(c.every)}
+	if sized {
+		args = append(args, "--memory")
 	}
-	// A run that diverges or fails (status 1) still reports its memory.
-	if ee, ok := err.(*exec.ExitError); err != nil && (!ok || ee.ExitCode() != 1) {
-		return 0, 0, "", fmt.Errorf("lab %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	for _, k := range slices.Sorted(maps.Keys(c.set)) {
+		args = append(args, "--set", k+"="+c.set[k])
 	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	r := settingRun{cmd: strings.Join(args, " ")}
+	ctx, cancel := context.WithTimeout(context.Background(), settingTime)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, labBin, args...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	began := time.Now()
+	err := cmd.Run()
+	r.took = time.Since(began)
+	if ctx.Err() != nil {
+		t.Fatalf("lab %s did not end within %v", r.cmd, settingTime)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss<<10 > settingRSS {
+		t.Errorf("lab %s: resident memory reached %s, over %s", r.cmd, sims.Bytes(ru.Maxrss<<10), sims.Bytes(settingRSS))
+	}
+	msg := stderr.String()
+	if strings.Contains(msg, "panic") || strings.Contains(msg, "fatal error") || strings.Contains(msg, "crashed") {
+		t.Fatalf("lab %s crashed:\n%s", r.cmd, msg)
+	}
+	code := cmd.ProcessState.ExitCode()
+	switch {
+	case code == 2:
+		if strings.TrimSpace(msg) == "" {
+			t.Fatalf("lab %s was refused without a reason", r.cmd)
+		}
+		r.refused = true
+		return r
+	case code != 0 && code != 1:
+		t.Fatalf("lab %s: exit status %d (%v)\n%s", r.cmd, code, err, msg)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	var last struct {
-		Memory *struct{ Estimate, Peak int64 }
+		State   string
+		Metrics map[string]*float64
+		Memory  *struct{ Estimate, Peak int64 }
 	}
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.Memory == nil {
-		return 0, 0, "", fmt.Errorf("lab %s: no memory in its last line (%v): %s\n%s", strings.Join(args, " "), err, lines[len(lines)-1], stderr.String())
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil || last.State == "" || sized && last.Memory == nil {
+		t.Fatalf("lab %s: no final line with a state%s (%v): %s\n%s", r.cmd, map[bool]string{true: " and memory"}[sized], err, lines[len(lines)-1], msg)
 	}
-	return last.Memory.Peak, last.Memory.Estimate, "", nil
+	r.state = last.State
+	if code == 1 && (last.State != "diverged" && last.State != "failed" || strings.TrimSpace(msg) == "") {
+		t.Errorf("lab %s: exit status 1 in state %q, reason %q", r.cmd, last.State, msg)
+	}
+	if code == 0 {
+		for name, v := range last.Metrics {
+			if v == nil {
+				t.Errorf("lab %s ended %s with metric %s not finite", r.cmd, last.State, name)
+			}
+		}
+	}
+	if sized {
+		r.peak, r.est = last.Memory.Peak, last.Memory.Estimate
+	}
+	return r
 }
