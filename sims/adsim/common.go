@@ -259,10 +259,14 @@ func (e *evaluator) scalar(x []float64) float64 {
 }
 
 // sci writes x with the given significant digits and a short exponent, as
-// the notes quote errors: sci(0.1463, 3) = "1.46e-1", sci(0, 1) = "0".
+// the notes quote errors: sci(0.1463, 3) = "1.46e-1", sci(0, 1) = "0",
+// and NaN and ±Inf as strconv writes them.
 func sci(x float64, digits int) string {
 	if x == 0 {
 		return "0"
+	}
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return strconv.FormatFloat(x, 'g', -1, 64)
 	}
 	s := strconv.FormatFloat(x, 'e', digits-1, 64)
 	mant, exp, _ := strings.Cut(s, "e")

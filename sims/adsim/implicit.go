@@ -24,7 +24,7 @@ var (
 			"the IFT failing at y = 0 (§1.10); lu: implicit JVPs and VJPs sharing one LU (§1.11); "+
 			"lp: dx*/db of a linear program through its KKT system, against re-solving (§1.12)")
 	imA      = param.Float("a", 2, "heron: the number a whose root is sought").Range(0, 1e6).OpenMin()
-	imX0     = param.Float("x0", 1, "heron: the start x₀ (> 0; x₀ < 0 would find −√a)").Range(0, 1e6).OpenMin()
+	imX0     = param.Float("x0", 1, "heron: the start x₀ (> 0, and a/x₀² finite: x₀ ≳ √a·1e-154; x₀ < 0 would find −√a)").Range(0, 1e6).OpenMin()
 	imPoints = param.Int("points", 10, "circle: steps across the circle, x = 1 − 2k/points on the upper branch, back on the lower").
 			Range(2, 400)
 	imB1    = param.Float("b1", 4, "lp: the right-hand side b₁ of x₁ + x₂ ≤ b₁ at the start").Range(0.5, 20)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/algotest"
 	"github.com/thelab/lab/sims/simtest"
 )
@@ -53,6 +54,11 @@ func TestHeronErrors(t *testing.T) {
 	}
 	if _, err := simtest.BuildErr(Implicit, map[string]string{"x0": "0"}, 0, nil); err == nil {
 		t.Error("x0 = 0 accepted")
+	}
+	// The least x₀ the parameter takes overflows the first iteration's
+	// derivative: refused, naming x0, not a crash or a run stuck at +Inf.
+	if _, err := simtest.BuildErr(Implicit, map[string]string{"x0": "5e-324"}, 0, nil); !algo.IsParamError(err, "x0") {
+		t.Errorf("x0 = 5e-324: %v, want a ParamError naming x0", err)
 	}
 }
 
@@ -140,6 +146,23 @@ func TestLPSensitivity(t *testing.T) {
 			if miss < 0.1 || !strings.Contains(simtest.Text(f), "basis changed") {
 				t.Errorf("b1 = %g: miss %g, notes\n%s", b1, miss, simtest.Text(f))
 			}
+		}
+	}
+}
+
+// TestSci: the notes' short scientific form, and a value that is not
+// finite written out rather than cut (a table cell never crashes a pane).
+func TestSci(t *testing.T) {
+	for _, c := range []struct {
+		x      float64
+		digits int
+		want   string
+	}{
+		{0.1463, 3, "1.46e-1"}, {0, 1, "0"}, {6.1e-4, 2, "6.1e-4"}, {1234, 2, "1.2e3"}, {-5.6e-17, 2, "-5.6e-17"},
+		{math.NaN(), 3, "NaN"}, {math.Inf(1), 3, "+Inf"}, {math.Inf(-1), 3, "-Inf"},
+	} {
+		if got := sci(c.x, c.digits); got != c.want {
+			t.Errorf("sci(%g, %d) = %q, want %q", c.x, c.digits, got, c.want)
 		}
 	}
 }

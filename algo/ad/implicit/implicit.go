@@ -51,13 +51,20 @@ type Heron struct {
 
 // NewHeron starts at x₀ for √a. It needs a > 0 (at a = 0 the derivative
 // 1/(2√a) is infinite) and x₀ > 0 (x₀ = 0 divides by zero; x₀ < 0 converges
-// to −√a), both finite.
+// to −√a), both finite, and x₀ not so small that the first iteration's
+// derivative of a/x, −a/x₀², overflows (x₀ below about √a·7.5e-155, or
+// x₀² underflows to 0): the iteration would then fail at once, or from a
+// denormal x₀ jump to +Inf and stop there as if converged.
 func NewHeron(a, x0 float64) (*Heron, error) {
 	if !(a > 0) || math.IsInf(a, 0) {
 		return nil, algo.BadParam("a", a, "a finite number > 0")
 	}
 	if !(x0 > 0) || math.IsInf(x0, 0) {
 		return nil, algo.BadParam("x0", x0, "a finite number > 0")
+	}
+	if math.IsInf(a/(x0*x0), 0) {
+		least := math.Max(math.Sqrt(a/math.MaxFloat64), math.Sqrt(math.SmallestNonzeroFloat64))
+		return nil, algo.BadParam("x0", x0, fmt.Sprintf("at least about %.2g for a = %g: a/x₀² must be finite", least, a))
 	}
 	return &Heron{a: ad.Dual{V: a, D: 1}, x: ad.Dual{V: x0}}, nil
 }

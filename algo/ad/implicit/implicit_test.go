@@ -61,6 +61,41 @@ func TestHeron(t *testing.T) {
 	}
 }
 
+// TestHeronFarStarts: from a start far from √a on either side, down to the
+// least x₀ NewHeron takes, the iteration converges to √a and both
+// derivatives to 1/(2√a), each to a few ulps; a start below it is refused
+// naming x0.
+func TestHeronFarStarts(t *testing.T) {
+	for _, c := range []struct{ a, x0 float64 }{
+		{2, 1e-150}, {2, 1e6}, {1e6, 1e-148}, {1e6, 1e300}, {5e-324, 1}, {1e-300, 1e-150},
+	} {
+		h, err := NewHeron(c.a, c.x0)
+		if err != nil {
+			t.Fatalf("NewHeron(%g, %g): %v", c.a, c.x0, err)
+		}
+		for err == nil && h.K() < 5000 {
+			err = h.Step()
+		}
+		if !errors.Is(err, algo.ErrConverged) {
+			t.Fatalf("a=%g x0=%g: %v after %d steps", c.a, c.x0, err, h.K())
+		}
+		d := h.Exact()
+		for _, q := range []struct {
+			what      string
+			got, want float64
+		}{{"x", h.X(), math.Sqrt(c.a)}, {"unrolled", h.Unrolled(), d}, {"IFT", h.IFT(), d}} {
+			if math.Abs(q.got-q.want) > 4e-16*q.want {
+				t.Errorf("a=%g x0=%g: %s = %.17g, want %.17g", c.a, c.x0, q.what, q.got, q.want)
+			}
+		}
+	}
+	for _, c := range []struct{ a, x0 float64 }{{2, 5e-324}, {2, 1e-160}, {1e6, 1e-152}, {1e-300, 1e-300}} {
+		if _, err := NewHeron(c.a, c.x0); !algo.IsParamError(err, "x0") {
+			t.Errorf("NewHeron(%g, %g) = %v, want a ParamError naming x0", c.a, c.x0, err)
+		}
+	}
+}
+
 // sigFigs is the number of significant figures of a quoted value (1.46e-1:
 // 3, 7.6e-3: 2).
 func sigFigs(v float64) float64 {
