@@ -394,24 +394,37 @@ func newDetRun(f Objective, x0 []float64, t, fstar float64, grad bool) (*detRun,
 }
 
 // predictStoch extends the expected-count prediction of the stochastic
-// regime to eps[j]: the least k with E‖∇f(x_k)‖² ≤ (ε s)², by the exact
-// recursion MeanSquaresMSE. It costs one scalar update per iteration.
+// regime toward eps[j]: the least k with E‖∇f(x_k)‖² ≤ (ε s)², by the exact
+// recursion MeanSquaresMSE. It costs one scalar update per iteration, and
+// the count grows like 1/ε² (10¹² at ε = 10⁻⁶, hours of updates), so a
+// Step takes at most predictCap of them and the prediction catches up in
+// later Steps, as a capped regime does.
 func (r *Rates) predictStoch(j int) {
 	sched := Schedule(InvK)
-	for len(r.predS) <= j {
+	for n := 0; len(r.predS) <= j; {
 		target := r.eps[len(r.predS)] * r.eps[len(r.predS)] * r.d2
 		for r.eMSE > target {
+			if n == predictCap {
+				return
+			}
 			r.eMSE = MeanSquaresMSE(r.eMSE, sched.StepSize(r.cfg.C, 1, r.eK), r.ms.s2)
 			r.eK++
+			n++
 		}
 		r.predS = append(r.predS, float64(r.eK))
 	}
 }
 
+// predictCap is the most updates of the stochastic prediction in one Step:
+// a few tens of milliseconds, a small part of a Step whose regimes take
+// their Cap iterations each.
+const predictCap = 1 << 25
+
 // Step tightens ε to the next grid value (while there is one) and runs
 // every regime until it reaches the current ε or has taken Cap iterations
 // in this Step; a capped regime resumes at the next Step. It returns
-// ErrConverged once ε is at EpsMin and every regime has reached it.
+// ErrConverged once ε is at EpsMin, every regime has reached it and the
+// stochastic prediction is made for it.
 func (r *Rates) Step() error {
 	if r.level+1 < len(r.eps) {
 		r.level++
@@ -437,9 +450,10 @@ func (r *Rates) Step() error {
 	return nil
 }
 
-// Done reports whether every regime has reached the last ε.
+// Done reports whether every regime has reached the last ε and the
+// stochastic prediction is made for it.
 func (r *Rates) Done() bool {
-	if r.level < len(r.eps)-1 {
+	if r.level < len(r.eps)-1 || len(r.predS) < len(r.eps) {
 		return false
 	}
 	for g := range r.info {
@@ -458,6 +472,10 @@ func (r *Rates) Level() int { return r.level }
 
 // Info describes a regime.
 func (r *Rates) Info(g Regime) RegimeInfo { return r.info[g] }
+
+// Predicted is the iterations of the stochastic prediction so far: the
+// expected count reaches past it at the first ε not yet predicted.
+func (r *Rates) Predicted() int { return r.eK }
 
 // Capped reports whether the regime stopped at its cap in the last Step.
 func (r *Rates) Capped(g Regime) bool { return r.capped[g] }
@@ -511,8 +529,9 @@ func (r *Rates) Runs() int { return len(r.stoch) }
 
 // Theory returns the theorem's count for the first n values of ε: the
 // least k at which the theorem's bound reaches ε (for Stochastic, the
-// least k with E‖∇f(x_k)‖² ≤ (εs)², exact but not a bound). n is at most
-// the current level + 1 for Stochastic.
+// least k with E‖∇f(x_k)‖² ≤ (εs)², exact but not a bound, and only for
+// the values of ε predicted so far: fewer than n while the prediction
+// catches up).
 func (r *Rates) Theory(g Regime, n int) []float64 {
 	if g != Stochastic {
 		return append([]float64(nil), r.det[g].thm[:n]...)

@@ -141,6 +141,37 @@ func TestRatesCapOnlyDelays(t *testing.T) {
 	}
 }
 
+// TestStochasticPredictionIsCapped: at ε = 10⁻⁶ the stochastic regime's
+// expected count is about 10¹² (it grows like 1/ε²), so a Step makes at
+// most predictCap updates of its prediction: Theory gives fewer values than
+// the levels reached while it catches up, Predicted grows by at most
+// predictCap a Step, and the run is not Done meanwhile.
+func TestStochasticPredictionIsCapped(t *testing.T) {
+	cfg := defaultRates()
+	cfg.EpsMin, cfg.Factor, cfg.Cap = 1e-6, 100, 100
+	r, err := NewRates(cfg, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := r.Predicted()
+	for range 5 {
+		if err := r.Step(); err != nil {
+			t.Fatal(err)
+		}
+		if grown := r.Predicted() - prev; grown > predictCap {
+			t.Errorf("the prediction took %d updates in one Step, more than %d", grown, predictCap)
+		}
+		prev = r.Predicted()
+	}
+	n := r.Level() + 1
+	if got := len(r.Theory(Stochastic, n)); got >= n {
+		t.Errorf("Theory(Stochastic, %d) has %d values: the prediction for ε = %g cannot be made in 5 capped Steps", n, got, cfg.EpsMin)
+	}
+	if r.Done() {
+		t.Error("Done while the stochastic prediction is catching up")
+	}
+}
+
 // TestMeanSquaresSGD: SGD with t_k = 1/(k+1) on a MeanSquares keeps the
 // running mean of the sampled points, so E‖∇f(x_k)‖² = s²/k (k ≥ 1) as the
 // recursion MeanSquaresMSE says; checked by Monte Carlo over 4000 runs

@@ -254,8 +254,8 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"run", "lda", "--set", "corpus=" + dir}, 2, "a directory, not a regular file"},
 		{[]string{"serve", "--data-dir", ""}, 2, "--data-dir is empty"},
 		// Messages that name what the user set, and where a bound comes from.
-		{[]string{"run", "rates", "--set", "cap=1e+07", "--steps", "1"}, 0, ""},
-		{[]string{"run", "rates", "--set", "cap=1e+08"}, 2, "parameter cap = \"1e+08\": must be in 100..10000000"},
+		{[]string{"run", "rates", "--set", "cap=1e+05", "--steps", "1"}, 0, ""},
+		{[]string{"run", "rates", "--set", "cap=1e+06"}, 2, "parameter cap = \"1e+06\": must be in 100..100000"},
 		{[]string{"run", "logits", "--set", "t_min=1e6"}, 2, "parameter t_min = 1e+06: must be below t_max = 100 (its default)"},
 		{[]string{"run", "logits", "--set", "t_max=0.001"}, 2, "parameter t_max = 0.001: must be above t_min = 0.01 (its default)"},
 		{[]string{"run", "rates", "--set", "eps_min=0.3"}, 2, "parameter eps_min = 0.3: must be at most eps_max = 0.1 (its default)"},

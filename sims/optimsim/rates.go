@@ -14,11 +14,13 @@ import (
 var (
 	ratesEpsMax = param.Float("eps_max", 0.1, "first ε, relative to each criterion's value at x0").Range(1e-3, 0.5)
 	ratesEpsMin = param.Float("eps_min", 0.001,
-		"last ε; the non-convex and stochastic counts grow like 1/ε² (~5e5 iterations at 1e-3)").Range(1e-6, 0.5)
+		"last ε; the non-convex and stochastic counts grow like 1/ε² (~5e5 iterations at 1e-3, ~1e12 at 1e-6: "+
+			"those regimes then stay capped, a step at a time)").Range(1e-6, 0.5)
 	ratesFactor = param.Float("factor", 1.778279,
 		"ε shrinks by this factor per step (default 10^¼: four values per decade)").Range(1.05, 100)
 	ratesCap = param.Int("cap", 10000,
-		"most iterations per regime (per SGD run) in one step; a capped regime catches up in later steps").Range(100, 10000000)
+		"most iterations per regime (per SGD run) in one step; a capped regime catches up in later steps "+
+			"(at most 1e5, so that a step of 32 seeds stays under a second)").Range(100, 100000)
 	ratesKappa = param.Float("kappa", 10, "condition number L/m of the strongly convex regime").Range(1.5, 10000)
 	ratesSeeds = param.Int("seeds", 8, "number of seeded SGD runs in the stochastic regime").Range(2, 32)
 	ratesC     = param.Float("c", 1,
@@ -173,8 +175,12 @@ func (s *ratesSim) notes() []string {
 		state := "—"
 		if n > 0 {
 			c, th := r.Counts(rg.g), r.Theory(rg.g, n)
-			state = fmt.Sprintf("k %s ≤ %s", fmtCount(c[n-1]), fmtCount(th[n-1]))
-			if rg.g == optim.Stochastic {
+			switch {
+			case rg.g != optim.Stochastic:
+				state = fmt.Sprintf("k %s ≤ %s", fmtCount(c[n-1]), fmtCount(th[n-1]))
+			case len(th) < n: // the prediction is catching up
+				state = fmt.Sprintf("k %s, E > %s", fmtCount(c[n-1]), fmtCount(float64(r.Predicted())))
+			default:
 				state = fmt.Sprintf("k %s, E %s", fmtCount(c[n-1]), fmtCount(th[n-1]))
 			}
 		}
