@@ -23,6 +23,16 @@ type Table struct {
 	Lines   []int       // the line of the file each row came from, for messages
 }
 
+// AtMost refuses a table of more than max rows, saying why a sim takes no
+// more (what each row costs it): an error naming the file, to report as
+// is.
+func (t *Table) AtMost(max int, why string) error {
+	if len(t.Rows) > max {
+		return fmt.Errorf("--data %s: %d rows, more than the %d %s: take a sample of them", t.Name, len(t.Rows), max, why)
+	}
+	return nil
+}
+
 // TextColumn declares a column of --data whose cells are words from a
 // fixed list (the side of a transport problem, say) rather than numbers.
 // The reader stores each cell as the index of its word in Values, so that

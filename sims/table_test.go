@@ -313,3 +313,17 @@ func checkTable(t *testing.T, text string, tab *Table) {
 		}
 	}
 }
+
+// TestAtMost: a table of more rows than a sim takes is refused naming the
+// file, its rows, the limit and why; one within it passes.
+func TestAtMost(t *testing.T) {
+	tab := &Table{Name: "points.csv", Columns: []string{"x"}, Rows: [][]float64{{1}, {2}, {3}}}
+	if err := tab.AtMost(3, "the sim takes"); err != nil {
+		t.Errorf("3 rows, at most 3: %v", err)
+	}
+	err := tab.AtMost(2, "the grid holds")
+	want := "--data points.csv: 3 rows, more than the 2 the grid holds: take a sample of them"
+	if err == nil || err.Error() != want {
+		t.Errorf("3 rows, at most 2: %v, want %q", err, want)
+	}
+}

@@ -98,9 +98,9 @@ var sizeCombos = map[string][]map[string]string{
 		{"chars": "1000000", "dim": "256", "heads": "16", "layers": "8", "ffn": "1024", "context": "256", "batch": "128"}},
 
 	// linear models, optimisation, estimation, mixtures, samplers, inference
-	"softmax": {{"n": "100000", "classes": "8"}},
-	"gd":      {{"fn": "logistic", "n": "100000"}},
-	"laplace": {{"model": "logistic2d", "n": "5000"}},
+	"softmax": {{"n": "20000", "classes": "8"}},
+	"gd":      {{"fn": "logistic", "n": "20000"}},
+	"laplace": {{"model": "logistic2d", "n": "1000"}},
 
 	// transport, kernels, random features, Gaussian processes, AD
 	"assignment": {{"preset": "gaussians", "n": "300"}}, // the default preset is a worked example

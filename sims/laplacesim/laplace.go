@@ -55,7 +55,8 @@ var (
 		"degrees of freedom of χ²(k) (model=chi2 only); q = N(k − 2, 2(k − 2))").Range(2, 100).OpenMin()
 	lapTau = param.Float("tau", 2, "prior standard deviation τ of the weights (logistic models)").Range(0, 100).OpenMin()
 	lapN   = param.Int("n", 30,
-		"seeded data points, x ~ N(0, 1.5²), y ~ Bernoulli(σ(0.5 + 1.5x)) (model=logistic2d without --data)").Range(2, 5000)
+		"seeded data points, x ~ N(0, 1.5²), y ~ Bernoulli(σ(0.5 + 1.5x)) (model=logistic2d without --data; "+
+			"at most 1000: the exact posterior is normalised on a 240×240 grid at n terms a cell, 2 s at 1000)").Range(2, 1000)
 	lapZ0 = param.Vector("z0", []float64{0, 0}, "Newton's starting point (1-D models use the first value)").Range(-100, 500).
 		DefaultWhen(func(v param.Values) bool { return lapModel.Get(v) == modelChi2 }, []float64{1, 0}, "1 for chi2, else 0,0")
 )
@@ -173,6 +174,10 @@ func logisticData(cfg sims.Config) (xs, ys []float64, name string, err error) {
 		}
 		if l.Classes != 2 {
 			return nil, nil, "", fmt.Errorf("--data %s: logistic regression needs two classes, found %d", cfg.Data.Name, l.Classes)
+		}
+		if err := cfg.Data.AtMost(int(lapN.Param().Max),
+			"the exact posterior can be normalised over (a 240×240 grid at one term a row a cell)"); err != nil {
+			return nil, nil, "", err
 		}
 		for i, row := range l.X {
 			xs, ys = append(xs, row[0]), append(ys, l.Y[i])
