@@ -552,3 +552,38 @@ func TestHeadlessReachesEveryBuild(t *testing.T) {
 		}
 	}
 }
+
+// TestBuildChecksTheSize: Spec.Build refuses a configuration estimated
+// over MaxBytes before building it; a Size that panics lets the sim's own
+// refusal speak, and is reported as a panic if the sim builds anyway; and
+// EstimateSize counts such a configuration as MaxBytes.
+func TestBuildChecksTheSize(t *testing.T) {
+	panicky := *counterSpec
+	panicky.Size = func(Config) int64 { panic("no rows") }
+	for _, tc := range []struct {
+		name string
+		spec *Spec
+		set  map[string]string
+		want string // "" builds
+	}{
+		{"within", counterSpec, map[string]string{"mb": "1"}, ""},
+		{"over MaxBytes", counterSpec, map[string]string{"mb": "1000"}, "more than the 403 MB the lab lets one sim hold"},
+		{"size panics, sim refuses", &panicky, map[string]string{"limit": "13"}, "limit 13 is unlucky"},
+		{"size panics, sim builds", &panicky, nil, "panic while estimating counter's size: no rows"},
+	} {
+		vals, err := Resolve(tc.spec.Params, tc.set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim, err := tc.spec.Build(Config{Values: vals, Seed: 1})
+		switch {
+		case tc.want == "" && (err != nil || sim == nil):
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if n := panicky.EstimateSize(Config{}); n != MaxBytes {
+		t.Errorf("a Size that panics is estimated %d, want MaxBytes", n)
+	}
+}

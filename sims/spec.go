@@ -104,12 +104,27 @@ type Spec struct {
 }
 
 // EstimateSize is the estimated bytes the sim built from cfg holds at its
-// largest (Size).
+// largest (Size). A Size that panics (on data the sim will refuse, say)
+// counts as MaxBytes: as large as any sim may be.
 func (s *Spec) EstimateSize(cfg Config) int64 {
+	n, err := s.size(cfg)
+	if err != nil {
+		return MaxBytes
+	}
+	return n
+}
+
+// size is Size's estimate, or the panic it raised as an error.
+func (s *Spec) size(cfg Config) (n int64, err error) {
 	if cfg.Values.IsZero() {
 		cfg.Values = s.Defaults()
 	}
-	return s.Size(cfg)
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w while estimating %s's size: %v", ErrPanic, s.Name, p)
+		}
+	}()
+	return s.Size(cfg), nil
 }
 
 // Defaults returns the spec's parameters all at their defaults.
@@ -149,12 +164,18 @@ func (s *Spec) Build(cfg Config) (Sim, error) {
 	if cfg.Values.IsZero() {
 		cfg.Values = s.Defaults()
 	}
-	if s.Size != nil {
-		if need := s.Size(cfg); need > MaxBytes {
-			return nil, &SizeError{Sim: s.Name, Need: need}
-		}
+	if s.Size == nil {
+		return s.New(cfg)
 	}
-	return s.New(cfg)
+	need, err := s.size(cfg)
+	if err == nil && need > MaxBytes {
+		return nil, &SizeError{Sim: s.Name, Need: need}
+	}
+	sim, newErr := s.New(cfg)
+	if newErr != nil || err == nil {
+		return sim, newErr // a configuration whose size cannot be estimated is most often one the sim refuses
+	}
+	return nil, err // the sim took what its size estimate could not: a bug, reported, not run unbounded
 }
 
 // Catalog is an ordered set of specs with unique names.

@@ -36,7 +36,7 @@ type planFrame struct {
 }
 
 func newPlanFrame(n, m int) planFrame {
-	f := planFrame{n: n, m: m, bx: ceilDiv(m, maxHeatCells), by: ceilDiv(n, maxHeatCells)}
+	f := planFrame{n: n, m: m, bx: max(1, ceilDiv(m, maxHeatCells)), by: max(1, ceilDiv(n, maxHeatCells))}
 	f.gx, f.gy = ceilDiv(m, f.bx), ceilDiv(n, f.by)
 	f.mx, f.my = max(1, (f.gx+2)/4), max(1, (f.gy+2)/4)
 	return f

@@ -94,7 +94,7 @@ func shapleySize(c sims.Config) int64 {
 		n, table = 16, true
 	}
 	b := 16*int64(n)*int64(n) + 128<<10
-	if table {
+	if table && n <= shapley.MaxExact { // past it the sim refuses the table, saying why
 		b += 8 << n
 	}
 	if shGame.Get(v) == gameDigit {
