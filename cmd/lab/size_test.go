@@ -93,9 +93,9 @@ var sizeLongSteps = map[string]int{
 var sizeCombos = map[string][]map[string]string{
 	// networks, sequence models, generative models, diffusion, trust, privacy
 	"digits": {{"model": "cnn", "n": "50000", "layers": "3", "hidden": "1024", "filters": "64", "blocks": "3", "kernel": "7", "batch": "4096"}},
-	"rnn":    {{"chars": "1000000", "hidden": "256", "context": "256", "batch": "128"}},
-	"tinygpt": {{"context": "256", "batch": "128"},
-		{"chars": "1000000", "dim": "256", "heads": "16", "layers": "8", "ffn": "1024", "context": "256", "batch": "128"}},
+	"rnn":    {{"chars": "1000000", "hidden": "128", "context": "256", "batch": "128"}},
+	"tinygpt": {{"context": "64", "batch": "64"},
+		{"chars": "1000000", "dim": "128", "heads": "16", "layers": "6", "ffn": "1024", "context": "64", "batch": "64"}},
 
 	// linear models, optimisation, estimation, mixtures, samplers, inference
 	"softmax": {{"n": "20000", "classes": "8"}},

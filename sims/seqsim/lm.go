@@ -13,7 +13,8 @@ import (
 	"github.com/thelab/lab/sims/param"
 )
 
-// The training parameters rnn and tinygpt share.
+// The training parameters rnn and tinygpt share (tinygpt has a batch of
+// its own, gptBatch, with a lower bound).
 var (
 	lmBatch = param.Int("batch", 16, "sequences per step").Range(1, 128)
 	lmLR    = param.Float("lr", 0.01, "Adam's learning rate").Range(0, 1).OpenMin()
@@ -31,13 +32,13 @@ const (
 	lmHeld = 3000
 )
 
-// lmRunBytes is what an lmRun of the model a on windows of T characters
-// holds: the corpus, the model with its optimiser and trainer, the
-// held-out text and the tape that scores it, the generator of samples
+// lmRunBytes is what an lmRun of the model a on batches of B windows of
+// T characters holds: the corpus, the model with its optimiser and
+// trainer, the held-out text and the tape that scores it, the generator of samples
 // (from one character to lmSample more, in windows of T), and the loss
 // trace with the Frame's reference lines.
-func lmRunBytes(v param.Values, a seq.Arch, T, minHeld int) int64 {
-	B, held := lmBatch.Get(v), min(max(seqChars.Get(v)/5, minHeld), lmHeld)
+func lmRunBytes(v param.Values, a seq.Arch, B, T, minHeld int) int64 {
+	held := min(max(seqChars.Get(v)/5, minHeld), lmHeld)
 	return corpusBytes(v, minHeld) + seq.ParamBytes(a, true) + seq.TrainerBytes(a, B, T, 0) + seq.EvalBytes(a, B, T, held) +
 		seq.GeneratorBytes(a, T, 1, 1+lmSample) + sims.TraceBytes(2) + 3*tensor.Alloc(sims.TraceCap)
 }
@@ -64,14 +65,15 @@ type lmRun struct {
 	window  int
 }
 
-// newLMRun prepares training m on windows of T characters of c.
-func newLMRun(cfg sims.Config, c *corpus, m seq.Model, T int) (*lmRun, error) {
+// newLMRun prepares training m on batches of B windows of T characters of
+// c.
+func newLMRun(cfg sims.Config, c *corpus, m seq.Model, B, T int) (*lmRun, error) {
 	v := cfg.Values
 	corp, err := seq.NewCorpus(c.train, T, c.vocab.Size())
 	if err != nil {
 		return nil, sims.Blame(err, v, sims.As("ids", seqText))
 	}
-	tr, err := seq.NewTrainer(m, corp, lmBatch.Get(v), opt.Config{Method: opt.Adam, LR: lmLR.Get(v)},
+	tr, err := seq.NewTrainer(m, corp, B, opt.Config{Method: opt.Adam, LR: lmLR.Get(v)},
 		rand.New(rand.NewPCG(cfg.Seed, 0x62_6174_6368))) // "batch"
 	if err != nil {
 		return nil, err

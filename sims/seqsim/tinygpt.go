@@ -29,7 +29,7 @@ var TinyGPT = &sims.Spec{
 	Steps:  50, // a headless run wants --steps 600 or so; the catalogue test steps every sim this far (suite time)
 	Speed:  10,
 	Params: param.List(gptTask, seqText, seqChars, gptLen, gptDigits, gptDim, gptHeads, gptLayers, gptFFN, gptContext,
-		gptPositions, gptNorm, lmBatch, lmLR, lmEval, lmTemp, lmTopK, lmTopP),
+		gptPositions, gptNorm, gptBatch, lmLR, lmEval, lmTemp, lmTopK, lmTopP),
 	Data:     "a UTF-8 text file to model (task=text) instead of the built-in language; its last tenth is held out",
 	DataFile: seqText.Name(),
 	New:      newTinyGPT,
@@ -53,15 +53,32 @@ var (
 		"text: next-character prediction on the text parameter; copy, sort, reverse: L digits, a separator, the answer (scored by exact match)")
 	gptLen       = param.Int("length", 8, "puzzles: L digits a question").Range(1, seq.MaxPuzzleLen/2)
 	gptDigits    = param.Int("digits", 8, "puzzles: digits 0 … A−1").Range(2, seq.MaxDigits)
-	gptDim       = param.Int("dim", 32, "d_emb, the width of the residual stream (h·d_k)").Range(2, seq.MaxDim)
+	gptDim       = param.Int("dim", 32, "d_emb, the width of the residual stream (h·d_k); at most 128"+gptBound).Range(2, gptMaxDim)
 	gptHeads     = param.Int("heads", 4, "attention heads h (a divisor of dim)").Range(1, seq.MaxHeads)
-	gptLayers    = param.Int("layers", 2, "transformer blocks N").Range(1, seq.MaxLayers)
+	gptLayers    = param.Int("layers", 2, "transformer blocks N; at most 6"+gptBound).Range(1, gptMaxLayers)
 	gptFFN       = param.Int("ffn", 128, "d_ff, the hidden width of the feed-forward layers").Range(1, seq.MaxFFN)
-	gptContext   = param.Int("context", 32, "n_ctx, characters of context (text; a puzzle takes 2L)").Range(2, seq.MaxContext)
+	gptContext   = param.Int("context", 32, "n_ctx, characters of context (text; a puzzle takes 2L); at most 64"+gptBound).Range(2, gptMaxContext)
 	gptPositions = param.Choice("positions", []seq.Positions{seq.Learned, seq.Fixed, seq.NoneSeen}, seq.Learned,
 		"learned position rows (GPT-2), the sinusoids of eq 2.13, or none (a causal model then counts only how many tokens came before)")
-	gptNorm = param.Choice("norm", []seq.Norm{seq.Pre, seq.Post}, seq.Pre,
+	gptBatch = param.Int("batch", 16, "sequences per step; at most 64"+gptBound).Range(1, gptMaxBatch)
+	gptNorm  = param.Choice("norm", []seq.Norm{seq.Pre, seq.Post}, seq.Pre,
 		"pre: x + f(LayerNorm(x)) with a final LayerNorm (GPT-2); post: LayerNorm(x + f(x)), the notes' block (eq 2.16)")
+)
+
+// The sim's bounds on the model (the engine takes up to seq.MaxDim,
+// seq.MaxLayers and seq.MaxContext): the first step, which fills the
+// training tape and evaluates (the held-out text and a sample of
+// lmSample characters, each a forward pass), must stay under a second.
+// With the other parameters at their defaults, it took 1.3 s at dim 256,
+// 1.0 s at 8 layers, 1.2 s at context 96 and 128 and 1.2 s at batch 128
+// (the later steps 0.05–0.1 s); 0.85 s at dim 128, 0.7 s at 6 layers,
+// 0.5 s at context 64, 0.8 s at batch 64.
+const (
+	gptMaxDim     = 128
+	gptMaxLayers  = 6
+	gptMaxContext = 64
+	gptMaxBatch   = 64
+	gptBound      = ": the first step, which fills the training tape and evaluates, stays under a second"
 )
 
 const (
@@ -82,11 +99,11 @@ func gptSize(cfg sims.Config) int64 {
 	var b int64
 	T := min(lmSample, c.Context) // the generator's last window
 	if gptTask.Get(v) == taskText {
-		b = lmRunBytes(v, c, c.Context, c.Context+1)
+		b = lmRunBytes(v, c, gptBatch.Get(v), c.Context, c.Context+1)
 	} else {
 		L := gptLen.Get(v)
 		c.Vocab, c.Context, T = gptDigits.Get(v)+1, 2*L, 2*L
-		b = seq.ParamBytes(c, true) + seq.TrainerBytes(c, lmBatch.Get(v), 2*L, L) + seq.ExactMatchBytes(c, gptPuzzles, L) +
+		b = seq.ParamBytes(c, true) + seq.TrainerBytes(c, gptBatch.Get(v), 2*L, L) + seq.ExactMatchBytes(c, gptPuzzles, L) +
 			seq.GeneratorBytes(c, 2*L, L+1, 2*L+1) + sims.TraceBytes(2) + tensor.Alloc(sims.TraceCap)
 	}
 	return tensor.Slack(32<<10 + b + tensor.Alloc(T*(c.Heads*(T+1)-1)))
@@ -117,7 +134,7 @@ type gptSim struct {
 
 func newTinyGPT(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
-	s := &gptSim{B: lmBatch.Get(v)}
+	s := &gptSim{B: gptBatch.Get(v)}
 	task := gptTask.Get(v)
 	T := gptContext.Get(v)
 	var c *corpus
@@ -144,7 +161,7 @@ func newTinyGPT(cfg sims.Config) (sims.Sim, error) {
 	}
 	s.g, s.cost = g, seq.CostOf(s.cfg, T)
 	if c != nil {
-		s.lm, err = newLMRun(cfg, c, g, T)
+		s.lm, err = newLMRun(cfg, c, g, s.B, T)
 		return s, err
 	}
 	if s.tr, err = seq.NewTrainer(g, s.p, s.B, opt.Config{Method: opt.Adam, LR: lmLR.Get(v)},
