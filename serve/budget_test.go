@@ -270,7 +270,8 @@ func TestIdleSessionIsDrawnSlowly(t *testing.T) {
 // TestIdleSessionYieldsToANewcomer: on a full server, a newcomer takes the
 // slot of the idlest session of the address holding the most; that
 // session's visitor is told why. A session whose visitor types now and then
-// but not within a minute counts as idle; one typing is never chosen.
+// but not within a minute counts as idle; one typing is never chosen; and
+// no session yields to a newcomer whose address holds as many as its own.
 func TestIdleSessionYieldsToANewcomer(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Sims = []string{"gd"}
@@ -301,6 +302,16 @@ func TestIdleSessionYieldsToANewcomer(t *testing.T) {
 	if got := ts.session(t, "busy1").lastActive.Load(); got != old+int64(time.Minute) {
 		t.Error("a key nine minutes after the last one counted as activity")
 	}
+	// A newcomer from the busiest address itself takes no one's place: its
+	// own idle sessions do not churn, and lone's address holds fewer.
+	again, err := servetest.Open(ts.addr, servetest.Options{From: "127.0.0.2", User: "again"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := exitStatus(t, again.Wait(wait)); st != 1 || !strings.Contains(again.Text(), "server is full") {
+		t.Errorf("a newcomer from the busiest address: status %d, %q", st, again.Text())
+	}
+	again.Close()
 	ts.open(t, servetest.Options{From: "127.0.0.4", User: "newcomer"})
 	if _, err := busy2.WaitText(wait, "made room for a new visitor"); err != nil {
 		t.Errorf("the idlest session of the busiest address was not told: %v\n%s", err, busy2.Text())

@@ -306,7 +306,7 @@ func (s *Server) capacity(next ssh.Handler) ssh.Handler {
 		case !s.closing && !s.addrFullLocked(st.ip):
 			// The victim's slot passes to the newcomer at once: the
 			// count stays and the victim will not give it back.
-			if victim = s.yieldVictimLocked(); victim != nil {
+			if victim = s.yieldVictimLocked(st.ip); victim != nil {
 				victim.slotGiven, ok = true, true
 			}
 		}
@@ -331,15 +331,21 @@ func (s *Server) capacity(next ssh.Handler) ssh.Handler {
 	}
 }
 
-// yieldVictimLocked is the session that makes room for a new visitor when
-// the server is full: of the sessions idle for YieldAfter or more, the one
-// of the address holding the most sessions, the longest idle first; nil
-// when none is idle enough.
-func (s *Server) yieldVictimLocked() *session {
+// yieldVictimLocked is the session that makes room for a new visitor from
+// the address newcomer when the server is full: of the sessions idle for
+// YieldAfter or more, the one of the address holding the most sessions,
+// the longest idle first; nil when none is idle enough. A session yields
+// only to a visitor whose address holds fewer sessions than its own, so
+// never to its own address: an address that reconnects does not churn its own idle
+// sessions (under the capacity test's idle attack, visitors whose
+// sessions had yielded came straight back and took the places of their
+// own idle sessions, each new session a build and a full first screen).
+func (s *Server) yieldVictimLocked(newcomer string) *session {
 	now, idle := time.Now().UnixNano(), int64(s.cfg.YieldAfter)
 	var victim *session
 	for c := range s.sessions {
-		if !c.slot || c.slotGiven || c.yieldAt.Load() != 0 || now-c.lastActive.Load() < idle {
+		if !c.slot || c.slotGiven || c.yieldAt.Load() != 0 || now-c.lastActive.Load() < idle ||
+			s.perAddrCount[c.ip] <= s.perAddrCount[newcomer] {
 			continue
 		}
 		if victim == nil {
@@ -582,7 +588,7 @@ func (s *Server) admit(sess ssh.Session, st *session, b *sims.Budget, w, h int) 
 		if !asked {
 			asked = true
 			s.mu.Lock()
-			victim := s.yieldVictimLocked()
+			victim := s.yieldVictimLocked(st.ip)
 			s.mu.Unlock()
 			if victim != nil {
 				victim.yield(st)

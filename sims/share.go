@@ -16,8 +16,8 @@ import (
 //	Σᵢ min(dᵢ, L) = Total,
 //
 // where dᵢ is what account i wants: what it has spent of late (a moving
-// average over shareTau), or its whole cap when it spends nearly all it is
-// allowed (it would spend more). A visitor at the cap of a busy server is
+// average over shareTau) with headroom to spare, or its whole cap when it
+// spends nearly all it is allowed (it would spend more). A visitor at the cap of a busy server is
 // so held to what the others leave, and one who merely looks on is never
 // slowed by them. Its methods are safe for concurrent use; a nil *Share
 // is no total.
@@ -61,8 +61,14 @@ const (
 )
 
 // hungry is the part of its allowance an account must spend to count as
-// wanting more.
-const hungry = 0.8
+// wanting more; headroom is what an account that does not is counted as
+// wanting beyond what it spends, so that the level leaves it room to vary
+// (were the level just what it spends, its next busy moment would put it
+// in debt, and a session in debt is drawn twice a second).
+const (
+	hungry   = 0.95
+	headroom = 1.25
+)
 
 // join counts an account among those sharing; leave takes it out.
 func (s *Share) join(a *Account, now time.Time) {
@@ -108,7 +114,7 @@ func (s *Share) Level(now time.Time) float64 {
 		spent := time.Duration(a.spent.Load())
 		u.rate += (float64(spent-u.spent)/float64(dt) - u.rate) * keep
 		u.spent = spent
-		d := u.rate
+		d := headroom * u.rate
 		if u.rate >= hungry*u.allowed {
 			d = a.cap()
 		}

@@ -68,11 +68,11 @@ func TestShareHoldsTheHungry(t *testing.T) {
 			}
 		}
 	}
-	if l := share.Level(now); math.Abs(l-0.7) > 0.05 {
-		t.Errorf("the level is %g cores, want 0.7 (1 − the light visitor's 0.3)", l)
+	if l := share.Level(now); math.Abs(l-0.625) > 0.03 {
+		t.Errorf("the level is %g cores, want 0.625 (1 − 1.25 × the light visitor's 0.3)", l)
 	}
-	if r := heavySpent.Seconds() / 10; math.Abs(r-0.7) > 0.05 {
-		t.Errorf("the heavy visitor spent %.2f cores over the last 10 s, want 0.7", r)
+	if r := heavySpent.Seconds() / 10; math.Abs(r-0.625) > 0.03 {
+		t.Errorf("the heavy visitor spent %.2f cores over the last 10 s, want 0.625", r)
 	}
 	if lightWaits > 0 {
 		t.Errorf("the light visitor had to wait %d times", lightWaits)

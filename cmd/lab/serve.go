@@ -46,7 +46,7 @@ const serveUsage = `Serve flags (each SSH session gets its own lab with these pa
                                 together; a session's debt passes to the address's next
                                 one (default 0.5; 0 no cap on the sum)
   --cpu-total C                 cores all visitors may spend together: past it, those who
-                                want more than a fair share are held to it (default 0.6
+                                want more than a fair share are held to it (default 0.7
                                 of the machine's cores; 0 no total)
   --memory-per-session MIB      estimated bytes one session holds: its sims and its
                                 screen; a build over it is refused on screen, a larger

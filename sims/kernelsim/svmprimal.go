@@ -67,6 +67,13 @@ var (
 
 func newSVMPrimal(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
+	if cfg.Data != nil {
+		// The reference optimum's Gram matrix is n² numbers while SMO
+		// solves the dual: at n = 5000, 200 MB.
+		if err := cfg.Data.AtMost(int(primalN.Param().Max), "whose Gram matrix (n² numbers, for the reference optimum) fits"); err != nil {
+			return nil, err
+		}
+	}
 	data, err := classData(cfg, primalPreset.Get(v), primalN.Get(v))
 	if err != nil {
 		return nil, err
