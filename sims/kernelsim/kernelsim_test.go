@@ -2,6 +2,7 @@ package kernelsim
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -278,4 +279,20 @@ func snapshot(f sims.Frame) float64 {
 		}
 	}
 	return s
+}
+
+// TestSVMPrimalRefusesMoreRowsThanItsGramHolds: svm-primal's reference
+// optimum solves the dual on an n×n Gram matrix, so a --data table of more
+// rows than its n's maximum is refused before anything is built, naming
+// the limit (50000 rows took 4.7 GB and never finished a step).
+func TestSVMPrimalRefusesMoreRowsThanItsGramHolds(t *testing.T) {
+	max := int(primalN.Param().Max)
+	tab := &sims.Table{Name: "big.csv", Columns: []string{"x", "label"}}
+	for i := range max + 1 {
+		tab.Rows = append(tab.Rows, []float64{float64(i), float64(i % 2)})
+	}
+	_, err := simtest.BuildErr(SVMPrimal, nil, 1, tab)
+	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d rows, more than the %d", max+1, max)) {
+		t.Errorf("%d rows: %v", max+1, err)
+	}
 }
