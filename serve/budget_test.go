@@ -282,14 +282,7 @@ func TestIdleSessionYieldsToANewcomer(t *testing.T) {
 	busy2 := ts.open(t, servetest.Options{From: "127.0.0.2", User: "busy2"})
 	lone := ts.open(t, servetest.Options{From: "127.0.0.3", User: "lone"})
 	// Nobody has been idle a minute yet: a fourth visitor is turned away.
-	c, err := servetest.Open(ts.addr, servetest.Options{From: "127.0.0.4", User: "early"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st := exitStatus(t, c.Wait(wait)); st != 1 || !strings.Contains(c.Text(), "server is full") {
-		t.Errorf("a newcomer with no idle session to yield: status %d, %q", st, c.Text())
-	}
-	c.Close()
+	turnedAway(t, ts, "127.0.0.4", "a newcomer with no idle session to yield")
 	// Every session idle for ten minutes; busy2 the longest, lone longer
 	// still but alone on its address. busy1 pressed a key nine minutes ago,
 	// which does not make it active.
@@ -304,14 +297,7 @@ func TestIdleSessionYieldsToANewcomer(t *testing.T) {
 	}
 	// A newcomer from the busiest address itself takes no one's place: its
 	// own idle sessions do not churn, and lone's address holds fewer.
-	again, err := servetest.Open(ts.addr, servetest.Options{From: "127.0.0.2", User: "again"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st := exitStatus(t, again.Wait(wait)); st != 1 || !strings.Contains(again.Text(), "server is full") {
-		t.Errorf("a newcomer from the busiest address: status %d, %q", st, again.Text())
-	}
-	again.Close()
+	turnedAway(t, ts, "127.0.0.2", "a newcomer from the busiest address")
 	ts.open(t, servetest.Options{From: "127.0.0.4", User: "newcomer"})
 	if _, err := busy2.WaitText(wait, "made room for a new visitor"); err != nil {
 		t.Errorf("the idlest session of the busiest address was not told: %v\n%s", err, busy2.Text())
@@ -330,6 +316,21 @@ func TestIdleSessionYieldsToANewcomer(t *testing.T) {
 		t.Errorf("%d sessions hold slots, want %d", ts.Sessions(), cfg.MaxSessions)
 	}
 	toggled(t, busy1, "gd")
+}
+
+// turnedAway opens a session from the address from and checks that the
+// server tells it it is full and ends it with status 1; who says who the
+// newcomer is.
+func turnedAway(t *testing.T, ts *testServer, from, who string) {
+	t.Helper()
+	c, err := servetest.Open(ts.addr, servetest.Options{From: from, User: "turned-away"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if st := exitStatus(t, c.Wait(wait)); st != 1 || !strings.Contains(c.Text(), "server is full") {
+		t.Errorf("%s: status %d, %q", who, st, c.Text())
+	}
 }
 
 // TestHeldExportKeyIsBounded: E held down (500 presses in one write) in a

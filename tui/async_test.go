@@ -299,7 +299,7 @@ func TestMemoryBudget(t *testing.T) {
 
 // TestKeyAnswerIsShownWithoutATick: the answer to space (pause) is drawn
 // as soon as the runner has published it, not at the next tick (here, an
-// hour away).
+// hour away), by one waiter a pane however many keys come.
 func TestKeyAnswerIsShownWithoutATick(t *testing.T) {
 	m, err := New(Options{Catalog: catalog.All(), Sims: []string{"mh"}, Seed: 1, Tick: time.Hour})
 	if err != nil {
@@ -310,6 +310,11 @@ func TestKeyAnswerIsShownWithoutATick(t *testing.T) {
 	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeySpace, Text: " "})
 	if cmd == nil {
 		t.Fatal("space returned no command to wait for its answer")
+	}
+	// A second key while the first's answer is awaited starts no second
+	// waiter (a paste of keys starts no more goroutines than panes).
+	if _, again := m.Update(tea.KeyPressMsg{Code: '+', Text: "+"}); again != nil {
+		t.Error("a key while another's answer is awaited returned a command to wait for it")
 	}
 	msg := cmd() // waits for the runner's acknowledgement
 	if _, ok := msg.(shownMsg); !ok {

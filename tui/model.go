@@ -124,6 +124,9 @@ type pane struct {
 	noteScroll int
 	cache      []string
 	cacheKey   paneKey
+	// showing says a key's answer is awaited (shown): one waiter a pane,
+	// however many keys come meanwhile.
+	showing bool
 }
 
 type paneKey struct {
@@ -134,8 +137,9 @@ type paneKey struct {
 
 type tickMsg struct{}
 
-// shownMsg says a runner has published the answer to a key (shown).
-type shownMsg struct{}
+// shownMsg says a pane's runner has published the answer to a key
+// (shown).
+type shownMsg struct{ p *pane }
 
 // buildKind says what a build was for.
 type buildKind int
@@ -361,6 +365,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.tick()
 	case shownMsg:
+		msg.p.showing = false
 		m.refresh()
 		return m, nil
 	case builtMsg:
@@ -480,13 +485,13 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, k.Play):
-		cmd = shown(p.r.Toggle())
+		cmd = p.shown(p.r.Toggle())
 	case key.Matches(msg, k.Step):
-		cmd = shown(p.r.Step(1))
+		cmd = p.shown(p.r.Step(1))
 	case key.Matches(msg, k.Faster):
-		cmd = shown(p.setSpeed(1))
+		cmd = p.shown(p.setSpeed(1))
 	case key.Matches(msg, k.Slower):
-		cmd = shown(p.setSpeed(-1))
+		cmd = p.shown(p.setSpeed(-1))
 	case key.Matches(msg, k.Reset):
 		cmd = awaitBuild(p, p.r.Reset(), buildReset)
 	case key.Matches(msg, k.Reseed):
@@ -543,14 +548,20 @@ func (p *pane) setSpeed(d int) <-chan struct{} {
 	return p.r.SetSpeed(sims.Speeds[p.speedIdx])
 }
 
-// shown waits, off the update loop, for a runner to acknowledge a command
-// (it has published the Frame that shows it) and then has the model
-// collect it at once: a key's answer is drawn without waiting for the next
-// tick.
-func shown(ack <-chan struct{}) tea.Cmd {
+// shown waits, off the update loop, for the pane's runner to acknowledge
+// a command (it has published the Frame that shows it) and then has the
+// model collect it at once: a key's answer is drawn without waiting for
+// the next tick. A pane has one waiter at a time: keys that come while
+// it waits are drawn by the same collection or the next tick, so that a
+// paste of keys starts no more goroutines than there are panes.
+func (p *pane) shown(ack <-chan struct{}) tea.Cmd {
+	if p.showing {
+		return nil
+	}
+	p.showing = true
 	return func() tea.Msg {
 		<-ack
-		return shownMsg{}
+		return shownMsg{p}
 	}
 }
 

@@ -294,7 +294,7 @@ func (s *softmaxSim) notes() []string {
 		lines = append(lines, fmt.Sprintf("GD, t = %.3g = %.3g/L, L = ½λ_max(X̃ᵀX̃/n) + λ = %.4g", s.lr, s.lr*s.L, s.L))
 	}
 	if s.hasOpt {
-		lines = append(lines, fmt.Sprintf("f* = %.6g (gonum L-BFGS, then GD to ‖∇f‖ ≤ 1e-10)", s.fstar))
+		lines = append(lines, fmt.Sprintf("f* = %.6g (gonum L-BFGS, then GD until ‖∇f‖²/2λ ≤ 1e-14·f)", s.fstar))
 	} else {
 		lines = append(lines, "λ = 0: the weights may grow without bound on separable data; no f* drawn")
 	}
