@@ -119,13 +119,17 @@ func (f *factor) factorize(a []float64, n int, noise float64) error {
 			return nil
 		}
 		switch {
-		case jitter == 0:
+		case jitter == 0 && JitterStart*scale > 0:
 			jitter = JitterStart * scale
-		case jitter < JitterMax*scale*(1-1e-9):
+		case jitter > 0 && jitter < JitterMax*scale*(1-1e-9):
 			jitter *= 10
-		default:
+		default: // past the largest jitter, or a scale so small (a denormal variance) that every jitter is 0
 			f.n = 0
 			f.colAbs = f.colAbs[:0]
+			if JitterStart*scale == 0 {
+				return fmt.Errorf("the covariance (%d×%d) is not positive definite, and its diagonal (mean %.1g) is too small "+
+					"for any jitter: raise the kernel's variance or the noise", n, n, scale)
+			}
 			return fmt.Errorf("the covariance (%d×%d) is not positive definite even with jitter %.1g·mean(diag K): "+
 				"raise noise, or use a kernel that is positive semidefinite", n, n, JitterMax)
 		}

@@ -402,6 +402,13 @@ func TestJitterOrError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not positive definite") {
 		t.Errorf("indefinite kernel: %v", err)
 	}
+	// A variance so small that every jitter underflows to 0 (lab run gp
+	// --set variance=5e-324 --set noise=0 looped for ever on its first
+	// point).
+	var f factor
+	if err := f.factorize([]float64{5e-324}, 1, 0); err == nil || !strings.Contains(err.Error(), "too small") {
+		t.Errorf("denormal variance: %v", err)
+	}
 	var pe *algo.ParamError
 	if _, err := Fit(kernel.Linear{}, x, y, -1); !errors.As(err, &pe) || pe.Name != "noise" {
 		t.Errorf("negative noise: %v", err)

@@ -13,10 +13,13 @@ import (
 
 // TestEverySimRuns builds every sim at its defaults, steps it, and checks
 // its frames and results: named, finite metrics, at least one chart, and a
-// JSON-encodable result. Seed 1 runs up to 120 steps (every sim's own
-// tests run it further, against its oracle); seed 2, a second draw of the
-// data and the start, runs 10. Under -race the walk was the largest share
-// of the suite's time, at 300 and 20. The sims run as parallel subtests.
+// JSON-encodable result. Seed 1 runs up to 40 steps (every sim's own
+// tests run it further, against its oracle, and cmd/lab's TestSizeEstimates
+// runs 64 steps of each at its defaults, without the race detector, and
+// checks its metrics are finite); seed 2, a second draw of the data and
+// the start, runs 10. Under -race the walk was the largest share of the
+// suite's time: at 300 and 20 steps, then at 120 (43 s of CPU, a third of
+// it tinygpt's). The sims run as parallel subtests.
 func TestEverySimRuns(t *testing.T) {
 	for _, spec := range All().Specs() {
 		t.Run(spec.Name, func(t *testing.T) {
@@ -27,7 +30,7 @@ func TestEverySimRuns(t *testing.T) {
 			for _, c := range []struct {
 				seed  uint64
 				steps int
-			}{{1, 120}, {2, 10}} {
+			}{{1, 40}, {2, 10}} {
 				s, err := spec.Build(sims.Config{Seed: c.seed})
 				if err != nil {
 					t.Fatalf("seed %d: %v", c.seed, err)

@@ -82,7 +82,17 @@ const (
 )
 
 const (
-	gptPuzzles = 200 // fresh puzzles per exact-match evaluation
+	// gptPuzzles is the fresh puzzles an exact-match evaluation scores,
+	// unless they would cost more than gptEvalFLOPs; then as many as it
+	// affords, and at least gptMinPuzzles (puzzlesFor).
+	gptPuzzles    = 200
+	gptMinPuzzles = 20
+	// gptEvalFLOPs bounds an evaluation's greedy decoding: 200 puzzles of
+	// the default model (L = 8, 1.06 GFLOP) took 0.5 s as the first step
+	// (its tape's memory touched for the first time), 0.1 s later on. At
+	// L = 16 with 6 layers, dim 128 or ffn 1024, 200 puzzles took the
+	// first step to 1.3–2.1 s.
+	gptEvalFLOPs = 1.1e9
 	// gptLiveFLOPs is the most a step may cost for the pane to stay live:
 	// at the 2–4 GFLOP/s the tape reaches on one core, a quarter second.
 	gptLiveFLOPs = 5e8
@@ -90,7 +100,7 @@ const (
 
 // gptSize is the model trained on the text (lmRunBytes) or on the
 // puzzles: then its trainer, the tape of the exact-match evaluation of
-// gptPuzzles puzzles, the greedy generator and the loss trace; and the
+// its puzzlesFor puzzles, the greedy generator and the loss trace; and the
 // last sample's attention maps.
 func gptSize(cfg sims.Config) int64 {
 	v := cfg.Values
@@ -103,7 +113,7 @@ func gptSize(cfg sims.Config) int64 {
 	} else {
 		L := gptLen.Get(v)
 		c.Vocab, c.Context, T = gptDigits.Get(v)+1, 2*L, 2*L
-		b = seq.ParamBytes(c, true) + seq.TrainerBytes(c, gptBatch.Get(v), 2*L, L) + seq.ExactMatchBytes(c, gptPuzzles, L) +
+		b = seq.ParamBytes(c, true) + seq.TrainerBytes(c, gptBatch.Get(v), 2*L, L) + seq.ExactMatchBytes(c, puzzlesFor(c, L), L) +
 			seq.GeneratorBytes(c, 2*L, L+1, 2*L+1) + sims.TraceBytes(2) + tensor.Alloc(sims.TraceCap)
 	}
 	return tensor.Slack(32<<10 + b + tensor.Alloc(T*(c.Heads*(T+1)-1)))
@@ -198,11 +208,25 @@ func (s *gptSim) Step() error {
 	return nil
 }
 
+// puzzlesFor is the puzzles of L digits an exact-match evaluation of a
+// model of configuration c (its context 2L) scores: gptPuzzles, or as
+// many as gptEvalFLOPs pays for, at least gptMinPuzzles. Answering a
+// puzzle greedily runs L forward passes over its question, the separator
+// and the answer so far, L + 1 + j tokens at the j-th (2 FLOPs a
+// multiply–add of seq.CostOf).
+func puzzlesFor(c seq.GPTConfig, L int) int {
+	var per float64
+	for j := range L {
+		per += 2 * seq.CostOf(c, L+1+j).Forward()
+	}
+	return max(gptMinPuzzles, min(gptPuzzles, int(gptEvalFLOPs/per)))
+}
+
 // evalPuzzle measures the exact match on fresh puzzles and answers one
 // more greedily, whose last pass gives the attention maps.
 func (s *gptSim) evalPuzzle() error {
 	var err error
-	if s.em, err = s.tr.ExactMatch(s.p, gptPuzzles, s.rng); err != nil {
+	if s.em, err = s.tr.ExactMatch(s.p, puzzlesFor(s.cfg, s.p.Len()), s.rng); err != nil {
 		return err
 	}
 	L := s.p.Len()
@@ -271,7 +295,7 @@ func (s *gptSim) Frame() sims.Frame {
 			{Name: "exact match", Value: sims.FiniteOr(s.em, 0), Untrusted: math.IsNaN(s.em)}}
 		x0, x1 := s.trace.Span()
 		batch := s.trace.Column(0)
-		loss = sims.LineChart{Title: "batch loss (nats per answer digit) and exact match", X0: x0, X1: x1, XLabel: "step",
+		loss = sims.LineChart{Title: fmt.Sprintf("batch loss (nats per answer digit) and exact match on %d fresh puzzles", puzzlesFor(s.cfg, s.p.Len())), X0: x0, X1: x1, XLabel: "step",
 			Series: []sims.Series{
 				{Name: "batch loss", Y: batch, Class: 0},
 				{Name: "exact match", Y: s.trace.Column(1), Class: 1},
@@ -308,7 +332,8 @@ func (s *gptSim) Result() map[string]any {
 	if s.lm != nil {
 		r = s.lm.result()
 	} else {
-		r = map[string]any{"steps": s.tr.Steps(), "batch_loss": s.tr.Loss(), "exact_match": sims.FiniteOr(s.em, -1), "example": s.example}
+		r = map[string]any{"steps": s.tr.Steps(), "batch_loss": s.tr.Loss(), "exact_match": sims.FiniteOr(s.em, -1), "example": s.example,
+			"puzzles": puzzlesFor(s.cfg, s.p.Len())}
 	}
 	r["params"] = s.g.NumParams()
 	r["train_flops_per_step"] = s.cost.TrainFLOPs(s.B)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/algo/algotest"
+	"github.com/thelab/lab/algo/seq"
 	"github.com/thelab/lab/sims/simtest"
 )
 
@@ -64,5 +65,44 @@ func TestTinyGPTText(t *testing.T) {
 	}
 	if _, err := simtest.BuildErr(TinyGPT, map[string]string{"dim": "30", "heads": "4"}, 1, nil); err == nil || !strings.Contains(err.Error(), "heads") {
 		t.Errorf("dim 30 with 4 heads: %v", err)
+	}
+}
+
+// TestPuzzlesForIsBudgeted: an exact-match evaluation scores 200 puzzles
+// of the default model, and of a larger one as many as gptEvalFLOPs pays
+// for — the most it pays for, and never fewer than gptMinPuzzles.
+func TestPuzzlesForIsBudgeted(t *testing.T) {
+	def := seq.GPTConfig{Vocab: 9, Context: 16, Dim: 32, Heads: 4, Layers: 2, FFN: 128, Positions: seq.Learned}
+	wide := def
+	wide.Dim, wide.FFN = 128, 1024
+	deep := def
+	deep.Layers = 6
+	for _, c := range []struct {
+		name string
+		cfg  seq.GPTConfig
+		L    int
+		want int // 0: within the budget's bounds
+	}{
+		{"defaults", def, 8, gptPuzzles},
+		{"length 16", def, 16, 0},
+		{"length 16, 6 layers", deep, 16, 0},
+		{"length 16, dim 128, ffn 1024", wide, 16, gptMinPuzzles},
+	} {
+		c.cfg.Context = 2 * c.L
+		n := puzzlesFor(c.cfg, c.L)
+		var per float64
+		for j := range c.L {
+			per += 2 * seq.CostOf(c.cfg, c.L+1+j).Forward()
+		}
+		switch {
+		case c.want != 0 && n != c.want:
+			t.Errorf("%s: %d puzzles, want %d", c.name, n, c.want)
+		case n < gptMinPuzzles || n > gptPuzzles:
+			t.Errorf("%s: %d puzzles, outside [%d, %d]", c.name, n, gptMinPuzzles, gptPuzzles)
+		case n > gptMinPuzzles && float64(n)*per > gptEvalFLOPs:
+			t.Errorf("%s: %d puzzles cost %.3g FLOPs, over %.3g", c.name, n, float64(n)*per, gptEvalFLOPs)
+		case n < gptPuzzles && float64(n+1)*per <= gptEvalFLOPs:
+			t.Errorf("%s: %d puzzles, though %d fit in %.3g FLOPs", c.name, n, n+1, gptEvalFLOPs)
+		}
 	}
 }
