@@ -112,6 +112,7 @@ var sizeCombos = map[string][]map[string]string{
 	"hessian":    {{"fn": "chain", "n": "6", "k": "2000"}},                        // the Rosenbrock function has no K
 	"implicit":   {{"demo": "circle", "points": "400"}},                           // the other demos have no points
 	"coloring":   {{"problem": "path", "n": "16"}, {"problem": "grid", "n": "4"}}, // the notes' problem is fixed
+	"svm-primal": {{"n": "5000", "C": "10000"}},                                   // its reference optimum by SMO took minutes
 }
 
 // sizeConfigs are the configurations of spec to measure: its defaults,

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/algo/kernel"
+	"github.com/thelab/lab/algo/svm"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/simtest"
 )
@@ -100,7 +101,7 @@ func TestSVMCSV(t *testing.T) {
 }
 
 // TestSVMPrimalApproachesDual: the best primal objective approaches the
-// SMO dual optimum and never goes below it.
+// dual optimum and never goes below it.
 func TestSVMPrimalApproachesDual(t *testing.T) {
 	for _, method := range []string{"subgradient", "sgd"} {
 		s := simtest.Build(t, SVMPrimal, map[string]string{"method": method}, 3, nil)
@@ -281,18 +282,112 @@ func snapshot(f sims.Frame) float64 {
 	return s
 }
 
-// TestSVMPrimalRefusesMoreRowsThanItsGramHolds: svm-primal's reference
-// optimum solves the dual on an n×n Gram matrix, so a --data table of more
-// rows than its n's maximum is refused before anything is built, naming
-// the limit (50000 rows took 4.7 GB and never finished a step).
-func TestSVMPrimalRefusesMoreRowsThanItsGramHolds(t *testing.T) {
-	max := int(primalN.Param().Max)
-	tab := &sims.Table{Name: "big.csv", Columns: []string{"x", "label"}}
-	for i := range max + 1 {
-		tab.Rows = append(tab.Rows, []float64{float64(i), float64(i % 2)})
+// TestSVMPrimalDataRows: svm-primal's reference optimum no longer builds
+// an n×n Gram matrix, so a --data table of more rows than n's maximum
+// (5001, which that matrix refused) builds; its interior point's work
+// grows as n·d², so a table of more rows than primalMaxRows allows for
+// its number of features is refused before anything is built, naming
+// the limit (1954 rows of 50 features: 1953 are allowed).
+func TestSVMPrimalDataRows(t *testing.T) {
+	table := func(rows, features int) *sims.Table {
+		tab := &sims.Table{Name: "big.csv"}
+		for j := range features {
+			tab.Columns = append(tab.Columns, fmt.Sprintf("x%d", j))
+		}
+		tab.Columns = append(tab.Columns, "label")
+		for i := range rows {
+			row := make([]float64, features+1)
+			for j := range features {
+				row[j] = math.Sin(float64(i*(j+1))) + float64(i%2)
+			}
+			row[features] = float64(i % 2)
+			tab.Rows = append(tab.Rows, row)
+		}
+		return tab
 	}
-	_, err := simtest.BuildErr(SVMPrimal, nil, 1, tab)
+	rows := int(primalN.Param().Max) + 1
+	s := simtest.Build(t, SVMPrimal, nil, 1, table(rows, 1))
+	if it := s.Result()["optimum_iterations"].(int); it >= 50 {
+		t.Errorf("%d rows of 1 feature: %d interior-point iterations", rows, it)
+	}
+	max := primalMaxRows(50)
+	if max != 1953 {
+		t.Errorf("primalMaxRows(50) = %d, want 8e6/64² = 1953", max)
+	}
+	_, err := simtest.BuildErr(SVMPrimal, nil, 1, table(max+1, 50))
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d rows, more than the %d", max+1, max)) {
-		t.Errorf("%d rows: %v", max+1, err)
+		t.Errorf("%d rows of 50 features: %v", max+1, err)
 	}
+}
+
+// TestSVMPrimalLargeC: at n = 5000 and C = 10⁴, where SMO on the dual
+// had not finished after a minute (at n = 150 it took 3.8 s to reach its
+// cap of 10⁷ pair steps short of its tolerance), the interior point
+// finds the reference optimum in a few dozen iterations (38 on the
+// overlapping Gaussians and the moons, 31 on the separable set when
+// written), whatever the data: the test counts the iterations, not the
+// time.
+func TestSVMPrimalLargeC(t *testing.T) {
+	for _, data := range []string{"overlap", "separable", "moons"} {
+		s := simtest.Build(t, SVMPrimal, map[string]string{"n": "5000", "C": "10000", "data": data}, 1, nil)
+		res := s.Result()
+		if it := res["optimum_iterations"].(int); it >= 50 {
+			t.Errorf("%s: %d interior-point iterations", data, it)
+		}
+		if d := res["dual_optimum"].(float64); !(d > 0) || simtest.Metric(t, s.Frame(), "P") < d {
+			t.Errorf("%s: D* = %v, P(w_0) = %v", data, d, simtest.Metric(t, s.Frame(), "P"))
+		}
+		t.Logf("%s: D* = %.10g in %d iterations", data, res["dual_optimum"], res["optimum_iterations"])
+	}
+}
+
+// TestSVMPrimalOptimumMatchesSMO: at the defaults (C = 1, n = 150), the
+// reference optimum is the one SMO found before: D* equals SMO's primal
+// and dual objectives at a KKT tolerance of 1e-10 to 1e-9 relative, and
+// w* and b* its hyperplane to 1e-6.
+func TestSVMPrimalOptimumMatchesSMO(t *testing.T) {
+	const seed = 3
+	s := simtest.Build(t, SVMPrimal, nil, seed, nil)
+	res := s.Result()
+	v, err := sims.Resolve(SVMPrimal.Params, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := classData(sims.Config{Values: v, Seed: seed}, primalPreset.Get(v), primalN.Get(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, _ := data.PlusMinus()
+	smo, err := svm.New(kernel.Gram(kernel.Linear{}, data.X), y, svm.Config{C: primalC.Get(v), Tol: 1e-10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for smo.Step() == nil {
+	}
+	if smo.KKT() > 1e-10 {
+		t.Fatalf("SMO stopped at a KKT violation of %v", smo.KKT())
+	}
+	dstar := res["dual_optimum"].(float64)
+	for name, want := range map[string]float64{"primal": smo.Primal(), "dual": smo.Dual()} {
+		if math.Abs(dstar-want) > 1e-9*want {
+			t.Errorf("D* = %.12g, SMO's %s objective %.12g", dstar, name, want)
+		}
+	}
+	w := make([]float64, data.D())
+	for i, a := range smo.Alpha() {
+		for j, xv := range data.X[i] {
+			w[j] += a * y[i] * xv
+		}
+	}
+	wstar, bstar := res["optimal_w"].([]float64), res["optimal_b"].(float64)
+	for j := range w {
+		if math.Abs(wstar[j]-w[j]) > 1e-6 {
+			t.Errorf("w* = %v, SMO's w = %v", wstar, w)
+		}
+	}
+	if math.Abs(bstar-smo.Bias()) > 1e-6 {
+		t.Errorf("b* = %v, SMO's b = %v", bstar, smo.Bias())
+	}
+	t.Logf("D* = %.12g (%d interior-point iterations); SMO: P = %.12g, D = %.12g after %d steps",
+		dstar, res["optimum_iterations"], smo.Primal(), smo.Dual(), smo.Iter())
 }
