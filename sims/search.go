@@ -14,6 +14,7 @@ const (
 	MatchInName            // the name contains it
 	MatchWord              // a word of the title or source starts with it
 	MatchText              // the title or source contains it
+	MatchFamily            // its family's name or words (Family.About) contain it
 	MatchLetters           // the name and title hold its letters in order
 )
 
@@ -25,8 +26,9 @@ type Match struct {
 
 // Search ranks the sims against a term, case-insensitively and best first:
 // exact names, then names starting with the term, names containing it, a
-// title or source with a word starting with it, then containing it; ties
-// keep the catalogue's order. Sims whose name and title merely hold the
+// title or source with a word starting with it, then containing it, then
+// the sims of a family whose name or words contain it ("optimal
+// transport", "privacy"); ties keep the catalogue's order. Sims whose name and title merely hold the
 // term's letters in order (MatchLetters) are listed only when no sim
 // contains the term: typing "kme" finds kmeans, not every sim with a k, an
 // m and an e. An empty term lists every sim.
@@ -34,7 +36,7 @@ func (c *Catalog) Search(term string) []Match {
 	term = strings.ToLower(strings.TrimSpace(term))
 	var out []Match
 	for _, s := range c.specs {
-		if tier, ok := s.match(term); ok {
+		if tier, ok := s.match(term, c.familyText(s.Name)); ok {
 			out = append(out, Match{s, tier})
 		}
 	}
@@ -45,8 +47,18 @@ func (c *Catalog) Search(term string) []Match {
 	return out
 }
 
-// match says how well a lower-case term matches the sim.
-func (s *Spec) match(term string) (int, bool) {
+// familyText is the lower-case name and words of the named sim's family.
+func (c *Catalog) familyText(name string) string {
+	i, ok := c.family[name]
+	if !ok {
+		return ""
+	}
+	return strings.ToLower(c.fams[i].Name + " " + c.fams[i].About)
+}
+
+// match says how well a lower-case term matches the sim, whose family's
+// name and words are family.
+func (s *Spec) match(term, family string) (int, bool) {
 	name := strings.ToLower(s.Name)
 	text := strings.ToLower(s.Title + " " + s.Source)
 	switch {
@@ -60,6 +72,8 @@ func (s *Spec) match(term string) (int, bool) {
 		return MatchWord, true
 	case strings.Contains(text, term):
 		return MatchText, true
+	case strings.Contains(family, term):
+		return MatchFamily, true
 	case Subsequence(strings.ToLower(s.Name+" "+s.Title), term) != nil:
 		return MatchLetters, true
 	}

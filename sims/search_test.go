@@ -52,3 +52,61 @@ func TestSearchRanks(t *testing.T) {
 		t.Errorf("Subsequence: %v", got)
 	}
 }
+
+// TestSearchFamilies: a catalogue in families lists them in order with
+// their sims, says each sim's family, and a search finds a family's sims
+// by its name or words, after the sims whose own name or title holds the
+// term; a family without a name or a sim is refused.
+func TestSearchFamilies(t *testing.T) {
+	spec := func(name, title string) *Spec {
+		return &Spec{Name: name, Title: title, Source: "seed 002", Size: noSize}
+	}
+	sink, lp, dp, rr := spec("sinkhorn", "entropic transport"), spec("ot-lp", "the Kantorovich LP"),
+		spec("dp-sgd", "clipped noisy SGD"), spec("rr", "randomized response, a private survey")
+	c, err := NewFamilies(
+		Family{Name: "optimal transport", About: "Wasserstein, Sinkhorn", Specs: []*Spec{sink, lp}},
+		Family{Name: "trustworthy ML", About: "differential privacy", Specs: []*Spec{dp, rr}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range c.Families() {
+		got = append(got, f.Name+":")
+		for _, s := range f.Specs {
+			got = append(got, s.Name)
+		}
+	}
+	if want := []string{"optimal transport:", "sinkhorn", "ot-lp", "trustworthy ML:", "dp-sgd", "rr"}; !slices.Equal(got, want) {
+		t.Errorf("Families: %v, want %v", got, want)
+	}
+	if f := c.WithFiles(nil).FamilyOf("rr"); f != "trustworthy ML" {
+		t.Errorf("FamilyOf(rr) after WithFiles = %q", f)
+	}
+	for _, tt := range []struct {
+		term string
+		want []string
+	}{
+		{"optimal transport", []string{"sinkhorn", "ot-lp"}},
+		{"transport", []string{"sinkhorn", "ot-lp"}}, // sinkhorn's title first, then the family
+		{"privacy", []string{"dp-sgd", "rr"}},
+		{"priv", []string{"rr", "dp-sgd"}}, // rr's title holds "private"
+	} {
+		var names []string
+		for _, m := range c.Search(tt.term) {
+			names = append(names, m.Spec.Name)
+		}
+		if !slices.Equal(names, tt.want) {
+			t.Errorf("Search(%q) = %v, want %v", tt.term, names, tt.want)
+		}
+	}
+	if flat, _ := NewCatalog(sink); len(flat.Families()) != 1 || flat.FamilyOf("sinkhorn") != "" {
+		t.Errorf("a catalogue without families: %v, family %q", flat.Families(), flat.FamilyOf("sinkhorn"))
+	}
+	if _, err := NewFamilies(Family{Name: "", Specs: []*Spec{sink}}); err == nil {
+		t.Error("a family without a name was accepted")
+	}
+	if _, err := NewFamilies(Family{Name: "empty"}); err == nil {
+		t.Error("a family without a sim was accepted")
+	}
+}

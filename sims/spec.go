@@ -178,10 +178,23 @@ func (s *Spec) Build(cfg Config) (Sim, error) {
 	return nil, err // the sim took what its size estimate could not: a bug, reported, not run unbounded
 }
 
-// Catalog is an ordered set of specs with unique names.
-type Catalog struct{ specs []*Spec }
+// Catalog is an ordered set of specs with unique names, in families.
+type Catalog struct {
+	specs  []*Spec
+	fams   []Family       // nil: one family without a name
+	family map[string]int // a sim's name → its family's index in fams
+}
 
-// NewCatalog checks that names are unique and that every default validates.
+// Family is a heading of the catalogue: the sims of one area of the notes
+// ("optimal transport"), with words that say what it holds (About), which
+// a search matches too.
+type Family struct {
+	Name, About string
+	Specs       []*Spec
+}
+
+// NewCatalog checks that names are unique and that every default
+// validates: a catalogue of one family without a name.
 func NewCatalog(specs ...*Spec) (*Catalog, error) {
 	c := &Catalog{}
 	for _, s := range specs {
@@ -199,8 +212,56 @@ func NewCatalog(specs ...*Spec) (*Catalog, error) {
 	return c, nil
 }
 
+// NewFamilies is NewCatalog of the families' sims, in order, under their
+// headings. Each family must have a name and a sim.
+func NewFamilies(fams ...Family) (*Catalog, error) {
+	var specs []*Spec
+	family := map[string]int{}
+	for i, f := range fams {
+		if f.Name == "" || len(f.Specs) == 0 {
+			return nil, fmt.Errorf("sims: family %d (%q) needs a name and a sim", i, f.Name)
+		}
+		for _, s := range f.Specs {
+			family[s.Name] = i
+		}
+		specs = append(specs, f.Specs...)
+	}
+	c, err := NewCatalog(specs...)
+	if err != nil {
+		return nil, err
+	}
+	c.fams, c.family = slices.Clone(fams), family
+	return c, nil
+}
+
 // Specs lists the catalogue in order.
 func (c *Catalog) Specs() []*Spec { return slices.Clone(c.specs) }
+
+// Families lists the catalogue's families in order (a catalogue made by
+// NewCatalog: one, without a name).
+func (c *Catalog) Families() []Family {
+	if c.fams == nil {
+		return []Family{{Specs: c.Specs()}}
+	}
+	out := make([]Family, len(c.fams))
+	for i, f := range c.fams {
+		out[i] = Family{Name: f.Name, About: f.About}
+	}
+	for _, s := range c.specs {
+		i := c.family[s.Name]
+		out[i].Specs = append(out[i].Specs, s)
+	}
+	return out
+}
+
+// FamilyOf is the name of the family of the named sim ("" when it has
+// none).
+func (c *Catalog) FamilyOf(name string) string {
+	if i, ok := c.family[name]; ok {
+		return c.fams[i].Name
+	}
+	return ""
+}
 
 // Lookup returns the named spec, or nil.
 func (c *Catalog) Lookup(name string) *Spec {
@@ -216,7 +277,7 @@ func (c *Catalog) Lookup(name string) *Spec {
 // f, however its Config was made (lab serve: its visitors' sims open no
 // file but by name from the operator's --data-dir).
 func (c *Catalog) WithFiles(f Files) *Catalog {
-	out := &Catalog{specs: make([]*Spec, len(c.specs))}
+	out := &Catalog{specs: make([]*Spec, len(c.specs)), fams: c.fams, family: c.family}
 	for i, s := range c.specs {
 		cp := *s
 		if build := s.New; build != nil {

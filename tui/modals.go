@@ -122,10 +122,19 @@ func (h helpModal) View(s screen) string {
 }
 
 // catalogItem is a sim in the catalogue list.
-type catalogItem struct{ spec *sims.Spec }
+// catalogItem is a sim of the catalogue, with its family's name.
+type catalogItem struct {
+	spec   *sims.Spec
+	family string
+}
 
-func (i catalogItem) Title() string       { return i.spec.Name + " — " + i.spec.Title }
-func (i catalogItem) Description() string { return i.spec.Source }
+func (i catalogItem) Title() string { return i.spec.Name + " — " + i.spec.Title }
+func (i catalogItem) Description() string {
+	if i.family == "" {
+		return i.spec.Source
+	}
+	return i.family + " · " + i.spec.Source
+}
 
 // FilterValue is the title (whose runes the filter's matches index, for
 // highlighting) and the source.
@@ -147,7 +156,7 @@ func newCatalogModal(cat *sims.Catalog, keys keyMap, full string, s screen) *cat
 	specs := cat.Specs()
 	items := make([]list.Item, len(specs))
 	for i, sp := range specs {
-		items[i] = catalogItem{sp}
+		items[i] = catalogItem{sp, cat.FamilyOf(sp.Name)}
 	}
 	l := list.New(items, list.NewDefaultDelegate(), 0, 0)
 	l.Title = "Add a sim  (/ filter · enter add · esc close)"
@@ -177,7 +186,7 @@ func catalogFilter(cat *sims.Catalog, specs []*sims.Spec) list.FilterFunc {
 			if i < 0 {
 				continue
 			}
-			title := strings.ToLower(catalogItem{m.Spec}.Title())
+			title := strings.ToLower(catalogItem{spec: m.Spec}.Title())
 			var at []int
 			if m.Tier == sims.MatchLetters {
 				at = sims.Subsequence(title, lower)

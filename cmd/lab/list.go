@@ -11,8 +11,9 @@ import (
 	"github.com/thelab/lab/sims/catalog"
 )
 
-// listCmd prints the catalogue, one sim a line (name and title), or with
-// --long every sim's source, data and parameters with defaults and ranges.
+// listCmd prints the catalogue, one sim a line (name and title) under its
+// family's heading, or with --long every sim's source, data and parameters
+// with defaults and ranges.
 // A filter lists the sims that match it, best first, as the TUI's
 // catalogue does (sims.Catalog.Search). None matching is a usage error,
 // status 2, as an unknown sim's name is to lab run: status 1 is a run
@@ -52,12 +53,23 @@ func listCmd(args []string, w io.Writer) error {
 	for _, m := range found {
 		nameW = max(nameW, len(m.Spec.Name))
 	}
-	for _, m := range found {
-		fmt.Fprintf(w, "%-*s  %s\n", nameW, m.Spec.Name, m.Spec.Title)
+	if term != "" {
+		for _, m := range found {
+			fmt.Fprintf(w, "%-*s  %s\n", nameW, m.Spec.Name, m.Spec.Title)
+		}
+		return nil
 	}
-	if term == "" {
-		fmt.Fprintf(w, "\n%d sims. lab help SIM shows one's parameters and examples; lab list --long shows them all.\n", len(found))
+	for i, f := range cat.Families() {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s%s:\n", strings.ToUpper(f.Name[:1]), f.Name[1:])
+		for _, s := range f.Specs {
+			fmt.Fprintf(w, "  %-*s  %s\n", nameW, s.Name, s.Title)
+		}
 	}
+	fmt.Fprintf(w, "\n%d sims. lab list WORDS finds sims by name, title or family; lab help SIM shows one's parameters\n"+
+		"and examples; lab list --long shows them all.\n", len(found))
 	return nil
 }
 

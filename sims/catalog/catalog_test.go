@@ -93,3 +93,36 @@ func TestDefaultsValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestFamilies: every sim sits under a named family, and a search by a
+// family's words finds its sims (issue 26.14: "optimal transport",
+// "privacy" and "neural" found nothing, pushforward, and playground
+// alone).
+func TestFamilies(t *testing.T) {
+	c := All()
+	n := 0
+	for _, f := range c.Families() {
+		if f.Name == "" || f.About == "" {
+			t.Errorf("a family without a name or words: %+v", f)
+		}
+		n += len(f.Specs)
+	}
+	if n != len(c.Specs()) {
+		t.Errorf("the families hold %d sims, the catalogue %d", n, len(c.Specs()))
+	}
+	for term, want := range map[string][]string{
+		"optimal transport": {"assignment", "ot-lp", "ot-1d", "ot-gauss", "sinkhorn", "distances", "ot-geodesic", "barycenter"},
+		"privacy":           {"randomized-response", "dp-mechanisms", "dp-sgd"},
+		"neural":            {"playground", "digits", "conv", "tinygpt"},
+	} {
+		found := map[string]bool{}
+		for _, m := range c.Search(term) {
+			found[m.Spec.Name] = true
+		}
+		for _, name := range want {
+			if !found[name] {
+				t.Errorf("lab list %s does not find %s", term, name)
+			}
+		}
+	}
+}
