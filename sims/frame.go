@@ -24,6 +24,24 @@ type Metric struct {
 	Name      string
 	Value     float64
 	Untrusted bool
+	// Scale is the size of the quantities Value is computed from (the
+	// function's value at the start, for a value that falls to a minimum
+	// of 0; the numbers two ways of computing one thing give, for their
+	// difference): a |Value| at most RoundingNoise times it is rounding
+	// error and reads ≈ 0 on screen (Negligible). Left 0, a Runner sets
+	// it to the largest |Value| of the metric it has published since the
+	// sim was built. Headless output keeps the number.
+	Scale float64
+}
+
+// RoundingNoise is the size, relative to a metric's Scale, at or below
+// which its value is rounding error: 64 units in the last place of 1.
+const RoundingNoise = 64 * 0x1p-52
+
+// Negligible reports whether the metric's value is rounding error at its
+// scale (f = 4e-17 at the minimum of an f that started at 10).
+func (m Metric) Negligible() bool {
+	return m.Value != 0 && math.Abs(m.Value) <= RoundingNoise*m.Scale
 }
 
 // FiniteOr returns x, or alt when x is NaN or infinite: a metric must be

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/thelab/lab/algo"
@@ -25,6 +26,10 @@ type loop struct {
 
 	buildSeq, doneSeq uint64 // the latest build asked for and the latest ended
 	buildErr          error
+
+	// scales are the largest |Value| of each metric published since the
+	// sim was built (Metric.Scale)
+	scales map[string]float64
 
 	owed  int             // single steps still to take (while paused)
 	held  []chan struct{} // acknowledgements waiting for a publication or the owed steps
@@ -108,6 +113,26 @@ func (l *loop) run() {
 		}
 		budget.charge(cpu.Spent(), done, 0)
 	}
+}
+
+// scaled is a copy of ms (a Frame's, not to be written) with each Scale
+// left 0 set to the largest |Value| of its metric published since the sim
+// was built, this one included.
+func (l *loop) scaled(ms []Metric) []Metric {
+	if l.scales == nil {
+		l.scales = map[string]float64{}
+	}
+	out := slices.Clone(ms)
+	for i := range out {
+		m := &out[i]
+		if v := math.Abs(m.Value); !m.Untrusted && v <= math.MaxFloat64 {
+			l.scales[m.Name] = max(l.scales[m.Name], v)
+		}
+		if m.Scale == 0 {
+			m.Scale = l.scales[m.Name]
+		}
+	}
+	return out
 }
 
 // due says how many steps to take now, or how long to wait for the next
@@ -220,6 +245,7 @@ func (l *loop) handle(c command) {
 		l.buildSeq, l.buildErr, l.dirty = c.seq, nil, true
 	case opInstall:
 		l.sim, l.vals, l.seed = c.sim, c.build.cfg.vals, c.build.cfg.seed
+		clear(l.scales)
 		if l.state != Paused {
 			l.state = Running
 		}
@@ -326,7 +352,7 @@ func (l *loop) publish() {
 		var err error
 		if frame, err = l.safeFrame(l.state != Running); err != nil {
 			l.finish(err)
-		} else if !l.state.Done() || l.state == Converged {
+		} else if frame.Metrics = l.scaled(frame.Metrics); !l.state.Done() || l.state == Converged {
 			for _, m := range frame.Metrics {
 				if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
 					if l.state == Converged {

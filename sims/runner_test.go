@@ -587,3 +587,54 @@ func TestBuildChecksTheSize(t *testing.T) {
 		t.Errorf("a Size that panics is estimated %d, want MaxBytes", n)
 	}
 }
+
+// decay is a sim whose metric f falls from 10 to rounding noise (10⁻¹⁷ at
+// step 3), beside one always that small, and one that small with a scale
+// of its own.
+type decay struct{ n int }
+
+var decaySpec = &Spec{Name: "decay", Title: "test", Source: "test", Steps: 10,
+	New: func(Config) (Sim, error) { return &decay{}, nil }, Size: func(Config) int64 { return 1 << 10 }}
+
+func (d *decay) Step() error { d.n++; return nil }
+
+func (d *decay) Frame() Frame {
+	return Frame{Sim: "decay", Step: d.n, Metrics: []Metric{
+		{Name: "f", Value: 10 * math.Pow(1e-6, float64(d.n))},
+		{Name: "tiny", Value: 1e-17},
+		{Name: "given", Value: 1e-17, Scale: 1},
+	}}
+}
+
+func (d *decay) Result() map[string]any { return nil }
+
+// TestMetricScales: a runner gives each metric without a Scale the
+// largest |value| it has published since the build, so that a value fallen
+// to rounding error reads as negligible while one that was always that
+// small does not; a Scale the sim gives is kept.
+func TestMetricScales(t *testing.T) {
+	r, err := NewRunner(decaySpec, Config{}, RunnerOptions{Paused: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	for range 3 {
+		await(t, "a step", r.Step(1))
+	}
+	s := r.Latest()
+	if s.Frame.Step != 3 {
+		t.Fatalf("at step %d", s.Frame.Step)
+	}
+	for i, want := range []struct {
+		scale      float64
+		negligible bool
+	}{{10, true}, {1e-17, false}, {1, true}} {
+		m := s.Frame.Metrics[i]
+		if m.Scale != want.scale || m.Negligible() != want.negligible {
+			t.Errorf("%s = %g: scale %g, negligible %v; want %g, %v", m.Name, m.Value, m.Scale, m.Negligible(), want.scale, want.negligible)
+		}
+	}
+	if (Metric{Value: 1e-9, Scale: 10}).Negligible() || (Metric{Value: 0, Scale: 10}).Negligible() {
+		t.Error("1e-9 at scale 10, or an exact 0, counted as rounding error")
+	}
+}

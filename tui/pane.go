@@ -229,7 +229,11 @@ func metricsLine(s *sims.Snapshot, w int, st PaneStyle) string {
 	used := 0
 	for i, m := range s.Frame.Metrics {
 		value := "—"
-		if !m.Untrusted {
+		switch {
+		case m.Untrusted:
+		case m.Negligible():
+			value = "≈ 0"
+		default:
 			value = fmtMetric(m.Value)
 		}
 		n := chart.Width(m.Name) + 1 + chart.Width(value)

@@ -439,3 +439,18 @@ func TestExportNeedsADirectory(t *testing.T) {
 		t.Errorf("export without a directory: %d files, flash %q", len(files), l.m.flash)
 	}
 }
+
+// TestRoundingNoiseReadsZero (issue 26.8): a metric fallen to rounding
+// error at its scale reads ≈ 0 in the pane's header, an exact 0 reads 0,
+// and a small value that is not noise keeps its digits.
+func TestRoundingNoiseReadsZero(t *testing.T) {
+	snap := &sims.Snapshot{Frame: sims.Frame{Metrics: []sims.Metric{
+		{Name: "f", Value: 4.162e-17, Scale: 10},
+		{Name: "g", Value: 0, Scale: 10},
+		{Name: "h", Value: 7.25e-10, Scale: 10},
+	}}}
+	got := ansi.Strip(metricsLine(snap, 80, PaneStyle{Mono: true}))
+	if want := "f ≈ 0   g 0   h 7.250e-10"; got != want {
+		t.Errorf("metrics line %q, want %q", got, want)
+	}
+}

@@ -73,7 +73,7 @@ func (s *heronSim) Frame() sims.Frame {
 		Metrics: []sims.Metric{
 			{Name: "x", Value: s.h.X()},
 			{Name: "unrolled_err", Value: eu},
-			{Name: "ift_err", Value: ei},
+			{Name: "ift_err", Value: ei, Scale: math.Abs(s.h.Exact())},
 		},
 		Charts: []sims.Chart{errs, table},
 		Text:   s.notes(),

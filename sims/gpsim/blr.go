@@ -51,6 +51,7 @@ type blrSim struct {
 	// Comparisons, refreshed each step.
 	gpMean, gpVar []float64
 	gpDiff        float64 // max |BLR − GP| over the chart grid (mean and variance)
+	gpSize        float64 // max |GP mean| and GP variance there: the scale of gpDiff
 	batchDiff     float64 // max |sequential − batch| posterior mean
 }
 
@@ -121,10 +122,11 @@ func (s *blrSim) compare() error {
 		return err
 	}
 	s.gpMean, s.gpVar = post.Predict(s.chartIn)
-	s.gpDiff = 0
+	s.gpDiff, s.gpSize = 0, 0
 	for i, x := range s.chartX {
 		m, v := s.b.Predict(x)
 		s.gpDiff = math.Max(s.gpDiff, math.Max(math.Abs(m-s.gpMean[i]), math.Abs(v-s.gpVar[i])))
+		s.gpSize = math.Max(s.gpSize, math.Max(math.Abs(s.gpMean[i]), s.gpVar[i]))
 	}
 	batch, err := gp.BatchBLR(s.alpha, s.noise, s.x[:n], s.y[:n])
 	if err != nil {
@@ -199,8 +201,8 @@ func (s *blrSim) Frame() sims.Frame {
 			{Name: "n", Value: float64(n)},
 			{Name: "w0", Value: m0},
 			{Name: "w1", Value: m1},
-			{Name: "gp_diff", Value: s.gpDiff},
-			{Name: "batch_diff", Value: s.batchDiff},
+			{Name: "gp_diff", Value: s.gpDiff, Scale: s.gpSize},
+			{Name: "batch_diff", Value: s.batchDiff, Scale: math.Max(math.Abs(m0), math.Abs(m1))},
 		},
 		Charts: []sims.Chart{
 			sims.CanvasChart{

@@ -197,7 +197,8 @@ func (s *gramSim) Frame() sims.Frame {
 		Step: s.steps,
 		Metrics: []sims.Metric{
 			{Name: "n", Value: float64(n)},
-			{Name: "lambda_min", Value: lo},
+			// An eigenvalue is computed to about n·ε·λ_max: below that, 0.
+			{Name: "lambda_min", Value: lo, Scale: float64(n) * math.Abs(hi)},
 			{Name: "lambda_max", Value: hi},
 			{Name: "psd", Value: psd},
 			{Name: "cs_excess", Value: sims.FiniteOr(s.c.CauchySchwarz(), 0)},

@@ -192,9 +192,13 @@ func (s *interpSim) Frame() sims.Frame {
 	k := s.eng.K()
 	ti, tr := s.eng.TrainMSE()
 	vi, vr := s.eng.TestMSE()
+	var ySq float64 // the scale of a training error that is rounding alone
+	for _, y := range s.ys[:k] {
+		ySq += y * y / float64(k)
+	}
 	metrics := []sims.Metric{
 		{Name: "points", Value: float64(k)},
-		{Name: "train_mse_interp", Value: sims.FiniteOr(ti, 0)},
+		{Name: "train_mse_interp", Value: sims.FiniteOr(ti, 0), Scale: ySq},
 		{Name: "test_mse_interp", Value: sims.FiniteOr(vi, 0)},
 		{Name: "train_mse_ridge", Value: sims.FiniteOr(tr, 0)},
 		{Name: "test_mse_ridge", Value: sims.FiniteOr(vr, 0)},

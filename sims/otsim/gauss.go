@@ -88,6 +88,7 @@ type gsSim struct {
 	view   sims.Rect
 	arrows []sims.Path // x → T(x) for a few samples, fixed
 	asa    float64     // ‖A Σ_μ A − Σ_ν‖_max
+	asaOf  float64     // ‖Σ_ν‖_max, the scale of asa
 	eig    [2]float64  // eigenvalues of A
 	steps  int
 	done   bool
@@ -117,7 +118,7 @@ func newGauss(cfg sims.Config) (sims.Sim, error) {
 	asa.Mul(m.A, mu.Cov)
 	asa.Mul(&asa, m.A)
 	asa.Sub(&asa, nu.Cov)
-	s.asa = mat.Norm(&asa, math.Inf(1))
+	s.asa, s.asaOf = mat.Norm(&asa, math.Inf(1)), mat.Norm(nu.Cov, math.Inf(1))
 	var es mat.EigenSym
 	if es.Factorize(m.A, false) {
 		ev := es.Values(nil)
@@ -201,7 +202,7 @@ func (s *gsSim) Frame() sims.Frame {
 		{Name: "W2sq", Value: s.m.W2Sq},
 		{Name: "W2_mu_s", Value: s.w2(s.t.S())},
 		{Name: "cov_part", Value: s.m.CovPart},
-		{Name: "ASA_err", Value: s.asa},
+		{Name: "ASA_err", Value: s.asa, Scale: s.asaOf},
 	}
 	a := s.m.A
 	text := []string{
