@@ -242,7 +242,7 @@ func (s *hessianSim) Frame() sims.Frame {
 		Metrics: []sims.Metric{
 			{Name: "runs_fof", Value: float64(s.h[ad.FoF].Runs())},
 			{Name: "runs_ror", Value: float64(s.h[ad.RoR].Runs())},
-			{Name: "agree", Value: s.agreeAll()},
+			{Name: "diff", Value: s.agreeAll(), Scale: 1}, // relative: rounding reads ≈ 0
 			{Name: "fd_err", Value: s.fdErrOf(int(ad.FoR))},
 			{Name: "ops", Value: float64(s.ops)},
 		},
@@ -294,6 +294,8 @@ func (s *hessianSim) notes() []string {
 	return lines
 }
 
+// agreeAll is the largest relative disagreement of a strategy with FoR
+// (the diff metric: 0 when all four agree exactly).
 func (s *hessianSim) agreeAll() float64 {
 	worst := 0.0
 	for k := range s.h {
@@ -303,7 +305,7 @@ func (s *hessianSim) agreeAll() float64 {
 }
 
 func (s *hessianSim) Result() map[string]any {
-	res := map[string]any{"agree": s.agreeAll(), "fd_err": s.fdErrOf(int(ad.FoR)), "ops": s.ops}
+	res := map[string]any{"diff": s.agreeAll(), "fd_err": s.fdErrOf(int(ad.FoR)), "ops": s.ops}
 	for _, h := range s.h {
 		H := make([]float64, 0, s.n*s.n)
 		for i := range s.n {

@@ -58,7 +58,7 @@ func TestHessianRosenbrock(t *testing.T) {
 	if e := simtest.Metric(t, f, "fd_err"); e > 1e-6 {
 		t.Errorf("fd.Hessian differs by %g (relative)", e)
 	}
-	if a := simtest.Metric(t, f, "agree"); a > 1e-12 {
+	if a := simtest.Metric(t, f, "diff"); a > 1e-12 {
 		t.Errorf("strategies disagree by %g", a)
 	}
 }
@@ -77,7 +77,7 @@ func TestHessianChain(t *testing.T) {
 	if board["FoF"][0] != 9 || board["RoF"][0] != 3 || board["RoR"][2] != 2*board["FoR"][2] || board["FoR"][2] < 60 {
 		t.Errorf("scoreboard %v", board)
 	}
-	if a := simtest.Metric(t, f, "agree"); a > 1e-12 {
+	if a := simtest.Metric(t, f, "diff"); a > 1e-12 {
 		t.Errorf("strategies disagree by %g", a)
 	}
 	if e := simtest.Metric(t, f, "fd_err"); e > 1e-5 {
