@@ -3,8 +3,6 @@ package text
 import (
 	"cmp"
 	"slices"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/thelab/lab/algo"
 )
@@ -125,25 +123,9 @@ func (b *BPE) Merges() []Merge { return b.merges }
 // VocabSize is n_voc: the 256 bytes plus one token per merge.
 func (b *BPE) VocabSize() int { return len(b.pieces) }
 
-// Piece is the bytes token id stands for.
+// Piece is the bytes token id stands for, which may split a UTF-8
+// character: they are bytes, not text.
 func (b *BPE) Piece(id int) []byte { return b.pieces[id] }
-
-// PieceString is token id's bytes as text: UTF-8 when they are, else each
-// byte as its ISO 8859-1 character.
-func (b *BPE) PieceString(id int) string { return Latin1(b.pieces[id]) }
-
-// Latin1 is p as text: UTF-8 when it is, else each byte as its ISO 8859-1
-// character.
-func Latin1(p []byte) string {
-	if utf8.Valid(p) {
-		return string(p)
-	}
-	var s strings.Builder
-	for _, c := range p {
-		s.WriteRune(rune(c))
-	}
-	return s.String()
-}
 
 // Pairs lists the adjacent pairs with their counts in the order of the
 // merge rule (most frequent first, then by (left, right)): the first is

@@ -29,7 +29,10 @@ import (
 // parameter: `lab run lda --set corpus=notes.txt`, or the same value typed in
 // the pane's parameter editor. The file is tokenised by lda.Tokenize (words
 // of three letters or more, lower-cased, English stopwords dropped, words in
-// one document only dropped, at most 2000 words).
+// one document only dropped, at most 2000 words). Words and the file's
+// name are shown as sims.Visible writes text: a letter that a terminal
+// could draw at another width than the lab measures (a halfwidth voiced
+// mark, conjoining jamo) as <U+FF9F>.
 var LDA = &sims.Spec{
 	Name:   "lda",
 	Title:  "Latent Dirichlet allocation by CAVI: topics, top words, ELBO",
@@ -108,7 +111,7 @@ func newLDA(cfg sims.Config) (sims.Sim, error) {
 		if lines, err = sims.ReadLines(cfg.Files, "corpus", path); err != nil {
 			return nil, err
 		}
-		s.source = path
+		s.source = sims.Visible(path, sims.PlainSpaces)
 	}
 	c, err := lda.Tokenize(lines, lda.TokenizeOptions{})
 	if pe := (*algo.ParamError)(nil); errors.As(err, &pe) && pe.Name == "corpus" {
@@ -234,7 +237,7 @@ func (s *ldaSim) Frame() sims.Frame {
 		markers[j] = sims.Marker{X: 0.3, Y: float64(k-j) - 0.5, Glyph: rune('0' + (j+1)%10), Class: -1}
 		words := make([]string, 0, 5)
 		for _, w := range tops[j][:min(5, len(tops[j]))] {
-			words = append(words, c.Vocab[w])
+			words = append(words, sims.Visible(c.Vocab[w], sims.PlainSpaces))
 		}
 		bars[j] = sims.Bar{Label: fmt.Sprintf("%d %s", j+1, strings.Join(words, " ")), Value: shares[j], Class: j}
 	}
@@ -321,7 +324,7 @@ func (s *ldaSim) Result() map[string]any {
 	words := make([][]string, e.K())
 	for j, row := range topics {
 		for _, w := range top(row, 10) {
-			words[j] = append(words[j], c.Vocab[w])
+			words[j] = append(words[j], sims.Visible(c.Vocab[w], sims.PlainSpaces))
 		}
 	}
 	r := map[string]any{

@@ -78,7 +78,8 @@ var (
 type attnSim struct {
 	view   attnView
 	step   int
-	words  []string
+	words  []string // as typed, for the embeddings
+	shown  []string // as shown (sims.Visible)
 	causal bool
 	scaled bool
 
@@ -104,6 +105,9 @@ func newAttention(cfg sims.Config) (sims.Sim, error) {
 		dk: atDK.Get(v), pos: atPositions.Get(v)}
 	if n := len(s.words); n < 2 || n > atMaxWords {
 		return nil, fmt.Errorf("parameter sentence = %q: %d words; must be 2 to %d", atSentence.Get(v), n, atMaxWords)
+	}
+	for _, w := range s.words {
+		s.shown = append(s.shown, sims.Visible(w, sims.PlainSpaces))
 	}
 	switch s.view {
 	case viewHeads:
@@ -235,8 +239,8 @@ func (s *attnSim) headsFrame(f *sims.Frame) {
 			Markers: []sims.Marker{{X: 0.5, Y: float64(T-q) - 0.5, Glyph: '▶', Class: 1}},
 			XLabel:  "key j", YLabel: "query i"})
 	}
-	bars := sims.BarChart{Title: fmt.Sprintf("head 1: query %d (%s) attends to", q, s.words[q]), Max: 1}
-	for j, w := range s.words {
+	bars := sims.BarChart{Title: fmt.Sprintf("head 1: query %d (%s) attends to", q, s.shown[q]), Max: 1}
+	for j, w := range s.shown {
 		bars.Bars = append(bars.Bars, sims.Bar{Label: fmt.Sprintf("%d %s", j, w), Value: w0[q*T+j]})
 	}
 	ent := sims.LineChart{Title: "row entropy against d_k", X0: 4, X1: atEntropyDim, XLabel: "d_k",
@@ -247,7 +251,7 @@ func (s *attnSim) headsFrame(f *sims.Frame) {
 		}}
 	f.Charts = append(f.Charts, bars, ent)
 	var toks strings.Builder
-	for j, w := range s.words {
+	for j, w := range s.shown {
 		fmt.Fprintf(&toks, "%d:%s ", j, w)
 	}
 	scale := "scores Q·Kᵀ/√d_k"

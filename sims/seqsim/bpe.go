@@ -1,6 +1,7 @@
 package seqsim
 
 import (
+	"encoding/hex"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -15,22 +16,30 @@ import (
 // becomes a new token, ties broken by the smallest (left, right) ids, so
 // that the notes' abracadabra goes ab → X, ra → Y, XY → Z exactly (the
 // notes merge two pairs in one round: erratum 11, avoided).
+//
+// A token is shown as sims.Visible writes text with marked spaces: its
+// whole printable characters as themselves, a byte of a character it
+// splits as <E2>, a control character as <U+001B>, a space as ␣, a newline
+// as ⏎ and a tab as →. --json gives each new token in that form (pieces)
+// and its exact bytes in hex (piece_hex).
 var BPE = &sims.Spec{
-	Name:     "bpe",
-	Title:    "Byte-pair encoding, one merge per step: the pair counts, the merges, the text in tokens",
-	Source:   "seed 000 §2.2 (L875–909, the abracadabra example)",
-	Steps:    200,
-	Speed:    2,
-	Params:   param.List(bpeText, bpeMerges),
-	Data:     "a text file to tokenise (its first bytes) instead of abracadabra",
+	Name:   "bpe",
+	Title:  "Byte-pair encoding, one merge per step: the pair counts, the merges, the text in tokens",
+	Source: "seed 000 §2.2 (L875–909, the abracadabra example)",
+	Steps:  200,
+	Speed:  2,
+	Params: param.List(bpeText, bpeMerges),
+	Data: "a text file to tokenise (its first bytes) instead of abracadabra. A token shows its whole printable characters, " +
+		"a byte of a character it splits as <E2>, a control character as <U+001B>, a space as ␣, a newline as ⏎, a tab as →; " +
+		"--json gives each new token so (pieces) and its bytes in hex (piece_hex)",
 	DataFile: bpeText.Name(),
 	New:      newBPE,
 	Size:     bpeSize,
 }
 
 // bpeSize is the tokeniser on the text (text.BPEBytes) and the Frame's
-// table, a row for each merge; a merge takes a pair that occurs twice, so
-// there are at most half as many as bytes.
+// table, a row for each merge, with the tokens as shown; a merge takes a
+// pair that occurs twice, so there are at most half as many as bytes.
 func bpeSize(cfg sims.Config) int64 {
 	v := cfg.Values
 	n := bpeMaxBytes // of a file
@@ -41,12 +50,15 @@ func bpeSize(cfg sims.Config) int64 {
 		n = bpeAnimalsChars
 	}
 	merges := min(bpeMerges.Get(v), n/2)
-	return 32<<10 + text.BPEBytes(n, merges) + int64(merges)*bpeRowBytes + sims.TraceBytes(1)
+	return 32<<10 + text.BPEBytes(n, merges) + int64(text.FirstMerge+merges)*bpeShownBytes + int64(merges)*bpeRowBytes + sims.TraceBytes(1)
 }
 
 // bpeRowBytes is a row of the merges' table: its label, four cells and
 // their strings (measured).
 const bpeRowBytes = 256
+
+// bpeShownBytes is a token as shown, kept: its string header and text.
+const bpeShownBytes = 32
 
 // The presets of bpe's text parameter.
 const (
@@ -72,11 +84,11 @@ var (
 
 type bpeSim struct {
 	b      *text.BPE
-	name   string
 	bytes  int
 	max    int
 	length *sims.Trace // tokens after each merge
 	done   bool
+	shown  []string // token id → as shown (piece), made on first need
 }
 
 func newBPE(cfg sims.Config) (sims.Sim, error) {
@@ -98,11 +110,20 @@ func newBPE(cfg sims.Config) (sims.Sim, error) {
 		}
 		data = []byte(t)[:min(len(t), bpeMaxBytes)]
 	}
-	b, err := text.NewBPE(data)
+	s, err := newBPEOn(data, bpeMerges.Get(v))
 	if err != nil {
 		return nil, sims.Blame(err, v, sims.As("text", bpeText))
 	}
-	s := &bpeSim{b: b, name: bpeText.Get(v), bytes: len(data), max: bpeMerges.Get(v), length: sims.NewTrace(0, 1)}
+	return s, nil
+}
+
+// newBPEOn is the sim on the bytes data, merging at most max times.
+func newBPEOn(data []byte, max int) (*bpeSim, error) {
+	b, err := text.NewBPE(data)
+	if err != nil {
+		return nil, err
+	}
+	s := &bpeSim{b: b, bytes: len(data), max: max, length: sims.NewTrace(0, 1)}
 	s.length.Add(float64(len(data)))
 	return s, nil
 }
@@ -124,9 +145,16 @@ func (s *bpeSim) Step() error {
 	return nil
 }
 
-// piece is a token as text, with space and line ends made visible.
+// piece is token id as shown (sims.Visible, spaces marked): a token's
+// bytes never change, so each is written once.
 func (s *bpeSim) piece(id int) string {
-	return strings.NewReplacer(" ", "␣", "\n", "⏎", "\t", "→").Replace(s.b.PieceString(id))
+	for len(s.shown) <= id {
+		s.shown = append(s.shown, "")
+	}
+	if s.shown[id] == "" {
+		s.shown[id] = sims.Visible(string(s.b.Piece(id)), sims.MarkSpaces)
+	}
+	return s.shown[id]
 }
 
 func (s *bpeSim) Frame() sims.Frame {
@@ -185,11 +213,14 @@ func (s *bpeSim) Frame() sims.Frame {
 	return f
 }
 
+// Result gives the new token of each merge as the pane shows it (pieces)
+// and as its bytes in lower-case hex (piece_hex): JSON holds only UTF-8
+// text, and a token may split a character.
 func (s *bpeSim) Result() map[string]any {
 	ms := s.b.Merges()
-	pieces := make([]string, len(ms))
+	pieces, raw := make([]string, len(ms)), make([]string, len(ms))
 	for i, m := range ms {
-		pieces[i] = s.b.PieceString(m.New)
+		pieces[i], raw[i] = s.piece(m.New), hex.EncodeToString(s.b.Piece(m.New))
 	}
-	return map[string]any{"merges": len(ms), "tokens": len(s.b.Tokens()), "n_voc": s.b.VocabSize(), "pieces": pieces}
+	return map[string]any{"merges": len(ms), "tokens": len(s.b.Tokens()), "n_voc": s.b.VocabSize(), "pieces": pieces, "piece_hex": raw}
 }

@@ -20,8 +20,8 @@ func TestBPEAbracadabra(t *testing.T) {
 	b := s.(*bpeSim).b
 	want := []string{"ab", "ra", "abra"}
 	for i, m := range b.Merges() {
-		if b.PieceString(m.New) != want[i] || m.Count != 2 || m.New != text.FirstMerge+i {
-			t.Errorf("merge %d: %+v = %q", i+1, m, b.PieceString(m.New))
+		if string(b.Piece(m.New)) != want[i] || m.Count != 2 || m.New != text.FirstMerge+i {
+			t.Errorf("merge %d: %+v = %q", i+1, m, b.Piece(m.New))
 		}
 	}
 	if !slices.Equal(b.Tokens(), []int{258, 'c', 'a', 'd', 258}) {
@@ -41,7 +41,7 @@ func TestBPEAnimals(t *testing.T) {
 	g := s.(*bpeSim)
 	var orig strings.Builder
 	for _, id := range g.b.Tokens() {
-		orig.WriteString(g.b.PieceString(id))
+		orig.Write(g.b.Piece(id))
 	}
 	if simtest.RunToEnd(t, s, 100); len(g.b.Merges()) != 60 {
 		t.Errorf("%d merges, want 60", len(g.b.Merges()))
@@ -54,7 +54,7 @@ func TestBPEAnimals(t *testing.T) {
 	}
 	var got strings.Builder
 	for _, id := range g.b.Tokens() {
-		got.WriteString(g.b.PieceString(id))
+		got.Write(g.b.Piece(id))
 	}
 	if got.String() != orig.String() {
 		t.Error("the tokens no longer spell the text")

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/thelab/lab/algo/tensor"
@@ -30,6 +29,10 @@ var (
 	seqChars = param.Int("chars", 20_000,
 		"characters to train on: of the built-in language, or the first of a file (a tenth more is held out)").Range(1_000, 1_000_000)
 )
+
+// samplesShown ends the Data of the sims that sample text: how a sample
+// shows what is not plain text (sims.Visible).
+const samplesShown = "; a sample shows a newline as ⏎, a tab as →, and any other control or invisible character as <U+001B>"
 
 // heldFrac is the share of a file kept for held-out text (its end); the
 // built-in language draws its held-out text from an independent stream.
@@ -66,7 +69,7 @@ func loadCorpus(cfg sims.Config, minHeld int) (*corpus, error) {
 		ids = slices.Clone(ids[:min(len(ids), n+n/10)])
 		nh := int(heldFrac * float64(len(ids)))
 		if nh < minHeld || len(ids)-nh < minHeld {
-			return nil, fmt.Errorf("parameter text = %s: %d characters; need at least %d (a tenth is held out and must cover %d)",
+			return nil, fmt.Errorf("parameter text = %q: %d characters; need at least %d (a tenth is held out and must cover %d)",
 				path, len(ids), minHeld*10, minHeld)
 		}
 		return &corpus{name: path, vocab: voc, train: ids[:len(ids)-nh], held: ids[len(ids)-nh:]}, nil
@@ -124,7 +127,9 @@ func (c *corpus) rate() float64 {
 	return c.lang.EntropyRate()
 }
 
-// shown is ids as one line of text, line ends and tabs made visible.
+// shown is ids as one line of text as sims.Visible writes it: line ends
+// ⏎, tabs →, and no character that could drive the terminal or shift the
+// pane's border.
 func shown(v *text.Vocab, ids []int) string {
-	return strings.NewReplacer("\n", "⏎", "\t", "→", "\r", "").Replace(v.Decode(ids))
+	return sims.Visible(v.Decode(ids), sims.PlainSpaces)
 }

@@ -26,7 +26,7 @@ var NGram = &sims.Spec{
 	Steps:    ngSlices,
 	Speed:    4,
 	Params:   param.List(seqText, seqChars, ngK, ngDelta),
-	Data:     "a UTF-8 text file to model instead of the built-in language; its last tenth is held out",
+	Data:     "a UTF-8 text file to model instead of the built-in language; its last tenth is held out" + samplesShown,
 	DataFile: seqText.Name(),
 	New:      newNGram,
 	Size:     ngramSize,
@@ -188,7 +188,7 @@ func (s *ngramSim) Frame() sims.Frame {
 	V := float64(s.c.vocab.Size())
 	f.Metrics = []sims.Metric{{Name: "chars counted", Value: float64(s.counted)}}
 	if s.step == 0 {
-		f.Text = []string{fmt.Sprintf("%s: %d training and %d held-out characters, |V| = %d; step to count", s.c.name, len(s.c.train), len(s.c.held), int(V))}
+		f.Text = []string{fmt.Sprintf("%s: %d training and %d held-out characters, |V| = %d; step to count", sims.Visible(s.c.name, sims.PlainSpaces), len(s.c.train), len(s.c.held), int(V))}
 		return f
 	}
 	b := s.best()

@@ -26,7 +26,7 @@ var RNN = &sims.Spec{
 	Steps:    150, // it beats the k-gram line by about step 250: --steps 300
 	Speed:    20,
 	Params:   param.List(seqText, seqChars, rnnHidden, rnnRho, rnnT, lmBatch, lmLR, lmEval, lmTemp, lmTopK, lmTopP),
-	Data:     "a UTF-8 text file to model instead of the built-in language; its last tenth is held out",
+	Data:     "a UTF-8 text file to model instead of the built-in language; its last tenth is held out" + samplesShown,
 	DataFile: seqText.Name(),
 	New:      newRNN,
 	Size:     rnnSize,

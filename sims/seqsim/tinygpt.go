@@ -30,7 +30,7 @@ var TinyGPT = &sims.Spec{
 	Speed:  10,
 	Params: param.List(gptTask, seqText, seqChars, gptLen, gptDigits, gptDim, gptHeads, gptLayers, gptFFN, gptContext,
 		gptPositions, gptNorm, gptBatch, lmLR, lmEval, lmTemp, lmTopK, lmTopP),
-	Data:     "a UTF-8 text file to model (task=text) instead of the built-in language; its last tenth is held out",
+	Data:     "a UTF-8 text file to model (task=text) instead of the built-in language; its last tenth is held out" + samplesShown,
 	DataFile: seqText.Name(),
 	New:      newTinyGPT,
 	Size:     gptSize,

@@ -141,3 +141,42 @@ func TestClipOrDrop(t *testing.T) {
 		}
 	}
 }
+
+// trickyText is data that a terminal or the lab's cells could measure
+// otherwise than ansi does when drawn raw: controls, split UTF-8,
+// combining marks with and without a character, wide characters, emoji
+// with a variation selector, a skin tone or a joiner, a flag, an Indic
+// spacing mark, conjoining jamo, a prepended mark, bidi controls.
+var trickyText = []string{"abc", "\x1b[31mred", "a\u0085b\u009b", "\xe2\x82", "e\u0301", "\u0301x", "漢字", "😀",
+	"❤\ufe0f", "👍🏽", "👨\u200d👩", "🇫🇷", "का", "\u1100\u1161\u11a8", "\u0d4eab", "a\u202eb", "x\u200by", "ﾊﾟ", "a\tb\nc"}
+
+// TestVisibleTextAligns: a table's columns and a bar chart's labels of
+// text from data, written by sims.Visible, keep every line exactly the
+// chart's width however it is measured: by grapheme clusters (Width,
+// ansi.StringWidth, what the lab pads by) and by code points
+// (ansi.StringWidthWc, what a terminal without grapheme clustering
+// draws), and draw no control character.
+func TestVisibleTextAligns(t *testing.T) {
+	const w, h = 60, 24
+	tab := sims.TableChart{Title: "tokens", Corner: "#", Columns: []string{"left", "right", "end"}}
+	var bars sims.BarChart
+	for i, s := range trickyText {
+		for _, sp := range []sims.Spaces{sims.PlainSpaces, sims.MarkSpaces} {
+			v := sims.Visible(s, sp)
+			tab.Rows = append(tab.Rows, sims.TableRow{Label: v, Cells: []sims.Cell{{Text: v}, {Text: v + v}, {Text: "|"}}})
+			bars.Bars = append(bars.Bars, sims.Bar{Label: v + "·" + v, Value: float64(i + 1)})
+		}
+	}
+	for _, c := range []sims.Chart{tab, bars} {
+		for _, mono := range []bool{false, true} {
+			for i, l := range RenderLines(c, w, h, Options{Mono: mono}) {
+				if g, wc, our := ansi.StringWidth(l), ansi.StringWidthWc(l), Width(l); g != w || wc != w || our != w {
+					t.Errorf("%T mono=%v line %d: %d cells by clusters, %d by code points, Width %d: %q", c, mono, i, g, wc, our, ansi.Strip(l))
+				}
+				if strings.ContainsFunc(ansi.Strip(l), func(r rune) bool { return r < 0x20 || r >= 0x7f && r < 0xa0 }) {
+					t.Errorf("%T line %d: a control character: %q", c, i, l)
+				}
+			}
+		}
+	}
+}

@@ -19,6 +19,7 @@ package tuitest
 import (
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -122,4 +123,31 @@ func Golden(t testing.TB, snap *sims.Snapshot, sizes []Size) {
 		}
 	}
 	golden.RequireEqual(t, out.String())
+}
+
+// sgr matches the SGR sequences the charts colour with.
+var sgr = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// Aligned draws snap's pane, focused, at each size, as Golden does, and
+// fails t unless it has the size's lines, each exactly the size's width
+// both by grapheme clusters (ansi.StringWidth, what the lab pads by) and
+// by code points (ansi.StringWidthWc, what a terminal without grapheme
+// clustering draws), and holding no control, format or separator
+// character but the ESC of the SGR sequences of its colours.
+func Aligned(t testing.TB, snap *sims.Snapshot, sizes []Size) {
+	t.Helper()
+	for _, sz := range sizes {
+		lines := strings.Split(tui.RenderPane(snap, sz.W, sz.H, tui.PaneStyle{Focused: true, Mono: sz.Mono}), "\n")
+		if len(lines) != sz.H {
+			t.Errorf("%dx%d: %d lines", sz.W, sz.H, len(lines))
+		}
+		for i, l := range lines {
+			if g, wc := ansi.StringWidth(l), ansi.StringWidthWc(l); g != sz.W || wc != sz.W {
+				t.Errorf("%dx%d line %d: %d cells by grapheme clusters, %d by code points: %q", sz.W, sz.H, i, g, wc, ansi.Strip(l))
+			}
+			if r, bad := simtest.Unprintable(sgr.ReplaceAllString(l, "")); bad {
+				t.Errorf("%dx%d line %d: holds %U: %q", sz.W, sz.H, i, r, l)
+			}
+		}
+	}
 }

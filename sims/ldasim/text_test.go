@@ -1,0 +1,51 @@
+package ldasim
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/simtest"
+	"github.com/thelab/lab/tui/tuitest"
+)
+
+// TestTextShownSafely: lda on documents whose words a terminal could draw
+// at another width than the lab measures (a halfwidth voiced mark, which
+// is a letter; conjoining jamo; a prepended letter; zero-width fillers),
+// between every kind of control and format character, from a file whose
+// name holds a bidi control and a byte that is not UTF-8: every string
+// of its Frame and its --json result is printable and as wide every way,
+// its pane aligned, and the odd characters escaped.
+func TestTextShownSafely(t *testing.T) {
+	words := []string{"topic", "model", "漢字漢", "한국어", "naïve", "ﬁnal", "ǅemo",
+		"ﾊﾟﾊﾟﾊ", "ᄒᆞᆫ글", "ൎകക", "ᅟᅠabc", "dirichlet", "gibbs"}
+	seps := []string{" ", "\t", "\x1b[31m", "\x1b]0;title\a", "\u0085", "\u009b", "\u202e", "\u2066", "\u200b", "\u200d",
+		"\u2028", "\u00a0", "\x7f", " e\u0301 ", " \u0301 ", "\ufeff", "\x01"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var doc strings.Builder
+	for range 60 {
+		for range 12 {
+			doc.WriteString(words[rng.IntN(len(words))])
+			doc.WriteString(seps[rng.IntN(len(seps))])
+		}
+		doc.WriteString("\n")
+	}
+	path := filepath.Join(t.TempDir(), "docs \u202etxt.\xff.txt")
+	if err := os.WriteFile(path, []byte(doc.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := simtest.Build(t, LDA, map[string]string{"corpus": path}, 1, nil)
+	simtest.Run(t, s, 3)
+	f := s.Frame()
+	all := strings.Join(simtest.CheckText(t, f, s.Result()), "\n")
+	tuitest.Aligned(t, &sims.Snapshot{Spec: LDA, Seed: 1, State: sims.Paused, Frame: f},
+		[]tuitest.Size{{W: 100, H: 30, Mono: true}, {W: 160, H: 50}, {W: 80, H: 24, Mono: true}})
+	for _, want := range []string{"docs <U+202E>txt.<FF>.txt", "ﾊ<U+FF9F>ﾊ<U+FF9F>ﾊ", "<U+0D4E>കക", "漢字漢", "naïve"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no %q in the frame or result: %q", want, s.Result()["top_words"])
+		}
+	}
+}
