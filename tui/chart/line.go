@@ -194,7 +194,7 @@ type yScale struct {
 // integer ticks only; a constant series, or one too narrow to tell apart
 // (narrow), gets a range around its value instead of a one-row chart; a
 // log scale is labelled at whole decades when it spans one or more, else
-// every row to the digits that tell neighbours apart.
+// at round values on their nearest rows (logRoundTicks).
 func yAxis(data [][]float64, lo, hi float64, rows int, logY bool) yScale {
 	rows = max(rows, 1)
 	integer := !logY
@@ -236,8 +236,12 @@ func yAxis(data [][]float64, lo, hi float64, rows int, logY bool) yScale {
 		}
 		return ax
 	case logY:
-		// Less than a decade: every row labelled, to the decimals that
-		// tell the two closest rows (the bottom ones) apart.
+		if ax, ok := logRoundTicks(lo, hi, rows); ok {
+			return ax
+		}
+		// No round values on rows of their own: every row labelled, to
+		// the decimals that tell the two closest rows (the bottom ones)
+		// apart.
 		r := math.Pow(10, (hi-lo)/float64(rows))
 		format := func(v float64) string {
 			return significant(math.Pow(10, v), max(2, int(math.Ceil(-math.Log10(r-1)))+1))
@@ -251,6 +255,59 @@ func yAxis(data [][]float64, lo, hi float64, rows int, logY bool) yScale {
 		return niceAxis(lo, hi, rows, 1, false)
 	}
 	return niceAxis(lo, hi, rows, 0, false)
+}
+
+// logRoundTicks labels a log axis of less than a decade, log₁₀ values lo
+// to hi over rows intervals, at round values as a linear axis is (k·s for
+// s = 1, 2 or 5 × 10^j: 0.85, 0.9, 0.95, 1, not 1.00, 0.93, 0.87), each on
+// the row nearest its logarithm (off by at most half a row's ratio, the
+// resolution of the plot itself). The step is the finest that leaves at
+// least a row between labels and at most rows/2 + 1 of them; near a
+// decade, where none fits, 1, 2 and 5 × 10^j; false when neither gives two.
+func logRoundTicks(lo, hi float64, rows int) (yScale, bool) {
+	x0, x1 := math.Pow(10, lo), math.Pow(10, hi)
+	row := func(x float64) int { return int(math.Round((math.Log10(x) - lo) / (hi - lo) * float64(rows))) }
+	most := max(2, rows/2+1)
+	s := stepAtLeast((x1 - x0) / float64(most))
+	for range maxSteps {
+		format := tickFormat(s, x1)
+		labels := map[int]string{}
+		last := -2
+		ok := true
+		for k := math.Ceil(x0/s - 1e-9); k*s <= x1*(1+1e-12) && ok; k++ {
+			r := row(k * s)
+			ok = len(labels) < most && r > last+1
+			labels[r], last = format(k*s), r
+		}
+		if ok && len(labels) >= 2 {
+			return labelledRows(lo, hi, rows, labels), true
+		}
+		if s > x1-x0 {
+			break
+		}
+		s = nextStep(s)
+	}
+	// Near a decade, no step fits its top and bottom alike: 1, 2 and 5
+	// × 10^j, as a log axis over decades would add.
+	labels := map[int]string{}
+	for j := math.Floor(lo); j <= math.Ceil(hi); j++ {
+		for _, m := range []float64{1, 2, 5} {
+			if x := m * math.Pow(10, j); x >= x0*(1-1e-12) && x <= x1*(1+1e-12) {
+				labels[row(x)] = significant(x, 1)
+			}
+		}
+	}
+	if len(labels) < 2 {
+		return yScale{}, false
+	}
+	return labelledRows(lo, hi, rows, labels), true
+}
+
+// labelledRows is the scale of rows intervals over lo…hi whose row j from
+// the bottom is labelled labels[j] (no label when there is none).
+func labelledRows(lo, hi float64, rows int, labels map[int]string) yScale {
+	at := func(v float64) int { return int(math.Round((v - lo) / (hi - lo) * float64(rows))) }
+	return yScale{lo: lo, hi: hi, rows: rows, format: func(v float64) string { return labels[at(v)] }}
 }
 
 // decade prints 10^k: plainly (0.001 to 10000) on an axis that stays in

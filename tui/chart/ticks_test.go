@@ -208,17 +208,22 @@ func TestLogTicks(t *testing.T) {
 	}
 }
 
-// TestLogTicksUnderADecade: a log axis spanning less than a decade labels
-// every row to the decimals that tell the closest rows apart, no more.
+// TestLogTicksUnderADecade (issue 26.8): a log axis spanning less than a
+// decade is labelled at round values, 1, 2 or 5 × 10^k apart, on rows of
+// their own (barycenter's read 1.00, 0.93, 0.87, …).
 func TestLogTicksUnderADecade(t *testing.T) {
-	c := sims.LineChart{Title: "f − f*", LogY: true, Series: []sims.Series{{Name: "y", Y: []float64{4.58, 4.5, 4.364}}}}
-	ticks := yTicks(RenderLines(c, 40, 13, Options{Mono: true}))
-	seen := map[string]bool{}
-	for _, tick := range ticks {
-		if seen[tick] || decimals(tick) != 2 {
-			t.Errorf("ticks %q: want distinct labels with 2 decimals", ticks)
-			break
+	for _, tt := range []struct {
+		name string
+		y    []float64
+		want string
+	}{
+		{"f − f*", []float64{4.58, 4.5, 4.364}, "4.55 4.50 4.45 4.40"},
+		{"barycenter", []float64{1, 0.95, 0.9, 0.87}, "1.00 0.95 0.90"},
+		{"near a decade", []float64{1, 9}, "5 2 1"},
+	} {
+		c := sims.LineChart{Title: tt.name, LogY: true, Series: []sims.Series{{Name: "y", Y: tt.y}}}
+		if got := strings.Join(yTicks(RenderLines(c, 40, 13, Options{Mono: true})), " "); got != tt.want {
+			t.Errorf("%s: ticks %q, want %q", tt.name, got, tt.want)
 		}
-		seen[tick] = true
 	}
 }
