@@ -89,7 +89,9 @@ func newKeyMap(remote bool) keyMap {
 
 // ShortHelp is the bottom bar of the dashboard.
 func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Help, k.Play, k.Step, k.Faster, k.Slower, k.Params, k.Zoom, k.Add, k.Close,
+	// What a newcomer needs first, so that 80 columns show it (issue
+	// 26.9): run, change, look closer, add, and where the rest is.
+	return []key.Binding{k.Play, k.Params, k.Zoom, k.Add, k.Help, k.Step, k.Faster, k.Slower, k.Close,
 		k.PauseAll, k.Command, k.Export, k.Quit}
 }
 

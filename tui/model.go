@@ -766,12 +766,19 @@ func (p *pane) render(w, h int, st PaneStyle) []string {
 func (m *Model) bottomBar() string {
 	// The dashboard's key map never changes: without an overlay the bar is
 	// redrawn only when the width or the flash does.
-	key := barKey{m.w, m.flash, m.flashE}
+	key := barKey{m.w, m.flash, m.flashE, m.zoom}
 	if m.modal == nil && m.bar.text != "" && m.bar.key == key {
 		return m.bar.text
 	}
 	m.help.SetWidth(m.w)
 	keys := m.keys.ShortHelp()
+	if m.zoom {
+		for i, k := range keys {
+			if k.Help() == m.keys.Zoom.Help() {
+				keys[i] = helpOnly(k.Help().Key, "all panes")
+			}
+		}
+	}
 	if m.modal != nil {
 		keys = m.modal.Help()
 	}
@@ -794,4 +801,5 @@ type barKey struct {
 	w      int
 	flash  string
 	flashE bool
+	zoom   bool
 }

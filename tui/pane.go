@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -176,8 +177,9 @@ func stateNotes(s *sims.Snapshot) int {
 	return n
 }
 
-// statusTitle is the text on the pane's top edge: name, state, step, seed
-// (what `lab run --seed` takes to reproduce it), measured rate and speed.
+// statusTitle is the text on the pane's top edge: name (and "zoomed", in
+// the zoom), state, step, seed (what `lab run --seed` takes to reproduce
+// it), measured rate and speed.
 func statusTitle(s *sims.Snapshot, st PaneStyle) string {
 	name := s.Spec.Name
 	state := s.State.String()
@@ -187,6 +189,9 @@ func statusTitle(s *sims.Snapshot, st PaneStyle) string {
 		state = color(stateColor[s.State], state)
 	}
 	parts := []string{bold(name), state, fmt.Sprintf("step %d", s.Frame.Step), fmt.Sprintf("seed %d", s.Seed)}
+	if st.Zoomed {
+		parts = slices.Insert(parts, 1, "zoomed")
+	}
 	if s.State == sims.Running {
 		parts = append(parts, Rate(s.StepsPerSec)+"/s")
 	}

@@ -454,3 +454,25 @@ func TestRoundingNoiseReadsZero(t *testing.T) {
 		t.Errorf("metrics line %q, want %q", got, want)
 	}
 }
+
+// TestZoomSaysSo (issue 26.9): at 80 columns the bottom bar begins with
+// play, parameters, zoom, add and help; in the zoom the pane's title says
+// "zoomed" and the bar says enter goes back to all panes.
+func TestZoomSaysSo(t *testing.T) {
+	l := newLab(t, 80, 24, true, "gd", "mh")
+	lines := strings.Split(l.screen(), "\n")
+	bar := lines[len(lines)-1]
+	if !strings.HasPrefix(bar, "space play/pause • p parameters • enter zoom • a add a sim • ? all keys") {
+		t.Errorf("bottom bar at 80 columns: %q", bar)
+	}
+	l.keys("enter")
+	lines = strings.Split(l.screen(), "\n")
+	if !strings.Contains(lines[0], "gd · zoomed ·") || !strings.Contains(lines[len(lines)-1], "enter all panes") {
+		t.Errorf("zoomed: title %q, bar %q", lines[0], lines[len(lines)-1])
+	}
+	l.keys("enter")
+	lines = strings.Split(l.screen(), "\n")
+	if strings.Contains(l.screen(), "zoomed") || !strings.Contains(lines[len(lines)-1], "enter zoom") {
+		t.Errorf("back from the zoom: bar %q", lines[len(lines)-1])
+	}
+}
