@@ -13,6 +13,39 @@ import (
 // spirals"), inside about [−1.2, 1.2]², with Gaussian noise of standard
 // deviation noise added to each coordinate (classification) or to the
 // target (regression), half of the points in each class.
+//
+// Each classification set has a gap δ: the distance across the ideal
+// decision boundary between the two classes' noiseless structures (the
+// constants below say where it is measured). Noise given in gaps, σ = ν·δ,
+// means the same for every set: a point drawn at δ/2 from the boundary
+// (on a spiral's arm, a circle, a moon's tip) is pushed across it, where
+// the boundary is about straight, with probability Φ(−(δ/2)/σ) =
+// Φ(−1/(2ν)): 3·10⁻⁷ at ν = 0.1, 0.6% at 0.2, 2.3% at 0.25, 16% at 0.5
+// and 31% at 1, the classes then mixed. The same σ in absolute units would
+// erase the spiral (δ = 2/7) long before it blurs the gaussians (δ = √2).
+// The generators take σ itself; the playground passes ν·δ. The gaps:
+const (
+	// SpiralGap: the arms r = t, angle 3.5πt + cπ, meet a ray from the
+	// centre at angle φ where 3.5πr + cπ ≡ φ (mod 2π), so along the ray
+	// the classes alternate every π/(3.5π) = 2/7 in r.
+	SpiralGap = 2.0 / 7
+	// XorGap: a quadrant's points are uniform in 0.1 ≤ |x|, |y| ≤ 1, at
+	// 0.55 from each axis on average, so the centres of two neighbouring
+	// quadrants (opposite classes) are 1.1 apart across the axis between
+	// them.
+	XorGap = 1.1
+	// GaussGap: the centres ±(0.5, 0.5) of the two clusters are √2 apart
+	// (each cluster has its own s.d. 0.3 besides the noise).
+	GaussGap = math.Sqrt2
+	// MoonsGap: the moons of Moons come nearest at the tips, each 0.5 from
+	// the other's arc: (1, 0) from (1, −0.5) on the circle of radius 1
+	// round (1, 0.5), and (0, 0.5) from (0, 1) on the unit circle.
+	MoonsGap = 0.5
+)
+
+// CirclesGap is the gap of Circles with inner radius factor: the radii's
+// difference 1 − factor.
+func CirclesGap(factor float64) float64 { return 1 - factor }
 
 func checkPlane(n int, noise float64) error {
 	if n < 2 || n > MaxN {
@@ -52,14 +85,16 @@ func XorCloud(rng *rand.Rand, n int, noise float64) (*Labelled, error) {
 	return l, nil
 }
 
-// TwoGaussians draws two round clusters of standard deviation 0.3 + noise
-// centred at ±(0.5, 0.5): separable by a line when the noise is small.
+// TwoGaussians draws two round clusters of standard deviation 0.3 centred
+// at ±(0.5, 0.5), with the noise on top: s.d. √(0.3² + noise²) in all, so
+// that the line x + y = 0, at √2/2 from each centre, separates all but
+// Φ(−(√2/2)/s.d.) of the points: 0.9% at noise 0, 1.7% at noise 0.1·√2.
 func TwoGaussians(rng *rand.Rand, n int, noise float64) (*Labelled, error) {
 	if err := checkPlane(n, noise); err != nil {
 		return nil, err
 	}
 	l := plane("gauss", 2)
-	sd := 0.3 + noise
+	sd := math.Hypot(0.3, noise)
 	for i := range n {
 		c := i % 2
 		m := 0.5 * float64(2*c-1)

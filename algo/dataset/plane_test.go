@@ -72,3 +72,47 @@ func TestSurfaces(t *testing.T) {
 	_, err = OnSurface(rng, "sine", 50, 0)
 	algotest.WantParam(t, err, "surface")
 }
+
+// TestPlaneGaps: on noiseless draws the gaps are where their constants say.
+// The circles' and the moons' nearest points of opposite classes are
+// CirclesGap and MoonsGap apart; a spiral point's nearest point of the
+// other arm is 0.9–1 times SpiralGap away between r = 0.4 and 0.7 (the
+// arms cross a ray 2/7 apart and lean from it); the xor points lie
+// XorGap/2 from the axes on average.
+func TestPlaneGaps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	nearest := func(l *Labelled, keep func(p []float64) bool) (lo, hi float64) {
+		lo, hi = math.Inf(1), 0
+		for i, p := range l.X {
+			if !keep(p) {
+				continue
+			}
+			d := math.Inf(1)
+			for j, q := range l.X {
+				if l.Y[j] != l.Y[i] {
+					d = math.Min(d, math.Hypot(p[0]-q[0], p[1]-q[1]))
+				}
+			}
+			lo, hi = math.Min(lo, d), math.Max(hi, d)
+		}
+		return lo, hi
+	}
+	all := func([]float64) bool { return true }
+	c, _ := Circles(rng, 2000, 0.5, 0)
+	lo, _ := nearest(c, all)
+	algotest.Near(t, "circles' gap", lo, CirclesGap(0.5), 1e-3)
+	m, _ := Moons(rng, 4000, 0)
+	lo, _ = nearest(m, all)
+	algotest.Near(t, "moons' gap", lo, MoonsGap, 3e-3)
+	s, _ := Spiral(rng, 4000, 0)
+	lo, hi := nearest(s, func(p []float64) bool { r := math.Hypot(p[0], p[1]); return r > 0.4 && r < 0.7 })
+	if lo < 0.9*SpiralGap || hi > SpiralGap {
+		t.Errorf("spiral: the other arm %g–%g away, want 0.9–1 times %g", lo, hi, SpiralGap)
+	}
+	x, _ := XorCloud(rng, 20000, 0)
+	mean := 0.0
+	for _, p := range x.X {
+		mean += (math.Abs(p[0]) + math.Abs(p[1])) / float64(2*x.N())
+	}
+	algotest.Near(t, "xor's mean distance from an axis", mean, XorGap/2, 0.005)
+}

@@ -24,7 +24,7 @@ var stepCases = []struct {
 // TestStepsAllocationFree: after the first steps (the traces and tapes
 // grow to size) a step allocates nothing (issue 16's performance item).
 // The steps measured cover at least one evaluation (playground evaluates
-// every 13 steps at its defaults, digits every 52, the others more often).
+// every 2 steps at its defaults, digits every 52, the others more often).
 func TestStepsAllocationFree(t *testing.T) {
 	for _, c := range stepCases {
 		s := simtest.Build(t, c.spec, c.set, 1, nil)

@@ -31,11 +31,19 @@ const (
 	pgMaxUnits  = 8
 )
 
-// playground's parameters.
+// playground's parameters. The defaults are TensorFlow Playground's but
+// for the points, the batch and the rate (issue 26). A pane takes 30 steps
+// a second, each one minibatch, where TF Playground takes an epoch a frame
+// (its 250 training points in batches of 10, 25 updates): two minutes here
+// are 3,600 updates. In 3,600 steps on the spiral (12 seeds, mean test
+// accuracy) a 3 × 8 tanh network under Adam reaches 0.75 on batches of 10
+// at rate 0.03 and 0.89 at 0.01, 0.96 on batches of 100 at 0.01; and on
+// 200 training points it fits the spiral without learning it (train 0.99,
+// test 0.92), where 400 generalise.
 var (
 	pgData      = param.Choice("data", []planeSet{setCircle, setXor, setGauss, setSpiral, setMoons, setXor4, setPlane, setBumps}, setCircle, planeSetHelp)
-	pgN         = param.Int("n", 400, "points, train and test together (xor4 has its 4)").Range(8, 5000)
-	pgNoise     = param.Float("noise", 0.1, "s.d. of the Gaussian noise on the points (on the target for plane, bumps)").Range(0, 1)
+	pgN         = param.Int("n", 800, "points, train and test together (xor4 has its 4)").Range(8, 5000)
+	pgNoise     = param.Float("noise", 0.1, planeNoiseHelp).Range(0, 1)
 	pgTrainFrac = param.Float("train_frac", 0.5, "fraction of the points used for training; the rest is the test set").Range(0.05, 0.95)
 	pgLayers    = param.Int("layers", 2, "hidden layers (0: a linear model on the features)").Range(0, pgMaxLayers)
 	pgUnits     = param.Int("units", 4, "units in each hidden layer").Range(1, pgMaxUnits)
@@ -50,8 +58,8 @@ var (
 	pgFeatCos   = param.Bool("cos", false, "input features cos x, cos y")
 	pgWeights   = param.Choice("weights", []weightsInit{initRandom, initEx91}, initRandom,
 		"random: Xavier (He for relu); ex9.1: the notes' XOR network (1 layer × 2 relu units on x, y)")
-	pgOpt   = newOptParams(opt.Adam, 0.03)
-	pgBatch = param.Int("batch", 10, "minibatch size (at most the training points)").Range(1, 1000)
+	pgOpt   = newOptParams(opt.Adam, 0.01)
+	pgBatch = param.Int("batch", 100, "minibatch size (at most the training points)").Range(1, 1000)
 	pgL1    = param.Float("l1", 0, "L1 penalty λ₁ Σ|w| on the weights").Range(0, 1)
 	pgL2    = param.Float("l2", 0, "L2 penalty (λ₂/2) Σ w² on the weights").Range(0, 1)
 )

@@ -78,33 +78,67 @@ func TestPlaygroundGradientCheck(t *testing.T) {
 	}
 }
 
-// TestPlaygroundLearns: the default network learns the circle, and a
-// deeper ReLU network the spiral (held-out accuracy).
+// twoMinutes is the steps a pane takes in two minutes at the
+// playground's default speed: the budget within which TestPlaygroundLearns
+// holds each set and recipe to its bar.
+var twoMinutes = int(nnsim.Playground.Speed * 120)
+
+// TestPlaygroundLearns (issue 26): within two minutes of a pane at its
+// default speed (3,600 steps), the famous spiral recipes pass 0.90 test
+// accuracy — sin and cos features on the default 2 × 4 tanh network, and
+// 3 hidden layers × 8 tanh units on x, y alone — and so does a 4 × 8 ReLU
+// network; every other set learns at its defaults. A run stops at the
+// first check (every 100 steps) at its bar, so that the test costs what
+// proving it takes; reached is the step of the check at which seed 1
+// passed it when measured, which the log sets beside this run's (a change
+// that slows learning shows there before it fails the test).
+//
+// The bars stand below what 12 seeds reach at 3,600 steps (mean, least):
+// circle 1.000, 0.998; xor 0.968, 0.940; gauss 0.972, 0.958 (its
+// clusters overlap: a line errs on 1.7% of the points); moons 1.000,
+// 0.998; spiral with sin, cos 0.951, 0.912; spiral 3 × 8 0.957, 0.907;
+// spiral 4 × 8 relu 0.964, 0.927; the circle on x², y² with no hidden
+// layer 1.000. Before the issue's fix the spiral recipes reached 0.61 and
+// 0.59 on average, and xor, gauss and circle 0.939, 0.953 and 0.990.
 func TestPlaygroundLearns(t *testing.T) {
 	for _, c := range []struct {
-		set   map[string]string
-		steps int
-		acc   float64
+		name    string
+		set     map[string]string
+		bar     float64
+		reached int
 	}{
-		{nil, 3000, 0.95},
-		{map[string]string{"data": "spiral", "noise": "0.02", "layers": "4", "units": "8", "activation": "relu",
-			"n": "600", "train_frac": "0.7", "lr": "0.01"}, 6000, 0.9},
-		{map[string]string{"data": "circle", "layers": "0", "x2": "on", "y2": "on"}, 2000, 0.97},
+		{"circle", nil, 0.98, 200},
+		{"xor", map[string]string{"data": "xor"}, 0.93, 100},
+		{"gauss", map[string]string{"data": "gauss"}, 0.94, 100},
+		{"moons", map[string]string{"data": "moons"}, 0.98, 400},
+		{"spiral sin cos", map[string]string{"data": "spiral", "sin": "on", "cos": "on"}, 0.9, 300},
+		{"spiral 3×8", map[string]string{"data": "spiral", "layers": "3", "units": "8"}, 0.9, 1300},
+		{"spiral 4×8 relu", map[string]string{"data": "spiral", "layers": "4", "units": "8", "activation": "relu"}, 0.9, 700},
+		{"circle x² y² linear", map[string]string{"layers": "0", "x2": "on", "y2": "on"}, 0.97, 200},
 	} {
-		s := simtest.Build(t, nnsim.Playground, c.set, 4, nil)
-		simtest.Run(t, s, c.steps)
-		if acc := simtest.Metric(t, s.Frame(), "test_acc"); acc < c.acc {
-			t.Errorf("%v: test accuracy %g after %d steps, want ≥ %g", c.set, acc, c.steps, c.acc)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			s := simtest.Build(t, nnsim.Playground, c.set, 1, nil)
+			acc, step := 0.0, 0
+			for step < twoMinutes && acc < c.bar {
+				simtest.Run(t, s, 100)
+				step += 100
+				acc = simtest.Metric(t, s.Frame(), "test_acc")
+			}
+			if acc < c.bar {
+				t.Fatalf("test accuracy %g after %d steps (two minutes at %g steps/s), want ≥ %g", acc, step, nnsim.Playground.Speed, c.bar)
+			}
+			t.Logf("test accuracy %g ≥ %g at step %d (measured: %d; budget %d)", acc, c.bar, step, c.reached, twoMinutes)
+		})
 	}
 }
 
 // TestPlaygroundRegression: on the bumps surface the network's test loss
-// falls well below the variance of the targets (the loss of predicting 0).
+// falls well below the variance of the targets (the loss of predicting 0):
+// from 0.12 to 0.0023 in 500 steps.
 func TestPlaygroundRegression(t *testing.T) {
 	s := simtest.Build(t, nnsim.Playground, map[string]string{"data": "bumps", "noise": "0", "units": "8"}, 5, nil)
 	first := simtest.Metric(t, s.Frame(), "test_loss")
-	simtest.Run(t, s, 4000)
+	simtest.Run(t, s, 500)
 	if last := simtest.Metric(t, s.Frame(), "test_loss"); !(last < first/5) {
 		t.Errorf("test loss %g → %g", first, last)
 	}
