@@ -28,10 +28,11 @@ type Match struct {
 // exact names, then names starting with the term, names containing it, a
 // title or source with a word starting with it, then containing it, then
 // the sims of a family whose name or words contain it ("optimal
-// transport", "privacy"); ties keep the catalogue's order. Sims whose name and title merely hold the
-// term's letters in order (MatchLetters) are listed only when no sim
-// contains the term: typing "kme" finds kmeans, not every sim with a k, an
-// m and an e. An empty term lists every sim.
+// transport", "privacy"); ties keep the catalogue's order. Sims whose
+// name and title merely hold the term's letters in order (MatchLetters)
+// are listed only when no sim contains the term: typing "kme" finds
+// kmeans, not every sim with a k, an m and an e. An empty term lists
+// every sim.
 func (c *Catalog) Search(term string) []Match {
 	term = strings.ToLower(strings.TrimSpace(term))
 	var out []Match
