@@ -18,6 +18,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/tui/chart"
 )
@@ -637,6 +638,7 @@ func (m *Model) Render() string {
 	}
 	screen := m.dashboard()
 	if m.modal != nil {
+		screen = behindOverlay(screen)
 		box := m.modal.View(m.screen())
 		bw, bh := lipgloss.Width(box), lipgloss.Height(box)
 		x, y := max(0, (m.w-bw)/2), max(0, (m.h-bh)/2)
@@ -649,6 +651,20 @@ func (m *Model) Render() string {
 	}
 	return screen
 }
+
+// behindOverlay is the dashboard under an overlay: faint and without its
+// colours, so that the box reads as what takes the keys and the panes'
+// edges beside it as background (issue 26.9); its bottom line, the
+// overlay's keys, stays as it is.
+func behindOverlay(screen string) string {
+	lines := strings.Split(screen, "\n")
+	for i, l := range lines[:len(lines)-1] {
+		lines[i] = faintStyle.Render(ansi.Strip(l))
+	}
+	return strings.Join(lines, "\n")
+}
+
+var faintStyle = lipgloss.NewStyle().Faint(true)
 
 // dashboard draws the panes (or the zoomed one) and the bottom bar into
 // the Model's reused buffer, row by row: a frame whose panes are cached

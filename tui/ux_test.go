@@ -476,3 +476,19 @@ func TestZoomSaysSo(t *testing.T) {
 		t.Errorf("back from the zoom: bar %q", lines[len(lines)-1])
 	}
 }
+
+// TestOverlayDimsTheDashboard (issue 26.9): under an overlay the panes are
+// drawn faint and without colour, so that their edges beside the box read
+// as background; the bottom line keeps the overlay's keys as they are.
+func TestOverlayDimsTheDashboard(t *testing.T) {
+	l := newLab(t, 80, 24, false, "gd", "mh")
+	l.keys("a")
+	l.m.Update(tickMsg{})
+	lines := strings.Split(l.m.Render(), "\n")
+	if top := lines[0]; !strings.HasPrefix(top, "\x1b[2m") || strings.Contains(top, "38;") || !strings.Contains(ansi.Strip(top), "gd") {
+		t.Errorf("the pane's title behind the catalogue: %q", top)
+	}
+	if bar := ansi.Strip(lines[len(lines)-1]); !strings.Contains(bar, "filter") {
+		t.Errorf("bottom line under the catalogue: %q", bar)
+	}
+}
