@@ -289,7 +289,11 @@ func (s *hessianSim) notes() []string {
 		"FoF: a hyper-dual run per entry wᵀHv, n² runs, no tape (eq 1.21)",
 		"FoR, RoF: a column Hv per run, tape K (1.24, 1.27); RoR: 2K (1.41)")
 	if s.h[ad.FoF].Done() {
-		lines = append(lines, fmt.Sprintf("all four agree to %s; central differences to %s", sci(s.agreeAll(), 1), sci(s.fdErrOf(int(ad.FoR)), 1)))
+		agree := "exactly"
+		if d := s.agreeAll(); d > 0 {
+			agree = "to " + sci(d, 1)
+		}
+		lines = append(lines, fmt.Sprintf("all four agree %s; central differences to %s", agree, sci(s.fdErrOf(int(ad.FoR)), 1)))
 	}
 	return lines
 }

@@ -295,7 +295,7 @@ func (s *gptSim) Frame() sims.Frame {
 			{Name: "exact match", Value: sims.FiniteOr(s.em, 0), Untrusted: math.IsNaN(s.em)}}
 		x0, x1 := s.trace.Span()
 		batch := s.trace.Column(0)
-		loss = sims.LineChart{Title: fmt.Sprintf("batch loss (nats per answer digit) and exact match on %d fresh puzzles", puzzlesFor(s.cfg, s.p.Len())), X0: x0, X1: x1, XLabel: "step",
+		loss = sims.LineChart{Title: fmt.Sprintf("loss and exact match (%d puzzles)", puzzlesFor(s.cfg, s.p.Len())), X0: x0, X1: x1, XLabel: "step",
 			Series: []sims.Series{
 				{Name: "batch loss", Y: batch, Class: 0},
 				{Name: "exact match", Y: s.trace.Column(1), Class: 1},
