@@ -57,7 +57,7 @@ func paneLines(s *sims.Snapshot, w, h int, st PaneStyle) []string {
 	for _, n := range noteWindow(notes, nNotes, hidden, iw, st) {
 		body = append(body, chart.FitLine(dim(n, st), iw))
 	}
-	lines := frame(body, w, h, statusTitle(s, st), st)
+	lines := frame(body, w, h, statusTitle(s, st, w-5), st)
 	if s.Building {
 		overlayLabel(lines, h/2, buildingLabel(st), w)
 	}
@@ -177,10 +177,12 @@ func stateNotes(s *sims.Snapshot) int {
 	return n
 }
 
-// statusTitle is the text on the pane's top edge: name (and "zoomed", in
-// the zoom), state, step, seed (what `lab run --seed` takes to reproduce
-// it), measured rate and speed.
-func statusTitle(s *sims.Snapshot, st PaneStyle) string {
+// statusTitle is the text on the pane's top edge, in room cells: name
+// (and "zoomed", in the zoom), state, step, seed (what `lab run --seed`
+// takes to reproduce it), measured rate and speed, as many whole parts as
+// fit, the name first (cut only when it alone does not fit): a part is
+// never cut mid-word, and " …" says some were left out.
+func statusTitle(s *sims.Snapshot, st PaneStyle, room int) string {
 	name := s.Spec.Name
 	state := s.State.String()
 	if st.Mono {
@@ -200,7 +202,16 @@ func statusTitle(s *sims.Snapshot, st PaneStyle) string {
 	} else {
 		parts = append(parts, "speed "+Rate(s.Speed))
 	}
-	return strings.Join(parts, " · ")
+	for n := len(parts); n > 1; n-- {
+		title := strings.Join(parts[:n], " · ")
+		if n < len(parts) {
+			title += " …"
+		}
+		if ansi.StringWidth(title) <= room {
+			return title
+		}
+	}
+	return parts[0] // frame cuts a name that alone does not fit
 }
 
 var stateColor = map[sims.State]string{

@@ -492,3 +492,23 @@ func TestOverlayDimsTheDashboard(t *testing.T) {
 		t.Errorf("bottom line under the catalogue: %q", bar)
 	}
 }
+
+// TestTitleKeepsWholeParts: a pane's title drops its last parts whole,
+// with " …", rather than cutting one mid-word ("seed…", "sp…").
+func TestTitleKeepsWholeParts(t *testing.T) {
+	snap := &sims.Snapshot{Spec: &sims.Spec{Name: "em-gmm"}, State: sims.Converged, Seed: 12, Speed: 5,
+		Frame: sims.Frame{Step: 4}}
+	for _, tt := range []struct {
+		room int
+		want string
+	}{
+		{60, "em-gmm · CONVERGED · step 4 · seed 12 · speed 5"},
+		{40, "em-gmm · CONVERGED · step 4 · seed 12 …"},
+		{33, "em-gmm · CONVERGED · step 4 …"},
+		{3, "em-gmm"},
+	} {
+		if got := ansi.Strip(statusTitle(snap, PaneStyle{Mono: true}, tt.room)); got != tt.want {
+			t.Errorf("room %d: %q, want %q", tt.room, got, tt.want)
+		}
+	}
+}
