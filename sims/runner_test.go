@@ -567,7 +567,7 @@ func TestBuildChecksTheSize(t *testing.T) {
 		want string // "" builds
 	}{
 		{"within", counterSpec, map[string]string{"mb": "1"}, ""},
-		{"over MaxBytes", counterSpec, map[string]string{"mb": "1000"}, "more than the 403 MB the lab lets one sim hold"},
+		{"over MaxBytes", counterSpec, map[string]string{"mb": "1000"}, "more than the 201 MB the lab lets one sim hold"},
 		{"size panics, sim refuses", &panicky, map[string]string{"limit": "13"}, "limit 13 is unlucky"},
 		{"size panics, sim builds", &panicky, nil, "panic while estimating counter's size: no rows"},
 	} {

@@ -139,9 +139,14 @@ func (s *Spec) Defaults() Values {
 // MaxBytes is the most one sim may hold, whoever builds it (the local
 // lab, lab run, a visitor): a configuration estimated above it is refused
 // before anything is built, so that no setting the lab accepts can run the
-// machine out of memory. A few hundred megabytes holds every sim at its
-// defaults many times over, and each size parameter at its maximum alone.
-const MaxBytes = 384 << 20
+// machine out of memory. It also bounds a step's time: a step's first
+// touch of fresh memory costs the kernel (and a VM's host) a page fault
+// per page — 4.2 ms per MB measured on the lab's 2-core VM, so that
+// tinygpt at context 64 and batch 64 (275 MB) took 1.55 s for its first
+// step and 0.13 s for each after it. 192 MiB holds every sim at its
+// defaults many times over, and each size parameter at its maximum
+// alone (the largest, 160 MB), and keeps any first step under a second.
+const MaxBytes = 192 << 20
 
 // SizeError is a configuration refused because its estimate is over
 // MaxBytes.
