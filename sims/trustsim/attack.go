@@ -20,14 +20,16 @@ var (
 	atMethod = param.Choice("method", adversarial.Methods, adversarial.SignPGD,
 		"fgsm: x ← x + ε sgn ∇f (one step); pgd: x ← x + η∇f (the notes); pgd-sign: x ← x + η sgn ∇f (Madry et al.); each then projected")
 	atNorm = param.Choice("norm", adversarial.Norms, adversarial.LInf, "the ball ‖x − x₀‖ ≤ ε: linf (a box) or l2 (a disc)")
-	atEps  = param.Float("eps", 0.3, "radius ε of the ball (digits: pixels are in [0, 1], so ε ≤ 1)").Range(0, 5).OpenMin().
+	// The radii start at 1e-6, not at 0: the accuracy curve's attacks take
+	// steps of 2.5ε/10, which a denormal ε rounds to 0.
+	atEps = param.Float("eps", 0.3, "radius ε of the ball (digits: pixels are in [0, 1], so ε ≤ 1)").Range(1e-6, 5).
 		DefaultWhen(func(v param.Values) bool { return atModel.Get(v) == taskDigits }, 0.08, "0.3; 0.08 for digits")
 	atStep = param.Float("step", 0.03, "η of pgd and pgd-sign").Range(0, 5).OpenMin().
 		DefaultWhen(func(v param.Values) bool { return atModel.Get(v) == taskDigits }, 0.004, "0.03; 0.004 for digits")
 	atTarget = param.Int("target", -1, "−1: untargeted (raise −log p_y); a class ỹ: targeted (raise log p_ỹ)").Range(-1, 9)
 	atIters  = param.Int("iters", 40, "attack steps (fgsm: 1)").Range(1, 1000)
 	atPoint  = param.Int("point", 10, "which correctly classified test example to attack: 0 is the least confident").Range(0, 999)
-	atTrainE = param.Float("train_eps", 0.3, "ε of the adversarially trained model the accuracy curve compares").Range(0, 5).OpenMin().
+	atTrainE = param.Float("train_eps", 0.3, "ε of the adversarially trained model the accuracy curve compares").Range(1e-6, 5).
 			DefaultWhen(func(v param.Values) bool { return atModel.Get(v) == taskDigits }, 0.08, "0.3; 0.08 for digits")
 )
 
