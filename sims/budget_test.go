@@ -311,7 +311,7 @@ func TestRebuildsAreRateLimited(t *testing.T) {
 		t.Fatal(err)
 	}
 	if counterAt.Get(r.Latest().Values) != 9 {
-		t.Errorf("the last change did not win: %s", r.Latest().Values.Summary())
+		t.Errorf("the last change did not win: %s", r.Latest().Values.Summary(false))
 	}
 	u, elapsed := budget.Usage(), time.Since(began)
 	if most := 1 + int(20*elapsed.Seconds()) + 1; u.Builds > most {
@@ -343,7 +343,7 @@ func TestMemoryBudget(t *testing.T) {
 	}
 	s := b.Latest()
 	if counterMB.Get(s.Values) != 4 || s.BuildErr == nil || s.State != Running {
-		t.Errorf("after the refusal: %s, %s, %v", s.State, s.Values.Summary(), s.BuildErr)
+		t.Errorf("after the refusal: %s, %s, %v", s.State, s.Values.Summary(false), s.BuildErr)
 	}
 	waitFor(t, b, "the old sim to go on", func(q *Snapshot) bool { return q.Frame.Step > s.Frame.Step+100 })
 	if err := wait(t, b.Set("mb", "2")); err != nil {

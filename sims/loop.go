@@ -389,6 +389,7 @@ func (l *loop) publish() {
 		Version:     l.version,
 		Building:    l.buildSeq > l.doneSeq,
 		BuildErr:    l.buildErr,
+		Data:        l.r.data,
 	})
 	for _, b := range l.ended {
 		b.b.finish(b.err)

@@ -42,6 +42,9 @@ type Snapshot struct {
 	// BuildErr is why the last build was refused or failed: the sim shown
 	// is still the previous one. The next build clears it.
 	BuildErr error
+	// Data is the --data table the sim runs on, nil for its built-in
+	// data; read only.
+	Data *Table
 }
 
 // MaxSpeed is the Speed value meaning "as fast as it goes".

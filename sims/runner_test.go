@@ -252,7 +252,7 @@ func TestRunnerSetParameter(t *testing.T) {
 	}
 	s := r.Latest()
 	if counterLimit.Get(s.Values) == 13 || s.BuildErr == nil || !strings.Contains(s.BuildErr.Error(), "unlucky") || s.Building {
-		t.Errorf("after a refused build: %s, build error %v, building %v", s.Values.Summary(), s.BuildErr, s.Building)
+		t.Errorf("after a refused build: %s, build error %v, building %v", s.Values.Summary(false), s.BuildErr, s.Building)
 	}
 	at := s.Frame.Step
 	waitFor(t, r, "the old sim to go on", func(s *Snapshot) bool { return s.Frame.Step > at+100 && s.State == Running })
@@ -262,7 +262,7 @@ func TestRunnerSetParameter(t *testing.T) {
 	}
 	s = r.Latest()
 	if counterLimit.Get(s.Values) != 1e9 || counterAt.Get(s.Values) != 6 || s.BuildErr != nil {
-		t.Errorf("after a good change: %s, build error %v", s.Values.Summary(), s.BuildErr)
+		t.Errorf("after a good change: %s, build error %v", s.Values.Summary(false), s.BuildErr)
 	}
 	await(t, "pause", r.Pause())
 	if err := wait(t, r.Set("limit", "2")); err != nil {
@@ -270,7 +270,7 @@ func TestRunnerSetParameter(t *testing.T) {
 	}
 	s = r.Latest()
 	if s.Frame.Step != 0 || counterLimit.Get(s.Values) != 2 || !counterLimit.IsSet(s.Values) || s.State != Paused {
-		t.Errorf("after Set: %s at step %d, %s", s.State, s.Frame.Step, s.Values.Summary())
+		t.Errorf("after Set: %s at step %d, %s", s.State, s.Frame.Step, s.Values.Summary(false))
 	}
 	seed := s.Seed
 	if err := wait(t, r.Reseed()); err != nil {
@@ -472,7 +472,7 @@ func TestRebuildOffTheLoop(t *testing.T) {
 	}
 	s = r.Latest()
 	if counterAt.Get(s.Values) != 79 || s.Building {
-		t.Errorf("after the builds: %s, building %v", s.Values.Summary(), s.Building)
+		t.Errorf("after the builds: %s, building %v", s.Values.Summary(false), s.Building)
 	}
 	if built[77].Load() != 1 || built[78].Load() != 0 || built[79].Load() != 1 {
 		t.Errorf("built 77×%d, 78×%d, 79×%d; want 1, 0, 1", built[77].Load(), built[78].Load(), built[79].Load())

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +23,20 @@ type Table struct {
 	Rows    [][]float64 // one slice per data row, len(Columns) each
 	Lines   []int       // the line of the file each row came from, for messages
 }
+
+// Summary says whose data a run on the table shows: the file, its rows
+// and its columns, e.g. "three.csv: 200 rows; columns x1, x2, label".
+func (t *Table) Summary() string {
+	cols := make([]string, len(t.Columns))
+	for i, c := range t.Columns {
+		cols[i] = Shown(c)
+	}
+	return fmt.Sprintf("%s: %d rows; columns %s", t.Name, len(t.Rows), strings.Join(cols, ", "))
+}
+
+// File is the name of the table's file without its directory, for a
+// pane's edge.
+func (t *Table) File() string { return filepath.Base(t.Name) }
 
 // AtMost refuses a table of more than max rows, saying why a sim takes no
 // more (what each row costs it): an error naming the file, to report as

@@ -158,7 +158,7 @@ func TestKeysAnsweredDuringASlowBuild(t *testing.T) {
 	l.settle()
 	s := l.m.panes[0].snap
 	if slowN.Get(s.Values) != 5 || slowGate.Get(s.Values) != 0 || s.Building || s.Frame.Step != 0 {
-		t.Errorf("after the builds: %s, building %v, step %d", s.Values.Summary(), s.Building, s.Frame.Step)
+		t.Errorf("after the builds: %s, building %v, step %d", s.Values.Summary(false), s.Building, s.Frame.Step)
 	}
 	if built[7].Load() != 1 || built[0].Load() != 2 {
 		t.Errorf("builds: gate 7 ×%d, gate 0 ×%d; want 1 and 2 (the first pane and n = 5)", built[7].Load(), built[0].Load())
@@ -193,7 +193,7 @@ func TestFailedBuildShown(t *testing.T) {
 		t.Errorf("the pane does not show the refusal over its sim:\n%s", s)
 	}
 	if v := l.m.panes[0].snap.Values; slowN.Get(v) != 1 {
-		t.Errorf("values %s", v.Summary())
+		t.Errorf("values %s", v.Summary(false))
 	}
 	// The next good change clears it.
 	l.keys("p", "backspace", "2", "enter")

@@ -301,7 +301,7 @@ func (e *paramEditor) detail(i, w int, st PaneStyle) []string {
 	}
 	p, f := e.params[i], e.fields[i]
 	wrap := func(s string) []string { return wrapLines(s, w) }
-	lines := wrap(bold(p.Name) + ": " + strings.TrimSpace(p.Help))
+	lines := wrap(bold(p.Name) + ": " + p.Explained())
 	if p.Kind == param.KindChoice {
 		cur := strings.TrimSpace(f.in.Value())
 		var cs []string

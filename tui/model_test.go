@@ -382,7 +382,7 @@ func TestParameterEditor(t *testing.T) {
 	}
 	v := l.snap(0).Values
 	if v.Text("kappa") != "20" || v.Text("lr") != "0.05" {
-		t.Errorf("after apply: %s", v.Summary())
+		t.Errorf("after apply: %s", v.Summary(false))
 	}
 	// esc cancels without change.
 	l.keys("p", "down", "9", "esc")

@@ -178,8 +178,9 @@ func stateNotes(s *sims.Snapshot) int {
 }
 
 // statusTitle is the text on the pane's top edge, in room cells: name
-// (and "zoomed", in the zoom), state, step, seed (what `lab run --seed`
-// takes to reproduce it), measured rate and speed, as many whole parts as
+// (and "zoomed", in the zoom), the --data file it runs on, state, step,
+// seed (what `lab run --seed` takes to reproduce it), measured rate and
+// speed, as many whole parts as
 // fit, the name first (cut only when it alone does not fit): a part is
 // never cut mid-word, and " …" says some were left out.
 func statusTitle(s *sims.Snapshot, st PaneStyle, room int) string {
@@ -191,6 +192,9 @@ func statusTitle(s *sims.Snapshot, st PaneStyle, room int) string {
 		state = color(stateColor[s.State], state)
 	}
 	parts := []string{bold(name), state, fmt.Sprintf("step %d", s.Frame.Step), fmt.Sprintf("seed %d", s.Seed)}
+	if s.Data != nil {
+		parts = slices.Insert(parts, 1, s.Data.File())
+	}
 	if st.Zoomed {
 		parts = slices.Insert(parts, 1, "zoomed")
 	}

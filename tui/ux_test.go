@@ -105,7 +105,7 @@ func TestEditorScrollsToTheCursor(t *testing.T) {
 			}
 		}
 		words := strings.Fields(strings.Join(inside, " "))
-		if !strings.Contains(strings.Join(words, " "), strings.Join(strings.Fields(p.Help), " ")) {
+		if !strings.Contains(strings.Join(words, " "), strings.Join(strings.Fields(p.Explained()), " ")) {
 			t.Errorf("the help of %s is not shown whole:\n%s", p.Name, l.screen())
 		}
 		if i < len(ed.params)-1 {
@@ -192,7 +192,7 @@ func TestEditorTypingAndChoices(t *testing.T) {
 	l.keys("enter")
 	v := l.snap(0).Values
 	if v.Text("fn") != "logistic" || v.Text("kappa") != "315" || v.Text("n") != "50" {
-		t.Errorf("applied: %s", v.Summary())
+		t.Errorf("applied: %s", v.Summary(false))
 	}
 }
 
@@ -213,7 +213,7 @@ func TestEditorTakesAPaste(t *testing.T) {
 	}
 	l.keys("enter")
 	if v := l.snap(0).Values; v.Text("kappa") != "275" {
-		t.Errorf("applied: %s", v.Summary())
+		t.Errorf("applied: %s", v.Summary(false))
 	}
 }
 
@@ -258,10 +258,10 @@ func TestPaneOptions(t *testing.T) {
 	l.settle()
 	em, mh, gd := l.snap(0), l.snap(1), l.snap(2)
 	if em.Values.Text("k") != "4" || em.Seed != 7 || em.Frame.Step != 2 || em.State != sims.Paused {
-		t.Errorf("em-gmm: %s, seed %d, step %d, %s", em.Values.Summary(), em.Seed, em.Frame.Step, em.State)
+		t.Errorf("em-gmm: %s, seed %d, step %d, %s", em.Values.Summary(false), em.Seed, em.Frame.Step, em.State)
 	}
 	if mh.Seed != 3 || gd.Seed != 4 || gd.Values.Text("fn") != "rosenbrock" {
-		t.Errorf("mh seed %d, gd seed %d (want 3, 4), gd %s", mh.Seed, gd.Seed, gd.Values.Summary())
+		t.Errorf("mh seed %d, gd seed %d (want 3, 4), gd %s", mh.Seed, gd.Seed, gd.Values.Summary(false))
 	}
 	if s := l.screen(); !strings.Contains(s, "seed 7") || !strings.Contains(s, "seed 3") || !strings.Contains(s, "seed 4") {
 		t.Errorf("the panes' edges do not show their seeds:\n%s", s)
@@ -510,5 +510,11 @@ func TestTitleKeepsWholeParts(t *testing.T) {
 		if got := ansi.Strip(statusTitle(snap, PaneStyle{Mono: true}, tt.room)); got != tt.want {
 			t.Errorf("room %d: %q, want %q", tt.room, got, tt.want)
 		}
+	}
+	// A run on --data names its file, without the directory, next to
+	// the sim's name: the pane shows whose data.
+	snap.Data = &sims.Table{Name: "/home/u/three.csv"}
+	if got, want := ansi.Strip(statusTitle(snap, PaneStyle{Mono: true}, 52)), "em-gmm · three.csv · CONVERGED · step 4 · seed 12 …"; got != want {
+		t.Errorf("on a file: %q, want %q", got, want)
 	}
 }

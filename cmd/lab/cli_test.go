@@ -222,6 +222,16 @@ func TestRunOutputs(t *testing.T) {
 	if err != nil || !strings.HasPrefix(string(csv), "chart,series,x,y,class\n") || strings.Count(string(csv), "f−f*") != 21 {
 		t.Errorf("--series file (%v):\n%.400s", err, csv)
 	}
+	// A run on --data says whose data: the file, its rows and columns, and
+	// none of the parameters that only shape the built-in data.
+	data := filepath.Join(t.TempDir(), "pts.csv")
+	if err := os.WriteFile(data, []byte("u,v,label\n0,0,0\n1,0,1\n0,1,1\n1,1,0\n2,2,1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ = lab(t, "run", "kmeans", "--data", data, "--steps", "2")
+	if !strings.Contains(out, "\ndata: "+data+": 5 rows; columns u, v, label\nparameters: k=3 restarts=10 columns=all\n") {
+		t.Errorf("a run on --data:\n%s", out)
+	}
 	// NO_COLOR and a pipe: colour only when asked for.
 	plain, _, _ := lab(t, "run", "gd", "--steps", "5", "--frames", "--size", "60x20")
 	colour, _, _ := lab(t, "run", "gd", "--steps", "5", "--frames", "--size", "60x20", "--color")

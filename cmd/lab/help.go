@@ -58,7 +58,7 @@ func writeSimHelp(w io.Writer, s *sims.Spec) {
 		for _, p := range s.Params {
 			head := fmt.Sprintf("  %s = %s", p.Name, defaults.Text(p.Name))
 			fmt.Fprintf(w, "%-30s %s\n", head, p.Range())
-			fmt.Fprintln(w, wrapIndent(strings.TrimSpace(p.Help), 6, 6))
+			fmt.Fprintln(w, wrapIndent(p.Explained(), 6, 6))
 			if p.DefaultNote != "" {
 				fmt.Fprintln(w, wrapIndent("default: "+p.DefaultNote, 6, 8))
 			}

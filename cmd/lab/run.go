@@ -295,7 +295,10 @@ func (e *emitter) emit(s *sims.Snapshot, result map[string]any) error {
 			break
 		}
 		b = fmt.Appendf(b, "%s: %s after %d steps (seed %d)\n", e.spec.Name, finalState(s.State), f.Step, s.Seed)
-		b = fmt.Appendf(b, "parameters: %s\n", s.Values.Summary())
+		if s.Data != nil {
+			b = fmt.Appendf(b, "data: %s\n", s.Data.Summary())
+		}
+		b = fmt.Appendf(b, "parameters: %s\n", s.Values.Summary(s.Data != nil))
 		for _, m := range f.Metrics {
 			b = fmt.Appendf(b, "  %s = %s\n", m.Name, jsonNumber(m.Value))
 		}

@@ -47,9 +47,9 @@ var (
 	clfFit = param.Choice("fit", []classify.Covariance{classify.Shared, classify.Separate}, classify.Shared,
 		"shared: one pooled covariance, a straight boundary (Σ₀ = Σ₁); separate: Σ₀ and Σ₁ apart, a conic")
 	clfTruth = param.Choice("truth", []truth{truthEqual, truthDifferent}, truthEqual,
-		"the generating classes' covariances: equal (the Bayes boundary is straight) or different (curved)")
-	clfPi  = param.Float("pi", 0.5, "true class prior π = p(Y = 1)").Range(0.05, 0.95)
-	clfSep = param.Float("sep", 3, "distance between the true class means").Range(0, 8)
+		"the generating classes' covariances: equal (the Bayes boundary is straight) or different (curved)").BuiltInData()
+	clfPi  = param.Float("pi", 0.5, "true class prior π = p(Y = 1)").Range(0.05, 0.95).BuiltInData()
+	clfSep = param.Float("sep", 3, "distance between the true class means").Range(0, 8).BuiltInData()
 )
 
 // truthFor builds the generating model: means ±sep/2 along a slanted axis;

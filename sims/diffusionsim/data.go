@@ -35,8 +35,8 @@ func newDataParams() dataParams {
 	return dataParams{
 		data: param.Choice("data", []data2{d2Ring, d2Moons}, d2Ring,
 			"ring: 8 equal Gaussians on the circle of radius 4, each its own class; moons: a mixture fitted by EM to "+
-				"two moons (classes: the moons); ignored with --data, which is fitted instead"),
-		std: param.Float("std", 0.3, "standard deviation of each ring component").Range(0.02, 2),
+				"two moons (classes: the moons)").BuiltInData(),
+		std: param.Float("std", 0.3, "standard deviation of each ring component").Range(0.02, 2).BuiltInData(),
 		k:   param.Int("k", 10, "components fitted to moons or to --data").Range(1, mixture.MaxK),
 	}
 }

@@ -79,13 +79,13 @@ var (
 				return 300
 			}
 			return 1000
-		}, "draws: 2000 (dirichlet), 200 (stick); customers: 1000 (crp); points: 300 (dpmm)")
+		}, "draws: 2000 (dirichlet), 200 (stick); customers: 1000 (crp); points: 300 (dpmm)").BuiltInData()
 
 	dpTol = param.Float("tol", 1e-6,
 		"stick: truncate a draw once the unbroken stick is shorter than tol").Range(1e-12, 0.5)
 	dpClusters = param.Int("clusters", 4,
-		"dpmm: clusters of the generated data (Ex 3.1's hierarchical GMM; not used with --data)").
-		Range(1, min(mixture.MaxK, sims.MaxClasses))
+		"dpmm: clusters of the generated data (Ex 3.1's hierarchical GMM)").
+		Range(1, min(mixture.MaxK, sims.MaxClasses)).BuiltInData()
 	dpSigma = param.Float("sigma", 0.6,
 		"dpmm: within-cluster s.d. σ, known to the model (and used to generate the data)").Range(0, 100).OpenMin()
 	dpTau = param.Float("tau", 3,

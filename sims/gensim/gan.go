@@ -65,7 +65,7 @@ const (
 )
 
 var (
-	gnTarget = param.Choice("target", toy2d.Targets, toy2d.Ring, "the real data: twomodes, ring of 8, line, boxes (disjoint), moons, banana")
+	gnTarget = param.Choice("target", toy2d.Targets, toy2d.Ring, "the real data: twomodes, ring of 8, line, boxes (disjoint), moons, banana").BuiltInData()
 	gnDim    = param.Int("dim", 2, "1: the x coordinate only (a 1-D GAN); 2: the plane").Range(1, gan.MaxDim)
 	gnLoss   = param.Choice("loss", gan.Losses, gan.NonSaturating,
 		"nonsaturating: G minimises −log D(G z); standard: G minimises log(1 − D(G z)) (saturates); "+
@@ -80,7 +80,7 @@ var (
 		"a step costs about k·batch·units², and with k = 20 and batch = 1024 it took 0.8–1.1 s at 256 units, 0.4 s at 128").Range(2, 128)
 	gnBatch = param.Int("batch", 256, "real and generated points per step").Range(8, 1024)
 	gnNoise = param.Int("noise", 2, "latent dimension of z ~ N(0, I)").Range(1, 8)
-	gnN     = param.Int("n", 4000, "real points drawn from the target").Range(10, 50000)
+	gnN     = param.Int("n", 4000, "real points drawn from the target").Range(10, 50000).BuiltInData()
 )
 
 // ganShown is the number of real and generated points drawn (and the

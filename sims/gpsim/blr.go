@@ -61,8 +61,8 @@ var (
 		"prior precision α of w ~ N(0, α⁻¹I) (seed 003 L851 calls α⁻¹ the precision: it is the variance, erratum 2)").
 		Range(0, 1e6).OpenMin()
 	blrNoise = param.Float("noise", 0.04, "noise variance σ² of y = w₀ + w₁x + ε (also the preset's)").Range(0, 1e4).OpenMin()
-	blrN     = param.Int("n", 30, "observations of the preset, x uniform on [−1, 1] (not used with --data)").Range(1, 5000)
-	blrW     = param.Vector("w", []float64{-0.3, 0.5}, "the preset's true (w₀, w₁) (not used with --data)").Range(-10, 10)
+	blrN     = param.Int("n", 30, "observations of the preset, x uniform on [−1, 1]").Range(1, 5000).BuiltInData()
+	blrW     = param.Vector("w", []float64{-0.3, 0.5}, "the preset's true (w₀, w₁)").Range(-10, 10).BuiltInData()
 )
 
 func newBLR(cfg sims.Config) (sims.Sim, error) {

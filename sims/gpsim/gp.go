@@ -172,7 +172,7 @@ var (
 	gpVariance = param.Float("variance", 1, "signal variance σ_f² = k(x, x)").Range(0, 1e4).OpenMin()
 	gpNoise    = param.Float("noise", 0.09, NoiseHelp).Range(0, 1e4)
 	gpN        = param.Int("n", 20,
-		"observations t = sin(2πx) + N(0, 0.3²) on [0, 1] with none in (0.45, 0.7) (not used with --data)").Range(1, 1000)
+		"observations t = sin(2πx) + N(0, 0.3²) on [0, 1] with none in (0.45, 0.7)").Range(1, 1000).BuiltInData()
 	gpGridPoints = param.Int("grid_points", 100, "points of the result's x_test, evenly spaced over the data's range").Range(2, 2000)
 	gpOrder      = param.Choice("order", []order{orderRandom, orderLeftToRight}, orderRandom,
 		"the order in which the observations arrive")

@@ -60,7 +60,7 @@ var (
 	fitLR          = param.Float("lr", 0.05,
 		"initial step size in log-parameter space (halved until log p rises, then grown by 1.5)").Range(0, 10).OpenMin()
 	fitTol = param.Float("tol", 1e-4, "stop when every |∂ log p/∂ log θ| ≤ tol").Range(0, 1)
-	fitN   = param.Int("n", 40, "observations t = sin(2πx) + N(0, 0.3²) on [0, 1] (not used with --data)").Range(2, 500)
+	fitN   = param.Int("n", 40, "observations t = sin(2πx) + N(0, 0.3²) on [0, 1]").Range(2, 500).BuiltInData()
 )
 
 func newGPFit(cfg sims.Config) (sims.Sim, error) {

@@ -72,12 +72,12 @@ const (
 func classPreset(def preset) *param.ChoiceDecl[preset] {
 	return param.Choice("data", []preset{presetMoons, presetCircles, presetEllipse, presetOverlap, presetSeparable}, def,
 		"two-class preset: two moons; concentric circles; seed 003 Fig 2.1's ellipse; "+
-			"two overlapping Gaussians; linearly separable with margin (ignored with --data)")
+			"two overlapping Gaussians; linearly separable with margin").BuiltInData()
 }
 
 // classSize declares the number of points of a kernel classifier's preset.
 func classSize(def, hi int) *param.IntDecl {
-	return param.Int("n", def, "number of generated points (not used with --data)").Range(10, hi)
+	return param.Int("n", def, "number of generated points").Range(10, hi).BuiltInData()
 }
 
 // classData returns the labelled two-class data: the CSV of cfg.Data

@@ -64,7 +64,7 @@ var (
 	gramCoef0  = param.Float("coef0", 1, "offset c ≥ 0 of the poly kernel (poly, sum, product)").Range(0, 100)
 	gramGamma  = param.Float("gamma", 0.5, GammaHelp).Range(0, 1000).OpenMin()
 	gramN      = param.Int("n", 60,
-		"points in the end (three blobs, sorted by blob so the matrix shows blocks; not used with --data)").Range(2, 120)
+		"points in the end (three blobs, sorted by blob so the matrix shows blocks)").Range(2, 120).BuiltInData()
 )
 
 // buildGramKernel builds the kernel the values name.

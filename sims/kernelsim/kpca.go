@@ -57,8 +57,8 @@ type kpcaSim struct {
 // kpca's parameters.
 var (
 	kpcaPreset = param.Choice("data", []preset{presetCircles, presetRings, presetMoons, presetBlobs}, presetCircles,
-		"preset: two concentric circles (radii 0.3, 1); three rings (radii 1, 2, 3); two moons; three blobs (ignored with --data)")
-	kpcaN   = param.Int("n", 200, "number of generated points (not used with --data)").Range(10, 1500)
+		"preset: two concentric circles (radii 0.3, 1); three rings (radii 1, 2, 3); two moons; three blobs").BuiltInData()
+	kpcaN   = param.Int("n", 200, "number of generated points").Range(10, 1500).BuiltInData()
 	kpcaTol = param.Float("tol", 1e-10,
 		"stop when ‖K_c u − λu‖ ≤ tol·λ₁ for the two leading Ritz pairs").Range(1e-14, 0.1)
 	kpcaKernel = NewKernelParams(kernel.KindRBF, 2, 1, 3)

@@ -73,8 +73,8 @@ type ridgeSim struct {
 // kernel-ridge's parameters.
 var (
 	ridgeN = param.Int("n", 30,
-		"number of points of the preset t = sin(2πx) + ε, x uniform on [0, 1] (not used with --data)").Range(2, 1000)
-	ridgeNoise  = param.Float("noise", 0.3, "standard deviation of ε in the preset (not used with --data)").Range(0, 5)
+		"number of points of the preset t = sin(2πx) + ε, x uniform on [0, 1]").Range(2, 1000).BuiltInData()
+	ridgeNoise  = param.Float("noise", 0.3, "standard deviation of ε in the preset").Range(0, 5).BuiltInData()
 	ridgeLambda = param.Float("lambda", 0.001,
 		"ridge penalty λ in ½‖Kα − y‖² + (λ/2)αᵀKα; small λ makes K + λI ill-conditioned").Range(0, 1000).OpenMin()
 	ridgeTol = param.Float("tol", 1e-10,

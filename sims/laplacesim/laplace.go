@@ -56,7 +56,7 @@ var (
 	lapTau = param.Float("tau", 2, "prior standard deviation τ of the weights (logistic models)").Range(0, 100).OpenMin()
 	lapN   = param.Int("n", 30,
 		"seeded data points, x ~ N(0, 1.5²), y ~ Bernoulli(σ(0.5 + 1.5x)) (model=logistic2d without --data; "+
-			"at most 1000: the exact posterior is normalised on a 240×240 grid at n terms a cell, 2 s at 1000)").Range(2, 1000)
+			"at most 1000: the exact posterior is normalised on a 240×240 grid at n terms a cell, 2 s at 1000)").Range(2, 1000).BuiltInData()
 	lapZ0 = param.Vector("z0", []float64{0, 0}, "Newton's starting point (1-D models use the first value)").Range(-100, 500).
 		DefaultWhen(func(v param.Values) bool { return lapModel.Get(v) == modelChi2 }, []float64{1, 0}, "1 for chi2, else 0,0")
 )

@@ -42,11 +42,11 @@ var Interp = &sims.Spec{
 // interp's parameters.
 var (
 	interpTruth = param.Choice("truth", []dataset.Curve{dataset.Runge, dataset.Sine, dataset.Straight}, dataset.Runge,
-		"the smooth curve f: runge 1/(1+25x²), sin sin(πx), line 0.8x − 0.2")
+		"the smooth curve f: runge 1/(1+25x²), sin sin(πx), line 0.8x − 0.2").BuiltInData()
 	interpNodes = param.Choice("nodes", []dataset.Layout{dataset.Scattered, dataset.Equispaced, dataset.Chebyshev}, dataset.Equispaced,
-		"inputs x_i: random U(−1, 1) (arriving in draw order), equispaced (Runge), or the Chebyshev nodes (interpolants converge); grids arrive farthest point first")
-	interpN     = param.Int("n", 16, "number of points").Range(2, linear.MaxInterpPoints)
-	interpNoise = param.Float("noise", 0.05, "noise s.d. of the targets y = f(x) + noise·N(0, 1)").Range(0, 10)
+		"inputs x_i: random U(−1, 1) (arriving in draw order), equispaced (Runge), or the Chebyshev nodes (interpolants converge); grids arrive farthest point first").BuiltInData()
+	interpN     = param.Int("n", 16, "number of points").Range(2, linear.MaxInterpPoints).BuiltInData()
+	interpNoise = param.Float("noise", 0.05, "noise s.d. of the targets y = f(x) + noise·N(0, 1)").Range(0, 10).BuiltInData()
 	interpBasis = param.Choice("basis", []linear.Basis{linear.Chebyshev, linear.Legendre, linear.Monomial}, linear.Chebyshev,
 		"polynomial features: chebyshev T_j (well conditioned on [−1, 1]), legendre P_j, or monomials x^j (Vandermonde)")
 	interpDegree = param.Int("degree", -1,

@@ -16,13 +16,13 @@ import (
 // linreg's parameters.
 var (
 	linregPreset = param.Choice("data", []preset{presetLine, presetLinear, presetEpsilon}, presetLine,
-		"line: y = 1.5x − 0.5 + noise; linear: d correlated features; epsilon: the notes' X = [[0, ε], [1, 1]], y = (1, −1)")
-	linregN   = param.Int("n", 60, "number of points (line, linear)").Range(2, dataset.MaxN)
-	linregD   = param.Int("d", 5, "number of features (linear)").Range(1, 200)
+		"line: y = 1.5x − 0.5 + noise; linear: d correlated features; epsilon: the notes' X = [[0, ε], [1, 1]], y = (1, −1)").BuiltInData()
+	linregN   = param.Int("n", 60, "number of points (line, linear)").Range(2, dataset.MaxN).BuiltInData()
+	linregD   = param.Int("d", 5, "number of features (linear)").Range(1, 200).BuiltInData()
 	linregRho = param.Float("rho", 1,
-		"weight of the factor shared by all features (linear): larger is more collinear").Range(0, 10)
-	linregNoise = param.Float("noise", 0.7, "noise s.d. of the targets (line, linear)").Range(0, 100)
-	linregEps   = param.Float("eps", 0.1, "ε of the notes' example: w = (−2/ε, 1) without ridge").Range(0, 10).OpenMin()
+		"weight of the factor shared by all features (linear): larger is more collinear").Range(0, 10).BuiltInData()
+	linregNoise = param.Float("noise", 0.7, "noise s.d. of the targets (line, linear)").Range(0, 100).BuiltInData()
+	linregEps   = param.Float("eps", 0.1, "ε of the notes' example: w = (−2/ε, 1) without ridge").Range(0, 10).OpenMin().BuiltInData()
 
 	linregBias = param.Bool("bias", true, "fit an intercept b (never penalised)").
 			DefaultWhen(isEpsilon, false, "off for epsilon (the notes' example has no bias), else on")

@@ -20,10 +20,10 @@ import (
 var (
 	logregPreset = param.Choice("data",
 		[]preset{presetOverlap, presetSeparable, presetMoons, presetOr, presetXor, presetSpam}, presetOverlap,
-		"overlap: two Gaussian classes that overlap; separable: margin ≥ gamma; moons; the notes' or, xor, spam")
-	logregN      = param.Int("n", 200, "number of points (overlap, separable, moons)").Range(4, dataset.MaxN)
-	logregSD     = param.Float("sd", 2, "s.d. of each class of overlap, whose centres are 6 apart").Range(0, 20).OpenMin()
-	logregGamma  = param.Float("gamma", 0.1, "margin of the separable points").Range(0, 0.49).OpenMin()
+		"overlap: two Gaussian classes that overlap; separable: margin ≥ gamma; moons; the notes' or, xor, spam").BuiltInData()
+	logregN      = param.Int("n", 200, "number of points (overlap, separable, moons)").Range(4, dataset.MaxN).BuiltInData()
+	logregSD     = param.Float("sd", 2, "s.d. of each class of overlap, whose centres are 6 apart").Range(0, 20).OpenMin().BuiltInData()
+	logregGamma  = param.Float("gamma", 0.1, "margin of the separable points").Range(0, 0.49).OpenMin().BuiltInData()
 	logregLambda = param.Float("lambda", 0, "ridge weight λ on w (the bias is not penalised)").Range(0, 100)
 	logregMethod = param.Choice("method", []method{methodGD, methodSGD, methodNewton}, methodGD,
 		"gd: full gradient steps; sgd: mini-batches; newton: damped Newton with line search")

@@ -39,11 +39,11 @@ var Perceptron = &sims.Spec{
 var (
 	perceptronPreset = param.Choice("data",
 		[]preset{presetSeparable, presetOr, presetXor, presetSpam, presetBlobs}, presetSeparable,
-		"separable: random points with margin ≥ gamma; or, xor, spam: the notes' tables (Ex 1.2, 1.3, 2.10); blobs: c classes")
-	perceptronN     = param.Int("n", 40, "number of points (separable, blobs)").Range(4, 5000)
+		"separable: random points with margin ≥ gamma; or, xor, spam: the notes' tables (Ex 1.2, 1.3, 2.10); blobs: c classes").BuiltInData()
+	perceptronN     = param.Int("n", 40, "number of points (separable, blobs)").Range(4, 5000).BuiltInData()
 	perceptronGamma = param.Float("gamma", 0.1,
-		"least margin |⟨x, w*⟩| of the separable points about a random unit w* through 0").Range(0, 0.49).OpenMin()
-	perceptronClasses = param.Int("classes", 3, "number of classes (blobs)").Range(3, 8)
+		"least margin |⟨x, w*⟩| of the separable points about a random unit w* through 0").Range(0, 0.49).OpenMin().BuiltInData()
+	perceptronClasses = param.Int("classes", 3, "number of classes (blobs)").Range(3, 8).BuiltInData()
 	perceptronScheme  = param.Choice("multiclass", []linear.Scheme{linear.OneVsAll, linear.OneVsOne}, linear.OneVsOne,
 		"with 3+ classes: ova trains c perceptrons k-vs-rest, ovo C(c,2) perceptrons k-vs-l")
 	perceptronOrder = param.Choice("order", []linear.Order{linear.Cyclic, linear.Random}, linear.Cyclic,

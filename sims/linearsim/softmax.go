@@ -16,10 +16,10 @@ import (
 // softmax's parameters.
 var (
 	softmaxPreset = param.Choice("data", []preset{presetBlobs, presetRings, presetMoons}, presetBlobs,
-		"blobs: c Gaussian clusters; rings: c concentric rings (not linearly separable); moons: two classes")
-	softmaxClasses = param.Int("classes", 3, "number of classes c (blobs, rings)").Range(2, 8)
-	softmaxN       = param.Int("n", 300, "number of points (at most 20000: the reference optimum, L-BFGS over every point, then takes under a second)").Range(4, 20000)
-	softmaxSD      = param.Float("sd", 1.2, "s.d. of each blob; the centres are 3 from the origin").Range(0, 20).OpenMin()
+		"blobs: c Gaussian clusters; rings: c concentric rings (not linearly separable); moons: two classes").BuiltInData()
+	softmaxClasses = param.Int("classes", 3, "number of classes c (blobs, rings)").Range(2, 8).BuiltInData()
+	softmaxN       = param.Int("n", 300, "number of points (at most 20000: the reference optimum, L-BFGS over every point, then takes under a second)").Range(4, 20000).BuiltInData()
+	softmaxSD      = param.Float("sd", 1.2, "s.d. of each blob; the centres are 3 from the origin").Range(0, 20).OpenMin().BuiltInData()
 	softmaxLambda  = param.Float("lambda", 0.01, "ridge weight λ on the weights (not the biases)").Range(0, 100)
 	softmaxMethod  = param.Choice("method", []method{methodGD, methodSGD}, methodGD,
 		"gd: full gradient steps; sgd: mini-batches")

@@ -103,7 +103,7 @@ const maxK = min(mixture.MaxK, sims.MaxClasses)
 
 // mixClusters is the number of generating clusters, shared by em-gmm and
 // kmeans.
-var mixClusters = param.Int("clusters", 3, "true number of clusters in the generated data (not used with --data)").Range(1, maxK)
+var mixClusters = param.Int("clusters", 3, "true number of clusters in the generated data").Range(1, maxK).BuiltInData()
 
 // mixColumns picks the columns of --data that em-gmm and kmeans cluster.
 var mixColumns = param.Text("columns", "all",

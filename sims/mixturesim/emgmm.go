@@ -73,10 +73,10 @@ var (
 	emK = param.Int("k", 3, "number of mixture components K (at most the number of points)").Range(1, maxK).
 		DefaultWhen(inDemo(demoCollapse), 6, "3; 6 for demo=collapse")
 	emSep = param.Float("sep", 4,
-		"least distance between the true means, in s.d. of the widest cluster: 8 well apart, 4 touching (not used with --data)").
-		Range(0, mixture.MaxSep)
-	emN = param.Int("n", 400, "number of generated points (not used with --data)").Range(20, 20000).
-		DefaultWhen(inDemo(demoCollapse), 30, "400 as in Example 2.1; 30 for demo=collapse")
+		"least distance between the true means, in s.d. of the widest cluster: 8 well apart, 4 touching").
+		Range(0, mixture.MaxSep).BuiltInData()
+	emN = param.Int("n", 400, "number of generated points").Range(20, 20000).
+		DefaultWhen(inDemo(demoCollapse), 30, "400 as in Example 2.1; 30 for demo=collapse").BuiltInData()
 	emCov = param.Choice("cov", []mixture.CovMode{mixture.CovFull, mixture.CovSphericalFixed}, mixture.CovFull,
 		"full: learn π_k, μ_k, Σ_k; spherical-fixed: Σ_k = εI and π_k = 1/K fixed, learn μ_k only (Exercise 2.2)").
 		DefaultWhen(inDemo(demoKMeansLimit), mixture.CovSphericalFixed, "full; spherical-fixed for demo=kmeans-limit")

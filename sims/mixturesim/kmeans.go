@@ -36,8 +36,8 @@ var KMeans = &sims.Spec{
 var (
 	kmK   = param.Int("k", 3, "number of clusters K (at most the number of points)").Range(1, maxK)
 	kmSep = param.Float("sep", 4,
-		"least distance between the true means, in s.d. of the widest cluster (not used with --data)").Range(0, mixture.MaxSep)
-	kmN        = param.Int("n", 400, "number of generated points (not used with --data)").Range(20, 100000)
+		"least distance between the true means, in s.d. of the widest cluster").Range(0, mixture.MaxSep).BuiltInData()
+	kmN        = param.Int("n", 400, "number of generated points").Range(20, 100000).BuiltInData()
 	kmRestarts = param.Int("restarts", 10,
 		"k-means++ starts run to convergence when the pane opens; the pane replays the one of least final J "+
 			"(scikit-learn's n_init)").Range(1, maxRestarts)

@@ -33,12 +33,12 @@ func (s imageSize) String() string { return strconv.Itoa(int(s)) }
 var (
 	dgModel = param.Choice("model", []modelKind{modelMLP, modelCNN}, modelMLP,
 		"mlp: dense layers on the pixels; cnn: blocks of a k×k convolution (same padding), σ and a 2×2 max-pool, then dense")
-	dgSize      = param.Choice("size", []imageSize{8, 16}, 16, "side of the generated digits: 8×8 (like scikit-learn's) or 16×16")
-	dgN         = param.Int("n", 5000, "digits generated, train and test together").Range(100, 50000)
+	dgSize      = param.Choice("size", []imageSize{8, 16}, 16, "side of the generated digits: 8×8 (like scikit-learn's) or 16×16").BuiltInData()
+	dgN         = param.Int("n", 5000, "digits generated, train and test together").Range(100, 50000).BuiltInData()
 	dgTrainFrac = param.Float("train_frac", 0.8, "fraction of the digits used for training; the rest is the test set").Range(0.1, 0.95)
 	dgVariation = param.Float("variation", 1,
-		"how much the hands vary — slant, rotation, scale, shift, pen, wobble (0: the clean prototypes)").Range(0, 3)
-	dgNoise  = param.Float("noise", 1, "pixel noise, in units of s.d. 0.06").Range(0, 3)
+		"how much the hands vary — slant, rotation, scale, shift, pen, wobble (0: the clean prototypes)").Range(0, 3).BuiltInData()
+	dgNoise  = param.Float("noise", 1, "pixel noise, in units of s.d. 0.06").Range(0, 3).BuiltInData()
 	dgLayers = param.Int("layers", 1, "mlp: hidden layers (0: softmax regression on the pixels)").Range(0, 3)
 	dgHidden = param.Int("hidden", 64, "mlp: units per hidden layer; cnn: units of a dense layer before the output (0: none)").
 			Range(0, 1024).DefaultWhen(func(v param.Values) bool { return dgModel.Get(v) == modelCNN }, 0, "64; 0 for cnn")

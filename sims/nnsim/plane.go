@@ -115,21 +115,62 @@ func planeData(set planeSet, seed uint64, n int, noise float64) (*dataset.Labell
 }
 
 // planeTable reads --data for a plane sim: two feature columns and a
-// label column, classes when the labels are whole numbers 0..9 (or ±1),
-// real targets otherwise.
-func planeTable(t *sims.Table) (*dataset.Labelled, error) {
+// label column, and the task the labels make, said in words. Labels that
+// are all whole numbers 0..9 (or ±1) are classes; labels that are real
+// numbers are regression targets. Labels that are classes but for a few
+// rows (at most planeStray of them: a 1.5 among 0s, 1s and 2s) are a
+// mistake, refused with the first such row, rather than silently turning
+// the classifier into a regression.
+func planeTable(t *sims.Table) (*dataset.Labelled, string, error) {
 	l, err := t.Labelled(true)
-	if err != nil || l.Classes > sims.MaxClasses {
-		l, err = t.Labelled(false)
+	if err == nil && l.Classes <= sims.MaxClasses {
+		return planeCheck(t, l, fmt.Sprintf("task: %d classes, from column %s of %s", l.Classes, sims.Shown(labelName(t)), t.File()))
 	}
-	if err != nil {
-		return nil, err
+	col := t.Column("label")
+	if col < 0 {
+		col = len(t.Columns) - 1
 	}
+	stray, first := 0, -1
+	for i, r := range t.Rows {
+		if y := r[col]; !(y == math.Trunc(y) && y >= -1 && y < sims.MaxClasses) {
+			stray++
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	if stray > 0 && stray <= max(1, len(t.Rows)/planeStray) {
+		return nil, "", fmt.Errorf("--data %s: line %d: column %s holds %v, where %d of the %d rows hold a class 0..%d: "+
+			"correct it, or give real targets in every row for regression",
+			t.Name, t.Lines[first], sims.Shown(labelName(t)), t.Rows[first][col], len(t.Rows)-stray, len(t.Rows), sims.MaxClasses-1)
+	}
+	if l, err = t.Labelled(false); err != nil {
+		return nil, "", err
+	}
+	return planeCheck(t, l, fmt.Sprintf("task: regression on column %s of %s (not classes 0..%d: %v at line %d)",
+		sims.Shown(labelName(t)), t.File(), sims.MaxClasses-1, t.Rows[first][col], t.Lines[first]))
+}
+
+// planeStray: at most one row in planeStray whose label is not a class,
+// among labels that are classes, is a mistake rather than a regression.
+const planeStray = 20
+
+// labelName is the name of the column of labels or targets: "label", or
+// the last column when none is so named (dataset.FromColumns).
+func labelName(t *sims.Table) string {
+	if t.Column("label") >= 0 {
+		return "label"
+	}
+	return t.Columns[len(t.Columns)-1]
+}
+
+// planeCheck refuses data that are not two features and a target.
+func planeCheck(t *sims.Table, l *dataset.Labelled, task string) (*dataset.Labelled, string, error) {
 	if l.D() != 2 {
-		return nil, fmt.Errorf("--data %s: a plane sim needs two feature columns and a label column, found %d feature columns (%v)",
+		return nil, "", fmt.Errorf("--data %s: a plane sim needs two feature columns and a label column, found %d feature columns (%v)",
 			t.Name, l.D(), l.Features)
 	}
-	return l, nil
+	return l, task, nil
 }
 
 // planeTask is a 2-D data set made ready for a network: the points, their

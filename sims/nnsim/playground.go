@@ -41,9 +41,9 @@ const (
 // 200 training points it fits the spiral without learning it (train 0.99,
 // test 0.92), where 400 generalise.
 var (
-	pgData      = param.Choice("data", []planeSet{setCircle, setXor, setGauss, setSpiral, setMoons, setXor4, setPlane, setBumps}, setCircle, planeSetHelp)
-	pgN         = param.Int("n", 800, "points, train and test together (xor4 has its 4)").Range(8, 5000)
-	pgNoise     = param.Float("noise", 0.1, planeNoiseHelp).Range(0, 1)
+	pgData      = param.Choice("data", []planeSet{setCircle, setXor, setGauss, setSpiral, setMoons, setXor4, setPlane, setBumps}, setCircle, planeSetHelp).BuiltInData()
+	pgN         = param.Int("n", 800, "points, train and test together (xor4 has its 4)").Range(8, 5000).BuiltInData()
+	pgNoise     = param.Float("noise", 0.1, planeNoiseHelp).Range(0, 1).BuiltInData()
 	pgTrainFrac = param.Float("train_frac", 0.5, "fraction of the points used for training; the rest is the test set").Range(0.05, 0.95)
 	pgLayers    = param.Int("layers", 2, "hidden layers (0: a linear model on the features)").Range(0, pgMaxLayers)
 	pgUnits     = param.Int("units", 4, "units in each hidden layer").Range(1, pgMaxUnits)
@@ -128,6 +128,7 @@ type playground struct {
 	trace   *sims.Trace // train loss, test loss
 	every   int         // steps between trace rows
 	cfg     string      // the architecture line
+	about   string      // the task --data's labels make ("" for a preset)
 	gradErr float64     // the gradient check at step 0
 	ex91    bool
 	// the latest evaluation
@@ -154,9 +155,10 @@ func playgroundFeatures(v param.Values) nn.Features {
 func newPlayground(cfg sims.Config) (sims.Sim, error) {
 	v := cfg.Values
 	var l *dataset.Labelled
+	var about string // the task --data's labels make, in words
 	var err error
 	if cfg.Data != nil {
-		l, err = planeTable(cfg.Data)
+		l, about, err = planeTable(cfg.Data)
 	} else {
 		l, err = planeData(pgData.Get(v), cfg.Seed, pgN.Get(v), pgNoise.Get(v))
 	}
@@ -178,7 +180,7 @@ func newPlayground(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &playground{task: task, mlp: mlp, tp: tensor.NewForwardTape()}
+	s := &playground{task: task, about: about, mlp: mlp, tp: tensor.NewForwardTape()}
 	if pgWeights.Get(v) == initEx91 {
 		if err := setEx91(mlp, feats, act); err != nil {
 			return nil, err
@@ -421,6 +423,9 @@ func (s *playground) maxWidth() int {
 
 func (s *playground) notes() []string {
 	lines := []string{s.cfg}
+	if s.about != "" {
+		lines = []string{s.about, s.cfg}
+	}
 	if s.ex91 {
 		lines = append(lines, "weights: the notes' Ex 9.1, U = [[1,1],[1,1]], c = (0, −1), w = (2, −4), b = −1: "+
 			"ŷ = −1, +1, +1, −1 on (0,0), (1,0), (0,1), (1,1)")

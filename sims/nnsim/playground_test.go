@@ -188,3 +188,49 @@ func TestPlaygroundData(t *testing.T) {
 		t.Errorf("three features: %v", err)
 	}
 }
+
+// TestPlaygroundDataTask: the task the label column makes is said on the
+// pane — classes, or regression when the labels are real numbers — and
+// a label that breaks a column of classes is refused, naming its line,
+// rather than silently making the classifier a regression.
+func TestPlaygroundDataTask(t *testing.T) {
+	table := func(label func(i int) float64) *sims.Table {
+		tab := &sims.Table{Name: "dir/pts.csv", Columns: []string{"label", "u", "v"}}
+		for i := range 40 {
+			tab.Rows = append(tab.Rows, []float64{label(i), float64(i%7) - 3, float64(i%5) - 2})
+			tab.Lines = append(tab.Lines, i+2)
+		}
+		return tab
+	}
+	for _, tt := range []struct {
+		name  string
+		label func(i int) float64
+		task  string // the pane's line, or "" when refused
+		err   string
+	}{
+		{"classes, label first", func(i int) float64 { return float64(i % 3) }, "task: 3 classes, from column label of pts.csv", ""},
+		{"real targets", func(i int) float64 { return 0.1 * float64(i) }, "task: regression on column label of pts.csv (not classes 0..9: 0.1 at line 3)", ""},
+		{"whole targets past the classes", func(i int) float64 { return float64(i) }, "task: regression on column label of pts.csv (not classes 0..9: 10 at line 12)", ""},
+		{"one stray label", func(i int) float64 {
+			if i == 17 {
+				return 1.5
+			}
+			return float64(i % 2)
+		}, "", "line 19: column label holds 1.5, where 39 of the 40 rows hold a class 0..9"},
+	} {
+		s, err := simtest.BuildErr(nnsim.Playground, nil, 1, table(tt.label))
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: %v, want an error with %q", tt.name, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		if text := s.Frame().Text; len(text) == 0 || text[0] != tt.task {
+			t.Errorf("%s: text %q, want first %q", tt.name, text, tt.task)
+		}
+	}
+}

@@ -43,7 +43,7 @@ const (
 var (
 	geoPair = param.Choice("pair", []geoLaws{geoGaussians, geoBimodal, geoBoxes}, geoGaussians,
 		"gaussians: N(m0,s0²) to N(m1,s1²) (Ex 5.6); bimodal: ½N(−2,0.5²) + ½N(2,0.5²) to N(5,1); "+
-			"boxes: U[0,1] to U[3,5] (ignored with --data)")
+			"boxes: U[0,1] to U[3,5]").BuiltInData()
 	geoGauss  = newGaussPair(0, 1, 6, 0.5, " (pair gaussians)")
 	geoT      = param.Float("t", 0, "the time the run starts from; each step moves t by 1/frames up to 1").Range(0, 1)
 	geoFrames = param.Int("frames", 100, "steps from t = 0 to t = 1").Range(1, 10000)

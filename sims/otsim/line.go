@@ -21,10 +21,10 @@ type gaussPair struct {
 
 func newGaussPair(m0, s0, m1, s1 float64, when string) gaussPair {
 	return gaussPair{
-		M0: param.Float("m0", m0, "mean of the first law N(m0, s0²)"+when).Range(-20, 20),
-		S0: param.Float("s0", s0, "standard deviation of the first law"+when).Range(0.01, 10),
-		M1: param.Float("m1", m1, "mean of the second law N(m1, s1²)"+when).Range(-20, 20),
-		S1: param.Float("s1", s1, "standard deviation of the second law"+when).Range(0.01, 10),
+		M0: param.Float("m0", m0, "mean of the first law N(m0, s0²)"+when).Range(-20, 20).BuiltInData(),
+		S0: param.Float("s0", s0, "standard deviation of the first law"+when).Range(0.01, 10).BuiltInData(),
+		M1: param.Float("m1", m1, "mean of the second law N(m1, s1²)"+when).Range(-20, 20).BuiltInData(),
+		S1: param.Float("s1", s1, "standard deviation of the second law"+when).Range(0.01, 10).BuiltInData(),
 	}
 }
 

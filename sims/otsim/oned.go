@@ -57,9 +57,9 @@ var (
 	odPreset = param.Choice("preset", []pair1{pairEx55, pairGaussians, pairSamples, pairUneven, pairHist}, pairEx55,
 		"ex5.5: ½δ0 + ½δ1 against U[0,1] (W₁ = 1/4, W₂ = √(1/12)); gaussians: N(m0,s0²) against N(m1,s1²) "+
 			"(Ex 5.7: W₂² = (m0−m1)² + (s0−s1)²); samples: n draws of N(0,1), m of N(3,0.5²); "+
-			"uneven: n and m atoms with random weights; gauss-hist: POT's two Gaussian histograms on n bins (ignored with --data)")
-	odN     = param.Int("n", 200, "atoms of μ (samples, uneven) or bins (gauss-hist)").Range(2, odMaxAtoms)
-	odM     = param.Int("m", 150, "atoms of ν (samples, uneven)").Range(1, odMaxAtoms)
+			"uneven: n and m atoms with random weights; gauss-hist: POT's two Gaussian histograms on n bins").BuiltInData()
+	odN     = param.Int("n", 200, "atoms of μ (samples, uneven) or bins (gauss-hist)").Range(2, odMaxAtoms).BuiltInData()
+	odM     = param.Int("m", 150, "atoms of ν (samples, uneven)").Range(1, odMaxAtoms).BuiltInData()
 	odGauss = newGaussPair(0, 1, 3, 0.5, " (preset gaussians)")
 	odP     = param.Float("p", 2, "the cost |x − y|^p: W_p^p = ∫₀¹ |F_μ⁻(t) − F_ν⁻(t)|^p dt").Range(1, 8)
 )

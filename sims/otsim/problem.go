@@ -53,9 +53,9 @@ const (
 // help. It runs when the program starts, so it builds the text in one
 // allocation rather than by repeated concatenation (issue 14.7).
 func presetHelp(ps []preset) string {
-	const sep, tail = "; ", " (ignored with --data)"
+	const sep = "; "
 	doc := func(p preset) string { q, _ := ot.PresetByName(string(p)); return q.Doc }
-	n := len(tail)
+	n := 0
 	for _, p := range ps {
 		n += len(sep) + len(p) + len(": ") + len(doc(p))
 	}
@@ -69,7 +69,6 @@ func presetHelp(ps []preset) string {
 		b.WriteString(": ")
 		b.WriteString(doc(p))
 	}
-	b.WriteString(tail)
 	return b.String()
 }
 
@@ -105,12 +104,12 @@ func newProblemParams(presets []preset, def preset, n, m, maxAtoms int, sameSize
 		nHelp = "atoms on each side of a generated preset (N = M, masses 1/N)"
 	}
 	pp := problemParams{
-		Preset: param.Choice("preset", presets, def, presetHelp(presets)),
-		N:      param.Int("n", n, nHelp).Range(1, maxAtoms),
+		Preset: param.Choice("preset", presets, def, presetHelp(presets)).BuiltInData(),
+		N:      param.Int("n", n, nHelp).Range(1, maxAtoms).BuiltInData(),
 		P:      param.Float("p", 2, pHelp).Range(ot.MinP, ot.MaxP),
 	}
 	if !sameSize {
-		pp.M = param.Int("m", m, "target atoms of a generated preset (gauss-hist shares the source's bins)").Range(1, maxAtoms)
+		pp.M = param.Int("m", m, "target atoms of a generated preset (gauss-hist shares the source's bins)").Range(1, maxAtoms).BuiltInData()
 	}
 	return pp
 }

@@ -140,6 +140,10 @@ func (d *decl[T]) defaultFunc(f func(Values) T, note string) {
 	d.defFn, d.p.DefaultNote = f, note
 }
 
+// builtIn marks the parameter as shaping only the built-in data
+// (Param.BuiltIn).
+func (d *decl[T]) builtIn() { d.p.BuiltIn = true }
+
 // defaultWhen makes the default value when cond holds of the parameters
 // listed before this one, and the declared default otherwise.
 func (d *decl[T]) defaultWhen(cond func(Values) bool, value T, note string) {
@@ -209,6 +213,13 @@ func (d *FloatDecl) DefaultWhen(cond func(Values) bool, value float64, note stri
 	return d
 }
 
+// BuiltInData marks the parameter as shaping only the built-in data: a
+// --data file takes its place (Param.BuiltIn).
+func (d *FloatDecl) BuiltInData() *FloatDecl {
+	d.builtIn()
+	return d
+}
+
 // IntDecl declares an integer parameter.
 type IntDecl struct{ decl[int] }
 
@@ -237,6 +248,13 @@ func (d *IntDecl) DefaultFunc(f func(Values) int, note string) *IntDecl {
 // otherwise; note says so for `lab list`.
 func (d *IntDecl) DefaultWhen(cond func(Values) bool, value int, note string) *IntDecl {
 	d.defaultWhen(cond, value, note)
+	return d
+}
+
+// BuiltInData marks the parameter as shaping only the built-in data: a
+// --data file takes its place (Param.BuiltIn).
+func (d *IntDecl) BuiltInData() *IntDecl {
+	d.builtIn()
 	return d
 }
 
@@ -316,6 +334,13 @@ func (d *ChoiceDecl[T]) DefaultWhen(cond func(Values) bool, value T, note string
 	return d
 }
 
+// BuiltInData marks the parameter as shaping only the built-in data: a
+// --data file takes its place (Param.BuiltIn).
+func (d *ChoiceDecl[T]) BuiltInData() *ChoiceDecl[T] {
+	d.builtIn()
+	return d
+}
+
 // BoolDecl declares a switch, typed on or off.
 type BoolDecl struct{ decl[bool] }
 
@@ -361,6 +386,13 @@ func (d *BoolDecl) DefaultWhen(cond func(Values) bool, value bool, note string) 
 
 // VectorDecl declares a vector of reals, typed comma-separated.
 type VectorDecl struct{ decl[[]float64] }
+
+// BuiltInData marks the parameter as shaping only the built-in data: a
+// --data file takes its place (Param.BuiltIn).
+func (d *VectorDecl) BuiltInData() *VectorDecl {
+	d.builtIn()
+	return d
+}
 
 // Vector declares a vector of len(def) reals; give it a Range for every
 // component. Get returns a fresh slice.

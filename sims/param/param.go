@@ -58,6 +58,10 @@ type Param struct {
 	OpenMin     bool // Min itself is excluded
 	Choices     []string
 	Len         int // for KindVector
+	// BuiltIn marks a parameter that only shapes the sim's built-in data
+	// (its preset, size or noise): a --data file takes its place, so it
+	// is left out of a summary of a run on a file and its help says so.
+	BuiltIn bool
 
 	decl declared // the typed declaration that made it
 }
@@ -69,6 +73,17 @@ type declared interface {
 	parseAny(text string) (any, string, error)
 	// defaultAny returns the default given the parameters before it.
 	defaultAny(v Values) (any, string, error)
+}
+
+// Explained is the parameter's help as the user reads it (lab help, the
+// editor): Help, and for a parameter of the built-in data that a --data
+// file replaces, a note saying so.
+func (p Param) Explained() string {
+	h := strings.TrimSpace(p.Help)
+	if p.BuiltIn {
+		h += " (--data replaces it)"
+	}
+	return h
 }
 
 // Range describes the allowed values, e.g. "(0, 10]" or "gd|momentum".

@@ -40,7 +40,7 @@ func TestResolveDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if tFn.Get(v) != letterA || tK.Get(v) != 3 || tLR.Get(v) != 0.5 || !tBias.Get(v) {
-		t.Errorf("defaults: got %s", v.Summary())
+		t.Errorf("defaults: got %s", v.Summary(false))
 	}
 	if x := tX0.Get(v); len(x) != 2 || x[0] != 1 || x[1] != -1 {
 		t.Errorf("x0 = %v", x)
@@ -48,8 +48,32 @@ func TestResolveDefaults(t *testing.T) {
 	if tFn.IsSet(v) || v.IsSet("fn") {
 		t.Error("a default reported as set by the user")
 	}
-	if got := v.Summary(); got != "fn=a k=3 lr=0.5 x0=1,-1 bias=on" {
+	if got := v.Summary(false); got != "fn=a k=3 lr=0.5 x0=1,-1 bias=on" {
 		t.Errorf("summary %q", got)
+	}
+}
+
+// TestSummaryOnFile: a run on a --data file is summarised without the
+// parameters that only shape the built-in data, whatever their kind.
+func TestSummaryOnFile(t *testing.T) {
+	preset := Choice("preset", []letter{letterA, letterB}, letterA, "built-in data").BuiltInData()
+	n := Int("n", 100, "points").Range(1, 1000).BuiltInData()
+	noise := Float("noise", 0.1, "noise").Range(0, 1).BuiltInData()
+	lr := Float("lr", 0.5, "step").Range(0, 1)
+	v, err := Resolve(List(preset, n, lr, noise), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		onFile bool
+		want   string
+	}{{false, "preset=a n=100 lr=0.5 noise=0.1"}, {true, "lr=0.5"}} {
+		if got := v.Summary(c.onFile); got != c.want {
+			t.Errorf("Summary(%v) = %q, want %q", c.onFile, got, c.want)
+		}
+	}
+	if !n.Param().BuiltIn || lr.Param().BuiltIn {
+		t.Error("BuiltIn marks the wrong parameters")
 	}
 }
 
@@ -163,7 +187,7 @@ func TestTextParam(t *testing.T) {
 	}
 	v, err := Resolve(List(corpus), map[string]string{"corpus": "a.txt"})
 	if err != nil || corpus.Get(v) != "a.txt" || !corpus.IsSet(v) {
-		t.Errorf("Resolve: %v, %v", v.Summary(), err)
+		t.Errorf("Resolve: %v, %v", v.Summary(false), err)
 	}
 	// A text's default can follow an earlier parameter (a preset's
 	// expression), unless the text was typed.
@@ -272,10 +296,10 @@ func TestGroupAndOption(t *testing.T) {
 	}
 	v, err := Resolve(params, map[string]string{"b": "0.5", "m": "mine"})
 	if err != nil || g.a.Get(v) != 1 || g.b.Get(v) != 0.5 || m.Get(v) != own {
-		t.Errorf("group and option: %s, %v", v.Summary(), err)
+		t.Errorf("group and option: %s, %v", v.Summary(false), err)
 	}
 	if v, _ := Resolve(params, nil); m.Get(v).Engine != letterB || v.Text("m") != "b" {
-		t.Errorf("option default: %s", v.Summary())
+		t.Errorf("option default: %s", v.Summary(false))
 	}
 	defer func() {
 		if recover() == nil {

@@ -105,11 +105,16 @@ func (v Values) IsSet(name string) bool { return v.explicit[name] }
 // Params lists the parameter descriptions.
 func (v Values) Params() []Param { return v.params }
 
-// Summary is "name=value ..." in declaration order, for status lines.
-func (v Values) Summary() string {
+// Summary is "name=value ..." in declaration order, for status lines;
+// of a run on a --data file (onFile), without the parameters that only
+// shape the built-in data (Param.BuiltIn), which the file replaces.
+func (v Values) Summary(onFile bool) string {
 	var b strings.Builder
-	for i, p := range v.params {
-		if i > 0 {
+	for _, p := range v.params {
+		if onFile && p.BuiltIn {
+			continue
+		}
+		if b.Len() > 0 {
 			b.WriteByte(' ')
 		}
 		fmt.Fprintf(&b, "%s=%s", p.Name, v.text[p.Name])

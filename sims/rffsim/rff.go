@@ -66,7 +66,7 @@ var (
 		"rbf: exp(−γ‖x−z‖²), iid vs orthogonal features; softmax: exp(xᵀz), trigonometric vs positive features")
 	rffD = param.Int("d", 16,
 		"dimension of the points, drawn N(0, I) (rbf) or N(0, I)/(2d^¼) (softmax, the attention scaling)").Range(1, 256)
-	rffN = param.Int("n", 60, "number of points: the kernel matrix is n×n").Range(2, 200)
+	rffN = param.Int("n", 60, "number of points: the kernel matrix is n×n").Range(2, 200).BuiltInData()
 
 	rffGamma = param.Float("gamma", 0.03125, kernelsim.GammaHelp+" (rbf only; softmax uses w ~ N(0, I))").
 			Range(0, 100).OpenMin().DefaultFunc(defaultGamma, "1/(2d), so that a typical kernel value is e^−1")
