@@ -241,7 +241,9 @@ func dashes(p sims.Path, mono bool) func(int) bool {
 	return func(i int) bool { return pattern[i%len(pattern)] == '#' }
 }
 
-var monoDashes = []string{"######..", "###...", "#####..#..", "##.", "#...."}
+// monoDashes are the dash patterns of classes 1 to 9 in monochrome, one
+// each (class 0 is solid).
+var monoDashes = []string{"######..", "###...", "#####..#..", "##.", "#....", "#.#...", "####.#.#..", "#..", "##...."}
 
 // segment draws a line between pixel positions by uniform sampling along
 // its longer axis, keeping the pixels the dash pattern keeps; nothing
