@@ -23,6 +23,8 @@ var (
 		dotSet("┄", "┆", "·"),
 		dotSet("╌", "╎", "'"),
 		dotSet("·", ":", "·"),
+		dotSet("┈", "┊", "·"),
+		dotSet("╍", "╏", "'"),
 	}
 	curveSets = []asciigraph.CharSet{
 		asciigraph.DefaultCharSet,
