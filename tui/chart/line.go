@@ -89,7 +89,8 @@ func lineStyles(series []sims.Series, o Options) []lineStyle {
 // chart has an x range and there is room, and a legend line. Bounds and
 // references are drawn first and the data over them; a series hidden
 // under the ones drawn after it over most of its length says so in the
-// legend ("(under L_D)").
+// legend ("(under L_D)"), and is the first left out of a legend too
+// long for the chart.
 func lineChart(c sims.LineChart, w, h int, o Options) []string {
 	var data [][]float64
 	var sets []asciigraph.CharSet
@@ -195,11 +196,30 @@ func lineChart(c sims.LineChart, w, h int, o Options) []string {
 			break
 		}
 	}
+	hidden := make([]bool, len(legend))
 	for k, under := range hiddenUnder(data, opts, len(plot)) {
 		if under >= 0 {
 			i, j := order[k], order[under]
 			legend[i].label += " (under " + drawn[j].Name + ")"
+			hidden[i] = true
 		}
+	}
+	// When the legend does not fit whole, the lines one sees keep their
+	// names first: the hidden ones go last, the first to be counted in +N.
+	widths := make([]int, len(legend))
+	for i, it := range legend {
+		widths[i] = 3 + Width(it.label)
+	}
+	if n, _ := fitItems(widths, 2, w); n < len(legend) {
+		var seen, under []legendItem
+		for i, it := range legend {
+			if hidden[i] {
+				under = append(under, it)
+			} else {
+				seen = append(seen, it)
+			}
+		}
+		legend = append(seen, under...)
 	}
 	if withAxis {
 		plot = append(plot, xAxis(plot[0], c.X0, c.X1, wholeX(c), width, w, o)...)
