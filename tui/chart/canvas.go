@@ -227,21 +227,40 @@ func (cv *canvas) path(p sims.Path, ink rgb) {
 	}
 }
 
-// dashes is a path's pixel pattern: every other pixel for a dotted path;
-// in monochrome, where colour cannot tell curves apart, a dash pattern per
-// class (solid, long dashes, short dashes, dash-dot, ...).
+// dashes is a path's pixel pattern (pathPattern) as a test of the i-th
+// pixel sampled.
 func dashes(p sims.Path, mono bool) func(int) bool {
-	switch {
-	case p.Dotted:
-		return func(i int) bool { return i%2 == 1 }
-	case !mono || p.Class <= 0:
+	pattern := pathPattern(p, mono)
+	if pattern == "#" {
 		return func(int) bool { return true }
 	}
-	pattern := monoDashes[(p.Class-1)%len(monoDashes)]
 	return func(i int) bool { return pattern[i%len(pattern)] == '#' }
 }
 
-var monoDashes = []string{"######..", "###...", "#####..#..", "##.", "#...."}
+// pathPattern is the pixels a path keeps, '#' drawn and '.' skipped,
+// repeating: every other pixel for a dotted path, solid for the rest;
+// in monochrome, where colour cannot tell curves apart, one pattern per
+// class, solid for class 0 and dashes for the others (monoDashes), and
+// dots per class for a dotted path (monoDots).
+func pathPattern(p sims.Path, mono bool) string {
+	c := max(p.Class, 0)
+	switch {
+	case p.Dotted && mono:
+		return monoDots[c%len(monoDots)]
+	case p.Dotted:
+		return "#."
+	case !mono || c == 0:
+		return "#"
+	}
+	return monoDashes[(c-1)%len(monoDashes)]
+}
+
+// monoDashes are the dash patterns of classes 1 to 9 in monochrome and
+// monoDots the dotted patterns of classes 0 to 9, all different.
+var (
+	monoDashes = []string{"######..", "###...", "#####..#..", "##.", "##....", "####.##.", "#######...", "##..#..", "###.#."}
+	monoDots   = []string{"#.", "#...", "#.#...", "#..#....", "#.#.#.....", "#.....", "#..", "#.#..#....", "#...#.....", "#.#.#.#......"}
+)
 
 // segment draws a line between pixel positions by uniform sampling along
 // its longer axis, keeping the pixels the dash pattern keeps; nothing

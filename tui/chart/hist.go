@@ -85,15 +85,15 @@ func histChart(c sims.HistChart, w, h int, o Options) []string {
 			eighths -= 8
 		}
 	}
-	// Curves: braille dots (two per column, four per row) in colour; a '*'
-	// per cell in mono. As a line chart joins its points, each sub-column
+	// Curves: braille dots (two per column, four per row) in colour; the
+	// curve's glyph (histGlyphs) per cell in mono. As a line chart joins its points, each sub-column
 	// draws the levels the curve passes from its middle to the next one's,
 	// the next one's own level left to it, so a steep curve (a density
 	// rising to its cap at a singular end) stays one stroke, one mark thick.
 	// A curve never erases a bar: over a bar's cell the colour keeps the bar
 	// as the background (a partial cell a dimmer tint of it), and mono draws
-	// nothing on a partial block and '◘' on a full one, once a column, where
-	// the curve crosses the column's middle.
+	// nothing on a partial block and the curve's glyph on a full one, once a
+	// column, where the curve crosses the column's middle.
 	barTint := blend(barInk, heatShadow, 0.45)
 	sub, unit := 2, 4 // sub-columns a column, levels a row
 	if o.Mono {
@@ -104,11 +104,9 @@ func histChart(c sims.HistChart, w, h int, o Options) []string {
 	// above it.
 	level := func(y float64) int { return clampInt(math.Floor(y/ymax*float64(levels)), -1, levels) }
 	mid := func(sc int) float64 { return xAt((float64(sc) + 0.5) / float64(sub)) }
+	classes := curveClasses(c.Curves)
 	for k, cu := range c.Curves {
-		ink := classColor(cu.Class)
-		if cu.Class == 0 {
-			ink = classColor(1 + k)
-		}
+		ink, glyph := classColor(classes[k]), histGlyphs[k%len(histGlyphs)]
 		for sc := range n {
 			lo, hi := math.Inf(1), math.Inf(-1)
 			take := func(a, b float64) {
@@ -147,10 +145,10 @@ func histChart(c sims.HistChart, w, h int, o Options) []string {
 					switch {
 					case full:
 						if row == midRow { // one mark a column on the bars
-							cell.r = '◘'
+							cell.r = glyph
 						}
 					case !partial:
-						cell.r, cell.bold = '*', true
+						cell.r, cell.bold = glyph, true
 					}
 					continue
 				}
@@ -180,17 +178,40 @@ func histChart(c sims.HistChart, w, h int, o Options) []string {
 	for k, cu := range c.Curves {
 		g := '⠒'
 		if o.Mono {
-			g = '*'
+			g = histGlyphs[k%len(histGlyphs)]
 		}
-		class := cu.Class
-		if class == 0 {
-			class = 1 + k
-		}
-		legend = append(legend, legendItem{glyph: g, class: class, label: cu.Name})
+		legend = append(legend, legendItem{glyph: g, class: classes[k], label: cu.Name})
 	}
 	lines := b.lines()
 	lines[h-1] = legendLine(legend, c.XLabel, w, o)
 	return lines
+}
+
+// histGlyphs mark a histogram's curves in monochrome, the k-th curve's
+// the k-th, in the bars' gaps and once a column on a full bar.
+var histGlyphs = []rune{'*', 'o', '+', 'x', '#'}
+
+// curveClasses is the class each curve is drawn in: its own, except that
+// the bars' class 0 is taken by the bars, so a curve of class 0 takes the
+// first class that neither the bars nor another curve has (fdiv's q, class
+// 0, took class 1 + its index, p's own class 1).
+func curveClasses(curves []sims.Curve) []int {
+	taken := map[int]bool{0: true}
+	for _, cu := range curves {
+		taken[cu.Class] = true
+	}
+	out := make([]int, len(curves))
+	for k, cu := range curves {
+		out[k] = cu.Class
+		if cu.Class == 0 {
+			free := 1
+			for taken[free] && free < sims.MaxClasses-1 {
+				free++
+			}
+			out[k], taken[free] = free, true
+		}
+	}
+	return out
 }
 
 // curveSpan is the least and greatest value the piecewise-linear curve cu

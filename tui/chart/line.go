@@ -2,6 +2,7 @@ package chart
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,15 +15,18 @@ import (
 const logFloor = 1e-16
 
 // Bounds and references are drawn dotted, each in its own dot style so
-// that several stay apart without colour; the mono charsets tell the other
-// series apart.
+// that several stay apart without colour; curves are drawn solid, or in
+// monochrome each in the next of curveSets, and a curve of the colour of
+// an earlier one in the next free of curveSets (lineStyles).
 var (
 	boundSets = []asciigraph.CharSet{
 		dotSet("┄", "┆", "·"),
 		dotSet("╌", "╎", "'"),
 		dotSet("·", ":", "·"),
+		dotSet("┈", "┊", "·"),
+		dotSet("╍", "╏", "'"),
 	}
-	monoSets = []asciigraph.CharSet{
+	curveSets = []asciigraph.CharSet{
 		asciigraph.DefaultCharSet,
 		asciigraph.CreateCharSet("•"),
 		asciigraph.CreateCharSet("+"),
@@ -31,31 +35,92 @@ var (
 	}
 )
 
+// lineStyle is how a line chart draws one series: its charset (whose
+// horizontal stroke is its legend glyph) and its class colour.
+type lineStyle struct {
+	set   asciigraph.CharSet
+	class int
+}
+
+// lineStyles chooses every series' charset so that no two series share
+// both colour and glyph: a bound takes the next dot style, a curve the
+// solid line (in monochrome the next of curveSets), and one whose choice
+// an earlier series of the same colour already has (every series, in
+// monochrome) takes the next free one of its kind. The classes' colours
+// are distinct in truecolor, 256 and 16 colours alike (classAnsi), so the
+// class index stands for the colour.
+func lineStyles(series []sims.Series, o Options) []lineStyle {
+	type key struct {
+		colour int
+		glyph  string
+	}
+	used := map[key]bool{}
+	out := make([]lineStyle, len(series))
+	bounds, curves := 0, 0
+	for i, s := range series {
+		colour := max(s.Class, 0) % len(classAnsi)
+		if o.Mono {
+			colour = -1
+		}
+		sets, first := curveSets, 0
+		switch {
+		case s.Bound:
+			sets, first = boundSets, bounds
+			bounds++
+		case o.Mono:
+			first = curves
+			curves++
+		}
+		pick := sets[first%len(sets)]
+		for k := range sets {
+			set := sets[(first+k)%len(sets)]
+			if !used[key{colour, set.Horizontal}] {
+				pick = set
+				break
+			}
+		}
+		used[key{colour, pick.Horizontal}] = true
+		out[i] = lineStyle{set: pick, class: s.Class}
+	}
+	return out
+}
+
 // lineChart draws a title, the curves (asciigraph), an x axis when the
-// chart has an x range and there is room, and a legend line.
+// chart has an x range and there is room, and a legend line. Bounds and
+// references are drawn first and the data over them; a series hidden
+// under the ones drawn after it over most of its length says so in the
+// legend ("(under L_D)"), and is the first left out of a legend too
+// long for the chart.
 func lineChart(c sims.LineChart, w, h int, o Options) []string {
 	var data [][]float64
 	var sets []asciigraph.CharSet
 	var colors []asciigraph.AnsiColor
 	var legend []legendItem
 	var off offScale
-	bounds := 0
-	for i, s := range c.Series {
-		if len(s.Y) == 0 {
-			continue
+	var drawn []sims.Series // the series with values, in the chart's order
+	for _, s := range c.Series {
+		if len(s.Y) > 0 {
+			drawn = append(drawn, s)
 		}
-		data = append(data, plotValues(s.Y, c.LogY, &off))
-		set := asciigraph.DefaultCharSet
-		switch {
-		case s.Bound:
-			set = boundSets[bounds%len(boundSets)]
-			bounds++
-		case o.Mono:
-			set = monoSets[i%len(monoSets)]
+	}
+	styles := lineStyles(drawn, o)
+	// order[k] is the index in drawn of the k-th series plotted: bounds
+	// first.
+	var order []int
+	for _, bound := range []bool{true, false} {
+		for i, s := range drawn {
+			if s.Bound == bound {
+				order = append(order, i)
+			}
 		}
-		sets = append(sets, set)
-		colors = append(colors, classAnsi[max(s.Class, 0)%len(classAnsi)])
-		legend = append(legend, legendItem{glyph: []rune(set.Horizontal)[0], class: s.Class, label: s.Name})
+	}
+	for _, i := range order {
+		data = append(data, plotValues(drawn[i].Y, c.LogY, &off))
+		sets = append(sets, styles[i].set)
+		colors = append(colors, classAnsi[max(drawn[i].Class, 0)%len(classAnsi)])
+	}
+	for i, s := range drawn {
+		legend = append(legend, legendItem{glyph: []rune(styles[i].set.Horizontal)[0], class: s.Class, label: s.Name})
 	}
 	var notes []string
 	if c.YLabel != "" {
@@ -127,8 +192,34 @@ func lineChart(c sims.LineChart, w, h int, o Options) []string {
 	for height := ax.rows; height >= 1; height-- {
 		plot = strings.Split(asciigraph.PlotMany(data, append(opts, asciigraph.Height(height))...), "\n")
 		if len(plot) <= plotRows {
+			opts = append(opts, asciigraph.Height(height))
 			break
 		}
+	}
+	hidden := make([]bool, len(legend))
+	for k, under := range hiddenUnder(data, opts, len(plot)) {
+		if under >= 0 {
+			i, j := order[k], order[under]
+			legend[i].label += " (under " + drawn[j].Name + ")"
+			hidden[i] = true
+		}
+	}
+	// When the legend does not fit whole, the lines one sees keep their
+	// names first: the hidden ones go last, the first to be counted in +N.
+	widths := make([]int, len(legend))
+	for i, it := range legend {
+		widths[i] = 3 + Width(it.label)
+	}
+	if n, _ := fitItems(widths, 2, w); n < len(legend) {
+		var seen, under []legendItem
+		for i, it := range legend {
+			if hidden[i] {
+				under = append(under, it)
+			} else {
+				seen = append(seen, it)
+			}
+		}
+		legend = append(seen, under...)
 	}
 	if withAxis {
 		plot = append(plot, xAxis(plot[0], c.X0, c.X1, wholeX(c), width, w, o)...)
@@ -138,6 +229,66 @@ func lineChart(c sims.LineChart, w, h int, o Options) []string {
 		out = append(out, "")
 	}
 	out = append(out[:h-1], legendLine(legend, c.XLabel, w, o))
+	return out
+}
+
+// hiddenFrac is the share of a series' cells that the series drawn after
+// it cover for it to count as hidden under them.
+const hiddenFrac = 0.5
+
+// hiddenUnder reports, for each series of data in drawing order, the
+// series drawn after it that covers the most of its cells when that and
+// the others drawn after it cover at least hiddenFrac of them, else -1.
+// Each series is plotted alone with the options of the chart (its bounds
+// and height fixed, so that its cells are those it has in the chart),
+// the first rows lines taken.
+func hiddenUnder(data [][]float64, opts []asciigraph.Option, rows int) []int {
+	out := make([]int, len(data))
+	if len(data) < 2 {
+		out[0] = -1
+		return out
+	}
+	cells := make([]map[[2]int]bool, len(data))
+	for k, y := range data {
+		lines := strings.Split(asciigraph.PlotMany([][]float64{y}, opts...), "\n")
+		cells[k] = map[[2]int]bool{}
+		for r, line := range lines[:min(len(lines), rows)] {
+			runes := []rune(ansi.Strip(line))
+			axis := slices.IndexFunc(runes, func(r rune) bool { return r == '┤' || r == '┼' })
+			for x := axis + 1; axis >= 0 && x < len(runes); x++ {
+				if runes[x] != ' ' {
+					cells[k][[2]int{r, x}] = true
+				}
+			}
+		}
+	}
+	for k := range data {
+		out[k] = -1
+		covered, most, best := 0, 0, -1
+		for cell := range cells[k] {
+			hit := false
+			for j := k + 1; j < len(data); j++ {
+				hit = hit || cells[j][cell]
+			}
+			if hit {
+				covered++
+			}
+		}
+		for j := k + 1; j < len(data); j++ {
+			n := 0
+			for cell := range cells[k] {
+				if cells[j][cell] {
+					n++
+				}
+			}
+			if n > most {
+				most, best = n, j
+			}
+		}
+		if len(cells[k]) > 0 && float64(covered) >= hiddenFrac*float64(len(cells[k])) {
+			out[k] = best
+		}
+	}
 	return out
 }
 

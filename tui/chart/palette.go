@@ -11,19 +11,24 @@ import (
 // classAnsi is the categorical palette as xterm-256 colours: distinct on
 // dark and light backgrounds, and the same hues in line charts (asciigraph
 // takes 256-colour indices) and canvases (classColors, the same colours in
-// 24-bit).
+// 24-bit). Each falls on a different one of the 16 basic colours when a
+// 16-colour terminal reduces it (the xterm-256 → 16 table of
+// charmbracelet/x/ansi, which Bubble Tea and colorprofile use), so the
+// classes stay apart in truecolor, 256 and 16 colours alike: the pink,
+// gold, purple, red and tan of an earlier palette all became bright red
+// or bright blue there.
 var (
 	classAnsi = []asciigraph.AnsiColor{
-		33,  // blue
-		214, // orange
-		72,  // green
-		205, // pink
-		220, // gold
-		98,  // purple
-		44,  // turquoise
-		196, // red
-		180, // tan
-		250, // grey
+		33,  // blue (16 colours: bright blue)
+		214, // orange (bright red)
+		72,  // green (green)
+		207, // magenta (bright magenta)
+		184, // gold (bright yellow)
+		97,  // purple (blue)
+		44,  // turquoise (bright cyan)
+		124, // red (red)
+		143, // khaki (yellow)
+		250, // grey (white)
 	}
 	classColors = func() []rgb {
 		out := make([]rgb, len(classAnsi))
@@ -220,10 +225,11 @@ const tintLevels = 32
 // tints()[c][k] is classTint(c, k/tintLevels), computed when first drawn
 // (not at start-up: a search of the palette per entry).
 var tints = sync.OnceValue(func() [][tintLevels + 1]rgb {
+	owner := tintOwners()
 	out := make([][tintLevels + 1]rgb, len(classColors))
 	for c, full := range classColors {
 		for k := range tintLevels + 1 {
-			out[c][k] = snapToHue(blend(heatShadow, full, float64(k)/tintLevels), full)
+			out[c][k] = snapTint(blend(heatShadow, full, float64(k)/tintLevels), c, owner)
 		}
 	}
 	return out
@@ -234,7 +240,8 @@ var tints = sync.OnceValue(func() [][tintLevels + 1]rgb {
 // colour of the xterm-256 cube of the class's own hue. Drawn as such, the
 // tint is the same colour in 24-bit and in 256 colours, where a plain
 // blend falls to the nearest grey for some hues (the third class, green,
-// did). The unlabelled class keeps a plain blend.
+// did). No two classes share a tint, at any keep (tintOwners). The
+// unlabelled class keeps a plain blend.
 func classTint(c int, keep float64) rgb {
 	if c < 0 {
 		return blend(heatShadow, unlabelled, keep)
@@ -244,22 +251,70 @@ func classTint(c int, keep float64) rgb {
 	return t[c%len(t)][k]
 }
 
-// snapToHue returns the xterm-256 colour nearest to c among those of
-// ref's kind: within 35° of its hue and not grey, or, for a grey ref,
-// grey; c when there is none.
-func snapToHue(c, ref rgb) rgb {
-	h0, grey := hue(ref), isGrey(ref)
-	best, bestD := c, math.Inf(1)
+// tintOwners gives each xterm-256 colour n (index n − 16) to the one
+// class whose tints may use it: a coloured one to the coloured class
+// nearest in chromaticity (hue and saturation as a point in the plane),
+// a grey to the grey class nearest in lightness. Dimmed, blue, green and
+// turquoise all came nearest to 005f5f, so that a region of one class at
+// low confidence read as another's at high; drawn only from its own
+// colours, a class's region never does.
+func tintOwners() []int {
+	owner := make([]int, 256-16)
 	for n := 16; n < 256; n++ {
 		cand := xterm256(n)
-		if isGrey(cand) != grey {
+		best, bestD := -1, math.Inf(1)
+		for c, full := range classColors {
+			if isGrey(full) != isGrey(cand) {
+				continue
+			}
+			d := chromaDist(cand, full)
+			if isGrey(cand) {
+				d = rgbDist(cand, full)
+			}
+			if d < bestD {
+				best, bestD = c, d
+			}
+		}
+		owner[n-16] = best
+	}
+	return owner
+}
+
+// chromaDist is the distance between a and b as points of hue (angle) and
+// saturation (radius, 0 to 1).
+func chromaDist(a, b rgb) float64 {
+	polar := func(c rgb) (x, y float64) {
+		r, g, b := c.parts()
+		hi, lo := max(r, g, b), min(r, g, b)
+		s := 0.0
+		if hi > 0 {
+			s = float64(hi-lo) / float64(hi)
+		}
+		h := hue(c) * math.Pi / 180
+		return s * math.Cos(h), s * math.Sin(h)
+	}
+	ax, ay := polar(a)
+	bx, by := polar(b)
+	return math.Hypot(ax-bx, ay-by)
+}
+
+// snapTint returns the xterm-256 colour nearest to c among those class
+// owns (owner, from tintOwners) that are within 35° of its hue (or grey,
+// for a grey class); c when there is none.
+func snapTint(c rgb, class int, owner []int) rgb {
+	ref := classColors[class]
+	h0 := hue(ref)
+	best, bestD := c, math.Inf(1)
+	for n := 16; n < 256; n++ {
+		if owner[n-16] != class {
 			continue
 		}
+		cand := xterm256(n)
 		dh := math.Abs(hue(cand) - h0)
 		if dh > 180 {
 			dh = 360 - dh
 		}
-		if !grey && dh > 35 {
+		if !isGrey(ref) && dh > 35 {
 			continue
 		}
 		if d := rgbDist(c, cand); d < bestD {
