@@ -96,7 +96,7 @@ const heatDim = 0.4
 // heat fills the background from a field: half blocks in colour; when
 // plain (mono, 16 colours), level lines for a banded field and shades for
 // a continuous one.
-func (cv *canvas) heat(g *sims.Grid, plain bool) {
+func (cv *canvas) heat(g *sims.Grid, plain bool, o Options) {
 	if !gridOK(g) {
 		return
 	}
@@ -124,7 +124,7 @@ func (cv *canvas) heat(g *sims.Grid, plain bool) {
 		if g.Scale == sims.Categorical && !math.IsNaN(z) {
 			return classTint(classOf(z), keep*(1-heatDim))
 		}
-		return blend(blend(heatShadow, s.color(z), keep), heatShadow, heatDim)
+		return s.color(z, tone{keep, heatDim}, false, o)
 	}
 	for cy := 0; cy < cv.h; cy++ {
 		for cx := 0; cx < cv.w; cx++ {
@@ -483,7 +483,7 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	}
 	cv := newCanvas(w, h-2, v, o.Mono)
 	if c.Heat != nil {
-		cv.heat(c.Heat, o.Mono || o.Basic)
+		cv.heat(c.Heat, o.Mono || o.Basic, o)
 	}
 	for _, bd := range c.Bands {
 		cv.band(bd, o.Mono || o.Basic)

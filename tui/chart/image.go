@@ -13,18 +13,12 @@ import (
 // markInk tints the pixels of an image's Mark.
 var markInk = newRGB(0xff, 0x9f, 0x1a)
 
-// darkDiverging is the Diverging ramp of images: blue, the dark of the
-// terminal at the middle (a zero weight is blank paper), red.
-var darkDiverging = []rgb{newRGB(0x3a, 0x80, 0xf0), newRGB(0x16, 0x16, 0x16), newRGB(0xf0, 0x44, 0x3a)}
-
-// imageColor is a pixel's colour: the chart's scale, with a dark middle
-// for a diverging one.
-func imageColor(s scale, v float64) rgb {
-	if s.g.Scale == sims.Diverging {
-		return ramp(darkDiverging, s.unit(v))
-	}
-	return s.color(v)
-}
+// pixelTone is an image's pixel: the ramp's colour itself; numberTone is
+// the cell under a number, dimmed so that the digits stay readable.
+var (
+	pixelTone  = tone{keep: 1}
+	numberTone = tone{keep: 1, dim: 0.55}
+)
 
 // imageLayout is how an ImageChart's tiles are placed: pixels scaled by
 // zoom (pixel mode: zoom columns and zoom/2 rows per pixel), or numbers in
@@ -244,7 +238,7 @@ func drawPixels(b *buffer, x0, y0 int, im sims.Image, s scale, zoom float64, o O
 		if math.IsNaN(v) {
 			return px{}
 		}
-		p := px{ok: true, mark: marked(im, i, j), t: s.unit(v), c: imageColor(s, v)}
+		p := px{ok: true, mark: marked(im, i, j), t: s.unit(v), c: s.color(v, pixelTone, true, o)}
 		if p.mark {
 			p.c = blend(p.c, markInk, 0.45)
 		}
@@ -320,7 +314,7 @@ func drawNumbers(b *buffer, x0, y0 int, im sims.Image, s scale, cellW int, o Opt
 			v := im.Pix[j*im.W+i]
 			t := imageNumber(v)
 			x := x0 + i*cellW
-			bg := blend(imageColor(s, v), heatShadow, 0.55)
+			bg := s.color(v, numberTone, true, o)
 			if math.IsNaN(v) { // not there yet: a dot on the terminal's background
 				t, bg = "·", 0
 			}
