@@ -167,6 +167,19 @@ func numberWidth(c sims.ImageChart) int {
 func imageChart(c sims.ImageChart, w, h int, o Options) []string {
 	b := newBuffer(w, h, o.Mono)
 	l := layoutImages(c, w, h-1)
+	// The colour bar, when the images have one, goes right of the tiles
+	// when they leave it room, or when taking it from their width shows
+	// as many images as large (a zoom of 2 or more stays large).
+	var bar *scale
+	if s, ok := imageScale(c); ok && !(o.Mono && c.Numbers) { // mono numbers have no colour to explain
+		bw := colorBarWidth(s, h-1)
+		if used := l.perRow*(l.tileW+1) - 1; used+bw <= w {
+			bar = &s
+		} else if l2 := layoutImages(c, w-bw, h-1); l2.shown == l.shown && l2.numbers == l.numbers &&
+			(l2.zoom == l.zoom || l2.zoom >= 2) {
+			l, bar = l2, &s
+		}
+	}
 	note := ""
 	if hidden := len(c.Images) - l.shown; hidden > 0 {
 		note = fmt.Sprintf("(+%d more)", hidden)
@@ -206,7 +219,61 @@ func imageChart(c sims.ImageChart, w, h int, o Options) []string {
 		}
 		y += l.tileH + 1
 	}
+	if bar != nil {
+		drawImageBar(b, c, l, *bar, o)
+	}
 	return b.lines()
+}
+
+// imageScale is the one scale of an ImageChart's colours, for its colour
+// bar: a range common to its images (the chart's Lo and Hi, or the one
+// image's own), on a scale of values (Sequential, Diverging; not the ink
+// of a Grey picture nor classes); ok is false when there is none.
+func imageScale(c sims.ImageChart) (scale, bool) {
+	if c.Scale != sims.Sequential && c.Scale != sims.Diverging {
+		return scale{}, false
+	}
+	if c.Lo < c.Hi && isFinite(c.Lo) && isFinite(c.Hi) {
+		return newScale(&sims.Grid{Scale: c.Scale, Lo: c.Lo, Hi: c.Hi}), true
+	}
+	if len(c.Images) != 1 || !imageOK(c.Images[0]) {
+		return scale{}, false
+	}
+	im := c.Images[0]
+	return newScale(&sims.Grid{NX: im.W, NY: im.H, Z: im.Pix, Scale: c.Scale}), true
+}
+
+// drawImageBar draws the colour bar right of the tiles, over the rows
+// the tiles take (captions excluded), drawn as their pixels or number
+// cells are.
+func drawImageBar(b *buffer, c sims.ImageChart, l imageLayout, s scale, o Options) {
+	perRow := l.perRow
+	if c.Columns > 0 {
+		perRow = min(perRow, c.Columns)
+	}
+	x := min(perRow, len(c.Images))*(l.tileW+1) - 1
+	h := l.rows*(l.tileH+1) - 1
+	y := 1
+	if l.numbers && len(c.Images) > 0 { // beside the numbers, under column labels
+		_, cl := numberLabels(c.Images[0])
+		y, h = y+cl, h-cl
+	}
+	if h < 2 {
+		return
+	}
+	tn := pixelTone
+	if l.numbers {
+		tn = numberTone
+	}
+	colorBar(b, x, y, h, s, func(tTop, tBot float64) cell {
+		switch {
+		case o.Mono && s.diverging():
+			return cell{r: shadeAt(math.Abs(tTop + tBot - 1))}
+		case o.Mono:
+			return cell{r: map[[2]bool]rune{{true, true}: '█', {true, false}: '▀', {false, true}: '▄', {false, false}: ' '}[[2]bool{tTop >= 0.5, tBot >= 0.5}]}
+		}
+		return cell{r: '▀', fg: s.color(s.valueAt(tTop), tn, true, o), bg: s.color(s.valueAt(tBot), tn, true, o)}
+	})
 }
 
 func marked(im sims.Image, i, j int) bool {

@@ -349,6 +349,8 @@ func (s scale) band(z float64) int {
 	return clampInt(math.Floor(s.frac(z)*float64(n)), 0, n-1)
 }
 
+func (s scale) diverging() bool { return s.g.Scale == sims.Diverging }
+
 // color is z's colour on the grid's scale in tone tn; dark picks the
 // diverging ramp with a dark middle (images).
 func (s scale) color(z float64, tn tone, dark bool, o Options) rgb {
