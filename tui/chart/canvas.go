@@ -556,8 +556,8 @@ type canvasLayout struct {
 // layoutCanvas places a canvas in w×h (the title and the bottom line
 // excluded). A matrix (an index axis and a continuous Heat) gets its
 // colour bar, and an index axis its labels, when the canvas keeps at
-// least half the width and canvasMinW columns (the bar goes first, then
-// the row labels), and when each index has a row (row labels) or room
+// least half the width and canvasMinW columns (the row labels yield
+// first, then the bar), and when each index has a row (row labels) or room
 // for its widest label and a space (column labels, which take a row of
 // a canvas of at least 4).
 func layoutCanvas(c sims.CanvasChart, w, h int, o Options) canvasLayout {
@@ -573,10 +573,10 @@ func layoutCanvas(c sims.CanvasChart, w, h int, o Options) canvasLayout {
 	}
 	room := func() bool { return w-rl-bw >= max(canvasMinW, w/2) }
 	if !room() {
-		bw = 0
+		rl = 0
 	}
 	if !room() {
-		rl = 0
+		bw = 0
 	}
 	l.x0, l.cw, l.bar, l.rowLabels = rl, w-rl-bw, bw > 0, rl > 0
 	if ix := c.XIndex; indexLabelled(ix) && h >= 4 &&

@@ -95,7 +95,7 @@ func TestColorBars(t *testing.T) {
 	}{
 		{"attention", matrixChart(tokens, sims.Sequential, 0, 1), 40, 12, "1", "0", 1, 10, true},
 		{"diverging matrix", matrixChart(tokens, sims.Diverging, -0.774, 0.774), 40, 12, "0.774", "-0.774", 1, 10, true},
-		{"matrix too narrow for a bar", matrixChart(tokens, sims.Sequential, 0.0123, 0.98), 20, 12, "", "", 0, 0, false},
+		{"matrix too narrow for a bar", matrixChart(tokens, sims.Sequential, 0.0123, 0.98), 19, 12, "", "", 0, 0, false},
 		{"numbers", numbers, 30, 6, "8.5", "0", 1, 3, true},
 		{"signed filters", weights, 40, 6, "0.25", "-0.25", 1, 4, true},
 		{"ink has no bar", digits, 40, 6, "", "", 0, 0, false},
