@@ -135,6 +135,24 @@ type CanvasChart struct {
 	Legend   []string // Legend[i] names class i
 	XLabel   string
 	YLabel   string
+	// XIndex and YIndex, when set, say that the axis counts the columns or
+	// rows of a matrix drawn as Heat (an attention map, a Gram matrix, a
+	// transport plan) instead of measuring: its range reads as the first
+	// and last index, the indices' labels are drawn along it where they
+	// fit, and the Heat gets a colour bar with its range.
+	XIndex, YIndex *Index
+}
+
+// Index is an axis of a canvas that counts cells: indices First..Last,
+// index k's cell centred at world coordinate At + k·Step (Step < 0 for
+// rows numbered from the top; with maps side by side, the first map's).
+type Index struct {
+	First, Last int
+	At, Step    float64
+	// Labels, when it has Last−First+1 entries, names the indices (the
+	// tokens of an attention map). Text from data is passed through
+	// Visible first: the renderer draws it as it is.
+	Labels []string
 }
 
 // Band is the region between the curves Lo and Hi over increasing X (a

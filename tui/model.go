@@ -101,6 +101,7 @@ type Model struct {
 	w, h    int
 	mono    bool
 	basic   bool // 16 colours: fields drawn as in mono, the rest in colour
+	pal256  bool // 256 colours: ramps in colours of the palette (chart.Options.Palette256)
 	seeds   uint64
 	modal   modal
 	flash   string
@@ -358,6 +359,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.ColorProfileMsg:
 		m.mono = msg.Profile == colorprofile.Ascii || msg.Profile == colorprofile.NoTTY
 		m.basic = msg.Profile == colorprofile.ANSI
+		m.pal256 = msg.Profile == colorprofile.ANSI256
 		return m, nil
 	case tickMsg:
 		m.refresh()
@@ -689,7 +691,7 @@ func (m *Model) dashboard() string {
 		}
 	case zoom:
 		p := m.panes[m.focus]
-		block := p.render(m.w, area, PaneStyle{Focused: true, Mono: m.mono, Basic: m.basic,
+		block := p.render(m.w, area, PaneStyle{Focused: true, Mono: m.mono, Basic: m.basic, Palette256: m.pal256,
 			Zoomed: m.zoom, NoteScroll: p.noteScroll})
 		for y := range area {
 			if y < len(block) {
@@ -701,7 +703,7 @@ func (m *Model) dashboard() string {
 		rects := m.rects()
 		blocks := m.blocks[:0]
 		for i, r := range rects {
-			blocks = append(blocks, m.panes[i].render(r.w, r.h, PaneStyle{Focused: i == m.focus, Mono: m.mono, Basic: m.basic}))
+			blocks = append(blocks, m.panes[i].render(r.w, r.h, PaneStyle{Focused: i == m.focus, Mono: m.mono, Basic: m.basic, Palette256: m.pal256}))
 		}
 		for y := range area {
 			for i, r := range rects { // the panes of a row, left to right

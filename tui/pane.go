@@ -17,6 +17,8 @@ type PaneStyle struct {
 	Focused bool
 	Mono    bool
 	Basic   bool // a 16-colour terminal: see chart.Options.Basic
+	// Palette256 is a 256-colour terminal: see chart.Options.Palette256.
+	Palette256 bool
 	// Zoomed is the zoom's one pane: notes that do not fit scroll, from
 	// wrapped line NoteScroll, instead of sending the reader to the zoom.
 	Zoomed     bool
@@ -43,7 +45,7 @@ func paneLines(s *sims.Snapshot, w, h int, st PaneStyle) []string {
 		return chart.TooSmall(w, h)
 	}
 	iw, ih := w-2, h-2
-	o := chart.Options{Mono: st.Mono, Basic: st.Basic}
+	o := chart.Options{Mono: st.Mono, Basic: st.Basic, Palette256: st.Palette256}
 	notes, keep := wrapNotes(paneNotes(s), stateNotes(s), iw)
 	charts, nNotes := fitCharts(s.Frame.Charts, iw, ih-1, len(notes), keep)
 	hidden := len(s.Frame.Charts) - len(charts)

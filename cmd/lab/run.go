@@ -172,6 +172,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 			profile = colorprofile.TrueColor
 		}
 		out.mono = profile <= colorprofile.Ascii
+		out.pal256 = profile == colorprofile.ANSI256
 		out.w = &colorprofile.Writer{Forward: stdout, Profile: profile}
 	}
 	prog := newProgress(stderr, name, steps, r.Taken)
@@ -251,7 +252,9 @@ type emitter struct {
 	spec *sims.Spec
 	o    runOptions
 	mono bool
-	mem  *memoryMeter // nil unless --memory
+	// pal256: stdout is a 256-colour terminal (chart.Options.Palette256).
+	pal256 bool
+	mem    *memoryMeter // nil unless --memory
 }
 
 // emit prints one snapshot; result is non-nil for the final one.
@@ -283,7 +286,7 @@ func (e *emitter) emit(s *sims.Snapshot, result map[string]any) error {
 		}
 		b = append(b, "}\n"...)
 	case e.o.frames:
-		b = append(b, tui.RenderPane(s, e.o.width, e.o.height, tui.PaneStyle{Focused: true, Mono: e.mono})...)
+		b = append(b, tui.RenderPane(s, e.o.width, e.o.height, tui.PaneStyle{Focused: true, Mono: e.mono, Palette256: e.pal256})...)
 		b = append(b, "\n\n"...)
 	default:
 		if result == nil {

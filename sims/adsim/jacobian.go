@@ -162,10 +162,20 @@ func (s *jacobianSim) Frame() sims.Frame {
 		}
 	}
 	lim = math.Max(lim, 1e-300)
+	xs, fs := make([]string, s.n), make([]string, s.m)
+	for j := range xs {
+		xs[j] = fmt.Sprintf("x%d", j+1)
+	}
+	for i := range fs {
+		fs[i] = fmt.Sprintf("f%d", i+1)
+	}
 	heat := sims.CanvasChart{Title: fmt.Sprintf("J filling by %s", map[ad.Mode]string{ad.ForwardMode: "columns", ad.ReverseMode: "rows"}[s.mode]),
 		View:   sims.Rect{XMin: 0.5, XMax: float64(s.n) + 0.5, YMin: 0.5, YMax: float64(s.m) + 0.5},
 		Heat:   &sims.Grid{NX: s.n, NY: s.m, Z: z, Shade: shade, Scale: sims.Diverging, Lo: -lim, Hi: lim},
-		XLabel: "column", YLabel: "row"}
+		XLabel: "column", YLabel: "row",
+		// Entry (i, j) of J, from 1 as in the table, is centred at (j, m+1−i).
+		XIndex: &sims.Index{First: 1, Last: s.n, At: 0, Step: 1, Labels: xs},
+		YIndex: &sims.Index{First: 1, Last: s.m, At: float64(s.m + 1), Step: -1, Labels: fs}}
 	return sims.Frame{
 		Sim:  Jacobian.Name,
 		Step: k,

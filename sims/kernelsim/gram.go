@@ -209,6 +209,9 @@ func (s *gramSim) Frame() sims.Frame {
 				View:   sims.Rect{XMin: 0, XMax: float64(n), YMin: 0, YMax: float64(n)},
 				Heat:   &sims.Grid{NX: n, NY: n, Z: z, Scale: sims.Sequential, Lo: zlo, Hi: zhi},
 				XLabel: "j", YLabel: "i",
+				// K_ij from 1, points in blob order: column j over [j−1, j].
+				XIndex: &sims.Index{First: 1, Last: n, At: -0.5, Step: 1},
+				YIndex: &sims.Index{First: 1, Last: n, At: float64(n) + 0.5, Step: -1},
 			},
 			sims.LineChart{Title: "λ_min/λ_max as points arrive", X0: x0, X1: x1, XLabel: "points n",
 				Series: []sims.Series{

@@ -120,7 +120,9 @@ func planChart(title string, f planFrame, heat *sims.Grid, mu, nu, rowSums []flo
 		legend = append(legend, "π1")
 	}
 	return sims.CanvasChart{Title: title, View: f.view(), Heat: heat, Paths: paths, Legend: legend,
-		XLabel: "target j", YLabel: "source i"}
+		XLabel: "target j", YLabel: "source i",
+		XIndex: &sims.Index{First: 0, Last: f.m - 1, At: 0.5, Step: 1},
+		YIndex: &sims.Index{First: 0, Last: f.n - 1, At: float64(f.n) - 0.5, Step: -1}}
 }
 
 // layout places the atoms of a problem for a picture of its couplings:

@@ -237,7 +237,9 @@ func (s *attnSim) headsFrame(f *sims.Frame) {
 			View:    sims.Rect{XMin: 0, XMax: float64(T), YMin: 0, YMax: float64(T)},
 			Heat:    &sims.Grid{NX: T, NY: T, Z: z, Scale: sims.Sequential, Lo: 0, Hi: 1},
 			Markers: []sims.Marker{{X: 0.5, Y: float64(T-q) - 0.5, Glyph: '▶', Class: 1}},
-			XLabel:  "key j", YLabel: "query i"})
+			XLabel:  "key j", YLabel: "query i",
+			XIndex: &sims.Index{First: 0, Last: T - 1, At: 0.5, Step: 1, Labels: s.shown},
+			YIndex: &sims.Index{First: 0, Last: T - 1, At: float64(T) - 0.5, Step: -1, Labels: s.shown}})
 	}
 	bars := sims.BarChart{Title: fmt.Sprintf("head 1: query %d (%s) attends to", q, s.shown[q]), Max: 1}
 	for j, w := range s.shown {

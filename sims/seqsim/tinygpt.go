@@ -312,7 +312,9 @@ func (s *gptSim) Frame() sims.Frame {
 		f.Charts = append(f.Charts, sims.CanvasChart{Title: fmt.Sprintf("last sample: layer %d, heads 1–%d", s.cfg.Layers, H),
 			View:   sims.Rect{XMin: 0, XMax: float64(W), YMin: 0, YMax: float64(T)},
 			Heat:   &sims.Grid{NX: W, NY: T, Z: s.maps, Scale: sims.Sequential, Lo: 0, Hi: 1},
-			XLabel: "keys, head by head", YLabel: "queries"})
+			XLabel: "key j, head by head", YLabel: "query i",
+			XIndex: &sims.Index{First: 0, Last: T - 1, At: 0.5, Step: 1},
+			YIndex: &sims.Index{First: 0, Last: T - 1, At: float64(T) - 0.5, Step: -1}})
 	}
 	if s.lm != nil {
 		f.Text = []string{"sample: " + s.lm.sample}

@@ -96,7 +96,7 @@ const heatDim = 0.4
 // heat fills the background from a field: half blocks in colour; when
 // plain (mono, 16 colours), level lines for a banded field and shades for
 // a continuous one.
-func (cv *canvas) heat(g *sims.Grid, plain bool) {
+func (cv *canvas) heat(g *sims.Grid, plain bool, o Options) {
 	if !gridOK(g) {
 		return
 	}
@@ -124,7 +124,7 @@ func (cv *canvas) heat(g *sims.Grid, plain bool) {
 		if g.Scale == sims.Categorical && !math.IsNaN(z) {
 			return classTint(classOf(z), keep*(1-heatDim))
 		}
-		return blend(blend(heatShadow, s.color(z), keep), heatShadow, heatDim)
+		return s.color(z, tone{keep, heatDim}, false, o)
 	}
 	for cy := 0; cy < cv.h; cy++ {
 		for cx := 0; cx < cv.w; cx++ {
@@ -452,7 +452,8 @@ func legendWidth(legend []string) int {
 }
 
 // axisRanges says what a canvas spans: "x -3…3  y -2…2" with the chart's
-// axis labels, and the short form "-3…3 × -2…2".
+// axis labels, and the short form "-3…3 × -2…2"; an index axis by its
+// first and last index ("key j 0…4").
 func axisRanges(c sims.CanvasChart) (full, short string) {
 	v := c.View
 	xl, yl := c.XLabel, c.YLabel
@@ -463,6 +464,12 @@ func axisRanges(c sims.CanvasChart) (full, short string) {
 		yl = "y"
 	}
 	xr, yr := rangeNum(v.XMin)+"…"+rangeNum(v.XMax), rangeNum(v.YMin)+"…"+rangeNum(v.YMax)
+	if ix := c.XIndex; ix != nil {
+		xr = fmt.Sprintf("%d…%d", ix.First, ix.Last)
+	}
+	if ix := c.YIndex; ix != nil {
+		yr = fmt.Sprintf("%d…%d", ix.First, ix.Last)
+	}
 	return fmt.Sprintf("%s %s  %s %s", xl, xr, yl, yr), xr + " × " + yr
 }
 
@@ -500,9 +507,10 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 		b.text(0, 1, "no data yet", axisColor, false)
 		return b.lines()
 	}
-	cv := newCanvas(w, h-2, v, o.Mono)
+	lay := layoutCanvas(c, w, h-2, o)
+	cv := newCanvas(lay.cw, lay.ch, v, o.Mono)
 	if c.Heat != nil {
-		cv.heat(c.Heat, o.Mono || o.Basic)
+		cv.heat(c.Heat, o.Mono || o.Basic, o)
 	}
 	for _, bd := range c.Bands {
 		cv.band(bd, o.Mono || o.Basic)
@@ -519,7 +527,19 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	for _, m := range c.Markers {
 		cv.put(m.X, m.Y, m.Glyph, classColor(m.Class))
 	}
-	cv.draw(b, 0, 1)
+	cv.draw(b, lay.x0, 1)
+	lay.drawIndices(b, c)
+	if lay.bar {
+		s := newScale(c.Heat)
+		colorBar(b, lay.x0+lay.cw, 1, lay.ch, s, func(tTop, tBot float64) cell {
+			if o.Mono || o.Basic {
+				return cell{r: shadeAt((tTop + tBot) / 2)}
+			}
+			top := s.color(s.valueAt(tTop), tone{1, heatDim}, false, o)
+			bot := s.color(s.valueAt(tBot), tone{1, heatDim}, false, o)
+			return cell{r: '▀', fg: top, bg: bot}
+		})
+	}
 
 	// The axis ranges go at the right of the bottom line, beside the legend;
 	// when the legend needs the whole line, at the right of the title line
@@ -540,4 +560,92 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 		classLegend(b, h-1, w, c.Legend, o)
 	}
 	return b.lines()
+}
+
+// canvasLayout is where a canvas's parts go in its chart: the canvas
+// cw×ch from column x0 and row 1, the labels of a YIndex in the x0
+// columns left of it, those of an XIndex on the row under it, and the
+// colour bar of a matrix right of it.
+type canvasLayout struct {
+	x0, cw, ch           int
+	rowLabels, colLabels bool
+	bar                  bool
+}
+
+// layoutCanvas places a canvas in w×h (the title and the bottom line
+// excluded). A matrix (an index axis and a continuous Heat) gets its
+// colour bar, and an index axis its labels, when the canvas keeps at
+// least half the width and canvasMinW columns (the row labels yield
+// first, then the bar), and when each index has a row (row labels) or room
+// for its widest label and a space (column labels, which take a row of
+// a canvas of at least 4).
+func layoutCanvas(c sims.CanvasChart, w, h int, o Options) canvasLayout {
+	l := canvasLayout{cw: w, ch: h}
+	v := c.View
+	rl, bw := 0, 0
+	if ix := c.YIndex; indexLabelled(ix) && float64(h)*math.Abs(ix.Step) >= v.YMax-v.YMin {
+		rl = labelsWidth(ix.Labels) + 1
+	}
+	if g := c.Heat; g != nil && gridOK(g) && g.Scale != sims.Categorical && (c.XIndex != nil || c.YIndex != nil) &&
+		!((o.Mono || o.Basic) && g.Levels > 0) && h >= 2 {
+		bw = colorBarWidth(newScale(g), h)
+	}
+	room := func() bool { return w-rl-bw >= max(canvasMinW, w/2) }
+	if !room() {
+		rl = 0
+	}
+	if !room() {
+		bw = 0
+	}
+	l.x0, l.cw, l.bar, l.rowLabels = rl, w-rl-bw, bw > 0, rl > 0
+	if ix := c.XIndex; indexLabelled(ix) && h >= 4 &&
+		float64(l.cw)*math.Abs(ix.Step) >= float64(labelsWidth(ix.Labels)+1)*(v.XMax-v.XMin) {
+		l.colLabels, l.ch = true, h-1
+	}
+	return l
+}
+
+// canvasMinW is the fewest columns a canvas keeps beside its labels and
+// colour bar.
+const canvasMinW = 12
+
+func indexLabelled(ix *sims.Index) bool {
+	return ix != nil && ix.Last >= ix.First && len(ix.Labels) == ix.Last-ix.First+1 && ix.Step != 0
+}
+
+func labelsWidth(labels []string) int {
+	n := 0
+	for _, s := range labels {
+		n = max(n, Width(s))
+	}
+	return n
+}
+
+// drawIndices writes the index labels that the layout has room for: a
+// row's right-aligned left of the canvas on the row of its cell's
+// centre, a column's centred under its cell.
+func (l canvasLayout) drawIndices(b *buffer, c sims.CanvasChart) {
+	v := c.View
+	if l.rowLabels {
+		ix := c.YIndex
+		for k := ix.First; k <= ix.Last; k++ {
+			y := ix.At + float64(k)*ix.Step
+			row := int(math.Floor((v.YMax - y) / (v.YMax - v.YMin) * float64(l.ch)))
+			if row >= 0 && row < l.ch {
+				s := ix.Labels[k-ix.First]
+				b.text(l.x0-1-Width(s), 1+row, s, axisColor, false)
+			}
+		}
+	}
+	if l.colLabels {
+		ix := c.XIndex
+		for k := ix.First; k <= ix.Last; k++ {
+			x := ix.At + float64(k)*ix.Step
+			col := int(math.Floor((x - v.XMin) / (v.XMax - v.XMin) * float64(l.cw)))
+			if col >= 0 && col < l.cw {
+				s := ix.Labels[k-ix.First]
+				b.text(l.x0+col-(Width(s)-1)/2, 1+l.ch, s, axisColor, false)
+			}
+		}
+	}
 }

@@ -19,6 +19,10 @@ type Options struct {
 	// as bands of loud colour hiding what is drawn over it: fields are
 	// drawn as in Mono (level lines or shades), everything else in colour.
 	Basic bool
+	// Palette256 is for 256-colour terminals: colour ramps are drawn in
+	// xterm-256 colours chosen to keep their levels apart (see paint),
+	// instead of 24-bit colours that the terminal would round together.
+	Palette256 bool
 }
 
 // MinSize returns the smallest width and height at which a chart of this

@@ -13,18 +13,12 @@ import (
 // markInk tints the pixels of an image's Mark.
 var markInk = newRGB(0xff, 0x9f, 0x1a)
 
-// darkDiverging is the Diverging ramp of images: blue, the dark of the
-// terminal at the middle (a zero weight is blank paper), red.
-var darkDiverging = []rgb{newRGB(0x3a, 0x80, 0xf0), newRGB(0x16, 0x16, 0x16), newRGB(0xf0, 0x44, 0x3a)}
-
-// imageColor is a pixel's colour: the chart's scale, with a dark middle
-// for a diverging one.
-func imageColor(s scale, v float64) rgb {
-	if s.g.Scale == sims.Diverging {
-		return ramp(darkDiverging, s.unit(v))
-	}
-	return s.color(v)
-}
+// pixelTone is an image's pixel: the ramp's colour itself; numberTone is
+// the cell under a number, dimmed so that the digits stay readable.
+var (
+	pixelTone  = tone{keep: 1}
+	numberTone = tone{keep: 1, dim: 0.55}
+)
 
 // imageLayout is how an ImageChart's tiles are placed: pixels scaled by
 // zoom (pixel mode: zoom columns and zoom/2 rows per pixel), or numbers in
@@ -173,6 +167,19 @@ func numberWidth(c sims.ImageChart) int {
 func imageChart(c sims.ImageChart, w, h int, o Options) []string {
 	b := newBuffer(w, h, o.Mono)
 	l := layoutImages(c, w, h-1)
+	// The colour bar, when the images have one, goes right of the tiles
+	// when they leave it room, or when taking it from their width shows
+	// as many images as large (a zoom of 2 or more stays large).
+	var bar *scale
+	if s, ok := imageScale(c); ok && !(o.Mono && c.Numbers) { // mono numbers have no colour to explain
+		bw := colorBarWidth(s, h-1)
+		if used := l.perRow*(l.tileW+1) - 1; used+bw <= w {
+			bar = &s
+		} else if l2 := layoutImages(c, w-bw, h-1); l2.shown == l.shown && l2.numbers == l.numbers &&
+			(l2.zoom == l.zoom || l2.zoom >= 2) {
+			l, bar = l2, &s
+		}
+	}
 	note := ""
 	if hidden := len(c.Images) - l.shown; hidden > 0 {
 		note = fmt.Sprintf("(+%d more)", hidden)
@@ -212,7 +219,61 @@ func imageChart(c sims.ImageChart, w, h int, o Options) []string {
 		}
 		y += l.tileH + 1
 	}
+	if bar != nil {
+		drawImageBar(b, c, l, *bar, o)
+	}
 	return b.lines()
+}
+
+// imageScale is the one scale of an ImageChart's colours, for its colour
+// bar: a range common to its images (the chart's Lo and Hi, or the one
+// image's own), on a scale of values (Sequential, Diverging; not the ink
+// of a Grey picture nor classes); ok is false when there is none.
+func imageScale(c sims.ImageChart) (scale, bool) {
+	if c.Scale != sims.Sequential && c.Scale != sims.Diverging {
+		return scale{}, false
+	}
+	if c.Lo < c.Hi && isFinite(c.Lo) && isFinite(c.Hi) {
+		return newScale(&sims.Grid{Scale: c.Scale, Lo: c.Lo, Hi: c.Hi}), true
+	}
+	if len(c.Images) != 1 || !imageOK(c.Images[0]) {
+		return scale{}, false
+	}
+	im := c.Images[0]
+	return newScale(&sims.Grid{NX: im.W, NY: im.H, Z: im.Pix, Scale: c.Scale}), true
+}
+
+// drawImageBar draws the colour bar right of the tiles, over the rows
+// the tiles take (captions excluded), drawn as their pixels or number
+// cells are.
+func drawImageBar(b *buffer, c sims.ImageChart, l imageLayout, s scale, o Options) {
+	perRow := l.perRow
+	if c.Columns > 0 {
+		perRow = min(perRow, c.Columns)
+	}
+	x := min(perRow, len(c.Images))*(l.tileW+1) - 1
+	h := l.rows*(l.tileH+1) - 1
+	y := 1
+	if l.numbers && len(c.Images) > 0 { // beside the numbers, under column labels
+		_, cl := numberLabels(c.Images[0])
+		y, h = y+cl, h-cl
+	}
+	if h < 2 {
+		return
+	}
+	tn := pixelTone
+	if l.numbers {
+		tn = numberTone
+	}
+	colorBar(b, x, y, h, s, func(tTop, tBot float64) cell {
+		switch {
+		case o.Mono && s.diverging():
+			return cell{r: shadeAt(math.Abs(tTop + tBot - 1))}
+		case o.Mono:
+			return cell{r: map[[2]bool]rune{{true, true}: '█', {true, false}: '▀', {false, true}: '▄', {false, false}: ' '}[[2]bool{tTop >= 0.5, tBot >= 0.5}]}
+		}
+		return cell{r: '▀', fg: s.color(s.valueAt(tTop), tn, true, o), bg: s.color(s.valueAt(tBot), tn, true, o)}
+	})
 }
 
 func marked(im sims.Image, i, j int) bool {
@@ -244,7 +305,7 @@ func drawPixels(b *buffer, x0, y0 int, im sims.Image, s scale, zoom float64, o O
 		if math.IsNaN(v) {
 			return px{}
 		}
-		p := px{ok: true, mark: marked(im, i, j), t: s.unit(v), c: imageColor(s, v)}
+		p := px{ok: true, mark: marked(im, i, j), t: s.unit(v), c: s.color(v, pixelTone, true, o)}
 		if p.mark {
 			p.c = blend(p.c, markInk, 0.45)
 		}
@@ -320,7 +381,7 @@ func drawNumbers(b *buffer, x0, y0 int, im sims.Image, s scale, cellW int, o Opt
 			v := im.Pix[j*im.W+i]
 			t := imageNumber(v)
 			x := x0 + i*cellW
-			bg := blend(imageColor(s, v), heatShadow, 0.55)
+			bg := s.color(v, numberTone, true, o)
 			if math.IsNaN(v) { // not there yet: a dot on the terminal's background
 				t, bg = "·", 0
 			}

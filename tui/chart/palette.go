@@ -82,6 +82,204 @@ var greys = []rgb{newRGB(0x12, 0x12, 0x12), newRGB(0xf4, 0xf4, 0xf4)}
 // diverging stops: blue, white, red.
 var diverging = []rgb{newRGB(0x2c, 0x6f, 0xd6), newRGB(0xf2, 0xf2, 0xf2), newRGB(0xd6, 0x33, 0x2c)}
 
+// darkDiverging is the Diverging ramp of images: blue, the dark of the
+// terminal at the middle (a zero weight is blank paper), red.
+var darkDiverging = []rgb{newRGB(0x3a, 0x80, 0xf0), newRGB(0x16, 0x16, 0x16), newRGB(0xf0, 0x44, 0x3a)}
+
+// rampID names a continuous ramp: the stops of a colour scale.
+type rampID uint8
+
+const (
+	rampViridis       rampID = iota // Sequential
+	rampDiverging                   // Diverging on a canvas
+	rampDarkDiverging               // Diverging in an image
+	rampGreys                       // Grey
+)
+
+// rampStops are the stops of each ramp, by rampID.
+var rampStops = [...][]rgb{rampViridis: viridis, rampDiverging: diverging, rampDarkDiverging: darkDiverging, rampGreys: greys}
+
+// rampOf is the ramp of a continuous scale; dark says the diverging one
+// with a dark middle (images).
+func rampOf(s sims.ColorScale, dark bool) rampID {
+	switch s {
+	case sims.Diverging:
+		if dark {
+			return rampDarkDiverging
+		}
+		return rampDiverging
+	case sims.Grey:
+		return rampGreys
+	}
+	return rampViridis
+}
+
+// tone says how a ramp's colour is pulled toward heatShadow: it keeps the
+// fraction keep of the colour, then is dimmed by dim. An image's pixel
+// is {1, 0}; a field under what a canvas draws over it is dimmed.
+type tone struct{ keep, dim float64 }
+
+// paint is the colour at t ∈ [0, 1] of ramp id in tone tn. In 24-bit
+// colour it is the ramp's blend; with a 256-colour palette it is one of
+// levels256 xterm colours chosen for this ramp and tone (ramp256), so
+// that the terminal's own rounding, which merges the dark half of a
+// dimmed ramp into two or three cells, never happens.
+func paint(id rampID, t float64, tn tone, o Options) rgb {
+	if o.Palette256 {
+		cells := ramp256(id, tn)
+		return cells[int(math.Round(clamp01(t)*float64(len(cells)-1)))]
+	}
+	return blend(blend(heatShadow, ramp(rampStops[id], t), tn.keep), heatShadow, tn.dim)
+}
+
+// levels256 is how many distinct colours a ramp has in a 256-colour
+// palette: more than the 12 levels a reader is to tell apart, and few
+// enough that each is a colour of its own in the 6×6×6 cube and the 24
+// greys (a dark ramp has not many more).
+const levels256 = 16
+
+type rampKey struct {
+	id        rampID
+	keep, dim int // in twentieths
+}
+
+var (
+	ramps256Mu sync.Mutex
+	ramps256   = map[rampKey][]rgb{}
+)
+
+// ramp256 is ramp id in tone tn as levels256 xterm-256 colours, computed
+// once per ramp and tone (the tone rounded to twentieths). The terminal's
+// own rounding takes each 24-bit level to its nearest palette colour
+// alone, and a dark ramp's levels then share two or three. Here the
+// levels are split where the ramp's lightness turns (a diverging ramp's
+// middle), and each run of levels is the sequence of palette colours
+// nearest to the 24-bit ones (least squares in CIELAB) whose lightness
+// moves the ramp's way, each at least minStep256 from the one before and
+// none taken by an earlier run: every level has a colour of its own.
+func ramp256(id rampID, tn tone) []rgb {
+	k := rampKey{id, int(math.Round(clamp01(tn.keep) * 20)), int(math.Round(clamp01(tn.dim) * 20))}
+	ramps256Mu.Lock()
+	defer ramps256Mu.Unlock()
+	if cells, ok := ramps256[k]; ok {
+		return cells
+	}
+	tn = tone{float64(k.keep) / 20, float64(k.dim) / 20}
+	want := make([]rgb, levels256)
+	// sign[i] is the way lightness goes from level i−1 to i: 0 where it
+	// turns (a diverging ramp's middle) or at level 0.
+	sign := make([]float64, levels256)
+	for i := range want {
+		want[i] = paint(id, float64(i)/(levels256-1), tn, Options{})
+		if i > 0 {
+			l0, l1 := cielab(want[i-1])[0], cielab(want[i])[0]
+			if math.Abs(l1-l0) >= 0.5 {
+				sign[i] = math.Copysign(1, l1-l0)
+			}
+		}
+	}
+	var taken [n256]bool
+	prev := -1
+	cells := make([]rgb, 0, levels256)
+	for a := 0; a < levels256; {
+		dir := sign[max(a, 1)]
+		b := a + 1 // the run a..b−1 goes one way
+		for b < levels256 && sign[b] == dir && dir != 0 {
+			b++
+		}
+		run := path256(want[a:b], dir, prev, &taken)
+		for _, c := range run {
+			taken[c] = true
+			cells = append(cells, xterm256(16+c))
+		}
+		prev, a = run[len(run)-1], b
+	}
+	ramps256[k] = cells
+	return cells
+}
+
+// path256 is the run of palette colours (indices into xterm 16..255)
+// nearest to want by dynamic programming: each colour's lightness moves
+// the way dir says from the colour before it (prev's for the first, when
+// prev ≥ 0), at least minStep256 away from it, and is not taken. When
+// no such run exists (a ramp too dark for the palette) the step is
+// relaxed, and at last the direction.
+func path256(want []rgb, dir float64, prev int, taken *[n256]bool) []int {
+	pal := palette256()
+	for step := float64(minStep256); ; step /= 2 {
+		relaxed := step < 0.1
+		ok := func(p, c int) bool {
+			if relaxed {
+				return true
+			}
+			return pal.dist[p][c] >= step && (dir == 0 || (pal.lab[c][0]-pal.lab[p][0])*dir > 0)
+		}
+		cost := make([][n256]float64, len(want))
+		from := make([][n256]int, len(want))
+		for i := range want {
+			for c := range n256 {
+				cost[i][c], from[i][c] = math.Inf(1), -1
+				switch {
+				case taken[c]:
+					continue
+				case i == 0:
+					if prev >= 0 && !ok(prev, c) {
+						continue
+					}
+					cost[i][c] = 0
+				default:
+					for p := range n256 {
+						if cost[i-1][p] < cost[i][c] && p != c && ok(p, c) {
+							cost[i][c], from[i][c] = cost[i-1][p], p
+						}
+					}
+				}
+				cost[i][c] += labDist2(cielab(want[i]), pal.lab[c])
+			}
+		}
+		last := 0
+		for c := range n256 {
+			if cost[len(want)-1][c] < cost[len(want)-1][last] {
+				last = c
+			}
+		}
+		if !math.IsInf(cost[len(want)-1][last], 1) {
+			run := make([]int, len(want))
+			for i := len(want) - 1; i >= 0; i-- {
+				run[i], last = last, from[i][last]
+			}
+			return run
+		}
+	}
+}
+
+// n256 is the number of xterm colours a ramp may take: the 6×6×6 cube
+// and the 24 greys, 16..255 (the first 16 are the terminal's own).
+const n256 = 240
+
+// pal256 is the xterm colours 16..255 in CIELAB, with their distances.
+type pal256 struct {
+	lab  [n256][3]float64
+	dist [n256][n256]float64
+}
+
+var palette256 = sync.OnceValue(func() *pal256 {
+	p := new(pal256)
+	for c := range n256 {
+		p.lab[c] = cielab(xterm256(16 + c))
+	}
+	for a := range n256 {
+		for b := range n256 {
+			p.dist[a][b] = math.Sqrt(labDist2(p.lab[a], p.lab[b]))
+		}
+	}
+	return p
+})
+
+// minStep256 is the least CIELAB distance between two neighbouring levels
+// of a 256-colour ramp: plainly two colours side by side.
+const minStep256 = 5
+
 func ramp(stops []rgb, t float64) rgb {
 	t = clamp01(t)
 	pos := t * float64(len(stops)-1)
@@ -156,17 +354,15 @@ func (s scale) band(z float64) int {
 	return clampInt(math.Floor(s.frac(z)*float64(n)), 0, n-1)
 }
 
-func (s scale) color(z float64) rgb {
-	switch s.g.Scale {
-	case sims.Categorical:
+func (s scale) diverging() bool { return s.g.Scale == sims.Diverging }
+
+// color is z's colour on the grid's scale in tone tn; dark picks the
+// diverging ramp with a dark middle (images).
+func (s scale) color(z float64, tn tone, dark bool, o Options) rgb {
+	if s.g.Scale == sims.Categorical {
 		return classColor(classOf(z))
-	case sims.Diverging:
-		return ramp(diverging, s.unit(z))
-	case sims.Grey:
-		return ramp(greys, s.unit(z))
-	default:
-		return ramp(viridis, s.unit(z))
 	}
+	return paint(rampOf(s.g.Scale, dark), s.unit(z), tn, o)
 }
 
 // gridOK reports whether g has the NX·NY values it says (without
@@ -359,4 +555,37 @@ func rgbDist(a, b rgb) float64 {
 	br, bg, bb := b.parts()
 	dr, dg, db := float64(ar)-float64(br), float64(ag)-float64(bg), float64(ab)-float64(bb)
 	return math.Sqrt(dr*dr + dg*dg + db*db)
+}
+
+// labDist2 is the squared distance of two CIELAB colours.
+func labDist2(a, b [3]float64) float64 {
+	return (a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) + (a[2]-b[2])*(a[2]-b[2])
+}
+
+// labDist is the distance of two colours in CIELAB (ΔE*ab, 1976): about
+// 2.3 is the smallest difference a reader sees.
+func labDist(a, b rgb) float64 { return math.Sqrt(labDist2(cielab(a), cielab(b))) }
+
+// cielab is c (sRGB, D65 white) in CIELAB: L*, a*, b*.
+func cielab(c rgb) [3]float64 {
+	lin := func(u uint8) float64 {
+		v := float64(u) / 255
+		if v <= 0.04045 {
+			return v / 12.92
+		}
+		return math.Pow((v+0.055)/1.055, 2.4)
+	}
+	r8, g8, b8 := c.parts()
+	r, g, bl := lin(r8), lin(g8), lin(b8)
+	x := (0.4124*r + 0.3576*g + 0.1805*bl) / 0.95047
+	y := 0.2126*r + 0.7152*g + 0.0722*bl
+	z := (0.0193*r + 0.1192*g + 0.9505*bl) / 1.08883
+	f := func(t float64) float64 {
+		if t > 216.0/24389 {
+			return math.Cbrt(t)
+		}
+		return (24389.0/27*t + 16) / 116
+	}
+	fx, fy, fz := f(x), f(y), f(z)
+	return [3]float64{116*fy - 16, 500 * (fx - fy), 200 * (fy - fz)}
 }
