@@ -72,7 +72,7 @@ const serveUsage = `Serve flags (each SSH session gets its own lab with these pa
                                 checks (v2 LOCAL, v1 UNKNOWN or a header naming the check's
                                 own connection) get the SSH version line and are counted
                                 nowhere. Per-address limits hold per replica: to cap an
-                                address across replicas, see the README (a stick table)
+                                address across replicas, see docs/serving.md (a stick table)
   --log-level L                 debug, info, warn or error (default info); debug adds the
                                 balancers' health checks
   --fps N                       frames per second sent to each visitor, 1..60 (default 20);
