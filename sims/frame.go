@@ -44,6 +44,12 @@ func (m Metric) Negligible() bool {
 	return m.Value != 0 && math.Abs(m.Value) <= RoundingNoise*m.Scale
 }
 
+// NoiseFloor returns x, or the rounding-noise level of its scale
+// (RoundingNoise·scale) when x is below it: a log chart of a quantity
+// falling to 0 (an error, an angle) then ends in a flat line at that
+// level rather than plotting rounding error between 1e-14 and 1e-17.
+func NoiseFloor(x, scale float64) float64 { return math.Max(x, RoundingNoise*scale) }
+
 // FiniteOr returns x, or alt when x is NaN or infinite: a metric must be
 // finite, and some are undefined early in a run or on some data.
 func FiniteOr(x, alt float64) float64 {

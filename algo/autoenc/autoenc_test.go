@@ -212,3 +212,26 @@ func TestVAEOnRing(t *testing.T) {
 	_, err = NewVAE(VAEConfig{D: 2, Latent: 2, Units: 8, Batch: 8, Likelihood: Gaussian}, data, rng)
 	algotest.WantParam(t, err, "decoder_sd")
 }
+
+// TestPrincipalAnglesClosedForm: spans whose angles are known, from 1e-12
+// to π/2. The arccos of the cosines alone was good to √ε ≈ 1.5e-8 only,
+// so that the small angles read 0 or 1.5e-8; from the sines they hold to
+// a few ulps relative.
+func TestPrincipalAnglesClosedForm(t *testing.T) {
+	for _, th := range []float64{1e-12, 3e-9, 1e-6, 0.3, math.Pi/4 - 1e-3, math.Pi/4 + 1e-3, 1.2, math.Pi / 2} {
+		c, s := math.Cos(th), math.Sin(th)
+		// Lines in the plane: e₁ against (cos θ, sin θ).
+		line := PrincipalAngles(mat.NewDense(2, 1, []float64{1, 0}), mat.NewDense(2, 1, []float64{c, s}))
+		// Planes in R⁴: span(e₁, e₂) against span(e₁, cos θ e₂ + sin θ e₃),
+		// scaled and sheared so that neither basis is orthonormal.
+		a := mat.NewDense(4, 2, []float64{2, 1, 0, 3, 0, 0, 0, 0})
+		b := mat.NewDense(4, 2, []float64{5, 1, 0, c, 0, s, 0, 0})
+		plane := PrincipalAngles(a, b)
+		if len(line) != 1 || len(plane) != 2 {
+			t.Fatalf("θ = %g: %v, %v", th, line, plane)
+		}
+		algotest.Near(t, "line", line[0], th, 8e-16*th)
+		algotest.Near(t, "plane's first", plane[0], 0, 1e-15)
+		algotest.Near(t, "plane's second", plane[1], th, 1e-14*th)
+	}
+}

@@ -171,27 +171,40 @@ func (l *Linear) PrincipalAngles() []float64 {
 }
 
 // PrincipalAngles is the angles between the column spaces of a and b
-// (both d×r of full rank).
+// (both d×r of full rank), increasing. With orthonormal bases Q_a, Q_b,
+// the cosines are the singular values of Q_aᵀQ_b and the sines those of
+// Q_b − Q_a(Q_aᵀQ_b), the part of b's basis outside a's span. An angle
+// below π/4 is taken from its sine, one above from its cosine (Knyazev
+// and Argentati 2002): the arccos of a cosine near 1 is only good to
+// √ε ≈ 1.5e-8, so an autoencoder converging onto PCA's subspace would
+// stall at 1.5e-8 rad while its sine goes on falling to rounding level.
 func PrincipalAngles(a, b mat.Matrix) []float64 {
 	var qa, qb mat.QR
 	qa.Factorize(a)
 	qb.Factorize(b)
-	_, r := a.Dims()
+	d, r := a.Dims()
 	var A, B mat.Dense
 	qa.QTo(&A)
 	qb.QTo(&B)
-	d, _ := a.Dims()
 	Aq, Bq := A.Slice(0, d, 0, r), B.Slice(0, d, 0, r)
 	var m mat.Dense
 	m.Mul(Aq.T(), Bq)
-	var svd mat.SVD
-	if !svd.Factorize(&m, mat.SVDNone) {
+	var outside mat.Dense
+	outside.Mul(Aq, &m)
+	outside.Sub(Bq, &outside)
+	var cs, sn mat.SVD
+	if !cs.Factorize(&m, mat.SVDNone) || !sn.Factorize(&outside, mat.SVDNone) {
 		return nil
 	}
-	sv := svd.Values(nil)
-	out := make([]float64, len(sv))
-	for i, s := range sv {
-		out[len(sv)-1-i] = math.Acos(math.Min(1, s))
+	cos, sin := cs.Values(nil), sn.Values(nil) // both decreasing: angles increasing, decreasing
+	out := make([]float64, r)
+	for i := range out {
+		c, s := cos[i], sin[r-1-i] // the i-th smallest angle's cosine and sine
+		if s < math.Sqrt2/2 {
+			out[i] = math.Asin(s)
+		} else {
+			out[i] = math.Acos(math.Min(1, c))
+		}
 	}
 	return out
 }

@@ -195,7 +195,7 @@ func newPCASim(l *autoenc.Linear) *pcaSim {
 
 func (s *pcaSim) record() {
 	a := s.l.PrincipalAngles()
-	s.trace.Add(s.l.Loss(), a[len(a)-1])
+	s.trace.Add(s.l.Loss(), sims.NoiseFloor(a[len(a)-1], math.Pi/2)) // an angle's scale: a right angle
 }
 
 func (s *pcaSim) Step() error {
@@ -247,7 +247,7 @@ func (s *pcaSim) Frame() sims.Frame {
 	a := l.PrincipalAngles()
 	return sims.Frame{Sim: Autoencoder.Name, Step: l.Steps(),
 		Metrics: []sims.Metric{{Name: "J", Value: l.Loss()}, {Name: "floor", Value: floor},
-			{Name: "gap", Value: l.Loss() - floor}, {Name: "angle", Value: a[len(a)-1]}, {Name: "grad", Value: l.GradNorm()}},
+			{Name: "gap", Value: l.Loss() - floor}, {Name: "angle", Value: a[len(a)-1], Scale: math.Pi / 2}, {Name: "grad", Value: l.GradNorm()}},
 		Charts: []sims.Chart{pic, loss, ang},
 		Text: []string{
 			fmt.Sprintf("covariance λ = %s; floor Σ_{j>%d} λ_j = %.6g", fmtList(l.Eigenvalues()), r, floor),
