@@ -177,7 +177,19 @@ func (s *interpSim) record() {
 	}
 	ti, tr := s.eng.TrainMSE()
 	vi, vr := s.eng.TestMSE()
-	s.errs.Add(ti, vi, tr, vr, sims.FiniteOr(s.eng.Cond(), math.MaxFloat64))
+	s.errs.Add(sims.NoiseFloor(ti, s.trainScale()), vi, tr, vr, sims.FiniteOr(s.eng.Cond(), math.MaxFloat64))
+}
+
+// trainScale is the mean square of the training targets: the scale of a
+// training error that is rounding alone (the interpolant's, which hits
+// every point).
+func (s *interpSim) trainScale() float64 {
+	k := s.eng.K()
+	var ySq float64
+	for _, y := range s.ys[:k] {
+		ySq += y * y / float64(k)
+	}
+	return ySq
 }
 
 func (s *interpSim) Step() error {
@@ -192,10 +204,7 @@ func (s *interpSim) Frame() sims.Frame {
 	k := s.eng.K()
 	ti, tr := s.eng.TrainMSE()
 	vi, vr := s.eng.TestMSE()
-	var ySq float64 // the scale of a training error that is rounding alone
-	for _, y := range s.ys[:k] {
-		ySq += y * y / float64(k)
-	}
+	ySq := s.trainScale()
 	metrics := []sims.Metric{
 		{Name: "points", Value: float64(k)},
 		{Name: "train_mse_interp", Value: sims.FiniteOr(ti, 0), Scale: ySq},
@@ -334,7 +343,11 @@ func (s *interpSim) notes() []string {
 	if s.noise >= 0 {
 		test += fmt.Sprintf(" (noise² %.3g)", s.noise*s.noise)
 	}
-	lines = append(lines, fmt.Sprintf("MSE interp/ridge: train %.2g/%.3g%s", ti, tr, test),
+	train := fmt.Sprintf("%.2g", ti)
+	if ti <= sims.RoundingNoise*s.trainScale() {
+		train = "≈ 0"
+	}
+	lines = append(lines, fmt.Sprintf("MSE interp/ridge: train %s/%.3g%s", train, tr, test),
 		fmt.Sprintf("ridge λ = %g: QR of [Φ; √(kλ)E] (Remark 3.6), kλ = %.3g", s.eng.Lambda(), float64(k)*s.eng.Lambda()))
 	if s.hi > s.view.YMax || s.lo < s.view.YMin {
 		lines = append(lines, fmt.Sprintf("interpolant clipped to data's y-range ± ¼; it spans [%.3g, %.3g]", s.lo, s.hi))
