@@ -44,6 +44,7 @@ type Gibbs struct {
 	logpx    float64
 	n        int
 	maxRatio float64 // largest |log α| over closed-form updates
+	maxTerms float64 // largest sum of the |terms| of such a log α: its rounding scale
 	sweepMax float64 // largest |log α| in the last sweep
 	checks   int     // closed-form updates checked
 	evals    int     // log p evaluations by the slice updates
@@ -94,7 +95,9 @@ func (g *Gibbs) drawExact(i int) {
 	v := g.cond.CondSample(i, g.x, g.rng)
 	g.x[i] = v
 	lpNew := g.p.LogP(g.x)
-	logRatio := lpNew + g.cond.CondLogPDF(i, g.x, old) - g.logpx - g.cond.CondLogPDF(i, g.x, v)
+	lqOld, lqNew := g.cond.CondLogPDF(i, g.x, old), g.cond.CondLogPDF(i, g.x, v)
+	logRatio := lpNew + lqOld - g.logpx - lqNew
+	g.maxTerms = math.Max(g.maxTerms, math.Abs(lpNew)+math.Abs(lqOld)+math.Abs(g.logpx)+math.Abs(lqNew))
 	a := math.Abs(logRatio)
 	if math.IsNaN(a) {
 		a = math.Inf(1)
@@ -163,6 +166,11 @@ func (g *Gibbs) Exact(i int) bool { return g.exact[i] }
 // MaxLogRatio is the largest |log α| of the Metropolis–Hastings ratio of a
 // closed-form conditional update so far, and the number of updates checked.
 func (g *Gibbs) MaxLogRatio() (maxAbs float64, checked int) { return g.maxRatio, g.checks }
+
+// LogRatioScale is the largest sum of the absolute values of the four
+// log densities a checked log α adds up: the scale against which a
+// |log α| of a few ulps of it is rounding, and log α = 0 holds exactly.
+func (g *Gibbs) LogRatioScale() float64 { return g.maxTerms }
 
 // SweepLogRatio is the largest |log α| of the closed-form updates of the
 // last sweep (0 when it had none).

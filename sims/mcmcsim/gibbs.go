@@ -73,7 +73,8 @@ func (s *gibbsSim) Step() error {
 	if err := s.step(); err != nil {
 		return err
 	}
-	s.ratios.Add(s.ens.Chain(0).(*mcmc.Gibbs).SweepLogRatio())
+	g := s.ens.Chain(0).(*mcmc.Gibbs)
+	s.ratios.Add(sims.NoiseFloor(g.SweepLogRatio(), g.LogRatioScale()))
 	return nil
 }
 
@@ -82,27 +83,29 @@ func (s *gibbsSim) Step() error {
 func (s *gibbsSim) ratioChart() sims.LineChart {
 	r0, r1 := s.ratios.Span()
 	return sims.LineChart{
-		Title:  "MH |log α| per sweep, chain 1",
-		Series: []sims.Series{{Name: "|log α| (0 drawn at 1e-16)", Y: s.ratios.Column(0), Class: 0}},
+		Title:  "|log α| per sweep, chain 1",
+		Series: []sims.Series{{Name: "|log α| ≈ 0 (rounding)", Y: s.ratios.Column(0), Class: 0}},
 		LogY:   true, X0: r0, X1: r1, XLabel: "sweep",
 	}
 }
 
 // maxLogRatio is the largest |log α| of any chain's closed-form updates,
-// and the number of updates checked.
-func (s *gibbsSim) maxLogRatio() (float64, int) {
-	m, n := 0.0, 0
+// the number of updates checked, and the scale of their terms (a |log α|
+// of rounding noise at that scale reads ≈ 0).
+func (s *gibbsSim) maxLogRatio() (float64, int, float64) {
+	m, n, scale := 0.0, 0, 0.0
 	for c := range s.c {
-		r, k := s.ens.Chain(c).(*mcmc.Gibbs).MaxLogRatio()
-		m, n = math.Max(m, r), n+k
+		g := s.ens.Chain(c).(*mcmc.Gibbs)
+		r, k := g.MaxLogRatio()
+		m, n, scale = math.Max(m, r), n+k, math.Max(scale, g.LogRatioScale())
 	}
-	return m, n
+	return m, n, scale
 }
 
 func (s *gibbsSim) Frame() sims.Frame {
 	s.refresh()
-	r, _ := s.maxLogRatio()
-	metrics := append(s.metrics(), sims.Metric{Name: "max_log_alpha", Value: math.Min(r, 1e300)})
+	r, _, scale := s.maxLogRatio()
+	metrics := append(s.metrics(), sims.Metric{Name: "max_log_alpha", Value: math.Min(r, 1e300), Scale: scale})
 	head, tail := s.charts()
 	if s.exact {
 		head[2] = s.ratioChart() // the acceptance rate is 1 by construction
@@ -136,7 +139,7 @@ func conditionals(tg target.Target) string {
 }
 
 func (s *gibbsSim) notes() []string {
-	r, k := s.maxLogRatio()
+	r, k, scale := s.maxLogRatio()
 	sweep := "x, then y, each from its full conditional"
 	if s.d == 1 {
 		sweep = "x from its conditional"
@@ -147,7 +150,11 @@ func (s *gibbsSim) notes() []string {
 		lines = append(lines, b)
 	}
 	if k > 0 {
-		lines = append(lines, fmt.Sprintf("MH ratio of the conditional proposal (eq 3.3): max |log α| = %.1e over %d updates — α ≡ 1 (L1149).", r, k))
+		ratio := fmt.Sprintf("= %.1e", r)
+		if r <= sims.RoundingNoise*scale {
+			ratio = "≈ 0 (rounding)"
+		}
+		lines = append(lines, fmt.Sprintf("MH ratio of the conditional proposal (eq 3.3): max |log α| %s over %d updates — α ≡ 1 (L1149).", ratio, k))
 	} else {
 		lines = append(lines, "every update is accepted: slice sampling never rejects, and leaves p invariant (Remark 3.5).")
 	}
@@ -162,7 +169,7 @@ func (s *gibbsSim) notes() []string {
 // Result reports the shared statistics and the largest |log α|.
 func (s *gibbsSim) Result() map[string]any {
 	res := s.result()
-	r, k := s.maxLogRatio()
+	r, k, _ := s.maxLogRatio()
 	res["max_log_alpha"] = jsonNum(r)
 	res["ratio_checks"] = k
 	return res
