@@ -291,6 +291,9 @@ type Image struct {
 	// RowLabels (H of them) and ColLabels (W) name the rows and columns of
 	// a numeric image (a confusion matrix's classes); pixels ignore them.
 	RowLabels, ColLabels []string
+	// NewRow starts a new row of tiles at this image, as Columns does
+	// for every row: a network's next layer, with its own number of maps.
+	NewRow bool
 }
 
 // Window is a rectangle of pixels: columns X0..X1−1, rows Y0..Y1−1.

@@ -74,7 +74,7 @@ type CNN struct {
 	Dense  []*Dense // the hidden layer (if any), then the output layer
 	sizes  [][3]int // channels, height, width after each block
 	params []*tensor.Tensor
-	maps   *tensor.Tensor // the last Forward's first feature maps
+	maps   []*tensor.Tensor // the last Forward's feature maps σ(conv) of each block, before pooling
 }
 
 // NewCNN validates cfg and draws the weights.
@@ -107,7 +107,7 @@ func NewCNN(cfg CNNConfig, rng *rand.Rand) (*CNN, error) {
 		return nil, algo.BadParam("rng", nil, "a random source")
 	}
 	cfg.Filters = append([]int(nil), cfg.Filters...)
-	n := &CNN{cfg: cfg}
+	n := &CNN{cfg: cfg, maps: make([]*tensor.Tensor, len(cfg.Filters))}
 	c, h, w := 1, cfg.H, cfg.W
 	for i, f := range cfg.Filters {
 		if f < 1 || f > MaxFilters {
@@ -156,9 +156,7 @@ func (n *CNN) Forward(tp *tensor.Tape, x *tensor.Tensor, _ *rand.Rand) *tensor.T
 	h := tp.Reshape(x, N, 1, n.cfg.H, n.cfg.W)
 	for i, cv := range n.Convs {
 		h = n.cfg.Act.Apply(tp, cv.Forward(tp, h, nil))
-		if i == 0 {
-			n.maps = h
-		}
+		n.maps[i] = h
 		h = tp.MaxPool2D(h, 2, 2)
 	}
 	s := n.sizes[len(n.sizes)-1]
@@ -172,10 +170,10 @@ func (n *CNN) Forward(tp *tensor.Tape, x *tensor.Tensor, _ *rand.Rand) *tensor.T
 	return h
 }
 
-// FeatureMaps returns the first block's activations [N, F, H, W] from the
-// last Forward (before pooling; tape-owned, valid until the tape is
-// rewound).
-func (n *CNN) FeatureMaps() *tensor.Tensor { return n.maps }
+// FeatureMaps returns block i's activations σ(conv) [N, F, H, W] from the
+// last Forward, before its pooling (the maps CNN Explainer draws layer by
+// layer). They belong to the tape and are valid until it is rewound.
+func (n *CNN) FeatureMaps(i int) *tensor.Tensor { return n.maps[i] }
 
 // Params lists the convolutions' kernels and biases, then the dense layers'.
 func (n *CNN) Params() []*tensor.Tensor { return n.params }

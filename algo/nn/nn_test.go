@@ -509,6 +509,52 @@ func TestCNNShapes(t *testing.T) {
 	}
 }
 
+// TestCNNFeatureMaps: each block's maps are σ(conv) before its pooling,
+// [N, F, H, W] at that block's input size; the first block's equal the
+// "same" convolution of the image written out by hand (bias, k×k sum,
+// ReLU), for every filter and pixel.
+func TestCNNFeatureMaps(t *testing.T) {
+	c, err := nn.NewCNN(nn.CNNConfig{H: 8, W: 8, Filters: []int{3, 5}, Kernel: 3, Out: 10, Act: nn.ReLU}, rng(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rng(4)
+	x := make([]float64, 2*64)
+	for i := range x {
+		x[i] = r.Float64()
+	}
+	b, err := nn.NewBatch(2, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.LoadRows(x, nil)
+	tp := tensor.NewForwardTape()
+	c.Forward(tp, b.X, nil)
+	for i, want := range [][]int{{2, 3, 8, 8}, {2, 5, 4, 4}} {
+		if got := c.FeatureMaps(i).Shape(); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("block %d: maps %v, want %v", i, got, want)
+		}
+	}
+	m, K, B := c.FeatureMaps(0).Data, c.Convs[0].W.Data, c.Convs[0].B.Data
+	for n := range 2 {
+		for f := range 3 {
+			for i := range 8 {
+				for j := range 8 {
+					z := B[f]
+					for u := range 3 {
+						for v := range 3 {
+							if p, q := i+u-1, j+v-1; p >= 0 && p < 8 && q >= 0 && q < 8 {
+								z += K[f*9+u*3+v] * x[n*64+p*8+q]
+							}
+						}
+					}
+					algotest.Near(t, fmt.Sprintf("map %d,%d,%d,%d", n, f, i, j), m[((n*3+f)*8+i)*8+j], math.Max(z, 0), 1e-14)
+				}
+			}
+		}
+	}
+}
+
 // TestFeatures: the playground's feature columns.
 func TestFeatures(t *testing.T) {
 	f := nn.FeatX | nn.FeatY2 | nn.FeatXY | nn.FeatSin

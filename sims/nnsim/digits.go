@@ -8,10 +8,12 @@ import (
 
 	"github.com/thelab/lab/algo/digits"
 	"github.com/thelab/lab/algo/nn"
+	"github.com/thelab/lab/algo/stable"
 	"github.com/thelab/lab/algo/tensor"
 	"github.com/thelab/lab/algo/tensor/opt"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
+	"gonum.org/v1/gonum/floats"
 )
 
 // modelKind is the digits classifier's architecture.
@@ -87,8 +89,10 @@ type digitsSim struct {
 	at          int
 	trainEval   nn.Eval
 	testEval    nn.Eval
-	desc        string // the network
-	source      string // where the digits come from
+	desc        string       // the network
+	source      string       // where the digits come from
+	tp          *tensor.Tape // the forward pass of the digit shown layer by layer
+	one         *nn.Batch    // that digit
 }
 
 func newDigits(cfg sims.Config) (sims.Sim, error) {
@@ -175,6 +179,10 @@ func newDigits(cfg sims.Config) (sims.Sim, error) {
 		return nil, sims.Blame(err, v, sims.As("lr", dgOpt.lr))
 	}
 	if s.ev, err = nn.NewEvaluator(side*side, 256); err != nil {
+		return nil, err
+	}
+	s.tp = tensor.NewForwardTape()
+	if s.one, err = nn.NewBatch(1, side*side); err != nil {
 		return nil, err
 	}
 	// Evaluate (test set and training subset) about a fifth as often as
@@ -265,7 +273,12 @@ func digitsSize(cfg sims.Config) int64 {
 		arch = nn.MLPConfig{In: d, Hidden: slices.Repeat([]int{dgHidden.Get(v)}, dgLayers.Get(v)), Out: 10, Act: dgAct.Get(v)}
 	}
 	tc := nn.TrainConfig{Batch: min(dgBatch.Get(v), train), L2: dgL2.Get(v), Opt: dgOpt.config(v)}
-	frame := int64(maxGallery)*tensor.Alloc(d) + 16*tensor.Alloc(d) + sims.TraceBytes(4)
+	// The Frame's pictures: the gallery, the filters, and the digit shown
+	// layer by layer (its forward tape and batch, and at most layerMaps
+	// maps a block, or a square a hidden layer, each drawn d pixels).
+	maps := 1 + max(dgBlocks.Get(v)*layerMaps, dgLayers.Get(v))
+	frame := int64(maxGallery)*tensor.Alloc(d) + 16*tensor.Alloc(d) + sims.TraceBytes(4) +
+		nn.ForwardTapeBytes(arch, 1) + nn.BatchBytes(1, d) + int64(maps)*(tensor.Alloc(d)+160)
 	return tensor.Slack(64<<10 + nn.SetBytes(train, d) + nn.SetBytes(test, d) + nn.SetBytes(sub, d) + nn.ParamBytes(arch) +
 		tc.Bytes(arch, train, d, 10, nn.CrossEntropy) + nn.EvaluatorBytes(arch, 256, max(test, sub), d, 10, nn.CrossEntropy) +
 		tensor.Alloc(test) + frame)
@@ -322,10 +335,11 @@ func (s *digitsSim) Frame() sims.Frame {
 			{Name: "errors", Value: float64(errs)},
 			{Name: "epoch", Value: math.Round(s.tr.Epochs()*100) / 100},
 		},
-		Charts: []sims.Chart{s.errorRate(), s.confusion(), s.misclassified(), s.filters()},
+		Charts: []sims.Chart{s.errorRate(), s.confusion(), s.misclassified(), s.layers(), s.filters()},
 		Text: []string{
 			s.desc,
 			fmt.Sprintf("%s: %d train, %d test; as of step %d", s.source, s.train.N, s.test.N, s.at),
+			s.layersNote(),
 		},
 	}
 }
@@ -395,6 +409,80 @@ func (s *digitsSim) misclassified() sims.ImageChart {
 		c.Title = "misclassified: none"
 	}
 	return c
+}
+
+// layerMaps is the most feature maps of one layer the layer-by-layer
+// picture shows.
+const layerMaps = 8
+
+// layers follows the first test digit through the network, as CNN
+// Explainer does: the input, then each convolution block's feature maps
+// σ(conv) before pooling (its first layerMaps), a row per block, or each
+// hidden layer's units laid out in a square beside the input; the
+// prediction in the title. Every map is drawn at the input's size (a
+// coarser map's pixels as blocks) on its own range: where a filter
+// responds, not how strongly against the others.
+func (s *digitsSim) layers() sims.ImageChart {
+	d := s.side * s.side
+	x := s.test.X[:d]
+	s.one.LoadRows(x, nil)
+	s.tp.Rewind()
+	out := s.model.Forward(s.tp, s.one.X, nil).Data
+	p := make([]float64, len(out))
+	stable.Softmax(p, out)
+	pred := floats.MaxIdx(p)
+	c := sims.ImageChart{Scale: sims.Grey, Title: fmt.Sprintf("test digit %d → %d (p %.2f), layer by layer", s.test.Labels[0], pred, p[pred])}
+	c.Images = append(c.Images, sims.Image{Caption: "input", W: s.side, H: s.side, Pix: append([]float64(nil), x...)})
+	add := func(caption string, m []float64, w, h int, newRow bool) {
+		c.Images = append(c.Images, sims.Image{Caption: caption, W: s.side, H: s.side, Pix: resample(m, w, h, s.side, s.side), NewRow: newRow})
+	}
+	if s.cnn != nil {
+		for i := range s.cnn.Sizes() {
+			t := s.cnn.FeatureMaps(i)
+			f, h, w := t.Dim(1), t.Dim(2), t.Dim(3)
+			for k := range min(f, layerMaps) {
+				caption := ""
+				if k == 0 {
+					caption = fmt.Sprintf("conv %d", i+1)
+				}
+				add(caption, t.Data[k*h*w:(k+1)*h*w], w, h, k == 0)
+			}
+		}
+		return c
+	}
+	for k := range s.mlp.Config().Hidden {
+		act, _ := s.mlp.Hidden(k)
+		u := act.Dim(1)
+		w := int(math.Ceil(math.Sqrt(float64(u))))
+		h := (u + w - 1) / w
+		grid := make([]float64, w*h)
+		for i := range grid {
+			grid[i] = math.NaN() // a square's cells past the last unit
+		}
+		copy(grid, act.Data[:u])
+		add(fmt.Sprintf("h%d: %d units", k+1, u), grid, w, h, false)
+	}
+	return c
+}
+
+// layersNote says what the layer-by-layer picture shows.
+func (s *digitsSim) layersNote() string {
+	if s.cnn != nil {
+		return fmt.Sprintf("layer by layer: the first test digit, then each conv block's first %d maps σ(conv) before pooling, each on its own range", layerMaps)
+	}
+	return "layer by layer: the first test digit, then each hidden layer's units in a square, each on its own range"
+}
+
+// resample scales a w×h picture to W×H by nearest neighbour: a coarser
+// map's pixels become blocks.
+func resample(pix []float64, w, h, W, H int) []float64 {
+	out := make([]float64, W*H)
+	for i := range H {
+		for j := range W {
+			out[i*W+j] = pix[(i*h/H)*w+j*w/W]
+		}
+	}
+	return out
 }
 
 // filters draws the first layer's weights as images: each hidden unit's

@@ -77,9 +77,62 @@ func TestDigitsPictures(t *testing.T) {
 		}
 	}
 	// Softmax regression: one 8×8 template per class.
-	filters := f.Charts[3].(sims.ImageChart)
+	filters := f.Charts[4].(sims.ImageChart)
 	if len(filters.Images) != 10 || filters.Images[0].W != 8 || !strings.Contains(filters.Title, "templates") {
 		t.Errorf("filters %q: %d images", filters.Title, len(filters.Images))
+	}
+}
+
+// TestDigitsLayerByLayer: the first test digit through the network, as
+// CNN Explainer draws it — the input, then a row per conv block of its
+// first maps (at most 8), each at the input's size, a coarser map's
+// pixels as whole blocks; an mlp's hidden units in a square beside the
+// input, the cells past the last unit blank; ReLU maps never negative.
+func TestDigitsLayerByLayer(t *testing.T) {
+	layers := func(set map[string]string) sims.ImageChart {
+		s := simtest.Build(t, nnsim.Digits, set, 1, nil)
+		simtest.Run(t, s, 5)
+		for _, c := range s.Frame().Charts {
+			if c, ok := c.(sims.ImageChart); ok && strings.HasPrefix(c.Title, "test digit ") {
+				return c
+			}
+		}
+		t.Fatalf("%v: no layer-by-layer chart", set)
+		return sims.ImageChart{}
+	}
+	c := layers(map[string]string{"model": "cnn", "size": "8", "n": "600", "filters": "4", "blocks": "2"})
+	if len(c.Images) != 1+4+8 {
+		t.Fatalf("cnn: %d images, want the input, 4 maps and 8 of 8", len(c.Images))
+	}
+	for i, im := range c.Images {
+		wantRow, caption := i == 1 || i == 5, map[int]string{0: "input", 1: "conv 1", 5: "conv 2"}[i]
+		if im.W != 8 || im.H != 8 || im.NewRow != wantRow || im.Caption != caption {
+			t.Errorf("image %d: %d×%d, new row %v, caption %q", i, im.W, im.H, im.NewRow, im.Caption)
+		}
+		for k, v := range im.Pix {
+			if i > 0 && v < 0 {
+				t.Errorf("image %d: ReLU map value %g at %d", i, v, k)
+			}
+			// Block 2's maps are 4×4: each pixel is a 2×2 block of the picture.
+			if i >= 5 && v != im.Pix[(k/8)&^1*8+(k%8)&^1] {
+				t.Errorf("image %d: pixel %d is not its 2×2 block's", i, k)
+			}
+		}
+	}
+	c = layers(map[string]string{"size": "8", "n": "600", "layers": "2", "hidden": "10"})
+	if len(c.Images) != 3 || c.Images[1].NewRow || c.Images[2].Caption != "h2: 10 units" {
+		t.Fatalf("mlp: %d images, %+v", len(c.Images), c.Images)
+	}
+	blank := 0
+	for _, v := range c.Images[1].Pix {
+		if v != v {
+			blank++
+		}
+	}
+	// 10 units in a 4×3 square leave its last row's last 2 cells blank:
+	// drawn 8×8, rows 6–7 (⌊3i/8⌋ = 2) by columns 4–7 (⌊4j/8⌋ ≥ 2).
+	if blank != 8 {
+		t.Errorf("mlp: %d blank pixels of 64, want the 2×4 of its 2 empty cells", blank)
 	}
 }
 

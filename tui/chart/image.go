@@ -34,12 +34,13 @@ type imageLayout struct {
 	shown        int // images shown
 }
 
-// imageRows groups the images into rows of at most perRow (or Columns).
+// imageRows groups the images into rows of at most perRow (or Columns),
+// each image marked NewRow starting one.
 func imageRows(c sims.ImageChart, perRow int) [][]int {
 	var rows [][]int
 	var row []int
-	for i := range c.Images {
-		if len(row) == perRow || (c.Columns > 0 && len(row) == c.Columns) {
+	for i, im := range c.Images {
+		if len(row) > 0 && (len(row) == perRow || (c.Columns > 0 && len(row) == c.Columns) || im.NewRow) {
 			rows = append(rows, row)
 			row = nil
 		}
@@ -247,11 +248,11 @@ func imageScale(c sims.ImageChart) (scale, bool) {
 // the tiles take (captions excluded), drawn as their pixels or number
 // cells are.
 func drawImageBar(b *buffer, c sims.ImageChart, l imageLayout, s scale, o Options) {
-	perRow := l.perRow
-	if c.Columns > 0 {
-		perRow = min(perRow, c.Columns)
+	widest := 0
+	for _, row := range imageRows(c, l.perRow)[:l.rows] {
+		widest = max(widest, len(row))
 	}
-	x := min(perRow, len(c.Images))*(l.tileW+1) - 1
+	x := widest*(l.tileW+1) - 1
 	h := l.rows*(l.tileH+1) - 1
 	y := 1
 	if l.numbers && len(c.Images) > 0 { // beside the numbers, under column labels

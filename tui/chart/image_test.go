@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -114,6 +115,17 @@ func TestImageColumns(t *testing.T) {
 	l := layoutImages(c, 80, 40)
 	if l.perRow < 2 || len(imageRows(c, l.perRow)) != 3 || l.shown != 5 {
 		t.Errorf("layout %+v, rows %v", l, imageRows(c, l.perRow))
+	}
+}
+
+// TestImageNewRow: an image marked NewRow starts a row (a network's next
+// layer) wherever it falls, rows of different lengths side by side.
+func TestImageNewRow(t *testing.T) {
+	c := sampleImages() // five images
+	c.Images[1].NewRow, c.Images[4].NewRow = true, true
+	l := layoutImages(c, 80, 40)
+	if got := fmt.Sprint(imageRows(c, l.perRow)); got != "[[0] [1 2 3] [4]]" || l.shown != 5 {
+		t.Errorf("rows %s, %d shown", got, l.shown)
 	}
 }
 
