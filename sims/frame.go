@@ -207,6 +207,10 @@ type PointSet struct {
 	X, Y    []float64
 	Classes []int
 	Class   int
+	// Glyph draws each point as its class's glyph, one a cell, in colour
+	// too, rather than as a braille dot: a set told apart from the others
+	// without colour (generated points among real ones).
+	Glyph bool
 }
 
 // Path is a polyline, e.g. an iterate path or an ellipse.

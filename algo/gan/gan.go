@@ -247,21 +247,38 @@ func (g *GAN) generate() {
 // generated batches, then one generator step (alternating); or one
 // simultaneous update of both from the same batches.
 func (g *GAN) Step() error {
-	var err error
 	if g.cfg.Simultaneous {
-		err = g.simultaneous()
-	} else {
-		for range g.cfg.DSteps {
-			g.drawReal()
-			g.generate()
-			if g.lossD, err = g.dStep(); err != nil {
-				break
-			}
+		err := g.simultaneous()
+		g.steps++
+		if err != nil {
+			return err
 		}
-		if err == nil {
-			err = g.gStep()
+		return g.check()
+	}
+	for range g.cfg.DSteps {
+		if err := g.StepD(); err != nil {
+			g.steps++
+			return err
 		}
 	}
+	return g.StepG()
+}
+
+// StepD is one discriminator step of an alternating round, on fresh real
+// and generated batches (GAN Lab's "D step"): Step's first k moves, one at
+// a time. It counts no round.
+func (g *GAN) StepD() error {
+	g.drawReal()
+	g.generate()
+	var err error
+	g.lossD, err = g.dStep()
+	return err
+}
+
+// StepG is the generator step that ends an alternating round (GAN Lab's
+// "G step"), on the discriminator as it stands; it counts the round.
+func (g *GAN) StepG() error {
+	err := g.gStep()
 	g.steps++
 	if err != nil {
 		return err

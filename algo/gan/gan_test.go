@@ -152,3 +152,49 @@ func TestValidation(t *testing.T) {
 	_, err = New(cfg, []float64{1, 2}, rng)
 	algotest.WantParam(t, err, "k")
 }
+
+// TestStepsOneAtATime: a round stepped as its k discriminator steps and
+// its generator step, one call each (GAN Lab's D step and G step), is the
+// round Step takes, to the bit: the same draws in the same order.
+func TestStepsOneAtATime(t *testing.T) {
+	build := func() *GAN {
+		rng := rand.New(rand.NewPCG(3, 4))
+		data, _, err := toy2d.Sample(toy2d.Ring, rng, 500)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := New(Config{Dim: 2, Noise: 2, Hidden: []int{8, 8}, Batch: 32, Loss: NonSaturating, DSteps: 2,
+			OptD: opt.Config{LR: 0.01}, OptG: opt.Config{LR: 0.01}}, data, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	whole, parts := build(), build()
+	for round := range 5 {
+		if err := whole.Step(); err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := parts.StepD(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if parts.Steps() != round {
+			t.Errorf("D steps counted a round: %d", parts.Steps())
+		}
+		if err := parts.StepG(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if whole.Steps() != parts.Steps() || whole.LossD() != parts.LossD() || whole.LossG() != parts.LossG() {
+		t.Errorf("rounds %d/%d, L_D %v/%v, L_G %v/%v", whole.Steps(), parts.Steps(), whole.LossD(), parts.LossD(), whole.LossG(), parts.LossG())
+	}
+	for i, p := range whole.G.Params() {
+		for j, w := range p.Data {
+			if q := parts.G.Params()[i].Data[j]; w != q {
+				t.Fatalf("generator parameter %d[%d]: %v stepped whole, %v one at a time", i, j, w, q)
+			}
+		}
+	}
+}

@@ -26,7 +26,7 @@ var GAN = &sims.Spec{
 	Data:   "the first column (dim=1) or two columns (dim=2) of --data but label are the real points; without --data, target= draws them",
 	Steps:  2000,
 	Speed:  30,
-	Params: param.List(gnTarget, gnDim, gnLoss, gnK, gnUpdate, gnLRD, gnLRG, gnOpt, gnUnits, gnBatch, gnNoise, gnN),
+	Params: param.List(gnTarget, gnDim, gnLoss, gnK, gnUpdate, gnStepping, gnLRD, gnLRG, gnOpt, gnUnits, gnBatch, gnNoise, gnN),
 	New:    newGAN,
 	Size:   ganSize,
 }
@@ -48,7 +48,12 @@ func ganSize(cfg sims.Config) int64 {
 		tensor.Alloc(sims.TraceCap)
 	if dim == 2 {
 		grid := ganGridX * ganGridY
-		frame += tensor.Alloc(2*grid) + tensor.Alloc(grid) + c.DiscriminateBytes(ganArrows, true) + ganArrows*160
+		// The latent grid: 2·ganLatentLines lines (a latent batch, its
+		// image and the path's two coordinates each), and an arrow head
+		// for each arrow.
+		lines := int64(2 * ganLatentLines)
+		frame += tensor.Alloc(2*grid) + tensor.Alloc(grid) + c.DiscriminateBytes(ganArrows, true) + ganArrows*(160+48) +
+			lines*(tensor.Alloc(ganLatentPoints*c.Noise)+c.GenerateBytes(ganLatentPoints)+2*tensor.Alloc(ganLatentPoints)+80)
 	} else {
 		frame += c.DiscriminateBytes(ganCurve, false) + 4*tensor.Alloc(ganCurve)
 	}
@@ -64,6 +69,17 @@ const (
 	guSimultaneous ganUpdate = "simultaneous"
 )
 
+// ganStepping is what one step of the sim is: a whole round, or one
+// network's move.
+type ganStepping string
+
+func (g ganStepping) String() string { return string(g) }
+
+const (
+	gsRound ganStepping = "round"
+	gsPhase ganStepping = "phase"
+)
+
 var (
 	gnTarget = param.Choice("target", toy2d.Targets, toy2d.Ring, "the real data: twomodes, ring of 8, line, boxes (disjoint), moons, banana").BuiltInData()
 	gnDim    = param.Int("dim", 2, "1: the x coordinate only (a 1-D GAN); 2: the plane").Range(1, gan.MaxDim)
@@ -73,6 +89,9 @@ var (
 	gnK      = param.Int("k", 1, "discriminator steps per generator step (alternating)").Range(1, gan.MaxSteps)
 	gnUpdate = param.Choice("update", []ganUpdate{guAlternating, guSimultaneous}, guAlternating,
 		"alternating: k D-steps then a G-step on the new D; simultaneous: both from the same point (Remark 6.9: may not converge)")
+	gnStepping = param.Choice("stepping", []ganStepping{gsRound, gsPhase}, gsRound,
+		"round: a step is k D-steps and a G-step; phase: a step is one D-step or the G-step, in turn "+
+			"(GAN Lab's D step and G step: press s to watch each network move; alternating updates only)")
 	gnLRD   = param.Float("lr_d", 0.002, "the discriminator's learning rate").Range(0, 1).OpenMin()
 	gnLRG   = param.Float("lr_g", 0.002, "the generator's learning rate").Range(0, 1).OpenMin()
 	gnOpt   = param.Choice("optimizer", opt.Methods, opt.Adam, "update rule of both networks (Adam with β₁ = 0.5, the GAN custom)")
@@ -107,6 +126,9 @@ type ganSim struct {
 	trace  *sims.Trace // L_D, L_G
 	lo, hi float64     // 1-D range
 	realH  []float64   // 1-D: the real histogram
+	phases bool        // a step is one network's move (stepping = phase)
+	phase  int         // the next move of the round: D-step phase+1, or the G-step at k
+	moves  int         // steps taken, when a step is a move
 }
 
 func newGAN(cfg sims.Config) (sims.Sim, error) {
@@ -148,6 +170,9 @@ func newGAN(cfg sims.Config) (sims.Sim, error) {
 		return nil, err
 	}
 	s.g = g
+	if s.phases = gnStepping.Get(v) == gsPhase; s.phases && g.Config().Simultaneous {
+		return nil, fmt.Errorf("parameter stepping = phase steps D and G in turn: it needs update = alternating, not simultaneous")
+	}
 	s.z = make([]float64, ganShown*gnNoise.Get(v))
 	for i := range s.z {
 		s.z[i] = rng.NormFloat64()
@@ -169,11 +194,31 @@ func newGAN(cfg sims.Config) (sims.Sim, error) {
 }
 
 func (s *ganSim) Step() error {
-	err := s.g.Step()
+	var err error
+	switch {
+	case !s.phases:
+		err = s.g.Step()
+	case s.phase < s.g.Config().DSteps:
+		s.moves++
+		s.phase++
+		return s.g.StepD()
+	default:
+		s.moves++
+		s.phase = 0
+		err = s.g.StepG()
+	}
 	if err == nil {
 		s.trace.Add(s.g.LossD(), s.g.LossG())
 	}
 	return err
+}
+
+// steps is the sim's step count: rounds, or moves when a step is one.
+func (s *ganSim) steps() int {
+	if s.phases {
+		return s.moves
+	}
+	return s.g.Steps()
 }
 
 func (s *ganSim) Frame() sims.Frame {
@@ -212,19 +257,26 @@ func (s *ganSim) Frame() sims.Frame {
 		}
 		charts = append(charts, bars)
 	}
-	return sims.Frame{Sim: GAN.Name, Step: s.g.Steps(), Metrics: metrics, Charts: charts, Text: text}
+	return sims.Frame{Sim: GAN.Name, Step: s.steps(), Metrics: metrics, Charts: charts, Text: text}
 }
 
 func (s *ganSim) updateText() string {
 	cfg := s.g.Config()
-	if cfg.Simultaneous {
+	switch {
+	case cfg.Simultaneous:
 		return "simultaneous updates"
+	case s.phases && s.phase < cfg.DSteps:
+		return fmt.Sprintf("k = %d D-steps per G-step; round %d, next: D-step %d of %d", cfg.DSteps, s.g.Steps()+1, s.phase+1, cfg.DSteps)
+	case s.phases:
+		return fmt.Sprintf("k = %d D-steps per G-step; round %d, next: the G-step", cfg.DSteps, s.g.Steps()+1)
 	}
 	return fmt.Sprintf("k = %d D-steps per G-step", cfg.DSteps)
 }
 
-// plane is the 2-D picture: D(x) as a heat map, real and generated
-// points, and the generator's gradient −∇_x L_G on some of its samples.
+// plane is the 2-D picture, GAN Lab's: D(x) as a heat map, the image
+// under G of a grid of the latent plane (the generator's map), real
+// points as dots and generated ones as glyphs (apart without colour),
+// and the generator's gradient −∇_x L_G on some of its samples as arrows.
 func (s *ganSim) plane(fake []float64) sims.CanvasChart {
 	const nx, ny = ganGridX, ganGridY
 	grid := make([]float64, 0, 2*nx*ny)
@@ -246,16 +298,72 @@ func (s *ganSim) plane(fake []float64) sims.CanvasChart {
 	if top > 0 {
 		scale = 0.08 * (s.view.XMax - s.view.XMin) / top
 	}
-	var paths []sims.Path
+	paths := s.latentGrid()
+	var heads []sims.Marker
 	for i := 0; i < len(grad); i += 2 {
 		x, y := arrowsAt[i], arrowsAt[i+1]
-		paths = append(paths, sims.Path{X: []float64{x, x + scale*grad[i]}, Y: []float64{y, y + scale*grad[i+1]}, Class: classMark})
+		dx, dy := scale*grad[i], scale*grad[i+1]
+		paths = append(paths, sims.Path{X: []float64{x, x + dx}, Y: []float64{y, y + dy}, Class: classMark})
+		if dx != 0 || dy != 0 {
+			heads = append(heads, sims.Marker{X: x + dx, Y: y + dy, Glyph: arrowHead(dx, dy), Class: classMark})
+		}
 	}
 	rx, ry := split(s.shown)
 	fx, fy := split(fake)
+	legend := []string{"real", "generated", "", "", "−∇L_G"}
+	if len(paths) > len(heads) {
+		legend[classFit] = "G(latent grid)"
+	}
 	return sims.CanvasChart{Title: "D(x) (½ neutral), real and generated, G's gradients", View: s.view, Heat: heat, Paths: paths,
-		Points: []sims.PointSet{{Name: "real", X: rx, Y: ry, Class: classData}, {Name: "generated", X: fx, Y: fy, Class: classModel}},
-		Legend: []string{"real", "generated", "", "", "−∇L_G"}}
+		Points: []sims.PointSet{{Name: "real", X: rx, Y: ry, Class: classData},
+			{Name: "generated", X: fx, Y: fy, Class: classModel, Glyph: true}},
+		Markers: heads, Legend: legend}
+}
+
+// ganLatentLines and ganLatentPoints shape the latent grid: lines
+// z₁ = c and z₂ = c for c in −2…2, each drawn through that many points
+// from −2.5 to 2.5 (the other coordinates 0).
+const (
+	ganLatentLines  = 5
+	ganLatentPoints = 25
+)
+
+// latentGrid is the generator's map of the latent plane: the images
+// under G of the grid lines of (z₁, z₂), dotted, as GAN Lab draws the
+// manifold it folds onto the data; with one latent coordinate, the image
+// of the line z ∈ [−2.5, 2.5].
+func (s *ganSim) latentGrid() []sims.Path {
+	nz := s.g.Config().Noise
+	var paths []sims.Path
+	line := func(axis int, c float64) {
+		z := make([]float64, ganLatentPoints*nz)
+		for k := range ganLatentPoints {
+			t := -2.5 + 5*float64(k)/(ganLatentPoints-1)
+			z[k*nz+axis] = t
+			if nz > 1 {
+				z[k*nz+1-axis] = c
+			}
+		}
+		x, y := split(s.g.Generate(z))
+		paths = append(paths, sims.Path{X: x, Y: y, Class: classFit, Dotted: true})
+	}
+	if nz == 1 {
+		line(0, 0)
+		return paths
+	}
+	for axis := range 2 {
+		for k := range ganLatentLines {
+			line(axis, -2+4*float64(k)/(ganLatentLines-1))
+		}
+	}
+	return paths
+}
+
+// arrowHead is the arrow glyph nearest the direction (dx, dy), y up.
+func arrowHead(dx, dy float64) rune {
+	heads := [8]rune{'→', '↗', '↑', '↖', '←', '↙', '↓', '↘'}
+	k := int(math.Round(math.Atan2(dy, dx)/(math.Pi/4))+8) % 8
+	return heads[k]
 }
 
 // line is the 1-D picture: the generated histogram against the real one,

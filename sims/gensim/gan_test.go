@@ -36,3 +36,59 @@ func TestGANPanes(t *testing.T) {
 		t.Errorf("one column for dim 2: %v", err)
 	}
 }
+
+// TestGANAsGANLab: GAN Lab's picture and stepping. With stepping = phase
+// a step is one network's move — k D-steps, then the G-step that ends the
+// round — and the note says which comes next; a round moves the same as
+// with stepping = round. The plane carries an arrow head at the tip of
+// each gradient, pointing its way, the image of the latent grid (2 × 5
+// lines of the latent plane), and the generated points as glyphs.
+func TestGANAsGANLab(t *testing.T) {
+	round := simtest.Build(t, GAN, map[string]string{"k": "2"}, 1, nil)
+	phase := simtest.Build(t, GAN, map[string]string{"k": "2", "stepping": "phase"}, 1, nil)
+	for i, next := range []string{"next: D-step 2 of 2", "next: the G-step", "next: D-step 1 of 2"} {
+		simtest.Run(t, phase, 1)
+		f := phase.Frame()
+		if f.Step != i+1 || !strings.Contains(simtest.Text(f), next) {
+			t.Errorf("move %d: step %d, notes %q, want %q", i+1, f.Step, simtest.Text(f), next)
+		}
+	}
+	simtest.Run(t, round, 1)
+	if a, b := simtest.Metric(t, round.Frame(), "L_G"), simtest.Metric(t, phase.Frame(), "L_G"); a != b {
+		t.Errorf("a round's L_G: %v stepped whole, %v a move at a time", a, b)
+	}
+	if _, err := simtest.BuildErr(GAN, map[string]string{"stepping": "phase", "update": "simultaneous"}, 1, nil); err == nil ||
+		!strings.Contains(err.Error(), "update = alternating") {
+		t.Errorf("phase with simultaneous updates: %v", err)
+	}
+	c := round.Frame().Charts[0].(sims.CanvasChart)
+	grid, arrows := 0, 0
+	for _, p := range c.Paths {
+		if p.Dotted {
+			grid++
+		} else {
+			arrows++
+		}
+	}
+	if grid != 10 || len(c.Markers) == 0 || len(c.Markers) > arrows {
+		t.Errorf("%d latent-grid lines (want 10), %d arrow heads for %d arrows", grid, len(c.Markers), arrows)
+	}
+	for _, m := range c.Markers {
+		for _, p := range c.Paths {
+			if !p.Dotted && p.X[1] == m.X && p.Y[1] == m.Y && m.Glyph != arrowHead(p.X[1]-p.X[0], p.Y[1]-p.Y[0]) {
+				t.Errorf("head %c at the tip of an arrow (%g, %g)", m.Glyph, p.X[1]-p.X[0], p.Y[1]-p.Y[0])
+			}
+		}
+	}
+	if !c.Points[1].Glyph || c.Points[0].Glyph {
+		t.Error("generated points are not told apart from real ones by glyph")
+	}
+	for _, tt := range []struct {
+		dx, dy float64
+		want   rune
+	}{{1, 0, '→'}, {1, 1, '↗'}, {0, 2, '↑'}, {-1, 0.1, '←'}, {-1, -1, '↙'}, {0.1, -3, '↓'}, {2, -1.9, '↘'}} {
+		if got := arrowHead(tt.dx, tt.dy); got != tt.want {
+			t.Errorf("arrowHead(%g, %g) = %c, want %c", tt.dx, tt.dy, got, tt.want)
+		}
+	}
+}

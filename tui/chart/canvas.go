@@ -362,7 +362,7 @@ func cut(x0, y0, x1, y1 float64, box [4]float64) (ax, ay, bx, by float64, ok boo
 }
 
 // points draws a point set: braille dots in class colours, or class glyphs
-// at cell resolution in mono.
+// at cell resolution in mono or when the set asks for them (Glyph).
 func (cv *canvas) points(ps sims.PointSet) {
 	n := min(len(ps.X), len(ps.Y))
 	for i := 0; i < n; i++ {
@@ -372,6 +372,10 @@ func (cv *canvas) points(ps sims.PointSet) {
 		}
 		if cv.mono {
 			cv.put(ps.X[i], ps.Y[i], classGlyph(class), 0)
+			continue
+		}
+		if ps.Glyph {
+			cv.put(ps.X[i], ps.Y[i], classGlyph(class), classColor(class))
 			continue
 		}
 		px, py := cv.pixel(ps.X[i], ps.Y[i])
@@ -410,10 +414,11 @@ func (cv *canvas) draw(b *buffer, x0, y0 int) {
 }
 
 // classLegend writes legend[i], the name of class i, after its swatch (its
-// glyph in mono) along row y within w cells, skipping classes with no name
-// and dropping whole entries from the end with "+N" when they do not fit;
-// it returns the column after what it wrote.
-func classLegend(b *buffer, y, w int, legend []string, o Options) int {
+// glyph in mono, or where glyphed[i] says its points are drawn as glyphs)
+// along row y within w cells, skipping classes with no name and dropping
+// whole entries from the end with "+N" when they do not fit; it returns
+// the column after what it wrote.
+func classLegend(b *buffer, y, w int, legend []string, glyphed []bool, o Options) int {
 	var classes []int
 	var widths []int
 	for i, name := range legend {
@@ -426,7 +431,7 @@ func classLegend(b *buffer, y, w int, legend []string, o Options) int {
 	x := 0
 	for _, i := range classes[:n] {
 		g := '■'
-		if o.Mono {
+		if o.Mono || (i < len(glyphed) && glyphed[i]) {
 			g = classGlyph(i)
 		}
 		b.text(x, y, string(g), classColor(i), true)
@@ -438,6 +443,30 @@ func classLegend(b *buffer, y, w int, legend []string, o Options) int {
 		x += len(more) + 2
 	}
 	return x
+}
+
+// glyphClasses says which classes of a canvas have points drawn as glyphs
+// (PointSet.Glyph), for their legend swatch.
+func glyphClasses(c sims.CanvasChart) []bool {
+	var g []bool
+	mark := func(class int) {
+		if class >= 0 {
+			for len(g) <= class {
+				g = append(g, false)
+			}
+			g[class] = true
+		}
+	}
+	for _, ps := range c.Points {
+		if !ps.Glyph {
+			continue
+		}
+		mark(ps.Class)
+		for _, k := range ps.Classes {
+			mark(k)
+		}
+	}
+	return g
 }
 
 // legendWidth is the width of a whole class legend.
@@ -546,18 +575,19 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	// if the title leaves room; else, without their labels, beside what
 	// fits of the legend.
 	lw := legendWidth(c.Legend)
+	glyphs := glyphClasses(c)
 	switch {
 	case Width(full)+2+lw <= w:
 		b.text(w-Width(full), h-1, full, axisColor, false)
-		classLegend(b, h-1, w-Width(full)-2, c.Legend, o)
+		classLegend(b, h-1, w-Width(full)-2, c.Legend, glyphs, o)
 	case Width(Clip(c.Title, w))+2+Width(full) <= w:
 		b.text(w-Width(full), 0, full, axisColor, false)
-		classLegend(b, h-1, w, c.Legend, o)
+		classLegend(b, h-1, w, c.Legend, glyphs, o)
 	case Width(short)+2 <= w:
 		b.text(w-Width(short), h-1, short, axisColor, false)
-		classLegend(b, h-1, w-Width(short)-2, c.Legend, o)
+		classLegend(b, h-1, w-Width(short)-2, c.Legend, glyphs, o)
 	default:
-		classLegend(b, h-1, w, c.Legend, o)
+		classLegend(b, h-1, w, c.Legend, glyphs, o)
 	}
 	return b.lines()
 }
