@@ -193,8 +193,8 @@ func TestRunCommandReproducesThePane(t *testing.T) {
 		t.Errorf("%s: step %d, the pane's %d", cmd, got.Step, snap.Frame.Step)
 	}
 	for _, m := range snap.Frame.Metrics {
-		if got.Metrics[m.Name] != m.Value {
-			t.Errorf("%s: %s = %v, the pane's %v", cmd, m.Name, got.Metrics[m.Name], m.Value)
+		if key := spec.MetricKey(m.Name); got.Metrics[key] != m.Value {
+			t.Errorf("%s: %s = %v, the pane's %s %v", cmd, key, got.Metrics[key], m.Name, m.Value)
 		}
 	}
 }

@@ -38,7 +38,8 @@ func helpCmd(args []string, w io.Writer) error {
 }
 
 // writeSimHelp prints what a sim is, where the notes have it, its data,
-// every parameter with its default, range and help, and examples.
+// every parameter with its default, range and help, every metric with its
+// key and meaning, and examples.
 func writeSimHelp(w io.Writer, s *sims.Spec) {
 	fmt.Fprintf(w, "%s — %s\n\n", s.Name, s.Title)
 	fmt.Fprintln(w, wrapIndent("Source in the notes: "+s.Source, 0, 2))
@@ -63,6 +64,15 @@ func writeSimHelp(w io.Writer, s *sims.Spec) {
 				fmt.Fprintln(w, wrapIndent("default: "+p.DefaultNote, 6, 8))
 			}
 		}
+	}
+	fmt.Fprintln(w, "\nMetrics (the key lab run and --json print; the pane's name when it differs):")
+	for _, d := range s.Metrics {
+		head := "  " + d.Key
+		if d.Name != d.Key {
+			head += "  (" + d.Name + ")"
+		}
+		fmt.Fprintln(w, head)
+		fmt.Fprintln(w, wrapIndent(d.Meaning, 6, 6))
 	}
 	fmt.Fprintln(w, "\nExamples:")
 	for _, ex := range simExamples(s) {

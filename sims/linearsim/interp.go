@@ -37,6 +37,8 @@ var Interp = &sims.Spec{
 	// the parameters or the --data: the error Trace (five columns, full
 	// room from the start), the curves and the engine's bases, measured.
 	Size: func(sims.Config) int64 { return 256 << 10 },
+
+	Metrics: interpMetrics,
 }
 
 // interp's parameters.

@@ -53,6 +53,8 @@ var Linreg = &sims.Spec{
 		linregLambda, linregMethod, linregLR, linregTol),
 	New:  newLinreg,
 	Size: linregSize,
+
+	Metrics: linregMetrics,
 }
 
 // The ridge path's λ grid: 10^-6 … 10^3.

@@ -33,6 +33,8 @@ var Perceptron = &sims.Spec{
 		perceptronOrder),
 	New:  newPerceptron,
 	Size: perceptronSize,
+
+	Metrics: perceptronMetrics,
 }
 
 // perceptron's parameters.

@@ -30,6 +30,8 @@ var MCErrorSim = &sims.Spec{
 	Params: param.List(mcerTarget, mcerF, mcerReplicates, mcerStep),
 	New:    newMCError,
 	Size:   mcErrorSize,
+
+	Metrics: mcErrorMetrics,
 }
 
 var (

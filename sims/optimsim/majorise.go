@@ -41,6 +41,8 @@ var Majorise = &sims.Spec{
 	// copies with three bounds beside them, all of at most sims.TraceCap
 	// rows; the curves on fixed grids within a measured base.
 	Size: func(sims.Config) int64 { return 8*sims.TraceCap*(2+5) + 4<<10 },
+
+	Metrics: majoriseMetrics,
 }
 
 // scalarProblem is the 1-D problem the parameters name.

@@ -42,6 +42,8 @@ var Rates = &sims.Spec{
 	// The engine's regimes and runs; the Frame's charts are a few points
 	// a value of ε (measured).
 	Size: func(c sims.Config) int64 { return optim.RatesBytes(ratesSeeds.Get(c.Values)) + 32<<10 },
+
+	Metrics: ratesMetrics,
 }
 
 type ratesSim struct {

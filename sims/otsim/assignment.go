@@ -33,6 +33,8 @@ var Assignment = &sims.Spec{
 	Params:   param.List(asProblem, asMethod),
 	New:      newAssignment,
 	Size:     assignmentSize,
+
+	Metrics: assignmentMetrics,
 }
 
 // method is how the assignment sim searches.

@@ -28,6 +28,8 @@ var Mechanisms = &sims.Spec{
 	Params: param.List(mechKind, mechSens, mechEps, mechSigma, mechAlpha, mechDelta, mechDraws, mechBudget),
 	New:    newMechanisms,
 	Size:   func(sims.Config) int64 { return mechBytes },
+
+	Metrics: mechanismsMetrics,
 }
 
 // mechBytes is a dp-mechanisms sim whatever its parameters (the draws are
@@ -162,12 +164,21 @@ func (s *mechSim) Frame() sims.Frame {
 		Charts: []sims.Chart{s.densities(), s.testRegion(), s.renyi(), s.budgetChart()}, Text: s.notes()}
 }
 
+// mcMetric is the Monte Carlo estimate of the divergence, undefined
+// before the first draw.
+func (s *mechSim) mcMetric(mc float64) sims.Metric {
+	if s.mc.N() == 0 {
+		return sims.Metric{Name: "MC", Undefined: "no draw yet"}
+	}
+	return sims.Metric{Name: "MC", Value: sims.FiniteOr(mc, 0)}
+}
+
 func (s *mechSim) metrics() []sims.Metric {
 	mc := s.mc.Value()
 	return []sims.Metric{
 		{Name: "releases", Value: float64(s.k)},
-		{Name: fmt.Sprintf("D%.3g", s.alpha), Value: s.m.Renyi(s.alpha)},
-		{Name: "MC", Value: sims.FiniteOr(mc, 0), Untrusted: s.mc.N() == 0},
+		{Name: mRenyi.Name, Value: s.m.Renyi(s.alpha)},
+		s.mcMetric(mc),
 		{Name: "ε one", Value: s.eps1},
 		{Name: "ε RDP", Value: s.spent},
 		{Name: "ε k·ε", Value: float64(s.k) * s.eps1},
