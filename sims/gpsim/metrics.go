@@ -9,8 +9,8 @@ var (
 	gpMetrics = []sims.MetricDecl{
 		sims.Declare("n", "observations conditioned on"),
 		mLogML,
-		sims.Declare("mean_sd", "the posterior standard deviation averaged over the plotted range"),
-		sims.Declare("max_sd", "the largest posterior standard deviation over the plotted range"),
+		sims.Declare("mean_sd", "the posterior standard deviation averaged over the chart's grid"),
+		sims.Declare("max_sd", "the largest posterior standard deviation over the chart's grid"),
 		sims.Declare("jitter", "diagonal jitter the Cholesky factorisation needed"),
 	}
 	gpFitMetrics = []sims.MetricDecl{
@@ -24,7 +24,7 @@ var (
 		sims.Declare("n", "observations conditioned on"),
 		sims.Declare("w0", "posterior mean of the intercept"),
 		sims.Declare("w1", "posterior mean of the slope"),
-		sims.Declare("batch_diff", "largest difference between the sequential and the batch posterior means"),
-		sims.Declare("gp_diff", "largest difference between the posterior predictive mean and the equivalent GP's"),
+		sims.Declare("batch_diff", "largest |sequential − batch| difference of the posterior mean of (w0, w1): 0 up to rounding"),
+		sims.Declare("gp_diff", "largest |BLR − GP| difference of the predictive mean and variance over the chart's grid: 0 up to rounding"),
 	}
 )

@@ -11,7 +11,7 @@ var (
 		sims.Declare("lambda_min", "the Gram matrix's least eigenvalue (≥ 0 for a positive semi-definite kernel)"),
 		sims.Declare("lambda_max", "the Gram matrix's largest eigenvalue"),
 		sims.Declare("psd", "1 when the Gram matrix is positive semi-definite, to rounding; else 0"),
-		sims.Declare("cs_excess", "largest k(x,y)² − k(x,x)k(y,y): ≤ 0 when Cauchy–Schwarz holds"),
+		sims.Declare("cs_excess", "largest K_ij² − K_ii K_jj relative to the largest K_ii K_jj: ≤ 0 (to rounding) when Cauchy–Schwarz holds"),
 	}
 	kernelPerceptronMetrics = []sims.MetricDecl{
 		sims.Declare("epoch", "passes through the training set"),
@@ -27,10 +27,10 @@ var (
 		sims.Declare("gd_J_gap", "gradient descent's objective above the optimum, J(α) − J(α*)"),
 	}
 	kpcaMetrics = []sims.MetricDecl{
-		sims.Declare("lambda1", "the centred kernel matrix's largest eigenvalue, per point"),
-		sims.Declare("lambda2", "its second eigenvalue, per point"),
-		sims.Declare("explained", "fraction of the variance in feature space the two components explain"),
-		sims.Declare("residual", "the eigensolver's residual ‖Kv − λv‖"),
+		sims.Declare("lambda1", "the iteration's estimate of the centred kernel matrix's largest eigenvalue over N: the first component's variance"),
+		sims.Declare("lambda2", "its estimate of the second eigenvalue over N"),
+		sims.Declare("explained", "fraction of the variance in feature space the first two components hold (exact eigenvalues)"),
+		sims.Declare("residual", "the eigen-iteration's residual"),
 	}
 	svmMetrics = []sims.MetricDecl{
 		sims.Declare("dual", "the dual objective, which SMO raises"),
@@ -43,8 +43,8 @@ var (
 	svmPrimalMetrics = []sims.MetricDecl{
 		sims.Declare("P", "the primal objective at the iterate"),
 		sims.Declare("best", "the least primal objective so far (subgradient steps are not monotone)"),
-		sims.DeclareAs("D*", "dual_opt", "the optimal value, from the dual: the target"),
-		sims.Declare("rel_gap", "(best − P*)/|P*|"),
+		sims.DeclareAs("D*", "dual_opt", "the optimal value D* = P*, from a dual solve: the target"),
+		sims.Declare("rel_gap", "(best − D*)/|D*|: the relative distance of the best iterate from the optimum"),
 		sims.Declare("t_k", "the current step size"),
 	}
 )

@@ -13,34 +13,34 @@ var (
 		sims.Declare("min_gap", "least robust − clean batch loss seen (≥ 0: Δx = 0 is in the ball)"),
 	}
 	attackMetrics = []sims.MetricDecl{
-		sims.Declare("eps", "the attack's budget ε"),
-		sims.Declare("dist", "the perturbation's size ‖Δx‖ so far"),
-		sims.Declare("objective", "the attack's objective at the current perturbation"),
-		sims.Declare("p_true", "the model's probability of the true class at the perturbed input"),
+		sims.Declare("eps", "the attack's budget ε: the radius of the ball the perturbation stays in"),
+		sims.Declare("dist", "the perturbation's size ‖x − x₀‖ in the attack's norm"),
+		sims.Declare("objective", "the loss the attack ascends (targeted: descends) at the current point"),
+		sims.Declare("p_true", "the model's probability of the example's true class at the current point"),
 		sims.Declare("class", "the class the model now predicts"),
-		sims.Declare("flipped_at", "the step at which the prediction first changed (0: not yet)"),
+		sims.Declare("flipped_at", "the first step whose point is misclassified (0: not yet)"),
 	}
 	poisoningMetrics = []sims.MetricDecl{
-		sims.Declare("eps_d", "the poisoning budget: fraction of the training set the attacker adds"),
-		sims.Declare("threshold", "the distance the target must be moved for the attack to succeed"),
-		sims.Declare("distance", "how far the last poisoned fit moved the target"),
-		sims.Declare("poison", "poison points added"),
-		sims.Declare("reachable", "1 when the budget can reach the threshold, else 0"),
+		sims.Declare("eps_d", "the poisoning fraction ε_d: poison copies per clean example"),
+		sims.Declare("threshold", "Example 18.2's bound ⟨w, g(μ; w)⟩/W(1/e): below it no poison reaches the target"),
+		sims.Declare("distance", "distance from the defender's retrained parameter to the attacker's target"),
+		sims.Declare("poison", "poison copies added so far"),
+		sims.Declare("reachable", "1 when the attacker's point at this ε_d makes the target the retrained optimum, else 0"),
 	}
 	robustRegMetrics = []sims.MetricDecl{
-		sims.Declare("lambda", "the lasso's penalty λ, the uncertainty set's radius"),
-		sims.Declare("objective", "the lasso objective at the iterate"),
-		sims.Declare("worst_case", "the worst-case loss over the uncertainty set, which the lasso objective equals"),
-		sims.Declare("random_max", "the largest loss found by random perturbations in the set (≤ worst_case)"),
+		sims.Declare("lambda", "the penalty λ of the √-Lasso, the radius of the column perturbations"),
+		sims.Declare("objective", "the √-Lasso objective F at the iterate"),
+		sims.Declare("worst_case", "the loss under the worst column perturbation of radius λ, which equals F"),
+		sims.Declare("random_max", "the largest loss found under random feasible perturbations (≤ worst_case)"),
 		sims.Declare("nonzeros", "nonzero coefficients"),
 		sims.Declare("sweeps", "coordinate-descent sweeps made"),
-		sims.Declare("ols_gap", "distance of the fit from least squares (λ = 0)"),
+		sims.Declare("ols_gap", "at λ = 0: max_j |w_j − w_OLS,j|, the distance from least squares"),
 	}
 	saliencyMetrics = []sims.MetricDecl{
-		sims.Declare("activation", "activation maximisation: the neuron's activation at the current input"),
-		sims.Declare("top", "the largest activation of the neuron on the data"),
-		sims.Declare("shapley_x1", "attribution to x1 by Shapley values"),
-		sims.Declare("flip_x1", "attribution to x1 by flipping it"),
-		sims.Declare("grad_x1", "attribution to x1 by the gradient"),
+		sims.Declare("activation", "the hidden unit's activation at the input grown by gradient ascent"),
+		sims.Declare("top", "the unit's largest activation over the test digits"),
+		sims.Declare("shapley_x1", "OR example at x = (1, 1): x₁'s Shapley value (½: the credit split evenly)"),
+		sims.Declare("flip_x1", "OR example: the change when x₁ alone is switched off (0: flips see nothing)"),
+		sims.Declare("grad_x1", "OR example: the smooth OR's gradient in x₁ (≈ 0 at sharp k: gradients see nothing)"),
 	}
 )

@@ -18,7 +18,7 @@ var (
 		sims.Declare("gap", "mixture: log p(x) − ELBO = KL(q‖posterior)"),
 		sims.Declare("updates", "mixture: coordinate updates made"),
 		sims.Declare("iter", "bgmm: iterations made"),
-		sims.DeclareAs("in use", "components_used", "bgmm: components with a weight of note"),
+		sims.DeclareAs("in use", "components_used", "bgmm: components whose expected weight E[π_k] is above 0.01"),
 	}
 	bbviMetrics = []sims.MetricDecl{
 		sims.Declare("m", "q's mean"),
