@@ -198,13 +198,15 @@ func (s *interpSim) Frame() sims.Frame {
 	for _, y := range s.ys[:k] {
 		ySq += y * y / float64(k)
 	}
+	trainI := sims.MetricOr("train_mse_interp", ti, "no training point yet")
+	trainI.Scale = ySq
 	metrics := []sims.Metric{
 		{Name: "points", Value: float64(k)},
-		{Name: "train_mse_interp", Value: sims.FiniteOr(ti, 0), Scale: ySq},
-		{Name: "test_mse_interp", Value: sims.FiniteOr(vi, 0)},
-		{Name: "train_mse_ridge", Value: sims.FiniteOr(tr, 0)},
-		{Name: "test_mse_ridge", Value: sims.FiniteOr(vr, 0)},
-		{Name: "cond", Value: sims.FiniteOr(s.eng.Cond(), 0)},
+		trainI,
+		sims.MetricOr("test_mse_interp", vi, "no test point"),
+		sims.MetricOr("train_mse_ridge", tr, "no training point yet"),
+		sims.MetricOr("test_mse_ridge", vr, "no test point"),
+		sims.MetricOr("cond", s.eng.Cond(), "the feature matrix is singular: its condition number is infinite"),
 	}
 	charts := []sims.Chart{s.fitChart(), s.errChart(), s.condChart()}
 	return sims.Frame{Sim: Interp.Name, Step: k - 1, Metrics: metrics, Charts: charts, Text: s.notes()}

@@ -13,13 +13,13 @@ var (
 	mGradNorm = sims.Declare("grad_norm", "‖∇J(w)‖, the norm of the objective's gradient at the iterate")
 	mLoss     = sims.Declare("loss", "the objective J(w) being minimised, at the iterate")
 	mWNorm    = sims.Declare("w_norm", "‖w‖, the norm of the weights (the bias left out)")
-	mCond     = sims.Declare("cond", "condition number of the normal equations' matrix (0 while it is not defined)")
+	mCond     = sims.Declare("cond", "condition number of the least-squares problem (undefined when it is singular)")
 
 	perceptronMetrics = []sims.MetricDecl{
 		mEpoch, mMistakes,
 		sims.Declare("errors", "training points the current w misclassifies"),
 		mAccuracy,
-		sims.Declare("bound", "Novikoff's bound (R/γ)² on the number of mistakes (0 when the data are not separable)"),
+		sims.Declare("bound", "Theorem 2.8's bound (C/γ)² on the number of mistakes (undefined when the data are not separable)"),
 	}
 	linregMetrics = []sims.MetricDecl{
 		mLoss,

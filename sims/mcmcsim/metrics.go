@@ -28,7 +28,7 @@ var (
 		sims.Declare("S", "samples per estimate"),
 		sims.Declare("rmse_iid", "root mean squared error of the mean of S independent samples"),
 		sims.Declare("rmse_mh", "root mean squared error of the mean of S Metropolis–Hastings samples"),
-		sims.Declare("slope_iid", "fitted slope of log RMSE against log S for independent samples (theory: −½)"),
+		sims.Declare("slope_iid", "fitted slope of log RMSE against log S for independent samples (theory: −½; undefined until there are enough checkpoints)"),
 		sims.Declare("slope_mh", "the same slope for MH (−½ too, with a larger constant)"),
 	}
 )

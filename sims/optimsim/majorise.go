@@ -203,7 +203,7 @@ func (s *majoriseSim) Frame() sims.Frame {
 			{Name: "x", Value: s.m.X()},
 			{Name: "f", Value: s.m.FX()},
 			{Name: "grad", Value: q.D},
-			{Name: "model_gap", Value: sims.FiniteOr(gapMin, -math.MaxFloat64)},
+			sims.MetricOr("model_gap", gapMin, "g − f is not finite on the grid: the model or f overflows there"),
 			{Name: "lemma_fails", Value: float64(s.m.LemmaFailures())},
 		},
 		Charts: charts,

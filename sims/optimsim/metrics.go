@@ -18,7 +18,7 @@ var (
 	}
 	ratesMetrics = []sims.MetricDecl{
 		sims.Declare("eps", "the accuracy ε of the latest level reached"),
-		sims.Declare("slope_nonconvex", "fitted slope of log(iterations) against log(1/ε), non-convex regime (theory: 2)"),
+		sims.Declare("slope_nonconvex", "fitted slope of log(iterations) against log(1/ε), non-convex regime (theory: 2; undefined before two levels of ε)"),
 		sims.Declare("slope_convex", "fitted slope of log(iterations) against log(1/ε), convex regime (theory: 1)"),
 		sims.Declare("per_efold_strong", "iterations per e-fold of ε in the strongly convex regime (theory: κ)"),
 		sims.Declare("slope_sgd", "fitted slope of log(error) against log(steps) for SGD (theory: −1)"),

@@ -99,7 +99,7 @@ func (s *rrSim) Frame() sims.Frame {
 		{Name: "n", Value: float64(n)},
 		{Name: "p̂", Value: s.r.Estimate()},
 		{Name: "±2σ", Value: 2 * s.r.StdErr()},
-		{Name: "z", Value: sims.FiniteOr(z, 0)},
+		sims.MetricOr("z", z, "no answer yet"),
 		sims.MetricOr("ratio", ratio, "a 'yes' rate is still 0"),
 		{Name: "ε", Value: eps},
 	}
