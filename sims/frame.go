@@ -17,13 +17,21 @@ type Frame struct {
 	Text    []string // a few short lines shown under the charts
 }
 
-// Metric is a named scalar. Untrusted marks a value that is computed but
-// not to be relied on (an ESS while the chains disagree): the pane prints
-// "—" for it, headless output keeps the number.
+// Metric is a named scalar. Name is the display name of one of the
+// metrics its Spec declares (Spec.Metrics: its --json key and meaning).
+// Untrusted marks a value that is computed but not to be relied on (an ESS
+// while the chains disagree): the pane prints "—" for it, headless output
+// keeps the number.
 type Metric struct {
 	Name      string
 	Value     float64
 	Untrusted bool
+	// Undefined, when not "", says why the metric has no value now (ε of a
+	// run that adds no noise is infinite; a held-out loss before its first
+	// evaluation does not exist): Value is ignored, the pane prints "—"
+	// and headless output writes null with this reason, never a stand-in
+	// number such as -1 or 0 (MetricOr).
+	Undefined string
 	// Scale is the size of the quantities Value is computed from (the
 	// function's value at the start, for a value that falls to a minimum
 	// of 0; the numbers two ways of computing one thing give, for their
@@ -57,6 +65,15 @@ func FiniteOr(x, alt float64) float64 {
 		return alt
 	}
 	return x
+}
+
+// MetricOr is the metric name = x when x is finite, else the metric
+// undefined for the reason why.
+func MetricOr(name string, x float64, why string) Metric {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return Metric{Name: name, Undefined: why}
+	}
+	return Metric{Name: name, Value: x}
 }
 
 // Metric returns the value of the named metric.

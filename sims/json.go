@@ -52,6 +52,8 @@ func AppendResultJSON(dst []byte, v any) ([]byte, error) {
 		return appendObject(dst, v)
 	case map[string]bool:
 		return appendObject(dst, v)
+	case map[string]string:
+		return appendObject(dst, v)
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -60,6 +62,46 @@ func AppendResultJSON(dst []byte, v any) ([]byte, error) {
 		return dst, err
 	}
 	return append(dst, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...), nil
+}
+
+// AppendMetricsJSON appends a Frame's metrics as JSON object members:
+// "metrics", an object of each metric's key (Spec.Metrics) to its value in
+// display order, a metric without a value written null; and, when there
+// is such a metric, "undefined", an object of its key to the reason
+// (Metric.Why). A script reads a number or null, never a stand-in such as
+// -1:
+//
+//	"metrics":{"epoch":1.5,"epsilon":null},"undefined":{"epsilon":"σ = 0 adds no noise: not private"}
+func (s *Spec) AppendMetricsJSON(dst []byte, ms []Metric) []byte {
+	dst = append(dst, `"metrics":{`...)
+	undefined := false
+	for i, m := range ms {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = appendString(dst, s.MetricKey(m.Name))
+		dst = append(dst, ':')
+		dst = append(dst, FormatMetric(m)...)
+		undefined = undefined || m.Why() != ""
+	}
+	dst = append(dst, '}')
+	if !undefined {
+		return dst
+	}
+	dst = append(dst, `,"undefined":{`...)
+	first := true
+	for _, m := range ms {
+		if why := m.Why(); why != "" {
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = appendString(dst, s.MetricKey(m.Name))
+			dst = append(dst, ':')
+			dst = appendString(dst, why)
+		}
+	}
+	return append(dst, '}')
 }
 
 func appendList[T any](dst []byte, xs []T) ([]byte, error) {

@@ -56,3 +56,78 @@ func TestResultJSONNonFinite(t *testing.T) {
 		t.Error("a NaN in an array type was not an error")
 	}
 }
+
+// TestMetricsJSON: metrics are written under their declared keys in
+// display order; one without a value (Undefined, or not finite) is null
+// and its reason is under "undefined"; a metric not declared keeps its
+// name.
+func TestMetricsJSON(t *testing.T) {
+	spec := &Spec{Name: "s", Metrics: []MetricDecl{
+		DeclareAs("ε one", "eps_one", "ε of one release"),
+		Declare("grad_norm", "‖∇f‖"),
+		DeclareAs("batch loss", "batch_loss", "the last batch's loss"),
+	}}
+	for _, c := range []struct {
+		ms   []Metric
+		want string
+	}{
+		{[]Metric{{Name: "ε one", Value: 2.5}, {Name: "grad_norm", Value: 1e-7}},
+			`"metrics":{"eps_one":2.5,"grad_norm":1e-07}`},
+		{[]Metric{{Name: "ε one", Undefined: "σ = 0: \"not\" private"}, {Name: "grad_norm", Value: 3}, {Name: "batch loss", Value: math.NaN()}},
+			`"metrics":{"eps_one":null,"grad_norm":3,"batch_loss":null},"undefined":{"eps_one":"σ = 0: \"not\" private","batch_loss":"not a number (NaN)"}`},
+		{[]Metric{{Name: "grad_norm", Value: math.Inf(-1)}, {Name: "other", Value: 1}},
+			`"metrics":{"grad_norm":null,"other":1},"undefined":{"grad_norm":"infinite (-Inf)"}`},
+		{nil, `"metrics":{}`},
+	} {
+		got := string(spec.AppendMetricsJSON(nil, c.ms))
+		if got != c.want {
+			t.Errorf("%v:\n got %s\nwant %s", c.ms, got, c.want)
+		}
+		if !json.Valid([]byte("{" + got + "}")) {
+			t.Errorf("%s is not JSON", got)
+		}
+	}
+}
+
+// TestMetricDeclarations: NewCatalog refuses a key that is not an ASCII
+// identifier, a name or key declared twice and a declaration without a
+// meaning.
+func TestMetricDeclarations(t *testing.T) {
+	spec := func(ds ...MetricDecl) *Spec {
+		return &Spec{Name: "s", Size: func(Config) int64 { return 0 }, Metrics: ds}
+	}
+	for _, c := range []struct {
+		spec *Spec
+		ok   bool
+	}{
+		{spec(Declare("loss", "the loss"), DeclareAs("ε one", "eps_one", "ε"), DeclareAs("W₂", "W2", "W2")), true},
+		{spec(), true},
+		{spec(Declare("batch loss", "a space")), false},
+		{spec(DeclareAs("ε", "ε", "not ASCII")), false},
+		{spec(DeclareAs("e", "1e", "a digit first")), false},
+		{spec(DeclareAs("e", "_e", "an underscore first")), false},
+		{spec(DeclareAs("e", "", "no key")), false},
+		{spec(Declare("loss", "")), false},
+		{spec(Declare("loss", "a"), DeclareAs("loss", "loss2", "b")), false},
+		{spec(DeclareAs("a", "k", "a"), DeclareAs("b", "k", "b")), false},
+	} {
+		_, err := NewCatalog(c.spec)
+		if (err == nil) != c.ok {
+			t.Errorf("%v: error %v, want ok = %v", c.spec.Metrics, err, c.ok)
+		}
+	}
+}
+
+// TestMetricOr: a finite value is the metric; NaN and ±Inf are the metric
+// undefined for the reason given, shown — and not scaled.
+func TestMetricOr(t *testing.T) {
+	for _, c := range []struct {
+		x   float64
+		why string
+	}{{1.5, ""}, {0, ""}, {math.NaN(), "no draw yet"}, {math.Inf(1), "no draw yet"}} {
+		m := MetricOr("MC", c.x, "no draw yet")
+		if m.Undefined != c.why || m.Why() != c.why || (c.why == "" && m.Value != c.x) || (c.why != "" && m.Value != 0) {
+			t.Errorf("MetricOr(%v) = %+v", c.x, m)
+		}
+	}
+}

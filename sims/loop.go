@@ -125,7 +125,7 @@ func (l *loop) scaled(ms []Metric) []Metric {
 	out := slices.Clone(ms)
 	for i := range out {
 		m := &out[i]
-		if v := math.Abs(m.Value); !m.Untrusted && v <= math.MaxFloat64 {
+		if v := math.Abs(m.Value); !m.Untrusted && m.Undefined == "" && v <= math.MaxFloat64 {
 			l.scales[m.Name] = max(l.scales[m.Name], v)
 		}
 		if m.Scale == 0 {
@@ -344,8 +344,8 @@ func (l *loop) finish(err error) {
 }
 
 // publish builds a Frame and makes it the latest snapshot. A frame whose
-// metrics are not finite marks the run diverged even if the engine did not
-// notice.
+// metrics are not finite (and not said to be Undefined) marks the run
+// diverged even if the engine did not notice.
 func (l *loop) publish() {
 	frame := Frame{Sim: l.r.spec.Name}
 	if l.sim != nil {
@@ -354,7 +354,7 @@ func (l *loop) publish() {
 			l.finish(err)
 		} else if frame.Metrics = l.scaled(frame.Metrics); !l.state.Done() || l.state == Converged {
 			for _, m := range frame.Metrics {
-				if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
+				if m.Undefined == "" && (math.IsNaN(m.Value) || math.IsInf(m.Value, 0)) {
 					if l.state == Converged {
 						// A run never reports a value that is not finite
 						// as its converged result.

@@ -72,6 +72,9 @@ type Spec struct {
 	Title  string // one line for the catalogue
 	Source string // the seed and section it implements
 	Params []Param
+	// Metrics declares every metric its Frames publish, in display order:
+	// key, display name and meaning (MetricDecl).
+	Metrics []MetricDecl
 	// Data says how a --data CSV is used; "" means the sim takes no data.
 	Data string
 	// DataText lists the columns of --data that hold words from a fixed
@@ -210,6 +213,9 @@ func NewCatalog(specs ...*Spec) (*Catalog, error) {
 			return nil, fmt.Errorf("sims: %s declares no Size: a session's memory budget charges every sim by its estimate", s.Name)
 		}
 		if _, err := Resolve(s.Params, nil); err != nil {
+			return nil, fmt.Errorf("sims: %s: %w", s.Name, err)
+		}
+		if err := checkMetrics(s.Metrics); err != nil {
 			return nil, fmt.Errorf("sims: %s: %w", s.Name, err)
 		}
 		c.specs = append(c.specs, s)

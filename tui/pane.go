@@ -252,7 +252,7 @@ func metricsLine(s *sims.Snapshot, w int, st PaneStyle) string {
 	for i, m := range s.Frame.Metrics {
 		value := "—"
 		switch {
-		case m.Untrusted:
+		case m.Untrusted, m.Undefined != "":
 		case m.Negligible():
 			value = "≈ 0"
 		default:

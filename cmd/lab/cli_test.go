@@ -62,8 +62,9 @@ func TestHelpEverywhere(t *testing.T) {
 }
 
 // TestEverySimsHelp: every sim's help lists each parameter with its
-// default and range, its examples parse, and the one that sets a
-// parameter builds.
+// default and range and each metric with its key, prints every word of
+// its texts whole, its examples parse, and the one that sets a parameter
+// builds.
 func TestEverySimsHelp(t *testing.T) {
 	for _, spec := range catalog.All().Specs() {
 		t.Run(spec.Name, func(t *testing.T) {
@@ -79,6 +80,29 @@ func TestEverySimsHelp(t *testing.T) {
 			}
 			if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(spec.Source), " ")) {
 				t.Errorf("%s: help lacks the source", spec.Name)
+			}
+			// Every word of the texts help wraps is printed whole: the
+			// wrapping breaks only at spaces (not --data's hyphen).
+			words := map[string]bool{}
+			for _, w := range strings.Fields(out) {
+				words[w] = true
+			}
+			texts := []string{spec.Source, strings.TrimPrefix(spec.Data, "--data: ")}
+			for _, p := range spec.Params {
+				texts = append(texts, p.Help, p.DefaultNote)
+			}
+			for _, d := range spec.Metrics {
+				texts = append(texts, d.Meaning)
+				if !strings.Contains(out, "\n  "+d.Key+"\n") && !strings.Contains(out, "\n  "+d.Key+"  ("+d.Name+")\n") {
+					t.Errorf("%s: help does not list metric %s (%s)", spec.Name, d.Key, d.Name)
+				}
+			}
+			for _, text := range texts {
+				for _, w := range strings.Fields(text) {
+					if !words[w] {
+						t.Errorf("%s: help splits the word %q", spec.Name, w)
+					}
+				}
 			}
 			for _, ex := range simExamples(spec) {
 				args := strings.Fields(ex[0])[1:]
@@ -193,8 +217,8 @@ func TestRunCommandReproducesThePane(t *testing.T) {
 		t.Errorf("%s: step %d, the pane's %d", cmd, got.Step, snap.Frame.Step)
 	}
 	for _, m := range snap.Frame.Metrics {
-		if got.Metrics[m.Name] != m.Value {
-			t.Errorf("%s: %s = %v, the pane's %v", cmd, m.Name, got.Metrics[m.Name], m.Value)
+		if key := spec.MetricKey(m.Name); got.Metrics[key] != m.Value {
+			t.Errorf("%s: %s = %v, the pane's %s %v", cmd, key, got.Metrics[key], m.Name, m.Value)
 		}
 	}
 }

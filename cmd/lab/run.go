@@ -22,8 +22,10 @@ import (
 // runFlagsUsage describes the flags only lab run takes.
 const runFlagsUsage = `Run flags (lab run SIM [flags]; lab run SIM --help shows the sim's parameters):
   --every K          print every K steps, not only the final one
-  --json             one JSON object per line: {"sim","step","metrics"}; the last adds
-                     "final", "state" (converged, stopped at the step count, diverged,
+  --json             one JSON object per line: {"sim","step","metrics"}, metrics keyed
+                     as lab help SIM lists them; a metric without a value is null
+                     with its reason in "undefined"; the last line adds "final",
+                     "state" (converged, stopped at the step count, diverged,
                      failed) and "result"
   --frames           print the rendered pane as text, exactly as the TUI draws it
   --color            with --frames: keep the colours (24-bit ANSI) even when stdout is
@@ -265,16 +267,8 @@ func (e *emitter) emit(s *sims.Snapshot, result map[string]any) error {
 	case e.o.json:
 		b = append(b, `{"sim":`...)
 		b = appendJSON(b, e.spec.Name)
-		b = fmt.Appendf(b, `,"step":%d,"metrics":{`, f.Step)
-		for i, m := range f.Metrics {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = appendJSON(b, m.Name)
-			b = append(b, ':')
-			b = append(b, jsonNumber(m.Value)...)
-		}
-		b = append(b, '}')
+		b = fmt.Appendf(b, `,"step":%d,`, f.Step)
+		b = e.spec.AppendMetricsJSON(b, f.Metrics)
 		if result != nil {
 			b = append(b, `,"final":true,"state":`...)
 			b = appendJSON(b, finalState(s.State))
@@ -292,7 +286,7 @@ func (e *emitter) emit(s *sims.Snapshot, result map[string]any) error {
 		if result == nil {
 			b = fmt.Appendf(b, "step %d:", f.Step)
 			for _, m := range f.Metrics {
-				b = fmt.Appendf(b, " %s=%s", m.Name, jsonNumber(m.Value))
+				b = fmt.Appendf(b, " %s=%s", e.spec.MetricKey(m.Name), sims.FormatMetric(m))
 			}
 			b = append(b, '\n')
 			break
@@ -303,7 +297,11 @@ func (e *emitter) emit(s *sims.Snapshot, result map[string]any) error {
 		}
 		b = fmt.Appendf(b, "parameters: %s\n", s.Values.Summary(s.Data != nil))
 		for _, m := range f.Metrics {
-			b = fmt.Appendf(b, "  %s = %s\n", m.Name, jsonNumber(m.Value))
+			b = fmt.Appendf(b, "  %s = %s", e.spec.MetricKey(m.Name), sims.FormatMetric(m))
+			if why := m.Why(); why != "" {
+				b = fmt.Appendf(b, " (%s)", why)
+			}
+			b = append(b, '\n')
 		}
 		for _, k := range slices.Sorted(maps.Keys(result)) {
 			b = fmt.Appendf(b, "  %s: ", k)
@@ -355,13 +353,4 @@ func appendJSON(b []byte, v any) []byte {
 		return append(b, "null"...)
 	}
 	return out
-}
-
-// jsonNumber prints a metric for JSON and text: shortest 'g' form, and
-// null when it is not finite.
-func jsonNumber(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "null"
-	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
 }

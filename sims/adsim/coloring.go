@@ -75,6 +75,8 @@ var Coloring = &sims.Spec{
 	Params: param.List(colProblem, colKind, colBy, colN, colP),
 	New:    newColoring,
 	Size:   coloringSize,
+
+	Metrics: coloringMetrics,
 }
 
 // stage is where the coloring sim is.

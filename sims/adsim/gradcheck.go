@@ -49,6 +49,8 @@ var GradCheck = &sims.Spec{
 	Params: param.List(gcModel, gcStep),
 	New:    newGradCheck,
 	Size:   func(sims.Config) int64 { return gradCheckSize },
+
+	Metrics: gradCheckMetrics,
 }
 
 // namedTensor is a parameter tensor with its name.

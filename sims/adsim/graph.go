@@ -74,6 +74,8 @@ var Graph = &sims.Spec{
 	Params: param.List(agPreset, agExpr, agVars, agMode, agWrt, agOutput),
 	New:    newGraph,
 	Size:   graphSize,
+
+	Metrics: graphMetrics,
 }
 
 // graphSize is the graph, its twin and the sweep, with the pane's boxes,

@@ -54,6 +54,8 @@ var Hessian = &sims.Spec{
 	Params: param.List(hessFunc, hessN, hessK, hessAt),
 	New:    newHessian,
 	Size:   hessianSize,
+
+	Metrics: hessianMetrics,
 }
 
 // hessianSize is the four strategies' graphs and assemblies (the twin of

@@ -45,6 +45,8 @@ var Implicit = &sims.Spec{
 	Params: param.List(imDemo, imA, imX0, imPoints, imB1, imB2, imDelta),
 	New:    newImplicit,
 	Size:   implicitSize,
+
+	Metrics: implicitMetrics,
 }
 
 // implicitSize is the demo's: the circle's table holds a lap of rows, two

@@ -38,6 +38,8 @@ var Jacobian = &sims.Spec{
 	Params: param.List(jacN, jacM, jacMode),
 	New:    newJacobian,
 	Size:   jacobianSize,
+
+	Metrics: jacobianMetrics,
 }
 
 // jacobianSize is the function's graph (m outputs of n terms each) and the

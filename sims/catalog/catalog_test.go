@@ -3,8 +3,10 @@ package catalog
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/thelab/lab/sims"
@@ -45,20 +47,31 @@ func TestEverySimRuns(t *testing.T) {
 					t.Errorf("seed %d: frame %q with %d charts, %d metrics", c.seed, f.Sim, len(f.Charts), len(f.Metrics))
 				}
 				for _, m := range f.Metrics {
-					if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
+					if m.Undefined == "" && (math.IsNaN(m.Value) || math.IsInf(m.Value, 0)) {
 						t.Errorf("seed %d: metric %s = %v", c.seed, m.Name, m.Value)
 					}
 				}
-				// The results' one encoding is encoding/json's on finite values.
+				// The results' one encoding is encoding/json's on finite values;
+				// a value that does not exist is NaN or ±Inf, written null,
+				// and the result says why under "undefined" (never a
+				// stand-in such as -1).
 				res := s.Result()
 				var want bytes.Buffer
 				enc := json.NewEncoder(&want)
 				enc.SetEscapeHTML(false)
-				if err := enc.Encode(res); err != nil {
-					t.Errorf("seed %d: result does not encode: %v", c.seed, err)
-				}
-				if got, err := sims.AppendResultJSON(nil, res); err != nil || string(got)+"\n" != want.String() {
-					t.Errorf("seed %d: result encodes as %s (%v), encoding/json as %s", c.seed, got, err, want.String())
+				got, err := sims.AppendResultJSON(nil, res)
+				var nonFinite *json.UnsupportedValueError
+				switch encErr := enc.Encode(res); {
+				case err != nil || !json.Valid(got):
+					t.Errorf("seed %d: result encodes as %s (%v)", c.seed, got, err)
+				case errors.As(encErr, &nonFinite):
+					if why, ok := res["undefined"].(map[string]string); !ok || len(why) == 0 {
+						t.Errorf("seed %d: result has a value that is not finite (%v) and no \"undefined\" reason: %s", c.seed, encErr, got)
+					}
+				case encErr != nil:
+					t.Errorf("seed %d: result does not encode: %v", c.seed, encErr)
+				case string(got)+"\n" != want.String():
+					t.Errorf("seed %d: result encodes as %s, encoding/json as %s", c.seed, got, want.String())
 				}
 				// A Frame is immutable: the steps after it leave it as it
 				// was (dropout's masks were buffers the next step rewrote,
@@ -71,6 +84,62 @@ func TestEverySimRuns(t *testing.T) {
 				}
 				if fmt.Sprint(f) != before {
 					t.Errorf("seed %d: the frame changed as the sim stepped on", c.seed)
+				}
+			}
+		})
+	}
+}
+
+// TestMetricsAreDeclared builds every sim at its defaults and at each
+// value of each choice parameter (the views and modes that publish other
+// metrics), steps it a little, and checks that every metric its frames
+// publish is declared on its Spec (so that lab help lists it with its
+// meaning and --json writes its key), and that the declarations have
+// ASCII identifier keys, unique in the sim, and a meaning (NewCatalog
+// refuses others; checked here on every spec). A sim whose metric names
+// change with a parameter (a name printed from a value) fails here.
+func TestMetricsAreDeclared(t *testing.T) {
+	for _, spec := range All().Specs() {
+		t.Run(spec.Name, func(t *testing.T) {
+			t.Parallel()
+			keys := map[string]bool{}
+			for _, d := range spec.Metrics {
+				if !sims.IsMetricKey(d.Key) || keys[d.Key] || d.Meaning == "" || strings.ContainsAny(d.Meaning, "\n\t") {
+					t.Errorf("metric %q: key %q must be a new ASCII identifier, with a one-line meaning %q", d.Name, d.Key, d.Meaning)
+				}
+				keys[d.Key] = true
+			}
+			check := func(what string, f sims.Frame) {
+				for _, m := range f.Metrics {
+					if _, ok := spec.Metric(m.Name); !ok {
+						t.Errorf("%s: metric %q is not declared in %s's Metrics", what, m.Name, spec.Name)
+					}
+				}
+			}
+			run := func(set map[string]string, steps int) {
+				v, err := sims.Resolve(spec.Params, set)
+				if err != nil {
+					return // a choice some other default rules out
+				}
+				s, err := spec.Build(sims.Config{Seed: 1, Values: v})
+				if err != nil {
+					return // refused, by its own tests' account
+				}
+				what := fmt.Sprint(set)
+				check(what, s.Frame())
+				for range steps {
+					if s.Step() != nil {
+						break
+					}
+					check(what, s.Frame())
+				}
+			}
+			run(nil, min(spec.Steps, 20))
+			for _, p := range spec.Params {
+				if p.Kind == param.KindChoice {
+					for _, c := range p.Choices {
+						run(map[string]string{p.Name: c}, 3)
+					}
 				}
 			}
 		})

@@ -30,6 +30,8 @@ var Classifier = &sims.Spec{
 	Params: param.List(clfFit, clfTruth, clfPi, clfSep),
 	New:    newClassifier,
 	Size:   classifierSize,
+
+	Metrics: classifierMetrics,
 }
 
 // truth says whether the generating classes' covariances differ.

@@ -32,6 +32,8 @@ var Diffusion = &sims.Spec{
 	Params: param.List(append(dp.decls(), dfMethod, dfSteps, dfSchedule, dfSigmaMax, dfSigmaMin, dfMu, dfGamma, dfBeta, dfT, dfClass, dfLambda, dfViews, dfN)...),
 	New:    newDiffusion,
 	Size:   diffusionSize,
+
+	Metrics: diffusionMetrics,
 }
 
 // diffusionSize is the sampler's particles (diffusion.SamplerBytes) with

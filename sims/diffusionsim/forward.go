@@ -33,6 +33,8 @@ var Forward = &sims.Spec{
 	Params: param.List(fwData, fwBeta, fwT, fwH, fwN),
 	New:    newForward,
 	Size:   forwardSize,
+
+	Metrics: forwardMetrics,
 }
 
 // forwardSize is the particles, the density map over time (the sim's and

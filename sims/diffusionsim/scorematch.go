@@ -37,6 +37,8 @@ var ScoreMatch = &sims.Spec{
 	Params: param.List(append(dp.decls(), smWidth, smLayers, smAct, smBatch, smLR, smTrain, smSteps, smN)...),
 	New:    newScoreMatch,
 	Size:   scoreMatchSize,
+
+	Metrics: scoreMatchMetrics,
 }
 
 // scoreMatchSize is the score model (diffusion's DSM footprint), the

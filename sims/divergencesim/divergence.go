@@ -30,6 +30,8 @@ var Divergence = &sims.Spec{
 	Params: param.List(divView, divP, divQ, divMaxN, divD),
 	New:    newDivergence,
 	Size:   divergenceSize,
+
+	Metrics: divergenceMetrics,
 }
 
 // view is what the divergence pane shows.

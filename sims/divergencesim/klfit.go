@@ -29,6 +29,8 @@ var KLFit = &sims.Spec{
 	// copies in a Frame, and a measured base: the engine's quadrature grid
 	// (96 KiB) and the Frame's density grids and ellipses.
 	Size: func(sims.Config) int64 { return 2*3*2*8*sims.TraceCap + 160<<10 },
+
+	Metrics: klFitMetrics,
 }
 
 // kl-fit's parameters.

@@ -28,6 +28,8 @@ var KLFlow = &sims.Spec{
 	// The path Trace (three columns) and its copies in a Frame, and a
 	// measured base (the KL landscape's grid, the densities, the notes).
 	Size: func(sims.Config) int64 { return 2*3*8*sims.TraceCap + 48<<10 },
+
+	Metrics: klFlowMetrics,
 }
 
 // kl-flow's parameters.

@@ -41,6 +41,8 @@ var DP = &sims.Spec{
 	Params: param.List(dpMode, dpAlpha, dpAlphas, dpN, dpTol, dpClusters, dpSigma, dpTau),
 	New:    newDP,
 	Size:   dpSize,
+
+	Metrics: dpMetrics,
 }
 
 // mode is the piece of the Dirichlet process the pane shows.

@@ -27,6 +27,8 @@ var MLE = &sims.Spec{
 	Params: param.List(mleModel, mleMode, mleTheta1, mleTheta2, mleN),
 	New:    newMLE,
 	Size:   mleSize,
+
+	Metrics: mleMetrics,
 }
 
 // mode is what one step of mle does.

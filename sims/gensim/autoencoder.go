@@ -28,6 +28,8 @@ var Autoencoder = &sims.Spec{
 	Params: param.List(aeMode, aeD, aeR, aeN, aeTarget, aeSigma, aeUnits, aeBatch, aeLR),
 	New:    newAutoencoder,
 	Size:   autoencoderSize,
+
+	Metrics: autoencoderMetrics,
 }
 
 // autoencoderSize is, for pca, the linear autoencoder and the points

@@ -25,6 +25,8 @@ var FDiv = &sims.Spec{
 	Params: param.List(fdKind, fdMQ, fdSQ, fdMP, fdSP, fdN, fdM, fdLR, fdMom),
 	New:    newFDiv,
 	Size:   fdivSize,
+
+	Metrics: fdivMetrics,
 }
 
 // fdivSize is the estimator's standardised samples of q and p, the

@@ -32,6 +32,8 @@ var Flow = &sims.Spec{
 		flBeta, flC, flPoint, flTol, flLaw, flLambda, flDraws),
 	New:  newFlow,
 	Size: flowSize,
+
+	Metrics: flowMetrics,
 }
 
 // flowSize is, by mode: the 2-D data and the Real-NVP (algo/flow's

@@ -29,6 +29,8 @@ var GAN = &sims.Spec{
 	Params: param.List(gnTarget, gnDim, gnLoss, gnK, gnUpdate, gnStepping, gnLRD, gnLRG, gnOpt, gnUnits, gnBatch, gnNoise, gnN),
 	New:    newGAN,
 	Size:   ganSize,
+
+	Metrics: ganMetrics,
 }
 
 // ganSize is the real points, the GAN (algo/gan's footprint: its networks,

@@ -30,6 +30,8 @@ var VAE = &sims.Spec{
 	Params: param.List(vaData, vaTarget, vaSize, vaN, vaUnits, vaBatch, vaLR, vaSD),
 	New:    newVAE,
 	Size:   vaeSize,
+
+	Metrics: vaeMetrics,
 }
 
 // vaeSize is the data (digits or 2-D points, with their labels), the VAE

@@ -25,6 +25,8 @@ var BLR = &sims.Spec{
 	Params: param.List(blrAlpha, blrNoise, blrN, blrW),
 	New:    newBLR,
 	Size:   blrSize,
+
+	Metrics: blrMetrics,
 }
 
 // blrSize is the observations: the engine keeps two 2×2 sums, and the GP

@@ -31,6 +31,8 @@ var GP = &sims.Spec{
 	Params: param.List(gpLengthscale, gpVariance, gpNoise, gpN, gpGridPoints, gpOrder),
 	New:    newGP,
 	Size:   gpSize,
+
+	Metrics: gpMetrics,
 }
 
 // gpSize is the observations, the engine once every one is in

@@ -22,6 +22,8 @@ var GPFit = &sims.Spec{
 	Params: param.List(fitLengthscale, fitVariance, fitNoise, fitLR, fitTol, fitN),
 	New:    newGPFit,
 	Size:   gpFitSize,
+
+	Metrics: gpFitMetrics,
 }
 
 // gpFitSize is the observations, the engine (gp.FitterFootprint), the band

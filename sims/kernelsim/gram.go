@@ -25,6 +25,8 @@ var Gram = &sims.Spec{
 	Params: param.List(gramKind, gramDegree, gramCoef0, gramGamma, gramN),
 	New:    newGram,
 	Size:   gramSize,
+
+	Metrics: gramMetrics,
 }
 
 // gramSize is the pool of points, the check (kernel.PSDFootprint), the

@@ -28,6 +28,8 @@ var KPCA = &sims.Spec{
 	Params: param.List(kpcaPreset, kpcaN, kpcaTol, kpcaKernel),
 	New:    newKPCA,
 	Size:   kpcaSize,
+
+	Metrics: kpcaMetrics,
 }
 
 // kpcaSize is the points, the engine (kernel.KPCAFootprint) for the two

@@ -27,6 +27,8 @@ var Perceptron = &sims.Spec{
 	Params: param.List(kpercPreset, kpercN, kpercOrder, kpercMaxEpochs, kpercKernel),
 	New:    newPerceptron,
 	Size:   perceptronSize,
+
+	Metrics: kernelPerceptronMetrics,
 }
 
 // perceptronSize is the points with their features φ(x) for the primal

@@ -28,6 +28,8 @@ var Ridge = &sims.Spec{
 	Params: param.List(ridgeN, ridgeNoise, ridgeLambda, ridgeTol, ridgeKernel),
 	New:    newRidge,
 	Size:   ridgeSize,
+
+	Metrics: ridgeMetrics,
 }
 
 const fitPoints = 200

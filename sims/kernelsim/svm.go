@@ -24,6 +24,8 @@ var SVM = &sims.Spec{
 	Params: param.List(svmPreset, svmN, svmMargin, svmC, svmTol, svmKernel, svmCacheMB),
 	New:    newSVM,
 	Size:   svmSize,
+
+	Metrics: svmMetrics,
 }
 
 // svmSize is the points, the SMO with its kernel-row cache full (it is

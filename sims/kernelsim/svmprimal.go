@@ -27,6 +27,8 @@ var SVMPrimal = &sims.Spec{
 	Params: param.List(primalPreset, primalN, primalC, primalMethod, primalStep, primalT0),
 	New:    newSVMPrimal,
 	Size:   primalSize,
+
+	Metrics: svmPrimalMetrics,
 }
 
 // primalSize is the points and the trace of the gaps with its two

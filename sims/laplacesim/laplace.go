@@ -34,6 +34,8 @@ var Laplace = &sims.Spec{
 	Params: param.List(lapModel, lapK, lapTau, lapN, lapZ0),
 	New:    newLaplace,
 	Size:   laplaceSize,
+
+	Metrics: laplaceMetrics,
 }
 
 // model is the log-density the laplace sim approximates.

@@ -42,6 +42,8 @@ var LDA = &sims.Spec{
 	Params: param.List(ldaCorpus, ldaK, ldaAlpha, ldaEta, ldaIters, ldaTol),
 	New:    newLDA,
 	Size:   ldaSize,
+
+	Metrics: ldaMetrics,
 }
 
 var (

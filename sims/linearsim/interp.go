@@ -37,6 +37,8 @@ var Interp = &sims.Spec{
 	// the parameters or the --data: the error Trace (five columns, full
 	// room from the start), the curves and the engine's bases, measured.
 	Size: func(sims.Config) int64 { return 256 << 10 },
+
+	Metrics: interpMetrics,
 }
 
 // interp's parameters.
@@ -204,14 +206,15 @@ func (s *interpSim) Frame() sims.Frame {
 	k := s.eng.K()
 	ti, tr := s.eng.TrainMSE()
 	vi, vr := s.eng.TestMSE()
-	ySq := s.trainScale()
+	trainI := sims.MetricOr("train_mse_interp", ti, "no training point yet")
+	trainI.Scale = s.trainScale()
 	metrics := []sims.Metric{
 		{Name: "points", Value: float64(k)},
-		{Name: "train_mse_interp", Value: sims.FiniteOr(ti, 0), Scale: ySq},
-		{Name: "test_mse_interp", Value: sims.FiniteOr(vi, 0)},
-		{Name: "train_mse_ridge", Value: sims.FiniteOr(tr, 0)},
-		{Name: "test_mse_ridge", Value: sims.FiniteOr(vr, 0)},
-		{Name: "cond", Value: sims.FiniteOr(s.eng.Cond(), 0)},
+		trainI,
+		sims.MetricOr("test_mse_interp", vi, "no test point"),
+		sims.MetricOr("train_mse_ridge", tr, "no training point yet"),
+		sims.MetricOr("test_mse_ridge", vr, "no test point"),
+		sims.MetricOr("cond", s.eng.Cond(), "the feature matrix is singular: its condition number is infinite"),
 	}
 	charts := []sims.Chart{s.fitChart(), s.errChart(), s.condChart()}
 	return sims.Frame{Sim: Interp.Name, Step: k - 1, Metrics: metrics, Charts: charts, Text: s.notes()}

@@ -53,6 +53,8 @@ var Linreg = &sims.Spec{
 		linregLambda, linregMethod, linregLR, linregTol),
 	New:  newLinreg,
 	Size: linregSize,
+
+	Metrics: linregMetrics,
 }
 
 // The ridge path's λ grid: 10^-6 … 10^3.
@@ -254,7 +256,7 @@ func (s *linregSim) Frame() sims.Frame {
 		{Name: "mse", Value: f - s.lambda*wn*wn},
 		{Name: "grad_norm", Value: gn},
 		{Name: "w_norm", Value: wn},
-		{Name: "cond", Value: sims.FiniteOr(s.opt.Cond, 0)},
+		sims.MetricOr("cond", s.opt.Cond, "the normal equations are singular (rank-deficient, λ = 0): the condition number is infinite"),
 	}
 	return sims.Frame{Sim: Linreg.Name, Step: s.step(), Metrics: metrics, Charts: charts, Text: s.notes(th)}
 }

@@ -38,6 +38,8 @@ var Logits = &sims.Spec{
 	// The engine's grid of temperatures, the curves of a fixed number of
 	// points and the Frame's charts (measured).
 	Size: func(c sims.Config) int64 { return 8*int64(logitsPoints.Get(c.Values)) + 48<<10 },
+
+	Metrics: logitsMetrics,
 }
 
 // The windows of the sigmoid and the log-odds charts.

@@ -48,6 +48,8 @@ var Logreg = &sims.Spec{
 		sgdBatch, sgdSchedule, sgdDecay),
 	New:  newLogreg,
 	Size: logregSize,
+
+	Metrics: logregMetrics,
 }
 
 // logregSize is what logreg holds: its data (two features for the

@@ -33,6 +33,8 @@ var Losses = &sims.Spec{
 	Params: param.List(lossesP, lossesGrid),
 	New:    newLosses,
 	Size:   lossesSize,
+
+	Metrics: lossesMetrics(),
 }
 
 // lossesSize is what losses holds: the sweep's Trace (p and the minimiser

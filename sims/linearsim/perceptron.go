@@ -33,6 +33,8 @@ var Perceptron = &sims.Spec{
 		perceptronOrder),
 	New:  newPerceptron,
 	Size: perceptronSize,
+
+	Metrics: perceptronMetrics,
 }
 
 // perceptron's parameters.
@@ -204,7 +206,7 @@ func (s *perceptronSim) Frame() sims.Frame {
 			{Name: "mistakes", Value: float64(p.Mistakes())},
 			{Name: "errors", Value: float64(errs)},
 			{Name: "epoch", Value: float64(p.Epochs())},
-			{Name: "bound", Value: sims.FiniteOr(s.bound, 0)},
+			sims.MetricOr("bound", s.bound, "the data are not linearly separable: no margin γ, no bound"),
 		},
 		Charts: charts,
 		Text:   s.notes(errs),

@@ -44,6 +44,8 @@ var Softmax = &sims.Spec{
 		sgdBatch, sgdSchedule, sgdDecay),
 	New:  newSoftmax,
 	Size: softmaxSize,
+
+	Metrics: softmaxMetrics,
 }
 
 // softmaxSize is what softmax holds: its data (two features for the

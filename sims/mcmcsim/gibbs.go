@@ -29,6 +29,8 @@ var Gibbs = &sims.Spec{
 	Params: param.List(gibbsTarget, gibbsWidth, gibbsChains),
 	New:    newGibbs,
 	Size:   gibbsChains.size(gibbsTarget, gibbsBytes),
+
+	Metrics: gibbsMetrics,
 }
 
 var (

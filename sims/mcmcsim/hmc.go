@@ -29,6 +29,8 @@ var HMC = &sims.Spec{
 	Params: param.List(hmcTarget, hmcStep, hmcLeapfrog, hmcChains),
 	New:    newHMC,
 	Size:   hmcChains.size(hmcTarget, hmcBytes),
+
+	Metrics: hmcMetrics,
 }
 
 var (

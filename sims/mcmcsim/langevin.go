@@ -30,6 +30,8 @@ var Langevin = &sims.Spec{
 	Params: param.List(ulaTarget, ulaStep, ulaNoise, ulaChains),
 	New:    newLangevin,
 	Size:   ulaChains.size(ulaTarget, langevinBytes),
+
+	Metrics: langevinMetrics,
 }
 
 var (

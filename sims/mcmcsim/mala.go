@@ -25,6 +25,8 @@ var MALA = &sims.Spec{
 	Params: param.List(malaTarget, malaStep, malaChains),
 	New:    newMALA,
 	Size:   malaChains.size(malaTarget, nil),
+
+	Metrics: malaMetrics,
 }
 
 var (

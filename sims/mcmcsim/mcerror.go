@@ -30,6 +30,8 @@ var MCErrorSim = &sims.Spec{
 	Params: param.List(mcerTarget, mcerF, mcerReplicates, mcerStep),
 	New:    newMCError,
 	Size:   mcErrorSize,
+
+	Metrics: mcErrorMetrics,
 }
 
 var (
@@ -107,9 +109,8 @@ func (s *mcErrorSim) Frame() sims.Frame {
 		{Name: "S", Value: float64(e.S())},
 		{Name: "rmse_iid", Value: last(iid)},
 		{Name: "rmse_mh", Value: last(chain)},
-		// a slope with too few points is 0
-		{Name: "slope_iid", Value: sims.FiniteOr(slopeI, 0)},
-		{Name: "slope_mh", Value: sims.FiniteOr(slopeM, 0)},
+		sims.MetricOr("slope_iid", slopeI, "too few checkpoints to fit a slope yet"),
+		sims.MetricOr("slope_mh", slopeM, "too few checkpoints past the burn-in to fit a slope yet"),
 	}
 
 	// (1) RMSE against S on log-log axes, with the two 1/√S laws.

@@ -43,6 +43,8 @@ var MH = &sims.Spec{
 	Params: param.List(mhTarget, mhProposal, mhStep, mhCenter, mhChains),
 	New:    newMH,
 	Size:   mhChains.size(mhTarget, nil),
+
+	Metrics: mhMetrics,
 }
 
 // proposal is mh's choice of proposal.

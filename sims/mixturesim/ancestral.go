@@ -29,6 +29,8 @@ var Ancestral = &sims.Spec{
 	Params: param.List(ancModel, ancN, ancK, ancSep, ancAlpha, ancTau, ancSigma, ancQ, ancR, ancA),
 	New:    newAncestral,
 	Size:   ancestralSize,
+
+	Metrics: ancestralMetrics,
 }
 
 // model is the generative model ancestral samples.

@@ -47,6 +47,8 @@ var EMGMM = &sims.Spec{
 	Params: param.List(emDemo, emK, mixClusters, emSep, emN, emCov, emEps, emReg, emInit, emRestarts, emTol, mixColumns),
 	New:    newEMGMM,
 	Size:   emSize,
+
+	Metrics: emgmmMetrics,
 }
 
 // demo is a preset of em-gmm's defaults.

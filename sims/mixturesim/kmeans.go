@@ -30,6 +30,8 @@ var KMeans = &sims.Spec{
 	Params: param.List(kmK, mixClusters, kmSep, kmN, kmRestarts, mixColumns),
 	New:    newKMeans,
 	Size:   kmeansSize,
+
+	Metrics: kmeansMetrics,
 }
 
 // kmeans' parameters.

@@ -103,6 +103,8 @@ var Conv = &sims.Spec{
 	Params: param.List(cvImage, cvDigit, cvKernel, cvStride, cvPadding, cvPad, cvPool, cvPoolSize),
 	New:    newConv,
 	Size:   func(sims.Config) int64 { return convBytes },
+
+	Metrics: convMetrics,
 }
 
 // convBytes is the size of a conv sim whatever its parameters: an image

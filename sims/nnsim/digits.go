@@ -68,6 +68,8 @@ var Digits = &sims.Spec{
 		dgBlocks, dgKernel, dgAct, dgOpt, dgBatch, dgL2),
 	New:  newDigits,
 	Size: digitsSize,
+
+	Metrics: digitsMetrics,
 }
 
 // digitsEvalSubset is how many training digits the train accuracy is

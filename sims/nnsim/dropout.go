@@ -49,6 +49,8 @@ var Dropout = &sims.Spec{
 	Params: param.List(doN, doNoise, doP, doLayers, doUnits, doOpt),
 	New:    newDropout,
 	Size:   dropoutSize,
+
+	Metrics: dropoutMetrics,
 }
 
 // dropoutSize is the points, the two networks with their trainers (a

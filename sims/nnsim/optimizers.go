@@ -78,6 +78,8 @@ var Optimizers = &sims.Spec{
 	Params: param.List(optSurface, optKappa, optX0, optMu, optLRs[0], optLRs[1], optLRs[2], optLRs[3], optLRs[4]),
 	New:    newOptimizers,
 	Size:   func(sims.Config) int64 { return optimizersBytes },
+
+	Metrics: optimizersMetrics(),
 }
 
 // optimizersBytes is the size of an optimizers sim whatever its

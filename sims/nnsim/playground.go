@@ -81,6 +81,8 @@ var Playground = &sims.Spec{
 		pgFeatX, pgFeatY, pgFeatX2, pgFeatY2, pgFeatXY, pgFeatSin, pgFeatCos, pgWeights, pgOpt, pgBatch, pgL1, pgL2),
 	New:  newPlayground,
 	Size: playgroundSize,
+
+	Metrics: playgroundMetrics,
 }
 
 // playgroundSize is the data, split and mapped to the features; the

@@ -63,6 +63,8 @@ var Universal = &sims.Spec{
 	Params: param.List(unTarget, unWidth, unOpt),
 	New:    newUniversal,
 	Size:   universalSize,
+
+	Metrics: universalMetrics,
 }
 
 // universalSize is the trained network, its trainer on the grid of

@@ -86,6 +86,8 @@ var GD = &sims.Spec{
 		gdBatch, gdSchedule, gdDecay, gdSampling),
 	New:  newGD,
 	Size: gdSize,
+
+	Metrics: gdMetrics,
 }
 
 // lOf is L of the problem the parameters describe, when known before the

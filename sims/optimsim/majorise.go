@@ -41,6 +41,8 @@ var Majorise = &sims.Spec{
 	// copies with three bounds beside them, all of at most sims.TraceCap
 	// rows; the curves on fixed grids within a measured base.
 	Size: func(sims.Config) int64 { return 8*sims.TraceCap*(2+5) + 4<<10 },
+
+	Metrics: majoriseMetrics,
 }
 
 // scalarProblem is the 1-D problem the parameters name.
@@ -201,7 +203,7 @@ func (s *majoriseSim) Frame() sims.Frame {
 			{Name: "x", Value: s.m.X()},
 			{Name: "f", Value: s.m.FX()},
 			{Name: "grad", Value: q.D},
-			{Name: "model_gap", Value: sims.FiniteOr(gapMin, -math.MaxFloat64)},
+			sims.MetricOr("model_gap", gapMin, "g − f is not finite on the grid: the model or f overflows there"),
 			{Name: "lemma_fails", Value: float64(s.m.LemmaFailures())},
 		},
 		Charts: charts,

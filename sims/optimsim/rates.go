@@ -42,6 +42,8 @@ var Rates = &sims.Spec{
 	// The engine's regimes and runs; the Frame's charts are a few points
 	// a value of ε (measured).
 	Size: func(c sims.Config) int64 { return optim.RatesBytes(ratesSeeds.Get(c.Values)) + 32<<10 },
+
+	Metrics: ratesMetrics,
 }
 
 type ratesSim struct {
@@ -135,11 +137,11 @@ func (s *ratesSim) Frame() sims.Frame {
 		Step: s.steps,
 		Metrics: []sims.Metric{
 			{Name: "eps", Value: eps[lvl]},
-			{Name: "slope_nonconvex", Value: sims.FiniteOr(s.slope(optim.NonConvex), 0)},
-			{Name: "slope_convex", Value: sims.FiniteOr(s.slope(optim.ConvexRegime), 0)},
-			{Name: "per_efold_strong", Value: sims.FiniteOr(optim.PerEFold(eps, r.Counts(optim.StronglyConvex)), 0)},
-			{Name: "slope_sgd", Value: sims.FiniteOr(sm, 0)},
-			{Name: "slope_sgd_se", Value: sims.FiniteOr(sse, 0)},
+			sims.MetricOr("slope_nonconvex", s.slope(optim.NonConvex), tooFewLevels),
+			sims.MetricOr("slope_convex", s.slope(optim.ConvexRegime), tooFewLevels),
+			sims.MetricOr("per_efold_strong", optim.PerEFold(eps, r.Counts(optim.StronglyConvex)), tooFewLevels),
+			sims.MetricOr("slope_sgd", sm, tooFewLevels),
+			sims.MetricOr("slope_sgd_se", sse, tooFewLevels),
 			{Name: "capped", Value: capped},
 		},
 		Charts: charts,
@@ -206,19 +208,30 @@ func (s *ratesSim) notes() []string {
 	return lines
 }
 
+// tooFewLevels is why a fitted slope has no value yet.
+const tooFewLevels = "fewer than two accuracy levels reached: no slope to fit yet"
+
 func (s *ratesSim) Result() map[string]any {
 	r := s.r
 	out := map[string]any{"eps": r.Eps()[:max(r.Level()+1, 0)]}
+	why := map[string]string{}
 	for _, rg := range rateRegimes {
 		info := r.Info(rg.g)
 		c := r.Counts(rg.g)
+		slope := s.slope(rg.g)
 		out[info.Name] = map[string]any{
 			"counts":          c,
 			"theory":          r.Theory(rg.g, len(c)),
-			"slope":           sims.FiniteOr(s.slope(rg.g), 0),
+			"slope":           slope,
 			"predicted_slope": info.Slope,
 			"capped":          r.Capped(rg.g),
 		}
+		if math.IsNaN(slope) {
+			why[info.Name+".slope"] = tooFewLevels
+		}
+	}
+	if len(why) > 0 {
+		out["undefined"] = why
 	}
 	return out
 }

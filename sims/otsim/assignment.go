@@ -33,6 +33,8 @@ var Assignment = &sims.Spec{
 	Params:   param.List(asProblem, asMethod),
 	New:      newAssignment,
 	Size:     assignmentSize,
+
+	Metrics: assignmentMetrics,
 }
 
 // method is how the assignment sim searches.
@@ -101,10 +103,45 @@ func newAssignment(cfg sims.Config) (sims.Sim, error) {
 		return newHungarianSim(p, v)
 	}
 	g, err := assign.NewMonge(p.Mu, p.Nu, p.C)
+	if err != nil && cfg.Data != nil {
+		return nil, mongeDataErr(err, cfg.Data, p)
+	}
 	if err != nil {
 		return nil, sims.Blame(err, v, sims.As("mu", asProblem.N), sims.As("nu", asProblem.N))
 	}
 	return &mongeSim{p: p, g: g, l: newLayout(p), cost: sims.NewTrace(1, 1), lo: math.Inf(1), hi: math.Inf(-1)}, nil
+}
+
+// mongeDataErr says why the enumeration refuses the problem read from
+// --data t: what the user set is the file, whose atoms replace the
+// parameter n, so the message names the file and its atoms (not n's
+// default), and the method that solves the problem when there is one.
+func mongeDataErr(err error, t *sims.Table, p *problem) error {
+	var pe *algo.ParamError
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("--data %s: %w", t.Name, err)
+	}
+	msg := fmt.Sprintf("--data %s: its %d rows make %d source and %d target atoms, and method = enumerate takes %s",
+		t.Name, len(t.Rows), p.N(), p.M(), pe.Allowed)
+	if isAssignment(p) {
+		msg += "; --set method=hungarian solves this one (N = M atoms of mass 1/N)"
+	}
+	return errors.New(msg)
+}
+
+// isAssignment reports whether p is an assignment problem, which the
+// Hungarian algorithm solves: N = M atoms, each of mass 1/N.
+func isAssignment(p *problem) bool {
+	n := p.N()
+	if n != p.M() {
+		return false
+	}
+	for _, w := range append(slices.Clone(p.Mu), p.Nu...) {
+		if math.Abs(w*float64(n)-1) >= 1e-9 {
+			return false
+		}
+	}
+	return true
 }
 
 // maxFeasibleDrawn is the most feasible maps the cost picture keeps.
@@ -303,11 +340,7 @@ type hungarianSim struct {
 
 func newHungarianSim(p *problem, v param.Values) (sims.Sim, error) {
 	n, m := p.N(), p.M()
-	uniform := n == m
-	for _, w := range append(append([]float64(nil), p.Mu...), p.Nu...) {
-		uniform = uniform && math.Abs(w*float64(n)-1) < 1e-9
-	}
-	if !uniform {
+	if !isAssignment(p) {
 		return nil, &algo.ParamError{Name: asMethod.Name(), Value: v.Text(asMethod.Name()),
 			Allowed: fmt.Sprintf("enumerate for this problem: the Hungarian algorithm solves the assignment problem, "+
 				"N = M atoms of mass 1/N, and this one has N = %d, M = %d with masses μ = %s", n, m, shortVec(p.Mu))}

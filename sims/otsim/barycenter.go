@@ -31,6 +31,8 @@ var Barycenter = &sims.Spec{
 	Params: param.List(bcInput, bcLambda, bcShape1, bcShape2, bcGrid, bcEps, bcTol),
 	New:    newBarycenter,
 	Size:   barycenterSize,
+
+	Metrics: barycenterMetrics,
 }
 
 // bcInputs names the inputs of the barycenter sim.
@@ -259,7 +261,7 @@ func (s *bcSim) Frame() sims.Frame {
 		Series: []sims.Series{{Name: "Σλ‖u⊙Kv − p‖₁", Y: s.errs.Column(0), Class: classBad}}}
 	metrics := []sims.Metric{
 		{Name: "iter", Value: float64(s.g.Iter())},
-		{Name: "err", Value: sims.FiniteOr(s.g.MarginalError(), 0)},
+		sims.MetricOr("err", s.g.MarginalError(), bcNoErr),
 		{Name: "mass", Value: mass},
 	}
 	var charts []sims.Chart
@@ -267,7 +269,7 @@ func (s *bcSim) Frame() sims.Frame {
 	if s.side == 0 {
 		w1 := s.w1Exact()
 		metrics = append(metrics, sims.Metric{Name: "mean", Value: mx}, sims.Metric{Name: "exact_mean", Value: s.exact.Mean()},
-			sims.Metric{Name: "W1_exact", Value: sims.FiniteOr(w1, 0)})
+			sims.MetricOr("W1_exact", w1, bcNoW1))
 		charts = []sims.Chart{s.lineChart(), errChart}
 		text = s.lineNotes(mx, w1)
 	} else {
@@ -362,7 +364,7 @@ func (s *bcSim) Result() map[string]any {
 	mass, mx, my := s.moments()
 	r := map[string]any{
 		"iterations":     s.g.Iter(),
-		"marginal_error": sims.FiniteOr(s.g.MarginalError(), -1),
+		"marginal_error": s.g.MarginalError(),
 		"mass":           mass,
 		"lambda":         s.lambda,
 		"converged":      s.done,
@@ -370,9 +372,25 @@ func (s *bcSim) Result() map[string]any {
 	if s.side == 0 {
 		lo, hi := s.exact.Support()
 		r["mean"], r["exact_mean"], r["exact_support"] = mx, s.exact.Mean(), []float64{lo, hi}
-		r["exact_sd"], r["w1_to_exact"] = sd(s.exact), sims.FiniteOr(s.w1Exact(), -1)
+		r["exact_sd"], r["w1_to_exact"] = sd(s.exact), s.w1Exact()
 	} else {
 		r["centroid"] = []float64{mx, my}
 	}
+	why := map[string]string{}
+	if !algo.Finite(s.g.MarginalError()) {
+		why["marginal_error"] = bcNoErr
+	}
+	if w, ok := r["w1_to_exact"].(float64); ok && !algo.Finite(w) {
+		why["w1_to_exact"] = bcNoW1
+	}
+	if len(why) > 0 {
+		r["undefined"] = why
+	}
 	return r
 }
+
+// Why barycenter's figures may have no value.
+const (
+	bcNoErr = "no iteration yet"
+	bcNoW1  = "the barycenter has no mass to compare"
+)

@@ -1,6 +1,7 @@
 package otsim
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -77,6 +78,11 @@ func TestDataRefusals(t *testing.T) {
 		{"negative bin", Sinkhorn, "x,a,b\n0,1,1\n1,-1,1\n", []string{"line 3", "mass -1"}},
 		{"overflowing cost", LP, "x,side\n-9e153,source\n9e153,target\n", []string{"ground cost", "overflows", "+Inf"}}, // the reader refuses a column whose squares overflow
 		{"2-D for 1-D", OneD, "x,y,side\n0,0,source\n1,1,target\n", []string{"on the line", "2 coordinates"}},
+		// Too many atoms to enumerate: the file is what the user set, not n.
+		{"10 by 10 to enumerate", Assignment, atomsCSV(10, 1, 10, 1),
+			[]string{"--data f.csv", "20 rows", "10 source and 10 target atoms", "method = enumerate takes at most 8 atoms", "--set method=hungarian"}},
+		{"9 by 3 to enumerate", Assignment, atomsCSV(9, 1, 3, 3),
+			[]string{"--data f.csv", "12 rows", "9 source and 3 target atoms", "at most 8 atoms"}},
 	} {
 		_, err := simtest.BuildErr(tt.spec, nil, 1, table(t, tt.text))
 		if err == nil {
@@ -88,5 +94,22 @@ func TestDataRefusals(t *testing.T) {
 				t.Errorf("%s: %q lacks %q", tt.name, err, w)
 			}
 		}
+		if strings.Contains(err.Error(), "parameter n ") {
+			t.Errorf("%s: %q blames n, which --data overrides", tt.name, err)
+		}
 	}
+}
+
+// atomsCSV is n source atoms of weight a and m target atoms of weight b
+// on the line, as --data text.
+func atomsCSV(n int, a float64, m int, b float64) string {
+	var s strings.Builder
+	s.WriteString("x,weight,side\n")
+	for i := range n {
+		fmt.Fprintf(&s, "%d,%g,source\n", i, a)
+	}
+	for j := range m {
+		fmt.Fprintf(&s, "%d.5,%g,target\n", j, b)
+	}
+	return s.String()
 }

@@ -27,6 +27,8 @@ var Distances = &sims.Spec{
 	Params: param.List(dsPair, dsSpread, dsDelta, dsMax),
 	New:    newDistances,
 	Size:   distancesSize,
+
+	Metrics: distancesMetrics,
 }
 
 // lawPair names the two laws that distances pulls apart.

@@ -29,6 +29,8 @@ var Gauss = &sims.Spec{
 	Params: param.List(gsPreset, gsMeanMu, gsCovMu, gsMeanNu, gsCovNu, gsN, gsSteps),
 	New:    newGauss,
 	Size:   gaussSize,
+
+	Metrics: gaussMetrics,
 }
 
 // gaussPreset names a pair of Gaussians of ot-gauss.

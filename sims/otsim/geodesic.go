@@ -27,6 +27,8 @@ var Geodesic = &sims.Spec{
 	Params:   param.List(geoPair, geoGauss, geoT, geoFrames),
 	New:      newGeodesic,
 	Size:     geodesicSize,
+
+	Metrics: geodesicMetrics,
 }
 
 // geoLaws names the pair of laws of ot-geodesic.

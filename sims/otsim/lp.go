@@ -32,6 +32,8 @@ var LP = &sims.Spec{
 	Params:   param.List(lpProblem),
 	New:      newLP,
 	Size:     lpSize,
+
+	Metrics: lpMetrics,
 }
 
 // lpMaxAtoms bounds each side: a pivot prices all n·m cells.

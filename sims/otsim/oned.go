@@ -30,6 +30,8 @@ var OneD = &sims.Spec{
 	Params:   param.List(odPreset, odN, odM, odGauss, odP),
 	New:      newOneD,
 	Size:     oneDSize,
+
+	Metrics: oneDMetrics,
 }
 
 // pair1 names a pair of laws on the line for ot-1d.

@@ -32,6 +32,8 @@ var Sinkhorn = &sims.Spec{
 	Params:   param.List(skProblem, skEps, skDomain, skTol),
 	New:      newSinkhorn,
 	Size:     sinkhornSize,
+
+	Metrics: sinkhornMetrics,
 }
 
 // skMaxAtoms bounds each side: a log-domain iteration on 1000 × 1000

@@ -5,6 +5,7 @@ import (
 	"github.com/thelab/lab/algo/tensor"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/thelab/lab/algo/digits"
 	"github.com/thelab/lab/algo/nn"
@@ -32,6 +33,8 @@ var DPSGD = &sims.Spec{
 	Params: param.List(dpModel, dpN, dpBatch, dpClip, dpNoise, dpSigma, dpLR, dpEpochs, dpDelta, dpTarget),
 	New:    newDPSGD,
 	Size:   dpSize,
+
+	Metrics: dpsgdMetrics,
 }
 
 // dpSize is the training and test sets, the four networks (σ = 0, σ/2,
@@ -260,8 +263,8 @@ func (s *dpSim) Frame() sims.Frame {
 	eps, order := main.sgd.Epsilon(s.delta)
 	metrics := []sims.Metric{
 		{Name: "epoch", Value: main.sgd.Epochs()},
-		{Name: "ε", Value: sims.FiniteOr(eps, 0), Untrusted: math.IsInf(eps, 1)},
-		{Name: "α*", Value: order},
+		sims.MetricOr("ε", eps, noNoise),
+		rdpOrder(eps, order),
 		{Name: "clipped", Value: s.clipped},
 		{Name: "acc σ", Value: main.acc},
 		{Name: "acc σ=0", Value: s.runs[0].acc},
@@ -350,9 +353,25 @@ func (s *dpSim) Result() map[string]any {
 	for i, r := range s.runs {
 		acc[i] = r.acc
 		e, _ := r.sgd.Epsilon(s.delta)
-		eps[i] = sims.FiniteOr(e, -1)
+		eps[i] = e
 	}
-	return map[string]any{"sigmas": []float64{s.runs[0].sigma, s.runs[1].sigma, s.runs[2].sigma, s.runs[3].sigma},
+	r := map[string]any{"sigmas": []float64{s.runs[0].sigma, s.runs[1].sigma, s.runs[2].sigma, s.runs[3].sigma},
 		"accuracy": acc, "epsilon": eps, "steps": s.steps, "epochs": s.runs[2].sgd.Epochs(), "clipped": s.clipped,
 		"noise_multiplier": s.runs[2].sgd.NoiseMultiplier()}
+	if slices.ContainsFunc(eps, func(e float64) bool { return math.IsInf(e, 1) }) {
+		r["undefined"] = map[string]string{"epsilon": "null for a run without noise: " + noNoise}
+	}
+	return r
 }
+
+// rdpOrder is the metric of the order at which ε is least, undefined with
+// ε.
+func rdpOrder(eps, order float64) sims.Metric {
+	if math.IsInf(eps, 1) {
+		return sims.Metric{Name: "α*", Undefined: noNoise}
+	}
+	return sims.Metric{Name: "α*", Value: order}
+}
+
+// noNoise is why a run's ε has no value.
+const noNoise = "σ = 0 adds no noise: the run is not private, its ε is infinite"

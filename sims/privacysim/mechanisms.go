@@ -28,6 +28,8 @@ var Mechanisms = &sims.Spec{
 	Params: param.List(mechKind, mechSens, mechEps, mechSigma, mechAlpha, mechDelta, mechDraws, mechBudget),
 	New:    newMechanisms,
 	Size:   func(sims.Config) int64 { return mechBytes },
+
+	Metrics: mechanismsMetrics,
 }
 
 // mechBytes is a dp-mechanisms sim whatever its parameters (the draws are
@@ -162,12 +164,21 @@ func (s *mechSim) Frame() sims.Frame {
 		Charts: []sims.Chart{s.densities(), s.testRegion(), s.renyi(), s.budgetChart()}, Text: s.notes()}
 }
 
+// mcMetric is the Monte Carlo estimate of the divergence, undefined
+// before the first draw.
+func (s *mechSim) mcMetric(mc float64) sims.Metric {
+	if s.mc.N() == 0 {
+		return sims.Metric{Name: "MC", Undefined: "no draw yet"}
+	}
+	return sims.Metric{Name: "MC", Value: sims.FiniteOr(mc, 0)}
+}
+
 func (s *mechSim) metrics() []sims.Metric {
 	mc := s.mc.Value()
 	return []sims.Metric{
 		{Name: "releases", Value: float64(s.k)},
-		{Name: fmt.Sprintf("D%.3g", s.alpha), Value: s.m.Renyi(s.alpha)},
-		{Name: "MC", Value: sims.FiniteOr(mc, 0), Untrusted: s.mc.N() == 0},
+		{Name: mRenyi.Name, Value: s.m.Renyi(s.alpha)},
+		s.mcMetric(mc),
 		{Name: "ε one", Value: s.eps1},
 		{Name: "ε RDP", Value: s.spent},
 		{Name: "ε k·ε", Value: float64(s.k) * s.eps1},
@@ -262,7 +273,7 @@ func (s *mechSim) notes() []string {
 		lines = append(lines, fmt.Sprintf("Laplace b = Δ/ε = %.3g: log p_D/p_D′ ≤ Δ/b = %.3g everywhere, (ε, 0)-DP", s.m.Scale, s.eps1))
 	}
 	lines = append(lines,
-		fmt.Sprintf("D_%.3g = %.4g exact, %.4g by Monte Carlo over %d draws", s.alpha, s.m.Renyi(s.alpha), sims.FiniteOr(s.mc.Value(), 0), s.mc.N()),
+		s.mcNote(),
 		"RDP adds over releases (Prop 19.4(3)); ε(δ) = min_α RDP + log(1/δ)/(α − 1)")
 	if s.stoppedFor > 0 {
 		lines = append(lines, fmt.Sprintf("budget spent: release %d would reach ε = %.4g > %g", s.k+1, s.stoppedFor, s.budget))
@@ -270,9 +281,23 @@ func (s *mechSim) notes() []string {
 	return lines
 }
 
+// mcNote compares the exact divergence with its Monte Carlo estimate.
+func (s *mechSim) mcNote() string {
+	exact := fmt.Sprintf("D_%.3g = %.4g exact", s.alpha, s.m.Renyi(s.alpha))
+	if s.mc.N() == 0 {
+		return exact + ", no Monte Carlo draw yet"
+	}
+	return fmt.Sprintf("%s, %.4g by Monte Carlo over %d draws", exact, sims.FiniteOr(s.mc.Value(), 0), s.mc.N())
+}
+
 func (s *mechSim) Result() map[string]any {
-	return map[string]any{
-		"releases": s.k, "renyi_exact": s.m.Renyi(s.alpha), "renyi_mc": sims.FiniteOr(s.mc.Value(), 0),
+	r := map[string]any{
+		"releases": s.k, "renyi_exact": s.m.Renyi(s.alpha), "renyi_mc": s.mc.Value(),
 		"epsilon_one": s.eps1, "epsilon_rdp": s.spent, "epsilon_basic": float64(s.k) * s.eps1, "draws": s.mc.N(),
 	}
+	if s.mc.N() == 0 {
+		r["renyi_mc"] = math.NaN()
+		r["undefined"] = map[string]string{"renyi_mc": "no Monte Carlo draw yet"}
+	}
+	return r
 }

@@ -24,7 +24,7 @@ func TestMechanismsPane(t *testing.T) {
 		t.Fatal("the budget never ran out")
 	}
 	f := s.Frame()
-	algotest.Near(t, "D3", simtest.Metric(t, f, "D3"), 0.375, 1e-15)
+	algotest.Near(t, "D3", simtest.Metric(t, f, "D_α"), 0.375, 1e-15)
 	draws := 4000.0 * float64(steps)
 	se := 1.3108 / (2 * math.Sqrt(draws))
 	algotest.Near(t, "Monte Carlo D3", simtest.Metric(t, f, "MC"), 0.375, 4*se)

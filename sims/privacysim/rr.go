@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/privacy"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
@@ -24,6 +23,8 @@ var RandomizedResponse = &sims.Spec{
 	Params: param.List(rrP, rrHonest),
 	New:    newRR,
 	Size:   func(sims.Config) int64 { return rrBytes },
+
+	Metrics: rrMetrics,
 }
 
 // rrBytes is a randomized-response sim whatever its parameters: the trace
@@ -98,8 +99,8 @@ func (s *rrSim) Frame() sims.Frame {
 		{Name: "n", Value: float64(n)},
 		{Name: "p̂", Value: s.r.Estimate()},
 		{Name: "±2σ", Value: 2 * s.r.StdErr()},
-		{Name: "z", Value: sims.FiniteOr(z, 0)},
-		{Name: "ratio", Value: sims.FiniteOr(ratio, 0), Untrusted: !algo.Finite(ratio)},
+		sims.MetricOr("z", z, "no answer yet"),
+		sims.MetricOr("ratio", ratio, "a 'yes' rate is still 0"),
 		{Name: "ε", Value: eps},
 	}
 	lr := (1 + s.h) / (1 - s.h)

@@ -31,6 +31,8 @@ var Pushforward = &sims.Spec{
 	// Frame's histograms (source and image, counts and densities: six
 	// arrays of bins) and a measured base (the exact curves, the bars).
 	Size: func(c sims.Config) int64 { return 2*8*sims.TraceCap + 6*8*int64(pfBins.Get(c.Values)) + 40<<10 },
+
+	Metrics: pushforwardMetrics,
 }
 
 // pfMaps is the menu of maps.

@@ -23,6 +23,8 @@ var Bochner = &sims.Spec{
 	Params: param.List(bochKernel, bochGamma, bochD, bochR),
 	Size:   bochnerSize,
 	New:    newBochner,
+
+	Metrics: bochnerMetrics,
 }
 
 // bochner's parameters.

@@ -30,6 +30,8 @@ var RFF = &sims.Spec{
 	Params: param.List(rffKernel, rffD, rffN, rffGamma, rffMMax),
 	New:    newRFF,
 	Size:   rffSize,
+
+	Metrics: rffMetrics,
 }
 
 // rffSize is the points (the rows of --data, at most maxTablePoints), the

@@ -29,6 +29,8 @@ var Attention = &sims.Spec{
 	Params: param.List(atView, atSentence, atHeads, atDK, atCausal, atScaled, atPositions, atEll, atNoise),
 	New:    newAttention,
 	Size:   func(sims.Config) int64 { return attentionBytes },
+
+	Metrics: attentionMetrics,
 }
 
 // attentionBytes is an attention sim whatever its parameters: at most 16

@@ -35,6 +35,8 @@ var BPE = &sims.Spec{
 	DataFile: bpeText.Name(),
 	New:      newBPE,
 	Size:     bpeSize,
+
+	Metrics: bpeMetrics,
 }
 
 // bpeSize is the tokeniser on the text (text.BPEBytes) and the Frame's

@@ -139,8 +139,8 @@ func (r *lmRun) evaluate() error {
 // metrics are the run's figures.
 func (r *lmRun) metrics() []sims.Metric {
 	ms := []sims.Metric{
-		{Name: "batch loss", Value: sims.FiniteOr(r.tr.Loss(), 0), Untrusted: r.tr.Steps() == 0},
-		{Name: "held-out", Value: sims.FiniteOr(r.heldNLL, 0), Untrusted: math.IsNaN(r.heldNLL)},
+		batchLoss(r.tr.Steps(), r.tr.Loss()),
+		sims.MetricOr(mHeldOut.Name, r.heldNLL, notEvaluated),
 		{Name: "best k-gram", Value: r.kgram},
 	}
 	if rate := r.c.rate(); !math.IsNaN(rate) {
@@ -167,10 +167,26 @@ func (r *lmRun) lossChart() sims.LineChart {
 	return c
 }
 
+// notEvaluated is why a held-out figure has no value: it is computed
+// every eval steps, and not yet.
+const notEvaluated = "not evaluated yet: the held-out set is scored every eval steps"
+
+// batchLoss is the metric of the last batch's loss, undefined before the
+// first step.
+func batchLoss(steps int, loss float64) sims.Metric {
+	if steps == 0 {
+		return sims.Metric{Name: mBatchLoss.Name, Undefined: "no batch trained yet"}
+	}
+	return sims.Metric{Name: mBatchLoss.Name, Value: sims.FiniteOr(loss, 0)}
+}
+
 // result is the run's outcome for --json.
 func (r *lmRun) result() map[string]any {
-	out := map[string]any{"steps": r.tr.Steps(), "batch_loss": r.tr.Loss(), "held_out": sims.FiniteOr(r.heldNLL, -1),
+	out := map[string]any{"steps": r.tr.Steps(), "batch_loss": r.tr.Loss(), "held_out": r.heldNLL,
 		"kgram": r.kgram, "kgram_k": r.kgramK, "sample": r.sample}
+	if math.IsNaN(r.heldNLL) {
+		out["undefined"] = map[string]string{"held_out": notEvaluated}
+	}
 	if r.c.lang != nil {
 		out["entropy_rate"] = r.c.rate()
 	}

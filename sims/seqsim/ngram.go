@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+
+	"github.com/thelab/lab/algo"
 
 	"github.com/thelab/lab/algo/text"
 	"github.com/thelab/lab/sims"
@@ -30,6 +33,8 @@ var NGram = &sims.Spec{
 	DataFile: seqText.Name(),
 	New:      newNGram,
 	Size:     ngramSize,
+
+	Metrics: ngramMetrics,
 }
 
 // ngSlices is the number of steps the training text is counted in.
@@ -226,8 +231,20 @@ func (s *ngramSim) Frame() sims.Frame {
 
 func (s *ngramSim) Result() map[string]any {
 	b := s.best()
-	r := map[string]any{"chars_counted": s.counted, "best_k": b, "held_out_nll": sims.FiniteOr(s.held[b], -1),
-		"held_out_by_k": finite(s.held), "train_by_k": finite(s.train), "unseen_context_by_k": finite(s.unseen), "sample": s.sample}
+	r := map[string]any{"chars_counted": s.counted, "best_k": b, "held_out_nll": s.held[b],
+		"held_out_by_k": clone(s.held), "train_by_k": clone(s.train), "unseen_context_by_k": clone(s.unseen), "sample": s.sample}
+	why := map[string]string{}
+	for key, xs := range map[string][]float64{"held_out_by_k": s.held, "train_by_k": s.train, "unseen_context_by_k": s.unseen} {
+		if slices.ContainsFunc(xs, func(x float64) bool { return !algo.Finite(x) }) {
+			why[key] = "null for a k not evaluated yet (the training text is counted in slices)"
+		}
+	}
+	if !algo.Finite(s.held[b]) {
+		why["held_out_nll"] = "not evaluated yet (the training text is counted in slices)"
+	}
+	if len(why) > 0 {
+		r["undefined"] = why
+	}
 	if s.c.lang != nil {
 		r["entropy_rate"] = s.c.rate()
 	}
@@ -242,13 +259,4 @@ func constant(n int, y float64) []float64 {
 		x[i] = y
 	}
 	return x
-}
-
-// finite is x with NaN and ±Inf as −1, for JSON.
-func finite(x []float64) []float64 {
-	out := make([]float64, len(x))
-	for i, v := range x {
-		out[i] = sims.FiniteOr(v, -1)
-	}
-	return out
 }

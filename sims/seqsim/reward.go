@@ -26,6 +26,8 @@ var Reward = &sims.Spec{
 	Params: param.List(rwItems, rwSFT, rwBeta, rwBatch, rwLR, rwEta),
 	New:    newReward,
 	Size:   func(sims.Config) int64 { return rewardBytes },
+
+	Metrics: rewardMetrics,
 }
 
 // rewardBytes is a reward sim whatever its parameters (at most ten

@@ -30,6 +30,8 @@ var RNN = &sims.Spec{
 	DataFile: seqText.Name(),
 	New:      newRNN,
 	Size:     rnnSize,
+
+	Metrics: rnnMetrics,
 }
 
 // rnnSize is the language model's run (lmRunBytes) and the Jacobians'

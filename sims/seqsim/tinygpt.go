@@ -34,6 +34,8 @@ var TinyGPT = &sims.Spec{
 	DataFile: seqText.Name(),
 	New:      newTinyGPT,
 	Size:     gptSize,
+
+	Metrics: tinygptMetrics,
 }
 
 // gptTaskKind is what tinygpt trains on: text or a puzzle.
@@ -291,8 +293,7 @@ func (s *gptSim) Frame() sims.Frame {
 		f.Step, f.Metrics, loss = s.lm.tr.Steps(), s.lm.metrics(), s.lm.lossChart()
 	} else {
 		f.Step = s.tr.Steps()
-		f.Metrics = []sims.Metric{{Name: "batch loss", Value: sims.FiniteOr(s.tr.Loss(), 0), Untrusted: f.Step == 0},
-			{Name: "exact match", Value: sims.FiniteOr(s.em, 0), Untrusted: math.IsNaN(s.em)}}
+		f.Metrics = []sims.Metric{batchLoss(f.Step, s.tr.Loss()), sims.MetricOr(mExactMatch.Name, s.em, notEvaluated)}
 		x0, x1 := s.trace.Span()
 		batch := s.trace.Column(0)
 		loss = sims.LineChart{Title: fmt.Sprintf("loss and exact match (%d puzzles)", puzzlesFor(s.cfg, s.p.Len())), X0: x0, X1: x1, XLabel: "step",
@@ -334,8 +335,11 @@ func (s *gptSim) Result() map[string]any {
 	if s.lm != nil {
 		r = s.lm.result()
 	} else {
-		r = map[string]any{"steps": s.tr.Steps(), "batch_loss": s.tr.Loss(), "exact_match": sims.FiniteOr(s.em, -1), "example": s.example,
+		r = map[string]any{"steps": s.tr.Steps(), "batch_loss": s.tr.Loss(), "exact_match": s.em, "example": s.example,
 			"puzzles": puzzlesFor(s.cfg, s.p.Len())}
+		if math.IsNaN(s.em) {
+			r["undefined"] = map[string]string{"exact_match": notEvaluated}
+		}
 	}
 	r["params"] = s.g.NumParams()
 	r["train_flops_per_step"] = s.cost.TrainFLOPs(s.B)

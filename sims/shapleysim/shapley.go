@@ -25,6 +25,8 @@ var Shapley = &sims.Spec{
 	Params: param.List(shGame, shN, shDigit, shExact),
 	New:    newShapley,
 	Size:   shapleySize,
+
+	Metrics: shapleyMetrics,
 }
 
 type game string

@@ -94,13 +94,13 @@ func Metric(t testing.TB, f sims.Frame, name string) float64 {
 	return v
 }
 
-// FiniteMetrics reports each NaN or infinite metric of f as a test error,
-// and whether all were finite.
+// FiniteMetrics reports each NaN or infinite metric of f (one not said to
+// be Undefined) as a test error, and whether all were finite.
 func FiniteMetrics(t testing.TB, f sims.Frame) bool {
 	t.Helper()
 	ok := true
 	for _, m := range f.Metrics {
-		if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
+		if m.Undefined == "" && (math.IsNaN(m.Value) || math.IsInf(m.Value, 0)) {
 			t.Errorf("%s: metric %s = %v", f.Sim, m.Name, m.Value)
 			ok = false
 		}

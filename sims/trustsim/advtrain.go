@@ -35,6 +35,8 @@ var AdvTrain = &sims.Spec{
 	Params: param.List(avEps, avInner, avN, avLR, avEvery),
 	New:    newAdvTrain,
 	Size:   advTrainSize,
+
+	Metrics: advTrainMetrics,
 }
 
 // advTrainSize is the task and a network for each ε with its trainer
@@ -149,13 +151,11 @@ func (s *advTrainSim) evaluate() error {
 }
 
 func (s *advTrainSim) Frame() sims.Frame {
-	// The first and last ε's figures (Result has them all).
-	lo, hi := 0, len(s.eps)-1
-	metrics := make([]sims.Metric, 0, 6)
-	for _, i := range []int{lo, hi} {
-		metrics = append(metrics, sims.Metric{Name: fmt.Sprintf("clean@%g", s.eps[i]), Value: s.last[2*i]},
-			sims.Metric{Name: fmt.Sprintf("robust@%g", s.eps[i]), Value: s.last[2*i+1]})
-	}
+	// The first and last ε's figures (Result has them all), named by
+	// place so that their keys do not change with eps.
+	hi := len(s.eps) - 1
+	metrics := []sims.Metric{{Name: "clean ε₀", Value: s.last[0]}, {Name: "robust ε₀", Value: s.last[1]},
+		{Name: "clean ε₃", Value: s.last[2*hi]}, {Name: "robust ε₃", Value: s.last[2*hi+1]}}
 	metrics = append(metrics, sims.Metric{Name: "epoch", Value: math.Round(s.trainers[0].Epochs()*100) / 100})
 	if !math.IsInf(s.gap, 1) {
 		metrics = append(metrics, sims.Metric{Name: "min_gap", Value: s.gap})
@@ -163,7 +163,7 @@ func (s *advTrainSim) Frame() sims.Frame {
 	return sims.Frame{
 		Sim: AdvTrain.Name, Step: s.trainers[0].Steps(), Metrics: metrics,
 		Charts: []sims.Chart{s.accuracyChart(),
-			s.t.decisionMap(fmt.Sprintf("ε = %g: p(class 1)", s.eps[lo]), s.models[lo]),
+			s.t.decisionMap(fmt.Sprintf("ε = %g: p(class 1)", s.eps[0]), s.models[0]),
 			s.t.decisionMap(fmt.Sprintf("ε = %g: p(class 1)", s.eps[hi]), s.models[hi])},
 		Text: s.notes(),
 	}

@@ -18,7 +18,7 @@ func TestAdvTrainRobustness(t *testing.T) {
 	if g := simtest.Metric(t, f, "min_gap"); g < 0 {
 		t.Errorf("robust loss fell below the clean loss by %g", -g)
 	}
-	if plain, adv := simtest.Metric(t, f, "robust@0"), simtest.Metric(t, f, "robust@0.3"); adv < plain+0.1 {
+	if plain, adv := simtest.Metric(t, f, "robust ε₀"), simtest.Metric(t, f, "robust ε₃"); adv < plain+0.1 {
 		t.Errorf("under attack at ε = 0.3: %.3f trained at 0.3, %.3f trained at 0", adv, plain)
 	}
 }

@@ -47,6 +47,8 @@ var Attack = &sims.Spec{
 	Params: param.List(atModel, atSize, atMethod, atNorm, atEps, atStep, atTarget, atIters, atPoint, atTrainE),
 	New:    newAttack,
 	Size:   attackSize,
+
+	Metrics: attackMetrics,
 }
 
 // attackSize is the task and the trained network (the adversarially

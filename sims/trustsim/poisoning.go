@@ -33,6 +33,8 @@ var Poisoning = &sims.Spec{
 	Params: param.List(poN, poSep, poAngle, poScale, poMax),
 	New:    newPoisoning,
 	Size:   poisoningSize,
+
+	Metrics: poisoningMetrics,
 }
 
 // poisoningSize is, a point at a time, the points, their labels, the

@@ -38,6 +38,8 @@ var RobustReg = &sims.Spec{
 	Params: param.List(rrN, rrD, rrNoise, rrPath, rrRatio, rrEta, rrClip, rrTol),
 	New:    newRobustReg,
 	Size:   robustRegSize,
+
+	Metrics: robustRegMetrics,
 }
 
 // robustRegSize is, a row at a time, the Lasso's columns and the worst-

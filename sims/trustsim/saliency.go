@@ -36,6 +36,8 @@ var Saliency = &sims.Spec{
 	Params: param.List(saSize, saUnit, saLR, saExample, saSharp),
 	New:    newSaliency,
 	Size:   saliencySize,
+
+	Metrics: saliencyMetrics,
 }
 
 // saliencySize is the digits task and its network, the activation

@@ -32,6 +32,8 @@ var BBVI = &sims.Spec{
 	Size: func(c sims.Config) int64 {
 		return 32*int64(bbviSamples.Get(c.Values)) + 8*int64(bbviN.Get(c.Values)) + 496<<10
 	},
+
+	Metrics: bbviMetrics,
 }
 
 // bbvi's parameters.

@@ -31,6 +31,8 @@ var VI = &sims.Spec{
 	Params: param.List(viModel, viRho, viM0, viD, viN, viK, viClusters, viSep, viAlpha0, viPriorSD),
 	New:    newVI,
 	Size:   viSize,
+
+	Metrics: viMetrics,
 }
 
 // model is the model a VI sim approximates.

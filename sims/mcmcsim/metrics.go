@@ -1,0 +1,34 @@
+package mcmcsim
+
+import "github.com/thelab/lab/sims"
+
+// The metrics of the samplers (sims.MetricDecl): every sampler's
+// (chainSim.metrics) and each one's own.
+var (
+	chainMetrics = []sims.MetricDecl{
+		sims.Declare("acceptance", "fraction of the proposals accepted, over all chains"),
+		sims.Declare("ess", "the smallest bulk effective sample size over the coordinates (shown as — while R̂ ≥ 1.01)"),
+		sims.Declare("mean", "the running mean of the samples (1-D target)"),
+		sims.Declare("mean_x", "the running mean of the samples' x"),
+		sims.Declare("mean_y", "the running mean of the samples' y"),
+		sims.Declare("rhat", "the largest split R̂ over the coordinates (→ 1 as the chains mix)"),
+	}
+	mhMetrics    = chainMetrics
+	malaMetrics  = chainMetrics
+	gibbsMetrics = append(append([]sims.MetricDecl(nil), chainMetrics...),
+		sims.Declare("max_log_alpha", "the largest log acceptance ratio a Gibbs update would have under MH: ≥ 0, always accepted"))
+	hmcMetrics = append(append([]sims.MetricDecl(nil), chainMetrics...),
+		sims.Declare("mean_abs_dH", "mean |ΔH|, the energy error of the leapfrog trajectories"),
+		sims.Declare("divergent", "trajectories whose energy error blew up (divergent transitions)"))
+	langevinMetrics = append(append([]sims.MetricDecl(nil), chainMetrics...),
+		sims.Declare("var_x_ula", "variance of x under the unadjusted Langevin chains (biased by the step)"),
+		sims.Declare("var_x_mala", "variance of x under MALA, which the Metropolis correction makes exact"),
+		sims.Declare("var_x_exact", "the target's variance of x"))
+	mcErrorMetrics = []sims.MetricDecl{
+		sims.Declare("S", "samples per estimate"),
+		sims.Declare("rmse_iid", "root mean squared error of the mean of S independent samples"),
+		sims.Declare("rmse_mh", "root mean squared error of the mean of S Metropolis–Hastings samples"),
+		sims.Declare("slope_iid", "fitted slope of log RMSE against log S for independent samples (theory: −½; undefined until there are enough checkpoints)"),
+		sims.Declare("slope_mh", "the same slope for MH (−½ too, with a larger constant)"),
+	}
+)

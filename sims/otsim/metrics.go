@@ -1,0 +1,73 @@
+package otsim
+
+import "github.com/thelab/lab/sims"
+
+// The metrics of the optimal-transport sims (sims.MetricDecl).
+var (
+	mIter = sims.Declare("iter", "iterations made")
+	mCost = sims.Declare("cost", "transport cost ⟨C, π⟩ of the current plan")
+
+	assignmentMetrics = []sims.MetricDecl{
+		sims.Declare("candidate", "enumerate: maps T evaluated so far, one a step"),
+		sims.Declare("feasible", "enumerate: maps seen so far whose push-forward T#μ is ν"),
+		sims.Declare("cost", "the current map's cost (enumerate: when it is feasible; hungarian: of the current matching)"),
+		sims.Declare("best", "enumerate: least cost of a feasible map so far"),
+		sims.Declare("optimal", "enumerate: feasible maps reaching the best cost"),
+		sims.Declare("matched", "hungarian: atoms matched so far"),
+		sims.Declare("scans", "hungarian: columns of the alternating tree scanned"),
+		sims.Declare("dual", "hungarian: the dual lower bound, which rises to the optimal cost"),
+	}
+	sinkhornMetrics = []sims.MetricDecl{
+		mIter,
+		sims.Declare("err", "marginal error ‖π1 − μ‖₁ + ‖πᵀ1 − ν‖₁ of the current plan"),
+		mCost,
+		sims.Declare("lp", "the unregularised optimal cost, by linear programming (when small enough to solve)"),
+		sims.Declare("entropy", "entropy H(π) of the current plan"),
+	}
+	oneDMetrics = []sims.MetricDecl{
+		sims.Declare("t", "the quantile level reached by the sweep"),
+		sims.Declare("swept", "mass transported so far"),
+		sims.DeclareAs("Wp^p", "wp_p", "the p-th power of the Wasserstein distance accumulated so far"),
+		sims.Declare("W1", "the Wasserstein-1 distance, exact"),
+		sims.Declare("W2", "the Wasserstein-2 distance, exact"),
+	}
+	lpMetrics = []sims.MetricDecl{
+		mCost,
+		sims.Declare("pivots", "simplex pivots made"),
+		sims.Declare("nonzeros", "entries of the plan above zero (a vertex has at most N + M − 1)"),
+		sims.Declare("gonum", "the optimal cost by gonum's simplex, to check against"),
+		sims.Declare("sorted", "1-D: the optimal cost of the sorted (monotone) matching"),
+	}
+	gaussMetrics = []sims.MetricDecl{
+		sims.Declare("s", "the time s ∈ [0, 1] along the displacement interpolation"),
+		sims.Declare("W2sq", "W2² between the two Gaussians, closed form"),
+		sims.Declare("W2_mu_s", "W2 from the source to the interpolant at s (s·W2)"),
+		sims.Declare("cov_part", "the covariances' share of W2² (the Bures term)"),
+		sims.Declare("ASA_err", "error of the map's matrix A in A Σ A = Σ′"),
+	}
+	distancesMetrics = []sims.MetricDecl{
+		sims.Declare("d", "the shift between the two measures"),
+		sims.Declare("W1", "Wasserstein-1 distance"),
+		sims.Declare("W2", "Wasserstein-2 distance"),
+		sims.Declare("L1", "L1 distance between the densities"),
+		sims.Declare("JS", "Jensen–Shannon divergence, nats"),
+		sims.Declare("KL", "KL divergence, nats (shown when finite)"),
+	}
+	barycenterMetrics = []sims.MetricDecl{
+		mIter,
+		sims.Declare("err", "the marginal error Σλ‖u⊙Kv − p‖₁ (undefined before the first iteration)"),
+		sims.Declare("mass", "the barycenter's total mass"),
+		sims.Declare("mean", "line: the barycenter's mean"),
+		sims.Declare("exact_mean", "line: the exact barycenter's mean (quantile averaging)"),
+		sims.Declare("W1_exact", "line: W1 from the barycenter to the exact one (undefined without mass)"),
+		sims.Declare("cx", "images: x of the barycenter's centroid"),
+		sims.Declare("cy", "images: y of the barycenter's centroid"),
+	}
+	geodesicMetrics = []sims.MetricDecl{
+		sims.Declare("t", "the time along the geodesic from μ0 (t = 0) to μ1 (t = 1)"),
+		sims.Declare("mean", "the mean of the displacement interpolant μ_t"),
+		sims.Declare("sd", "the standard deviation of μ_t"),
+		sims.Declare("mix_sd", "the standard deviation of the mixture (1 − t)μ0 + tμ1, for contrast"),
+		sims.Declare("W2_0t", "W2(μ0, μt) = t·W2(μ0, μ1)"),
+	}
+)
