@@ -42,8 +42,8 @@ func sampleCharts() map[string]sims.Chart {
 		"images": sampleImages(),
 		"image-numbers": sims.ImageChart{Title: "Example 10.1", Numbers: true, Scale: sims.Sequential,
 			Images: []sims.Image{ex101(), {Caption: "W", W: 3, H: 3, Pix: []float64{1, 0, 1, 0, 1, 0, 1, 0, 1}}}},
-		"table": sampleTable(),
-		"graph": sampleGraph(),
+		"table":   sampleTable(),
+		"graph":   sampleGraph(),
 		"network": sampleNetwork(),
 	}
 }
