@@ -29,14 +29,13 @@ import (
 //
 // The strongest lines are drawn last, over the weaker ones they cross.
 // A legend row under the diagram shows the strokes. When the chart is
-// small the diagram yields in this order (chooseNetwork): the thumbnails
+// small the diagram yields in this order (netSteps): the thumbnails
 // shrink (to netLabelZoom) keeping gaps wide enough for every line
-// (netFullGap) and for the lines to spread (netSteep), then the labels
-// and names go; then the lines may bunch; then the gaps narrow to
-// netMinGap, where only the strongest lines of a gap are drawn, as many
-// as the larger of its two layers has units (said in the title), with
-// labels and then without; then the lines go (thumbnails only, said in
-// the title too).
+// (netFullGap) and for the lines to spread (netSteep); the layers' names
+// go (their row); the lines may bunch; the units' labels go; the gaps
+// narrow to netMinGap, where only the strongest lines of a gap are drawn,
+// as many as the larger of its two layers has units (said in the title);
+// then the lines go (thumbnails only, said in the title too).
 
 // Sizes of a network diagram, in cells.
 const (
@@ -52,18 +51,19 @@ const (
 
 // netZooms are the thumbnails' zooms tried, largest first (pixel columns
 // per cell column; a cell row holds two pixel rows per zoom).
-var netZooms = []float64{1, 0.75, 0.5, 0.375, 1. / 3, 0.25, 0.1875, 0.125}
+var netZooms = []float64{1, 0.75, 0.5, 0.375, 1. / 3, 0.25, 0.1875, 0.16, 0.125}
 
 // netLabelZoom is the smallest zoom at which the labels are kept: below it
 // the thumbnails are too small to be read, and the labels' room goes to
 // them.
-const netLabelZoom = 0.25
+const netLabelZoom = 0.16
 
 // netLayout is where a network diagram's columns land.
 type netLayout struct {
 	zoom         float64
 	tileW, tileH int   // cells of a thumbnail (the largest image)
-	labels       bool  // layer names over the columns, unit labels left of the thumbnails
+	names        bool  // layer names over the columns
+	labels       bool  // unit labels left of the thumbnails
 	lines        bool  // weights drawn (and the legend row)
 	labelW       []int // per layer, its labels' column (a space after them included)
 	x            []int // per layer, its first column (the labels')
@@ -79,10 +79,11 @@ func (l netLayout) unitY(n, u int) int {
 }
 
 // layoutNetwork places the diagram in w×h (title row included) at a zoom,
-// with or without labels, and with lines in gaps of at least minGap, no
-// steeper than steep (netSteep), or without lines (minGap 0); ok is false
-// when it does not fit.
-func layoutNetwork(c sims.NetworkChart, w, h int, zoom float64, labels bool, minGap int, steep float64) (netLayout, bool) {
+// with or without the units' labels and the layers' names (names only
+// with labels), and with lines in gaps of at least minGap, no steeper
+// than steep (netSteep), or without lines (minGap 0); ok is false when it
+// does not fit.
+func layoutNetwork(c sims.NetworkChart, w, h int, zoom float64, labels, names bool, minGap int, steep float64) (netLayout, bool) {
 	lines := minGap > 0
 	maxW, maxH, most := 1, 1, 0
 	for _, ly := range c.Layers {
@@ -98,8 +99,8 @@ func layoutNetwork(c sims.NetworkChart, w, h int, zoom float64, labels bool, min
 	if lines {
 		l.area-- // the legend row
 	}
-	if labels && slices.ContainsFunc(c.Layers, func(ly sims.NetLayer) bool { return ly.Name != "" }) {
-		l.top, l.area = l.top+1, l.area-1 // the names' row
+	if names && labels && slices.ContainsFunc(c.Layers, func(ly sims.NetLayer) bool { return ly.Name != "" }) {
+		l.names, l.top, l.area = true, l.top+1, l.area-1 // the names' row
 	}
 	if most*(l.tileH+1)-1 > l.area {
 		return l, false
@@ -116,7 +117,7 @@ func layoutNetwork(c sims.NetworkChart, w, h int, zoom float64, labels bool, min
 			}
 		}
 		l.labelW = append(l.labelW, lw)
-		if labels && lw+l.tileW < Width(ClipOrDrop(ly.Name, netMaxLabel)) {
+		if l.names && lw+l.tileW < Width(ClipOrDrop(ly.Name, netMaxLabel)) {
 			return l, false // a name wider than its column
 		}
 		need += lw + l.tileW
@@ -146,30 +147,39 @@ func layoutNetwork(c sims.NetworkChart, w, h int, zoom float64, labels bool, min
 }
 
 // chooseNetwork is the layout of the diagram in w×h, the first that fits
-// of: every line spread out with the labels at the largest zoom down to
-// netLabelZoom, and at any zoom without labels; the same with the lines
-// bunched; the strongest lines with labels and without; the thumbnails
-// alone. ok is false when not even those fit.
+// of netSteps, each at the largest zoom that fits (down to netLabelZoom
+// with labels). ok is false when not even the thumbnails alone fit.
 func chooseNetwork(c sims.NetworkChart, w, h int) (netLayout, bool) {
-	inf := math.Inf(1)
-	for _, step := range []struct {
-		labels bool
-		gap    int
-		steep  float64
-	}{
-		{true, netFullGap, netSteep}, {false, netFullGap, netSteep}, {true, netFullGap, inf}, {false, netFullGap, inf},
-		{true, netMinGap, inf}, {false, netMinGap, inf}, {false, 0, inf},
-	} {
+	for _, st := range netSteps {
 		for _, z := range netZooms {
-			if step.labels && z < netLabelZoom {
+			if st.labels && z < netLabelZoom {
 				break
 			}
-			if l, ok := layoutNetwork(c, w, h, z, step.labels, step.gap, step.steep); ok {
+			if l, ok := layoutNetwork(c, w, h, z, st.labels, st.names, st.gap, st.steep); ok {
 				return l, true
 			}
 		}
 	}
 	return netLayout{}, false
+}
+
+// netSteps are the layouts tried, best first: the units' labels yield
+// last, after the names, the lines' spread and every weight but the
+// strongest; the thumbnails alone come when no line fits.
+var netSteps = []struct {
+	labels, names bool
+	gap           int
+	steep         float64
+}{
+	{true, true, netFullGap, netSteep},
+	{true, false, netFullGap, netSteep},
+	{true, true, netFullGap, math.Inf(1)},
+	{true, false, netFullGap, math.Inf(1)},
+	{false, false, netFullGap, netSteep},
+	{false, false, netFullGap, math.Inf(1)},
+	{true, false, netMinGap, math.Inf(1)},
+	{false, false, netMinGap, math.Inf(1)},
+	{false, false, 0, math.Inf(1)},
 }
 
 // netScale is the one scale of the thumbnails, for the colour bar: the
@@ -335,7 +345,7 @@ func networkChart(c sims.NetworkChart, w, h int, o Options) []string {
 		bw := colorBarWidth(s, l.area)
 		if l.width+bw <= w {
 			bar = &s
-		} else if l2, ok2 := chooseNetwork(c, w-bw, h); ok2 && l2.labels == l.labels && l2.lines == l.lines && l2.gap >= min(l.gap, netFullGap) {
+		} else if l2, ok2 := chooseNetwork(c, w-bw, h); ok2 && l2.labels == l.labels && l2.names == l.names && l2.lines == l.lines && l2.gap >= min(l.gap, netFullGap) {
 			l, bar = l2, &s
 		}
 	}
@@ -373,7 +383,7 @@ func networkChart(c sims.NetworkChart, w, h int, o Options) []string {
 		most = max(most, len(ly.Units))
 	}
 	for k, ly := range c.Layers {
-		if l.labels && l.top > 1 {
+		if l.names {
 			// Centred over the thumbnails, or ending with them when wider.
 			name := ClipOrDrop(ly.Name, netMaxLabel)
 			x := l.x[k] + l.labelW[k] + (l.tileW-Width(name))/2

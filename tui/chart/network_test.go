@@ -174,24 +174,25 @@ func netChain(layers, units int) sims.NetworkChart {
 }
 
 // TestNetworkYields: with room the diagram has every label, every layer's
-// name, every line and the legend; smaller, the labels go, then gaps
+// name, every line and the legend; smaller, the names go, then the labels, then gaps
 // narrower than netFullGap keep their strongest lines and the title says
 // how many, then the lines go and the title says so; never is a line of
 // it wider than the chart, and what does not fit at all is said.
 func TestNetworkYields(t *testing.T) {
 	for _, c := range []struct {
 		net    sims.NetworkChart
-		w, h   int
-		labels bool
-		note   string // in the title
-		legend bool
+		w, h          int
+		labels, names bool
+		note          string // in the title
+		legend        bool
 	}{
-		{sampleNetwork(), 90, 20, true, "", true},
-		{sampleNetwork(), 46, 12, true, "", true},
-		{sampleNetwork(), 30, 9, false, "", true},
-		{netChain(5, 3), 40, 9, false, "(12 of 36 weights)", true},
-		{netChain(5, 3), 30, 6, false, "(weights hidden)", false},
-		{netChain(2, 9), 40, 12, false, "network too large to draw here", false},
+		{sampleNetwork(), 90, 20, true, true, "", true},
+		{sampleNetwork(), 46, 12, true, true, "", true},
+		{sampleNetwork(), 30, 9, true, false, "", true},
+		{sampleNetwork(), 24, 9, false, false, "", true},
+		{netChain(5, 3), 40, 9, false, false, "(12 of 36 weights)", true},
+		{netChain(5, 3), 30, 6, false, false, "(weights hidden)", false},
+		{netChain(2, 9), 40, 12, false, false, "network too large to draw here", false},
 	} {
 		for _, mono := range []bool{false, true} {
 			lines := RenderLines(c.net, c.w, c.h, Options{Mono: mono})
@@ -201,9 +202,9 @@ func TestNetworkYields(t *testing.T) {
 					t.Fatalf("%d×%d: a line %d wide", c.w, c.h, ansi.StringWidth(l))
 				}
 			}
-			var labels []string
+			var labels, names []string
 			for _, ly := range c.net.Layers {
-				labels = append(labels, ly.Name)
+				names = append(names, ly.Name)
 				for _, im := range ly.Units {
 					if im.Caption != "" {
 						labels = append(labels, im.Caption+" ") // the label column ends in a space
@@ -213,6 +214,11 @@ func TestNetworkYields(t *testing.T) {
 			for _, label := range labels {
 				if strings.Contains(out, label) != c.labels {
 					t.Errorf("%d×%d mono=%v: label %q shown %v, want %v\n%s", c.w, c.h, mono, label, !c.labels, c.labels, out)
+				}
+			}
+			for _, name := range names {
+				if strings.Contains(out, name) != c.names {
+					t.Errorf("%d×%d mono=%v: name %q shown %v, want %v\n%s", c.w, c.h, mono, name, !c.names, c.names, out)
 				}
 			}
 			if !strings.Contains(out, c.note) || (c.note == "" && strings.Contains(out, "(")) {
