@@ -180,7 +180,7 @@ func netChain(layers, units int) sims.NetworkChart {
 // it wider than the chart, and what does not fit at all is said.
 func TestNetworkYields(t *testing.T) {
 	for _, c := range []struct {
-		net    sims.NetworkChart
+		net           sims.NetworkChart
 		w, h          int
 		labels, names bool
 		note          string // in the title
