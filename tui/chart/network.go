@@ -127,12 +127,14 @@ func layoutNetwork(c sims.NetworkChart, w, h int, zoom float64, labels, names bo
 	if need+gaps*minGap > w {
 		return l, false
 	}
+	// Spare columns widen the gaps, up to a few thumbnails' width or what
+	// the lines need to spread across the tallest column's span.
+	span := 4 * (most - 1) * (l.tileH + 1) // braille pixels
 	l.gap = minGap
 	if gaps > 0 {
-		// Spare columns widen the gaps, up to a few thumbnails' width.
-		l.gap = min(max(minGap, (w-need)/gaps), max(2*netFullGap, 3*l.tileW))
+		l.gap = min(max(minGap, (w-need)/gaps), max(2*netFullGap, 3*l.tileW, int(math.Ceil(float64(span)/(2*netSteep)))))
 	}
-	if span := 4 * (most - 1) * (l.tileH + 1); lines && float64(span) > steep*float64(2*l.gap) {
+	if lines && float64(span) > steep*float64(2*l.gap) {
 		return l, false
 	}
 	x := 0
