@@ -101,7 +101,7 @@ func (f Frame) Series(name string) (Series, bool) {
 }
 
 // Chart is one picture in a Frame: a LineChart, CanvasChart, HistChart,
-// BarChart, ImageChart, TableChart or GraphChart. The set is sealed by the unexported method: a new kind of
+// BarChart, ImageChart, TableChart, GraphChart or NetworkChart. The set is sealed by the unexported method: a new kind of
 // picture is added here, listed in ChartKinds, and drawn by every renderer
 // (tui/chart), whose tests fail until it is.
 type Chart interface {
@@ -112,7 +112,7 @@ type Chart interface {
 // ChartKinds returns an empty chart of every kind, so that a renderer's
 // tests can check that it draws them all.
 func ChartKinds() []Chart {
-	return []Chart{LineChart{}, CanvasChart{}, HistChart{}, BarChart{}, ImageChart{}, TableChart{}, GraphChart{}}
+	return []Chart{LineChart{}, CanvasChart{}, HistChart{}, BarChart{}, ImageChart{}, TableChart{}, GraphChart{}, NetworkChart{}}
 }
 
 // LineChart draws curves against the step (or any evenly spaced x).
@@ -389,18 +389,52 @@ type GraphEdge struct {
 	Tone     Tone
 }
 
-func (c LineChart) ChartTitle() string   { return c.Title }
-func (c CanvasChart) ChartTitle() string { return c.Title }
-func (c HistChart) ChartTitle() string   { return c.Title }
-func (c BarChart) ChartTitle() string    { return c.Title }
-func (c ImageChart) ChartTitle() string  { return c.Title }
-func (c TableChart) ChartTitle() string  { return c.Title }
-func (c GraphChart) ChartTitle() string  { return c.Title }
+// NetworkChart draws a layered network as TensorFlow Playground does: a
+// column per layer, inputs first and outputs last, each unit a labelled
+// thumbnail of what it computes (over the plane, say), and between
+// consecutive layers every weight as a line whose colour says its sign
+// (the thumbnails' diverging ramp: a positive weight in the colour of
+// positive values) and whose thickness and strength say its size. Where
+// the lines have no room the renderer draws the strongest ones and says
+// how many it left out, or the thumbnails alone.
+type NetworkChart struct {
+	Title  string
+	Layers []NetLayer
+	// Scale maps the thumbnails' values to colour; Lo and Hi fix the
+	// range for every thumbnail, or when Lo >= Hi each uses its own (as
+	// an ImageChart's).
+	Scale  ColorScale
+	Lo, Hi float64
+}
 
-func (LineChart) chart()   {}
-func (CanvasChart) chart() {}
-func (HistChart) chart()   {}
-func (BarChart) chart()    {}
-func (ImageChart) chart()  {}
-func (TableChart) chart()  {}
-func (GraphChart) chart()  {}
+// NetLayer is one layer of a NetworkChart: its name ("inputs", "L1"),
+// drawn over its column when there is room; a thumbnail per unit, its
+// Caption the unit's label beside it ("x²", "n3"); and the weights into
+// the layer from the one before: In[i*len(Units)+j] joins unit i there to
+// unit j here (a weight matrix in the row layout, inputs down, outputs
+// across). Names and captions are drawn as they are (text from data
+// passes through Visible first). The first layer has no In; a layer whose
+// In is not that long is drawn without its lines.
+type NetLayer struct {
+	Name  string
+	Units []Image
+	In    []float64
+}
+
+func (c LineChart) ChartTitle() string    { return c.Title }
+func (c CanvasChart) ChartTitle() string  { return c.Title }
+func (c HistChart) ChartTitle() string    { return c.Title }
+func (c BarChart) ChartTitle() string     { return c.Title }
+func (c ImageChart) ChartTitle() string   { return c.Title }
+func (c TableChart) ChartTitle() string   { return c.Title }
+func (c GraphChart) ChartTitle() string   { return c.Title }
+func (c NetworkChart) ChartTitle() string { return c.Title }
+
+func (LineChart) chart()    {}
+func (CanvasChart) chart()  {}
+func (HistChart) chart()    {}
+func (BarChart) chart()     {}
+func (ImageChart) chart()   {}
+func (TableChart) chart()   {}
+func (GraphChart) chart()   {}
+func (NetworkChart) chart() {}

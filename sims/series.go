@@ -31,7 +31,12 @@ var SeriesHeader = []string{"chart", "series", "x", "y", "class"}
 //     column and row;
 //   - an image chart: one row per pixel, series the image's caption
 //     ("image N" when it has none), x its "row:column" (from 0, top left)
-//     and y its value (a NaN, a pixel not there yet, an empty cell).
+//     and y its value (a NaN, a pixel not there yet, an empty cell);
+//   - a network: its thumbnails as an image chart's, series the layer's
+//     name and the unit's caption ("L1 n3"; "layer L" and "unit U", from
+//     0, for those missing), then its weights, series "weights into" the
+//     layer's name, x "i→j" (unit i of the layer before to unit j, from
+//     0) and y the weight.
 //
 // The chart column is the chart's title ("chart N" when it has none); a
 // value that is not finite is an empty cell.
@@ -51,6 +56,14 @@ func WriteSeriesCSV(w io.Writer, f Frame) error {
 		xy := func(series string, x, y []float64, class int) {
 			for j := range min(len(x), len(y)) {
 				row(series, csvNum(x[j]), y[j], class)
+			}
+		}
+		pixels := func(series string, im Image) {
+			if im.W <= 0 {
+				return
+			}
+			for p, v := range im.Pix[:min(len(im.Pix), im.W*im.H)] {
+				row(series, strconv.Itoa(p/im.W)+":"+strconv.Itoa(p%im.W), v, 0)
 			}
 		}
 		switch c := c.(type) {
@@ -128,8 +141,29 @@ func WriteSeriesCSV(w io.Writer, f Frame) error {
 				if name == "" {
 					name = "image " + strconv.Itoa(j+1)
 				}
-				for p, v := range im.Pix[:min(len(im.Pix), im.W*im.H)] {
-					row(name, strconv.Itoa(p/im.W)+":"+strconv.Itoa(p%im.W), v, 0)
+				pixels(name, im)
+			}
+		case NetworkChart:
+			layerName := func(l int) string {
+				if name := c.Layers[l].Name; name != "" {
+					return name
+				}
+				return "layer " + strconv.Itoa(l)
+			}
+			for l, layer := range c.Layers {
+				for u, im := range layer.Units {
+					unit := im.Caption
+					if unit == "" {
+						unit = "unit " + strconv.Itoa(u)
+					}
+					pixels(layerName(l)+" "+unit, im)
+				}
+			}
+			for l, layer := range c.Layers {
+				if out := len(layer.Units); l > 0 && out > 0 && len(layer.In) == len(c.Layers[l-1].Units)*out {
+					for k, w := range layer.In {
+						row("weights into "+layerName(l), strconv.Itoa(k/out)+"→"+strconv.Itoa(k%out), w, 0)
+					}
 				}
 			}
 		default:

@@ -22,6 +22,10 @@ func TestWriteSeriesCSV(t *testing.T) {
 		TableChart{Title: "J", Columns: []string{"x1", ""}, Rows: []TableRow{
 			{Label: "f1", Cells: []Cell{{Text: "1.5", Class: 1}, {Text: "✗ -2"}}}, {Label: "f2", Cells: []Cell{{Text: "·"}}}}},
 		GraphChart{Title: "g", Nodes: []GraphNode{{Col: 2, Row: 1, Label: "s2 ×", Class: 3}}},
+		NetworkChart{Title: "net", Layers: []NetLayer{
+			{Units: []Image{{Caption: "x", W: 2, H: 1, Pix: []float64{-1, 1}}, {W: 1, H: 1, Pix: []float64{0.5}}}},
+			{Name: "out", Units: []Image{{W: 1, H: 1, Pix: []float64{0.25}}}, In: []float64{2, -3}},
+		}},
 	}}
 	var b strings.Builder
 	if err := WriteSeriesCSV(&b, f); err != nil {
@@ -43,6 +47,9 @@ func TestWriteSeriesCSV(t *testing.T) {
 		{"weights", "π₁, first", "π₁, first", "0.4", "0"},
 		{"J", "f1", "x1", "1.5", "1"}, {"J", "f1", "2", "-2", "0"},
 		{"g", "s2 ×", "2", "1", "3"},
+		{"net", "layer 0 x", "0:0", "-1", "0"}, {"net", "layer 0 x", "0:1", "1", "0"}, {"net", "layer 0 unit 1", "0:0", "0.5", "0"},
+		{"net", "out unit 0", "0:0", "0.25", "0"},
+		{"net", "weights into out", "0→0", "2", "0"}, {"net", "weights into out", "1→0", "-3", "0"},
 	}
 	if len(rows) != len(want) {
 		t.Fatalf("%d rows, want %d:\n%s", len(rows), len(want), b.String())

@@ -4,11 +4,14 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/dataset"
 	"github.com/thelab/lab/algo/gradcheck"
 	"github.com/thelab/lab/algo/nn"
+	"github.com/thelab/lab/algo/stable"
 	"github.com/thelab/lab/algo/tensor"
 	"github.com/thelab/lab/algo/tensor/opt"
 	"github.com/thelab/lab/sims"
@@ -45,18 +48,23 @@ var (
 	pgN         = param.Int("n", 800, "points, train and test together (xor4 has its 4)").Range(8, 5000).BuiltInData()
 	pgNoise     = param.Float("noise", 0.1, planeNoiseHelp).Range(0, 1).BuiltInData()
 	pgTrainFrac = param.Float("train_frac", 0.5, "fraction of the points used for training; the rest is the test set").Range(0.05, 0.95)
-	pgLayers    = param.Int("layers", 2, "hidden layers (0: a linear model on the features)").Range(0, pgMaxLayers)
-	pgUnits     = param.Int("units", 4, "units in each hidden layer").Range(1, pgMaxUnits)
-	pgAct       = param.Choice("activation", nn.Activations, nn.Tanh, "σ of the hidden units; linear makes the network one affine map (Remark 9.2)")
-	pgResidual  = param.Bool("residual", false, "add each hidden layer's input to its output: h ← σ(hW + b) + h (beyond the notes)")
-	pgFeatX     = param.Bool("x", true, "input feature x")
-	pgFeatY     = param.Bool("y", true, "input feature y")
-	pgFeatX2    = param.Bool("x2", false, "input feature x²")
-	pgFeatY2    = param.Bool("y2", false, "input feature y²")
-	pgFeatXY    = param.Bool("xy", false, "input feature x·y")
-	pgFeatSin   = param.Bool("sin", false, "input features sin x, sin y")
-	pgFeatCos   = param.Bool("cos", false, "input features cos x, cos y")
-	pgWeights   = param.Choice("weights", []weightsInit{initRandom, initEx91}, initRandom,
+	pgLayers    = param.Int("layers", 2, "hidden layers (0: a linear model on the features); widths sets each one's width").Range(0, pgMaxLayers)
+	pgUnits     = param.Int("units", 4, "units in each hidden layer; widths sets each one's").Range(1, pgMaxUnits)
+	pgWidths    = param.Text("widths", "4,4", fmt.Sprintf("each hidden layer's units, the first layer's first, comma-separated "+
+		"(8,4,2: three layers); up to %d layers of 1..%d units, 0 for none (a linear model); set, it overrides layers and units",
+		pgMaxLayers, pgMaxUnits)).DefaultFunc(func(v param.Values) string {
+		return formatWidths(slices.Repeat([]int{pgUnits.Get(v)}, pgLayers.Get(v)))
+	}, "layers × units")
+	pgAct      = param.Choice("activation", nn.Activations, nn.Tanh, "σ of the hidden units; linear makes the network one affine map (Remark 9.2)")
+	pgResidual = param.Bool("residual", false, "add each hidden layer's input to its output: h ← σ(hW + b) + h (beyond the notes)")
+	pgFeatX    = param.Bool("x", true, "input feature x")
+	pgFeatY    = param.Bool("y", true, "input feature y")
+	pgFeatX2   = param.Bool("x2", false, "input feature x²")
+	pgFeatY2   = param.Bool("y2", false, "input feature y²")
+	pgFeatXY   = param.Bool("xy", false, "input feature x·y")
+	pgFeatSin  = param.Bool("sin", false, "input features sin x, sin y")
+	pgFeatCos  = param.Bool("cos", false, "input features cos x, cos y")
+	pgWeights  = param.Choice("weights", []weightsInit{initRandom, initEx91}, initRandom,
 		"random: Xavier (He for relu); ex9.1: the notes' XOR network (1 layer × 2 relu units on x, y)")
 	pgOpt   = newOptParams(opt.Adam, 0.01)
 	pgBatch = param.Int("batch", 100, "minibatch size (at most the training points)").Range(1, 1000)
@@ -77,7 +85,7 @@ var Playground = &sims.Spec{
 	Data:   "two feature columns and a label column: classes 0..9 (or ±1), else a real target (regression)",
 	Steps:  3000,
 	Speed:  30,
-	Params: param.List(pgData, pgN, pgNoise, pgTrainFrac, pgLayers, pgUnits, pgAct, pgResidual,
+	Params: param.List(pgData, pgN, pgNoise, pgTrainFrac, pgLayers, pgUnits, pgWidths, pgAct, pgResidual,
 		pgFeatX, pgFeatY, pgFeatX2, pgFeatY2, pgFeatXY, pgFeatSin, pgFeatCos, pgWeights, pgOpt, pgBatch, pgL1, pgL2),
 	New:  newPlayground,
 	Size: playgroundSize,
@@ -99,8 +107,11 @@ func playgroundSize(cfg sims.Config) int64 {
 		n = 4
 	}
 	d := playgroundFeatures(v).Dim()
-	arch := nn.MLPConfig{In: d, Hidden: slices.Repeat([]int{pgUnits.Get(v)}, pgLayers.Get(v)), Out: outs,
-		Act: pgAct.Get(v), Residual: pgResidual.Get(v)}
+	hidden, err := parseWidths(pgWidths.Get(v))
+	if err != nil {
+		hidden = nil // New refuses it, saying why
+	}
+	arch := nn.MLPConfig{In: d, Hidden: hidden, Out: outs, Act: pgAct.Get(v), Residual: pgResidual.Get(v)}
 	loss := nn.Logistic // or Squared, of the same size; CrossEntropy for more classes
 	if outs > 2 {
 		loss = nn.CrossEntropy
@@ -111,11 +122,18 @@ func playgroundSize(cfg sims.Config) int64 {
 		test = n - train
 	}
 	tc := nn.TrainConfig{Batch: min(pgBatch.Get(v), train), L1: pgL1.Get(v), L2: pgL2.Get(v), Opt: pgOpt.config(v)}
-	grid, thumbs, units := mapX*mapY, thumbX*thumbY, pgLayers.Get(v)*pgUnits.Get(v)+outs
+	// The network diagram: a thumbnail per input, hidden unit and output,
+	// and a copy of the weights.
+	units, weights, fan := d, int64(0), d
+	for _, h := range append(slices.Clone(hidden), outs) {
+		units, weights, fan = units+h, weights+tensor.Alloc(fan*h), h
+	}
+	grid, thumbs := mapX*mapY, thumbX*thumbY
 	return tensor.Slack(48<<10 + planeTaskBytes(n, d, train, test) + nn.ParamBytes(arch) + tc.Bytes(arch, train, d, outs, loss) +
 		nn.EvaluatorBytes(arch, 256, max(train, test), d, outs, loss) +
 		nn.BatchBytes(grid, d) + nn.BatchBytes(thumbs, d) + nn.BatchBytes(train, d) + nn.ForwardTapeBytes(arch, max(grid, train)) +
-		tensor.Alloc(2*grid) + 24*int64(min(train, maxPoints)) + int64(units)*tensor.Alloc(thumbs) + sims.TraceBytes(2))
+		tensor.Alloc(2*grid) + 24*int64(min(train, maxPoints)) + int64(units)*tensor.Alloc(thumbs) + weights +
+		sims.TraceBytes(2))
 }
 
 type playground struct {
@@ -172,9 +190,9 @@ func newPlayground(cfg sims.Config) (sims.Sim, error) {
 	if err != nil {
 		return nil, err
 	}
-	hidden := make([]int, pgLayers.Get(v))
-	for i := range hidden {
-		hidden[i] = pgUnits.Get(v)
+	hidden, err := parseWidths(pgWidths.Get(v))
+	if err != nil {
+		return nil, err
 	}
 	act := pgAct.Get(v)
 	mlp, err := nn.NewMLP(nn.MLPConfig{In: feats.Dim(), Hidden: hidden, Out: task.outputs(), Act: act,
@@ -237,7 +255,7 @@ func newPlayground(cfg sims.Config) (sims.Sim, error) {
 func setEx91(m *nn.MLP, feats nn.Features, act nn.Activation) error {
 	c := m.Config()
 	if feats != nn.FeatX|nn.FeatY || len(c.Hidden) != 1 || c.Hidden[0] != 2 || act != nn.ReLU || c.Out != 1 {
-		return fmt.Errorf("parameter weights = ex9.1: the notes' network has inputs x, y only, layers=1, units=2, " +
+		return fmt.Errorf("parameter weights = ex9.1: the notes' network has inputs x, y only, widths=2 (layers=1, units=2), " +
 			"activation=relu and one output (two classes)")
 	}
 	copy(m.Layers[0].W.Data, []float64{1, 1, 1, 1})
@@ -362,24 +380,35 @@ func (s *playground) mapTitle() string {
 	return "fitted surface over the plane"
 }
 
-// neurons draws what every unit computes over the plane: a row of
-// thumbnails per hidden layer, the output last (2σ(z) − 1 for a logit, so
-// that all share the scale of tanh).
-func (s *playground) neurons() sims.ImageChart {
+// neurons draws the network as TensorFlow Playground does: a column per
+// layer, each unit a labelled thumbnail of what it computes over the
+// plane (the inputs scaled to their largest |value|, the output as the
+// probability of class 1 for two classes), and the weights between
+// consecutive layers (sims.NetworkChart). The thumbnails share the
+// activation's range, so that one colour bar reads them all.
+func (s *playground) neurons() sims.NetworkChart {
 	g := s.thumbs
 	s.tp.Rewind()
 	out := s.mlp.Forward(s.tp, g.batch.X, nil)
 	c := s.mlp.Config()
-	ic := sims.ImageChart{Title: "neurons: a row per layer, output last", Columns: max(1, s.maxWidth())}
+	nc := sims.NetworkChart{Title: "neurons and weights"}
 	switch c.Act {
 	case nn.Tanh:
-		ic.Scale, ic.Lo, ic.Hi = sims.Diverging, -1, 1
+		nc.Scale, nc.Lo, nc.Hi = sims.Diverging, -1, 1
 	case nn.Sigmoid:
-		ic.Scale, ic.Lo, ic.Hi = sims.Diverging, 0, 1
+		nc.Scale, nc.Lo, nc.Hi = sims.Diverging, 0, 1
 	case nn.ReLU:
-		ic.Scale = sims.Sequential
+		nc.Scale = sims.Sequential
 	default:
-		ic.Scale = sims.Diverging
+		nc.Scale = sims.Diverging
+	}
+	// inRange maps t ∈ [0, 1] onto the thumbnails' range ([−1, 1] when
+	// each has its own).
+	inRange := func(t float64) float64 {
+		if nc.Lo < nc.Hi {
+			return nc.Lo + (nc.Hi-nc.Lo)*t
+		}
+		return 2*t - 1
 	}
 	n := g.nx * g.ny
 	// image rows run from the top (y = YMax); the grid's from the bottom.
@@ -392,35 +421,97 @@ func (s *playground) neurons() sims.ImageChart {
 		}
 		return im
 	}
+	inputs := sims.NetLayer{Name: "inputs"}
+	names := s.task.feats.Names()
+	for f, name := range names {
+		im := image(g.batch.X.Data, len(names), f, name)
+		m := 0.0
+		for _, v := range im.Pix {
+			m = math.Max(m, math.Abs(v))
+		}
+		for i, v := range im.Pix {
+			if m > 0 {
+				v /= m
+			}
+			im.Pix[i] = inRange((v + 1) / 2)
+		}
+		inputs.Units = append(inputs.Units, im)
+	}
+	nc.Layers = append(nc.Layers, inputs)
 	for k, width := range c.Hidden {
 		act, _ := s.mlp.Hidden(k)
+		layer := sims.NetLayer{Name: fmt.Sprintf("L%d", k+1), In: slices.Clone(s.mlp.Layers[k].W.Data)}
 		for u := range width {
-			caption := ""
+			caption := fmt.Sprintf("n%d", u+1)
 			if s.deadUnit[k][u] {
-				caption = "dead"
+				caption += " " + deadMark
 			}
-			ic.Images = append(ic.Images, image(act.Data, width, u, caption))
+			layer.Units = append(layer.Units, image(act.Data, width, u, caption))
 		}
+		nc.Layers = append(nc.Layers, layer)
 	}
 	outs := c.Out
+	last := sims.NetLayer{Name: "output", In: slices.Clone(s.mlp.Layers[len(c.Hidden)].W.Data)}
 	for u := range outs {
-		im := image(out.Data, outs, u, "")
+		caption := ""
+		if outs > 1 {
+			caption = fmt.Sprintf("c%d", u)
+		}
+		im := image(out.Data, outs, u, caption)
 		if s.task.classes == 2 {
 			for i, z := range im.Pix {
-				im.Pix[i] = math.Tanh(z / 2) // 2σ(z) − 1
+				im.Pix[i] = inRange(stable.Sigmoid(z))
 			}
 		}
-		ic.Images = append(ic.Images, im)
+		last.Units = append(last.Units, im)
 	}
-	return ic
+	nc.Layers = append(nc.Layers, last)
+	return nc
 }
 
-func (s *playground) maxWidth() int {
-	w := s.mlp.Config().Out
-	for _, h := range s.mlp.Config().Hidden {
-		w = max(w, h)
+// deadMark follows a dead unit's label in the network diagram.
+const deadMark = "✗"
+
+// parseWidths reads the widths parameter: the hidden layers' widths,
+// comma-separated, or 0 for none.
+func parseWidths(text string) ([]int, error) {
+	bad := func(why string) error {
+		return &algo.ParamError{Name: pgWidths.Name(), Value: sims.Shown(text), Allowed: fmt.Sprintf(
+			"up to %d whole numbers 1..%d separated by commas, the first hidden layer's first (8,4,2), or 0 for none: %s",
+			pgMaxLayers, pgMaxUnits, why)}
 	}
-	return w
+	if strings.TrimSpace(text) == "0" {
+		return nil, nil
+	}
+	parts := strings.Split(text, ",")
+	if len(parts) > pgMaxLayers {
+		return nil, bad(fmt.Sprintf("%d layers given", len(parts)))
+	}
+	widths := make([]int, len(parts))
+	for i, p := range parts {
+		w, err := strconv.Atoi(strings.TrimSpace(p))
+		switch {
+		case err != nil:
+			return nil, bad(fmt.Sprintf("layer %d's %s is not a whole number", i+1, sims.Shown(strings.TrimSpace(p))))
+		case w < 1 || w > pgMaxUnits:
+			return nil, bad(fmt.Sprintf("layer %d has %d units", i+1, w))
+		}
+		widths[i] = w
+	}
+	return widths, nil
+}
+
+// formatWidths writes hidden layers' widths as the widths parameter reads
+// them.
+func formatWidths(widths []int) string {
+	if len(widths) == 0 {
+		return "0"
+	}
+	parts := make([]string, len(widths))
+	for i, w := range widths {
+		parts[i] = strconv.Itoa(w)
+	}
+	return strings.Join(parts, ",")
 }
 
 func (s *playground) notes() []string {
@@ -438,7 +529,7 @@ func (s *playground) notes() []string {
 	}
 	lines = append(lines, fmt.Sprintf("gradient check at step 0: backprop = central differences to %.1e (relative)", s.gradErr))
 	if s.mlp.Config().Act == nn.ReLU {
-		lines = append(lines, "dead: ReLU units whose input is ≤ 0 at every training point (no gradient reaches them)")
+		lines = append(lines, "dead ("+deadMark+" in the network): ReLU units whose input is ≤ 0 at every training point (no gradient reaches them)")
 	}
 	if s.task.sameTrainTest {
 		lines = append(lines, "too few points to split: train and test are the same points")
@@ -465,5 +556,6 @@ func (s *playground) Result() map[string]any {
 	}
 	names := strings.Join(s.task.feats.Names(), ",")
 	r["features"] = names
+	r["widths"] = formatWidths(s.mlp.Config().Hidden)
 	return r
 }

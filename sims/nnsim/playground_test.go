@@ -1,7 +1,9 @@
 package nnsim_test
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -145,7 +147,8 @@ func TestPlaygroundRegression(t *testing.T) {
 }
 
 // TestPlaygroundDeadUnits: a ReLU network driven hard (a large rate)
-// loses units, and the pane counts them and marks their thumbnails.
+// loses units, and the pane counts them and marks their labels ✗ in the
+// network diagram.
 func TestPlaygroundDeadUnits(t *testing.T) {
 	s := simtest.Build(t, nnsim.Playground, map[string]string{"activation": "relu", "lr": "2", "optimizer": "sgd",
 		"units": "8"}, 6, nil)
@@ -155,9 +158,11 @@ func TestPlaygroundDeadUnits(t *testing.T) {
 	f := s.Frame()
 	dead := simtest.Metric(t, f, "dead")
 	marked := 0
-	for _, im := range f.Charts[1].(sims.ImageChart).Images {
-		if im.Caption == "dead" {
-			marked++
+	for _, ly := range network(t, f).Layers {
+		for _, im := range ly.Units {
+			if strings.HasSuffix(im.Caption, " ✗") {
+				marked++
+			}
 		}
 	}
 	if dead < 1 || float64(marked) != dead {
@@ -231,6 +236,102 @@ func TestPlaygroundDataTask(t *testing.T) {
 		}
 		if text := s.Frame().Text; len(text) == 0 || text[0] != tt.task {
 			t.Errorf("%s: text %q, want first %q", tt.name, text, tt.task)
+		}
+	}
+}
+
+// network is the pane's network diagram.
+func network(t *testing.T, f sims.Frame) sims.NetworkChart {
+	t.Helper()
+	for _, c := range f.Charts {
+		if nc, ok := c.(sims.NetworkChart); ok {
+			return nc
+		}
+	}
+	t.Fatalf("no network diagram among %d charts", len(f.Charts))
+	return sims.NetworkChart{}
+}
+
+// TestPlaygroundWidths: widths sets each hidden layer's width, over layers
+// and units, and the network diagram draws that architecture: a column of
+// labelled input thumbnails for the features switched on, a labelled
+// column per hidden layer, the output, and between them the network's
+// weights as they are; a malformed widths is refused, saying what was
+// wrong.
+func TestPlaygroundWidths(t *testing.T) {
+	for _, c := range []struct {
+		set    map[string]string
+		hidden []int
+		inputs []string
+	}{
+		{map[string]string{}, []int{4, 4}, []string{"x", "y"}},
+		{map[string]string{"layers": "3", "units": "2"}, []int{2, 2, 2}, []string{"x", "y"}},
+		{map[string]string{"widths": "8,4,2", "layers": "1"}, []int{8, 4, 2}, []string{"x", "y"}},
+		{map[string]string{"widths": " 3 , 5 ", "sin": "on", "x2": "on"}, []int{3, 5}, []string{"x", "y", "x²", "sin x", "sin y"}},
+		{map[string]string{"widths": "0", "xy": "on"}, nil, []string{"x", "y", "xy"}},
+		{map[string]string{"layers": "0"}, nil, []string{"x", "y"}},
+	} {
+		s := simtest.Build(t, nnsim.Playground, c.set, 1, nil)
+		simtest.Run(t, s, 20)
+		r := s.Result()
+		nc := network(t, s.Frame())
+		if len(nc.Layers) != len(c.hidden)+2 {
+			t.Fatalf("%v: %d layers drawn, want %d", c.set, len(nc.Layers), len(c.hidden)+2)
+		}
+		var inputs []string
+		for _, im := range nc.Layers[0].Units {
+			inputs = append(inputs, im.Caption)
+		}
+		if !slices.Equal(inputs, c.inputs) || nc.Layers[0].Name != "inputs" || nc.Layers[0].In != nil {
+			t.Errorf("%v: inputs %q named %q", c.set, inputs, nc.Layers[0].Name)
+		}
+		params := r["params"].([][]float64) // W₁, b₁, W₂, b₂, …
+		widths := append(append([]int{len(c.inputs)}, c.hidden...), 1)
+		for k := 1; k < len(nc.Layers); k++ {
+			ly := nc.Layers[k]
+			if len(ly.Units) != widths[k] {
+				t.Errorf("%v: layer %d has %d units, want %d", c.set, k, len(ly.Units), widths[k])
+			}
+			if !slices.Equal(ly.In, params[2*(k-1)]) {
+				t.Errorf("%v: layer %d's weights %v, the network's %v", c.set, k, ly.In, params[2*(k-1)])
+			}
+			for u, im := range ly.Units {
+				want := fmt.Sprintf("n%d", u+1)
+				if k == len(nc.Layers)-1 {
+					want = ""
+				}
+				if im.Caption != want || im.W*im.H != len(im.Pix) {
+					t.Errorf("%v: layer %d unit %d captioned %q, want %q", c.set, k, u, im.Caption, want)
+				}
+			}
+			name := fmt.Sprintf("L%d", k)
+			if k == len(nc.Layers)-1 {
+				name = "output"
+			}
+			if ly.Name != name {
+				t.Errorf("%v: layer %d named %q, want %q", c.set, k, ly.Name, name)
+			}
+		}
+		arch := fmt.Sprint(len(c.inputs))
+		for _, h := range c.hidden {
+			arch += fmt.Sprintf(" → %d", h)
+		}
+		if text := simtest.Text(s.Frame()); !strings.Contains(text, arch+" → 1,") {
+			t.Errorf("%v: notes do not say %q:\n%s", c.set, arch, text)
+		}
+	}
+	for _, c := range []struct{ widths, says string }{
+		{"8,x", `layer 2's x is not a whole number`},
+		{"8,,2", `layer 2's "" is not a whole number`},
+		{"9", "layer 1 has 9 units"},
+		{"4,0", "layer 2 has 0 units"},
+		{"-1", "layer 1 has -1 units"},
+		{"1,1,1,1,1,1,1", "7 layers given"},
+	} {
+		_, err := simtest.BuildErr(nnsim.Playground, map[string]string{"widths": c.widths}, 1, nil)
+		if err == nil || !strings.Contains(err.Error(), "parameter widths = "+c.widths) || !strings.Contains(err.Error(), c.says) ||
+			!strings.Contains(err.Error(), "8,4,2") {
+			t.Errorf("widths=%s: %v, want it refused saying %q", c.widths, err, c.says)
 		}
 	}
 }

@@ -45,6 +45,8 @@ func MinSize(c sims.Chart) (w, h int) {
 	case sims.GraphChart:
 		cols, rows := latticeSize(c)
 		return max(16, graphMinCell*cols), max(4, rows+2)
+	case sims.NetworkChart:
+		return 16, 4
 	}
 	return 1, 1
 }
@@ -94,6 +96,8 @@ func RenderLines(c sims.Chart, w, h int, o Options) []string {
 		lines = tableChart(c, w, h, o)
 	case sims.GraphChart:
 		lines = graphChart(c, w, h, o)
+	case sims.NetworkChart:
+		lines = networkChart(c, w, h, o)
 	default:
 		lines = []string{fmt.Sprintf("unknown chart %T", c)}
 	}

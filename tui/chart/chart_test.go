@@ -42,8 +42,9 @@ func sampleCharts() map[string]sims.Chart {
 		"images": sampleImages(),
 		"image-numbers": sims.ImageChart{Title: "Example 10.1", Numbers: true, Scale: sims.Sequential,
 			Images: []sims.Image{ex101(), {Caption: "W", W: 3, H: 3, Pix: []float64{1, 0, 1, 0, 1, 0, 1, 0, 1}}}},
-		"table": sampleTable(),
-		"graph": sampleGraph(),
+		"table":   sampleTable(),
+		"graph":   sampleGraph(),
+		"network": sampleNetwork(),
 	}
 }
 
@@ -337,10 +338,10 @@ func TestPaletteHoldsMaxClasses(t *testing.T) {
 	}
 }
 
-// TestGoldenTableAndGraph pins the two text-bearing kinds at a fixed size,
+// TestGoldenTableAndGraph pins the text-bearing kinds at a fixed size,
 // in colour and in monochrome. Run with -update after an intended change.
 func TestGoldenTableAndGraph(t *testing.T) {
-	for _, name := range []string{"table", "graph"} {
+	for _, name := range []string{"table", "graph", "network"} {
 		for _, mono := range []bool{false, true} {
 			sub := name
 			if mono {

@@ -3,6 +3,7 @@ package chart
 import (
 	"fmt"
 	"image/color"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
@@ -121,6 +122,13 @@ func chartLooks(c sims.Chart, p colorprofile.Profile) []string {
 			if !marks[m.Glyph] {
 				marks[m.Glyph] = true
 				add(fmt.Sprintf("markers %c", m.Glyph), classColor(m.Class), string(m.Glyph))
+			}
+		}
+	case sims.NetworkChart:
+		// The weights by sign: their ramp's ends, solid or dashed.
+		if wmax, _ := netWeights(c); wmax > 0 {
+			for _, w := range []float64{wmax, -wmax} {
+				add(fmt.Sprintf("weights of sign %v", math.Copysign(1, w)), weightInk(w, wmax, o), weightPattern(w, o.Mono))
 			}
 		}
 	}

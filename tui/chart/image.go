@@ -266,7 +266,13 @@ func drawImageBar(b *buffer, c sims.ImageChart, l imageLayout, s scale, o Option
 	if l.numbers {
 		tn = numberTone
 	}
-	colorBar(b, x, y, h, s, func(tTop, tBot float64) cell {
+	colorBar(b, x, y, h, s, barLook(s, tn, o))
+}
+
+// barLook is the colour bar's cell of images drawn in tone tn: drawn as
+// their pixels are (drawPixels), so that the key matches the picture.
+func barLook(s scale, tn tone, o Options) func(tTop, tBot float64) cell {
+	return func(tTop, tBot float64) cell {
 		switch {
 		case o.Mono && s.diverging():
 			return cell{r: shadeAt(math.Abs(tTop + tBot - 1))}
@@ -274,7 +280,7 @@ func drawImageBar(b *buffer, c sims.ImageChart, l imageLayout, s scale, o Option
 			return cell{r: map[[2]bool]rune{{true, true}: '█', {true, false}: '▀', {false, true}: '▄', {false, false}: ' '}[[2]bool{tTop >= 0.5, tBot >= 0.5}]}
 		}
 		return cell{r: '▀', fg: s.color(s.valueAt(tTop), tn, true, o), bg: s.color(s.valueAt(tBot), tn, true, o)}
-	})
+	}
 }
 
 func marked(im sims.Image, i, j int) bool {

@@ -115,7 +115,22 @@ func chartsOf(y []float64) []sims.Chart {
 	numbers := images
 	numbers.Title, numbers.Numbers, numbers.Scale = "numbers", true, sims.Sequential
 
-	return []sims.Chart{line, logLine, canvas, inView, hist, unitHist, bars, images, numbers, table, graph}
+	// A network of the values as thumbnails and weights: layers of 1 to 3
+	// units, their weights taken from y in turn.
+	network := sims.NetworkChart{Title: "network", Scale: sims.Diverging, Lo: cyclic(y, 0), Hi: cyclic(y, 1)}
+	for k := range 4 {
+		ly := sims.NetLayer{Name: fmt.Sprint("L", k)}
+		for u := range 1 + k%3 {
+			ly.Units = append(ly.Units, sims.Image{Caption: fmt.Sprint(u), W: im.W, H: im.H, Pix: y})
+		}
+		if k > 0 {
+			for i := range len(network.Layers[k-1].Units) * len(ly.Units) {
+				ly.In = append(ly.In, cyclic(y, i+k))
+			}
+		}
+		network.Layers = append(network.Layers, ly)
+	}
+	return []sims.Chart{line, logLine, canvas, inView, hist, unitHist, bars, images, numbers, table, graph, network}
 }
 
 // nastySeries are the series a renderer is most likely to choke on: not
