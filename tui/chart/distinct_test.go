@@ -310,6 +310,25 @@ func TestClassesStayApartInEveryProfile(t *testing.T) {
 	}
 }
 
+// TestShadesAreNotClassGlyphs: without colour a field is drawn in shades
+// and points as class glyphs; no shade is a class glyph, so that points
+// over a field (gan's generated '+' over D(x)) are never read as part of
+// it, and the ramp is distinct glyphs from light to dark.
+func TestShadesAreNotClassGlyphs(t *testing.T) {
+	seen := map[rune]bool{}
+	for _, r := range shades {
+		if seen[r] {
+			t.Errorf("shade %q twice in the ramp", r)
+		}
+		seen[r] = true
+		for c := range sims.MaxClasses {
+			if classGlyph(c) == r {
+				t.Errorf("shade %q is class %d's glyph", r, c)
+			}
+		}
+	}
+}
+
 // TestRegionsStayApart draws decision regions of 2, 3 and 10 classes whose
 // confidence (Shade) runs from 0 to 1 up the chart, as playground and
 // softmax do, and checks that no drawn colour stands for two classes in

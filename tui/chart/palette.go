@@ -300,7 +300,9 @@ func clamp01(t float64) float64 {
 }
 
 // shades are the monochrome ramp for a continuous field, light to dark.
-var shades = []rune(" .:-=+*#%@")
+// None is a class glyph (classGlyphs): points drawn as glyphs over a
+// field are never read as part of it (gan's generated '+' over D(x)).
+var shades = []rune(" .:-░▒▓█")
 
 // scale maps a grid's values to [0, 1] (or to a band index): its range
 // is the grid's Lo and Hi when they are finite and in order, else that of
