@@ -66,6 +66,7 @@ func TestGoldenSims(t *testing.T) {
 			t.Run(fmt.Sprintf("%s-%dx%d", s.Spec.Name, size[0], size[1]), func(t *testing.T) {
 				screen := zoomScreen(s, size[0], size[1])
 				checkScreen(t, screen, size[0], size[1]-1)
+				checkReadable(t, screen)
 				file := filepath.Join("testdata", filepath.FromSlash(t.Name())+".golden")
 				if _, err := os.Stat(file); err != nil && (update == nil || update.Value.String() != "true") {
 					t.Fatalf("no golden screen %s for %s: run go test ./tui -run TestGoldenSims -update, and look at it",
@@ -73,6 +74,29 @@ func TestGoldenSims(t *testing.T) {
 				}
 				golden.RequireEqual(t, ansi.Strip(screen))
 			})
+		}
+	}
+}
+
+// roundingNoise matches a number printed at rounding level, 1e-14 or
+// below (issue 26.8: such a value reads "≈ 0").
+var roundingNoise = regexp.MustCompile(`\b\d(\.\d+)?e-(1[4-9]|[2-9]\d|\d{3})\b`)
+
+// checkReadable asserts what the screen shows a person (issue 26.3 and
+// 26.8): no control character but the escape sequences of its colours and
+// its newlines — no C0, DEL, C1 or bidi control from a sim's text — and no
+// number in the pane's header at rounding level.
+func checkReadable(t *testing.T, screen string) {
+	t.Helper()
+	plain := ansi.Strip(screen)
+	for i, r := range plain {
+		if r != '\n' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)) {
+			t.Errorf("control character %U at byte %d", r, i)
+		}
+	}
+	if lines := strings.Split(plain, "\n"); len(lines) > 1 {
+		if m := roundingNoise.FindString(lines[1]); m != "" {
+			t.Errorf("the header shows %s, a number at rounding level: %q", m, lines[1])
 		}
 	}
 }

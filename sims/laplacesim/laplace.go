@@ -298,7 +298,13 @@ func (s *laplaceSim) Frame() sims.Frame {
 	for i, n := range names {
 		metrics = append(metrics, sims.Metric{Name: n, Value: it.z[i]})
 	}
-	metrics = append(metrics, sims.Metric{Name: "grad_norm", Value: it.grad})
+	// The gradient's scale is its largest norm along the path: at the
+	// mode Newton leaves rounding error, which reads ≈ 0.
+	gscale := 0.0
+	for _, h := range s.history {
+		gscale = math.Max(gscale, h.grad)
+	}
+	metrics = append(metrics, sims.Metric{Name: "grad_norm", Value: it.grad, Scale: gscale})
 	kl := 0.0
 	if it.klOK {
 		kl = it.kl.PQ
