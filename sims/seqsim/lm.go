@@ -62,6 +62,7 @@ type lmRun struct {
 	sampler *seq.Sampler
 	rng     *rand.Rand
 	sample  string
+	ids     []int // the sample's tokens
 	window  int
 }
 
@@ -132,7 +133,7 @@ func (r *lmRun) evaluate() error {
 	if err != nil {
 		return err
 	}
-	r.sample = shown(r.c.vocab, out)
+	r.sample, r.ids = shown(r.c.vocab, out), out
 	return nil
 }
 
