@@ -29,9 +29,11 @@ const (
 var (
 	gptView = param.Choice("view", []gptViewKind{gptTrain, gptExplain}, gptTrain,
 		"train: the loss against the k-gram and entropy-rate lines, samples, the last sample's attention maps; "+
-			"explain (task=text): for the prompt's last character, each head's attention over the prompt and the next "+
-			"character's probabilities after temperature, top-k and top-p; after train_steps steps of training, each step "+
-			"appends the character drawn and the pictures follow the new last character")
+			"explain (task=text), as Transformer Explainer: the bars are the next character's law after temperature, "+
+			"top-k and top-p, renormalised (the ten likeliest; ✂ marks those the cut removes, ▸ the draw), the heat map "+
+			"each head's attention from the last character over the window, labelled by character (the last layer); "+
+			"the model trains for train_steps steps, then each step appends the ▸ character and the pictures follow the "+
+			"new last character (a headless run needs more steps than train_steps)")
 	gptPrompt = param.Text("prompt", "the dogs that see a cat",
 		"view=explain: the text the model continues, one character a step (spaces at either end are trimmed, as in every "+
 			"parameter); every character must be in the model's vocabulary, which for the built-in language is its "+

@@ -21,7 +21,10 @@ import (
 // lines and writes samples with temperature, top-k and top-p; on a copy,
 // sort or reverse puzzle it is scored by exact match of greedy answers.
 // The attention maps are those of the last sample's last pass; the
-// parameter and FLOP counters follow the notes' cost model (§2.7).
+// parameter and FLOP counters follow the notes' cost model (§2.7). The
+// explain view (explain.go) continues a prompt a character a step once
+// trained, showing the law each character is drawn from and each head's
+// attention from the last one, as Transformer Explainer does.
 var TinyGPT = &sims.Spec{
 	Name:   "tinygpt",
 	Title:  "A tiny GPT trained live: loss against the k-gram and entropy-rate lines, samples, attention maps, cost",
@@ -109,15 +112,16 @@ func gptSize(cfg sims.Config) int64 {
 	var b int64
 	T := min(lmSample, c.Context) // the generator's last window
 	if gptTask.Get(v) == taskText {
-		b = lmRunBytes(v, c, gptBatch.Get(v), c.Context, c.Context+1)
+		explain := gptView.Get(v) == gptExplain
+		b = lmRunBytes(v, c, gptBatch.Get(v), c.Context, c.Context+1, !explain || gptAfter.Get(v) > 0)
+		if explain {
+			b += explainBytes(c.Vocab, c.Context, c.Heads)
+		}
 	} else {
 		L := gptLen.Get(v)
 		c.Vocab, c.Context, T = gptDigits.Get(v)+1, 2*L, 2*L
 		b = seq.ParamBytes(c, true) + seq.TrainerBytes(c, gptBatch.Get(v), 2*L, L) + seq.ExactMatchBytes(c, puzzlesFor(c, L), L) +
 			seq.GeneratorBytes(c, 2*L, L+1, 2*L+1) + sims.TraceBytes(2) + tensor.Alloc(sims.TraceCap)
-	}
-	if gptView.Get(v) == gptExplain {
-		b += explainBytes(c.Vocab, c.Context, c.Heads)
 	}
 	return tensor.Slack(32<<10 + b + tensor.Alloc(T*(c.Heads*(T+1)-1)) + int64(T)*16)
 }
