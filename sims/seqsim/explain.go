@@ -49,7 +49,8 @@ const (
 	explainBars = 10
 	// explainKeep bounds the text an explainer keeps (a run of hours
 	// appends one character a step): the prompt and the last characters
-	// drawn; the window the model reads is the last n_ctx of them.
+	// drawn (a prompt of param.MaxText bytes whole); the window the model
+	// reads is the last n_ctx of them.
 	explainKeep = 2 * param.MaxText
 	// explainTail is the most characters of the text the note quotes
 	// (the line then fits in 80 columns).
@@ -63,7 +64,7 @@ const (
 // its text, logits, laws and attention maps (T·(H·(T+1)−1) values) and
 // the labels of one window.
 func explainBytes(V, T, H int) int64 {
-	return tensor.Alloc(explainKeep) + 3*tensor.Alloc(V) + tensor.Alloc(T*(H*(T+1)-1)) + tensor.Alloc(T) + int64(T)*16
+	return tensor.Alloc(explainKeep+1) + 3*tensor.Alloc(V) + tensor.Alloc(T*(H*(T+1)-1)) + tensor.Alloc(T) + int64(T)*16
 }
 
 // explainer is tinygpt's explain view: the prompt and the characters drawn
@@ -84,7 +85,7 @@ type explainer struct {
 	keep   int // the most tokens ids keeps (explainKeep)
 	cut    int // tokens dropped from its front
 	steps  int // steps since training ended (each draws a character)
-	drawn  int // characters appended so far (one fewer than drawn)
+	drawn  int // characters appended so far: every draw but the pending next
 	next   int // the token drawn for the last position, which the next step appends; -1 before the first draw
 	z      []float64
 	pre, p []float64 // softmax(z/τ); the sampler's law
@@ -105,6 +106,7 @@ func newExplainer(cfg sims.Config, c *corpus, g *seq.GPT, gen *seq.Generator, sm
 	if err != nil {
 		return nil, err
 	}
+	ids = append(make([]int, 0, explainKeep+1), ids...) // a step appends without allocating
 	plain, err := seq.NewSampler(smp.Temperature, 0, 1)
 	if err != nil {
 		return nil, err
@@ -135,7 +137,7 @@ func encodePrompt(prompt string, c *corpus) ([]int, error) {
 				}
 				known = fmt.Sprintf("%d characters: %s", len(all), sims.Visible(c.vocab.Decode(all), sims.MarkSpaces))
 			}
-			return nil, fmt.Errorf("parameter %s = %q: character %d, %s, is not in the vocabulary of the text %s (%s)",
+			return nil, fmt.Errorf("parameter %s = %q: character %d, %s, is not in the vocabulary of the text %s (%s); write the prompt in these",
 				gptPrompt.Name(), prompt, n, sims.Visible(prompt[i:i+size], sims.MarkSpaces), sims.Shown(c.name), known)
 		}
 		ids = append(ids, id)
@@ -157,7 +159,7 @@ func (e *explainer) read() error {
 	T, V := logits.Dim(1), logits.Dim(2)
 	copy(e.z, logits.Data[(T-1)*V:T*V])
 	e.window = append(e.window[:0], e.ids[len(e.ids)-T:]...)
-	e.maps, _ = headMaps(e.g)
+	e.maps, _ = headMaps(e.g, e.maps) // the Frames copy what they show of it
 	e.plain.Probs(e.z, e.pre)
 	e.kept = e.smp.Probs(e.z, e.p)
 	return nil
@@ -333,16 +335,23 @@ func (e *explainer) notes(steps, heads int) []string {
 	return []string{line, strongest, "each step appends ▸, drawn from " + how}
 }
 
-// result is the explainer's state for --json.
+// result is the explainer's state for --json: the text, the next
+// character's law (the ten likeliest, before and after the cut) and the
+// character drawn, which the next step appends.
 func (e *explainer) result(r map[string]any) {
 	prompt, drawn := e.text()
 	r["prompt"], r["drawn"] = prompt, drawn
-	law := map[string]float64{}
+	type entry struct {
+		Char string  `json:"char"`
+		P    float64 `json:"p"`
+		Pre  float64 `json:"p_before_cut"`
+	}
+	var law []entry
 	for _, id := range e.order()[:min(explainBars, len(e.p))] {
-		law[e.label(id)] = e.p[id]
+		law = append(law, entry{shown(e.vocab, []int{id}), e.p[id], e.pre[id]})
 	}
 	r["next_law"] = law
 	if e.next >= 0 {
-		r["next"] = e.label(e.next)
+		r["next"] = shown(e.vocab, []int{e.next})
 	}
 }

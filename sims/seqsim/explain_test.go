@@ -212,7 +212,7 @@ func TestExplainAppendsTheDraw(t *testing.T) {
 				drawn = append(drawn, next)
 				simtest.Run(t, s, 1)
 				r := s.Result()
-				if want := shown(voc, drawn[:len(drawn)-1]); r["drawn"] != want || r["next"] != sims.Visible(string(voc.Rune(next)), sims.MarkSpaces) {
+				if want := shown(voc, drawn[:len(drawn)-1]); r["drawn"] != want || r["next"] != shown(voc, []int{next}) {
 					t.Fatalf("draw %d: drawn %q, next %q; want %q then %q", step, r["drawn"], r["next"], want, string(voc.Rune(next)))
 				}
 				if r["prompt"] != prompt {

@@ -294,18 +294,24 @@ func digits(ids []int, sep int) string {
 // copyMaps keeps the last layer's attention maps of the generator's last
 // pass, over the tokens window, with their labels.
 func (s *gptSim) copyMaps(window []string) {
-	s.maps, s.mapsT = headMaps(s.g)
+	s.maps, s.mapsT = headMaps(s.g, nil) // fresh: the Frames share it
 	s.mapLabels = window
 }
 
 // headMaps copies the last layer's attention weights of batch row 0 from
 // the model's last pass, [T, T] for each head, side by side with a blank
-// column between, query 0 on top: T·(H·(T+1)−1) values.
-func headMaps(g *seq.GPT) (maps []float64, T int) {
+// column between, query 0 on top: T·(H·(T+1)−1) values, into dst when it
+// has the room.
+func headMaps(g *seq.GPT, dst []float64) (maps []float64, T int) {
 	l, H := g.Config().Layers-1, g.Config().Heads
 	T = g.Weights(l, 0).Dim(-1)
 	W := H*(T+1) - 1
-	maps = make([]float64, T*W)
+	if cap(dst) >= T*W {
+		maps = dst[:T*W]
+		clear(maps)
+	} else {
+		maps = make([]float64, T*W)
+	}
 	for h := range H {
 		d := g.Weights(l, h).Data
 		for i := range T {
