@@ -33,7 +33,8 @@ var (
 			"top-k and top-p, renormalised (the ten likeliest; ✂ marks those the cut removes, ▸ the draw), the heat map "+
 			"each head's attention from the last character over the window, labelled by character (the last layer); "+
 			"the model trains for train_steps steps, then each step appends the ▸ character and the pictures follow the "+
-			"new last character (a headless run needs more steps than train_steps)")
+			"new last character (a headless run needs more steps than train_steps; to compare temperatures, open two "+
+			"panes: one seed trains them alike)")
 	gptPrompt = param.Text("prompt", "the dogs that see a cat",
 		"view=explain: the text the model continues, one character a step (spaces at either end are trimmed, as in every "+
 			"parameter); every character must be in the model's vocabulary, which for the built-in language is its "+
@@ -209,7 +210,7 @@ func (e *explainer) bars() sims.BarChart {
 	if e.next >= 0 && !slices.Contains(top, e.next) {
 		top = append(slices.Clone(top), e.next)
 	}
-	c := sims.BarChart{Title: "p(next char), " + e.tau(), Max: 1}
+	c := sims.BarChart{Title: "p(next char), " + e.tau() + e.cuts(), Max: 1}
 	for _, id := range top {
 		mark, class := " ", 0
 		switch {
@@ -221,6 +222,18 @@ func (e *explainer) bars() sims.BarChart {
 		c.Bars = append(c.Bars, sims.Bar{Label: mark + " " + e.label(id), Value: e.p[id], Class: class})
 	}
 	return c
+}
+
+// cuts names the sampler's cuts, if any: ", top-k 5, top-p 0.9".
+func (e *explainer) cuts() string {
+	s := ""
+	if e.smp.TopK > 0 {
+		s += fmt.Sprintf(", top-k %d", e.smp.TopK)
+	}
+	if e.smp.TopP < 1 {
+		s += fmt.Sprintf(", top-p %.3g", e.smp.TopP)
+	}
+	return s
 }
 
 // tau is the temperature as the titles say it.
@@ -320,14 +333,7 @@ func (e *explainer) notes(steps, heads int) []string {
 				lost += e.pre[i]
 			}
 		}
-		var by []string
-		if e.smp.TopK > 0 {
-			by = append(by, fmt.Sprintf("top-k %d", e.smp.TopK))
-		}
-		if e.smp.TopP < 1 {
-			by = append(by, fmt.Sprintf("top-p %.3g", e.smp.TopP))
-		}
-		how += fmt.Sprintf("; %s ✂ %d (%.2g of p)", strings.Join(by, ", "), V-e.kept, lost)
+		how += fmt.Sprintf("%s ✂ %d (%.2g of p)", e.cuts(), V-e.kept, lost)
 	}
 	if e.training(steps) {
 		return []string{line, strongest, fmt.Sprintf("training step %d of %d, then each step appends ▸ ~ %s", steps, e.after, how)}
