@@ -34,7 +34,7 @@ var (
 			"each head's attention from the last character over the window, labelled by character (the last layer); "+
 			"the model trains for train_steps steps, then each step appends the ▸ character and the pictures follow the "+
 			"new last character (a headless run needs more steps than train_steps; to compare temperatures, open two "+
-			"panes: one seed trains them alike)")
+			"panes with one --seed: they train alike)")
 	gptPrompt = param.Text("prompt", "the dogs that see a cat",
 		"view=explain: the text the model continues, one character a step (spaces at either end are trimmed, as in every "+
 			"parameter); every character must be in the model's vocabulary, which for the built-in language is its "+
