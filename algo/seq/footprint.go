@@ -167,9 +167,15 @@ func recordLoss(f *tensor.Footprint, a Arch, B, T, from int, backward bool) {
 // itself.
 func EvalBytes(a Arch, B, T, n int) int64 {
 	f := tensor.Footprint{Forward: true}
+	recordLoss(&f, a, min(B, heldWindows(n, T)), T, T/2, false)
+	return f.Bytes() + HeldOutBytes(T, n)
+}
+
+// HeldOutBytes is what a HeldOut of n tokens in windows of T holds (built
+// before any evaluation).
+func HeldOutBytes(T, n int) int64 {
 	from, windows := T/2, heldWindows(n, T)
-	recordLoss(&f, a, min(B, windows), T, from, false)
-	return f.Bytes() + tensor.Appended(windows*T) + tensor.Appended(windows*(T-from))
+	return tensor.Appended(windows*T) + tensor.Appended(windows*(T-from))
 }
 
 // ExactMatchBytes is a Trainer's evaluation tape once ExactMatch has

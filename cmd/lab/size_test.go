@@ -69,6 +69,8 @@ var sizeSteps = map[string]int{
 	"diffusion/steps=5000":         1000, // the trails' 1000 points
 	"score-match/n=20000":          3008, // the samplers of the sampling phase, after the 3000 training steps
 	"randomized-response":          2048, // its trace full, and the Frame's copies
+	// the explainer's window full (64 characters) from the first step
+	"tinygpt/context=64,heads=16,train_steps=0,view=explain": 64,
 
 	// linear models, optimisation, estimation, mixtures, samplers, inference
 
@@ -99,7 +101,8 @@ var sizeCombos = map[string][]map[string]string{
 	"digits": {{"model": "cnn", "n": "50000", "layers": "3", "hidden": "1024", "filters": "64", "blocks": "3", "kernel": "7", "batch": "4096"}},
 	"rnn":    {{"chars": "1000000", "hidden": "128", "context": "256", "batch": "128"}},
 	"tinygpt": {{"context": "64", "batch": "64"},
-		{"chars": "1000000", "dim": "128", "heads": "16", "layers": "6", "ffn": "1024", "context": "64", "batch": "64"}},
+		{"chars": "1000000", "dim": "128", "heads": "16", "layers": "6", "ffn": "1024", "context": "64", "batch": "64"},
+		{"view": "explain", "train_steps": "0", "context": "64", "heads": "16"}}, // drawing from the first step, the widest maps
 
 	// linear models, optimisation, estimation, mixtures, samplers, inference
 	"softmax": {{"n": "20000", "classes": "8"}},

@@ -18,6 +18,8 @@ var trainingSims = []struct {
 }{
 	{"tinygpt", TinyGPT, map[string]string{"eval_every": "10000"}},
 	{"tinygpt-copy", TinyGPT, map[string]string{"task": "copy", "eval_every": "10000"}},
+	{"tinygpt-explain", TinyGPT, map[string]string{"view": "explain", "eval_every": "10000"}},   // training
+	{"tinygpt-explain-draw", TinyGPT, map[string]string{"view": "explain", "train_steps": "0"}}, // drawing
 	{"rnn", RNN, map[string]string{"eval_every": "10000"}},
 	{"reward", Reward, nil},
 }
@@ -29,7 +31,10 @@ var trainingSims = []struct {
 var smallModel = map[string]map[string]string{
 	"tinygpt":      {"dim": "8", "heads": "2", "ffn": "16", "context": "8", "batch": "4", "chars": "2000"},
 	"tinygpt-copy": {"dim": "8", "heads": "2", "ffn": "16", "length": "3", "batch": "4"},
-	"rnn":          {"hidden": "8", "context": "8", "batch": "4", "chars": "2000"},
+	// the explain view's window full (8 of the prompt's 23 characters)
+	"tinygpt-explain":      {"dim": "8", "heads": "2", "ffn": "16", "context": "8", "batch": "4", "chars": "2000"},
+	"tinygpt-explain-draw": {"dim": "8", "heads": "2", "ffn": "16", "context": "8", "batch": "4", "chars": "2000"},
+	"rnn":                  {"hidden": "8", "context": "8", "batch": "4", "chars": "2000"},
 }
 
 // TestStepsDoNotAllocate: after the first steps, a training step of

@@ -19,6 +19,9 @@ func TestGoldenFrames(t *testing.T) {
 		{Name: "attention-positions", Spec: Attention, Set: map[string]string{"view": "positions"}, Steps: 5},
 		{Name: "attention-kernel", Spec: Attention, Set: map[string]string{"view": "kernel"}, Steps: 20},
 		{Name: "tinygpt-sort", Spec: TinyGPT, Set: map[string]string{"task": "sort", "length": "4"}, Steps: 25},
+		// The explain view: 20 training steps, then 6 characters drawn
+		// after the prompt, top-k 5 cutting the rest.
+		{Name: "tinygpt-explain", Spec: TinyGPT, Set: map[string]string{"view": "explain", "train_steps": "20", "eval_every": "20", "top_k": "5"}, Steps: 26},
 		{Name: "reward", Spec: Reward, Steps: 40},
 	})
 	// Runs shared with TestRNN and TestTinyGPTText (fixture_test.go): rnn

@@ -36,11 +36,17 @@ const (
 // T characters holds: the corpus, the model with its optimiser and
 // trainer, the held-out text and the tape that scores it, the generator of samples
 // (from one character to lmSample more, in windows of T), and the loss
-// trace with the Frame's reference lines.
-func lmRunBytes(v param.Values, a seq.Arch, B, T, minHeld int) int64 {
+// trace with the Frame's reference lines. A run that never steps (trains
+// false: tinygpt's explain view with no training) fills neither the
+// trainer's tape nor the evaluation's.
+func lmRunBytes(v param.Values, a seq.Arch, B, T, minHeld int, trains bool) int64 {
 	held := min(max(seqChars.Get(v)/5, minHeld), lmHeld)
-	return corpusBytes(v, minHeld) + seq.ParamBytes(a, true) + seq.TrainerBytes(a, B, T, 0) + seq.EvalBytes(a, B, T, held) +
-		seq.GeneratorBytes(a, T, 1, 1+lmSample) + sims.TraceBytes(2) + 3*tensor.Alloc(sims.TraceCap)
+	b := corpusBytes(v, minHeld) + seq.ParamBytes(a, true) + seq.GeneratorBytes(a, T, 1, 1+lmSample) + sims.TraceBytes(2) +
+		3*tensor.Alloc(sims.TraceCap)
+	if !trains {
+		return b + seq.HeldOutBytes(T, held)
+	}
+	return b + seq.TrainerBytes(a, B, T, 0) + seq.EvalBytes(a, B, T, held)
 }
 
 // lmRun trains a character model on a corpus and keeps what the loss chart
@@ -62,6 +68,7 @@ type lmRun struct {
 	sampler *seq.Sampler
 	rng     *rand.Rand
 	sample  string
+	ids     []int // the sample's tokens
 	window  int
 }
 
@@ -132,7 +139,7 @@ func (r *lmRun) evaluate() error {
 	if err != nil {
 		return err
 	}
-	r.sample = shown(r.c.vocab, out)
+	r.sample, r.ids = shown(r.c.vocab, out), out
 	return nil
 }
 

@@ -43,7 +43,7 @@ func rnnSize(cfg sims.Config) int64 {
 	T, H := rnnT.Get(v), rnnHidden.Get(v)
 	a := seq.RNNConfig{Vocab: alphabet(v), Hidden: H}
 	pool := 8 << bits.Len(uint(H*H-1))
-	return tensor.Slack(32<<10 + lmRunBytes(v, a, lmBatch.Get(v), T, max(T+1, rnnHorizon)) + (int64(len(rnnRhos))+2)*tensor.Alloc(rnnHorizon) +
+	return tensor.Slack(32<<10 + lmRunBytes(v, a, lmBatch.Get(v), T, max(T+1, rnnHorizon), true) + (int64(len(rnnRhos))+2)*tensor.Alloc(rnnHorizon) +
 		rnnHorizon*tensor.Alloc(H) + int64(pool))
 }
 

@@ -21,14 +21,17 @@ import (
 // lines and writes samples with temperature, top-k and top-p; on a copy,
 // sort or reverse puzzle it is scored by exact match of greedy answers.
 // The attention maps are those of the last sample's last pass; the
-// parameter and FLOP counters follow the notes' cost model (§2.7).
+// parameter and FLOP counters follow the notes' cost model (§2.7). The
+// explain view (explain.go) continues a prompt a character a step once
+// trained, showing the law each character is drawn from and each head's
+// attention from the last one, as Transformer Explainer does.
 var TinyGPT = &sims.Spec{
 	Name:   "tinygpt",
 	Title:  "A tiny GPT trained live: loss against the k-gram and entropy-rate lines, samples, attention maps, cost",
 	Source: "seed 000 §2.6–2.7 (eq 2.11–2.20, L1041–1143); seed 002 §7.4 (G6); seed 001 [A19]–[A20]",
 	Steps:  50, // a headless run wants --steps 600 or so; the catalogue test steps every sim this far (suite time)
 	Speed:  10,
-	Params: param.List(gptTask, seqText, seqChars, gptLen, gptDigits, gptDim, gptHeads, gptLayers, gptFFN, gptContext,
+	Params: param.List(gptTask, gptView, gptPrompt, gptAfter, seqText, seqChars, gptLen, gptDigits, gptDim, gptHeads, gptLayers, gptFFN, gptContext,
 		gptPositions, gptNorm, gptBatch, lmLR, lmEval, lmTemp, lmTopK, lmTopP),
 	Data:     "a UTF-8 text file to model (task=text) instead of the built-in language; its last tenth is held out" + samplesShown,
 	DataFile: seqText.Name(),
@@ -111,14 +114,18 @@ func gptSize(cfg sims.Config) int64 {
 	var b int64
 	T := min(lmSample, c.Context) // the generator's last window
 	if gptTask.Get(v) == taskText {
-		b = lmRunBytes(v, c, gptBatch.Get(v), c.Context, c.Context+1)
+		explain := gptView.Get(v) == gptExplain
+		b = lmRunBytes(v, c, gptBatch.Get(v), c.Context, c.Context+1, !explain || gptAfter.Get(v) > 0)
+		if explain {
+			b += explainBytes(c.Vocab, c.Context, c.Heads)
+		}
 	} else {
 		L := gptLen.Get(v)
 		c.Vocab, c.Context, T = gptDigits.Get(v)+1, 2*L, 2*L
 		b = seq.ParamBytes(c, true) + seq.TrainerBytes(c, gptBatch.Get(v), 2*L, L) + seq.ExactMatchBytes(c, puzzlesFor(c, L), L) +
 			seq.GeneratorBytes(c, 2*L, L+1, 2*L+1) + sims.TraceBytes(2) + tensor.Alloc(sims.TraceCap)
 	}
-	return tensor.Slack(32<<10 + b + tensor.Alloc(T*(c.Heads*(T+1)-1)))
+	return tensor.Slack(32<<10 + b + tensor.Alloc(T*(c.Heads*(T+1)-1)) + int64(T)*16)
 }
 
 type gptSim struct {
@@ -139,9 +146,12 @@ type gptSim struct {
 	rng     *rand.Rand
 	example string
 	// the last layer's attention in the last sample's last pass: heads
-	// side by side, T×T each
-	maps  []float64
-	mapsT int
+	// side by side, T×T each, and the tokens of that pass
+	maps      []float64
+	mapsT     int
+	mapLabels []string
+	// the explain view (nil in the train view)
+	ex *explainer
 }
 
 func newTinyGPT(cfg sims.Config) (sims.Sim, error) {
@@ -173,8 +183,15 @@ func newTinyGPT(cfg sims.Config) (sims.Sim, error) {
 	}
 	s.g, s.cost = g, seq.CostOf(s.cfg, T)
 	if c != nil {
-		s.lm, err = newLMRun(cfg, c, g, s.B, T)
+		if s.lm, err = newLMRun(cfg, c, g, s.B, T); err != nil || gptView.Get(v) == gptTrain {
+			return s, err
+		}
+		s.ex, err = newExplainer(cfg, c, g, s.lm.gen, s.lm.sampler)
 		return s, err
+	}
+	if gptView.Get(v) == gptExplain {
+		return nil, fmt.Errorf("parameter %s = %s: the explain view continues a text prompt, so it needs %s = %s (not %s)",
+			gptView.Name(), gptExplain, gptTask.Name(), taskText, task)
 	}
 	if s.tr, err = seq.NewTrainer(g, s.p, s.B, opt.Config{Method: opt.Adam, LR: lmLR.Get(v)},
 		rand.New(rand.NewPCG(cfg.Seed, 0x62_6174_6368))); err != nil {
@@ -187,14 +204,24 @@ func newTinyGPT(cfg sims.Config) (sims.Sim, error) {
 }
 
 // Step trains one step; at each evaluation it copies the attention maps
-// of the sample just drawn.
+// of the sample just drawn. In the explain view it reads the prompt
+// after each training step, and once training is over draws a character
+// a step instead.
 func (s *gptSim) Step() error {
+	if s.ex != nil && !s.ex.training(s.lm.tr.Steps()) {
+		return s.ex.advance()
+	}
 	if s.lm != nil {
 		if err := s.lm.step(); err != nil {
 			return err
 		}
 		if n := s.lm.tr.Steps(); n == 1 || n%s.lm.every == 0 {
-			s.copyMaps()
+			s.copyMaps(passLabels(s.lm.ids, s.cfg.Context, func(id int) string {
+				return sims.Visible(string(s.lm.c.vocab.Rune(id)), sims.MarkSpaces)
+			}))
+		}
+		if s.ex != nil {
+			return s.ex.read()
 		}
 		return nil
 	}
@@ -241,7 +268,7 @@ func (s *gptSim) evalPuzzle() error {
 	}
 	want := make([]int, L)
 	s.p.Answer(out[:L], want)
-	s.copyMaps()
+	s.copyMaps(passLabels(out, 2*L, func(id int) string { return digits([]int{id}, s.p.Sep()) }))
 	verdict := "right"
 	for i, w := range want {
 		if out[L+1+i] != w {
@@ -266,24 +293,65 @@ func digits(ids []int, sep int) string {
 	return b.String()
 }
 
-// copyMaps copies the last layer's weights of batch row 0 from the
-// generator's last pass, heads side by side with a blank column between.
-func (s *gptSim) copyMaps() {
-	l := s.cfg.Layers - 1
-	w := s.g.Weights(l, 0)
-	T := w.Dim(-1)
-	H := s.cfg.Heads
-	s.mapsT = T
-	s.maps = make([]float64, T*(H*(T+1)-1))
+// copyMaps keeps the last layer's attention maps of the generator's last
+// pass, over the tokens window, with their labels.
+func (s *gptSim) copyMaps(window []string) {
+	s.maps, s.mapsT = headMaps(s.g, nil) // fresh: the Frames share it
+	s.mapLabels = window
+}
+
+// headMaps copies the last layer's attention weights of batch row 0 from
+// the model's last pass, [T, T] for each head, side by side with a blank
+// column between, query 0 on top: T·(H·(T+1)−1) values, into dst when it
+// has the room.
+func headMaps(g *seq.GPT, dst []float64) (maps []float64, T int) {
+	l, H := g.Config().Layers-1, g.Config().Heads
+	T = g.Weights(l, 0).Dim(-1)
 	W := H*(T+1) - 1
+	if cap(dst) >= T*W {
+		maps = dst[:T*W]
+		clear(maps)
+	} else {
+		maps = make([]float64, T*W)
+	}
 	for h := range H {
-		d := s.g.Weights(l, h).Data
+		d := g.Weights(l, h).Data
 		for i := range T {
 			for j := range T {
-				s.maps[(T-1-i)*W+h*(T+1)+j] = d[i*T+j] // query 0 on top
+				maps[(T-1-i)*W+h*(T+1)+j] = d[i*T+j]
 			}
 		}
 	}
+	return maps, T
+}
+
+// mapsChart draws headMaps' weights of H heads over T tokens, the first
+// map's rows and columns labelled by token (when labels has T), and a ▶
+// on the last query when last is set (the explain view's).
+func mapsChart(title string, maps []float64, H, T int, labels []string, last bool) sims.CanvasChart {
+	W := H*(T+1) - 1
+	c := sims.CanvasChart{Title: title,
+		View:   sims.Rect{XMin: 0, XMax: float64(W), YMin: 0, YMax: float64(T)},
+		Heat:   &sims.Grid{NX: W, NY: T, Z: maps, Scale: sims.Sequential, Lo: 0, Hi: 1},
+		XLabel: "key j, head by head", YLabel: "query i",
+		XIndex: &sims.Index{First: 0, Last: T - 1, At: 0.5, Step: 1, Labels: labels},
+		YIndex: &sims.Index{First: 0, Last: T - 1, At: float64(T) - 0.5, Step: -1, Labels: labels}}
+	if last {
+		c.Markers = []sims.Marker{{X: 0.5, Y: 0.5, Glyph: '▶', Class: 1}}
+	}
+	return c
+}
+
+// passLabels is the labels of the generator's last pass in a sequence
+// it extended: the n_ctx tokens (at most) before the last one drawn.
+func passLabels(out []int, ctx int, label func(int) string) []string {
+	n := len(out) - 1
+	w := out[max(0, n-ctx):n]
+	labels := make([]string, len(w))
+	for i, id := range w {
+		labels[i] = label(id)
+	}
+	return labels
 }
 
 func (s *gptSim) Frame() sims.Frame {
@@ -306,16 +374,19 @@ func (s *gptSim) Frame() sims.Frame {
 	flops := s.cost.TrainFLOPs(s.B)
 	f.Metrics = append(f.Metrics, sims.Metric{Name: "params", Value: float64(s.g.NumParams())},
 		sims.Metric{Name: "MFLOP/step", Value: flops / 1e6})
+	if e := s.ex; e != nil {
+		f.Step = s.lm.tr.Steps() + e.steps
+		f.Charts = []sims.Chart{e.bars(), loss, e.lastRow(s.cfg.Layers, s.cfg.Heads)}
+		f.Text = e.notes(s.lm.tr.Steps(), s.cfg.Heads)
+		if flops > gptLiveFLOPs {
+			f.Text = append(f.Text, fmt.Sprintf("%.2g FLOP a training step: too slow for a live pane; lower train_steps or run it headless", flops))
+		}
+		return f
+	}
 	f.Charts = []sims.Chart{loss}
 	if s.maps != nil {
-		H, T := s.cfg.Heads, s.mapsT
-		W := H*(T+1) - 1
-		f.Charts = append(f.Charts, sims.CanvasChart{Title: fmt.Sprintf("last sample: layer %d, heads 1–%d", s.cfg.Layers, H),
-			View:   sims.Rect{XMin: 0, XMax: float64(W), YMin: 0, YMax: float64(T)},
-			Heat:   &sims.Grid{NX: W, NY: T, Z: s.maps, Scale: sims.Sequential, Lo: 0, Hi: 1},
-			XLabel: "key j, head by head", YLabel: "query i",
-			XIndex: &sims.Index{First: 0, Last: T - 1, At: 0.5, Step: 1},
-			YIndex: &sims.Index{First: 0, Last: T - 1, At: float64(T) - 0.5, Step: -1}})
+		H := s.cfg.Heads
+		f.Charts = append(f.Charts, mapsChart(fmt.Sprintf("last sample: layer %d, heads 1–%d", s.cfg.Layers, H), s.maps, H, s.mapsT, s.mapLabels, false))
 	}
 	if s.lm != nil {
 		f.Text = []string{"sample: " + s.lm.sample}
@@ -340,6 +411,9 @@ func (s *gptSim) Result() map[string]any {
 		if math.IsNaN(s.em) {
 			r["undefined"] = map[string]string{"exact_match": notEvaluated}
 		}
+	}
+	if s.ex != nil {
+		s.ex.result(r)
 	}
 	r["params"] = s.g.NumParams()
 	r["train_flops_per_step"] = s.cost.TrainFLOPs(s.B)

@@ -43,6 +43,12 @@ func TestTinyGPTCopy(t *testing.T) {
 	if !strings.Contains(simtest.Text(f), "(right)") {
 		t.Errorf("text %q", simtest.Text(f))
 	}
+	// The maps are labelled by the tokens of that pass: the question, the
+	// separator, the answer but its last digit.
+	if l := g.mapLabels; len(l) != T || l[4] != "|" || strings.Join(l[:4], "") != strings.Fields(g.example)[0] ||
+		strings.Join(l[5:], "") != strings.Fields(g.example)[2][:3] {
+		t.Errorf("map labels %q for the example %q", l, g.example)
+	}
 }
 
 // TestTinyGPTText: on text the counters follow the cost model (27 200
@@ -56,8 +62,14 @@ func TestTinyGPTText(t *testing.T) {
 	}
 	s := r.Sim
 	f := s.Frame()
-	if p := simtest.Metric(t, f, "params"); p != 27200 || !simtest.FiniteMetrics(t, f) || len(s.(*gptSim).lm.sample) == 0 {
-		t.Errorf("%v params; metrics %v", p, f.Metrics)
+	g := s.(*gptSim)
+	if p := simtest.Metric(t, f, "params"); p != 27200 || !simtest.FiniteMetrics(t, f) || len(g.lm.sample) != 1+lmSample {
+		t.Errorf("%v params; metrics %v; sample %q", p, f.Metrics, g.lm.sample)
+	}
+	// The attention maps are the last pass's, over the 32 characters
+	// before the sample's last, and labelled by them (spaces as ␣).
+	if want := strings.ReplaceAll(g.lm.sample[lmSample-32:lmSample], " ", "␣"); g.mapsT != 32 || strings.Join(g.mapLabels, "") != want {
+		t.Errorf("maps of %d tokens labelled %q, want %q", g.mapsT, strings.Join(g.mapLabels, ""), want)
 	}
 	big := simtest.Build(t, TinyGPT, map[string]string{"dim": "128", "layers": "4"}, 1, nil) // too slow for a pane, within the ranges and sims.MaxBytes
 	if txt := simtest.Text(big.Frame()); !strings.Contains(txt, "headless") {
