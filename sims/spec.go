@@ -10,6 +10,7 @@ package sims
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/thelab/lab/algo"
 )
@@ -86,8 +87,18 @@ type Spec struct {
 	// Steps is the default number of steps of a headless run.
 	Steps int
 	// Speed is the steps per second at which a pane starts: slow enough to
-	// watch. 0 means as fast as it goes.
+	// watch, one of Speeds (the notches the speed keys move through; 0,
+	// MaxSpeed, means as fast as it goes). The pacing rule
+	// (docs/adding-a-sim.md): at Speed the default run's story — the steps
+	// up to convergence, or its declared end — lasts at least about 20 s,
+	// unless the sim Replays, and its famous result comes within 120 s.
 	Speed float64
+	// Replay is, for a sim whose default story is a short fixed sequence
+	// of steps (the sweeps of reverse-mode AD, one Newton solve), how long
+	// a pane shows its converged run before it starts the next seed's,
+	// so that a pane left open keeps teaching; 0: a converged run stays.
+	// Headless runs (lab run) never replay.
+	Replay time.Duration
 	// New builds a sim. It returns an error (never panics) when the
 	// configuration cannot be run, naming the parameter at fault.
 	New func(Config) (Sim, error)
