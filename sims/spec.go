@@ -114,6 +114,11 @@ type Spec struct {
 	Size func(Config) int64
 }
 
+// ReplayPause is the Replay of the sims that declare one: how long a
+// short story's result stays on show before the next seed's starts, long
+// enough to read its conclusion.
+const ReplayPause = 10 * time.Second
+
 // EstimateSize is the estimated bytes the sim built from cfg holds at its
 // largest (Size). A Size that panics (on data the sim will refuse, say)
 // counts as MaxBytes: as large as any sim may be.
