@@ -99,6 +99,13 @@ type Spec struct {
 	// so that a pane left open keeps teaching; 0: a converged run stays.
 	// Headless runs (lab run) never replay.
 	Replay time.Duration
+	// Famous is, for a sim whose run has no end (training, sampling), the
+	// step by which its default run in a pane shows the result it is
+	// famous for (vae: digits a person can name); 0 when that is its
+	// convergence, or when its result is there from the start. A test of
+	// the sim checks the result at this step, and the catalogue's that it
+	// comes within MaxStory at Speed.
+	Famous int
 	// New builds a sim. It returns an error (never panics) when the
 	// configuration cannot be run, naming the parameter at fault.
 	New func(Config) (Sim, error)
@@ -113,6 +120,14 @@ type Spec struct {
 	// defaults, at each integer parameter's maximum and at each choice.
 	Size func(Config) int64
 }
+
+// The pacing rule (docs/adding-a-sim.md): at its Speed a sim's default
+// story lasts at least MinStory, unless it Replays, and shows its famous
+// result within MaxStory.
+const (
+	MinStory = 20 * time.Second
+	MaxStory = 120 * time.Second
+)
 
 // ReplayPause is the Replay of the sims that declare one: how long a
 // short story's result stays on show before the next seed's starts, long
