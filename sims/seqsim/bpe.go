@@ -68,10 +68,10 @@ const (
 	bpeParagraph = "paragraph"
 	bpeAnimals   = "animals"
 	// bpeParagraphChars is the length of the default text, a paragraph of
-	// the built-in language: about 70 merges until no pair occurs twice,
-	// 35 s at the pane's 2 merges a second, from letters to words and
-	// phrases (abracadabra is over in 3 merges).
-	bpeParagraphChars = 400
+	// the built-in language: 44–55 merges until no pair occurs twice
+	// (seeds 1–6), 22–28 s at the pane's 2 merges a second, from letters
+	// to words and phrases (abracadabra is over in 3 merges).
+	bpeParagraphChars = 300
 	// bpeAnimalsChars is the length of the built-in language's sample.
 	bpeAnimalsChars = 3000
 	// bpeMaxBytes is the most of a file BPE reads: each merge recounts
