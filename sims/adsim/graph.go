@@ -42,7 +42,7 @@ const graphMaxNodes = 40
 // ad-graph's parameters.
 var (
 	agPreset = param.Choice("preset", []preset{presetNeuron, presetNotes, presetFanout, presetProduct, presetChain}, presetNeuron,
-		"neuron: the logistic loss log(1 + e^z) − y·z of z = w·x + b at w = 0.5, x = 2, b = −1, y = 1 (seed 001 §5; "+
+		"neuron: the logistic loss log(1 + e^z) − y·z of z = w·x + b at w = 0.5, x = 2, b = −1, y = 1 (seed 001 §4; "+
 			"∂f/∂w = (σ(z) − y)·x = −1, and z read twice); notes: x + x·x at 3, §1.4 (value 12, derivative 7); fanout: u = x·y; u + sin u, where a naive "+
 			"recursive backprop counts u twice; product: x·y + sin x; chain: six nested sines (memory, §1.6)")
 	agExpr = param.Text("expr", presetExprs[presetNeuron][0],
