@@ -45,6 +45,9 @@ type loop struct {
 	rateSteps int
 	rate      float64
 	batch     int // steps per batch at full speed, adapted to ~1 ms
+	// replayAt is when a run that converged while running starts the next
+	// seed (Spec.Replay); zero when it will not.
+	replayAt time.Time
 }
 
 func (l *loop) run() {
@@ -61,6 +64,11 @@ func (l *loop) run() {
 		default:
 		}
 		l.drain()
+		if !l.replayAt.IsZero() && !time.Now().Before(l.replayAt) {
+			l.replayAt = time.Time{}
+			l.r.Reseed()
+			l.drain() // its opBuilding: the snapshot says Building
+		}
 		rest := l.flush()
 		if !l.dirty && l.owed == 0 {
 			l.release()
@@ -139,6 +147,8 @@ func (l *loop) scaled(ms []Metric) []Metric {
 // (a negative wait: until a command comes).
 func (l *loop) due() (int, time.Duration) {
 	switch {
+	case !l.replayAt.IsZero():
+		return 0, max(time.Microsecond, time.Until(l.replayAt))
 	case l.sim == nil || l.state.Done():
 		return 0, -1
 	case l.state == Paused && l.owed > 0:
@@ -243,6 +253,7 @@ func (l *loop) handle(c command) {
 		c.reply <- l.safeResult()
 	case opBuilding:
 		l.buildSeq, l.buildErr, l.dirty = c.seq, nil, true
+		l.replayAt = time.Time{} // the build asked for replaces the replay
 	case opInstall:
 		l.sim, l.vals, l.seed = c.sim, c.build.cfg.vals, c.build.cfg.seed
 		clear(l.scales)
@@ -333,8 +344,12 @@ func (l *loop) safeStep() (err error) {
 
 // finish ends the run: the one place a Step or Frame error becomes a state.
 func (l *loop) finish(err error) {
+	l.replayAt = time.Time{}
 	switch {
 	case errors.Is(err, ErrConverged):
+		if r := l.r.spec.Replay; r > 0 && l.state == Running && !l.r.headless {
+			l.replayAt = time.Now().Add(r) // stepped by hand, it stays
+		}
 		l.state = Converged
 	case errors.Is(err, ErrDiverged):
 		l.state, l.err = Diverged, err
@@ -389,6 +404,7 @@ func (l *loop) publish() {
 		Version:     l.version,
 		Building:    l.buildSeq > l.doneSeq,
 		BuildErr:    l.buildErr,
+		Replaying:   !l.replayAt.IsZero(),
 		Data:        l.r.data,
 	})
 	for _, b := range l.ended {

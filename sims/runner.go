@@ -1,6 +1,7 @@
 package sims
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,6 +43,9 @@ type Snapshot struct {
 	// BuildErr is why the last build was refused or failed: the sim shown
 	// is still the previous one. The next build clears it.
 	BuildErr error
+	// Replaying says that the run converged and the next seed's starts
+	// soon (Spec.Replay).
+	Replaying bool
 	// Data is the --data table the sim runs on, nil for its built-in
 	// data; read only.
 	Data *Table
@@ -53,6 +57,22 @@ const MaxSpeed = 0
 // Speeds are the steps-per-second settings the speed keys move through;
 // the last, MaxSpeed, is "as fast as it goes".
 var Speeds = []float64{1, 2, 5, 10, 30, 100, 300, 1000, 10000, MaxSpeed}
+
+// NearestSpeed is the index in Speeds of the notch nearest to s
+// (MaxSpeed's for MaxSpeed): where a pane of a Spec whose Speed is s
+// starts.
+func NearestSpeed(s float64) int {
+	if s == MaxSpeed {
+		return len(Speeds) - 1
+	}
+	best := 0
+	for i, v := range Speeds[:len(Speeds)-1] {
+		if math.Abs(v-s) < math.Abs(Speeds[best]-s) {
+			best = i
+		}
+	}
+	return best
+}
 
 // RunnerOptions tune a runner. The zero value is usable.
 type RunnerOptions struct {

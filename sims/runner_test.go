@@ -638,3 +638,70 @@ func TestMetricScales(t *testing.T) {
 		t.Error("1e-9 at scale 10, or an exact 0, counted as rounding error")
 	}
 }
+
+// TestReplay: a converged run of a sim that declares Replay stays on show
+// for that long and then the next seed's run starts, again and again; a
+// headless run, and a run that converged under single steps, stay.
+func TestReplay(t *testing.T) {
+	spec := *counterSpec
+	spec.Replay = 40 * time.Millisecond
+	tests := []struct {
+		name     string
+		headless bool
+		stepped  bool
+		replays  bool
+	}{
+		{"pane", false, false, true},
+		{"headless", true, false, false},
+		{"stepped by hand", false, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{Values: counterValues(t, map[string]string{"limit": "5"}), Seed: 7, Headless: tt.headless}
+			r, err := NewRunner(&spec, cfg, RunnerOptions{Paused: tt.stepped})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if tt.stepped {
+				for !r.Latest().State.Done() {
+					await(t, "a step", r.Step(1))
+				}
+			}
+			began := time.Now()
+			s := waitFor(t, r, "convergence", func(s *Snapshot) bool { return s.State == Converged })
+			if s.Replaying != tt.replays {
+				t.Errorf("converged: Replaying %v, want %v", s.Replaying, tt.replays)
+			}
+			if !tt.replays {
+				time.Sleep(3 * spec.Replay)
+				if s := r.Latest(); s.State != Converged || s.Seed != 7 || s.Replaying {
+					t.Errorf("after %v: %s, seed %d, replaying %v; want converged on seed 7", 3*spec.Replay, s.State, s.Seed, s.Replaying)
+				}
+				return
+			}
+			for _, seed := range []uint64{8, 9} {
+				s := waitFor(t, r, "the next seed", func(s *Snapshot) bool { return s.Seed == seed && !s.Building })
+				// began is a poll (≤ 1 ms) after the convergence
+				if took := time.Since(began); took < spec.Replay-5*time.Millisecond {
+					t.Errorf("seed %d started %v after the last run converged, before the %v pause", seed, took, spec.Replay)
+				}
+				if s.State == Converged && s.Frame.Step < 5 || s.State == Paused || s.State.Done() && s.State != Converged {
+					t.Errorf("seed %d: %s at step %d", seed, s.State, s.Frame.Step)
+				}
+				waitFor(t, r, "convergence", func(s *Snapshot) bool { return s.State == Converged && s.Seed == seed })
+				began = time.Now()
+			}
+			// A reset during the pause replaces the replay: the same seed
+			// runs again.
+			waitFor(t, r, "replaying", func(s *Snapshot) bool { return s.Replaying })
+			if err := wait(t, r.Reset()); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, r, "convergence", func(s *Snapshot) bool { return s.State == Converged })
+			if s := r.Latest(); s.Seed != 9 {
+				t.Errorf("after a reset in the pause, seed %d, want 9", s.Seed)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ package sims
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/thelab/lab/algo"
 )
@@ -89,8 +90,25 @@ type Spec struct {
 	// Steps is the default number of steps of a headless run.
 	Steps int
 	// Speed is the steps per second at which a pane starts: slow enough to
-	// watch. 0 means as fast as it goes.
+	// watch, one of Speeds (the notches the speed keys move through; 0,
+	// MaxSpeed, means as fast as it goes). The pacing rule
+	// (docs/adding-a-sim.md): at Speed the default run's story — the steps
+	// up to convergence, or its declared end — lasts at least about 20 s,
+	// unless the sim Replays, and its famous result comes within 120 s.
 	Speed float64
+	// Replay is, for a sim whose default story is a short fixed sequence
+	// of steps (the sweeps of reverse-mode AD, one Newton solve), how long
+	// a pane shows its converged run before it starts the next seed's,
+	// so that a pane left open keeps teaching; 0: a converged run stays.
+	// Headless runs (lab run) never replay.
+	Replay time.Duration
+	// Famous is, for a sim whose run has no end (training, sampling), the
+	// step by which its default run in a pane shows the result it is
+	// famous for (vae: digits a person can name); 0 when that is its
+	// convergence, or when its result is there from the start. A test of
+	// the sim checks the result at this step, and the catalogue's that it
+	// comes within MaxStory at Speed.
+	Famous int
 	// New builds a sim. It returns an error (never panics) when the
 	// configuration cannot be run, naming the parameter at fault.
 	New func(Config) (Sim, error)
@@ -105,6 +123,19 @@ type Spec struct {
 	// defaults, at each integer parameter's maximum and at each choice.
 	Size func(Config) int64
 }
+
+// The pacing rule (docs/adding-a-sim.md): at its Speed a sim's default
+// story lasts at least MinStory, unless it Replays, and shows its famous
+// result within MaxStory.
+const (
+	MinStory = 20 * time.Second
+	MaxStory = 120 * time.Second
+)
+
+// ReplayPause is the Replay of the sims that declare one: how long a
+// short story's result stays on show before the next seed's starts, long
+// enough to read its conclusion.
+const ReplayPause = 10 * time.Second
 
 // EstimateSize is the estimated bytes the sim built from cfg holds at its
 // largest (Size). A Size that panics (on data the sim will refuse, say)

@@ -240,7 +240,7 @@ func (m *Model) startPane(spec *sims.Spec, vals sims.Values, seed *uint64, data 
 	} else {
 		m.seeds++
 	}
-	idx := nearestSpeed(spec.Speed)
+	idx := sims.NearestSpeed(spec.Speed)
 	// Engines may use every core for a step (sims.Config.Workers), unless
 	// the session's CPU is capped: the cap charges the CPU time of the
 	// thread that steps, so its engines keep to that one goroutine.
@@ -278,26 +278,6 @@ func (m *Model) full() string {
 		return fmt.Sprintf("this session has %d panes, the most it may have; close one (x) first", n)
 	}
 	return ""
-}
-
-func nearestSpeed(s float64) int {
-	if s == sims.MaxSpeed {
-		return len(sims.Speeds) - 1
-	}
-	best := 0
-	for i, v := range sims.Speeds[:len(sims.Speeds)-1] {
-		if abs(v-s) < abs(sims.Speeds[best]-s) {
-			best = i
-		}
-	}
-	return best
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }
 
 // closePane removes pane i; its runner stops without being waited for.

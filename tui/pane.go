@@ -181,7 +181,8 @@ func stateNotes(s *sims.Snapshot) int {
 
 // statusTitle is the text on the pane's top edge, in room cells: name
 // (and "zoomed", in the zoom), the --data file it runs on, state, step,
-// seed (what `lab run --seed` takes to reproduce it), measured rate and
+// seed (what `lab run --seed` takes to reproduce it), "next seed soon"
+// when a converged run replays, measured rate and
 // speed, as many whole parts as
 // fit, the name first (cut only when it alone does not fit): a part is
 // never cut mid-word, and " …" says some were left out.
@@ -202,6 +203,9 @@ func statusTitle(s *sims.Snapshot, st PaneStyle, room int) string {
 	}
 	if s.State == sims.Running {
 		parts = append(parts, Rate(s.StepsPerSec)+"/s")
+	}
+	if s.Replaying {
+		parts = append(parts, "next seed soon")
 	}
 	if s.Speed == sims.MaxSpeed {
 		parts = append(parts, "speed max")

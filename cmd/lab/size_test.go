@@ -84,6 +84,7 @@ var sizeSteps = map[string]int{
 // up to a bound its parameters set.
 var sizeLongSteps = map[string]int{
 	// networks, sequence models, generative models, diffusion, trust, privacy
+	"bpe": 64, // a row of the merges' table a merge, up to the paragraph's ~50
 
 	// linear models, optimisation, estimation, mixtures, samplers, inference
 

@@ -71,7 +71,10 @@ var Coloring = &sims.Spec{
 	Title:  "Sparse AD by colouring: colour vertex by vertex, one pass per colour, recover entry by entry",
 	Source: "seed 000 §1.9 (eqs 1.54–1.68), §1.9.1–1.9.5",
 	Steps:  60,
-	Speed:  2,
+	Speed:  1,
+	// Colour, compress and recover take ten steps on the notes' Hessian:
+	// then again (with problem=random, on the next seed's graph).
+	Replay: sims.ReplayPause,
 	Params: param.List(colProblem, colKind, colBy, colN, colP),
 	New:    newColoring,
 	Size:   coloringSize,

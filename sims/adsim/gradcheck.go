@@ -45,7 +45,7 @@ var GradCheck = &sims.Spec{
 	Title:  "Gradient check: AD against central differences, entry by entry, kinks flagged",
 	Source: "seed 000 chapter 1 (§1.3 reverse mode, §1.7 dual numbers) on chapter 2's models",
 	Steps:  300,
-	Speed:  20,
+	Speed:  2,
 	Params: param.List(gcModel, gcStep),
 	New:    newGradCheck,
 	Size:   func(sims.Config) int64 { return gradCheckSize },

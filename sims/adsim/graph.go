@@ -16,6 +16,10 @@ import (
 type preset string
 
 const (
+	// presetNeuron is the default: one neuron's logistic loss, twelve
+	// nodes (24 steps of reverse mode, 24 s at the pane's speed), with z
+	// read twice so that the naive recursion is wrong (§1.4).
+	presetNeuron  preset = "neuron"
 	presetNotes   preset = "notes"   // §1.4: x + x² at 3
 	presetFanout  preset = "fanout"  // an inner node read twice: naive backprop double-counts
 	presetProduct preset = "product" // x·y + sin x
@@ -25,6 +29,7 @@ const (
 func (p preset) String() string { return string(p) }
 
 var presetExprs = map[preset][2]string{ // expression, variables
+	presetNeuron:  {"z = w*x + b; log(1 + exp(z)) - y*z", "w=0.5, x=2, b=-1, y=1"},
 	presetNotes:   {"x + x*x", "x=3"},
 	presetFanout:  {"u = x*y; u + sin(u)", "x=3, y=2"},
 	presetProduct: {"x*y + sin(x)", "x=3, y=2"},
@@ -36,16 +41,17 @@ const graphMaxNodes = 40
 
 // ad-graph's parameters.
 var (
-	agPreset = param.Choice("preset", []preset{presetNotes, presetFanout, presetProduct, presetChain}, presetNotes,
-		"notes: x + x·x at 3, §1.4 (value 12, derivative 7); fanout: u = x·y; u + sin u, where a naive "+
+	agPreset = param.Choice("preset", []preset{presetNeuron, presetNotes, presetFanout, presetProduct, presetChain}, presetNeuron,
+		"neuron: the logistic loss log(1 + e^z) − y·z of z = w·x + b at w = 0.5, x = 2, b = −1, y = 1 (seed 001 §4; "+
+			"∂f/∂w = (σ(z) − y)·x = −1, and z read twice); notes: x + x·x at 3, §1.4 (value 12, derivative 7); fanout: u = x·y; u + sin u, where a naive "+
 			"recursive backprop counts u twice; product: x·y + sin x; chain: six nested sines (memory, §1.6)")
-	agExpr = param.Text("expr", presetExprs[presetNotes][0],
+	agExpr = param.Text("expr", presetExprs[presetNeuron][0],
 		"the function: + - * / ^, exp log sin cos tanh sigmoid relu abs sqrt, pi; "+
 			"\"u = x*y; u + sin(u)\" names an inner node; commas separate several outputs").
 		DefaultFunc(func(v param.Values) string { return presetExprs[agPreset.Get(v)][0] }, "the preset's expression")
-	agVars = param.Text("vars", presetExprs[presetNotes][1], "the variables and their values, as x=3, y=2").
+	agVars = param.Text("vars", presetExprs[presetNeuron][1], "the variables and their values, as x=3, y=2").
 		DefaultFunc(func(v param.Values) string { return presetExprs[agPreset.Get(v)][1] }, "the preset's variables")
-	agMode = param.Choice("mode", []ad.Mode{ad.ForwardMode, ad.ReverseMode}, ad.ForwardMode,
+	agMode = param.Choice("mode", []ad.Mode{ad.ForwardMode, ad.ReverseMode}, ad.ReverseMode,
 		"forward: (value | tangent) node by node, one pass per input (§1.2); "+
 			"reverse: values onto a tape, then adjoints popping it (§1.3)")
 	agWrt = param.Text("wrt", "x", "forward mode's seed: the variable whose tangent starts at 1 (the others at 0)").

@@ -51,7 +51,7 @@ func series(t *testing.T, f sims.Frame, name string) []float64 {
 // forward trace holds at most 2 pairs; the reverse tape rises to 3 and
 // falls back to 0.
 func TestGraphWorkedExample(t *testing.T) {
-	s := simtest.Build(t, Graph, map[string]string{"mode": "forward"}, 0, nil)
+	s := simtest.Build(t, Graph, map[string]string{"preset": "notes", "mode": "forward"}, 0, nil)
 	var tangents []string
 	for range 3 {
 		simtest.Run(t, s, 1)
@@ -74,7 +74,7 @@ func TestGraphWorkedExample(t *testing.T) {
 		t.Errorf("forward mode held %v pairs", peak)
 	}
 
-	r := simtest.Build(t, Graph, map[string]string{"mode": "reverse"}, 0, nil)
+	r := simtest.Build(t, Graph, map[string]string{"preset": "notes", "mode": "reverse"}, 0, nil)
 	simtest.RunToEnd(t, r, 10)
 	f = r.Frame()
 	algotest.Near(t, "adjoint", simtest.Metric(t, f, "adjoint"), 7, 0)
@@ -161,10 +161,10 @@ func TestGraphBadInput(t *testing.T) {
 		want string
 	}{
 		{map[string]string{"expr": "x + * 2"}, `at byte 4: expected a number, a variable, a function or '(', found "*" (at x + »*« 2)`},
-		{map[string]string{"expr": "x + z"}, "undefined variable z (defined: x)"},
+		{map[string]string{"preset": "notes", "expr": "x + z"}, "undefined variable z (defined: x)"},
 		{map[string]string{"vars": "x=3, y"}, `"y" is not name=value`},
 		{map[string]string{"vars": "x=abc"}, "is not a finite number"},
-		{map[string]string{"expr": strings.Repeat("sin(", 40) + "x" + strings.Repeat(")", 40)}, "its graph has 41 nodes; the pane draws at most 40"},
+		{map[string]string{"preset": "notes", "expr": strings.Repeat("sin(", 40) + "x" + strings.Repeat(")", 40)}, "its graph has 41 nodes; the pane draws at most 40"},
 		{map[string]string{"wrt": "q"}, `parameter wrt = "q": not a variable`},
 		{map[string]string{"output": "2"}, "parameter output = 2: the expression has 1 output(s)"},
 		{map[string]string{"expr": strings.Repeat("x", 5000)}, "at most 4096 bytes"},
@@ -179,7 +179,7 @@ func TestGraphBadInput(t *testing.T) {
 		{"x*log(x-5)", "log of a non-positive number (-2): s3 = log(x-5), bytes 2–10"},
 	} {
 		for _, mode := range []string{"forward", "reverse"} {
-			s := simtest.Build(t, Graph, map[string]string{"expr": tc.expr, "mode": mode}, 0, nil)
+			s := simtest.Build(t, Graph, map[string]string{"preset": "notes", "expr": tc.expr, "mode": mode}, 0, nil)
 			err := simtest.RunErr(s, 50)
 			if err == nil || err == sims.ErrConverged {
 				t.Fatalf("%s (%s): ran to the end", tc.expr, mode)

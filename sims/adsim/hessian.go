@@ -34,7 +34,9 @@ var (
 	hessFunc = param.Choice("fn", []hessFn{hessRosenbrock, hessChain}, hessRosenbrock,
 		"rosenbrock: Σ (1−x_i)² + 100(x_{i+1}−x_i²)², at (1, …, 1) H = [[802, −400], [−400, 200]] for n = 2; "+
 			"chain: s₀ = x₁x₂…x_n, then K sines (a tape of about K records)")
-	hessN  = param.Int("n", 2, "number of variables").Range(2, hessMaxN)
+	hessN = param.Int("n", 5, "number of variables").Range(2, hessMaxN).
+		DefaultWhen(func(v param.Values) bool { return hessFunc.Get(v) == hessChain }, 2,
+			"5 (FoF's n² = 25 runs against the others' 5: 25 s in a pane); 2 for the chain")
 	hessK  = param.Int("k", 20, "chain: the number K of sines").Range(1, hessMaxK)
 	hessAt = param.Float("at", 1, "the point x = (at, …, at)").Range(-3, 3).
 		DefaultWhen(func(v param.Values) bool { return hessFunc.Get(v) == hessChain }, 0.8, "1; 0.8 for the chain")

@@ -33,7 +33,7 @@ func scoreboard(t *testing.T, f sims.Frame) map[string][3]int {
 // others n = 2 runs of 3, 2 and 3 passes (Table 1.1), with tapes of 0, K,
 // K and 2K records; gonum's fd.Hessian agrees.
 func TestHessianRosenbrock(t *testing.T) {
-	s := simtest.Build(t, Hessian, nil, 0, nil)
+	s := simtest.Build(t, Hessian, map[string]string{"n": "2"}, 0, nil)
 	simtest.Run(t, s, 2)
 	board := scoreboard(t, s.Frame())
 	if board["FoR"][0] != 2 || board["FoF"][0] != 2 {

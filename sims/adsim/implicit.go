@@ -42,6 +42,8 @@ var Implicit = &sims.Spec{
 	Source: "seed 000 §1.8, §1.8.1–1.8.2 (eqs 1.42–1.53, Theorems 1.1–1.2, Example 1.1)",
 	Steps:  20,
 	Speed:  1,
+	// Heron converges in six steps: the race is replayed.
+	Replay: sims.ReplayPause,
 	Params: param.List(imDemo, imA, imX0, imPoints, imB1, imB2, imDelta),
 	New:    newImplicit,
 	Size:   implicitSize,

@@ -35,6 +35,9 @@ var Jacobian = &sims.Spec{
 	Source: "seed 000 §1.5 (eqs 1.13–1.14, L183–189)",
 	Steps:  20,
 	Speed:  1,
+	// n passes of a few seconds: the pane then shows the next seed's
+	// function, whose Jacobian fills the same way.
+	Replay: sims.ReplayPause,
 	Params: param.List(jacN, jacM, jacMode),
 	New:    newJacobian,
 	Size:   jacobianSize,

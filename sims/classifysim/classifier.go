@@ -26,7 +26,7 @@ var Classifier = &sims.Spec{
 	Data: "--data: labelled 2-D points, the class in the column \"label\" (else the last) and x, y the first two others, " +
 		"two classes; they arrive in a seeded random order",
 	Steps:  1000,
-	Speed:  20,
+	Speed:  10,
 	Params: param.List(clfFit, clfTruth, clfPi, clfSep),
 	New:    newClassifier,
 	Size:   classifierSize,

@@ -28,7 +28,7 @@ var Diffusion = &sims.Spec{
 		"seed 001 §15 [A30] (L1449–1473, L1516–1524)",
 	Data:   dataHelp,
 	Steps:  100,
-	Speed:  10,
+	Speed:  5,
 	Params: param.List(append(dp.decls(), dfMethod, dfSteps, dfSchedule, dfSigmaMax, dfSigmaMin, dfMu, dfGamma, dfBeta, dfT, dfClass, dfLambda, dfViews, dfN)...),
 	New:    newDiffusion,
 	Size:   diffusionSize,

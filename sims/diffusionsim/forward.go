@@ -29,7 +29,7 @@ var Forward = &sims.Spec{
 	Title:  "Forward noising SDE: data dissolving into N(0,1), moments in closed form, Tweedie's arrows",
 	Source: "seed 001 §15 [A29] (L1445–L1484: eq 15.b, Euler–Maruyama with √h); seed 000 §3.1 (L1151–1167: Tweedie, eqs 3.1–3.2)",
 	Steps:  200,
-	Speed:  20,
+	Speed:  10,
 	Params: param.List(fwData, fwBeta, fwT, fwH, fwN),
 	New:    newForward,
 	Size:   forwardSize,

@@ -33,7 +33,7 @@ var ScoreMatch = &sims.Spec{
 		"seed 001 §15 [A31] (L1486–1514; E23: the target is ε, the score −ε/σ)",
 	Data:   dataHelp,
 	Steps:  3050,
-	Speed:  0,
+	Speed:  100,
 	Params: param.List(append(dp.decls(), smWidth, smLayers, smAct, smBatch, smLR, smTrain, smSteps, smN)...),
 	New:    newScoreMatch,
 	Size:   scoreMatchSize,

@@ -22,7 +22,7 @@ var KLFit = &sims.Spec{
 	Title:  "A Gaussian fitted to `mixture` by forward KL(p‖q) and by reverse KL(q‖p), side by side",
 	Source: "seed 002 §1.6–1.7 (L489–511, Suggested exercise 4 L568–571)",
 	Steps:  1000,
-	Speed:  20,
+	Speed:  10,
 	Params: param.List(fitD, fitStart, fitStartSD, fitLR, fitTol),
 	New:    newKLFit,
 	// Three Traces of two columns (the KLs and both fits' paths) and their

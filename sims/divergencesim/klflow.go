@@ -22,7 +22,7 @@ var KLFlow = &sims.Spec{
 	Title:  "KL gradient flow between two Gaussians: (μ, σ) path, KL curve, density morph",
 	Source: "seed 002 §1.6 (Ex 1.12, eqs 1.38–1.42; (1.40) corrected)",
 	Steps:  2000,
-	Speed:  20,
+	Speed:  10,
 	Params: param.List(flowMu0, flowSigma0, flowMu, flowSigma, flowEtaMu, flowEtaSigma, flowGradient, flowTol),
 	New:    newKLFlow,
 	// The path Trace (three columns) and its copies in a Frame, and a

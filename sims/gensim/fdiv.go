@@ -21,7 +21,7 @@ var FDiv = &sims.Spec{
 	Title:  "Variational f-divergence: discriminator ascent on the Fenchel bound up to the closed-form KL, JS, …",
 	Source: "seed 001 §13 (L1271–L1303, L1333–L1335; erratum E20's signs)",
 	Steps:  300,
-	Speed:  20,
+	Speed:  10,
 	Params: param.List(fdKind, fdMQ, fdSQ, fdMP, fdSP, fdN, fdM, fdLR, fdMom),
 	New:    newFDiv,
 	Size:   fdivSize,

@@ -21,7 +21,7 @@ var BLR = &sims.Spec{
 	Source: "seed 002 Ex 3.2 (L958–991), §4.3 (L1705–1786, eqs 4.18–4.22); seed 003 L840–874",
 	Data:   regDataNote,
 	Steps:  1000,
-	Speed:  2,
+	Speed:  1,
 	Params: param.List(blrAlpha, blrNoise, blrN, blrW),
 	New:    newBLR,
 	Size:   blrSize,

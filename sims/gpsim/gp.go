@@ -27,7 +27,7 @@ var GP = &sims.Spec{
 	Source: "seed 003 L876–1031 (GP prior, predictive mean and variance); seed 002 §4.5 Algorithms 1, 3 (eqs 4.29–4.30)",
 	Data:   regDataNote,
 	Steps:  1000,
-	Speed:  2,
+	Speed:  1,
 	Params: param.List(gpLengthscale, gpVariance, gpNoise, gpN, gpGridPoints, gpOrder),
 	New:    newGP,
 	Size:   gpSize,

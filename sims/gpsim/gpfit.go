@@ -18,7 +18,7 @@ var GPFit = &sims.Spec{
 	Source: "seed 003 L1032–1037 (log p(Y|θ)); seed 002 §4.5 Algorithm 2 (L1953–1981)",
 	Data:   regDataNote,
 	Steps:  500,
-	Speed:  5,
+	Speed:  2,
 	Params: param.List(fitLengthscale, fitVariance, fitNoise, fitLR, fitTol, fitN),
 	New:    newGPFit,
 	Size:   gpFitSize,

@@ -24,7 +24,7 @@ var KPCA = &sims.Spec{
 	Data: "a CSV of numeric feature columns and optionally a class column named \"label\" (used for colour only); " +
 		"features are standardised",
 	Steps:  2000,
-	Speed:  5,
+	Speed:  1,
 	Params: param.List(kpcaPreset, kpcaN, kpcaTol, kpcaKernel),
 	New:    newKPCA,
 	Size:   kpcaSize,

@@ -23,7 +23,7 @@ var Perceptron = &sims.Spec{
 	Source: "seed 003 L60–75 (primal and dual perceptron), L200–223 (polynomial kernel, Fig 2.1 ellipse)",
 	Data:   dataNote,
 	Steps:  20000,
-	Speed:  30,
+	Speed:  10,
 	Params: param.List(kpercPreset, kpercN, kpercOrder, kpercMaxEpochs, kpercKernel),
 	New:    newPerceptron,
 	Size:   perceptronSize,

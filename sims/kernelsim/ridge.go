@@ -24,7 +24,7 @@ var Ridge = &sims.Spec{
 	Data: "a CSV of numeric feature columns and a target column (named \"label\", else the last); " +
 		"features are standardised; the fitted curve is drawn for one feature, fitted-vs-target otherwise",
 	Steps:  2000,
-	Speed:  20,
+	Speed:  10,
 	Params: param.List(ridgeN, ridgeNoise, ridgeLambda, ridgeTol, ridgeKernel),
 	New:    newRidge,
 	Size:   ridgeSize,

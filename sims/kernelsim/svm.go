@@ -20,7 +20,7 @@ var SVM = &sims.Spec{
 	Source: "seed 003 L470–802 (dual, KKT, SMO named); seed 001 §5–7 (eqs 5.a, 6.a–6.c, Ex 7.7); seed 000 §4.8.2",
 	Data:   dataNote,
 	Steps:  20000,
-	Speed:  10,
+	Speed:  2,
 	Params: param.List(svmPreset, svmN, svmMargin, svmC, svmTol, svmKernel, svmCacheMB),
 	New:    newSVM,
 	Size:   svmSize,

@@ -23,7 +23,7 @@ var SVMPrimal = &sims.Spec{
 	Source: "seed 001 §6 (eq 6.a, hinge L542–548, GD L626–636) and §8 (L765–771, step table L905–911); seed 003 L797–811",
 	Data:   dataNote,
 	Steps:  5000,
-	Speed:  50,
+	Speed:  30,
 	Params: param.List(primalPreset, primalN, primalC, primalMethod, primalStep, primalT0),
 	New:    newSVMPrimal,
 	Size:   primalSize,

@@ -30,7 +30,9 @@ var Laplace = &sims.Spec{
 	Source: "seed 002 §3.3 (Laplace approximation, Fig 3.9, Example 3.4, eqs 3.4–3.5)",
 	Data:   "model=logistic2d: the first feature column and a 0/1 label (column \"label\", else the last); posterior over (intercept, slope)",
 	Steps:  30,
-	Speed:  2,
+	Speed:  1,
+	// A short story (Newton reaches the mode in a handful of steps: then again).
+	Replay: sims.ReplayPause,
 	Params: param.List(lapModel, lapK, lapTau, lapN, lapZ0),
 	New:    newLaplace,
 	Size:   laplaceSize,

@@ -38,7 +38,7 @@ var LDA = &sims.Spec{
 	Title:  "Latent Dirichlet allocation by CAVI: topics, top words, ELBO",
 	Source: "seed 002 §3.5 (LDA, eq 3.17, γ and λ updates L1489–1495)",
 	Steps:  200,
-	Speed:  4,
+	Speed:  1,
 	Params: param.List(ldaCorpus, ldaK, ldaAlpha, ldaEta, ldaIters, ldaTol),
 	New:    newLDA,
 	Size:   ldaSize,

@@ -29,8 +29,10 @@ var Interp = &sims.Spec{
 	Data: "numeric columns: one input x (mapped onto [−1, 1]) and the target (the column named label, else the last); " +
 		"every 4th row is held out as the test set when there are 8 or more",
 	Steps: 200,
-	// One point every half second: each arrival can be watched.
-	Speed:  2,
+	// One point a second: each arrival can be watched.
+	Speed: 1,
+	// A short story (the points arrive one a step, sixteen of them: then the next seed's noise).
+	Replay: sims.ReplayPause,
 	Params: param.List(interpTruth, interpNodes, interpN, interpNoise, interpBasis, interpDegree, interpLambda),
 	New:    newInterp,
 	// At most MaxInterpPoints training and interpTest test points, whatever

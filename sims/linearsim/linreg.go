@@ -48,7 +48,7 @@ var Linreg = &sims.Spec{
 	Source: "seed 001 §3 (L341–L393: normal equation, ε example, Def 3.4, Prop 3.5, Remark 3.6)",
 	Data:   "numeric columns; the column named label (else the last) is the target y, the others the features",
 	Steps:  500,
-	Speed:  20,
+	Speed:  2,
 	Params: param.List(linregPreset, linregN, linregD, linregRho, linregNoise, linregEps, linregBias,
 		linregLambda, linregMethod, linregLR, linregTol),
 	New:  newLinreg,

@@ -28,8 +28,8 @@ var Losses = &sims.Spec{
 	Title:  "Loss zoo and classification calibration: the minimiser of the conditional risk against p",
 	Source: "seed 001 §6 (Def 6.1, Def 6.2, Thm 6.3, Cor 6.4, Remark 6.5; L542–L586)",
 	Steps:  200,
-	// A sweep of ~50 values of p in ten seconds.
-	Speed:  5,
+	// A sweep of ~50 values of p in 25 seconds.
+	Speed:  2,
 	Params: param.List(lossesP, lossesGrid),
 	New:    newLosses,
 	Size:   lossesSize,

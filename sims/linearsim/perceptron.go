@@ -26,9 +26,9 @@ var Perceptron = &sims.Spec{
 	Data: "numeric columns, the label in the column named label (else the last): 0/1 or −1/+1 " +
 		"for one perceptron, 0..c−1 for c ≥ 3 classes (one-vs-all or one-vs-one); the canvas needs two features",
 	Steps: 1000,
-	// A few presentations a second: each point's visit, and each mistake's
+	// Two presentations a second: each point's visit, and each mistake's
 	// jump of the line, can be followed.
-	Speed: 4,
+	Speed: 2,
 	Params: param.List(perceptronPreset, perceptronN, perceptronGamma, perceptronClasses, perceptronScheme,
 		perceptronOrder),
 	New:  newPerceptron,

@@ -25,7 +25,7 @@ var Gibbs = &sims.Spec{
 	Title:  "Gibbs sampling: full conditionals, the zig-zag path, acceptance identically one",
 	Source: "seed 002 §3.2 (Gibbs sampling, eq 3.3, Remark 3.5, Fig 3.8)",
 	Steps:  5000,
-	Speed:  20,
+	Speed:  10,
 	Params: param.List(gibbsTarget, gibbsWidth, gibbsChains),
 	New:    newGibbs,
 	Size:   gibbsChains.size(gibbsTarget, gibbsBytes),

@@ -21,7 +21,7 @@ var MALA = &sims.Spec{
 	Title:  "Metropolis-adjusted Langevin: gradient-drift proposals with the Hastings correction",
 	Source: "beyond the notes: seed 000 §3.2 eq 3.3 as the proposal of seed 002 eq 3.2 (Roberts & Tweedie 1996)",
 	Steps:  20000,
-	Speed:  50,
+	Speed:  30,
 	Params: param.List(malaTarget, malaStep, malaChains),
 	New:    newMALA,
 	Size:   malaChains.size(malaTarget, nil),

@@ -25,7 +25,7 @@ var Ancestral = &sims.Spec{
 	Title:  "Ancestral sampling: a GMM, the hierarchical GMM, a state-space model",
 	Source: "seed 002 Remark 2.2, Ex 3.1 (hierarchical GMM), Ex 3.3 (state-space model)",
 	Steps:  400,
-	Speed:  20,
+	Speed:  10,
 	Params: param.List(ancModel, ancN, ancK, ancSep, ancAlpha, ancTau, ancSigma, ancQ, ancR, ancA),
 	New:    newAncestral,
 	Size:   ancestralSize,

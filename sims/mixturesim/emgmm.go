@@ -41,9 +41,11 @@ var EMGMM = &sims.Spec{
 	Source: "seed 002 §2.3–2.5 (EM for GMMs, eqs 2.12–2.15, ELBO 2.31, monotonicity 2.37, Ex 2.2, Remark 2.10)",
 	Data:   dataHelp,
 	Steps:  200,
-	// Two half-steps a second: each E- and M-step stays on screen long
+	// One half-step a second: each E- and M-step stays on screen long
 	// enough to see what it changed (colours, then ellipses).
-	Speed:  2,
+	Speed: 1,
+	// A short story (EM converges in about ten E- and M-steps: then the next seed's data).
+	Replay: sims.ReplayPause,
 	Params: param.List(emDemo, emK, mixClusters, emSep, emN, emCov, emEps, emReg, emInit, emRestarts, emTol, mixColumns),
 	New:    newEMGMM,
 	Size:   emSize,

@@ -26,7 +26,9 @@ var KMeans = &sims.Spec{
 	Source: "seed 002 §2.1 (eqs 2.2–2.4, Remark 2.1)",
 	Data:   dataHelp,
 	Steps:  200,
-	Speed:  2,
+	Speed:  1,
+	// A short story (Lloyd converges in a few half-steps: then the next seed's data).
+	Replay: sims.ReplayPause,
 	Params: param.List(kmK, mixClusters, kmSep, kmN, kmRestarts, mixColumns),
 	New:    newKMeans,
 	Size:   kmeansSize,

@@ -99,7 +99,9 @@ var Conv = &sims.Spec{
 	Title:  "Convolution by hand: the sliding window, padding, stride, pooling, W_circ",
 	Source: "seed 001 §10 (Ex 10.1, L1049–L1110; erratum E12)",
 	Steps:  400,
-	Speed:  2,
+	Speed:  1,
+	// A short story (the window visits the nine outputs of Ex 10.1: then again).
+	Replay: sims.ReplayPause,
 	Params: param.List(cvImage, cvDigit, cvKernel, cvStride, cvPadding, cvPad, cvPool, cvPoolSize),
 	New:    newConv,
 	Size:   func(sims.Config) int64 { return convBytes },

@@ -45,7 +45,7 @@ var Dropout = &sims.Spec{
 	Title:  "Dropout: the train/test gap with and without, on a problem made to overfit",
 	Source: "seed 001 §9 ([A16], L1027–L1029)",
 	Steps:  3000,
-	Speed:  60,
+	Speed:  30,
 	Params: param.List(doN, doNoise, doP, doLayers, doUnits, doOpt),
 	New:    newDropout,
 	Size:   dropoutSize,

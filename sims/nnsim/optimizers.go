@@ -74,7 +74,7 @@ var Optimizers = &sims.Spec{
 	Title:  "Optimisers racing: SGD, momentum, Nesterov, RMSProp, Adam on a 2-D surface",
 	Source: "seed 002 §6.1 (Remark 6.3, L2784; F1's optimiser race)",
 	Steps:  3000,
-	Speed:  60,
+	Speed:  30,
 	Params: param.List(optSurface, optKappa, optX0, optMu, optLRs[0], optLRs[1], optLRs[2], optLRs[3], optLRs[4]),
 	New:    newOptimizers,
 	Size:   func(sims.Config) int64 { return optimizersBytes },

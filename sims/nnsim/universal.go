@@ -59,7 +59,7 @@ var Universal = &sims.Spec{
 	Title:  "Universal approximation: a trained ReLU layer of width k beside the constructive one",
 	Source: "seed 001 §9 (Theorem 9.4, L1015–L1025, [A17])",
 	Steps:  5000,
-	Speed:  60,
+	Speed:  30,
 	Params: param.List(unTarget, unWidth, unOpt),
 	New:    newUniversal,
 	Size:   universalSize,

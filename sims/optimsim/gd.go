@@ -81,7 +81,7 @@ var GD = &sims.Spec{
 	Title:  "Gradient descent, momentum, Nesterov, Adam, Newton and SGD on 2-D problems",
 	Source: "seed 001 §8 (Def 8.2, Thms 8.5, 8.7, 8.8, SGD L891–L913) and §9 (L974–L982)",
 	Steps:  1000,
-	Speed:  30,
+	Speed:  5,
 	Params: param.List(gdFn, gdKappa, gdN, gdNoise, gdLambda, gdMethod, gdLR, gdBeta, gdX0, gdTol,
 		gdBatch, gdSchedule, gdDecay, gdSampling),
 	New:  newGD,

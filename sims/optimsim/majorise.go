@@ -34,7 +34,9 @@ var Majorise = &sims.Spec{
 	Title:  "GD as majorisation: f, its tangent and the quadratic model at x_k",
 	Source: "seed 001 §8 L773–L827 (model, Defs 8.3, 8.4, 8.6, descent lemma, Thms 8.5, 8.7, 8.8)",
 	Steps:  200,
-	Speed:  2,
+	Speed:  1,
+	// A short story (GD reaches the minimum in eighteen steps: then again).
+	Replay: sims.ReplayPause,
 	Params: param.List(majFn, majC, majA, majX0, majLR, majTol),
 	New:    newMajorise,
 	// The two Traces (f − f* and the best |f′|), and in a Frame their

@@ -36,7 +36,7 @@ var Rates = &sims.Spec{
 	Title:  "The convergence-rate table: iterations against 1/ε for the four regimes",
 	Source: "seed 001 §8 L905–L913 (summary table; Thms 8.5, 8.7, 8.8; SGD L891–L903)",
 	Steps:  400,
-	Speed:  4,
+	Speed:  5,
 	Params: param.List(ratesEpsMax, ratesEpsMin, ratesFactor, ratesCap, ratesKappa, ratesSeeds, ratesC),
 	New:    newRates,
 	// The engine's regimes and runs; the Frame's charts are a few points

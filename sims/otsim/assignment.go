@@ -29,7 +29,7 @@ var Assignment = &sims.Spec{
 	Data:     dataNote,
 	DataText: []sims.TextColumn{sideColumn},
 	Steps:    5000,
-	Speed:    4,
+	Speed:    1,
 	Params:   param.List(asProblem, asMethod),
 	New:      newAssignment,
 	Size:     assignmentSize,

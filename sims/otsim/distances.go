@@ -23,7 +23,7 @@ var Distances = &sims.Spec{
 	Title:  "Wasserstein against vertical distances: W₁, W₂ grow, L1 → 2, JS → log 2, KL = d²/2 or ∞",
 	Source: "seed 002 §5.1, §5.5 (L2029–2033, L2313–2352, Def 5.3, Fig 5.13)",
 	Steps:  400,
-	Speed:  10,
+	Speed:  5,
 	Params: param.List(dsPair, dsSpread, dsDelta, dsMax),
 	New:    newDistances,
 	Size:   distancesSize,

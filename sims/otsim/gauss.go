@@ -25,7 +25,7 @@ var Gauss = &sims.Spec{
 	Title:  "OT between Gaussians: the Brenier map A, samples moved along the geodesic, W₂² in closed form",
 	Source: "seed 002 §5.4 (L2167–2197: Theorem 5.1, the Gaussian map and W₂²)",
 	Steps:  60,
-	Speed:  8,
+	Speed:  2,
 	Params: param.List(gsPreset, gsMeanMu, gsCovMu, gsMeanNu, gsCovNu, gsN, gsSteps),
 	New:    newGauss,
 	Size:   gaussSize,

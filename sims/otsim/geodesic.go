@@ -23,7 +23,7 @@ var Geodesic = &sims.Spec{
 	Data:     dataNote + " (1-D: column x only; the source is μ0, the target μ1)",
 	DataText: []sims.TextColumn{sideColumn},
 	Steps:    100,
-	Speed:    10,
+	Speed:    5,
 	Params:   param.List(geoPair, geoGauss, geoT, geoFrames),
 	New:      newGeodesic,
 	Size:     geodesicSize,

@@ -28,7 +28,7 @@ var LP = &sims.Spec{
 	Data:     dataNote,
 	DataText: []sims.TextColumn{sideColumn},
 	Steps:    5000,
-	Speed:    4,
+	Speed:    1,
 	Params:   param.List(lpProblem),
 	New:      newLP,
 	Size:     lpSize,

@@ -26,7 +26,7 @@ var OneD = &sims.Spec{
 	Data:     dataNote + " (1-D: column x only)",
 	DataText: []sims.TextColumn{sideColumn},
 	Steps:    1000,
-	Speed:    8,
+	Speed:    5,
 	Params:   param.List(odPreset, odN, odM, odGauss, odP),
 	New:      newOneD,
 	Size:     oneDSize,

@@ -28,7 +28,7 @@ var Sinkhorn = &sims.Spec{
 	Data:     dataNote,
 	DataText: []sims.TextColumn{sideColumn},
 	Steps:    2000,
-	Speed:    10,
+	Speed:    1,
 	Params:   param.List(skProblem, skEps, skDomain, skTol),
 	New:      newSinkhorn,
 	Size:     sinkhornSize,

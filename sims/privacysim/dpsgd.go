@@ -29,7 +29,7 @@ var DPSGD = &sims.Spec{
 	Title:  "DP-SGD: per-example clipping and noise, accuracy for several σ, ε(δ) by an RDP accountant",
 	Source: "seed 001 §19 (Algorithm 2, L1689–L1706; Prop 19.4, Example 19.5)",
 	Steps:  130, // the default 4 epochs are 125 steps
-	Speed:  20,
+	Speed:  5,
 	Params: param.List(dpModel, dpN, dpBatch, dpClip, dpNoise, dpSigma, dpLR, dpEpochs, dpDelta, dpTarget),
 	New:    newDPSGD,
 	Size:   dpSize,

@@ -24,7 +24,7 @@ var Mechanisms = &sims.Spec{
 	Title:  "Laplace and Gaussian mechanisms: e^ε envelope, test region, Rényi divergence, a composing budget",
 	Source: "seed 001 §19 (Def 19.1, L1656–L1660, Def 19.3, Prop 19.4, Example 19.5; L1627–L1687)",
 	Steps:  100,
-	Speed:  2,
+	Speed:  1,
 	Params: param.List(mechKind, mechSens, mechEps, mechSigma, mechAlpha, mechDelta, mechDraws, mechBudget),
 	New:    newMechanisms,
 	Size:   func(sims.Config) int64 { return mechBytes },
@@ -47,7 +47,7 @@ var (
 	mechAlpha  = param.Float("alpha", 3, "the Rényi order α of the Monte Carlo readout").Range(1.01, 32)
 	mechDelta  = param.Float("delta", 1e-5, "δ of the (ε, δ) conversions").Range(1e-12, 0.1)
 	mechDraws  = param.Int("draws", 4000, "draws of M(D) per release (the Monte Carlo sample)").Range(10, 200000)
-	mechBudget = param.Float("budget", 10, "the total ε(δ) allowed: releases stop when the next would exceed it").Range(0.01, 1000)
+	mechBudget = param.Float("budget", 20, "the total ε(δ) allowed: releases stop when the next would exceed it (20: about 40 releases, 40 s at the pane's speed)").Range(0.01, 1000)
 )
 
 // mechAlphas is the grid of orders of the Rényi chart: 1.25, 1.5, …, 8.

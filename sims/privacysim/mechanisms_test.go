@@ -18,7 +18,7 @@ import (
 // draw); releases stop at the budget, never past it; a budget that one
 // release exceeds is refused with a message.
 func TestMechanismsPane(t *testing.T) {
-	s := simtest.Build(t, privacysim.Mechanisms, nil, 2, nil)
+	s := simtest.Build(t, privacysim.Mechanisms, map[string]string{"budget": "10"}, 2, nil)
 	steps, done := simtest.RunUntil(t, s, 100)
 	if !done {
 		t.Fatal("the budget never ran out")
@@ -35,7 +35,7 @@ func TestMechanismsPane(t *testing.T) {
 		t.Error("RDP composition no better than k·ε")
 	}
 
-	l := simtest.Build(t, privacysim.Mechanisms, map[string]string{"mech": "laplace", "eps": "1"}, 2, nil)
+	l := simtest.Build(t, privacysim.Mechanisms, map[string]string{"mech": "laplace", "eps": "1", "budget": "10"}, 2, nil)
 	steps, _ = simtest.RunUntil(t, l, 100)
 	if steps < 10 {
 		t.Errorf("Laplace ε = 1 stopped after %d releases, budget 10", steps)

@@ -19,7 +19,7 @@ var RandomizedResponse = &sims.Spec{
 	Title:  "Randomized response: the coin-flip survey, its unbiased estimate and ε = ln 3",
 	Source: "seed 001 §19 (Example 19.2, L1640–L1654)",
 	Steps:  5000,
-	Speed:  40,
+	Speed:  30,
 	Params: param.List(rrP, rrHonest),
 	New:    newRR,
 	Size:   func(sims.Config) int64 { return rrBytes },

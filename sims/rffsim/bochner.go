@@ -19,7 +19,7 @@ var Bochner = &sims.Spec{
 	Title:  "Bochner: Monte Carlo estimate of k(x,y) = E cos(wᵀ(x−y)) with its confidence band",
 	Source: "seed 004 L51–68 (Bochner's theorem, MC estimator); seed 000 Theorem 4.2, eq 4.31",
 	Steps:  20000,
-	Speed:  50,
+	Speed:  30,
 	Params: param.List(bochKernel, bochGamma, bochD, bochR),
 	Size:   bochnerSize,
 	New:    newBochner,

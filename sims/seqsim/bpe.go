@@ -29,7 +29,7 @@ var BPE = &sims.Spec{
 	Steps:  200,
 	Speed:  2,
 	Params: param.List(bpeText, bpeMerges),
-	Data: "a text file to tokenise (its first bytes) instead of abracadabra. A token shows its whole printable characters, " +
+	Data: "a text file to tokenise (its first bytes) instead of the built-in paragraph. A token shows its whole printable characters, " +
 		"a byte of a character it splits as <E2>, a control character as <U+001B>, a space as ␣, a newline as ⏎, a tab as →; " +
 		"--json gives each new token so (pieces) and its bytes in hex (piece_hex)",
 	DataFile: bpeText.Name(),
@@ -48,6 +48,8 @@ func bpeSize(cfg sims.Config) int64 {
 	switch bpeText.Get(v) {
 	case bpeAbra:
 		n = len(bpeAbra)
+	case bpeParagraph:
+		n = bpeParagraphChars
 	case bpeAnimals:
 		n = bpeAnimalsChars
 	}
@@ -64,8 +66,14 @@ const bpeShownBytes = 32
 
 // The presets of bpe's text parameter.
 const (
-	bpeAbra    = "abracadabra"
-	bpeAnimals = "animals"
+	bpeAbra      = "abracadabra"
+	bpeParagraph = "paragraph"
+	bpeAnimals   = "animals"
+	// bpeParagraphChars is the length of the default text, a paragraph of
+	// the built-in language: 44–55 merges until no pair occurs twice
+	// (seeds 1–6), 22–28 s at the pane's 2 merges a second, from letters
+	// to words and phrases (abracadabra is over in 3 merges).
+	bpeParagraphChars = 300
 	// bpeAnimalsChars is the length of the built-in language's sample.
 	bpeAnimalsChars = 3000
 	// bpeMaxBytes is the most of a file BPE reads: each merge recounts
@@ -78,9 +86,10 @@ const (
 )
 
 var (
-	bpeText = param.Text("text", bpeAbra,
-		fmt.Sprintf("abracadabra: the notes' example; animals: %d characters of the built-in language; "+
-			"or the path of a text file (its first %d bytes)", bpeAnimalsChars, bpeMaxBytes))
+	bpeText = param.Text("text", bpeParagraph,
+		fmt.Sprintf("paragraph: %d characters of the built-in language; abracadabra: the notes' example; "+
+			"animals: %d characters of the built-in language; or the path of a text file (its first %d bytes)",
+			bpeParagraphChars, bpeAnimalsChars, bpeMaxBytes))
 	bpeMerges = param.Int("merges", 500, "stop after this many merges (n_voc = 256 + merges), or when no pair occurs twice").Range(1, 5000)
 )
 
@@ -99,12 +108,16 @@ func newBPE(cfg sims.Config) (sims.Sim, error) {
 	switch name := bpeText.Get(v); name {
 	case bpeAbra:
 		data = []byte(bpeAbra)
-	case bpeAnimals:
+	case bpeParagraph, bpeAnimals:
 		l, err := text.NewLanguage(text.Animals())
 		if err != nil {
 			return nil, err
 		}
-		data = []byte(l.Generate(rand.New(rand.NewPCG(cfg.Seed, 0x62_7065)), bpeAnimalsChars)) // "bpe"
+		n := bpeAnimalsChars
+		if name == bpeParagraph {
+			n = bpeParagraphChars
+		}
+		data = []byte(l.Generate(rand.New(rand.NewPCG(cfg.Seed, 0x62_7065)), n)) // "bpe"
 	default:
 		t, err := sims.ReadText(cfg.Files, bpeText.Name(), name)
 		if err != nil {

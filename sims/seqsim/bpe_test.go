@@ -13,7 +13,7 @@ import (
 // 257, (256, 257) → 258, leave "ZcadZ" in 5 tokens, and then no pair
 // occurs twice.
 func TestBPEAbracadabra(t *testing.T) {
-	s := simtest.Build(t, BPE, nil, 1, nil)
+	s := simtest.Build(t, BPE, map[string]string{"text": "abracadabra"}, 1, nil)
 	if n := simtest.RunToEnd(t, s, 10); n != 3 {
 		t.Errorf("%d merges, want 3", n)
 	}

@@ -27,7 +27,7 @@ var NGram = &sims.Spec{
 	Title:    "k-gram language model by counting: held-out loss and unseen contexts against k",
 	Source:   "seed 002 §7.1 (G1, L3106–3134); seed 000 §2.1",
 	Steps:    ngSlices,
-	Speed:    4,
+	Speed:    2,
 	Params:   param.List(seqText, seqChars, ngK, ngDelta),
 	Data:     "a UTF-8 text file to model instead of the built-in language; its last tenth is held out" + samplesShown,
 	DataFile: seqText.Name(),

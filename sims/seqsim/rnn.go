@@ -24,7 +24,7 @@ var RNN = &sims.Spec{
 	Title:    "Character RNN against the k-gram baseline, and ‖∂h_T/∂h_0‖ against T for ρ below, at and above 1",
 	Source:   "seed 002 §7.1 (G2, L3178–3182); seed 000 §2.4 (eq 2.8, L954–960)",
 	Steps:    150, // it beats the k-gram line by about step 250: --steps 300
-	Speed:    20,
+	Speed:    10,
 	Params:   param.List(seqText, seqChars, rnnHidden, rnnRho, rnnT, lmBatch, lmLR, lmEval, lmTemp, lmTopK, lmTopP),
 	Data:     "a UTF-8 text file to model instead of the built-in language; its last tenth is held out" + samplesShown,
 	DataFile: seqText.Name(),

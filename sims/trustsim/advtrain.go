@@ -31,7 +31,7 @@ var AdvTrain = &sims.Spec{
 	Title:  "Adversarial training: clean against robust accuracy for several ε; the boundary moves off the data",
 	Source: "seed 001 §17 L1555–L1559 ([A33], inner PGD of [A32])",
 	Steps:  1500,
-	Speed:  50,
+	Speed:  30,
 	Params: param.List(avEps, avInner, avN, avLR, avEvery),
 	New:    newAdvTrain,
 	Size:   advTrainSize,

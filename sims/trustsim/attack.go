@@ -43,7 +43,7 @@ var Attack = &sims.Spec{
 	Title:  "Adversarial attacks: FGSM and PGD, targeted or not, L∞ or L2, on a 2-D classifier or the digits",
 	Source: "seed 001 §17 L1545–L1559 ([A32], [A33]; erratum E26)",
 	Steps:  40,
-	Speed:  4,
+	Speed:  2,
 	Params: param.List(atModel, atSize, atMethod, atNorm, atEps, atStep, atTarget, atIters, atPoint, atTrainE),
 	New:    newAttack,
 	Size:   attackSize,

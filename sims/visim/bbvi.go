@@ -23,7 +23,7 @@ var BBVI = &sims.Spec{
 	Title:  "Black-box VI: score-function vs reparameterisation gradients, variances compared live",
 	Source: "seed 002 §3.4 (eq 3.14, L1416–1430) and §6.3 (eqs 6.8, 6.12, Remark 6.13)",
 	Steps:  2000,
-	Speed:  20,
+	Speed:  10,
 	Params: param.List(bbviModel, bbviEstimator, bbviSamples, bbviLR, bbviM0, bbviS0, bbviN),
 	New:    newBBVI,
 	// The S samples' draws and gradient terms (32 bytes each), the

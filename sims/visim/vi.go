@@ -27,7 +27,7 @@ var VI = &sims.Spec{
 	Title:  "Mean-field CAVI: a correlated Gaussian, a fixed mixture (= EM's E-step), a Bayesian GMM",
 	Source: "seed 002 §3.4 (eqs 3.6–3.13, Ex 3.5, 3.6, 3.7)",
 	Steps:  400,
-	Speed:  4,
+	Speed:  5,
 	Params: param.List(viModel, viRho, viM0, viD, viN, viK, viClusters, viSep, viAlpha0, viPriorSD),
 	New:    newVI,
 	Size:   viSize,
