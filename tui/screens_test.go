@@ -231,9 +231,9 @@ func TestLegendsKeepToTheirCharts(t *testing.T) {
 				if !zoomed {
 					w, h = size[0]/2-2, (size[1]-1)/2-3
 				}
-				charts, _ := fitCharts(s.Frame.Charts, w, h, 0, 0)
-				lines := chartBlock(charts, w, h, chart.Options{Mono: true})
-				cells := layoutCharts(charts, w, h)
+				charts, _ := fitCharts(frameCharts(s.Frame), w, h, 0, 0, zoomed)
+				lines := chartBlock(charts, w, h, chart.Options{Mono: true}, zoomed)
+				cells, _ := layoutCharts(charts, w, h, zoomed)
 				for _, l := range lines {
 					if m := markerTouches.FindString(ansi.Strip(l)); m != "" {
 						t.Errorf("%s at %d×%d: a legend's %q runs into what follows it:\n%s", s.Spec.Name, w, h, m,

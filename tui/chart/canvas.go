@@ -544,14 +544,22 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	// The axis ranges go at the right of the bottom line, beside the legend;
 	// when the legend needs the whole line, at the right of the title line
 	// if the title leaves room; else, without their labels, beside what
-	// fits of the legend.
+	// fits of the legend. The primary's legend keeps its names: the short
+	// ranges go beside it only when it fits whole, else on the title line
+	// or not at all.
 	lw := legendWidth(c.Legend)
+	titleW := Width(Clip(c.Title, w))
 	switch {
 	case Width(full)+2+lw <= w:
 		b.text(w-Width(full), h-1, full, axisColor, false)
 		classLegend(b, h-1, w-Width(full)-2, c.Legend, o)
-	case Width(Clip(c.Title, w))+2+Width(full) <= w:
+	case titleW+2+Width(full) <= w:
 		b.text(w-Width(full), 0, full, axisColor, false)
+		classLegend(b, h-1, w, c.Legend, o)
+	case o.Primary && Width(short)+2+lw > w && titleW+2+Width(short) <= w:
+		b.text(w-Width(short), 0, short, axisColor, false)
+		classLegend(b, h-1, w, c.Legend, o)
+	case o.Primary && Width(short)+2+lw > w:
 		classLegend(b, h-1, w, c.Legend, o)
 	case Width(short)+2 <= w:
 		b.text(w-Width(short), h-1, short, axisColor, false)

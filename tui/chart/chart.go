@@ -23,6 +23,9 @@ type Options struct {
 	// xterm-256 colours chosen to keep their levels apart (see paint),
 	// instead of 24-bit colours that the terminal would round together.
 	Palette256 bool
+	// Primary draws the sim's hero picture (sims.Frame.Primary): its
+	// legend keeps its entries' names before anything else on its line.
+	Primary bool
 }
 
 // MinSize returns the smallest width and height at which a chart of this
