@@ -46,6 +46,32 @@ func paneLines(s *sims.Snapshot, w, h int, st PaneStyle) []string {
 	}
 	iw, ih := w-2, h-2
 	o := chart.Options{Mono: st.Mono, Basic: st.Basic, Palette256: st.Palette256}
+	p := planPane(s, iw, ih, st)
+	body := []string{chart.FitLine(metricsLine(s, iw, st), iw)}
+	body = append(body, chartBlock(p.charts, p.w, p.h, o, p.zoomed)...)
+	for _, n := range noteWindow(p.notes, p.nNotes, p.hidden, iw, st) {
+		body = append(body, chart.FitLine(dim(n, st), iw))
+	}
+	lines := frame(body, w, h, statusTitle(s, st, w-5), st)
+	if s.Building {
+		overlayLabel(lines, h/2, buildingLabel(st), w)
+	}
+	return lines
+}
+
+// panePlan is what a pane shows inside its border under the metrics row:
+// the charts, in a block of w×h, and nNotes of the note lines under them,
+// hidden charts being left out.
+type panePlan struct {
+	charts         chartSet
+	w, h           int
+	notes          []string
+	nNotes, hidden int
+	zoomed         bool
+}
+
+// planPane decides what a pane of iw×ih cells inside its border shows.
+func planPane(s *sims.Snapshot, iw, ih int, st PaneStyle) panePlan {
 	notes, keep := wrapNotes(paneNotes(s), stateNotes(s), iw)
 	charts, nNotes := fitCharts(frameCharts(s.Frame), iw, ih-1, len(notes), keep, st.Zoomed)
 	hidden := len(s.Frame.Charts) - len(charts.charts)
@@ -54,16 +80,7 @@ func paneLines(s *sims.Snapshot, w, h int, st PaneStyle) []string {
 		notes = append(notes, fmt.Sprintf("(%s more: enter zooms)", sims.Count(hidden, "chart")))
 		nNotes++
 	}
-	body := []string{chart.FitLine(metricsLine(s, iw, st), iw)}
-	body = append(body, chartBlock(charts, iw, ih-1-nNotes, o, st.Zoomed)...)
-	for _, n := range noteWindow(notes, nNotes, hidden, iw, st) {
-		body = append(body, chart.FitLine(dim(n, st), iw))
-	}
-	lines := frame(body, w, h, statusTitle(s, st, w-5), st)
-	if s.Building {
-		overlayLabel(lines, h/2, buildingLabel(st), w)
-	}
-	return lines
+	return panePlan{charts: charts, w: iw, h: ih - 1 - nNotes, notes: notes, nNotes: nNotes, hidden: hidden, zoomed: st.Zoomed}
 }
 
 // wrapNotes wraps each note to w cells; keep, the number of leading notes
@@ -417,16 +434,17 @@ const heroShare = 0.6
 // (the cells of a row left to right, rows top down), and reports whether
 // every chart gets at least its minimum size. The primary gets the space
 // first (heroLayout): a cell left of, or above, the others, larger than
-// any of theirs. When that leaves the others no room, the zoom
-// (zoomed) falls back to a grid of equal cells, the primary first
-// (gridCharts); a pane reports that they do not fit, and fitCharts
-// leaves some out.
+// any of theirs, where outside the zoom its legend names every entry.
+// When that leaves the others no room, the zoom (zoomed) falls back to a
+// grid of equal cells, the primary first and stretched when a row is
+// short (gridCharts); a pane reports that they do not fit, and
+// fitCharts leaves some out.
 func layoutCharts(cs chartSet, w, h int, zoomed bool) ([]placed, bool) {
 	if len(cs.charts) == 0 {
 		return nil, h >= 0
 	}
 	if len(cs.charts) > 1 {
-		if cells, ok := heroLayout(cs, w, h); ok {
+		if cells, ok := heroLayout(cs, w, h, !zoomed); ok {
 			return cells, true
 		}
 		if !zoomed {
@@ -451,21 +469,30 @@ func cellsFit(cells []placed) bool {
 // heroLayout gives the primary a cell left of the others (heroShare of
 // the width) or above them (heroShare of the height), shrunk towards an
 // even split until the others fit beside it in a grid of their own
-// (gridCharts); of the two, the one whose primary cell is larger in
-// area, weighed by how close it comes to the 3:1 shape (in cells) that
-// charts are drawn best at. ok is false when neither leaves the primary
-// at least half the room and every chart its minimum size.
-func heroLayout(cs chartSet, w, h int) ([]placed, bool) {
+// (gridCharts). Of the two, the one where the primary's legend names
+// every entry (chart.LegendWhole) wins, then the one whose primary cell
+// is larger in area, weighed by how close it comes to the 3:1 shape (in
+// cells) that charts are drawn best at. ok is false when neither leaves
+// the primary at least half the room and every chart its minimum size,
+// or, with wholeLegend, when neither keeps the primary's legend whole.
+func heroLayout(cs chartSet, w, h int, wholeLegend bool) ([]placed, bool) {
 	hero := cs.charts[cs.primary]
 	rest := cs.rest()
 	mw, mh := chart.MinSize(hero)
 	var best []placed
 	bestScore := 0.0
 	try := func(pw, ph int, others []placed) {
-		if pw < mw || ph < mh || !cellsFit(others) {
+		if pw < mw || ph < mh {
+			return
+		}
+		whole := chart.LegendWhole(hero, pw, ph)
+		if wholeLegend && !whole {
 			return
 		}
 		score := float64(pw*ph) * math.Exp(-math.Abs(math.Log(float64(pw)/float64(ph)/3))/2)
+		if whole {
+			score += float64(w * h) // beats any cell that cuts the legend
+		}
 		if score > bestScore {
 			best = append([]placed{{chart: hero, primary: true, rect: rect{w: pw, h: ph}}}, others...)
 			bestScore = score
@@ -523,23 +550,33 @@ func gridCharts(charts []sims.Chart, primary, w, h int) []placed {
 		}
 		cols, _ := chartColumns(mainCharts, w, gh)
 		gridRows := (len(main) + cols - 1) / cols
+		// A short row is stretched: the last, or the first when it holds
+		// the primary, which then gets the larger cells.
+		short := len(main) % cols
+		first := 0
+		// Rows and columns left over go to the first row and column.
+		y := 0
 		for r := 0; r < gridRows; r++ {
 			rh := gh / gridRows
-			y := r * rh
-			if r == gridRows-1 {
+			if r == 0 {
 				rh = gh - rh*(gridRows-1)
 			}
-			first := r * cols
-			n := min(len(main), first+cols) - first
-			cw := (w - (n-1)*ruleGap) / n
+			n := min(len(main)-first, cols)
+			if r == 0 && short > 0 && main[0] == primary {
+				n = short
+			}
+			x := 0
 			for k := range n {
-				x := k * (cw + ruleGap)
-				if k == n-1 {
-					cw = w - x
+				cw := (w - (n-1)*ruleGap) / n
+				if k == 0 {
+					cw = w - (n-1)*(cw+ruleGap)
 				}
 				i := main[first+k]
 				out = append(out, placed{charts[i], i == primary, rect{x: x, y: y, w: cw, h: rh}})
+				x += cw + ruleGap
 			}
+			first += n
+			y += rh
 		}
 	}
 	y := h - rows

@@ -274,7 +274,7 @@ func apart(lines []string, a, b rect) string {
 	legend := lines[a.y+a.h-1]
 	left := strings.TrimRight(ansi.Strip(ansi.Cut(legend, a.x, a.x+a.w)), " ")
 	right := ansi.Strip(ansi.Cut(legend, b.x, b.x+b.w))
-	between := ansi.Strip(ansi.Cut(legend, a.x+len([]rune(left)), b.x))
+	between := ansi.Strip(ansi.Cut(legend, a.x+ansi.StringWidth(left), b.x)) // width, not runes: τ̂ is two
 	if len(left) > 0 && !strings.Contains(between, ruleGlyph) && len(between) <= 2 {
 		return fmt.Sprintf("legends merge: %q|%q|%q", left, between, right)
 	}

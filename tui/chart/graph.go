@@ -103,7 +103,7 @@ func graphChart(c sims.GraphChart, w, h int, o Options) []string {
 	for _, n := range c.Nodes {
 		drawNode(b, l, n, o)
 	}
-	classLegend(b, h-1, w, c.Legend, o)
+	classLegend(b, h-1, 1, w, c.Legend, o)
 	return b.lines()
 }
 
