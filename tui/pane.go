@@ -472,13 +472,17 @@ func cellsFit(cells []placed) bool {
 // (gridCharts). Of the two, the one where the primary's legend names
 // every entry (chart.LegendWhole) wins, then the one whose primary cell
 // is larger in area, weighed by how close it comes to the 3:1 shape (in
-// cells) that charts are drawn best at. ok is false when neither leaves
-// the primary at least half the room and every chart its minimum size,
-// or, with wholeLegend, when neither keeps the primary's legend whole.
+// cells) that charts are drawn best at; a primary that uses only so many
+// rows (chart.MaxRows: bars, tables, graphs) counts only those, and above
+// the others gets only those. ok is false when neither leaves the primary
+// at least half the room (or all it uses) and every chart its minimum
+// size, or, with wholeLegend, when neither keeps the primary's legend
+// whole.
 func heroLayout(cs chartSet, w, h int, wholeLegend bool) ([]placed, bool) {
 	hero := cs.charts[cs.primary]
 	rest := cs.rest()
 	mw, mh := chart.MinSize(hero)
+	most := chart.MaxRows(hero)
 	var best []placed
 	bestScore := 0.0
 	try := func(pw, ph int, others []placed) {
@@ -489,7 +493,11 @@ func heroLayout(cs chartSet, w, h int, wholeLegend bool) ([]placed, bool) {
 		if wholeLegend && !whole {
 			return
 		}
-		score := float64(pw*ph) * math.Exp(-math.Abs(math.Log(float64(pw)/float64(ph)/3))/2)
+		used := ph // the rows it puts to use
+		if most > 0 {
+			used = min(ph, most)
+		}
+		score := float64(pw*used) * math.Exp(-math.Abs(math.Log(float64(pw)/float64(used)/3))/2)
 		if whole {
 			score += float64(w * h) // beats any cell that cuts the legend
 		}
@@ -508,8 +516,18 @@ func heroLayout(cs chartSet, w, h int, wholeLegend bool) ([]placed, bool) {
 			break
 		}
 	}
-	// Above: the primary on top, the others in the rows under it.
-	for ph := int(math.Round(float64(h) * heroShare)); 2*ph >= h; ph-- {
+	// Above: the primary on top, the others in the rows under it: when
+	// they are all bars and tables, only in the rows they use.
+	// A primary that uses fewer rows (chart.MaxRows) gets just those.
+	top := int(math.Round(float64(h) * heroShare))
+	if n := naturalRows(rest, w, h/2); n > 0 {
+		top = max(top, h-n)
+	}
+	least := (h + 1) / 2
+	if most > 0 && most < top {
+		top, least = max(most, mh), max(most, mh)
+	}
+	for ph := top; ph >= least; ph-- {
 		if others := gridCharts(rest, -1, w, h-ph); cellsFit(others) {
 			for i := range others {
 				others[i].y += ph
@@ -519,6 +537,28 @@ func heroLayout(cs chartSet, w, h int, wholeLegend bool) ([]placed, bool) {
 		}
 	}
 	return best, best != nil
+}
+
+// naturalRows is the fewest rows, up to most, in which gridCharts gives
+// every chart its natural height (chart.NaturalHeight), or 0 when some
+// chart has none or most rows are not enough.
+func naturalRows(charts []sims.Chart, w, most int) int {
+	for _, c := range charts {
+		if chart.NaturalHeight(c) == 0 {
+			return 0
+		}
+	}
+	for rows := 1; rows <= most; rows++ {
+		cells := gridCharts(charts, -1, w, rows)
+		ok := cellsFit(cells)
+		for _, p := range cells {
+			ok = ok && p.h >= chart.NaturalHeight(p.chart)
+		}
+		if ok {
+			return rows
+		}
+	}
+	return 0
 }
 
 // gridCharts places charts in a w×h block, in drawing order (rows top

@@ -68,6 +68,47 @@ func NaturalHeight(c sims.Chart) int {
 	return 0
 }
 
+// MaxRows is the most lines a chart puts to use however tall it is drawn,
+// at its largest scale (bars maxBarRows each, table rows maxTableScale
+// each, a graph's lattice rows graphRowPitch each, a lone image at its
+// largest zoom or number scale), or 0 when it uses any height (line
+// charts, canvases, histograms, several images, whose rows depend on the
+// width).
+func MaxRows(c sims.Chart) int {
+	switch c := c.(type) {
+	case sims.ImageChart:
+		if len(c.Images) != 1 || !imageOK(c.Images[0]) {
+			return 0
+		}
+		im := c.Images[0]
+		caption := 0
+		if im.Caption != "" {
+			caption = 1
+		}
+		if c.Numbers {
+			_, cl := numberLabels(im)
+			return 1 + cl + im.H*maxNumberScale + caption
+		}
+		return 1 + (im.H*maxPixelZoom+1)/2 + caption
+	case sims.BarChart:
+		return 1 + len(c.Bars)*maxBarRows
+	case sims.TableChart:
+		head := 1
+		if c.Columns != nil {
+			head = 2
+		}
+		return head + len(c.Rows)*maxTableScale
+	case sims.GraphChart:
+		_, rows := latticeSize(c)
+		legend := 0
+		if len(c.Legend) > 0 {
+			legend = 1
+		}
+		return 1 + rows*graphRowPitch + legend
+	}
+	return 0
+}
+
 // Render draws c in exactly h lines of display width w.
 func Render(c sims.Chart, w, h int, o Options) string {
 	return strings.Join(RenderLines(c, w, h, o), "\n")

@@ -17,6 +17,10 @@ var (
 // gap for the edges.
 const graphMinCell = 7
 
+// graphRowPitch is the most lines a lattice row puts to use: a box and
+// room for the edges to turn.
+const graphRowPitch = 6
+
 // latticeSize is the number of lattice columns and rows a graph uses.
 func latticeSize(c sims.GraphChart) (cols, rows int) {
 	cols, rows = 1, 1
