@@ -27,11 +27,13 @@ var legendMore = regexp.MustCompile(`(^|\s)\+\d+(\s|$)`)
 // and checks that the sim's primary chart (sims.Frame.Primary) gets the
 // space first: it is shown; its cell is at least as large as any other
 // chart's (or it is bars, a table or a graph drawn full width with all
-// the rows it can use, chart.MaxRows); from namedLegendWidth columns its legend names
-// every entry, no "+N"; and at the largest size the zoom leaves no more
-// than maxBlankRows rows of its chart block blank across its width while
-// a chart in it would draw larger (bars thicker, a table or numbers
-// spaced out, pixels bigger) given the rows.
+// the rows it can use, chart.MaxRows); from namedLegendWidth columns its
+// legend names every entry, no "+N" (but in the zoom's fallback grid of
+// equal cells, which keeps every chart at the cost of the hero's room);
+// and at the largest size the zoom leaves no more than maxBlankRows rows
+// of its chart block blank across its width while a chart in it would
+// draw larger (bars thicker, a table or numbers spaced out, pixels
+// bigger) given the rows.
 func TestHeroGetsTheSpace(t *testing.T) {
 	snaps, err := walked()
 	if err != nil {
@@ -54,6 +56,9 @@ func TestHeroGetsTheSpace(t *testing.T) {
 		for _, s := range snaps {
 			if len(s.Frame.Charts) == 0 {
 				continue
+			}
+			if p := s.Frame.Primary; p < 0 || p >= len(s.Frame.Charts) {
+				t.Errorf("%s: Primary %d names none of its %d charts", s.Spec.Name, p, len(s.Frame.Charts))
 			}
 			for _, pn := range panes {
 				st := PaneStyle{Focused: true, Mono: true, Zoomed: pn.zoomed}
@@ -114,6 +119,9 @@ func heroSpace(p panePlan) string {
 // leaves out, or "".
 func heroLegend(p panePlan) string {
 	cells, _ := layoutCharts(p.charts, p.w, p.h, p.zoomed)
+	if p.zoomed && !heroLaidOut(cells) {
+		return "" // the zoom keeps every chart in a grid of equal cells
+	}
 	for _, c := range cells {
 		if !c.primary {
 			continue
@@ -140,6 +148,24 @@ func heroLegend(p panePlan) string {
 		}
 	}
 	return ""
+}
+
+// heroLaidOut reports whether the primary's cell is larger than every
+// other, as heroLayout makes it, rather than one of the zoom's fallback
+// grid of equal cells.
+func heroLaidOut(cells []placed) bool {
+	area := 0
+	for _, c := range cells {
+		if c.primary {
+			area = c.w * c.h
+		}
+	}
+	for _, c := range cells {
+		if !c.primary && c.w*c.h >= area {
+			return false
+		}
+	}
+	return true
 }
 
 // legendEntries are the names a chart's legend line shows.
