@@ -15,8 +15,9 @@ import (
 // name every entry.
 const namedLegendWidth = 60
 
-// maxBlankRows is how many rows of a zoomed chart block at the largest
-// screen size may show nothing across its whole width (blankRows).
+// maxBlankRows is how many rows (or a sixth of them, if more) of a zoomed
+// chart block at the largest screen size may go unused across its whole
+// width (blankRows).
 const maxBlankRows = 4
 
 // legendMore is a legend's "+N" for entries left out.
@@ -30,8 +31,8 @@ var legendMore = regexp.MustCompile(`(^|\s)\+\d+(\s|$)`)
 // the rows it can use, chart.MaxRows); from namedLegendWidth columns its
 // legend names every entry, no "+N" (but in the zoom's fallback grid of
 // equal cells, which keeps every chart at the cost of the hero's room);
-// and at the largest size the zoom leaves no more than maxBlankRows rows
-// of its chart block blank across its width while a chart in it would
+// and at the largest size the zoom leaves no more than a few rows of its
+// chart block (maxBlankRows) unused across its width while a chart in it would
 // draw larger (bars thicker, a table or numbers spaced out, pixels
 // bigger) given the rows.
 func TestHeroGetsTheSpace(t *testing.T) {
@@ -74,7 +75,7 @@ func TestHeroGetsTheSpace(t *testing.T) {
 					}
 				}
 				if largest && pn.zoomed {
-					if n, grow := blankRows(p); n > maxBlankRows && len(grow) > 0 {
+					if n, grow := blankRows(p); n > max(maxBlankRows, p.h/6) && len(grow) > 0 {
 						t.Errorf("%s: %d blank rows in a chart block of %d, yet %q would draw larger\n%s", where, n, p.h,
 							grow, ansi.Strip(RenderPane(s, pn.w, pn.h, st)))
 					}
@@ -196,11 +197,12 @@ func legendEntries(c sims.Chart) []string {
 	return named
 }
 
-// blankRows counts the rows of a pane's chart block where no chart shows
-// anything, and names the charts that would draw on more rows were their
-// cells taller: the ones that could have used the blank rows. A canvas
-// counts as showing something on every row: where its points are not is
-// part of its picture.
+// blankRows counts the rows of a pane's chart block that no chart puts
+// to use: rows below the last line each chart crossing them draws on (the
+// blank lines between a scaled table's rows are its own), and names the
+// charts that would draw on more rows were their cells taller: the ones
+// that could have used the blank rows. A canvas uses every row: where its
+// points are not is part of its picture.
 func blankRows(p panePlan) (int, []string) {
 	cells, _ := layoutCharts(p.charts, p.w, p.h, p.zoomed)
 	used := make([]bool, p.h)
@@ -208,14 +210,14 @@ func blankRows(p panePlan) (int, []string) {
 	for _, c := range cells {
 		_, canvas := c.chart.(sims.CanvasChart)
 		o := chart.Options{Mono: true, Primary: c.primary}
-		n := 0
-		for dy, l := range chart.RenderLines(c.chart, c.w, c.h, o) {
-			if canvas || strings.TrimSpace(ansi.Strip(l)) != "" {
-				used[c.y+dy] = true
-				n++
-			}
+		last := usedRows(chart.RenderLines(c.chart, c.w, c.h, o))
+		if canvas {
+			last = c.h
 		}
-		if n < c.h && usedRows(chart.RenderLines(c.chart, c.w, 2*c.h, o)) > n {
+		for dy := range last {
+			used[c.y+dy] = true
+		}
+		if last < c.h && usedRows(chart.RenderLines(c.chart, c.w, 2*c.h, o)) > last {
 			grow = append(grow, c.chart.ChartTitle())
 		}
 	}
@@ -228,12 +230,12 @@ func blankRows(p panePlan) (int, []string) {
 	return n, grow
 }
 
-// usedRows counts the lines that show something.
+// usedRows is the number of lines up to the last that shows something.
 func usedRows(lines []string) int {
 	n := 0
-	for _, l := range lines {
+	for y, l := range lines {
 		if strings.TrimSpace(ansi.Strip(l)) != "" {
-			n++
+			n = y + 1
 		}
 	}
 	return n

@@ -539,6 +539,37 @@ func heroLayout(cs chartSet, w, h int, wholeLegend bool) ([]placed, bool) {
 	return best, best != nil
 }
 
+// stackRows shares h rows among charts stacked one a row (cols 1) that
+// all use only so many rows (chart.MaxRows), in proportion to those, the
+// rows left over going to the first; nil for any other grid, whose rows
+// are equal.
+func stackRows(charts []sims.Chart, cols, h int) []int {
+	if cols != 1 || len(charts) < 2 {
+		return nil
+	}
+	total := 0
+	for _, c := range charts {
+		m := chart.MaxRows(c)
+		if m == 0 {
+			return nil
+		}
+		total += m
+	}
+	out := make([]int, len(charts))
+	left := h
+	for i, c := range charts {
+		out[i] = h * chart.MaxRows(c) / total
+		left -= out[i]
+	}
+	out[0] += left
+	for i, c := range charts {
+		if _, mh := chart.MinSize(c); out[i] < mh {
+			return nil
+		}
+	}
+	return out
+}
+
 // naturalRows is the fewest rows, up to most, in which gridCharts gives
 // every chart its natural height (chart.NaturalHeight), or 0 when some
 // chart has none or most rows are not enough.
@@ -563,16 +594,20 @@ func naturalRows(charts []sims.Chart, w, most int) int {
 
 // gridCharts places charts in a w×h block, in drawing order (rows top
 // down, left to right); charts[primary] is marked the primary (none when
-// primary < 0). Charts with a natural height (bar charts, tables) become
-// full-width strips at the bottom, given their height while that leaves
-// at least two thirds of the room; the others share the rest in a grid of
-// equal cells that suits their number and shape, ruleGap cells apart in
-// a row.
+// primary < 0). Beside a chart that uses any height, charts with a
+// natural height (bar charts, tables) become full-width strips at the
+// bottom, given their height while that leaves at least two thirds of the
+// room; the others share the rest in a grid of equal cells that suits
+// their number and shape (chartColumns), ruleGap cells apart in a row.
 func gridCharts(charts []sims.Chart, primary, w, h int) []placed {
 	var main, strips []int
 	rows := 0
+	growing := false // some chart uses any height: the others can be strips
+	for _, c := range charts {
+		growing = growing || chart.MaxRows(c) == 0
+	}
 	for i, c := range charts {
-		if n := chart.NaturalHeight(c); n > 0 && (rows+n)*3 <= h {
+		if n := chart.NaturalHeight(c); growing && n > 0 && (rows+n)*3 <= h {
 			strips = append(strips, i)
 			rows += n
 		} else {
@@ -594,12 +629,18 @@ func gridCharts(charts []sims.Chart, primary, w, h int) []placed {
 		// the primary, which then gets the larger cells.
 		short := len(main) % cols
 		first := 0
-		// Rows and columns left over go to the first row and column.
+		// Rows and columns left over go to the first row and column; a
+		// stack of charts that use only so many rows shares the rows in
+		// proportion to those (stackRows).
+		heights := stackRows(mainCharts, cols, gh)
 		y := 0
 		for r := 0; r < gridRows; r++ {
 			rh := gh / gridRows
 			if r == 0 {
 				rh = gh - rh*(gridRows-1)
+			}
+			if heights != nil {
+				rh = heights[r]
 			}
 			n := min(len(main)-first, cols)
 			if r == 0 && short > 0 && main[0] == primary {
@@ -629,10 +670,16 @@ func gridCharts(charts []sims.Chart, primary, w, h int) []placed {
 }
 
 // chartColumns picks how many charts go side by side: the layout whose
-// chart cells are closest to a 3:1 (cells) shape, among those where every
-// chart reaches its minimum size; ok is false (and cols 1) if none does.
+// chart cells are closest to a 3:1 (cells) shape, or, when every chart
+// uses only so many rows (bars, tables, graphs: chart.MaxRows), the one
+// that puts the most area to use, among those where every chart reaches
+// its minimum size; ok is false (and cols 1) if none does.
 func chartColumns(charts []sims.Chart, w, h int) (cols int, ok bool) {
 	best, bestScore := 1, math.Inf(1)
+	bounded := true // every chart uses only so many rows (chart.MaxRows)
+	for _, c := range charts {
+		bounded = bounded && chart.MaxRows(c) > 0
+	}
 	for cols = 1; cols <= len(charts); cols++ {
 		rows := (len(charts) + cols - 1) / cols
 		cw, ch := (w-(cols-1)*ruleGap)/cols, h/rows
@@ -647,6 +694,14 @@ func chartColumns(charts []sims.Chart, w, h int) (cols int, ok bool) {
 		score := math.Abs(math.Log(float64(cw) / float64(ch) / 3))
 		if len(charts)%cols != 0 {
 			score += 0.3 // a ragged last row leaves one chart stretched
+		}
+		if bounded {
+			// Charts that use only so many rows: the most area put to use.
+			used := 0
+			for _, c := range charts {
+				used += cw * min(ch, chart.MaxRows(c))
+			}
+			score = -float64(used)
 		}
 		if score < bestScore {
 			best, bestScore, ok = cols, score, true

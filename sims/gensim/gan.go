@@ -208,7 +208,7 @@ func (s *ganSim) Frame() sims.Frame {
 		metrics = append(metrics, sims.Metric{Name: "modes", Value: float64(covered)})
 		// A bar is the mode's share of the generated points times the
 		// number of modes: 1, a full bar, is its fair share.
-		bars := sims.BarChart{Title: fmt.Sprintf("mode share ×%d: %d/%d covered", m, covered, m), Max: 1}
+		bars := sims.BarChart{Title: fmt.Sprintf("mode share ×%d, %d covered", m, covered), Max: 1}
 		for k, sh := range share {
 			bars.Bars = append(bars.Bars, sims.Bar{Label: fmt.Sprintf("mode %d", k+1), Value: sh * float64(m), Class: classModel})
 		}

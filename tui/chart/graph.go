@@ -63,7 +63,8 @@ func graphChart(c sims.GraphChart, w, h int, o Options) []string {
 	for _, n := range c.Nodes {
 		textW = max(textW, ansi.StringWidth(n.Label), ansi.StringWidth(n.Detail))
 	}
-	l := graphLayout{cw: w / cols, rh: area / rows, top: 1}
+	// Rows beyond graphRowPitch a lattice row are left below the graph.
+	l := graphLayout{cw: w / cols, rh: min(area/rows, graphRowPitch), top: 1}
 	if l.cw < 1 || l.rh < 1 {
 		b.text(0, 1, "graph too large to draw here", axisColor, false)
 		return b.lines()
