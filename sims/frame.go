@@ -15,6 +15,25 @@ type Frame struct {
 	Metrics []Metric // named scalars, in display order
 	Charts  []Chart  // the pictures, in display order
 	Text    []string // a few short lines shown under the charts
+	// Primary is the index in Charts of the sim's hero picture, the one
+	// a learner should look at first (gan's D(x) field, optimizers'
+	// paths): the first chart unless set. A pane gives it the space
+	// first: it is drawn largest, first (left or top), its legend keeps
+	// its entries' names, and in a small pane the other charts yield
+	// before it does (the zoom shows them).
+	Primary int
+}
+
+// PrimaryChart returns the index of the hero picture in Charts: Primary
+// when it is one, else 0 (-1 when there are no charts).
+func (f Frame) PrimaryChart() int {
+	if len(f.Charts) == 0 {
+		return -1
+	}
+	if f.Primary < 0 || f.Primary >= len(f.Charts) {
+		return 0
+	}
+	return f.Primary
 }
 
 // Metric is a named scalar. Name is the display name of one of the

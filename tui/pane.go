@@ -46,17 +46,10 @@ func paneLines(s *sims.Snapshot, w, h int, st PaneStyle) []string {
 	}
 	iw, ih := w-2, h-2
 	o := chart.Options{Mono: st.Mono, Basic: st.Basic, Palette256: st.Palette256}
-	notes, keep := wrapNotes(paneNotes(s), stateNotes(s), iw)
-	charts, nNotes := fitCharts(s.Frame.Charts, iw, ih-1, len(notes), keep)
-	hidden := len(s.Frame.Charts) - len(charts)
-	// Say what was left out, on a row the charts can spare.
-	if hidden > 0 && nNotes == len(notes) && fits(charts, iw, ih-2-nNotes) {
-		notes = append(notes, fmt.Sprintf("(%s more: enter zooms)", sims.Count(hidden, "chart")))
-		nNotes++
-	}
+	p := planPane(s, iw, ih, st)
 	body := []string{chart.FitLine(metricsLine(s, iw, st), iw)}
-	body = append(body, chartBlock(charts, iw, ih-1-nNotes, o)...)
-	for _, n := range noteWindow(notes, nNotes, hidden, iw, st) {
+	body = append(body, chartBlock(p.charts, p.w, p.h, o, p.zoomed)...)
+	for _, n := range noteWindow(p.notes, p.nNotes, p.hidden, iw, st) {
 		body = append(body, chart.FitLine(dim(n, st), iw))
 	}
 	lines := frame(body, w, h, statusTitle(s, st, w-5), st)
@@ -64,6 +57,30 @@ func paneLines(s *sims.Snapshot, w, h int, st PaneStyle) []string {
 		overlayLabel(lines, h/2, buildingLabel(st), w)
 	}
 	return lines
+}
+
+// panePlan is what a pane shows inside its border under the metrics row:
+// the charts, in a block of w×h, and nNotes of the note lines under them,
+// hidden charts being left out.
+type panePlan struct {
+	charts         chartSet
+	w, h           int
+	notes          []string
+	nNotes, hidden int
+	zoomed         bool
+}
+
+// planPane decides what a pane of iw×ih cells inside its border shows.
+func planPane(s *sims.Snapshot, iw, ih int, st PaneStyle) panePlan {
+	notes, keep := wrapNotes(paneNotes(s), stateNotes(s), iw)
+	charts, nNotes := fitCharts(frameCharts(s.Frame), iw, ih-1, len(notes), keep, st.Zoomed)
+	hidden := len(s.Frame.Charts) - len(charts.charts)
+	// Say what was left out, on a row the charts can spare.
+	if hidden > 0 && nNotes == len(notes) && fits(charts, iw, ih-2-nNotes, st.Zoomed) {
+		notes = append(notes, fmt.Sprintf("(%s more: enter zooms)", sims.Count(hidden, "chart")))
+		nNotes++
+	}
+	return panePlan{charts: charts, w: iw, h: ih - 1 - nNotes, notes: notes, nNotes: nNotes, hidden: hidden, zoomed: st.Zoomed}
 }
 
 // wrapNotes wraps each note to w cells; keep, the number of leading notes
@@ -137,32 +154,78 @@ func overlayLabel(lines []string, y int, label string, w int) {
 	lines[y] = ansi.Truncate(lines[y], x, "") + "\x1b[m" + label + ansi.TruncateLeft(lines[y], x+lw, "")
 }
 
-// fitCharts decides what a pane of w×h (below its metrics row) shows: all
-// charts if they fit at their minimum sizes, with as many of the nNotes
-// note lines as leave them fitting (at most a third of the rows, and never
-// fewer than the keep lines that say why a run stopped); otherwise the
-// longest prefix of the charts that fits beside the keep lines.
-func fitCharts(charts []sims.Chart, w, h, nNotes, keep int) ([]sims.Chart, int) {
-	keep = min(keep, nNotes)
-	for n := min(nNotes, max(keep, h/3)); n >= keep; n-- {
-		if fits(charts, w, h-n) {
-			return charts, n
-		}
-	}
-	for k := len(charts) - 1; k >= 1; k-- {
-		if fits(charts[:k], w, h-keep) {
-			return charts[:k], keep
-		}
-	}
-	return charts[:min(1, len(charts))], keep
+// chartSet is the charts a pane shows, in the sim's order, and which of
+// them is the hero picture (sims.Frame.Primary).
+type chartSet struct {
+	charts  []sims.Chart
+	primary int
 }
 
-// fits reports whether the charts can all be drawn at their minimum sizes.
-func fits(charts []sims.Chart, w, h int) bool {
-	if len(charts) == 0 {
+// frameCharts is a frame's charts and its hero picture.
+func frameCharts(f sims.Frame) chartSet {
+	return chartSet{charts: f.Charts, primary: max(0, f.PrimaryChart())}
+}
+
+// rest is the charts other than the primary, in order.
+func (cs chartSet) rest() []sims.Chart {
+	out := make([]sims.Chart, 0, max(0, len(cs.charts)-1))
+	for i, c := range cs.charts {
+		if i != cs.primary {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// withRest is the primary and the first k of the other charts, in the
+// sim's order.
+func (cs chartSet) withRest(k int) chartSet {
+	var out chartSet
+	for i, c := range cs.charts {
+		if i == cs.primary {
+			out.primary = len(out.charts)
+		} else if k == 0 {
+			continue
+		} else {
+			k--
+		}
+		out.charts = append(out.charts, c)
+	}
+	return out
+}
+
+// fitCharts decides what a pane of w×h (below its metrics row) shows: all
+// charts if they can be laid out (layoutCharts), with as many of the
+// nNotes note lines as leave them fitting (at most a third of the rows,
+// and never fewer than the keep lines that say why a run stopped);
+// otherwise the primary and as many of the others, in order, as leave a
+// layout. The others yield first: outside the zoom they are shown only
+// beside a primary that gets the larger part of the pane.
+func fitCharts(cs chartSet, w, h, nNotes, keep int, zoomed bool) (chartSet, int) {
+	keep = min(keep, nNotes)
+	for n := min(nNotes, max(keep, h/3)); n >= keep; n-- {
+		if fits(cs, w, h-n, zoomed) {
+			return cs, n
+		}
+	}
+	for k := len(cs.charts) - 2; k >= 1; k-- {
+		if sub := cs.withRest(k); fits(sub, w, h-keep, zoomed) {
+			return sub, keep
+		}
+	}
+	if len(cs.charts) == 0 {
+		return cs, keep
+	}
+	return cs.withRest(0), keep
+}
+
+// fits reports whether the charts can all be laid out at or above their
+// minimum sizes.
+func fits(cs chartSet, w, h int, zoomed bool) bool {
+	if len(cs.charts) == 0 {
 		return h >= 0
 	}
-	_, ok := chartColumns(charts, w, h-stripHeight(charts, h))
+	_, ok := layoutCharts(cs, w, h, zoomed)
 	return ok
 }
 
@@ -324,12 +387,13 @@ func firstLine(err error) string {
 
 // chartBlock lays the charts out (layoutCharts) and draws each one in its
 // cell; neighbours in a row are parted by a rule (ruleGap), so that each
-// chart's title and legend read as its own.
-func chartBlock(charts []sims.Chart, w, h int, o chart.Options) []string {
+// chart's title and legend read as its own. The primary is drawn as the
+// hero (chart.Options.Primary).
+func chartBlock(cs chartSet, w, h int, o chart.Options, zoomed bool) []string {
 	if h <= 0 {
 		return nil
 	}
-	cells := layoutCharts(charts, w, h)
+	cells, _ := layoutCharts(cs, w, h, zoomed)
 	if len(cells) == 0 {
 		return chart.Fit(nil, w, h)
 	}
@@ -339,7 +403,9 @@ func chartBlock(charts []sims.Chart, w, h int, o chart.Options) []string {
 	}
 	out := make([]string, h)
 	for _, p := range cells {
-		for dy, line := range chart.RenderLines(p.chart, p.w, p.h, o) {
+		po := o
+		po.Primary = p.primary
+		for dy, line := range chart.RenderLines(p.chart, p.w, p.h, po) {
 			if p.x > 0 {
 				out[p.y+dy] += rule
 			}
@@ -356,87 +422,268 @@ const (
 	ruleGap   = 3
 )
 
-// placed is a chart and its cell in a chart block.
+// placed is a chart and its cell in a chart block; primary marks the
+// sim's hero picture.
 type placed struct {
-	chart sims.Chart
+	chart   sims.Chart
+	primary bool
 	rect
 }
 
-// layoutCharts places charts in a w×h block, in drawing order (rows top
-// down, left to right). Charts with a natural height (bar charts, tables)
-// become full-width strips at the bottom, given their height while that
-// leaves at least two thirds of the room; the others share the rest in a
-// grid of equal cells that suits their number and shape, ruleGap cells
-// apart in a row.
-func layoutCharts(charts []sims.Chart, w, h int) []placed {
-	main, strips := splitStrips(charts, h)
-	stripRows := 0
-	for _, c := range strips {
-		stripRows += chart.NaturalHeight(c)
+// heroShare is the part of a pane's width (or height) that its primary
+// chart takes when the others fit in the rest.
+const heroShare = 0.6
+
+// layoutCharts places a pane's charts in a w×h block, in drawing order
+// (the cells of a row left to right, rows top down), and reports whether
+// every chart gets at least its minimum size. The primary gets the space
+// first (heroLayout): a cell left of, or above, the others, larger than
+// any of theirs, where outside the zoom its legend names every entry.
+// When that leaves the others no room, the zoom (zoomed) falls back to a
+// grid of equal cells, the primary first and stretched when a row is
+// short (gridCharts); a pane reports that they do not fit, and
+// fitCharts leaves some out.
+func layoutCharts(cs chartSet, w, h int, zoomed bool) ([]placed, bool) {
+	if len(cs.charts) == 0 {
+		return nil, h >= 0
 	}
-	var out []placed
-	if gh := h - stripRows; len(main) > 0 {
-		cols, _ := chartColumns(main, w, gh)
-		rows := (len(main) + cols - 1) / cols
-		for r := 0; r < rows; r++ {
-			rh := gh / rows
-			y := r * rh
-			if r == rows-1 {
-				rh = gh - rh*(rows-1)
-			}
-			first := r * cols
-			n := min(len(main), first+cols) - first
-			cw := (w - (n-1)*ruleGap) / n
-			for i := range n {
-				x := i * (cw + ruleGap)
-				if i == n-1 {
-					cw = w - x
-				}
-				out = append(out, placed{main[first+i], rect{x: x, y: y, w: cw, h: rh}})
-			}
+	if len(cs.charts) > 1 {
+		if cells, ok := heroLayout(cs, w, h, !zoomed); ok {
+			return cells, true
+		}
+		if !zoomed {
+			return nil, false
 		}
 	}
-	y := h - stripRows
-	for _, c := range strips {
-		out = append(out, placed{c, rect{x: 0, y: y, w: w, h: chart.NaturalHeight(c)}})
-		y += chart.NaturalHeight(c)
+	// The primary first: the grid's top-left cell.
+	cells := gridCharts(append([]sims.Chart{cs.charts[cs.primary]}, cs.rest()...), 0, w, h)
+	return cells, cellsFit(cells)
+}
+
+// cellsFit reports whether every chart has at least its minimum size.
+func cellsFit(cells []placed) bool {
+	for _, p := range cells {
+		if mw, mh := chart.MinSize(p.chart); p.w < mw || p.h < mh {
+			return false
+		}
+	}
+	return true
+}
+
+// heroLayout gives the primary a cell left of the others (heroShare of
+// the width) or above them (heroShare of the height), shrunk towards an
+// even split until the others fit beside it in a grid of their own
+// (gridCharts). Of the two, the one where the primary's legend names
+// every entry (chart.LegendWhole) wins, then the one whose primary cell
+// is larger in area, weighed by how close it comes to the 3:1 shape (in
+// cells) that charts are drawn best at; a primary that uses only so many
+// rows (chart.MaxRows: bars, tables, graphs) counts only those, and above
+// the others gets only those. ok is false when neither leaves the primary
+// at least half the room (or all it uses) and every chart its minimum
+// size, or, with wholeLegend, when neither keeps the primary's legend
+// whole.
+func heroLayout(cs chartSet, w, h int, wholeLegend bool) ([]placed, bool) {
+	hero := cs.charts[cs.primary]
+	rest := cs.rest()
+	mw, mh := chart.MinSize(hero)
+	most := chart.MaxRows(hero)
+	var best []placed
+	bestScore := 0.0
+	try := func(pw, ph int, others []placed) {
+		if pw < mw || ph < mh {
+			return
+		}
+		whole := chart.LegendWhole(hero, pw, ph)
+		if wholeLegend && !whole {
+			return
+		}
+		used := ph // the rows it puts to use
+		if most > 0 {
+			used = min(ph, most)
+		}
+		score := float64(pw*used) * math.Exp(-math.Abs(math.Log(float64(pw)/float64(used)/3))/2)
+		if whole {
+			score += float64(w * h) // beats any cell that cuts the legend
+		}
+		if score > bestScore {
+			best = append([]placed{{chart: hero, primary: true, rect: rect{w: pw, h: ph}}}, others...)
+			bestScore = score
+		}
+	}
+	// Beside: the primary left, the others in the column right of it.
+	for pw := int(math.Round(float64(w) * heroShare)); 2*pw >= w-ruleGap; pw-- {
+		if others := gridCharts(rest, -1, w-pw-ruleGap, h); cellsFit(others) {
+			for i := range others {
+				others[i].x += pw + ruleGap
+			}
+			try(pw, h, others)
+			break
+		}
+	}
+	// Above: the primary on top, the others in the rows under it: when
+	// they are all bars and tables, only in the rows they use.
+	// A primary that uses fewer rows (chart.MaxRows) gets just those.
+	top := int(math.Round(float64(h) * heroShare))
+	if n := naturalRows(rest, w, h/2); n > 0 {
+		top = max(top, h-n)
+	}
+	least := (h + 1) / 2
+	if most > 0 && most < top {
+		top, least = max(most, mh), max(most, mh)
+	}
+	for ph := top; ph >= least; ph-- {
+		if others := gridCharts(rest, -1, w, h-ph); cellsFit(others) {
+			for i := range others {
+				others[i].y += ph
+			}
+			try(w, ph, others)
+			break
+		}
+	}
+	return best, best != nil
+}
+
+// stackRows shares h rows among charts stacked one a row (cols 1) that
+// all use only so many rows (chart.MaxRows), in proportion to those, the
+// rows left over going to the first; nil for any other grid, whose rows
+// are equal.
+func stackRows(charts []sims.Chart, cols, h int) []int {
+	if cols != 1 || len(charts) < 2 {
+		return nil
+	}
+	total := 0
+	for _, c := range charts {
+		m := chart.MaxRows(c)
+		if m == 0 {
+			return nil
+		}
+		total += m
+	}
+	out := make([]int, len(charts))
+	left := h
+	for i, c := range charts {
+		out[i] = h * chart.MaxRows(c) / total
+		left -= out[i]
+	}
+	out[0] += left
+	for i, c := range charts {
+		if _, mh := chart.MinSize(c); out[i] < mh {
+			return nil
+		}
 	}
 	return out
 }
 
-// splitStrips separates the charts drawn as full-width strips (those with
-// a natural height, while the strips take at most a third of h) from the
-// rest; when nothing else is left, everything goes in the grid.
-func splitStrips(charts []sims.Chart, h int) (main, strips []sims.Chart) {
-	rows := 0
+// naturalRows is the fewest rows, up to most, in which gridCharts gives
+// every chart its natural height (chart.NaturalHeight), or 0 when some
+// chart has none or most rows are not enough.
+func naturalRows(charts []sims.Chart, w, most int) int {
 	for _, c := range charts {
-		if n := chart.NaturalHeight(c); n > 0 && (rows+n)*3 <= h {
-			strips = append(strips, c)
-			rows += n
-		} else {
-			main = append(main, c)
+		if chart.NaturalHeight(c) == 0 {
+			return 0
 		}
 	}
-	if len(main) == 0 {
-		return charts, nil
+	for rows := 1; rows <= most; rows++ {
+		cells := gridCharts(charts, -1, w, rows)
+		ok := cellsFit(cells)
+		for _, p := range cells {
+			ok = ok && p.h >= chart.NaturalHeight(p.chart)
+		}
+		if ok {
+			return rows
+		}
 	}
-	return main, strips
+	return 0
 }
 
-func stripHeight(charts []sims.Chart, h int) int {
-	_, strips := splitStrips(charts, h)
-	n := 0
-	for _, c := range strips {
-		n += chart.NaturalHeight(c)
+// gridCharts places charts in a w×h block, in drawing order (rows top
+// down, left to right); charts[primary] is marked the primary (none when
+// primary < 0). Beside a chart that uses any height, charts with a
+// natural height (bar charts, tables) become full-width strips at the
+// bottom, given their height while that leaves at least two thirds of the
+// room; the others share the rest in a grid of equal cells that suits
+// their number and shape (chartColumns), ruleGap cells apart in a row.
+func gridCharts(charts []sims.Chart, primary, w, h int) []placed {
+	var main, strips []int
+	rows := 0
+	growing := false // some chart uses any height: the others can be strips
+	for _, c := range charts {
+		growing = growing || chart.MaxRows(c) == 0
 	}
-	return n
+	for i, c := range charts {
+		if n := chart.NaturalHeight(c); growing && n > 0 && (rows+n)*3 <= h {
+			strips = append(strips, i)
+			rows += n
+		} else {
+			main = append(main, i)
+		}
+	}
+	if len(main) == 0 { // nothing but strips: everything goes in the grid
+		main, strips, rows = strips, nil, 0
+	}
+	var out []placed
+	if gh := h - rows; len(main) > 0 {
+		mainCharts := make([]sims.Chart, len(main))
+		for k, i := range main {
+			mainCharts[k] = charts[i]
+		}
+		cols, _ := chartColumns(mainCharts, w, gh)
+		gridRows := (len(main) + cols - 1) / cols
+		// A short row is stretched: the last, or the first when it holds
+		// the primary, which then gets the larger cells.
+		short := len(main) % cols
+		first := 0
+		// Rows and columns left over go to the first row and column; a
+		// stack of charts that use only so many rows shares the rows in
+		// proportion to those (stackRows).
+		heights := stackRows(mainCharts, cols, gh)
+		y := 0
+		for r := 0; r < gridRows; r++ {
+			rh := gh / gridRows
+			if r == 0 {
+				rh = gh - rh*(gridRows-1)
+			}
+			if heights != nil {
+				rh = heights[r]
+			}
+			n := min(len(main)-first, cols)
+			if r == 0 && short > 0 && main[0] == primary {
+				n = short
+			}
+			x := 0
+			for k := range n {
+				cw := (w - (n-1)*ruleGap) / n
+				if k == 0 {
+					cw = w - (n-1)*(cw+ruleGap)
+				}
+				i := main[first+k]
+				out = append(out, placed{charts[i], i == primary, rect{x: x, y: y, w: cw, h: rh}})
+				x += cw + ruleGap
+			}
+			first += n
+			y += rh
+		}
+	}
+	y := h - rows
+	for _, i := range strips {
+		n := chart.NaturalHeight(charts[i])
+		out = append(out, placed{charts[i], i == primary, rect{x: 0, y: y, w: w, h: n}})
+		y += n
+	}
+	return out
 }
 
 // chartColumns picks how many charts go side by side: the layout whose
-// chart cells are closest to a 3:1 (cells) shape, among those where every
-// chart reaches its minimum size; ok is false (and cols 1) if none does.
+// chart cells are closest to a 3:1 (cells) shape, or, when every chart
+// uses only so many rows (bars, tables, graphs: chart.MaxRows), the one
+// that puts the most area to use, among those where every chart reaches
+// its minimum size; ok is false (and cols 1) if none does.
 func chartColumns(charts []sims.Chart, w, h int) (cols int, ok bool) {
 	best, bestScore := 1, math.Inf(1)
+	bounded := true // every chart uses only so many rows (chart.MaxRows)
+	for _, c := range charts {
+		bounded = bounded && chart.MaxRows(c) > 0
+	}
 	for cols = 1; cols <= len(charts); cols++ {
 		rows := (len(charts) + cols - 1) / cols
 		cw, ch := (w-(cols-1)*ruleGap)/cols, h/rows
@@ -451,6 +698,14 @@ func chartColumns(charts []sims.Chart, w, h int) (cols int, ok bool) {
 		score := math.Abs(math.Log(float64(cw) / float64(ch) / 3))
 		if len(charts)%cols != 0 {
 			score += 0.3 // a ragged last row leaves one chart stretched
+		}
+		if bounded {
+			// Charts that use only so many rows: the most area put to use.
+			used := 0
+			for _, c := range charts {
+				used += cw * min(ch, chart.MaxRows(c))
+			}
+			score = -float64(used)
 		}
 		if score < bestScore {
 			best, bestScore, ok = cols, score, true

@@ -255,9 +255,9 @@ func TestLegendsKeepToTheirCharts(t *testing.T) {
 				if !zoomed {
 					w, h = size[0]/2-2, (size[1]-1)/2-3
 				}
-				charts, _ := fitCharts(s.Frame.Charts, w, h, 0, 0)
-				lines := chartBlock(charts, w, h, chart.Options{Mono: true})
-				cells := layoutCharts(charts, w, h)
+				charts, _ := fitCharts(frameCharts(s.Frame), w, h, 0, 0, zoomed)
+				lines := chartBlock(charts, w, h, chart.Options{Mono: true}, zoomed)
+				cells, _ := layoutCharts(charts, w, h, zoomed)
 				for _, l := range lines {
 					if m := markerTouches.FindString(ansi.Strip(l)); m != "" {
 						t.Errorf("%s at %d×%d: a legend's %q runs into what follows it:\n%s", s.Spec.Name, w, h, m,
@@ -298,7 +298,7 @@ func apart(lines []string, a, b rect) string {
 	legend := lines[a.y+a.h-1]
 	left := strings.TrimRight(ansi.Strip(ansi.Cut(legend, a.x, a.x+a.w)), " ")
 	right := ansi.Strip(ansi.Cut(legend, b.x, b.x+b.w))
-	between := ansi.Strip(ansi.Cut(legend, a.x+len([]rune(left)), b.x))
+	between := ansi.Strip(ansi.Cut(legend, a.x+ansi.StringWidth(left), b.x)) // width, not runes: τ̂ is two
 	if len(left) > 0 && !strings.Contains(between, ruleGlyph) && len(between) <= 2 {
 		return fmt.Sprintf("legends merge: %q|%q|%q", left, between, right)
 	}

@@ -253,7 +253,9 @@ func (s *ganSim) Frame() sims.Frame {
 		}
 		covered, share := toy2d.Coverage(s.target, xy, 0.5)
 		metrics = append(metrics, sims.Metric{Name: "modes", Value: float64(covered)})
-		bars := sims.BarChart{Title: fmt.Sprintf("modes covered %d/%d", covered, m), Max: 1}
+		// A bar is the mode's share of the generated points times the
+		// number of modes: 1, a full bar, is its fair share.
+		bars := sims.BarChart{Title: fmt.Sprintf("mode share ×%d, %d covered", m, covered), Max: 1}
 		for k, sh := range share {
 			bars.Bars = append(bars.Bars, sims.Bar{Label: fmt.Sprintf("mode %d", k+1), Value: sh * float64(m), Class: classModel})
 		}
@@ -316,7 +318,7 @@ func (s *ganSim) plane(fake []float64) sims.CanvasChart {
 	if len(paths) > len(heads) {
 		legend[classFit] = "G(latent grid)"
 	}
-	return sims.CanvasChart{Title: "D(x) (½ neutral), real and generated, G's gradients", View: s.view, Heat: heat, Paths: paths,
+	return sims.CanvasChart{Title: "discriminator D(x), ½ = can't tell", View: s.view, Heat: heat, Paths: paths,
 		Points: []sims.PointSet{{Name: "real", X: rx, Y: ry, Class: classData},
 			{Name: "generated", X: fx, Y: fy, Class: classModel, Glyph: true}},
 		Markers: heads, Legend: legend}

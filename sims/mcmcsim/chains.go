@@ -761,6 +761,10 @@ func (s *chainSim) charts(extra ...sims.Path) (head, tail []sims.Chart) {
 	return head, tail
 }
 
+// pictureChart is the index in a sampler's charts (head) of its picture
+// of the samples over the target, the sim's primary chart.
+const pictureChart = 1
+
 // frame is the Frame of a sampler that shows what every sampler shows (the
 // metrics and charts above) and its own notes, written after the refresh.
 func (s *chainSim) frame(notes func() []string) sims.Frame {
@@ -771,6 +775,7 @@ func (s *chainSim) frame(notes func() []string) sims.Frame {
 		Step:    s.ens.Transitions(),
 		Metrics: s.metrics(),
 		Charts:  append(head, tail...),
+		Primary: pictureChart,
 		Text:    notes(),
 	}
 }

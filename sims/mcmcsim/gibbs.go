@@ -117,6 +117,7 @@ func (s *gibbsSim) Frame() sims.Frame {
 		Step:    s.ens.Transitions(),
 		Metrics: metrics,
 		Charts:  append(head, tail...),
+		Primary: pictureChart,
 		Text:    s.notes(),
 	}
 }

@@ -163,6 +163,7 @@ func (s *hmcSim) Frame() sims.Frame {
 		Step:    s.ens.Transitions(),
 		Metrics: metrics,
 		Charts:  charts,
+		Primary: pictureChart,
 		Text:    s.notes(),
 	}
 }

@@ -205,7 +205,7 @@ func (s *langevinSim) Frame() sims.Frame {
 		sims.Metric{Name: "var_x_exact", Value: s.exactVar})
 	head, tail := s.charts()
 	if s.d == 1 {
-		head[1] = s.histWithMALA()
+		head[pictureChart] = s.histWithMALA()
 	}
 	head[2] = s.biasChart()
 	return sims.Frame{
@@ -213,6 +213,7 @@ func (s *langevinSim) Frame() sims.Frame {
 		Step:    s.ens.Transitions(),
 		Metrics: metrics,
 		Charts:  append(head, tail...),
+		Primary: pictureChart,
 		Text:    s.notes(),
 	}
 }

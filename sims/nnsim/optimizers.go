@@ -179,7 +179,7 @@ func (s *optimizersSim) Frame() sims.Frame {
 	x0, x1 := s.gap.Span()
 	curves := sims.LineChart{Title: "f − f*", LogY: true, X0: x0, X1: x1, XLabel: "step"}
 	for i, m := range raceMethods {
-		c.Legend = append(c.Legend, m.String())
+		c.Legend = append(c.Legend, raceShort[i])
 		c.Paths = append(c.Paths, sims.Path{X: s.path.Column(2 * i), Y: s.path.Column(2*i + 1), Class: i})
 		x := s.race.X(i)
 		glyph := '●'
@@ -187,7 +187,7 @@ func (s *optimizersSim) Frame() sims.Frame {
 			glyph = '✗'
 		}
 		c.Markers = append(c.Markers, sims.Marker{X: x[0], Y: x[1], Glyph: glyph, Class: i})
-		curves.Series = append(curves.Series, sims.Series{Name: m.String(), Y: s.gap.Column(i), Class: i})
+		curves.Series = append(curves.Series, sims.Series{Name: raceShort[i], Y: s.gap.Column(i), Class: i})
 		metrics = append(metrics, sims.Metric{Name: m.String(), Value: s.race.F(i) - s.fstar})
 	}
 	for _, m := range s.minima {
@@ -198,11 +198,14 @@ func (s *optimizersSim) Frame() sims.Frame {
 		Charts: []sims.Chart{c, curves}, Text: s.notes()}
 }
 
+// raceShort names the racers in the legends and the notes, short enough
+// that an 80-column pane names all five.
+var raceShort = []string{"sgd", "mom", "nest", "rms", "adam"}
+
 func (s *optimizersSim) notes() []string {
-	short := [...]string{"sgd", "mom", "nest", "rms", "adam"}
 	rates := make([]string, len(raceMethods))
 	for i := range raceMethods {
-		rates[i] = fmt.Sprintf("%s %g", short[i], s.lr[i])
+		rates[i] = fmt.Sprintf("%s %g", raceShort[i], s.lr[i])
 	}
 	lines := []string{
 		"η: " + strings.Join(rates, " ") + fmt.Sprintf("; μ %g", s.mu),

@@ -446,6 +446,7 @@ func (s *gdSim) Frame() sims.Frame {
 		legend = []string{"", string(s.sched), string(s.csched)}
 	}
 	markers = append(markers, sims.Marker{X: x[0], Y: x[1], Glyph: '●', Class: 1})
+	primary := len(charts) // the path over the contours
 	charts = append(charts, sims.CanvasChart{
 		Title: s.prob.Name + " contours and iterate path",
 		View:  s.view, Heat: s.heat,
@@ -471,8 +472,9 @@ func (s *gdSim) Frame() sims.Frame {
 			{Name: "grad_norm", Value: gn},
 			{Name: "gap", Value: s.eng.F() - s.prob.FStar},
 		},
-		Charts: charts,
-		Text:   s.notes(),
+		Charts:  charts,
+		Primary: primary,
+		Text:    s.notes(),
 	}
 }
 

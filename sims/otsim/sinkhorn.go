@@ -215,7 +215,8 @@ func (s *skSim) Frame() sims.Frame {
 		metrics = append(metrics, sims.Metric{Name: "lp", Value: s.lp})
 	}
 	metrics = append(metrics, sims.Metric{Name: "entropy", Value: s.s.Entropy()})
-	return sims.Frame{Sim: Sinkhorn.Name, Step: s.s.Iter(), Metrics: metrics, Charts: charts, Text: s.notes(errs)}
+	// The plan is the picture (charts[1]); the curves say how it converges.
+	return sims.Frame{Sim: Sinkhorn.Name, Step: s.s.Iter(), Metrics: metrics, Charts: charts, Primary: 1, Text: s.notes(errs)}
 }
 
 func (s *skSim) notes(errs []float64) []string {

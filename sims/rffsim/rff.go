@@ -330,6 +330,7 @@ func (s *rffSim) Frame() sims.Frame {
 		Sim:     RFF.Name,
 		Step:    m,
 		Metrics: metrics,
+		Primary: 1, // the kernel and its estimates side by side
 		Charts: []sims.Chart{
 			errChart,
 			s.heat(fmt.Sprintf("%s (%d×%d) | %s | %s estimates, m = %d", kname, s.n, s.n, a.name, b.name, m),

@@ -12,7 +12,9 @@ import (
 // leftBlocks[i] fills i eighths of a cell from the left.
 var leftBlocks = []rune{' ', '▏', '▎', '▍', '▌', '▋', '▊', '▉', '█'}
 
-// barChart draws one labelled horizontal bar per row, its value after it.
+// barChart draws one labelled horizontal bar per row, its value after it;
+// when the chart has twice the rows its bars need, they scale up (thicker
+// and apart, up to maxBarRows each).
 // The full bar is Max or the largest finite value; a value above it
 // (+Inf) fills its bar, and a NaN has none.
 func barChart(c sims.BarChart, w, h int, o Options) []string {
@@ -36,26 +38,42 @@ func barChart(c sims.BarChart, w, h int, o Options) []string {
 	}
 	room := w - labelW - valueW - 2
 	rows := h - 1
+	// Given room, the bars scale up: each takes per rows, drawn
+	// thick on all but the last, which parts it from the next.
+	per := 1
+	if n := len(c.Bars); n > 0 && rows >= 2*n {
+		per = min(maxBarRows, rows/n)
+	}
+	thick := max(1, per-1)
 	for i, bar := range c.Bars {
-		y := 1 + i
-		if i == rows-1 && len(c.Bars) > rows {
+		y := 1 + i*per
+		if per == 1 && i == rows-1 && len(c.Bars) > rows {
 			b.text(0, y, fmt.Sprintf("… %d more", len(c.Bars)-i), axisColor, false)
 			break
 		}
+		mid := y + (thick-1)/2 // the label's and the value's row
 		// Width, not runes: a label may carry combining marks (x̄) or wide runes.
 		label := ansi.Truncate(bar.Label, labelW, Ellipsis)
-		b.text(0, y, label+strings.Repeat(" ", labelW-Width(label)), 0, false)
+		b.text(0, mid, label+strings.Repeat(" ", labelW-Width(label)), 0, false)
 		eighths := int(math.Round(clamp01(bar.Value/full) * float64(room*8)))
 		x := labelW + 1
 		for ; eighths >= 8; eighths -= 8 {
-			b.text(x, y, "█", classColor(bar.Class), false)
+			for r := range thick {
+				b.text(x, y+r, "█", classColor(bar.Class), false)
+			}
 			x++
 		}
 		if eighths > 0 {
-			b.text(x, y, string(leftBlocks[eighths]), classColor(bar.Class), false)
+			for r := range thick {
+				b.text(x, y+r, string(leftBlocks[eighths]), classColor(bar.Class), false)
+			}
 			x++
 		}
-		b.text(x+1, y, num(bar.Value), axisColor, false)
+		b.text(x+1, mid, num(bar.Value), axisColor, false)
 	}
 	return b.lines()
 }
+
+// maxBarRows is the most rows a bar takes when its chart has room: three
+// thick and one apart.
+const maxBarRows = 4

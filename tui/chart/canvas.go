@@ -415,34 +415,61 @@ func (cv *canvas) draw(b *buffer, x0, y0 int) {
 
 // classLegend writes legend[i], the name of class i, after its swatch (its
 // glyph in mono, or where glyphed[i] says its points are drawn as glyphs)
-// along row y within w cells, skipping classes with no name and dropping
-// whole entries from the end with "+N" when they do not fit; it returns
-// the column after what it wrote.
-func classLegend(b *buffer, y, w int, legend []string, glyphed []bool, o Options) int {
-	var classes []int
-	var widths []int
+// along rows y, y+1, … (rows of them) within w cells,
+// skipping classes with no name: each row but the last takes as many
+// whole entries as fit (itemRows), the last drops whole entries from the
+// end with "+N" when they do not fit. It returns the column after what it
+// wrote on its last row.
+func classLegend(b *buffer, y, rows, w int, legend []string, glyphed []bool, o Options) int {
+	classes, widths := legendClasses(legend)
+	starts := itemRows(widths, 2, w, rows)
+	x := 0
+	for r, from := range starts {
+		to := len(classes)
+		more := ""
+		if r+1 < len(starts) {
+			to = starts[r+1]
+		} else {
+			n, m := fitItems(widths[from:], 2, w)
+			to, more = from+n, m
+		}
+		x = 0
+		for _, i := range classes[from:to] {
+			g := '■'
+			if o.Mono || (i < len(glyphed) && glyphed[i]) {
+				g = classGlyph(i)
+			}
+			b.text(x, y+r, string(g), classColor(i), true)
+			b.text(x+2, y+r, legend[i], 0, false)
+			x += 2 + Width(legend[i]) + 2
+		}
+		if more != "" && x+len(more) <= w { // a marker with no room is left out, never overlaid
+			b.text(x, y+r, more, axisColor, false)
+			x += len(more) + 2
+		}
+	}
+	return x
+}
+
+// legendClasses are the classes a legend names and their entries' widths.
+func legendClasses(legend []string) (classes, widths []int) {
 	for i, name := range legend {
 		if name != "" {
 			classes = append(classes, i)
 			widths = append(widths, 2+Width(name))
 		}
 	}
-	n, more := fitItems(widths, 2, w)
-	x := 0
-	for _, i := range classes[:n] {
-		g := '■'
-		if o.Mono || (i < len(glyphed) && glyphed[i]) {
-			g = classGlyph(i)
-		}
-		b.text(x, y, string(g), classColor(i), true)
-		b.text(x+2, y, legend[i], 0, false)
-		x += 2 + Width(legend[i]) + 2
+	return classes, widths
+}
+
+// legendRows is how many rows of w cells the primary chart's legend takes
+// to name every entry, leaving the chart's h rows at least keep for the
+// rest: 1 for a chart that is not the primary.
+func legendRows(widths []int, w, h, keep int, o Options) int {
+	if !o.Primary {
+		return 1
 	}
-	if more != "" && x+len(more) <= w { // a marker with no room is left out, never overlaid
-		b.text(x, y, more, axisColor, false)
-		x += len(more) + 2
-	}
-	return x
+	return len(itemRows(widths, 2, w, max(1, h-keep)))
 }
 
 // glyphClasses says which classes of a canvas have points drawn as glyphs
@@ -536,7 +563,8 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 		b.text(0, 1, "no data yet", axisColor, false)
 		return b.lines()
 	}
-	lay := layoutCanvas(c, w, h-2, o)
+	_, widths := legendClasses(c.Legend)
+	lay := layoutCanvas(c, w, h-1-legendRows(widths, w, h, 6, o), o)
 	cv := newCanvas(lay.cw, lay.ch, v, o.Mono)
 	if c.Heat != nil {
 		cv.heat(c.Heat, o.Mono || o.Basic, o)
@@ -573,21 +601,38 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	// The axis ranges go at the right of the bottom line, beside the legend;
 	// when the legend needs the whole line, at the right of the title line
 	// if the title leaves room; else, without their labels, beside what
-	// fits of the legend.
+	// fits of the legend. The primary's legend keeps its names: it takes
+	// more rows when one does not hold it (legendRows), and the short
+	// ranges go beside it only when it fits whole, else on the title line
+	// or not at all.
 	lw := legendWidth(c.Legend)
+	titleW := Width(Clip(c.Title, w))
 	glyphs := glyphClasses(c)
-	switch {
+	switch rows := legendRows(widths, w, h, 6, o); {
+	case rows > 1:
+		switch {
+		case titleW+2+Width(full) <= w:
+			b.text(w-Width(full), 0, full, axisColor, false)
+		case titleW+2+Width(short) <= w:
+			b.text(w-Width(short), 0, short, axisColor, false)
+		}
+		classLegend(b, h-rows, rows, w, c.Legend, glyphs, o)
 	case Width(full)+2+lw <= w:
 		b.text(w-Width(full), h-1, full, axisColor, false)
-		classLegend(b, h-1, w-Width(full)-2, c.Legend, glyphs, o)
-	case Width(Clip(c.Title, w))+2+Width(full) <= w:
+		classLegend(b, h-1, 1, w-Width(full)-2, c.Legend, glyphs, o)
+	case titleW+2+Width(full) <= w:
 		b.text(w-Width(full), 0, full, axisColor, false)
-		classLegend(b, h-1, w, c.Legend, glyphs, o)
+		classLegend(b, h-1, 1, w, c.Legend, glyphs, o)
+	case o.Primary && Width(short)+2+lw > w && titleW+2+Width(short) <= w:
+		b.text(w-Width(short), 0, short, axisColor, false)
+		classLegend(b, h-1, 1, w, c.Legend, glyphs, o)
+	case o.Primary && Width(short)+2+lw > w:
+		classLegend(b, h-1, 1, w, c.Legend, glyphs, o)
 	case Width(short)+2 <= w:
 		b.text(w-Width(short), h-1, short, axisColor, false)
-		classLegend(b, h-1, w-Width(short)-2, c.Legend, glyphs, o)
+		classLegend(b, h-1, 1, w-Width(short)-2, c.Legend, glyphs, o)
 	default:
-		classLegend(b, h-1, w, c.Legend, glyphs, o)
+		classLegend(b, h-1, 1, w, c.Legend, glyphs, o)
 	}
 	return b.lines()
 }

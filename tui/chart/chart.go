@@ -23,6 +23,9 @@ type Options struct {
 	// xterm-256 colours chosen to keep their levels apart (see paint),
 	// instead of 24-bit colours that the terminal would round together.
 	Palette256 bool
+	// Primary draws the sim's hero picture (sims.Frame.Primary): its
+	// legend keeps its entries' names before anything else on its line.
+	Primary bool
 }
 
 // MinSize returns the smallest width and height at which a chart of this
@@ -63,6 +66,47 @@ func NaturalHeight(c sims.Chart) int {
 			return len(c.Rows) + 2
 		}
 		return len(c.Rows) + 1
+	}
+	return 0
+}
+
+// MaxRows is the most lines a chart puts to use however tall it is drawn,
+// at its largest scale (bars maxBarRows each, table rows maxTableScale
+// each, a graph's lattice rows graphRowPitch each, a lone image at its
+// largest zoom or number scale), or 0 when it uses any height (line
+// charts, canvases, histograms, several images, whose rows depend on the
+// width).
+func MaxRows(c sims.Chart) int {
+	switch c := c.(type) {
+	case sims.ImageChart:
+		if len(c.Images) != 1 || !imageOK(c.Images[0]) {
+			return 0
+		}
+		im := c.Images[0]
+		caption := 0
+		if im.Caption != "" {
+			caption = 1
+		}
+		if c.Numbers {
+			_, cl := numberLabels(im)
+			return 1 + cl + im.H*maxNumberScale + caption
+		}
+		return 1 + (im.H*maxPixelZoom+1)/2 + caption
+	case sims.BarChart:
+		return 1 + len(c.Bars)*maxBarRows
+	case sims.TableChart:
+		head := 1
+		if c.Columns != nil {
+			head = 2
+		}
+		return head + len(c.Rows)*maxTableScale
+	case sims.GraphChart:
+		_, rows := latticeSize(c)
+		legend := 0
+		if len(c.Legend) > 0 {
+			legend = 1
+		}
+		return 1 + rows*graphRowPitch + legend
 	}
 	return 0
 }
@@ -202,3 +246,76 @@ func clampInt(x float64, lo, hi int) int {
 
 // isFinite reports whether x is neither NaN nor infinite.
 func isFinite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// LegendWhole reports whether c, drawn w×h as the primary chart
+// (Options.Primary), names every entry of its legend: its line's, or the
+// rows a primary's legend may take (legendRows). A chart without a legend
+// has it whole.
+func LegendWhole(c sims.Chart, w, h int) bool {
+	var widths []int
+	keep, rows := 0, 1
+	switch c := c.(type) {
+	case sims.LineChart:
+		widths = lineLegendWidths(c)
+		keep = 5
+		if c.X1 > c.X0 && onAxis(c.X0, c.X1) && h >= 9 {
+			keep += 2
+		}
+	case sims.CanvasChart:
+		_, widths = legendClasses(c.Legend)
+		keep = 6
+	case sims.HistChart:
+		label := c.Label
+		if label == "" {
+			label = "samples"
+		}
+		widths = append(widths, 3+Width(label))
+		for _, cu := range c.Curves {
+			widths = append(widths, 3+Width(cu.Name))
+		}
+	case sims.GraphChart:
+		_, widths = legendClasses(c.Legend)
+	}
+	if len(widths) == 0 {
+		return true
+	}
+	if keep > 0 {
+		rows = max(1, h-keep)
+	}
+	starts := itemRows(widths, 2, w, rows)
+	n, _ := fitItems(widths[starts[len(starts)-1]:], 2, w)
+	return starts[len(starts)-1]+n == len(widths)
+}
+
+// lineLegendWidths are the widths of a line chart's legend items at most:
+// which series a later one hides, "(under L_D)", is known only once
+// plotted, so every series but the last drawn is counted with the note
+// naming the longest of those drawn after it (bounds are drawn first).
+func lineLegendWidths(c sims.LineChart) []int {
+	var drawn []sims.Series
+	for _, s := range c.Series {
+		if len(s.Y) > 0 {
+			drawn = append(drawn, s)
+		}
+	}
+	rank := func(s sims.Series) int { // drawing order: bounds, then data
+		if s.Bound {
+			return 0
+		}
+		return 1
+	}
+	widths := make([]int, len(drawn))
+	for i, s := range drawn {
+		widths[i] = 3 + Width(s.Name)
+		longest := 0
+		for j, t := range drawn {
+			if rank(t) > rank(s) || rank(t) == rank(s) && j > i {
+				longest = max(longest, Width(t.Name))
+			}
+		}
+		if longest > 0 {
+			widths[i] += len(" (under )") + longest
+		}
+	}
+	return widths
+}

@@ -425,3 +425,34 @@ func TestClassTintsKeepTheirColour(t *testing.T) {
 		}
 	}
 }
+
+// TestScaleUpWithRoom: given rows to spare, bars grow thick and apart and
+// a table spaces its rows out, each up to its largest scale (MaxRows);
+// in their natural height they take a line a row.
+func TestScaleUpWithRoom(t *testing.T) {
+	bars := sims.BarChart{Title: "b", Bars: []sims.Bar{{Label: "a", Value: 1}, {Label: "b", Value: 2}}}
+	table := sims.TableChart{Title: "t", Columns: []string{"x"}, Rows: []sims.TableRow{
+		{Label: "r1", Cells: []sims.Cell{{Text: "1"}}}, {Label: "r2", Cells: []sims.Cell{{Text: "2"}}}}}
+	for _, c := range []sims.Chart{bars, table} {
+		for _, h := range []int{NaturalHeight(c), MaxRows(c), 2 * MaxRows(c)} {
+			lines := RenderLines(c, 30, h, Options{Mono: true})
+			used := 0
+			for _, l := range lines {
+				if strings.TrimSpace(ansi.Strip(l)) != "" {
+					used++
+				}
+			}
+			lastUsed := 0
+			for y, l := range lines {
+				if strings.TrimSpace(ansi.Strip(l)) != "" {
+					lastUsed = y + 1
+				}
+			}
+			want := min(h, MaxRows(c))
+			if h == NaturalHeight(c) && used != h || lastUsed < want-2 || lastUsed > want {
+				t.Errorf("%T in %d rows: uses %d rows up to line %d, want about %d:\n%s", c, h, used, lastUsed, want,
+					ansi.Strip(strings.Join(lines, "\n")))
+			}
+		}
+	}
+}

@@ -17,6 +17,10 @@ var (
 // gap for the edges.
 const graphMinCell = 7
 
+// graphRowPitch is the most lines a lattice row puts to use: a box and
+// room for the edges to turn.
+const graphRowPitch = 6
+
 // latticeSize is the number of lattice columns and rows a graph uses.
 func latticeSize(c sims.GraphChart) (cols, rows int) {
 	cols, rows = 1, 1
@@ -59,7 +63,8 @@ func graphChart(c sims.GraphChart, w, h int, o Options) []string {
 	for _, n := range c.Nodes {
 		textW = max(textW, ansi.StringWidth(n.Label), ansi.StringWidth(n.Detail))
 	}
-	l := graphLayout{cw: w / cols, rh: area / rows, top: 1}
+	// Rows beyond graphRowPitch a lattice row are left below the graph.
+	l := graphLayout{cw: w / cols, rh: min(area/rows, graphRowPitch), top: 1}
 	if l.cw < 1 || l.rh < 1 {
 		b.text(0, 1, "graph too large to draw here", axisColor, false)
 		return b.lines()
@@ -103,7 +108,7 @@ func graphChart(c sims.GraphChart, w, h int, o Options) []string {
 	for _, n := range c.Nodes {
 		drawNode(b, l, n, o)
 	}
-	classLegend(b, h-1, w, c.Legend, nil, o)
+	classLegend(b, h-1, 1, w, c.Legend, nil, o)
 	return b.lines()
 }
 

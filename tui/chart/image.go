@@ -22,10 +22,10 @@ var (
 
 // imageLayout is how an ImageChart's tiles are placed: pixels scaled by
 // zoom (pixel mode: zoom columns and zoom/2 rows per pixel), or numbers in
-// cells of cellW columns.
+// cells of cellW columns and cellH rows.
 type imageLayout struct {
 	numbers      bool
-	cellW        int
+	cellW, cellH int
 	zoom         float64
 	tileW, tileH int // cells of the largest tile, caption excluded
 	capH         int // 1 when some image has a caption
@@ -76,7 +76,7 @@ func layoutImages(c sims.ImageChart, w, h int) imageLayout {
 				}
 				rl, cl := numberLabels(im)
 				l.tileW = max(l.tileW, rl+im.W*l.cellW+1)
-				l.tileH = max(l.tileH, cl+im.H)
+				l.tileH = max(l.tileH, cl+im.H*l.cellH)
 			}
 		} else {
 			l.tileW = max(1, int(math.Ceil(float64(maxW)*l.zoom)))
@@ -96,13 +96,18 @@ func layoutImages(c sims.ImageChart, w, h int) imageLayout {
 		wide := c.Columns == 0 || l.perRow >= min(c.Columns, len(c.Images))
 		return l, wide && l.rows == len(rows)
 	}
+	// Numbers, and pixels, scale up as far as the chart has room: a number
+	// in a cell k times as wide and k rows high, its colour filling it.
 	if c.Numbers {
-		if l, ok := try(imageLayout{numbers: true, cellW: numberWidth(c) + 1}); ok {
-			return l
+		nw := numberWidth(c) + 1
+		for k := maxNumberScale; k >= 1; k-- {
+			if l, ok := try(imageLayout{numbers: true, cellW: k * nw, cellH: k}); ok {
+				return l
+			}
 		}
 	}
 	var best imageLayout
-	for _, z := range []float64{4, 3, 2, 1, 0.75, 0.5, 0.375, 0.25} {
+	for _, z := range []float64{maxPixelZoom, 6, 4, 3, 2, 1, 0.75, 0.5, 0.375, 0.25} {
 		l, ok := try(imageLayout{zoom: z})
 		if ok {
 			return l
@@ -113,6 +118,13 @@ func layoutImages(c sims.ImageChart, w, h int) imageLayout {
 	}
 	return best
 }
+
+// maxNumberScale is the most a numeric image's cells are scaled up, and
+// maxPixelZoom the most its pixels are (columns per pixel).
+const (
+	maxNumberScale = 6
+	maxPixelZoom   = 8
+)
 
 // imageOK reports whether im has the W·H pixels it says (without
 // overflowing the product): an image that does not is left blank.
@@ -203,7 +215,7 @@ func imageChart(c sims.ImageChart, w, h int, o Options) []string {
 			}
 			s := newScale(&sims.Grid{NX: im.W, NY: im.H, Z: im.Pix, Scale: c.Scale, Lo: c.Lo, Hi: c.Hi})
 			if l.numbers {
-				drawNumbers(b, x, y, im, s, l.cellW, o)
+				drawNumbers(b, x, y, im, s, l.cellW, l.cellH, o)
 			} else {
 				drawPixels(b, x, y, im, s, l.zoom, o)
 			}
@@ -369,8 +381,9 @@ func drawPixels(b *buffer, x0, y0 int, im sims.Image, s scale, zoom float64, o O
 // column labels and after the row labels if the image has them; the Mark
 // is bracketed, [ before its first column and ] after its last, in every
 // marked row.
-func drawNumbers(b *buffer, x0, y0 int, im sims.Image, s scale, cellW int, o Options) {
+func drawNumbers(b *buffer, x0, y0 int, im sims.Image, s scale, cellW, cellH int, o Options) {
 	rl, cl := numberLabels(im)
+	mid := (cellH - 1) / 2 // the row of a cell its number is on
 	if cl > 0 {
 		for i, l := range im.ColLabels {
 			l = ansi.Truncate(l, cellW-1, "")
@@ -379,7 +392,7 @@ func drawNumbers(b *buffer, x0, y0 int, im sims.Image, s scale, cellW int, o Opt
 	}
 	if rl > 0 {
 		for j, l := range im.RowLabels {
-			b.text(x0+rl-1-ansi.StringWidth(l), y0+cl+j, l, axisColor, false)
+			b.text(x0+rl-1-ansi.StringWidth(l), y0+cl+j*cellH+mid, l, axisColor, false)
 		}
 	}
 	x0, y0 = x0+rl, y0+cl
@@ -387,7 +400,7 @@ func drawNumbers(b *buffer, x0, y0 int, im sims.Image, s scale, cellW int, o Opt
 		for i := range im.W {
 			v := im.Pix[j*im.W+i]
 			t := imageNumber(v)
-			x := x0 + i*cellW
+			x, y := x0+i*cellW, y0+j*cellH
 			bg := s.color(v, numberTone, true, o)
 			if math.IsNaN(v) { // not there yet: a dot on the terminal's background
 				t, bg = "·", 0
@@ -398,21 +411,30 @@ func drawNumbers(b *buffer, x0, y0 int, im sims.Image, s scale, cellW int, o Opt
 				bg = blend(bg, markInk, 0.5)
 				bold = true
 			}
-			pad := strings.Repeat(" ", max(0, cellW-1-ansi.StringWidth(t)))
-			b.text(x+1, y0+j, pad+t, fg, bold)
+			// Right-aligned in a cell of one row (a column of numbers reads
+			// by its digits), centred in a larger one.
+			pad := max(0, cellW-1-ansi.StringWidth(t))
+			if cellH > 1 {
+				pad = (pad + 1) / 2
+			}
+			b.text(x+1, y+mid, strings.Repeat(" ", pad)+t, fg, bold)
 			if !o.Mono {
-				for k := 1; k < cellW; k++ {
-					if c := b.at(x+k, y0+j); c != nil {
-						c.bg = bg
+				for r := range cellH {
+					for k := 1; k < cellW; k++ {
+						if c := b.at(x+k, y+r); c != nil {
+							c.bg = bg
+						}
 					}
 				}
 			}
 			if marked(im, i, j) {
-				if i == im.Mark.X0 {
-					b.text(x, y0+j, "[", markInk, true)
-				}
-				if i == im.Mark.X1-1 {
-					b.text(x+cellW, y0+j, "]", markInk, true)
+				for r := range cellH {
+					if i == im.Mark.X0 {
+						b.text(x, y+r, "[", markInk, true)
+					}
+					if i == im.Mark.X1-1 {
+						b.text(x+cellW, y+r, "]", markInk, true)
+					}
 				}
 			}
 		}

@@ -66,12 +66,12 @@ func TestImageGolden(t *testing.T) {
 
 // TestImagePixels: an image at zoom 1 is one column per pixel and two
 // pixels per row, the upper one the foreground of ▀, the lower its
-// background; at 40 columns a 2×2 image is enlarged.
+// background; at 40 columns a 2×2 image is enlarged to the largest zoom.
 func TestImagePixels(t *testing.T) {
 	im := sims.Image{W: 2, H: 2, Pix: []float64{0, 1, 1, 0}}
 	c := sims.ImageChart{Title: "t", Scale: sims.Grey, Lo: 0, Hi: 1, Images: []sims.Image{im}}
 	l := layoutImages(c, 40, 9)
-	if l.numbers || l.zoom != 4 || l.tileW != 8 || l.tileH != 4 {
+	if l.numbers || l.zoom != maxPixelZoom || l.tileW != 16 || l.tileH != 8 {
 		t.Fatalf("layout %+v", l)
 	}
 	b := newBuffer(2, 1, false)
@@ -177,7 +177,7 @@ func TestCaptionsFollowTheTextRules(t *testing.T) {
 func TestImageMissingValues(t *testing.T) {
 	nan := math.NaN()
 	im := sims.Image{W: 3, H: 1, Pix: []float64{4, nan, 2}}
-	out := ansi.Strip(Render(sims.ImageChart{Title: "t", Numbers: true, Images: []sims.Image{im}}, 20, 5, Options{Mono: true}))
+	out := ansi.Strip(Render(sims.ImageChart{Title: "t", Numbers: true, Images: []sims.Image{im}}, 12, 5, Options{Mono: true}))
 	if !strings.Contains(out, " 4 · 2") {
 		t.Errorf("numbers:\n%s", out)
 	}
@@ -185,5 +185,26 @@ func TestImageMissingValues(t *testing.T) {
 	lines := RenderLines(sims.ImageChart{Title: "t", Scale: sims.Grey, Lo: 0, Hi: 1, Images: []sims.Image{im}}, 12, 6, Options{Mono: true})
 	if got := ansi.Strip(lines[1]); got != "████        " {
 		t.Errorf("pixels: %q", got)
+	}
+}
+
+// TestNumbersScaleUp: a numeric image given room draws each number in a
+// cell k times as wide and k rows high, as large as the chart allows up
+// to maxNumberScale.
+func TestNumbersScaleUp(t *testing.T) {
+	im := sims.Image{W: 2, H: 2, Pix: []float64{1, 2, 3, 4}}
+	c := sims.ImageChart{Title: "t", Numbers: true, Images: []sims.Image{im}}
+	for _, tc := range []struct{ w, h, k int }{{12, 5, 2}, {40, 9, 4}, {200, 60, maxNumberScale}} {
+		lines := RenderLines(c, tc.w, tc.h, Options{Mono: true})
+		var rows []int // the lines the numbers are on
+		for y, l := range lines {
+			if strings.ContainsAny(ansi.Strip(l), "1234") && y > 0 {
+				rows = append(rows, y)
+			}
+		}
+		if len(rows) != 2 || rows[1]-rows[0] != tc.k {
+			t.Errorf("%d×%d: numbers on lines %v, want 2 lines %d apart:\n%s", tc.w, tc.h, rows, tc.k,
+				ansi.Strip(strings.Join(lines, "\n")))
+		}
 	}
 }

@@ -148,88 +148,128 @@ func lineChart(c sims.LineChart, w, h int, o Options) []string {
 	}
 
 	withAxis := c.X1 > c.X0 && onAxis(c.X0, c.X1) && h >= 9
-	plotRows := h - 2 // title and legend
+	// The primary's legend takes the rows it needs to name every series,
+	// leaving the plot at least 4 (legendRows): counted first without the
+	// notes of hidden series, "(under L_D)", which are only known once
+	// plotted, then again with them, plotting anew if they need more.
+	keep := 5
 	if withAxis {
-		plotRows -= 2
+		keep += 2
 	}
-	ax := yAxis(data, lo, hi, plotRows-1, c.LogY)
-	// Off-scale values go to the edge; a NaN stays, a gap. What asciigraph
-	// gets is then safe: values within an axis no wider than about
-	// ±axisLimit and at least a billionth of its size across, so that its
-	// rows, value · rows / span, are finite and at most a billion times
-	// the rows.
-	for _, y := range data {
-		for k, v := range y {
-			if math.IsInf(v, 0) {
-				y[k] = math.Max(ax.lo, math.Min(ax.hi, v))
-			}
-		}
-	}
-	labelW := 0
-	for i := 0; i <= ax.rows; i++ {
-		labelW = max(labelW, len([]rune(ax.format(ax.hi-float64(i)*(ax.hi-ax.lo)/float64(ax.rows)))))
-	}
-	// An x label centred on the last column reaches past it.
-	margin := 0
-	if withAxis {
-		margin = 2
-	}
-	width := max(2, w-labelW-3-margin)
-	opts := []asciigraph.Option{
-		asciigraph.Width(width),
-		asciigraph.Offset(2),
-		asciigraph.SeriesChars(sets...),
-		asciigraph.YAxisValueFormatter(ax.format),
-		asciigraph.LowerBound(ax.lo), asciigraph.UpperBound(ax.hi),
-	}
-	if !o.Mono {
-		opts = append(opts, asciigraph.SeriesColors(colors...), asciigraph.AxisColor(244), asciigraph.LabelColor(244))
-	}
-	// asciigraph may draw a row more than Height when the bounds round
-	// badly: shrink until the plot fits (a label stays on its value, as
-	// the formatter labels only whole multiples of the step).
-	var plot []string
-	for height := ax.rows; height >= 1; height-- {
-		plot = strings.Split(asciigraph.PlotMany(data, append(opts, asciigraph.Height(height))...), "\n")
-		if len(plot) <= plotRows {
-			opts = append(opts, asciigraph.Height(height))
-			break
-		}
-	}
-	hidden := make([]bool, len(legend))
-	for k, under := range hiddenUnder(data, opts, len(plot)) {
-		if under >= 0 {
-			i, j := order[k], order[under]
-			legend[i].label += " (under " + drawn[j].Name + ")"
-			hidden[i] = true
-		}
-	}
-	// When the legend does not fit whole, the lines one sees keep their
-	// names first: the hidden ones go last, the first to be counted in +N.
-	widths := make([]int, len(legend))
+	names := make([]string, len(legend))
 	for i, it := range legend {
-		widths[i] = 3 + Width(it.label)
+		names[i] = it.label
 	}
-	if n, _ := fitItems(widths, 2, w); n < len(legend) {
-		var seen, under []legendItem
-		for i, it := range legend {
-			if hidden[i] {
-				under = append(under, it)
-			} else {
-				seen = append(seen, it)
+	labelWidths := func(items []legendItem) []int {
+		out := make([]int, len(items))
+		for i, it := range items {
+			out[i] = 3 + Width(it.label)
+		}
+		return out
+	}
+	nLegend := legendRows(labelWidths(legend), w, h, keep, o)
+	var plot []string
+	var width int
+	var hidden []bool
+	var shown []legendItem // the legend in the order it is drawn
+	for {
+		for i := range legend {
+			legend[i].label = names[i]
+		}
+		plotRows := h - 1 - nLegend // title and legend
+		if withAxis {
+			plotRows -= 2
+		}
+		ax := yAxis(data, lo, hi, plotRows-1, c.LogY)
+		// Off-scale values go to the edge; a NaN stays, a gap. What asciigraph
+		// gets is then safe: values within an axis no wider than about
+		// ±axisLimit and at least a billionth of its size across, so that its
+		// rows, value · rows / span, are finite and at most a billion times
+		// the rows.
+		for _, y := range data {
+			for k, v := range y {
+				if math.IsInf(v, 0) {
+					y[k] = math.Max(ax.lo, math.Min(ax.hi, v))
+				}
 			}
 		}
-		legend = append(seen, under...)
+		labelW := 0
+		for i := 0; i <= ax.rows; i++ {
+			labelW = max(labelW, len([]rune(ax.format(ax.hi-float64(i)*(ax.hi-ax.lo)/float64(ax.rows)))))
+		}
+		// An x label centred on the last column reaches past it.
+		margin := 0
+		if withAxis {
+			margin = 2
+		}
+		width = max(2, w-labelW-3-margin)
+		opts := []asciigraph.Option{
+			asciigraph.Width(width),
+			asciigraph.Offset(2),
+			asciigraph.SeriesChars(sets...),
+			asciigraph.YAxisValueFormatter(ax.format),
+			asciigraph.LowerBound(ax.lo), asciigraph.UpperBound(ax.hi),
+		}
+		if !o.Mono {
+			opts = append(opts, asciigraph.SeriesColors(colors...), asciigraph.AxisColor(244), asciigraph.LabelColor(244))
+		}
+		// asciigraph may draw a row more than Height when the bounds round
+		// badly: shrink until the plot fits (a label stays on its value, as
+		// the formatter labels only whole multiples of the step).
+		for height := ax.rows; height >= 1; height-- {
+			plot = strings.Split(asciigraph.PlotMany(data, append(opts, asciigraph.Height(height))...), "\n")
+			if len(plot) <= plotRows {
+				opts = append(opts, asciigraph.Height(height))
+				break
+			}
+		}
+		hidden = make([]bool, len(legend))
+		for k, under := range hiddenUnder(data, opts, len(plot)) {
+			if under >= 0 {
+				i, j := order[k], order[under]
+				legend[i].label += " (under " + drawn[j].Name + ")"
+				hidden[i] = true
+			}
+		}
+		// When the legend does not fit a line, the lines one sees keep
+		// their names first: the hidden ones go last, the first to be
+		// counted in +N.
+		shown = legend
+		if n, _ := fitItems(labelWidths(legend), 2, w); n < len(legend) {
+			shown = nil
+			for _, under := range []bool{false, true} {
+				for i, it := range legend {
+					if hidden[i] == under {
+						shown = append(shown, it)
+					}
+				}
+			}
+		}
+		if need := legendRows(labelWidths(shown), w, h, keep, o); need > nLegend {
+			nLegend = need
+			continue
+		}
+		break
 	}
+	legend = shown
 	if withAxis {
 		plot = append(plot, xAxis(plot[0], c.X0, c.X1, wholeX(c), width, w, o)...)
 	}
 	out = append(out, plot...)
-	for len(out) < h-1 {
+	for len(out) < h-nLegend {
 		out = append(out, "")
 	}
-	out = append(out[:h-1], legendLine(legend, c.XLabel, w, o))
+	out = append(out[:h-nLegend], legendLines(legend, c.XLabel, w, nLegend, o)...)
 	return out
+}
+
+// maxNameWidth is the width of the longest series name.
+func maxNameWidth(series []sims.Series) int {
+	n := 0
+	for _, s := range series {
+		n = max(n, Width(s.Name))
+	}
+	return n
 }
 
 // hiddenFrac is the share of a series' cells that the series drawn after
@@ -583,6 +623,29 @@ type legendItem struct {
 	glyph rune
 	class int
 	label string
+}
+
+// legendLines draws a legend over at most rows lines: each but the last
+// with as many whole items as fit (itemRows), the last with the rest as
+// legendLine draws them.
+func legendLines(items []legendItem, xlabel string, w, rows int, o Options) []string {
+	widths := make([]int, len(items))
+	for i, it := range items {
+		widths[i] = 3 + Width(it.label)
+	}
+	starts := itemRows(widths, 2, w, rows)
+	out := make([]string, 0, rows)
+	for r, from := range starts {
+		if r+1 < len(starts) {
+			out = append(out, legendLine(items[from:starts[r+1]], "", w, o))
+		} else {
+			out = append(out, legendLine(items[from:], xlabel, w, o))
+		}
+	}
+	for len(out) < rows { // fewer lines than allowed for: blank rows above
+		out = append([]string{strings.Repeat(" ", w)}, out...)
+	}
+	return out
 }
 
 // legendLine draws "━ name  ┄ name" in the series' colours, dropping whole

@@ -22,7 +22,8 @@ const colGap = 2
 // slot that holds the focus mark (or, in monochrome, a filled cell's class
 // glyph).
 // What does not fit is windowed around the first focused cell, and the
-// title says which rows and columns are shown.
+// title says which rows and columns are shown; given room, the table
+// scales up (maxTableScale).
 func tableChart(c sims.TableChart, w, h int, o Options) []string {
 	b := newBuffer(w, h, o.Mono)
 	ncol := len(c.Columns)
@@ -53,12 +54,25 @@ func tableChart(c sims.TableChart, w, h int, o Options) []string {
 	for j := range colW {
 		colW[j] = min(colW[j], room-colGap) // a lone column wider than the chart is cut
 	}
-	c0, c1 := window(ncol, max(fc, 0), func(j int) int { return colW[j] + colGap }, room)
-
 	y0 := 1
 	if c.Columns != nil {
 		y0 = 2
 	}
+	// Given room, the table scales up: k lines a row, its text on the
+	// middle one, and 2(k−1) more columns before each column's text, so
+	// that a matrix keeps its shape on a large screen.
+	k := 1
+	for ; k < maxTableScale; k++ {
+		wide := labelW
+		for _, cw := range colW {
+			wide += cw + colGap + 2*k
+		}
+		if wide > w || y0+len(c.Rows)*(k+1) > h {
+			break
+		}
+	}
+	gap := colGap + 2*(k-1)
+	c0, c1 := window(ncol, max(fc, 0), func(j int) int { return colW[j] + gap }, room)
 	r0, r1 := window(len(c.Rows), max(fr, 0), func(int) int { return 1 }, h-y0)
 
 	note := ""
@@ -82,21 +96,21 @@ func tableChart(c sims.TableChart, w, h int, o Options) []string {
 		x := labelW
 		for j := c0; j < c1; j++ {
 			if j < len(c.Columns) {
-				right(x+colGap, 1, colW[j], c.Columns[j], axisColor, false)
+				right(x+gap, 1, colW[j], c.Columns[j], axisColor, false)
 			}
-			x += colW[j] + colGap
+			x += colW[j] + gap
 		}
 	}
 	for i := r0; i < r1; i++ {
-		y := y0 + i - r0
+		y := y0 + (i-r0)*k + (k-1)/2
 		r := c.Rows[i]
 		b.text(0, y, ansi.Truncate(r.Label, labelW, "…"), 0, false)
 		x := labelW
 		for j := c0; j < c1; j++ {
 			if j < len(r.Cells) {
-				drawCell(b, x+colGap-1, y, colW[j], r.Cells[j], o, right)
+				drawCell(b, x+gap-1, y, colW[j], r.Cells[j], o, right)
 			}
-			x += colW[j] + colGap
+			x += colW[j] + gap
 		}
 	}
 	return b.lines()
@@ -131,6 +145,10 @@ func drawCell(b *buffer, x, y, width int, cell sims.Cell, o Options,
 		right(x+1, y, width, cell.Text, 0, false)
 	}
 }
+
+// maxTableScale is the most lines a table row takes when its chart has
+// room (see tableChart).
+const maxTableScale = 3
 
 // window picks the run [lo, hi) of n items of the given sizes that fits in
 // room and holds item keep, starting as early as it can: everything when it

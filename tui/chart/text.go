@@ -138,4 +138,37 @@ func fitItems(widths []int, gap, w int) (n int, more string) {
 	return len(widths), ""
 }
 
+// itemRows splits items of these widths, gap apart, over at most rows
+// lines of w cells, returning the index of each line's first item: every
+// line but the last takes as many whole items as fit, the last the rest,
+// which its caller fits with "+N" (fitItems). No more lines are used than
+// the items need.
+func itemRows(widths []int, gap, w, rows int) []int {
+	starts := []int{0}
+	i := 0
+	for len(starts) < rows {
+		if n, _ := fitItems(widths[i:], gap, w); n == len(widths)-i {
+			break
+		}
+		k, used := i, 0
+		for k < len(widths) {
+			iw := widths[k]
+			if k > i {
+				iw += gap
+			}
+			if used+iw > w {
+				break
+			}
+			used += iw
+			k++
+		}
+		if k == i { // not one whole item fits a line
+			break
+		}
+		i = k
+		starts = append(starts, i)
+	}
+	return starts
+}
+
 func moreMarker(n int) string { return "+" + strconv.Itoa(n) }
