@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
 	"github.com/thelab/lab/tui"
+	"github.com/thelab/lab/tui/chart"
 )
 
 // helpWidth is where help text wraps.
@@ -152,7 +152,7 @@ func exampleSet(s *sims.Spec) (string, bool) {
 // wrapIndent wraps text at helpWidth, the first line indented by first
 // spaces and the others by rest.
 func wrapIndent(text string, first, rest int) string {
-	lines := wrapWords(text, helpWidth-rest)
+	lines := chart.WrapWhole(text, helpWidth-rest)
 	for i, l := range lines {
 		n := rest
 		if i == 0 {
@@ -161,30 +161,4 @@ func wrapIndent(text string, first, rest int) string {
 		lines[i] = strings.Repeat(" ", n) + l
 	}
 	return strings.Join(lines, "\n")
-}
-
-// wrapWords breaks text into lines of at most w cells at spaces only: a
-// flag such as --data, a name such as k-means and a word longer than a
-// line all stay whole (such a word overflows its line rather than being
-// split). A newline in text ends a line; runs of spaces between words
-// become one.
-func wrapWords(text string, w int) []string {
-	var lines []string
-	for _, para := range strings.Split(text, "\n") {
-		line, lw := "", 0
-		for _, word := range strings.Fields(para) {
-			ww := ansi.StringWidth(word)
-			switch {
-			case lw == 0:
-				line, lw = word, ww
-			case lw+1+ww <= w:
-				line, lw = line+" "+word, lw+1+ww
-			default:
-				lines = append(lines, line)
-				line, lw = word, ww
-			}
-		}
-		lines = append(lines, line)
-	}
-	return lines
 }

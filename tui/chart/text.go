@@ -62,7 +62,22 @@ func ClipOrDrop(s string, w int) string {
 // Wrap breaks s (plain text) into lines of at most w cells at word
 // boundaries; a word longer than w is split. An empty s gives one empty
 // line.
-func Wrap(s string, w int) []string {
+func Wrap(s string, w int) []string { return wrap(s, w, true) }
+
+// WrapWhole breaks s into lines of at most w cells at spaces only, for
+// text a person copies from (lab help): a flag such as --data, a name such
+// as k-means and a word longer than a line stay whole (such a word
+// overflows its line). A newline in s ends a line.
+func WrapWhole(s string, w int) []string {
+	var lines []string
+	for _, para := range strings.Split(s, "\n") {
+		lines = append(lines, wrap(para, max(w, 1), false)...)
+	}
+	return lines
+}
+
+// wrap is Wrap, splitting a word longer than w only when split is set.
+func wrap(s string, w int, split bool) []string {
 	if w <= 0 {
 		return nil
 	}
@@ -73,7 +88,7 @@ func Wrap(s string, w int) []string {
 	line, lw := "", 0
 	for _, word := range strings.Fields(s) {
 		ww := Width(word)
-		for ww > w { // a word longer than a line: split it
+		for split && ww > w { // a word longer than a line: split it
 			if lw > 0 {
 				lines = append(lines, line)
 				line, lw = "", 0

@@ -180,3 +180,26 @@ func TestVisibleTextAligns(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapWhole: help text breaks at spaces only — a flag, a hyphenated
+// name and a word longer than the line stay whole — and a newline ends a
+// line; Wrap, for a pane, splits the long word.
+func TestWrapWhole(t *testing.T) {
+	for _, tt := range []struct {
+		s     string
+		w     int
+		whole string // lines joined by "|"
+		split string
+	}{
+		{"use --data FILE with k-means", 12, "use --data|FILE with|k-means", "use --data|FILE with|k-means"},
+		{"a supercalifragilistic word", 8, "a|supercalifragilistic|word", "a|supercal|ifragili|stic|word"},
+		{"one\ntwo three", 20, "one|two three", "one\ntwo three"}, // Wrap leaves a line that fits as it is
+	} {
+		if got := strings.Join(WrapWhole(tt.s, tt.w), "|"); got != tt.whole {
+			t.Errorf("WrapWhole(%q, %d) = %q, want %q", tt.s, tt.w, got, tt.whole)
+		}
+		if got := strings.Join(Wrap(tt.s, tt.w), "|"); got != tt.split {
+			t.Errorf("Wrap(%q, %d) = %q, want %q", tt.s, tt.w, got, tt.split)
+		}
+	}
+}
