@@ -395,7 +395,7 @@ const maxGallery = 24
 
 // misclassified shows the test digits the model gets wrong, "true→predicted".
 func (s *digitsSim) misclassified() sims.ImageChart {
-	c := sims.ImageChart{Title: "misclassified (true→predicted)", Scale: sims.Grey, Lo: 0, Hi: 1}
+	c := sims.ImageChart{Title: "errors (true→predicted)", Scale: sims.Grey, Lo: 0, Hi: 1}
 	d := s.side * s.side
 	for i, p := range s.pred {
 		if p == s.test.Labels[i] {
@@ -408,7 +408,7 @@ func (s *digitsSim) misclassified() sims.ImageChart {
 			W: s.side, H: s.side, Pix: append([]float64(nil), s.test.X[i*d:(i+1)*d]...)})
 	}
 	if len(c.Images) == 0 {
-		c.Title = "misclassified: none"
+		c.Title = "errors: none"
 	}
 	return c
 }
