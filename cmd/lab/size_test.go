@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"maps"
 	"math"
+	"os"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -23,8 +24,8 @@ import (
 // caches are counted, and without the race detector's slowness): the peak
 // live heap of the sim once built, at every checkpoint of its run and with
 // its last Frame held, must be at most Spec.Size's estimate (plus
-// sizeNoise), and the estimate at most sizeSlack times it (plus sizeFloor,
-// for a measurement of a few kilobytes). sizeNoise is what the
+// sizeNoise), and, at the default seed, the estimate at most sizeSlack
+// times it (plus sizeFloor, for a measurement of a few kilobytes). sizeNoise is what the
 // measurement itself varies by, whatever the sim: thirty runs of jacobian
 // at m = n = 8 measured 59.5–65.1 kB, and one under the suite's load
 // 71 kB against its estimate of 70 kB. A session's memory budget (lab serve)
@@ -231,7 +232,10 @@ func TestSizeEstimates(t *testing.T) {
 				case r.refused:
 				case r.peak > r.est+sizeNoise:
 					t.Errorf("lab %s: holds %s, estimated %s (%.2f×)", r.cmd, sims.Bytes(r.peak), sims.Bytes(r.est), float64(r.peak)/float64(r.est))
-				case float64(r.est) > sizeSlack*float64(r.peak)+sizeFloor:
+				case c.seed == 0 && float64(r.est) > sizeSlack*float64(r.peak)+sizeFloor:
+					// How tight the bound is, is judged on the default
+					// draw: another may hold less (bpe's second paragraph
+					// merges fewer pairs).
 					t.Errorf("lab %s: holds %s, estimated %s: more than %g× (+%s)", r.cmd, sims.Bytes(r.peak), sims.Bytes(r.est), sizeSlack, sims.Bytes(sizeFloor))
 				}
 			})
@@ -274,6 +278,12 @@ func runSetting(t *testing.T, spec *sims.Spec, c sizeConfig, sized bool) setting
 	ctx, cancel := context.WithTimeout(context.Background(), settingTime)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, labBin, args...)
+	// The settings run as parallel subtests, as many at once as there
+	// are cores: each process gets one, and with GOMAXPROCS=1 its runtime
+	// does not spin a second thread looking for work or run the
+	// collector's workers beside it (a third of the CPU of a short run
+	// with --memory, a sixth of tinygpt's).
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	began := time.Now()
