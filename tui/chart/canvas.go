@@ -673,9 +673,20 @@ func layoutCanvas(c sims.CanvasChart, w, h int, o Options) canvasLayout {
 		bw = 0
 	}
 	l.x0, l.cw, l.bar, l.rowLabels = rl, w-rl-bw, bw > 0, rl > 0
-	if ix := c.XIndex; indexLabelled(ix) && h >= 4 &&
-		float64(l.cw)*math.Abs(ix.Step) >= float64(labelsWidth(ix.Labels)+1)*(v.XMax-v.XMin) {
-		l.colLabels, l.ch = true, h-1
+	if ix := c.XIndex; indexLabelled(ix) && h >= 4 {
+		cells := (v.XMax - v.XMin) / math.Abs(ix.Step)
+		switch lw := labelsWidth(ix.Labels); {
+		case lw == 1 && float64(l.cw) >= cells && cells == math.Trunc(cells):
+			// Labels of one character (a character model's tokens)
+			// need no space between them: they read as the text
+			// itself, a column to a cell, or evenly spaced, when
+			// every cell has the same whole number of columns (the
+			// rest of the width is left blank).
+			l.cw -= l.cw % int(cells)
+			l.colLabels, l.ch = true, h-1
+		case float64(l.cw) >= float64(lw+1)*cells:
+			l.colLabels, l.ch = true, h-1
+		}
 	}
 	return l
 }
@@ -716,7 +727,8 @@ func (l canvasLayout) drawIndices(b *buffer, c sims.CanvasChart) {
 		ix := c.XIndex
 		for k := ix.First; k <= ix.Last; k++ {
 			x := ix.At + float64(k)*ix.Step
-			col := int(math.Floor((x - v.XMin) / (v.XMax - v.XMin) * float64(l.cw)))
+			// (a whole column, 11, must not round down to 10.999…)
+			col := int(math.Floor((x-v.XMin)/(v.XMax-v.XMin)*float64(l.cw) + 1e-9))
 			if col >= 0 && col < l.cw {
 				s := ix.Labels[k-ix.First]
 				b.text(l.x0+col-(Width(s)-1)/2, 1+l.ch, s, axisColor, false)

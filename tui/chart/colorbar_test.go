@@ -3,6 +3,7 @@ package chart
 import (
 	"fmt"
 	"image/color"
+	"slices"
 	"strings"
 	"testing"
 
@@ -163,5 +164,49 @@ func TestIndexAxes(t *testing.T) {
 				t.Errorf("column labels %q, want them %v:\n%s", under, tc.cols, screen)
 			}
 		})
+	}
+}
+
+// TestCharacterKeysReadAsText: a map whose index labels are single
+// characters (a character model's tokens) labels every cell when each
+// has a column, evenly spaced (every cell the same whole number of
+// columns), so that the labels read as the text, without spaces between
+// them when a cell is a column; a width with fewer columns than cells
+// draws none of them.
+func TestCharacterKeysReadAsText(t *testing.T) {
+	const text = "the␣dogs␣that␣see␣a␣cat"
+	var tokens []string
+	for _, r := range text {
+		tokens = append(tokens, string(r))
+	}
+	for _, tc := range []struct {
+		w    int
+		want bool
+	}{{30, true}, {40, true}, {60, true}, {80, true}, {20, false}} {
+		for _, o := range []Options{{}, {Mono: true}} {
+			lines := plain(matrixChart(tokens, sims.Sequential, 0, 1), tc.w, 16, o)
+			row := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(strings.ReplaceAll(l, " ", ""), text) })
+			if got := row >= 0; got != tc.want {
+				t.Errorf("width %d mono=%v: labels read %q: %v, want %v\n%s", tc.w, o.Mono, text, got, tc.want, strings.Join(lines, "\n"))
+				continue
+			}
+			if row < 0 {
+				continue
+			}
+			var at []int // the labels' columns
+			col := 0
+			for _, r := range lines[row] {
+				if r != ' ' {
+					at = append(at, col)
+				}
+				col++
+			}
+			for i := 2; i < len(at); i++ {
+				if at[i]-at[i-1] != at[1]-at[0] {
+					t.Errorf("width %d mono=%v: labels not evenly spaced: %q", tc.w, o.Mono, lines[row])
+					break
+				}
+			}
+		}
 	}
 }
