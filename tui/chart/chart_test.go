@@ -398,6 +398,12 @@ func TestGraphBoxesAndEdges(t *testing.T) {
 	if !strings.Contains(small, "[x 3 | 1]") || strings.Contains(small, "┌") {
 		t.Errorf("short chart not drawn inline:\n%s", small)
 	}
+	// Too narrow for "s2 × 6 | 2", an inline box keeps the name and the
+	// numbers.
+	narrow := ansi.Strip(Render(g, 42, 4, Options{Mono: true}))
+	if !strings.Contains(narrow, "[s2 6 | 2]") {
+		t.Errorf("narrow inline box lost its numbers:\n%s", narrow)
+	}
 }
 
 // TestClassTintsKeepTheirColour: a class's dimmed region, band or filled

@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"math"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -79,7 +80,7 @@ func graphChart(c sims.GraphChart, w, h int, o Options) []string {
 	} else {
 		inline := 0
 		for _, n := range c.Nodes {
-			inline = max(inline, ansi.StringWidth(inlineText(n))+2)
+			inline = max(inline, ansi.StringWidth(inlineText(n, math.MaxInt))+2)
 		}
 		l.bw, l.bh = max(1, min(inline, l.cw-gap)), 1
 	}
@@ -138,12 +139,19 @@ func (l graphLayout) route(a, b sims.GraphNode) []float64 {
 	}
 }
 
-// inlineText is a node on one line: the label, then the detail.
-func inlineText(n sims.GraphNode) string {
+// inlineText is a node on one line: the label, then the detail. In
+// fewer than w columns the label keeps only its first word (the node's
+// name: "s7" of "s7 exp"), so that the detail, the numbers a step
+// changes, stays in view.
+func inlineText(n sims.GraphNode, w int) string {
 	if n.Detail == "" {
 		return n.Label
 	}
-	return n.Label + " " + n.Detail
+	s := n.Label + " " + n.Detail
+	if name, _, ok := strings.Cut(n.Label, " "); ok && ansi.StringWidth(s) > w {
+		s = name + " " + n.Detail
+	}
+	return s
 }
 
 // drawNode draws one node's box in its tone.
@@ -170,7 +178,7 @@ func drawNode(b *buffer, l graphLayout, n sims.GraphNode, o Options) {
 	}
 	inner := l.bw - 2
 	if !l.boxed {
-		s := inlineText(n)
+		s := inlineText(n, inner)
 		if l.bw >= 3 {
 			open, shut := "[", "]"
 			if glyph != "" {
