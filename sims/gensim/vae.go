@@ -187,9 +187,11 @@ func (s *vaeSim) Frame() sims.Frame {
 		sims.Series{Name: "KL(q‖N(0,I))", Y: s.trace.Column(1), Class: classModel})
 	mu, _ := s.m.Encode(s.shown)
 	lx, ly := split(mu)
-	latent := sims.CanvasChart{Title: "latent means μ(x) by class", View: sims.Rect{XMin: -3.5, XMax: 3.5, YMin: -3.5, YMax: 3.5},
+	latent := sims.CanvasChart{Title: "latent μ(x) by class, N(0, I) 1σ 2σ grey", View: sims.Rect{XMin: -3.5, XMax: 3.5, YMin: -3.5, YMax: 3.5},
 		Points: []sims.PointSet{{Name: "μ(x)", X: lx, Y: ly, Classes: s.classIndex()}},
-		Paths:  []sims.Path{sims.Ellipse(0, 0, 1, 0, 1, 1, classRef), sims.Ellipse(0, 0, 1, 0, 1, 2, classRef)},
+		// The prior N(0, I)'s 1σ and 2σ circles, unlabelled grey: the
+		// ten classes take every class colour (classRef is digit 9's).
+		Paths:  []sims.Path{sims.Ellipse(0, 0, 1, 0, 1, 1, -1), sims.Ellipse(0, 0, 1, 0, 1, 2, -1)},
 		Legend: s.classNames(), XLabel: "z₁", YLabel: "z₂"}
 	charts := []sims.Chart{latent}
 	if s.d == 2 {
