@@ -113,7 +113,8 @@ func chartLooks(c sims.Chart, p colorprofile.Profile) []string {
 			strokes[stroke{pa.Class, pathPattern(pa, o.Mono)}] = true
 		}
 		for s := range strokes {
-			add(fmt.Sprintf("paths of class %d, %s", s.class, s.pattern), classColor(s.class), s.pattern)
+			// (a stroke of braille dots, never a glyph: "#" is no class 5)
+			add(fmt.Sprintf("paths of class %d, %s", s.class, s.pattern), classColor(s.class), "stroke "+s.pattern)
 		}
 		// A marker's glyph is what it is (×, ○, ◆): in mono it must not be
 		// a class's glyph.
