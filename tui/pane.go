@@ -200,9 +200,19 @@ func (cs chartSet) withRest(k int) chartSet {
 // and never fewer than the keep lines that say why a run stopped);
 // otherwise the primary and as many of the others, in order, as leave a
 // layout. The others yield first: outside the zoom they are shown only
-// beside a primary that gets the larger part of the pane.
+// beside a primary that gets the larger part of the pane. In the zoom,
+// which shows every chart, the notes yield rows to the primary before it
+// shrinks to a cell of an equal grid (hmc at 80×24 had its samples in 3
+// rows under 5 of notes).
 func fitCharts(cs chartSet, w, h, nNotes, keep int, zoomed bool) (chartSet, int) {
 	keep = min(keep, nNotes)
+	if zoomed && len(cs.charts) > 1 {
+		for n := min(nNotes, max(keep, h/3)); n >= keep; n-- {
+			if _, ok := heroLayout(cs, w, h-n, false); ok {
+				return cs, n
+			}
+		}
+	}
 	for n := min(nNotes, max(keep, h/3)); n >= keep; n-- {
 		if fits(cs, w, h-n, zoomed) {
 			return cs, n
