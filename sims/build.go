@@ -22,8 +22,9 @@ var (
 // sim meanwhile; Done is closed once the new sim is running and published,
 // or the build was refused, failed or superseded.
 type Build struct {
-	done chan struct{}
-	err  error
+	done  chan struct{}
+	err   error
+	tuned bool // live parameters retuned the running sim: nothing was built
 }
 
 func newBuild() *Build { return &Build{done: make(chan struct{})} }
@@ -55,6 +56,10 @@ func (b *Build) Err() error {
 	}
 }
 
+// Tuned reports whether the change retuned the running sim in place
+// (live parameters, Tuner) rather than building a new one.
+func (b *Build) Tuned() bool { return b.tuned }
+
 // Wait waits until the build has ended and returns Err.
 func (b *Build) Wait() error {
 	<-b.done
@@ -83,6 +88,7 @@ type builder struct {
 	mu        sync.Mutex
 	want      buildConfig // the latest request: what later ones start from
 	installed buildConfig // the last request that was installed
+	tunable   bool        // the installed sim is a Tuner
 	pending   *buildReq
 	busy      bool // the build goroutine is alive
 	stopped   bool
@@ -111,11 +117,53 @@ func (r *Runner) Set(name, text string) *Build {
 	if err != nil {
 		return doneBuild(err)
 	}
-	return r.rebuild(vals, want.seed)
+	return r.SetValues(vals)
 }
 
-// SetValues rebuilds the sim with a whole new set of values.
-func (r *Runner) SetValues(vals Values) *Build { return r.rebuild(vals, r.wanted().seed) }
+// SetValues changes the sim's parameters to vals. A change of live
+// parameters alone (param.Param.Live) retunes the running sim in place
+// (Tuner) when no build is under way: no build, the same seed, the run
+// goes on. Any other change rebuilds the sim.
+func (r *Runner) SetValues(vals Values) *Build {
+	if b := r.tune(vals); b != nil {
+		return b
+	}
+	return r.rebuild(vals, r.wanted().seed)
+}
+
+// tune asks the loop to retune the installed sim to vals, or returns nil
+// when it cannot: a build under way or pending, a sim that is not a
+// Tuner, or a parameter changed that is not live.
+func (r *Runner) tune(vals Values) *Build {
+	bs := &r.builds
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	if bs.stopped || bs.busy || bs.pending != nil || !bs.tunable || !liveChange(bs.installed.vals, vals) {
+		return nil
+	}
+	bs.seq++ // numbers the request, so that a failure knows whether a later one came
+	req := &buildReq{cfg: buildConfig{vals, bs.installed.seed}, b: newBuild(), seq: bs.seq}
+	req.b.tuned = true
+	bs.want, bs.installed = req.cfg, req.cfg
+	r.post(command{op: opTune, build: req})
+	return req.b
+}
+
+// liveChange reports whether b differs from a, and only in live
+// parameters (a default derived from a live parameter counts as a
+// change of its own parameter).
+func liveChange(a, b Values) bool {
+	changed := false
+	for _, p := range b.Params() {
+		if a.Text(p.Name) != b.Text(p.Name) {
+			if !p.Live {
+				return false
+			}
+			changed = true
+		}
+	}
+	return changed && len(a.Params()) == len(b.Params())
+}
 
 // wanted is the configuration of the latest request.
 func (r *Runner) wanted() buildConfig {
@@ -201,6 +249,7 @@ func (r *Runner) buildLoop() {
 		default:
 			r.opts.Budget.settle(r, true)
 			bs.installed = req.cfg
+			_, bs.tunable = sim.(Tuner)
 			r.post(command{op: opInstall, seq: req.seq, build: req, sim: sim})
 		}
 		bs.busy = false

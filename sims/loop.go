@@ -263,6 +263,22 @@ func (l *loop) handle(c command) {
 		l.err, l.owed = nil, 0
 		l.doneSeq, l.dirty = c.seq, true
 		l.resetPace()
+	case opTune:
+		if err := l.safeTune(c.build.cfg.vals); err != nil {
+			// The sim runs on with the values it had: later changes
+			// start from them.
+			c.build.err, l.buildErr = err, err
+			bs := &l.r.builds
+			bs.mu.Lock()
+			if bs.seq == c.build.seq { // no request came after it
+				bs.installed.vals = l.vals
+				bs.want = bs.installed
+			}
+			bs.mu.Unlock()
+		} else {
+			l.vals, l.buildErr = c.build.cfg.vals, nil
+		}
+		l.dirty = true
 	case opFailed:
 		c.build.err = c.err // reported once the failure is published
 		if l.sim == nil {
@@ -329,6 +345,17 @@ func (l *loop) stepN(n int) int {
 		}
 	}
 	return n
+}
+
+// safeTune retunes the sim to vals (Tuner), turning a panic into an
+// error.
+func (l *loop) safeTune(vals Values) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w while retuning: %v\n%s", ErrPanic, p, debug.Stack())
+		}
+	}()
+	return l.sim.(Tuner).Tune(vals)
 }
 
 // safeStep runs one step, turning a panic into an error so that a bug in

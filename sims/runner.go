@@ -281,6 +281,7 @@ const (
 	opBuilding // a build has been asked for
 	opInstall  // a build is ready
 	opFailed   // a build was refused or failed
+	opTune     // live parameters changed: retune the sim in place
 )
 
 type command struct {

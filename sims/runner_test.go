@@ -705,3 +705,66 @@ func TestReplay(t *testing.T) {
 		})
 	}
 }
+
+// tuned is a counter with a live parameter, gain, that it publishes.
+type tuned struct {
+	counter
+	gain float64
+}
+
+var (
+	tunedGain = param.Float("gain", 1, "").Range(0, 10).Live()
+	tunedSpec = &Spec{Name: "tuned", Title: "test", Source: "test", Steps: 10,
+		Params: param.List(counterLimit, tunedGain),
+		New: func(c Config) (Sim, error) {
+			return &tuned{counter: counter{limit: counterLimit.Get(c.Values)}, gain: tunedGain.Get(c.Values)}, nil
+		}}
+)
+
+func (s *tuned) Tune(v Values) error {
+	if g := tunedGain.Get(v); g == 3 {
+		return errors.New("gain 3 is unlucky")
+	}
+	s.gain = tunedGain.Get(v)
+	return nil
+}
+
+func (s *tuned) Frame() Frame {
+	return Frame{Sim: "tuned", Step: s.n, Metrics: []Metric{{Name: "gain", Value: s.gain}}}
+}
+
+// TestLiveParametersRetune: a change of live parameters alone retunes
+// the running sim in place (its steps kept, no build); one the sim
+// refuses leaves it running with its values and the reason; any other
+// change rebuilds it.
+func TestLiveParametersRetune(t *testing.T) {
+	r, err := NewRunner(tunedSpec, Config{Values: tunedSpec.Defaults(), Seed: 7}, RunnerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(r.Close)
+	await(t, "pause", r.Pause())
+	await(t, "steps", r.Step(5))
+	at := r.Latest().Frame.Step
+	if err := wait(t, r.Set("gain", "2")); err != nil {
+		t.Fatal(err)
+	}
+	s := r.Latest()
+	if s.Frame.Step != at || s.Frame.Metrics[0].Value != 2 || tunedGain.Get(s.Values) != 2 || s.Building {
+		t.Errorf("after a live change: step %d, gain %v, values %s: want step %d, gain 2", s.Frame.Step, s.Frame.Metrics[0].Value, s.Values.Summary(false), at)
+	}
+	if err := wait(t, r.Set("gain", "3")); err == nil || !strings.Contains(err.Error(), "unlucky") {
+		t.Errorf("a value the sim refuses: %v", err)
+	}
+	s = r.Latest()
+	if s.Frame.Step != at || tunedGain.Get(s.Values) != 2 || s.BuildErr == nil {
+		t.Errorf("after a refused retune: step %d, values %s, build error %v", s.Frame.Step, s.Values.Summary(false), s.BuildErr)
+	}
+	if err := wait(t, r.Set("limit", "100")); err != nil {
+		t.Fatal(err)
+	}
+	s = r.Latest()
+	if s.Frame.Step != 0 || tunedGain.Get(s.Values) != 2 || counterLimit.Get(s.Values) != 100 || s.BuildErr != nil {
+		t.Errorf("after a change that is not live: step %d, values %s: want a new sim at step 0 with gain 2", s.Frame.Step, s.Values.Summary(false))
+	}
+}

@@ -48,6 +48,16 @@ type Settler interface {
 	Settle()
 }
 
+// Tuner is implemented by the sims of a spec with Live parameters
+// (param.Param.Live). Tune adopts v, which differs from the values the
+// sim runs with only in live parameters, without building it again: the
+// run goes on from where it is (tinygpt's explainer redraws its bars
+// after a new temperature instead of training again). A runner calls it
+// on its loop, between steps.
+type Tuner interface {
+	Tune(v Values) error
+}
+
 // Config is everything a sim is built from.
 type Config struct {
 	Values Values

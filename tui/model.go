@@ -155,14 +155,18 @@ const (
 
 // builtMsg reports the end of a build asked of a pane's runner.
 type builtMsg struct {
-	p    *pane
-	what buildKind
-	err  error
+	p     *pane
+	what  buildKind
+	err   error
+	tuned bool // live parameters retuned the running sim (sims.Build.Tuned)
 }
 
 // awaitBuild is the command that waits, off the update loop, for a build.
 func awaitBuild(p *pane, b *sims.Build, what buildKind) tea.Cmd {
-	return func() tea.Msg { return builtMsg{p, what, b.Wait()} }
+	return func() tea.Msg {
+		err := b.Wait()
+		return builtMsg{p, what, err, b.Tuned()}
+	}
 }
 
 // New starts the runners of a session and builds their sims (before the
@@ -420,6 +424,8 @@ func (m *Model) built(msg builtMsg) tea.Cmd {
 		m.report(msg.err)
 	case msg.what == buildAdd:
 		m.setFlash("added " + name)
+	case msg.what == buildParams && msg.tuned:
+		m.setFlash(name + " goes on with the new parameters")
 	case msg.what == buildParams:
 		m.setFlash("restarted " + name + " with new parameters")
 	}

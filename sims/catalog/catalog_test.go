@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,6 +39,9 @@ func TestEverySimRuns(t *testing.T) {
 			s, err := spec.Build(sims.Config{Seed: 1})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if _, ok := s.(sims.Tuner); !ok && slices.ContainsFunc(spec.Params, func(p param.Param) bool { return p.Live }) {
+				t.Errorf("has live parameters, but its sim is no sims.Tuner")
 			}
 			run := storyRun{s: s}
 			run.stepTo(min(spec.Steps, 40))

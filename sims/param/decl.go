@@ -144,6 +144,8 @@ func (d *decl[T]) defaultFunc(f func(Values) T, note string) {
 // (Param.BuiltIn).
 func (d *decl[T]) builtIn() { d.p.BuiltIn = true }
 
+func (d *decl[T]) live() { d.p.Live = true }
+
 // defaultWhen makes the default value when cond holds of the parameters
 // listed before this one, and the declared default otherwise.
 func (d *decl[T]) defaultWhen(cond func(Values) bool, value T, note string) {
@@ -220,6 +222,13 @@ func (d *FloatDecl) BuiltInData() *FloatDecl {
 	return d
 }
 
+// Live marks the parameter as retuning the running sim in place
+// (Param.Live); its sims implement sims.Tuner.
+func (d *FloatDecl) Live() *FloatDecl {
+	d.live()
+	return d
+}
+
 // IntDecl declares an integer parameter.
 type IntDecl struct{ decl[int] }
 
@@ -255,6 +264,13 @@ func (d *IntDecl) DefaultWhen(cond func(Values) bool, value int, note string) *I
 // --data file takes its place (Param.BuiltIn).
 func (d *IntDecl) BuiltInData() *IntDecl {
 	d.builtIn()
+	return d
+}
+
+// Live marks the parameter as retuning the running sim in place
+// (Param.Live); its sims implement sims.Tuner.
+func (d *IntDecl) Live() *IntDecl {
+	d.live()
 	return d
 }
 

@@ -62,6 +62,11 @@ type Param struct {
 	// (its preset, size or noise): a --data file takes its place, so it
 	// is left out of a summary of a run on a file and its help says so.
 	BuiltIn bool
+	// Live marks a parameter that changes how the running sim goes on
+	// (a sampler's temperature), not what it was built from: a change of
+	// live parameters alone retunes it in place (sims.Tuner), its state
+	// kept, instead of building it again.
+	Live bool
 
 	decl declared // the typed declaration that made it
 }
@@ -77,11 +82,14 @@ type declared interface {
 
 // Explained is the parameter's help as the user reads it (lab help, the
 // editor): Help, and for a parameter of the built-in data that a --data
-// file replaces, a note saying so.
+// file replaces, or a live one, a note saying so.
 func (p Param) Explained() string {
 	h := strings.TrimSpace(p.Help)
 	if p.BuiltIn {
 		h += " (--data replaces it)"
+	}
+	if p.Live {
+		h += " (takes effect at once: the run goes on)"
 	}
 	return h
 }

@@ -166,6 +166,18 @@ func (e *explainer) read() error {
 	return nil
 }
 
+// retune recomputes both laws of the last position after the sampler
+// changed (a new temperature, top-k or top-p), and draws the next
+// character again from the new law once the explainer draws.
+func (e *explainer) retune() {
+	e.plain.Temperature = e.smp.Temperature
+	e.plain.Probs(e.z, e.pre)
+	e.kept = e.smp.Probs(e.z, e.p)
+	if e.next >= 0 {
+		e.next = e.smp.Sample(e.z, e.rng)
+	}
+}
+
 // advance appends the character drawn at the last step (if any), reads
 // the new text and draws the next character from the sampler's law.
 func (e *explainer) advance() error {

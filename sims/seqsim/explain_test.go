@@ -20,11 +20,16 @@ import (
 // training steps, so that the tests run quickly) from seed.
 func explainSim(t *testing.T, set map[string]string, seed uint64) *gptSim {
 	t.Helper()
+	return simtest.Build(t, TinyGPT, explainSet(set), seed, nil).(*gptSim)
+}
+
+// explainSet is set over the explain view's test settings.
+func explainSet(set map[string]string) map[string]string {
 	all := map[string]string{"view": "explain", "train_steps": "3", "eval_every": "1000", "chars": "2000"}
 	for k, v := range set {
 		all[k] = v
 	}
-	return simtest.Build(t, TinyGPT, all, seed, nil).(*gptSim)
+	return all
 }
 
 // law is the distribution the explain view's bars should show, computed
@@ -97,22 +102,41 @@ func law(t *testing.T, s *gptSim, ids []int, tau float64, k int, top float64) (p
 // the heat map's are the characters as sims.Visible shows them.
 func TestExplainBarsAreTheLaw(t *testing.T) {
 	for _, c := range []struct {
-		name  string
-		set   map[string]string
-		steps int
+		name   string
+		set    map[string]string
+		steps  int
+		retune bool // built at the defaults and stepped, then retuned to set (sims.Tuner)
 	}{
-		{"training, τ 0.8", nil, 2},
-		{"drawing, τ 0.8", nil, 6},
-		{"τ 2, top-k 5", map[string]string{"temperature": "2", "top_k": "5"}, 5},
-		{"τ 0.5, top-p 0.9", map[string]string{"temperature": "0.5", "top_p": "0.9"}, 5},
-		{"τ 1.3, top-k 8, top-p 0.6", map[string]string{"temperature": "1.3", "top_k": "8", "top_p": "0.6"}, 4},
-		{"greedy", map[string]string{"temperature": "0"}, 5},
+		{"training, τ 0.8", nil, 2, false},
+		{"drawing, τ 0.8", nil, 6, false},
+		{"τ 2, top-k 5", map[string]string{"temperature": "2", "top_k": "5"}, 5, false},
+		{"τ 0.5, top-p 0.9", map[string]string{"temperature": "0.5", "top_p": "0.9"}, 5, false},
+		{"τ 1.3, top-k 8, top-p 0.6", map[string]string{"temperature": "1.3", "top_k": "8", "top_p": "0.6"}, 4, false},
+		{"greedy", map[string]string{"temperature": "0"}, 5, false},
+		{"retuned to τ 2, top-k 5, drawing", map[string]string{"temperature": "2", "top_k": "5"}, 5, true},
+		{"retuned to greedy, training", map[string]string{"temperature": "0"}, 2, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := explainSim(t, c.set, 1)
+			built := c.set
+			if c.retune {
+				built = nil
+			}
+			s := explainSim(t, built, 1)
 			simtest.Run(t, s, c.steps)
-			v := s.ex.smp
-			p, pre, order := law(t, s, s.ex.ids, v.Temperature, v.TopK, v.TopP)
+			v, err := sims.Resolve(TinyGPT.Params, explainSet(c.set))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.retune {
+				if err := s.Tune(v); err != nil {
+					t.Fatal(err)
+				}
+				if got := s.lm.tr.Steps() + s.ex.steps; got != c.steps {
+					t.Errorf("retuned after %d steps: %d taken", c.steps, got)
+				}
+			}
+			tau, topK, topP := lmTemp.Get(v), lmTopK.Get(v), lmTopP.Get(v)
+			p, pre, order := law(t, s, s.ex.ids, tau, topK, topP)
 			f := s.Frame()
 			bars, ok := f.Charts[0].(sims.BarChart)
 			if !ok {
@@ -146,11 +170,11 @@ func TestExplainBarsAreTheLaw(t *testing.T) {
 					cut++
 				}
 			}
-			if v.TopK == 0 && v.TopP == 1 && v.Temperature > 0 && cut > 0 {
+			if topK == 0 && topP == 1 && tau > 0 && cut > 0 {
 				t.Errorf("%d bars cut with neither top-k nor top-p", cut)
 			}
-			if v.TopK > 0 && v.TopK < explainBars && cut < explainBars-v.TopK {
-				t.Errorf("top-k %d: %d of the top %d cut", v.TopK, cut, explainBars)
+			if topK > 0 && topK < explainBars && cut < explainBars-topK {
+				t.Errorf("top-k %d: %d of the top %d cut", topK, cut, explainBars)
 			}
 			heat := f.Charts[2].(sims.CanvasChart)
 			T := len(s.ex.window)

@@ -19,9 +19,9 @@ var (
 	lmBatch = param.Int("batch", 16, "sequences per step").Range(1, 128)
 	lmLR    = param.Float("lr", 0.01, "Adam's learning rate").Range(0, 1).OpenMin()
 	lmEval  = param.Int("eval_every", 25, "steps between held-out evaluations and samples").Range(1, 10_000)
-	lmTemp  = param.Float("temperature", 0.8, "sampling: p ∝ exp(z/τ); 0 is greedy decoding (beyond the notes, [A20])").Range(0, seq.MaxTemperature)
-	lmTopK  = param.Int("top_k", 0, "sampling: keep the k most probable characters (0: all)").Range(0, text.MaxVocab)
-	lmTopP  = param.Float("top_p", 1, "sampling: keep the fewest most probable characters whose total is at least p (1: all)").Range(0, 1).OpenMin()
+	lmTemp  = param.Float("temperature", 0.8, "sampling: p ∝ exp(z/τ); 0 is greedy decoding (beyond the notes, [A20])").Range(0, seq.MaxTemperature).Live()
+	lmTopK  = param.Int("top_k", 0, "sampling: keep the k most probable characters (0: all)").Range(0, text.MaxVocab).Live()
+	lmTopP  = param.Float("top_p", 1, "sampling: keep the fewest most probable characters whose total is at least p (1: all)").Range(0, 1).OpenMin().Live()
 )
 
 const (
@@ -112,6 +112,18 @@ func newLMRun(cfg sims.Config, c *corpus, m seq.Model, B, T int) (*lmRun, error)
 		}
 	}
 	return r, nil
+}
+
+// tune sets the sampler's temperature, top-k and top-p to v's (the live
+// parameters): the training goes on, and the next sample is drawn with
+// them.
+func (r *lmRun) tune(v sims.Values) error {
+	smp, err := seq.NewSampler(lmTemp.Get(v), lmTopK.Get(v), lmTopP.Get(v))
+	if err != nil {
+		return err
+	}
+	r.sampler.Temperature, r.sampler.TopK, r.sampler.TopP = smp.Temperature, smp.TopK, smp.TopP
+	return nil
 }
 
 // step trains one step, and evaluates and samples every r.every steps.

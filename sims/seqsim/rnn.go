@@ -127,6 +127,10 @@ func (s *rnnSim) Step() error {
 	return nil
 }
 
+// Tune adopts a new temperature, top-k or top-p (sims.Tuner): the
+// training goes on.
+func (s *rnnSim) Tune(v sims.Values) error { return s.lm.tune(v) }
+
 func (s *rnnSim) Frame() sims.Frame {
 	f := sims.Frame{Sim: RNN.Name, Step: s.lm.tr.Steps(), Metrics: s.lm.metrics()}
 	f.Metrics = append(f.Metrics, sims.Metric{Name: "‖∂h_50/∂h_0‖", Value: s.jac[49]})

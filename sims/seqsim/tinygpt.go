@@ -207,6 +207,23 @@ func newTinyGPT(cfg sims.Config) (sims.Sim, error) {
 // of the sample just drawn. In the explain view it reads the prompt
 // after each training step, and once training is over draws a character
 // a step instead.
+// Tune adopts a new temperature, top-k or top-p (sims.Tuner) without
+// training again: the explainer's bars show the new law at once, its
+// next character drawn from it. The puzzles decode greedily: they have
+// nothing to tune.
+func (s *gptSim) Tune(v sims.Values) error {
+	if s.lm == nil {
+		return nil
+	}
+	if err := s.lm.tune(v); err != nil {
+		return err
+	}
+	if s.ex != nil {
+		s.ex.retune()
+	}
+	return nil
+}
+
 func (s *gptSim) Step() error {
 	if s.ex != nil && !s.ex.training(s.lm.tr.Steps()) {
 		return s.ex.advance()
