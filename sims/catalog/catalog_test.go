@@ -17,8 +17,8 @@ import (
 // TestEverySimRuns builds every sim at its defaults, steps it, and checks
 // its frames and results: named, finite metrics, at least one chart, a
 // JSON-encodable result, and a Frame that its later steps leave as it was.
-// Seed 1 runs up to 40 steps (every sim's own tests run it further,
-// against its oracle). The sims run as parallel subtests, under -race: a
+// Seed 1 runs up to 10 steps (every sim's own tests run it further,
+// against its oracle, and TestSizeEstimates 64 and more). The sims run as parallel subtests, under -race: a
 // pane draws a Frame while its sim steps on.
 //
 // What needs no race detector runs in cmd/lab's TestSizeEstimates, on the
@@ -27,8 +27,8 @@ import (
 // data and the start), each choice and each extreme of every parameter,
 // every line's metrics checked declared and finite. Under -race the walk
 // was the largest share of the suite's time (at 300 and 20 steps, then
-// 120; then seed 2, the pacing rule's steps and every choice built here,
-// 97 s of CPU).
+// 120; then 40, seed 2, the pacing rule's steps and every choice built
+// here, 97 s of CPU).
 func TestEverySimRuns(t *testing.T) {
 	for _, spec := range All().Specs() {
 		t.Run(spec.Name, func(t *testing.T) {
@@ -44,7 +44,7 @@ func TestEverySimRuns(t *testing.T) {
 				t.Errorf("has live parameters, but its sim is no sims.Tuner")
 			}
 			run := storyRun{s: s}
-			run.stepTo(min(spec.Steps, 40))
+			run.stepTo(min(spec.Steps, 10))
 			f := s.Frame()
 			if f.Sim != spec.Name || len(f.Charts) == 0 || len(f.Metrics) == 0 {
 				t.Errorf("frame %q with %d charts, %d metrics", f.Sim, len(f.Charts), len(f.Metrics))
