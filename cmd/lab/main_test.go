@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -77,47 +76,8 @@ func TestListShowsEverySim(t *testing.T) {
 	}
 }
 
-// TestRunJSON checks the JSON lines: one every K steps, then a final line
-// with the result, for every sim of the catalogue.
-func TestRunJSON(t *testing.T) {
-	for _, name := range catalog.All().Names() {
-		t.Run(name, func(t *testing.T) {
-			t.Parallel()
-			out, errs, code := lab(t, "run", name, "--steps", "40", "--every", "10", "--json", "--seed", "3")
-			if code != 0 {
-				t.Fatalf("%s: exit %d: %s", name, code, errs)
-			}
-			var lines []map[string]any
-			sc := bufio.NewScanner(strings.NewReader(out))
-			for sc.Scan() {
-				var obj map[string]any
-				if err := json.Unmarshal(sc.Bytes(), &obj); err != nil {
-					t.Fatalf("%s: not JSON: %q: %v", name, sc.Text(), err)
-				}
-				lines = append(lines, obj)
-			}
-			// A sim that converges within 10 steps (kmeans on well-separated
-			// clusters takes four, laplace's Newton eight) prints only its final
-			// line.
-			last := lines[len(lines)-1]
-			if len(lines) < 2 && !(len(lines) == 1 && last["state"] == "converged" && last["step"].(float64) < 10) {
-				t.Fatalf("%s: %d lines", name, len(lines))
-			}
-			for i, obj := range lines {
-				if obj["sim"] != name || obj["metrics"] == nil {
-					t.Errorf("%s line %d: %v", name, i, obj)
-				}
-				final := i == len(lines)-1
-				if (obj["final"] == true) != final || (obj["result"] != nil) != final {
-					t.Errorf("%s line %d: final=%v result=%v", name, i, obj["final"], obj["result"] != nil)
-				}
-			}
-			if len(lines) > 1 && lines[0]["step"].(float64) != 10 {
-				t.Errorf("%s: first line at step %v, want 10", name, lines[0]["step"])
-			}
-		})
-	}
-}
+// The form of --json's lines (one every K steps, then a final line with
+// the result) is checked on every run of TestSizeEstimates.
 
 func TestRunIsReproducible(t *testing.T) {
 	a, _, _ := lab(t, "run", "mh", "--steps", "3000", "--json", "--seed", "9")

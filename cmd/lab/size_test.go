@@ -315,7 +315,10 @@ func runSetting(t *testing.T, spec *sims.Spec, c sizeConfig, sized bool) setting
 	// the race detector, rather than built again in the catalogue's tests.
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	type jsonLine struct {
+		Sim       string
 		Step      int
+		Final     bool
+		Result    json.RawMessage
 		State     string
 		Metrics   map[string]*float64
 		Undefined map[string]string
@@ -327,6 +330,15 @@ func runSetting(t *testing.T, spec *sims.Spec, c sizeConfig, sized bool) setting
 		last = jsonLine{}
 		if err := json.Unmarshal([]byte(line), &last); err != nil {
 			t.Fatalf("lab %s: line %d is not JSON (%v): %s\n%s", r.cmd, i+1, err, line, msg)
+		}
+		// The lines' form: each names the sim and has metrics, the
+		// first at step --every, and the last alone is final, with the
+		// result (a run that converges within --every steps prints
+		// only its final line).
+		final := i == len(lines)-1
+		if last.Sim != spec.Name || last.Metrics == nil || last.Final != final || (last.Result != nil) != final ||
+			i == 0 && !final && last.Step != c.every {
+			t.Errorf("lab %s: line %d of %d is not of the form of --json: %.200s", r.cmd, i+1, len(lines), line)
 		}
 		for key := range last.Metrics {
 			if !undeclared[key] && !slices.ContainsFunc(spec.Metrics, func(d sims.MetricDecl) bool { return d.Key == key }) {
