@@ -30,3 +30,14 @@ var vaeFamous = sync.OnceValues(func() (sims.Frame, error) {
 	}
 	return r.Sim.Frame(), nil
 })
+
+// ganGoldenSteps is the steps of the gan golden frames, whose runs
+// TestGANPanes checks too: the default and the 1-D two-mode one.
+const ganGoldenSteps = 25
+
+var (
+	ganRun   = sync.OnceValues(func() (*simtest.Shared, error) { return simtest.Share(GAN, nil, tuitest.Seed, ganGoldenSteps) })
+	gan1DRun = sync.OnceValues(func() (*simtest.Shared, error) {
+		return simtest.Share(GAN, map[string]string{"dim": "1", "target": "twomodes"}, tuitest.Seed, ganGoldenSteps)
+	})
+)
