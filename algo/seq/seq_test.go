@@ -396,9 +396,11 @@ func TestHeldOutCoverage(t *testing.T) {
 }
 
 // TestCopyPuzzle: a two-layer transformer of 7 000 parameters learns to
-// copy 8 digits of 8 — 99% of fresh puzzles exactly right by greedy
-// decoding — within 70 steps of 16 puzzles on this seed (every one right
-// from step 50 to 70; 0.90 at step 40).
+// copy 8 digits of 8 — 99% of 200 fresh puzzles exactly right by greedy
+// decoding — within 50 steps of 16 puzzles on this seed (every one of 400
+// right from step 50 to 70; 0.90 at step 40). 200 puzzles, as tinygpt
+// scores: a model that errs on 5% passes (2 errors or fewer) with
+// probability 0.0023, and the greedy decodes cost twice the training.
 func TestCopyPuzzle(t *testing.T) {
 	p, err := NewPuzzle(Copy, 8, 8)
 	if err != nil {
@@ -413,17 +415,18 @@ func TestCopyPuzzle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 70 {
+	const steps = 50
+	for range steps {
 		if err := tr.Step(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	em, err := tr.ExactMatch(p, 400, rand.New(rand.NewPCG(9, 9)))
+	em, err := tr.ExactMatch(p, 200, rand.New(rand.NewPCG(9, 9)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if em < 0.99 {
-		t.Errorf("exact match %.3f after 70 steps, want ≥ 0.99", em)
+		t.Errorf("exact match %.3f after %d steps, want ≥ 0.99", em, steps)
 	}
 	for name, f := range map[string]func() error{
 		"task":   func() error { _, err := NewPuzzle("add", 3, 3); return err },
@@ -441,15 +444,19 @@ func TestCopyPuzzle(t *testing.T) {
 	}
 }
 
-// TestGPTBeatsKGram: trained on 20 000 characters of the built-in language,
+// TestGPTBeatsKGram: trained on 3 000 characters of the built-in language,
 // a transformer of 7 456 parameters beats on held-out text every k-gram
-// model (k = 0 … 8, add-0.01 smoothing, the best δ of 0.01, 0.1 and 1)
-// counted on the same characters, scored on the same positions, within 500
-// steps on this seed; no model beats the entropy rate.
+// model (k = 0 … 8, add-0.01 smoothing) counted on the same characters,
+// scored on the same positions, within 300 steps on this seed (0.538
+// nats against the best k-gram's 0.556); no model beats the entropy rate. On
+// 20 000 characters it took 500 steps (0.414 against 0.437), 16.5 s of
+// CPU under -race against 11.7. Without the position rows, the attention
+// branch, or with values read from the keys' slice, it fails (1.11,
+// 1.28, 0.71 nats).
 func TestGPTBeatsKGram(t *testing.T) {
 	l, _ := text.NewLanguage(text.Animals())
 	v, _ := text.VocabOf(l.Alphabet())
-	ids, _ := v.Encode(l.Generate(rand.New(rand.NewPCG(3, 4)), 20_000))
+	ids, _ := v.Encode(l.Generate(rand.New(rand.NewPCG(3, 4)), 3_000))
 	hids, _ := v.Encode(l.Generate(rand.New(rand.NewPCG(5, 6)), 4_000))
 	const T = 32
 	h, err := NewHeldOut(hids, T)
@@ -473,7 +480,7 @@ func TestGPTBeatsKGram(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 500 {
+	for range 300 {
 		if err := tr.Step(); err != nil {
 			t.Fatal(err)
 		}

@@ -27,10 +27,12 @@ func TestAutoencoderPCA(t *testing.T) {
 
 // TestAutoencoderNonlinearBelowFloor: on the moons a network with a 1-D
 // code goes below the floor that bounds every linear autoencoder of code
-// 1, which the linear one beside it reaches.
+// 1, which the linear one beside it reaches, by step 450 on seed 1 (the
+// network at 0.67 of the floor, the linear one within 7e-8 of it; at 350
+// 0.65 and 1.1e-6, and the network's loss is not monotone: 0.81 at 400).
 func TestAutoencoderNonlinearBelowFloor(t *testing.T) {
 	s := simtest.Build(t, Autoencoder, map[string]string{"mode": "nonlinear"}, 1, nil)
-	simtest.Run(t, s, 600)
+	simtest.Run(t, s, 450)
 	f := s.Frame()
 	floor := simtest.Metric(t, f, "floor")
 	algotest.Near(t, "linear", simtest.Metric(t, f, "linear"), floor, 1e-6*floor)
@@ -40,11 +42,12 @@ func TestAutoencoderNonlinearBelowFloor(t *testing.T) {
 }
 
 // TestAutoencoderDenoiseTweedie: the denoising AE's map on the ring comes
-// within a tenth of the Bayes error of Tweedie's E[X|Y]; a target that is
-// not a mixture is refused.
+// within a tenth of the Bayes error of Tweedie's E[X|Y] by step 450 on
+// seed 1 (0.046 of it; 0.07 at 350, 0.10 at 400, 0.19 at 300); a target
+// that is not a mixture is refused.
 func TestAutoencoderDenoiseTweedie(t *testing.T) {
 	s := simtest.Build(t, Autoencoder, map[string]string{"mode": "denoise"}, 1, nil)
-	simtest.Run(t, s, 601)
+	simtest.Run(t, s, 450)
 	f := s.Frame()
 	if d, b := simtest.Metric(t, f, "to_tweedie"), simtest.Metric(t, f, "bayes"); d > 0.1*b {
 		t.Errorf("distance to Tweedie %g, Bayes error %g", d, b)

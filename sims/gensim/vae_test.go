@@ -26,19 +26,30 @@ func TestVAEToy(t *testing.T) {
 }
 
 // TestVAETrains: on the digits and on the ring −ELBO falls and equals
-// recon + KL; a decoder s.d. at 0 is out of range.
+// recon + KL; a decoder s.d. at 0 is out of range. The digits are the
+// default run's (vaeRun), from the golden frame's step to VAE.Famous.
 func TestVAETrains(t *testing.T) {
-	for _, set := range []map[string]string{{"size": "8", "n": "1000", "units": "32"}, {"data": "plane", "units": "32"}} {
-		s := simtest.Build(t, VAE, set, 1, nil)
-		simtest.Run(t, s, 1)
-		first := simtest.Metric(t, s.Frame(), "neg_elbo")
-		simtest.Run(t, s, 200)
-		f := s.Frame()
-		last := simtest.Metric(t, f, "neg_elbo")
+	r, err := vaeRun()
+	if err != nil {
+		t.Fatal(err)
+	}
+	famous, err := vaeFamous()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := simtest.Build(t, VAE, map[string]string{"data": "plane", "units": "32"}, 1, nil)
+	simtest.Run(t, s, 1)
+	plane := s.Frame()
+	simtest.Run(t, s, 200)
+	for _, c := range []struct {
+		name        string
+		first, last sims.Frame
+	}{{"digits", r.Snap.Frame, famous}, {"plane", plane, s.Frame()}} {
+		first, last := simtest.Metric(t, c.first, "neg_elbo"), simtest.Metric(t, c.last, "neg_elbo")
 		if last > first-1 {
-			t.Errorf("%v: −ELBO %g → %g", set, first, last)
+			t.Errorf("%s: −ELBO %g at step %d → %g at %d", c.name, first, c.first.Step, last, c.last.Step)
 		}
-		algotest.Near(t, "recon + KL", simtest.Metric(t, f, "recon")+simtest.Metric(t, f, "KL"), last, 1e-9*abs(last))
+		algotest.Near(t, c.name+": recon + KL", simtest.Metric(t, c.last, "recon")+simtest.Metric(t, c.last, "KL"), last, 1e-9*abs(last))
 	}
 	if _, err := simtest.BuildErr(VAE, map[string]string{"data": "plane", "decoder_sd": "0"}, 1, nil); err == nil {
 		t.Error("decoder_sd = 0 accepted")
@@ -57,11 +68,15 @@ func abs(x float64) float64 {
 // digits by class — a nearest-centroid rule on them names the class of
 // most shown digits, where chance is one in ten — and the decoded prior
 // samples are distinct pictures, not one blob: every pair differs in many
-// pixels.
+// pixels. The run is the golden frame's, continued (vaeFamous).
 func TestVAEDigitsAtFamous(t *testing.T) {
-	s := simtest.Build(t, VAE, nil, 1, nil)
-	simtest.Run(t, s, VAE.Famous)
-	f := s.Frame()
+	f, err := vaeFamous()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Step != VAE.Famous {
+		t.Fatalf("frame of step %d, want %d", f.Step, VAE.Famous)
+	}
 	var latent sims.CanvasChart
 	for _, c := range f.Charts {
 		if c, ok := c.(sims.CanvasChart); ok && strings.HasPrefix(c.Title, "latent") {

@@ -33,3 +33,16 @@ var dropoutGap = sync.OnceValues(func() (sims.Frame, error) {
 	}
 	return r.Sim.Frame(), nil
 })
+
+// universalRun is one Universal run at its defaults from seed 1: the
+// golden case's snapshot after universalGoldenSteps steps, and the sim,
+// which TestUniversal steps on to universalTestSteps (0.5 ms a step
+// under -race).
+const (
+	universalGoldenSteps = 1500
+	universalTestSteps   = 3000
+)
+
+var universalRun = sync.OnceValues(func() (*simtest.Shared, error) {
+	return simtest.Share(nnsim.Universal, nil, tuitest.Seed, universalGoldenSteps)
+})

@@ -4,14 +4,15 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/sims/nnsim"
+	"github.com/thelab/lab/sims/simtest"
 	"github.com/thelab/lab/tui/tuitest"
 )
 
 // TestGoldenFrames pins each sim's pane at its defaults after a few steps
 // (a handful more where the first steps show little), at 80×24 and 140×45
 // in monochrome and at 80×24 in colour (go test -update rewrites
-// testdata/). Dropout's case is the first 500 steps of the run TestDropoutGap
-// continues (fixture_test.go).
+// testdata/). Dropout's and universal's cases are the first steps of
+// runs that TestDropoutGap and TestUniversal continue (fixture_test.go).
 func TestGoldenFrames(t *testing.T) {
 	tuitest.Run(t, tuitest.Standard, []tuitest.Case{
 		{Spec: nnsim.Playground, Steps: 200},
@@ -20,14 +21,19 @@ func TestGoldenFrames(t *testing.T) {
 		{Spec: nnsim.Conv, Set: map[string]string{"image": "digit", "padding": "same", "pool": "max"}, Steps: 300},
 		{Spec: nnsim.Optimizers, Steps: 600},
 		{Spec: nnsim.Optimizers, Set: map[string]string{"surface": "saddle"}, Steps: 300},
-		{Spec: nnsim.Universal, Steps: 1500},
 	})
-	// Dropout's 500 steps are the start of TestDropoutGap's run.
-	t.Run("dropout", func(t *testing.T) {
-		r, err := dropoutRun()
-		if err != nil {
-			t.Fatal(err)
-		}
-		tuitest.Golden(t, r.Snap, tuitest.Standard)
-	})
+	// Runs that tests continue (fixture_test.go): dropout's 500 steps are
+	// the start of TestDropoutGap's run, universal's 1500 of TestUniversal's.
+	for _, c := range []struct {
+		name string
+		run  func() (*simtest.Shared, error)
+	}{{"dropout", dropoutRun}, {"universal", universalRun}} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := c.run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			tuitest.Golden(t, r.Snap, tuitest.Standard)
+		})
+	}
 }

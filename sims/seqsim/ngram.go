@@ -74,8 +74,8 @@ func contexts(v param.Values, k int) int {
 }
 
 // animalsContexts are the distinct contexts of k = 0 … text.MaxK
-// characters of the built-in language: every one turns up within a
-// million characters, and no more in four (TestAnimalsContexts).
+// characters of the built-in language: all it can write, enumerated from
+// its grammar (TestAnimalsContexts), so no text of it holds more.
 var animalsContexts = [text.MaxK + 1]int{1, 22, 63, 141, 269, 440, 640, 976, 1470}
 
 type ngramSim struct {
