@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/thelab/lab/sims"
@@ -41,6 +42,29 @@ var walked = sync.OnceValues(func() ([]*sims.Snapshot, error) {
 	}
 	return out, nil
 })
+
+// TestEverySimKeepsItsSeriesApart checks the charts of every sim's frame
+// from the walk in truecolor, 256 colours, 16 colours and without colour:
+// no two series, curves or classes of a chart share both colour and glyph
+// (from each chart's declared data and the styles the renderer gives it),
+// and no colour of a class region, as drawn at 60×18, stands for two
+// classes (chart.Clashes).
+func TestEverySimKeepsItsSeriesApart(t *testing.T) {
+	snaps, err := walked()
+	if err != nil {
+		t.Fatal(err)
+	}
+	profiles := []colorprofile.Profile{colorprofile.TrueColor, colorprofile.ANSI256, colorprofile.ANSI, colorprofile.Ascii}
+	for _, s := range snaps {
+		for _, c := range s.Frame.Charts {
+			for _, p := range profiles {
+				for _, bad := range chart.Clashes(c, 60, 18, p) {
+					t.Errorf("%s: %s, %s: %s", s.Spec.Name, c.ChartTitle(), p, bad)
+				}
+			}
+		}
+	}
+}
 
 // zoomScreen is a sim alone on a w×h terminal: the pane above the bottom
 // bar, in monochrome, as the zoom draws it.
