@@ -134,6 +134,15 @@ func TestVisitorAccountOutlivesItsSessions(t *testing.T) {
 	if !same {
 		t.Error("the next session from the address has another account")
 	}
+	// Its first build waits until the address is out of debt: its visitor
+	// leaving meanwhile ends it at once, unbuilt, rather than after the
+	// rest and a build nobody sees.
+	second := ts.session(t, "second")
+	s2.Close()
+	ts.log.waitLog(t, "msg=disconnect", "user=second", `reason="client closed"`)
+	if n := second.budget.Usage().Builds; n != 0 {
+		t.Errorf("the session built %d sims after its visitor left", n)
+	}
 }
 
 // TestDrawingIsCharged: a session whose panes are all paused spends no

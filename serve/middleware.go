@@ -514,8 +514,15 @@ func (s *Server) lab(next ssh.Handler) ssh.Handler {
 			Budget: budget, MaxPanes: s.cfg.MaxPanes, Tick: time.Second / time.Duration(s.cfg.FPS),
 			// A visitor's exports go to their own clipboard, never to the
 			// server's disk.
-			Remote: true})
+			Remote: true,
+			// A visitor who leaves while the first builds wait for the
+			// budget (an address in debt) ends the session at once.
+			Context: sess.Context()})
 		if err != nil {
+			if sess.Context().Err() != nil {
+				st.setReason(reasonClient) // unless a limit closed it first
+				return
+			}
 			st.refuse("error: "+err.Error(), "lab: "+err.Error())
 			return
 		}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strings"
@@ -323,5 +324,35 @@ func TestKeyAnswerIsShownWithoutATick(t *testing.T) {
 	m.Update(msg)
 	if got := m.panes[0].snap.State; got != sims.Paused {
 		t.Errorf("after the acknowledgement the pane shows %v, want paused", got)
+	}
+}
+
+// TestNewGivesUpWithItsContext: a session whose first builds wait for its
+// budget (deep in debt) stops waiting when its context ends (lab serve: the
+// visitor left): New returns the context's error, having built nothing.
+func TestNewGivesUpWithItsContext(t *testing.T) {
+	built := map[int]*atomic.Int64{0: {}}
+	budget := sims.NewBudget(sims.Limits{Cores: 0.001})
+	budget.Charge(time.Second) // a thousand seconds of rest at a thousandth of a core
+	ctx, cancel := context.WithCancel(context.Background())
+	res := make(chan error, 1)
+	go func() {
+		m, err := New(Options{Catalog: withSpecs(t, slowSpec(nil, built)), Sims: []string{"slow"}, Budget: budget, Context: ctx})
+		if m != nil {
+			m.Close()
+		}
+		res <- err
+	}()
+	cancel()
+	select {
+	case err := <-res:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("New returned %v, want the context's error", err)
+		}
+	case <-time.After(deadline):
+		t.Fatal("New kept waiting for the budget after its context ended")
+	}
+	if n := built[0].Load(); n != 0 {
+		t.Errorf("%d sims built after the context ended", n)
 	}
 }

@@ -6,6 +6,7 @@
 package tui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -66,6 +67,12 @@ type Options struct {
 	// frame rate it sends its visitors (--fps), so that no screen is drawn
 	// that the renderer would not send.
 	Tick time.Duration
+	// Context, when set, bounds New's wait for the first builds: once it
+	// is done, New stops the runners it started and returns its error.
+	// lab serve passes the visitor's session, so that a visitor who
+	// leaves while their builds wait for their budget frees the server
+	// at once rather than after the rest.
+	Context context.Context
 }
 
 // PaneOptions are the settings of one pane from the command line.
@@ -207,8 +214,18 @@ func New(o Options) (*Model, error) {
 		_, b := m.startPane(spec, vals, po.Seed, po.Data)
 		builds = append(builds, b)
 	}
+	var gone <-chan struct{} // nil, never closed, without a Context
+	if o.Context != nil {
+		gone = o.Context.Done()
+	}
 	for i, b := range builds {
-		if err := b.Wait(); err != nil {
+		select {
+		case <-b.Done():
+		case <-gone:
+			m.Close()
+			return nil, fmt.Errorf("%s: %w", panes[i].Sim, context.Cause(o.Context))
+		}
+		if err := b.Err(); err != nil {
 			m.Close()
 			return nil, fmt.Errorf("%s: %w", panes[i].Sim, err)
 		}

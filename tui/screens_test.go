@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/thelab/lab/sims"
@@ -28,19 +29,58 @@ var screenSizes = [][2]int{{80, 24}, {140, 45}, {220, 60}}
 // for curves, few enough to keep the walk fast.
 const walkSteps = 12
 
-// walked holds each catalogued sim's snapshot after walkSteps steps from
-// seed 1, built once for both walks.
-var walked = sync.OnceValues(func() ([]*sims.Snapshot, error) {
-	var out []*sims.Snapshot
+// walkedSims holds each catalogued sim built from seed 1 and stepped
+// walkSteps times, with its snapshot then; built once for every walk.
+// The tests draw the snapshots (immutable); TestEveryScreenSizeFits alone
+// takes the sims themselves, to open them in a lab.
+var walkedSims = sync.OnceValues(func() ([]*simtest.Shared, error) {
+	var out []*simtest.Shared
 	for _, spec := range catalog.All().Specs() {
-		snap, err := simtest.SnapshotErr(spec, nil, 1, walkSteps)
+		sh, err := simtest.Share(spec, nil, 1, walkSteps)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", spec.Name, err)
 		}
-		out = append(out, snap)
+		out = append(out, sh)
 	}
 	return out, nil
 })
+
+// walked is each catalogued sim's snapshot after walkSteps steps from
+// seed 1 (walkedSims).
+func walked() ([]*sims.Snapshot, error) {
+	shared, err := walkedSims()
+	if err != nil {
+		return nil, err
+	}
+	var out []*sims.Snapshot
+	for _, sh := range shared {
+		out = append(out, sh.Snap)
+	}
+	return out, nil
+}
+
+// TestEverySimKeepsItsSeriesApart checks the charts of every sim's frame
+// from the walk in truecolor, 256 colours, 16 colours and without colour:
+// no two series, curves or classes of a chart share both colour and glyph
+// (from each chart's declared data and the styles the renderer gives it),
+// and no colour of a class region, as drawn at 60×18, stands for two
+// classes (chart.Clashes).
+func TestEverySimKeepsItsSeriesApart(t *testing.T) {
+	snaps, err := walked()
+	if err != nil {
+		t.Fatal(err)
+	}
+	profiles := []colorprofile.Profile{colorprofile.TrueColor, colorprofile.ANSI256, colorprofile.ANSI, colorprofile.Ascii}
+	for _, s := range snaps {
+		for _, c := range s.Frame.Charts {
+			for _, p := range profiles {
+				for _, bad := range chart.Clashes(c, 60, 18, p) {
+					t.Errorf("%s: %s, %s: %s", s.Spec.Name, c.ChartTitle(), p, bad)
+				}
+			}
+		}
+	}
+}
 
 // zoomScreen is a sim alone on a w×h terminal: the pane above the bottom
 // bar, in monochrome, as the zoom draws it.
@@ -154,21 +194,38 @@ func textItems(s *sims.Snapshot) []string {
 	return append(items, paneNotes(s)...)
 }
 
-var (
-	spaces  = regexp.MustCompile(`\s+`)
-	borders = regexp.MustCompile(`[│┃]`)
-)
+var spaces = regexp.MustCompile(`\s+`)
 
 // flowText is what a pane shows under its edge and metrics row as one
 // line of text: borders dropped, lines joined by a space, runs of spaces
-// collapsed (so a wrapped note reads whole).
+// collapsed (so a wrapped note reads whole). It is spaces and the borders
+// │ ┃ replaced, in one pass: a regexp replacement of every screen of the
+// walk was most of this package's layout checks.
 func flowText(screen string) string {
 	lines := strings.Split(ansi.Strip(screen), "\n")
-	lines = lines[min(2, len(lines)):]
-	for i, l := range lines {
-		lines[i] = borders.ReplaceAllString(l, " ")
+	var b strings.Builder
+	gap := false // a run of blanks (as \s matches them), borders or line ends
+	for i, l := range lines[min(2, len(lines)):] {
+		if i > 0 {
+			gap = true
+		}
+		for _, r := range l {
+			switch r {
+			case ' ', '\t', '\n', '\f', '\r', '│', '┃':
+				gap = true
+				continue
+			}
+			if gap {
+				b.WriteByte(' ')
+				gap = false
+			}
+			b.WriteRune(r)
+		}
 	}
-	return spaces.ReplaceAllString(strings.Join(lines, " "), " ") + " "
+	if gap {
+		b.WriteByte(' ')
+	}
+	return b.String() + " "
 }
 
 // cutWithoutEllipsis says what is wrong with how item shows in flow, or ""

@@ -102,6 +102,7 @@ type Session struct {
 	mu      sync.Mutex
 	raw     bytes.Buffer
 	done    chan struct{}
+	changed chan struct{} // closed, and replaced, when the screen may have changed
 	exitErr error
 	waiters []waiter
 	tail    []byte // the end of the output so far, for text split across reads
@@ -147,7 +148,7 @@ func Start(c *gossh.Client, o Options) (*Session, error) {
 			return nil, fmt.Errorf("setenv %s: %w", k, err)
 		}
 	}
-	s := &Session{Client: c, Sess: sess, done: make(chan struct{})}
+	s := &Session{Client: c, Sess: sess, done: make(chan struct{}), changed: make(chan struct{})}
 	if !o.Discard {
 		s.Screen = NewScreen(o.W, o.H)
 	}
@@ -200,6 +201,7 @@ func (s *Session) read(out io.Reader) {
 				s.raw.Write(buf[:n])
 			}
 			s.wake(buf[:n])
+			s.change()
 			s.mu.Unlock()
 		}
 		if err != nil {
@@ -208,6 +210,19 @@ func (s *Session) read(out io.Reader) {
 	}
 	s.exitErr = s.Sess.Wait()
 	close(s.done)
+}
+
+// change tells WaitFor the screen may have changed, with s.mu held.
+func (s *Session) change() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// changes is closed when the screen may have changed after this call.
+func (s *Session) changes() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
 }
 
 // maxAwait is the longest text Await looks for.
@@ -269,6 +284,9 @@ func (s *Session) Send(keys string) error {
 func (s *Session) Resize(w, h int) error {
 	if s.Screen != nil {
 		s.Screen.Resize(w, h)
+		s.mu.Lock()
+		s.change()
+		s.mu.Unlock()
 	}
 	return s.Sess.WindowChange(h, w)
 }
@@ -295,25 +313,29 @@ func (s *Session) Output() string {
 // after the program restored the terminal).
 func (s *Session) Text() string { return ansi.Strip(s.Output()) }
 
-// WaitFor waits until the screen satisfies ok, and returns the screen.
+// WaitFor waits until the screen satisfies ok, and returns the screen. It
+// looks again whenever output arrives (or the screen is resized), not on
+// a clock: the screen shows it as soon as it comes, and a wait costs
+// nothing while nothing comes.
 func (s *Session) WaitFor(timeout time.Duration, ok func(screen string) bool) (string, error) {
-	deadline := time.Now().Add(timeout)
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
 	for {
+		changed := s.changes()
 		screen := s.Screen.String()
 		if ok(screen) {
 			return screen, nil
 		}
-		if time.Now().After(deadline) {
-			return screen, errors.New("timed out waiting for the screen")
-		}
 		select {
+		case <-changed:
 		case <-s.done:
 			screen = s.Screen.String()
 			if ok(screen) {
 				return screen, nil
 			}
 			return screen, errors.New("the session ended before the screen showed it")
-		case <-time.After(10 * time.Millisecond):
+		case <-deadline.C:
+			return screen, errors.New("timed out waiting for the screen")
 		}
 	}
 }
