@@ -159,6 +159,11 @@ func Share(spec *sims.Spec, set map[string]string, seed uint64, steps int) (*Sha
 			break
 		}
 	}
+	// A pane that is not running shows a settled Frame (sims.Settler): so
+	// does its golden (digits' caption said "as of step 0" at step 12).
+	if st, ok := s.(sims.Settler); ok {
+		st.Settle()
+	}
 	snap.Frame = s.Frame()
 	return &Shared{Sim: s, Snap: snap}, nil
 }
