@@ -230,43 +230,6 @@ func TestInvalidParams(t *testing.T) {
 	}
 }
 
-func TestStepDoesNotAllocate(t *testing.T) {
-	for _, name := range targetMenu {
-		s := simtest.Build(t, MH, map[string]string{"target": name.String(), "burnin": "100"}, 1, nil)
-		simtest.Run(t, s, 50)
-		if a := testing.AllocsPerRun(10000, func() { _ = s.Step() }); a != 0 {
-			t.Errorf("%s: Step allocates %v times", name, a)
-		}
-	}
-}
-
-func TestDeterministic(t *testing.T) {
-	res := func() string {
-		s := simtest.Build(t, MH, nil, 7, nil)
-		simtest.Run(t, s, 5000)
-		b, _ := json.Marshal(s.Result())
-		return string(b)
-	}
-	if a, b := res(), res(); a != b {
-		t.Errorf("same seed, different results:\n%s\n%s", a, b)
-	}
-}
-
-// TestFramesAreImmutable checks that a frame's slices do not change as the
-// sim goes on.
-func TestFramesAreImmutable(t *testing.T) {
-	s := simtest.Build(t, MH, map[string]string{"burnin": "0"}, 1, nil)
-	simtest.Run(t, s, 3000)
-	f := s.Frame()
-	before, _ := json.Marshal(f)
-	simtest.Run(t, s, 3000)
-	_ = s.Frame()
-	after, _ := json.Marshal(f)
-	if string(before) != string(after) {
-		t.Error("a frame changed after it was returned")
-	}
-}
-
 // BenchmarkStep is one step of the mh sim at its defaults (one chain on
 // the mixture) past its burn-in, every state kept, beside the bare step of
 // its engine (mcmc.Metropolis on the same target with the same scale): the

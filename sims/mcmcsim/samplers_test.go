@@ -19,7 +19,10 @@ var samplerSpecs = []*sims.Spec{MH, Gibbs, HMC, MALA, Langevin}
 // ess, the means and (several chains) rhat; the charts every sampler shows
 // (trace, samples against the exact density, ACF); the target's formula and
 // the per-chain table in its text; and a Result with mean, cov, ess, rhat
-// and acceptance.
+// and acceptance. Then Step does not allocate (every sampler, every
+// target, one chain and several, past the burn-in; this was
+// TestSamplerStepsDoNotAllocate, which built every sim again for it, and
+// mh's TestStepDoesNotAllocate, one row of it).
 func TestSamplersShareTheirFrames(t *testing.T) {
 	for _, spec := range samplerSpecs {
 		for _, name := range targetMenu {
@@ -87,6 +90,9 @@ func TestSamplersShareTheirFrames(t *testing.T) {
 				if c := res["chains"].(int); strconvI(c) != chains || len(res["per_chain"].([]map[string]any)) != c {
 					t.Errorf("%s: %v chains in the result", spec.Name, res["chains"])
 				}
+				if a := testing.AllocsPerRun(2000, func() { _ = s.Step() }); a != 0 {
+					t.Errorf("%s on %s, %s chains: Step allocates %v times", spec.Name, name, chains, a)
+				}
 			}
 		}
 	}
@@ -135,20 +141,11 @@ func TestSamplerMomentsOnCorrelated(t *testing.T) {
 	}
 }
 
-// TestRHatFlagsStuckChains: random-walk MH with step 0.5 on the mixture
-// stays in the mode it starts in; chains started in both modes give an
-// R-hat far above 1.01 and the table says so, while step 2 mixes.
+// TestRHatFlagsStuckChains: random-walk MH with step 2 on the mixture
+// hops between the modes: chains started in one mode reach an R-hat near 1
+// (that step 0.5 stays in the mode it starts in, R-hat far above 1.01, is
+// TestDisagreeingChainsHaveASmallESS).
 func TestRHatFlagsStuckChains(t *testing.T) {
-	stuck := simtest.Build(t, MH, map[string]string{"target": "mixture", "step": "0.5", "chains": "4", "x0": "3,3"}, 3, nil)
-	simtest.Run(t, stuck, 6000)
-	f := stuck.Frame()
-	r, _ := f.Metric("rhat")
-	if r < 1.3 {
-		t.Errorf("step 0.5: R-hat %.3f, want ≫ 1 (per chain: %v)", r, stuck.Result()["per_chain"])
-	}
-	if txt := strings.Join(f.Text, "\n"); !strings.Contains(txt, "chains disagree") || !strings.Contains(txt, "ESS —") {
-		t.Errorf("no verdict in %q", txt)
-	}
 	mixed := simtest.Build(t, MH, map[string]string{"target": "mixture", "step": "2", "chains": "4", "x0": "3,3"}, 3, nil)
 	simtest.Run(t, mixed, 30000)
 	if r, _ := mixed.Frame().Metric("rhat"); r > 1.1 {
@@ -161,11 +158,20 @@ func TestRHatFlagsStuckChains(t *testing.T) {
 // 1,700 per coordinate (the sum of the chains') with R̂ = 2.2; Stan and
 // ArviZ give about 5 on such chains. The multi-chain bulk-ESS is a handful
 // of draws, the metric is marked untrusted (the pane prints "—") and the
-// pooled row of the table shows "—".
+// pooled row of the table shows "—". R-hat is far above 1 and the
+// table's verdict says the chains disagree (this run also serves
+// TestRHatFlagsStuckChains, which ran step 0.5 from (3, 3) for the same
+// facts).
 func TestDisagreeingChainsHaveASmallESS(t *testing.T) {
 	s := simtest.Build(t, MH, map[string]string{"target": "mixture", "step": "0.5", "chains": "4"}, 1, nil)
 	simtest.Run(t, s, MH.Steps)
 	f := s.Frame()
+	if r, _ := f.Metric("rhat"); r < 1.3 {
+		t.Errorf("step 0.5: R-hat %.3f, want ≫ 1 (per chain: %v)", r, s.Result()["per_chain"])
+	}
+	if txt := strings.Join(f.Text, "\n"); !strings.Contains(txt, "chains disagree") || !strings.Contains(txt, "ESS —") {
+		t.Errorf("no verdict in %q", txt)
+	}
 	var ess sims.Metric
 	for _, m := range f.Metrics {
 		if m.Name == "ess" {
@@ -425,18 +431,10 @@ func TestSamplersInvalidParams(t *testing.T) {
 	}
 }
 
-func TestSamplerStepsDoNotAllocate(t *testing.T) {
-	for _, spec := range samplerSpecs {
-		for _, name := range targetMenu {
-			s := simtest.Build(t, spec, map[string]string{"target": name.String(), "burnin": "20", "chains": "2"}, 1, nil)
-			simtest.Run(t, s, 50)
-			if a := testing.AllocsPerRun(2000, func() { _ = s.Step() }); a != 0 {
-				t.Errorf("%s on %s: Step allocates %v times", spec.Name, name, a)
-			}
-		}
-	}
-}
-
+// TestSamplerFramesAreImmutableAndDeterministic: for every sampler (mh
+// among them: its own TestFramesAreImmutable and TestDeterministic checked
+// the same two facts the same way), a frame's slices do not change as the
+// sim goes on, and the same seed gives the same Result past the burn-in.
 func TestSamplerFramesAreImmutableAndDeterministic(t *testing.T) {
 	for _, spec := range samplerSpecs {
 		s := simtest.Build(t, spec, map[string]string{"burnin": "0"}, 1, nil)
@@ -453,7 +451,7 @@ func TestSamplerFramesAreImmutableAndDeterministic(t *testing.T) {
 		}
 		res := func() string {
 			s := simtest.Build(t, spec, nil, 7, nil)
-			simtest.Run(t, s, 1000)
+			simtest.Run(t, s, 1200) // past every default burn-in (mh's 1000)
 			b, _ := json.Marshal(s.Result())
 			return string(b)
 		}
