@@ -3,9 +3,11 @@ package mcmcsim
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/thelab/lab/algo/mcmc"
 	"github.com/thelab/lab/algo/target"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/simtest"
@@ -537,5 +539,24 @@ func TestUndefinedStatisticsShowAsDash(t *testing.T) {
 	simtest.Run(t, s, 600)
 	if f := s.Frame(); untrusted(f, "var_x_ula") || untrusted(f, "var_x_mala") {
 		t.Error("after burn-in the variances are still —")
+	}
+}
+
+// TestTruthIsMemoisedByTarget: the shared truths are those of
+// mcmc.TruthOf, and targets that differ only in a parameter do not share
+// them.
+func TestTruthIsMemoisedByTarget(t *testing.T) {
+	shifted, _ := target.NewNormal(1, 2)
+	donut, _ := target.New(target.KindDonut, target.DefaultRho)
+	funnel, _ := target.New(target.KindFunnel, target.DefaultRho)
+	for _, tg := range []target.Target{target.StdNormal(), shifted, donut, funnel} {
+		for range 2 { // computed, then loaded
+			got := truthOf(tg)
+			for j := range tg.Dim() {
+				if want := mcmc.TruthOf(tg, j); !reflect.DeepEqual(got[j], want) {
+					t.Errorf("%#v, coordinate %d: memoised %+v, TruthOf %+v", tg, j, got[j], want)
+				}
+			}
+		}
 	}
 }
