@@ -127,11 +127,15 @@ func checkEnsembleMoments(t *testing.T, label string, tg target.Target, e *Ensem
 // Langevin is biased by design; its test is TestULAStationaryVariance.)
 func TestEverySamplerMoments(t *testing.T) {
 	// Transitions per chain on each target: enough for a bulk-ESS of about
-	// 2500 (s.e. of a mean ≈ 0.02), ≥ 1200 for MALA on ρ = 0.9, by the
-	// ESS each sampler reached there; more would cost time (the
-	// diagnostics' FFTs grow with the draws), not power.
-	steps := map[string][3]int{"rw": {4000, 18000, 8000}, "independence": {1500, 4000, 2000},
-		"gibbs": {1000, 7000, 1500}, "hmc": {500, 1500, 600}, "mala": {8000, 12000, 10000}}
+	// 1250 (s.e. of a mean ≈ 0.03), ≥ 600 for MALA on ρ = 0.9, by the
+	// ESS each sampler reached there. That is half the draws once used,
+	// and every broken engine tried still fails: MALA without its
+	// proposal correction and independence MH without Hastings's (every
+	// target), HMC with momenta drawn ×1.1 or ×1.2 too wide (two and three
+	// targets) and random-walk MH sampling p^0.8 or p^0.9 (three and one).
+	// More draws would cost time (the diagnostics' FFTs grow with them).
+	steps := map[string][3]int{"rw": {2000, 9000, 4000}, "independence": {750, 2000, 1000},
+		"gibbs": {500, 3500, 750}, "hmc": {250, 750, 300}, "mala": {4000, 6000, 5000}}
 	rho9, _ := target.NewCorrelated(0.9)
 	rhoNeg, _ := target.NewCorrelated(-0.5)
 	for _, name := range []string{"rw", "independence", "gibbs", "hmc", "mala"} {
