@@ -103,18 +103,20 @@ func TestOneDimensionalTarget(t *testing.T) {
 	}
 }
 
-// TestCorrelatedMoments runs one chain on the correlated Gaussian (50 000
-// steps at ρ = 0.9, for a bulk-ESS near 2000; fewer where it mixes faster)
+// TestCorrelatedMoments runs one chain on the correlated Gaussian (25 000
+// steps at ρ = 0.9, for an ESS near 800; fewer where it mixes faster)
 // and checks the Result against the exact moments within 4 standard errors
 // computed from the reported ESS: s.e.(mean_i) = √(Σ_ii/ESS_i), and for the
 // covariance entries √((Σ_ii Σ_jj + Σ_ij²)/ESS), the Gaussian variance of
 // (x_i − μ_i)(x_j − μ_j), using the smaller ESS of the two coordinates.
+// Twice these runs (ESS ≈ 2000) caught no more: an engine sampling p^0.8
+// (variances +25%) fails every ρ at either length, one sampling p^0.9 none.
 func TestCorrelatedMoments(t *testing.T) {
 	for _, c := range []struct {
 		rho   string
 		seed  uint64
 		steps int
-	}{{"0.9", 1, 50000}, {"0", 3, 15000}, {"-0.7", 4, 25000}} {
+	}{{"0.9", 1, 25000}, {"0", 3, 8000}, {"-0.7", 4, 12500}} {
 		s := simtest.Build(t, MH, map[string]string{"target": "correlated", "rho": c.rho}, c.seed, nil)
 		simtest.Run(t, s, c.steps)
 		res := s.Result()
