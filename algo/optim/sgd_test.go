@@ -228,6 +228,12 @@ func TestNoiseFloor(t *testing.T) {
 // TestDecayingScheduleBeatsTheFloor: with t_k = t₀/(1 + ck) on the strongly
 // convex problem the mean squared distance to x* (over 40 seeds) keeps
 // falling, and ends below the constant-step run's floor (catalogue [A14]).
+// 10 000 steps show it: the constant step is at its floor by then
+// (0.020 ± 0.003 over the seeds; 0.023 ± 0.005 at 40 000) while 1/k is at
+// 0.0005 (1.78, 0.0097 at 100 and 1000 steps), twenty times below half the
+// floor; a schedule that does not decay fails both checks (its distance
+// rises from 1000 to 10 000 steps). Running on to 40 000 quadrupled the
+// cost for a margin already six standard errors wide.
 func TestDecayingScheduleBeatsTheFloor(t *testing.T) {
 	q := newLSQ(6, 200, 10, 1)
 	xstar, _ := q.solve()
@@ -236,7 +242,7 @@ func TestDecayingScheduleBeatsTheFloor(t *testing.T) {
 	eig.Factorize(h, false)
 	m := eig.Values(nil)[0]
 	t0 := 0.01
-	checkpoints := []int{100, 1000, 10000, 40000}
+	checkpoints := []int{100, 1000, 10000}
 	msd := map[Schedule][]float64{}
 	for _, sched := range []Schedule{Constant, InvK} {
 		msd[sched] = make([]float64, len(checkpoints))

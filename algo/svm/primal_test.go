@@ -13,7 +13,11 @@ import (
 // TestPrimalReachesDualOptimum: subgradient descent and SGD on the primal
 // hinge objective approach the optimum that SMO finds in the dual (strong
 // duality, seed 001 [A9]/[A10]; the seed-003 catalogue S4's oracle), and no
-// iterate ever goes below it.
+// iterate ever goes below it. 2000 subgradient steps (was 20 000) end
+// within 2·10⁻⁷–9·10⁻⁵ of P*, 5000 of SGD (was 50 000) within 8·10⁻⁴, at
+// least twenty times inside the tolerances; a step without the
+// regulariser's gradient, without the bias update, with the hinge's kink
+// at 0.9, or SGD's sampled term not scaled by n each still fails.
 func TestPrimalReachesDualOptimum(t *testing.T) {
 	data, err := dataset.GaussianClasses(rand.New(rand.NewPCG(4, 4)), 100, 2, 2.5)
 	if err != nil {
@@ -29,9 +33,9 @@ func TestPrimalReachesDualOptimum(t *testing.T) {
 			steps  int
 			rel    float64
 		}{
-			{Subgradient, InvK, 20000, 2e-3},
-			{Subgradient, InvSqrtK, 20000, 2e-2},
-			{SGD, InvK, 50000, 2e-2},
+			{Subgradient, InvK, 2000, 2e-3},
+			{Subgradient, InvSqrtK, 2000, 2e-2},
+			{SGD, InvK, 5000, 2e-2},
 		}
 		for _, tt := range tests {
 			p, err := NewPrimal(data.X, y, PrimalConfig{C: c, Method: tt.method, Rule: tt.rule, T0: 1}, rand.New(rand.NewPCG(1, 1)))

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/thelab/lab/algo/mcmc"
 	"github.com/thelab/lab/algo/target"
@@ -855,15 +856,35 @@ func (s *chainSim) verdict() []string {
 // standard errors) into s.devs[i], after a summary.
 func (s *chainSim) checkTruth(i int) {
 	if s.truth == nil {
-		for j := range s.d {
-			s.truth = append(s.truth, mcmc.TruthOf(s.tgt, j))
-		}
+		s.truth = truthOf(s.tgt)
 	}
 	runs := make([][]float64, s.c)
 	for c := range runs {
 		runs[c] = s.ens.History(c).Run(i)
 	}
 	s.devs[i] = s.truth[i].Check(&s.sum[i], runs)
+}
+
+// truths memoises truthOf by target: the exact quantiles come from
+// quadrature of the marginal CDF (milliseconds for the donut and the
+// funnel), a function of the target alone, which every sim built on the
+// same target would otherwise compute again. The key is the target's Go
+// syntax (%#v: its type and parameters; targets are plain values).
+var truths sync.Map // string → []mcmc.Truth
+
+// truthOf returns every coordinate's exact mean and quantiles under tgt
+// (mcmc.TruthOf), shared between sims: callers must not modify it.
+func truthOf(tgt target.Target) []mcmc.Truth {
+	key := fmt.Sprintf("%#v", tgt)
+	if tr, ok := truths.Load(key); ok {
+		return tr.([]mcmc.Truth)
+	}
+	tr := make([]mcmc.Truth, tgt.Dim())
+	for j := range tr {
+		tr[j] = mcmc.TruthOf(tgt, j)
+	}
+	got, _ := truths.LoadOrStore(key, tr)
+	return got.([]mcmc.Truth)
 }
 
 // truthChecks returns the worst deviation from the truth beyond

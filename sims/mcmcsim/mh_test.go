@@ -103,18 +103,20 @@ func TestOneDimensionalTarget(t *testing.T) {
 	}
 }
 
-// TestCorrelatedMoments runs one chain on the correlated Gaussian (50 000
-// steps at ρ = 0.9, for a bulk-ESS near 2000; fewer where it mixes faster)
+// TestCorrelatedMoments runs one chain on the correlated Gaussian (25 000
+// steps at ρ = 0.9, for an ESS near 800; fewer where it mixes faster)
 // and checks the Result against the exact moments within 4 standard errors
 // computed from the reported ESS: s.e.(mean_i) = √(Σ_ii/ESS_i), and for the
 // covariance entries √((Σ_ii Σ_jj + Σ_ij²)/ESS), the Gaussian variance of
 // (x_i − μ_i)(x_j − μ_j), using the smaller ESS of the two coordinates.
+// Twice these runs (ESS ≈ 2000) caught no more: an engine sampling p^0.8
+// (variances +25%) fails every ρ at either length, one sampling p^0.9 none.
 func TestCorrelatedMoments(t *testing.T) {
 	for _, c := range []struct {
 		rho   string
 		seed  uint64
 		steps int
-	}{{"0.9", 1, 50000}, {"0", 3, 15000}, {"-0.7", 4, 25000}} {
+	}{{"0.9", 1, 25000}, {"0", 3, 8000}, {"-0.7", 4, 12500}} {
 		s := simtest.Build(t, MH, map[string]string{"target": "correlated", "rho": c.rho}, c.seed, nil)
 		simtest.Run(t, s, c.steps)
 		res := s.Result()
@@ -227,43 +229,6 @@ func TestInvalidParams(t *testing.T) {
 	}
 	if _, err := MH.Build(sims.Config{Data: &sims.Table{}, Seed: 1}); err == nil {
 		t.Error("--data accepted")
-	}
-}
-
-func TestStepDoesNotAllocate(t *testing.T) {
-	for _, name := range targetMenu {
-		s := simtest.Build(t, MH, map[string]string{"target": name.String(), "burnin": "100"}, 1, nil)
-		simtest.Run(t, s, 50)
-		if a := testing.AllocsPerRun(10000, func() { _ = s.Step() }); a != 0 {
-			t.Errorf("%s: Step allocates %v times", name, a)
-		}
-	}
-}
-
-func TestDeterministic(t *testing.T) {
-	res := func() string {
-		s := simtest.Build(t, MH, nil, 7, nil)
-		simtest.Run(t, s, 5000)
-		b, _ := json.Marshal(s.Result())
-		return string(b)
-	}
-	if a, b := res(), res(); a != b {
-		t.Errorf("same seed, different results:\n%s\n%s", a, b)
-	}
-}
-
-// TestFramesAreImmutable checks that a frame's slices do not change as the
-// sim goes on.
-func TestFramesAreImmutable(t *testing.T) {
-	s := simtest.Build(t, MH, map[string]string{"burnin": "0"}, 1, nil)
-	simtest.Run(t, s, 3000)
-	f := s.Frame()
-	before, _ := json.Marshal(f)
-	simtest.Run(t, s, 3000)
-	_ = s.Frame()
-	after, _ := json.Marshal(f)
-	if string(before) != string(after) {
-		t.Error("a frame changed after it was returned")
 	}
 }
 
