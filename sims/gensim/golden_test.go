@@ -3,7 +3,6 @@ package gensim
 import (
 	"testing"
 
-	"github.com/thelab/lab/sims/simtest"
 	"github.com/thelab/lab/tui/tuitest"
 )
 
@@ -27,16 +26,5 @@ func TestGoldenFrames(t *testing.T) {
 	// Runs that tests share (fixture_test.go): gan's two are TestGANPanes',
 	// vae's 15 steps the start of the run that TestVAETrains and
 	// TestVAEDigitsAtFamous continue.
-	for _, c := range []struct {
-		name string
-		run  func() (*simtest.Shared, error)
-	}{{"gan", ganRun}, {"gan-1d", gan1DRun}, {"vae", vaeRun}} {
-		t.Run(c.name, func(t *testing.T) {
-			r, err := c.run()
-			if err != nil {
-				t.Fatal(err)
-			}
-			tuitest.Golden(t, r.Snap, tuitest.Frames)
-		})
-	}
+	tuitest.RunShared(t, tuitest.Frames, []tuitest.SharedCase{{Name: "gan", Run: ganRun}, {Name: "gan-1d", Run: gan1DRun}, {Name: "vae", Run: vaeRun}})
 }

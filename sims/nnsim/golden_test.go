@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/thelab/lab/sims/nnsim"
-	"github.com/thelab/lab/sims/simtest"
 	"github.com/thelab/lab/tui/tuitest"
 )
 
@@ -24,16 +23,5 @@ func TestGoldenFrames(t *testing.T) {
 	})
 	// Runs that tests continue (fixture_test.go): dropout's 500 steps are
 	// the start of TestDropoutGap's run, universal's 1500 of TestUniversal's.
-	for _, c := range []struct {
-		name string
-		run  func() (*simtest.Shared, error)
-	}{{"dropout", dropoutRun}, {"universal", universalRun}} {
-		t.Run(c.name, func(t *testing.T) {
-			r, err := c.run()
-			if err != nil {
-				t.Fatal(err)
-			}
-			tuitest.Golden(t, r.Snap, tuitest.Standard)
-		})
-	}
+	tuitest.RunShared(t, tuitest.Standard, []tuitest.SharedCase{{Name: "dropout", Run: dropoutRun}, {Name: "universal", Run: universalRun}})
 }

@@ -3,7 +3,6 @@ package seqsim
 import (
 	"testing"
 
-	"github.com/thelab/lab/sims/simtest"
 	"github.com/thelab/lab/tui/tuitest"
 )
 
@@ -26,16 +25,5 @@ func TestGoldenFrames(t *testing.T) {
 	})
 	// Runs shared with TestRNN and TestTinyGPTText (fixture_test.go): rnn
 	// after 25 steps, tinygpt with eval_every=10 after 10.
-	for _, c := range []struct {
-		name string
-		run  func() (*simtest.Shared, error)
-	}{{"rnn", rnnGolden}, {"tinygpt", gptText}} {
-		t.Run(c.name, func(t *testing.T) {
-			r, err := c.run()
-			if err != nil {
-				t.Fatal(err)
-			}
-			tuitest.Golden(t, r.Snap, tuitest.Frames)
-		})
-	}
+	tuitest.RunShared(t, tuitest.Frames, []tuitest.SharedCase{{Name: "rnn", Run: rnnGolden}, {Name: "tinygpt", Run: gptText}})
 }

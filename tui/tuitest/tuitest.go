@@ -95,6 +95,29 @@ func Run(t *testing.T, sizes []Size, cases []Case) {
 	}
 }
 
+// SharedCase is a golden case whose run a package's other tests continue
+// (a sync.OnceValues of simtest.Share), so that it is built and stepped
+// once for all of them.
+type SharedCase struct {
+	Name string
+	Run  func() (*simtest.Shared, error)
+}
+
+// RunShared pins each shared case's snapshot as a subtest of t, as Run
+// pins a Case's.
+func RunShared(t *testing.T, sizes []Size, cases []SharedCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			r, err := c.Run()
+			if err != nil {
+				t.Fatal(err)
+			}
+			Golden(t, r.Snap, sizes)
+		})
+	}
+}
+
 // Golden draws snap's pane, focused, at each size and compares the
 // screens with t's golden file, testdata/<t.Name()>.golden. A screen
 // without exactly the size's lines, or with a line not exactly its width
