@@ -3,6 +3,7 @@ package diffusionsim
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -41,14 +42,17 @@ func TestDiffusionRingStepsMatter(t *testing.T) {
 // TestDiffusionEveryMethodLands: the stochastic family (DDPM, μ = 0.8),
 // the reverse SDE and the probability-flow ODE all carry noise to the ring
 // with the right mass per mode (within 5 standard errors) and variance
-// (within 5 %).
+// (within 5 %). 1 000 particles, not 1 500: the engine's tests hold each
+// method's statistics at 2 000–20 000 particles (TestEveryMuKeepsTheNoiseLevel,
+// TestReverseSDEAndODE); this checks each method is wired (worst mass
+// error 0.030 against the bound 0.052, variance 1.9 % off; ε×0.8 fails).
 func TestDiffusionEveryMethodLands(t *testing.T) {
-	const n = 1500
+	const n = 1000
 	for _, set := range []map[string]string{
 		{"method": "ddpm"}, {"method": "family", "mu": "0.8"}, {"method": "ddim", "gamma": "1.3", "steps": "30"},
 		{"method": "sde", "steps": "400"}, {"method": "ode", "steps": "200"},
 	} {
-		set["n"] = "1500"
+		set["n"] = strconv.Itoa(n)
 		s := simtest.Build(t, Diffusion, set, 2, nil)
 		simtest.RunToEnd(t, s, 1000)
 		f := s.Frame()
