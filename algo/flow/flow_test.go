@@ -70,7 +70,8 @@ func fdLogDet(f func([2]float64) [2]float64, z [2]float64) float64 {
 // TestTriangular: β ≤ −1 is refused with the reason; bisection solves
 // T(z) = x to 1e-12 in about log₂(bracket/tol) halvings per coordinate;
 // the analytic log-det matches finite differences; the density integrates
-// to 1.
+// to 1 (the midpoint rule at h = 0.18 is within 1e-7 of its value at
+// h = 0.06, both 7e-5 from 1: the mass beyond ±9 and the rule's error).
 func TestTriangular(t *testing.T) {
 	_, err := NewTriangular(-1, 0.5)
 	algotest.WantParam(t, err, "beta")
@@ -101,12 +102,13 @@ func TestTriangular(t *testing.T) {
 		algotest.Near(t, "z₂", zz[1], z[1], 1e-12*math.Max(1, math.Abs(z[1]))*4)
 		algotest.Near(t, "log det", tr.LogDet(z), fdLogDet(tr.Map, z), 1e-7)
 	}
-	algotest.Near(t, "∫p", integrate(tr.Density, 9, 300), 1, 2e-3)
+	algotest.Near(t, "∫p", integrate(tr.Density, 9, 100), 1, 2e-3)
 }
 
 // TestRealNVP: after training on the banana the flow is still invertible
 // to 1e-12, its log-det matches a finite-difference Jacobian, its density
 // integrates to 1, and the NLL has fallen well below the identity flow's.
+// The midpoint rule at h = 0.13 agrees with h = 0.05 to 1e-9 here.
 func TestRealNVP(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	xy, _, err := toy2d.Sample(toy2d.Banana, rng, 2000)
@@ -145,7 +147,7 @@ func TestRealNVP(t *testing.T) {
 		algotest.Near(t, "log det FD", ld, fdLogDet(fwd, z), 1e-6)
 	}
 	p := func(x [2]float64) float64 { return math.Exp(f.LogDensity(x)) }
-	algotest.Near(t, "∫p", integrate(p, 8, 320), 1, 5e-3)
+	algotest.Near(t, "∫p", integrate(p, 8, 120), 1, 5e-3)
 }
 
 // TestInverseCDF: F(Q(u)) = u; the exponential's sample mean is 1/λ

@@ -44,10 +44,12 @@ func trainD(t *testing.T, loss Loss, shift float64, steps int) *GAN {
 // network's piecewise-linear output against a smooth sigmoid, fitted on
 // minibatches, least noisy where the data are); and the
 // standard value at the trained D, by quadrature, approaches
-// C(G) = −log 4 + 2 JS = −1.163451 (Thm 6.1) from below.
+// C(G) = −log 4 + 2 JS = −1.163451 (Thm 6.1) from below. 300 steps are
+// enough (seed 1, 2: mean error 0.007 standard, 0.014 LSQ; largest 0.013
+// and 0.052; V within 3e-4 of C(G)); the untrained D is off by up to 0.5.
 func TestOptimalDiscriminator(t *testing.T) {
 	for _, loss := range []Loss{Standard, LSQ} {
-		g := trainD(t, loss, 1, 1500)
+		g := trainD(t, loss, 1, 300)
 		xs := make([]float64, 0, 201)
 		for i := range 201 {
 			xs = append(xs, -1.25+3.5*float64(i)/200)
@@ -91,9 +93,10 @@ func TestOptimalDiscriminator(t *testing.T) {
 
 // TestEquilibriumHalf: with generated points of the data's own law, the
 // trained discriminator is ≡ ½ (Thm 6.1's equilibrium) within 0.07 where
-// the data are.
+// the data are. After 400 steps (seed 1, 2) the largest gap is 0.036; the
+// untrained D is 0.009 at x = −2.
 func TestEquilibriumHalf(t *testing.T) {
-	g := trainD(t, Standard, 0, 800)
+	g := trainD(t, Standard, 0, 400)
 	xs := []float64{-2, -1, 0, 1, 2}
 	for i, d := range g.Discriminate(xs, nil) {
 		if math.Abs(d-0.5) > 0.07 {
@@ -103,9 +106,9 @@ func TestEquilibriumHalf(t *testing.T) {
 }
 
 // TestGeneratorLearns: a 1-D GAN on the two-mode mixture with the
-// nonsaturating loss moves its samples onto the data: after 700 rounds
+// nonsaturating loss moves its samples onto the data: after 500 rounds
 // both modes hold at least half their share of the generated points (seed 3, 4:
-// 0.52 and 0.46; untrained: 0 and 0.19).
+// 0.50 and 0.47; untrained: 0 and 0.19).
 func TestGeneratorLearns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	xy, _, err := toy2d.Sample(toy2d.TwoModes, rng, 2000)
@@ -121,7 +124,7 @@ func TestGeneratorLearns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for range 700 {
+	for range 500 {
 		if err := g.Step(); err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 
 	"github.com/thelab/lab/algo"
@@ -166,15 +167,16 @@ func funnelMoments(f Funnel, lo, hi []float64, unbounded bool, n int) (mass floa
 // at rounding, 1e-13) — 1500 had cost 25 times as much for nothing. The
 // exception is a donut whose density at its centre is not negligible
 // (radius 1.2, width 0.9): |x| has a cone there, and its error falls only
-// as h³ (6.5e-7 at 500, 1.9e-7 at 750, 2.4e-8 at 1500), so donuts keep
-// 1500 cells, 40 times inside the tolerance.
+// as h³ (6.5e-7 at 500, 1.9e-7 at 750, 2.4e-8 at 1500), so donuts take
+// 750 cells, 5 times inside the tolerance (a deterministic error, not a
+// noise: 1500 cost four times as much for a margin it does not need).
 func TestExactMoments(t *testing.T) {
 	for _, tg := range presets(t) {
 		n := 4000
 		if tg.Dim() == 2 {
 			n = 300
 			if _, ok := tg.(Donut); ok {
-				n = 1500
+				n = 750
 			}
 		}
 		mass, mean, cov := quadMoments(tg, 12, n)
@@ -302,8 +304,49 @@ func TestBadParams(t *testing.T) {
 	}
 }
 
+// rows returns n rows of d values over one backing array: n draws without
+// n allocations for the collector to trace.
+func rows(n, d int) [][]float64 {
+	back := make([]float64, n*d)
+	xs := make([][]float64, n)
+	for s := range xs {
+		xs[s] = back[s*d : (s+1)*d : (s+1)*d]
+	}
+	return xs
+}
+
+// exactDraws returns nDraws exact draws of preset k (its index in presets,
+// seed (k, 99)), made on first use and kept for TestDrawMatchesMoments and
+// TestMarginalQuantiles, which read them and never write them; nil for a
+// target with no exact sampler.
+func exactDraws(k int, tg Target) [][]float64 {
+	drawsMu.Lock()
+	defer drawsMu.Unlock()
+	if xs, ok := drawsByPreset[k]; ok {
+		return xs
+	}
+	dr, ok := tg.(Drawer)
+	if !ok {
+		return nil
+	}
+	xs := rows(nDraws, tg.Dim())
+	rng := rand.New(rand.NewPCG(uint64(k), 99))
+	for _, x := range xs {
+		dr.Draw(x, rng)
+	}
+	drawsByPreset[k] = xs
+	return xs
+}
+
+var (
+	drawsMu       sync.Mutex
+	drawsByPreset = map[int][][]float64{}
+)
+
+const nDraws = 100000
+
 // TestDrawMatchesMoments checks the exact samplers: the mean and covariance
-// of 200 000 independent draws lie within 4.5 standard errors of the exact
+// of 100 000 independent draws lie within 4.5 standard errors of the exact
 // moments (s.e. from the sample variance of each averaged quantity, the
 // draws being independent).
 func TestDrawMatchesMoments(t *testing.T) {
@@ -313,14 +356,9 @@ func TestDrawMatchesMoments(t *testing.T) {
 			t.Errorf("%s: no exact sampler", tg.Name())
 			continue
 		}
-		const n = 100000
 		d := tg.Dim()
+		xs := exactDraws(k, tg)
 		rng := rand.New(rand.NewPCG(uint64(k), 99))
-		xs := make([][]float64, n)
-		for s := range xs {
-			xs[s] = make([]float64, d)
-			dr.Draw(xs[s], rng)
-		}
 		mu, sigma := tg.Mean(), tg.Cov()
 		for i := range d {
 			checkAverage(t, tg.Name()+" mean", xs, func(x []float64) float64 { return x[i] }, mu[i])
@@ -385,8 +423,10 @@ func TestConditionals(t *testing.T) {
 					t.Errorf("%s: conditional %d at %v: log ratio %.12g, joint %.12g", tg.Name(), i, p, got, want)
 				}
 				// Quadrature of the conditional over ±60 around the point
-				// (h = 0.003, far below the smallest conditional sd, 0.2).
-				const m = 40000
+				// (h = 0.03, a seventh of the smallest conditional sd, 0.2:
+				// the midpoint rule on these smooth densities agrees with
+				// h = 0.003 to 3e-13 in mass, mean and variance).
+				const m = 4000
 				lo, h := x[i]-60, 120.0/m
 				var mass, m1, m2 float64
 				for k := range m {
@@ -400,10 +440,9 @@ func TestConditionals(t *testing.T) {
 					t.Errorf("%s: conditional %d at %v integrates to %.10f", tg.Name(), i, p, mass)
 				}
 				mean, vr := m1/mass, m2/mass-(m1/mass)*(m1/mass)
-				const n = 20000
-				draws := make([][]float64, n)
-				for s := range draws {
-					draws[s] = []float64{c.CondSample(i, x, rng)}
+				draws := rows(20000, 1)
+				for _, z := range draws {
+					z[0] = c.CondSample(i, x, rng)
 				}
 				checkAverage(t, tg.Name()+" conditional mean", draws, func(z []float64) float64 { return z[0] }, mean)
 				checkAverage(t, tg.Name()+" conditional variance", draws, func(z []float64) float64 { return (z[0] - mean) * (z[0] - mean) }, vr)
@@ -464,19 +503,16 @@ func TestNewTargetBadParams(t *testing.T) {
 
 // TestMarginalQuantiles: for every preset and coordinate, the fraction of
 // exact draws below Quantile(p) is p within 4.5 standard errors
-// √(p(1 − p)/n) (the CDF and its inversion checked against the sampler),
-// and the CDF of a symmetric marginal is ½ at 0.
+// √(p(1 − p)/n) (the CDF and its inversion checked against the sampler:
+// the draws TestDrawMatchesMoments checks), and the CDF of a symmetric
+// marginal is ½ at 0.
 func TestMarginalQuantiles(t *testing.T) {
-	const n = 100000
 	for k, tg := range presets(t) {
-		dr := tg.(Drawer)
-		rng := rand.New(rand.NewPCG(uint64(k), 123))
-		d := tg.Dim()
-		xs := make([][]float64, n)
-		for s := range xs {
-			xs[s] = make([]float64, d)
-			dr.Draw(xs[s], rng)
+		xs := exactDraws(k, tg)
+		if xs == nil {
+			t.Fatalf("%s: no exact sampler", tg.Name())
 		}
+		d := tg.Dim()
 		for i := range d {
 			for _, p := range []float64{0.05, 0.5, 0.95} {
 				q, ok := Quantile(tg, i, p)
