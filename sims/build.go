@@ -153,6 +153,9 @@ func (r *Runner) tune(vals Values) *Build {
 // parameters (a default derived from a live parameter counts as a
 // change of its own parameter).
 func liveChange(a, b Values) bool {
+	if len(a.Params()) != len(b.Params()) {
+		return false
+	}
 	changed := false
 	for _, p := range b.Params() {
 		if a.Text(p.Name) != b.Text(p.Name) {
@@ -162,7 +165,7 @@ func liveChange(a, b Values) bool {
 			changed = true
 		}
 	}
-	return changed && len(a.Params()) == len(b.Params())
+	return changed
 }
 
 // wanted is the configuration of the latest request.

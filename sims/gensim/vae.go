@@ -187,7 +187,7 @@ func (s *vaeSim) Frame() sims.Frame {
 		sims.Series{Name: "KL(q‖N(0,I))", Y: s.trace.Column(1), Class: classModel})
 	mu, _ := s.m.Encode(s.shown)
 	lx, ly := split(mu)
-	latent := sims.CanvasChart{Title: "latent μ(x) by class, N(0, I) 1σ 2σ grey", View: sims.Rect{XMin: -3.5, XMax: 3.5, YMin: -3.5, YMax: 3.5},
+	latent := sims.CanvasChart{Title: "latent μ(x); grey: N(0, I) 1σ, 2σ", View: sims.Rect{XMin: -3.5, XMax: 3.5, YMin: -3.5, YMax: 3.5},
 		Points: []sims.PointSet{{Name: "μ(x)", X: lx, Y: ly, Classes: s.classIndex()}},
 		// The prior N(0, I)'s 1σ and 2σ circles, unlabelled grey: the
 		// ten classes take every class colour (classRef is digit 9's).
