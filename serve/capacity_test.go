@@ -114,11 +114,20 @@ func TestCapacityUnderAttack(t *testing.T) {
 			for _, s := range sessions {
 				throttled = append(throttled, s.Await("used its share"))
 			}
+			frames0 := make([]int, len(sessions))
+			for i, s := range sessions {
+				frames0[i] = s.Frames()
+			}
 			srv0, self0, t0 := cpuTime(srv.Process.Pid), cpuTime(os.Getpid()), time.Now()
 			time.Sleep(15 * time.Second)
 			lat.Stop()
 			el := time.Since(t0).Seconds()
 			srvCores, selfCores := (cpuTime(srv.Process.Pid)-srv0).Seconds()/el, (cpuTime(os.Getpid())-self0).Seconds()/el
+			fps := make([]float64, len(sessions))
+			for i, s := range sessions {
+				fps[i] = float64(s.Frames()-frames0[i]) / el
+			}
+			slices.Sort(fps)
 			close(rssStop)
 			rss := <-peak
 			close(stop)
@@ -132,8 +141,8 @@ func TestCapacityUnderAttack(t *testing.T) {
 				default:
 				}
 			}
-			line := fmt.Sprintf("%-7s %s; %d of %d held for CPU; server RSS at most %.0f MiB, %.2f cores (clients %.2f)",
-				mode, lat, held, honest, float64(rss)/(1<<20), srvCores, selfCores)
+			line := fmt.Sprintf("%-7s %s; %.1f frames/s (median; the governor slows them while the server is busy); %d of %d held for CPU; server RSS at most %.0f MiB, %.2f cores (clients %.2f)",
+				mode, lat, fps[len(fps)/2], held, honest, float64(rss)/(1<<20), srvCores, selfCores)
 			report = append(report, line)
 			t.Log(line)
 			if n == 0 || p99 > p99Bound || missed > 0 {

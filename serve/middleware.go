@@ -511,7 +511,7 @@ func (s *Server) lab(next ssh.Handler) ssh.Handler {
 			return
 		}
 		lab, err := tui.New(tui.Options{Catalog: s.cfg.Catalog, Sims: s.cfg.Sims, Seed: s.cfg.Seed,
-			Budget: budget, MaxPanes: s.cfg.MaxPanes, Tick: time.Second / time.Duration(s.cfg.FPS),
+			Budget: budget, MaxPanes: s.cfg.MaxPanes, Cadence: s.cadence,
 			// A visitor's exports go to their own clipboard, never to the
 			// server's disk.
 			Remote: true,

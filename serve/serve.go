@@ -192,6 +192,11 @@ type Config struct {
 	// FPS caps the frames per second sent to each client: fewer frames
 	// cost less bandwidth and CPU, each carrying the changes since the last.
 	FPS int
+	// MinFPS is the frame rate a busy server may slow every session's
+	// charts down to, so that keys are answered at once while the cores
+	// are short (see governor): 0 means DefaultMinFPS (or FPS, if lower);
+	// FPS never slows them.
+	MinFPS int
 	// Grace is how long sessions get, after Shutdown, to see the notice
 	// and end before their connections are closed.
 	Grace time.Duration
@@ -294,6 +299,8 @@ func (c *Config) check() error {
 		return fmt.Errorf("--conn-rate must be ≥ 0, got %d", c.ConnPerMinute)
 	case c.FPS < 1 || c.FPS > 60:
 		return fmt.Errorf("--fps must be in 1..60, got %d", c.FPS)
+	case c.MinFPS < 0 || c.MinFPS > c.FPS:
+		return fmt.Errorf("--min-fps must be in 1..--fps (%d), got %d", c.FPS, c.MinFPS)
 	case c.Grace <= 0:
 		return fmt.Errorf("--grace must be > 0, got %s", c.Grace)
 	case c.ProxyProtocol && len(c.ProxyFrom) == 0:
@@ -322,6 +329,9 @@ type Server struct {
 	limiter *addrLimiter
 	pool    *sims.Pool  // the memory every session draws on (MemoryTotal)
 	share   *sims.Share // the CPU every visitor draws on (CPUTotal)
+	// cadence is every session's frame interval: 1/FPS, stretched by the
+	// governor while the server is busy
+	cadence *sims.Cadence
 	ids     atomic.Uint64
 	flushed chan struct{} // closed when the refusal summaries stop
 
@@ -358,6 +368,9 @@ func New(cfg Config) (*Server, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
+	if cfg.MinFPS == 0 {
+		cfg.MinFPS = min(DefaultMinFPS, cfg.FPS)
+	}
 	if cfg.MemoryTotal == 0 {
 		mem, _, err := MachineMemory()
 		if err != nil {
@@ -380,6 +393,7 @@ func New(cfg Config) (*Server, error) {
 		limiter:      newAddrLimiter(cfg.ConnPerMinute),
 		pool:         sims.NewPool(cfg.MemoryTotal),
 		share:        sims.NewShare(cfg.CPUTotal),
+		cadence:      sims.NewCadence(time.Second / time.Duration(cfg.FPS)),
 		visitors:     map[string]*sims.Account{},
 		sessions:     map[*session]struct{}{},
 		perAddrCount: counter{},
@@ -625,7 +639,7 @@ func (s *Server) Serve(ln net.Listener) error {
 		"rebuilds_per_second", c.RebuildsPerSecond, "cpu_per_addr", c.CPUPerAddr, "cpu_total", c.CPUTotal, "max_panes", c.MaxPanes,
 		"memory_per_session_mib", c.MemoryPerSession >> 20, "memory_total_mib", c.MemoryTotal >> 20,
 		"go_memory_limit", goMemoryLimit(),
-		"conn_per_minute", c.ConnPerMinute, "fps", c.FPS}
+		"conn_per_minute", c.ConnPerMinute, "fps", c.FPS, "min_fps", c.MinFPS}
 	if s.auth != nil {
 		attrs = append(attrs, "authorized_keys", s.auth.count())
 	} else {
@@ -643,6 +657,12 @@ func (s *Server) Serve(ln net.Listener) error {
 	s.mu.Unlock()
 	if first {
 		go s.summarise()
+		if c.MinFPS < c.FPS {
+			go func() {
+				defer s.guard("governor")
+				newGovernor(s.cadence, c.FPS, c.MinFPS).run(s.closingCh)
+			}()
+		}
 	}
 	s.log.Info("listening", attrs...)
 	err := s.ssh.Serve(ln)

@@ -116,7 +116,7 @@ func (l *loop) run() {
 		if l.state.Done() {
 			l.owed = 0
 		}
-		if l.state.Done() || (l.owed == 0 && len(l.held) > 0) || time.Since(l.lastPublish) >= l.r.opts.Publish {
+		if l.state.Done() || (l.owed == 0 && len(l.held) > 0) || time.Since(l.lastPublish) >= l.r.opts.Cadence.Interval() {
 			l.publish()
 		}
 		budget.charge(cpu.Spent(), done, 0)
@@ -165,7 +165,7 @@ func (l *loop) due() (int, time.Duration) {
 		return 0, max(time.Microsecond, time.Duration(next*float64(time.Second)))
 	}
 	// Never try to catch up more than a publication interval's worth.
-	maxBatch := max(1, int(l.speed*l.r.opts.Publish.Seconds()))
+	maxBatch := max(1, int(l.speed*l.r.opts.Cadence.Interval().Seconds()))
 	if owed > maxBatch {
 		l.paceDone += owed - maxBatch
 		owed = maxBatch

@@ -4,7 +4,6 @@ import (
 	"math"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // State is what a runner's sim is doing.
@@ -76,9 +75,13 @@ func NearestSpeed(s float64) int {
 
 // RunnerOptions tune a runner. The zero value is usable.
 type RunnerOptions struct {
-	Speed   float64       // initial steps per second; 0 = as fast as it goes
-	Paused  bool          // start paused
-	Publish time.Duration // minimum interval between Frames while stepping; default 1/30 s
+	Speed  float64 // initial steps per second; 0 = as fast as it goes
+	Paused bool    // start paused
+	// Cadence is the least interval between Frames while stepping (what a
+	// command changes is published at once); nil is FrameInterval.
+	// Headless runs that read only the last Frame pass
+	// NewCadence(math.MaxInt64).
+	Cadence *Cadence
 	// Budget is the session's allowance, shared by all its runners; nil
 	// is no limit.
 	Budget *Budget
@@ -120,9 +123,6 @@ type Runner struct {
 func StartRunner(spec *Spec, cfg Config, opts RunnerOptions) (*Runner, *Build) {
 	if cfg.Values.IsZero() {
 		cfg.Values = spec.Defaults()
-	}
-	if opts.Publish <= 0 {
-		opts.Publish = time.Second / 30
 	}
 	r := &Runner{
 		spec:    spec,

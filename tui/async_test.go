@@ -174,7 +174,7 @@ func TestKeysAnsweredDuringASlowBuild(t *testing.T) {
 	// sample for a hundred milliseconds. (Drawing the screen is
 	// TestKeyAnsweredWithinAFrame's business.)
 	slices.Sort(answers)
-	if med := answers[len(answers)/2]; med > TickInterval/10 {
+	if med := answers[len(answers)/2]; med > sims.FrameInterval/10 {
 		t.Errorf("keys answered in %v (median) during a build", med)
 	}
 	t.Logf("keys answered during a build in %v (median), %v (worst)", answers[len(answers)/2], answers[len(answers)-1])
@@ -302,7 +302,7 @@ func TestMemoryBudget(t *testing.T) {
 // as soon as the runner has published it, not at the next tick (here, an
 // hour away), by one waiter a pane however many keys come.
 func TestKeyAnswerIsShownWithoutATick(t *testing.T) {
-	m, err := New(Options{Catalog: catalog.All(), Sims: []string{"mh"}, Seed: 1, Tick: time.Hour})
+	m, err := New(Options{Catalog: catalog.All(), Sims: []string{"mh"}, Seed: 1, Cadence: sims.NewCadence(time.Hour)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func TestBadDataDrawsAndEnds(t *testing.T) {
 					t.Skipf("refused: %v", err)
 				}
 			}
-			r, err := sims.NewRunner(spec, cfg, sims.RunnerOptions{Paused: true, Publish: math.MaxInt64})
+			r, err := sims.NewRunner(spec, cfg, sims.RunnerOptions{Paused: true, Cadence: sims.NewCadence(math.MaxInt64)})
 			if err != nil {
 				t.Skipf("refused: %v", err)
 			}

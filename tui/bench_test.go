@@ -108,7 +108,7 @@ func TestKeyAnsweredWithinAFrame(t *testing.T) {
 	}
 	slices.Sort(key)
 	slices.Sort(draw)
-	if mk, md := key[len(key)/2], draw[len(draw)/2]; mk > md+TickInterval {
+	if mk, md := key[len(key)/2], draw[len(draw)/2]; mk > md+sims.FrameInterval {
 		t.Errorf("median key-to-screen %v against %v for a draw alone", mk, md)
 	}
 	t.Logf("key-to-screen median %v, worst %v; draw alone median %v", key[len(key)/2], key[len(key)-1], draw[len(draw)/2])

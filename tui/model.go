@@ -27,10 +27,6 @@ import (
 // DefaultSims is the dashboard opened by a bare `lab`.
 var DefaultSims = []string{"gd", "em-gmm", "mh"}
 
-// TickInterval is how often the model collects the runners' latest frames,
-// unless Options.Tick says otherwise.
-const TickInterval = time.Second / 30
-
 // Options configure a lab session. The limits are for a session a
 // visitor opens (`lab serve`); zero is no limit, as in the local lab.
 type Options struct {
@@ -62,11 +58,12 @@ type Options struct {
 	// Empty, export writes nothing and says so, so that a session whose
 	// options forget both writes no file.
 	ExportDir string
-	// Tick is how often the model collects the runners' latest frames and
-	// so draws a new screen: 0 is TickInterval. lab serve ticks at the
-	// frame rate it sends its visitors (--fps), so that no screen is drawn
-	// that the renderer would not send.
-	Tick time.Duration
+	// Cadence is how often the runners publish Frames while stepping and
+	// the model collects them, and so draws a new screen: nil is
+	// sims.FrameInterval. lab serve's starts at the frame rate it sends its
+	// visitors (--fps), so that no Frame is built and no screen drawn that
+	// the renderer would not send, and slows while the server is busy.
+	Cadence *sims.Cadence
 	// Context, when set, bounds New's wait for the first builds: once it
 	// is done, New stops the runners it started and returns its error.
 	// lab serve passes the visitor's session, so that a visitor who
@@ -270,7 +267,7 @@ func (m *Model) startPane(spec *sims.Spec, vals sims.Values, seed *uint64, data 
 		workers = 1
 	}
 	r, b := sims.StartRunner(spec, sims.Config{Values: vals, Seed: s, Data: data, Workers: workers}, sims.RunnerOptions{
-		Speed: sims.Speeds[idx], Paused: m.opts.Paused, Budget: m.budget,
+		Speed: sims.Speeds[idx], Paused: m.opts.Paused, Budget: m.budget, Cadence: m.opts.Cadence,
 	})
 	p := &pane{r: r, snap: r.Latest(), data: data, speedIdx: idx}
 	m.panes = append(m.panes, p)
@@ -343,11 +340,7 @@ func (m *Model) Close() {
 func (m *Model) Init() tea.Cmd { return m.tick() }
 
 func (m *Model) tick() tea.Cmd {
-	every := m.opts.Tick
-	if every <= 0 {
-		every = TickInterval
-	}
-	return tea.Tick(every, func(time.Time) tea.Msg { return tickMsg{} })
+	return tea.Tick(m.opts.Cadence.Interval(), func(time.Time) tea.Msg { return tickMsg{} })
 }
 
 // Update handles one message. It never waits: runner commands are queued,

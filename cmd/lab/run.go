@@ -157,7 +157,7 @@ func runCmd(args []string, stdout, stderr io.Writer) error {
 	if o.memory {
 		mem = newMemoryMeter(spec.EstimateSize(cfg))
 	}
-	r, err := sims.NewRunner(spec, cfg, sims.RunnerOptions{Paused: true, Publish: math.MaxInt64})
+	r, err := sims.NewRunner(spec, cfg, sims.RunnerOptions{Paused: true, Cadence: sims.NewCadence(math.MaxInt64)})
 	if err != nil {
 		return buildError(name, err)
 	}

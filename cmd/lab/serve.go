@@ -77,6 +77,9 @@ const serveUsage = `Serve flags (each SSH session gets its own lab with these pa
                                 balancers' health checks
   --fps N                       frames per second sent to each visitor, 1..60 (default 20);
                                 fewer save bandwidth and CPU
+  --min-fps N                   while the server's cores are busy, every visitor's charts
+                                move less often, down to N frames a second, so that keys
+                                are still answered at once (default 5; N = --fps: never)
   --grace D                     on SIGINT/SIGTERM, time sessions get to see the notice
                                 before they are closed (default 5s). SIGHUP re-reads
                                 --authorized-keys at once and logs whether it is usable;
@@ -125,6 +128,7 @@ func serveCmd(ctx context.Context, reload <-chan os.Signal, args []string, stdou
 	fs.TextVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "")
 	fs.DurationVar(&cfg.Grace, "grace", cfg.Grace, "")
 	fs.IntVar(&cfg.FPS, "fps", cfg.FPS, "")
+	fs.IntVar(&cfg.MinFPS, "min-fps", cfg.MinFPS, "")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
