@@ -1,6 +1,9 @@
 package sims
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // Frame is an immutable snapshot of a sim: the one data model that the TUI,
 // the headless output and the tests all read.
@@ -67,15 +70,41 @@ const RoundingNoise = 64 * 0x1p-52
 
 // Negligible reports whether the metric's value is rounding error at its
 // scale (f = 4e-17 at the minimum of an f that started at 10).
-func (m Metric) Negligible() bool {
-	return m.Value != 0 && math.Abs(m.Value) <= RoundingNoise*m.Scale
-}
+func (m Metric) Negligible() bool { return AtRounding(m.Value, m.Scale) }
+
+// AtRounding reports whether x, not 0, is rounding error at scale: |x| at
+// most RoundingNoise times it.
+func AtRounding(x, scale float64) bool { return x != 0 && math.Abs(x) <= RoundingNoise*scale }
 
 // NoiseFloor returns x, or the rounding-noise level of its scale
 // (RoundingNoise·scale) when x is below it: a log chart of a quantity
 // falling to 0 (an error, an angle) then ends in a flat line at that
 // level rather than plotting rounding error between 1e-14 and 1e-17.
 func NoiseFloor(x, scale float64) float64 { return math.Max(x, RoundingNoise*scale) }
+
+// Residual formats x, a quantity that is 0 in exact arithmetic (an
+// error, a marginal's defect, the gap between two ways of computing one
+// thing), with the fmt verb: "0" when it is, and "≈ 0" when it is
+// rounding error at scale (|x| ≤ RoundingNoise·scale), so that no note or
+// table shows the digits of rounding noise (issue 26.8).
+func Residual(verb string, x, scale float64) string {
+	switch {
+	case x == 0:
+		return "0"
+	case AtRounding(x, scale):
+		return "≈ 0"
+	}
+	return fmt.Sprintf(verb, x)
+}
+
+// IsResidual is Residual as a relation, to follow the quantity's name:
+// "≈ 0" at rounding level, else "= " and the value.
+func IsResidual(verb string, x, scale float64) string {
+	if AtRounding(x, scale) {
+		return "≈ 0"
+	}
+	return "= " + Residual(verb, x, scale)
+}
 
 // FiniteOr returns x, or alt when x is NaN or infinite: a metric must be
 // finite, and some are undefined early in a run or on some data.

@@ -58,3 +58,28 @@ func TestChartKindsComplete(t *testing.T) {
 		t.Errorf("chart kinds %v, ChartKinds lists %v", slices.Sorted(maps.Keys(sealed)), slices.Sorted(maps.Keys(listed)))
 	}
 }
+
+// TestResidualSaysRoundingIsZero: a quantity that is 0 in exact arithmetic
+// reads "0" when it is, "≈ 0" at rounding level of its scale, and its
+// value above that (issue 26.8).
+func TestResidualSaysRoundingIsZero(t *testing.T) {
+	for _, c := range []struct {
+		x, scale  float64
+		value, is string
+	}{
+		{0, 1, "0", "= 0"},
+		{4.2e-16, 1, "≈ 0", "≈ 0"},
+		{-4.2e-16, 1, "≈ 0", "≈ 0"},
+		{4.2e-16, 1e-6, "4.2e-16", "= 4.2e-16"}, // the quantities are that small
+		{RoundingNoise, 1, "≈ 0", "≈ 0"},
+		{2 * RoundingNoise, 1, "2.8e-14", "= 2.8e-14"},
+		{3e-3, 10, "3.0e-03", "= 3.0e-03"},
+	} {
+		if got := Residual("%.1e", c.x, c.scale); got != c.value {
+			t.Errorf("Residual(%g, scale %g) = %q, want %q", c.x, c.scale, got, c.value)
+		}
+		if got := IsResidual("%.1e", c.x, c.scale); got != c.is {
+			t.Errorf("IsResidual(%g, scale %g) = %q, want %q", c.x, c.scale, got, c.is)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"math"
 	"flag"
 	"fmt"
 	"os"
@@ -119,13 +120,16 @@ func TestGoldenSims(t *testing.T) {
 }
 
 // roundingNoise matches a number printed at rounding level, 1e-14 or
-// below (issue 26.8: such a value reads "≈ 0").
-var roundingNoise = regexp.MustCompile(`\b\d(\.\d+)?e-(1[4-9]|[2-9]\d|\d{3})\b`)
+// below (issue 26.8: such a value reads "≈ 0"), with what comes before and
+// after it: a bound (≤ 1e-14·f, a tolerance) and an axis's tick (whose
+// curves TestNoChartPlotsRoundingNoise checks, at their own scales) are
+// not values.
+var roundingNoise = regexp.MustCompile(`(.?.?)\b(\d(?:\.\d+)?e-(?:1[4-9]|[2-9]\d|\d{3}))\b(.?)`)
 
 // checkReadable asserts what the screen shows a person (issue 26.3 and
 // 26.8): no control character but the escape sequences of its colours and
 // its newlines — no C0, DEL, C1 or bidi control from a sim's text — and no
-// number in the pane's header at rounding level.
+// number at rounding level in its header, notes or tables.
 func checkReadable(t *testing.T, screen string) {
 	t.Helper()
 	plain := ansi.Strip(screen)
@@ -134,9 +138,13 @@ func checkReadable(t *testing.T, screen string) {
 			t.Errorf("control character %U at byte %d", r, i)
 		}
 	}
-	if lines := strings.Split(plain, "\n"); len(lines) > 1 {
-		if m := roundingNoise.FindString(lines[1]); m != "" {
-			t.Errorf("the header shows %s, a number at rounding level: %q", m, lines[1])
+	for i, line := range strings.Split(plain, "\n") {
+		for _, m := range roundingNoise.FindAllStringSubmatch(line, -1) {
+			before, number, after := strings.TrimSpace(m[1]), m[2], m[3]
+			if strings.ContainsAny(before, "≤<") || strings.ContainsAny(after, "┤┼") {
+				continue
+			}
+			t.Errorf("line %d shows %s, a number at rounding level: %q", i+1, number, line)
 		}
 	}
 }
@@ -360,4 +368,40 @@ func apart(lines []string, a, b rect) string {
 		return fmt.Sprintf("legends merge: %q|%q|%q", left, between, right)
 	}
 	return ""
+}
+
+// TestNoChartPlotsRoundingNoise checks item 8 of issue 26 on the charts
+// of every sim's frame from the walk: a curve on a log axis never plots a
+// value at rounding level of its own largest (RoundingNoise times it, or
+// 0, which the axis would floor at 1e-16): a quantity that falls to 0 in
+// exact arithmetic is drawn down to its noise floor (sims.NoiseFloor), not
+// through the digits of rounding error.
+func TestNoChartPlotsRoundingNoise(t *testing.T) {
+	snaps, err := walked()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range snaps {
+		for _, c := range s.Frame.Charts {
+			lc, ok := c.(sims.LineChart)
+			if !ok || !lc.LogY {
+				continue
+			}
+			for _, se := range lc.Series {
+				top := 0.0
+				for _, y := range se.Y {
+					if !math.IsInf(y, 0) && !math.IsNaN(y) {
+						top = math.Max(top, math.Abs(y))
+					}
+				}
+				floor := sims.RoundingNoise * top / 2
+				for i, y := range se.Y {
+					if a := math.Abs(y); a < floor {
+						t.Errorf("%s: %q, series %q: point %d is %.3g, rounding noise of its largest, %.3g", s.Spec.Name, lc.Title, se.Name, i, y, top)
+						break
+					}
+				}
+			}
+		}
+	}
 }

@@ -258,6 +258,15 @@ func (e *evaluator) scalar(x []float64) float64 {
 	return y[0]
 }
 
+// residual is sci(x, 3) for an error that is 0 in exact arithmetic, and
+// "≈ 0" where it is rounding error at scale (sims.Residual).
+func residual(x, scale float64) string {
+	if sims.AtRounding(x, scale) {
+		return "≈ 0"
+	}
+	return sci(x, 3)
+}
+
 // sci writes x with the given significant digits and a short exponent, as
 // the notes quote errors: sci(0.1463, 3) = "1.46e-1", sci(0, 1) = "0",
 // and NaN and ±Inf as strconv writes them.

@@ -37,11 +37,16 @@ func (s *heronSim) errors() (x, unrolled, ift float64) {
 	return math.Abs(s.h.X() - math.Sqrt(s.a)), math.Abs(s.h.Unrolled() - d), math.Abs(s.h.IFT() - d)
 }
 
+// record adds the current iterate to the chart and the table. Newton's
+// quadratic convergence reaches rounding level within a few steps: the
+// chart draws each error down to its noise floor (√a for x, |dx/da| for
+// the derivatives) and the table says "≈ 0" there (issue 26.8).
 func (s *heronSim) record() {
 	ex, eu, ei := s.errors()
-	s.errs.Add(ex, eu, ei)
+	sx, sd := math.Sqrt(s.a), math.Abs(s.h.Exact())
+	s.errs.Add(sims.NoiseFloor(ex, sx), sims.NoiseFloor(eu, sd), sims.NoiseFloor(ei, sd))
 	s.rows = append(s.rows, sims.TableRow{Label: fmt.Sprint(s.h.K()), Cells: []sims.Cell{
-		{Text: fmt.Sprintf("%.10g", s.h.X())}, {Text: sci(eu, 3)}, {Text: sci(ei, 3)}}})
+		{Text: fmt.Sprintf("%.10g", s.h.X())}, {Text: residual(eu, sd)}, {Text: residual(ei, sd)}}})
 }
 
 func (s *heronSim) Step() error {

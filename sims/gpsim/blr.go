@@ -196,6 +196,7 @@ func (s *blrSim) Frame() sims.Frame {
 		wview.YMin, wview.YMax = math.Min(wview.YMin, s.truth[1]), math.Max(wview.YMax, s.truth[1])
 	}
 	wview = wview.Pad(0.1)
+	batchScale := math.Max(math.Abs(m0), math.Abs(m1)) // the scale of batchDiff
 	return sims.Frame{
 		Sim:  BLR.Name,
 		Step: n,
@@ -204,7 +205,7 @@ func (s *blrSim) Frame() sims.Frame {
 			{Name: "w0", Value: m0},
 			{Name: "w1", Value: m1},
 			{Name: "gp_diff", Value: s.gpDiff, Scale: s.gpSize},
-			{Name: "batch_diff", Value: s.batchDiff, Scale: math.Max(math.Abs(m0), math.Abs(m1))},
+			{Name: "batch_diff", Value: s.batchDiff, Scale: batchScale},
 		},
 		Charts: []sims.Chart{
 			sims.CanvasChart{
@@ -227,8 +228,8 @@ func (s *blrSim) Frame() sims.Frame {
 		},
 		Text: []string{
 			fmt.Sprintf("w ~ N(0, α⁻¹I), α = %g; y = w₀ + w₁x + ε, σ² = %g; S⁻¹ = αI + ΦᵀΦ/σ², m = SΦᵀy/σ² (seed 002 L986, L1752)", s.alpha, s.noise),
-			fmt.Sprintf("one step adds one point as a rank-one update of S⁻¹: equal to the batch posterior (max diff %.1e)", s.batchDiff),
-			fmt.Sprintf("the GP with k(x,x') = φ(x)ᵀα⁻¹Iφ(x') = (1 + xx')/α gives the same mean and variance (max diff %.1e)", s.gpDiff),
+			fmt.Sprintf("one step adds one point as a rank-one update of S⁻¹: equal to the batch posterior (max diff %s)", sims.IsResidual("%.1e", s.batchDiff, batchScale)),
+			fmt.Sprintf("the GP with k(x,x') = φ(x)ᵀα⁻¹Iφ(x') = (1 + xx')/α gives the same mean and variance (max diff %s)", sims.IsResidual("%.1e", s.gpDiff, s.gpSize)),
 		},
 	}
 }

@@ -404,15 +404,27 @@ func (s *laplaceSim) marginalChart() sims.LineChart {
 }
 
 // gradChart is |∇ log p| per iteration on a log scale: quadratic
-// convergence doubles the digits each step.
+// convergence doubles the digits each step, down to the noise floor of
+// the gradients' scale (gradScale), where the line goes flat.
 func (s *laplaceSim) gradChart() sims.LineChart {
 	y := make([]float64, len(s.history))
+	scale := s.gradScale()
 	for k, it := range s.history {
-		y[k] = it.grad
+		y[k] = sims.NoiseFloor(it.grad, scale)
 	}
 	return sims.LineChart{Title: "|∇ log p(z_k)|", LogY: true,
 		Series: []sims.Series{{Name: "|∇ log p|", Y: y, Class: 0}},
 		X0:     0, X1: float64(len(y) - 1), XLabel: "iteration k"}
+}
+
+// gradScale is the largest |∇ log p| of the iterations: the scale of the
+// gradient's rounding error at the end.
+func (s *laplaceSim) gradScale() float64 {
+	m := 0.0
+	for _, it := range s.history {
+		m = math.Max(m, it.grad)
+	}
+	return m
 }
 
 // klChart is KL(p‖q_k) and KL(q_k‖p) (where finite) per iteration.
@@ -489,7 +501,7 @@ func (s *laplaceSim) notes() []string {
 	}
 	// The table of the last iterations; the Hessian as (h₁₁, h₁₂, h₂₂).
 	lines = append(lines, fmt.Sprintf("%3s %-20s %10s %9s %-22s %s", "k", "z_k", "log p", "|∇log p|", "∇²log p", "t"))
-	from := max(0, len(s.history)-tableLen)
+	from, scale := max(0, len(s.history)-tableLen), s.gradScale()
 	for k := from; k < len(s.history); k++ {
 		it := s.history[k]
 		t := "—"
@@ -503,7 +515,7 @@ func (s *laplaceSim) notes() []string {
 		if s.d == 2 {
 			h = []float64{h[0], h[1], h[3]}
 		}
-		lines = append(lines, fmt.Sprintf("%3d %-20s %10.5g %9.3g %-22s %s", k, fmtVec(it.z, 6), it.logp, it.grad, fmtVec(h, 4), t))
+		lines = append(lines, fmt.Sprintf("%3d %-20s %10.5g %9s %-22s %s", k, fmtVec(it.z, 6), it.logp, sims.Residual("%.3g", it.grad, scale), fmtVec(h, 4), t))
 	}
 	return lines
 }

@@ -181,7 +181,7 @@ func (s *interpSim) record() {
 	}
 	ti, tr := s.eng.TrainMSE()
 	vi, vr := s.eng.TestMSE()
-	s.errs.Add(sims.NoiseFloor(ti, s.trainScale()), vi, tr, vr, sims.FiniteOr(s.eng.Cond(), math.MaxFloat64))
+	s.errs.Add(sims.NoiseFloor(ti, s.trainScale()), vi, sims.NoiseFloor(tr, s.trainScale()), vr, sims.FiniteOr(s.eng.Cond(), math.MaxFloat64))
 }
 
 // trainScale is the mean square of the training targets: the scale of a
@@ -337,7 +337,7 @@ func (s *interpSim) notes() []string {
 	vi, vr := s.eng.TestMSE()
 	lines := []string{"Thm 3.2: distinct x_i ⇒ a degree-(k−1) polynomial hits all k points"}
 	if s.eng.Interpolates() {
-		lines = append(lines, fmt.Sprintf("k = %d: max |p(x_i) − y_i| = %.2g, cond₂(Φ) = %.3g (%s)", k, s.maxRes, s.eng.Cond(), s.eng.Basis()))
+		lines = append(lines, fmt.Sprintf("k = %d: max |p(x_i) − y_i| %s, cond₂(Φ) = %.3g (%s)", k, sims.IsResidual("%.2g", s.maxRes, math.Sqrt(s.trainScale())), s.eng.Cond(), s.eng.Basis()))
 	} else {
 		lines = append(lines, fmt.Sprintf("k = %d > degree+1 = %d: least squares, not interpolating; cond₂(Φ) = %.3g", k, d+1, s.eng.Cond()))
 	}

@@ -210,7 +210,7 @@ func (s *gsSim) Frame() sims.Frame {
 	text := []string{
 		fmt.Sprintf("T(x) = m_ν + A(x − m_μ), A = [[%.4g, %.4g], [%.4g, %.4g]]", a.At(0, 0), a.At(0, 1), a.At(1, 0), a.At(1, 1)),
 		fmt.Sprintf("A symmetric, eigenvalues %.4g, %.4g > 0: T = ∇ of a convex map (Thm 5.1)", s.eig[0], s.eig[1]),
-		fmt.Sprintf("A Σ_μ A = Σ_ν to %.1e: T pushes μ onto ν", s.asa),
+		fmt.Sprintf("‖A Σ_μ A − Σ_ν‖_max %s: T pushes μ onto ν", sims.IsResidual("%.1e", s.asa, s.asaOf)),
 		fmt.Sprintf("W₂² = ‖m_μ − m_ν‖² + tr(Σ_μ + Σ_ν − 2(Σ_μ^½Σ_νΣ_μ^½)^½) = %.4g + %.6g", s.m.MeanPart, s.m.CovPart),
 		"μ_s = N((1−s)m_μ + s m_ν, BΣ_μB), B = (1−s)I + sA: W₂(μ, μ_s) = s·W₂(μ, ν)",
 	}
