@@ -1,9 +1,9 @@
 package tui
 
 import (
-	"math"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
