@@ -203,30 +203,60 @@ func (cs chartSet) withRest(k int) chartSet {
 // beside a primary that gets the larger part of the pane. In the zoom,
 // which shows every chart, the notes yield rows to the primary before it
 // shrinks to a cell of an equal grid (hmc at 80×24 had its samples in 3
-// rows under 5 of notes).
+// rows under 5 of notes). At each of those steps a chart that has a
+// compact form (chart.Compact: a graph's list of nodes) takes it only
+// when its full form leaves no layout: ad-graph in half a pane at 80×24
+// lists its nodes beside its memory chart rather than saying "pane too
+// small".
 func fitCharts(cs chartSet, w, h, nNotes, keep int, zoomed bool) (chartSet, int) {
 	keep = min(keep, nNotes)
-	if zoomed && len(cs.charts) > 1 {
+	forms := []chartSet{cs}
+	if small, ok := cs.compact(); ok {
+		forms = append(forms, small)
+	}
+	for _, f := range forms {
+		if zoomed && len(f.charts) > 1 {
+			for n := min(nNotes, max(keep, h/3)); n >= keep; n-- {
+				if _, ok := heroLayout(f, w, h-n, false); ok {
+					return f, n
+				}
+			}
+		}
 		for n := min(nNotes, max(keep, h/3)); n >= keep; n-- {
-			if _, ok := heroLayout(cs, w, h-n, false); ok {
-				return cs, n
+			if fits(f, w, h-n, zoomed) {
+				return f, n
 			}
 		}
 	}
-	for n := min(nNotes, max(keep, h/3)); n >= keep; n-- {
-		if fits(cs, w, h-n, zoomed) {
-			return cs, n
-		}
-	}
 	for k := len(cs.charts) - 2; k >= 1; k-- {
-		if sub := cs.withRest(k); fits(sub, w, h-keep, zoomed) {
-			return sub, keep
+		for _, f := range forms {
+			if sub := f.withRest(k); fits(sub, w, h-keep, zoomed) {
+				return sub, keep
+			}
 		}
 	}
 	if len(cs.charts) == 0 {
 		return cs, keep
 	}
-	return cs.withRest(0), keep
+	for _, f := range forms {
+		if alone := f.withRest(0); fits(alone, w, h-keep, zoomed) {
+			return alone, keep
+		}
+	}
+	return forms[len(forms)-1].withRest(0), keep
+}
+
+// compact is the set with every chart that has a compact form in it
+// (chart.Compact), and whether there was one.
+func (cs chartSet) compact() (chartSet, bool) {
+	out := chartSet{charts: make([]sims.Chart, len(cs.charts)), primary: cs.primary}
+	any := false
+	for i, c := range cs.charts {
+		var ok bool
+		out.charts[i], ok = chart.Compact(c)
+		any = any || ok
+	}
+	return out, any
 }
 
 // fits reports whether the charts can all be laid out at or above their

@@ -405,3 +405,22 @@ func TestNoChartPlotsRoundingNoise(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallPanesDrawTheirCharts: in the panes of a dashboard at 80×24
+// (two side by side, 40×22; four, 40×11) every sim draws its picture,
+// none says "pane too small": a chart whose full form has no room there
+// takes its compact form (ad-graph's graph as a list of its nodes).
+func TestSmallPanesDrawTheirCharts(t *testing.T) {
+	snaps, err := walked()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range snaps {
+		for _, sz := range [][2]int{{40, 22}, {40, 11}} {
+			screen := RenderPane(s, sz[0], sz[1], PaneStyle{Focused: true, Mono: true})
+			if strings.Contains(screen, "too small") {
+				t.Errorf("%s at %d×%d says it is too small:\n%s", s.Spec.Name, sz[0], sz[1], screen)
+			}
+		}
+	}
+}

@@ -30,7 +30,8 @@ type Options struct {
 
 // MinSize returns the smallest width and height at which a chart of this
 // kind is drawn; below it Render says "pane too small". A graph needs room
-// for a short label per lattice column and a line per lattice row.
+// for a short label per lattice column and a line per lattice row; its
+// list (GraphList) much less.
 func MinSize(c sims.Chart) (w, h int) {
 	switch c := c.(type) {
 	case sims.LineChart:
@@ -48,6 +49,8 @@ func MinSize(c sims.Chart) (w, h int) {
 	case sims.GraphChart:
 		cols, rows := latticeSize(c)
 		return max(16, graphMinCell*cols), max(4, rows+2)
+	case GraphList:
+		return 16, 4
 	case sims.NetworkChart:
 		return 16, 4
 	}
@@ -107,6 +110,12 @@ func MaxRows(c sims.Chart) int {
 			legend = 1
 		}
 		return 1 + rows*graphRowPitch + legend
+	case GraphList:
+		legend := 0
+		if len(c.Legend) > 0 {
+			legend = 1
+		}
+		return 1 + len(c.Nodes) + legend
 	}
 	return 0
 }
@@ -140,6 +149,8 @@ func RenderLines(c sims.Chart, w, h int, o Options) []string {
 		lines = tableChart(c, w, h, o)
 	case sims.GraphChart:
 		lines = graphChart(c, w, h, o)
+	case GraphList:
+		lines = graphList(c.GraphChart, w, h, o)
 	case sims.NetworkChart:
 		lines = networkChart(c, w, h, o)
 	default:
@@ -274,6 +285,8 @@ func LegendWhole(c sims.Chart, w, h int) bool {
 			widths = append(widths, 3+Width(cu.Name))
 		}
 	case sims.GraphChart:
+		_, widths = legendClasses(c.Legend)
+	case GraphList:
 		_, widths = legendClasses(c.Legend)
 	}
 	if len(widths) == 0 {

@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -460,5 +461,43 @@ func TestScaleUpWithRoom(t *testing.T) {
 					ansi.Strip(strings.Join(lines, "\n")))
 			}
 		}
+	}
+}
+
+// TestGraphListShowsTheFocusAndInputs: a graph drawn as a list (where its
+// lattice has no room) has a line per node in the lattice's order, each
+// with the names of the nodes its edges come from; cut to its height, it
+// keeps the focused node in view and counts the nodes left out.
+func TestGraphListShowsTheFocusAndInputs(t *testing.T) {
+	var g sims.GraphChart
+	g.Title = "chain"
+	for i := range 12 {
+		n := sims.GraphNode{Col: i, Label: fmt.Sprintf("s%d op", i), Detail: fmt.Sprint(i)}
+		if i == 9 {
+			n.Tone = sims.ToneFocus
+		}
+		g.Nodes = append(g.Nodes, n)
+		if i > 0 {
+			g.Edges = append(g.Edges, sims.GraphEdge{From: i - 1, To: i})
+		}
+	}
+	if mw, _ := MinSize(g); mw <= 30 {
+		t.Fatalf("a 12-column lattice fits in 30 columns (min width %d): the test needs one that does not", mw)
+	}
+	small, ok := Compact(g)
+	if !ok {
+		t.Fatal("a graph has no compact form")
+	}
+	all := ansi.Strip(Render(small, 30, 14, Options{Mono: true}))
+	lines := strings.Split(all, "\n")
+	for i := 1; i < 12; i++ {
+		node, in := fmt.Sprintf("s%d op %d", i, i), fmt.Sprintf("← s%d ", i-1)
+		if j := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, node) }); j != i+1 || !strings.Contains(lines[j], in) {
+			t.Errorf("node %q is not on line %d with %q:\n%s", node, i+1, in, all)
+		}
+	}
+	cut := ansi.Strip(Render(small, 30, 6, Options{Mono: true}))
+	if !strings.Contains(cut, "s9 op 9") || !strings.Contains(cut, "8 more nodes") {
+		t.Errorf("cut to 6 lines the list lost the focused node s9 or the count of the rest:\n%s", cut)
 	}
 }

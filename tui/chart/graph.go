@@ -1,7 +1,10 @@
 package chart
 
 import (
+	"cmp"
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -108,6 +111,75 @@ func graphChart(c sims.GraphChart, w, h int, o Options) []string {
 
 	for _, n := range c.Nodes {
 		drawNode(b, l, n, o)
+	}
+	classLegend(b, h-1, 1, w, c.Legend, nil, o)
+	return b.lines()
+}
+
+// GraphList is a graph drawn as a list of its nodes (graphList): what a
+// pane shows in place of a graph whose lattice has no room there
+// (Compact).
+type GraphList struct{ sims.GraphChart }
+
+// Compact is the form of c that needs less room, if it has one: a graph's
+// list.
+func Compact(c sims.Chart) (sims.Chart, bool) {
+	if g, ok := c.(sims.GraphChart); ok {
+		return GraphList{g}, true
+	}
+	return c, false
+}
+
+// graphList draws a graph whose lattice has no room here as a list: a
+// line per node in the lattice's order (column by column, as the
+// computation runs), its one-line box as the lattice would draw it, and
+// the names of the nodes its edges come from. The lines that fit are those
+// around the focused node.
+func graphList(c sims.GraphChart, w, h int, o Options) []string {
+	b := newBuffer(w, h, o.Mono)
+	titleLine(b, 0, c.Title, "")
+	area := h - 1
+	if len(c.Legend) > 0 {
+		area--
+	}
+	order := make([]int, len(c.Nodes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		a, b := c.Nodes[i], c.Nodes[j]
+		return cmp.Or(cmp.Compare(a.Col, b.Col), cmp.Compare(a.Row, b.Row))
+	})
+	name := func(n sims.GraphNode) string { first, _, _ := strings.Cut(n.Label, " "); return first }
+	inputs := make([][]string, len(c.Nodes))
+	for _, e := range c.Edges {
+		if e.From >= 0 && e.To >= 0 && e.From < len(c.Nodes) && e.To < len(c.Nodes) && e.From != e.To {
+			inputs[e.To] = append(inputs[e.To], name(c.Nodes[e.From]))
+		}
+	}
+	bw := 0
+	for _, n := range c.Nodes {
+		bw = max(bw, ansi.StringWidth(inlineText(n, math.MaxInt))+2)
+	}
+	bw = max(3, min(bw, w*2/3))
+	l := graphLayout{cw: bw, rh: 1, top: 1, bw: bw, bh: 1}
+	from, shown := 0, min(area, len(order))
+	if shown < len(order) {
+		shown = max(0, area-1) // the last line counts the nodes left out
+		if f := slices.IndexFunc(order, func(i int) bool { return c.Nodes[i].Tone == sims.ToneFocus }); f >= shown {
+			from = min(f-shown/2, len(order)-shown)
+		}
+	}
+	for i, k := range order[from : from+shown] {
+		n := c.Nodes[k]
+		n.Col, n.Row = 0, i
+		drawNode(b, l, n, o)
+		if in := inputs[k]; len(in) > 0 && w > bw+3 {
+			b.text(bw+1, 1+i, ansi.Truncate("← "+strings.Join(in, ", "), w-bw-1, "…"), axisColor, false)
+		}
+	}
+	if left := len(order) - shown; left > 0 && shown < area {
+		b.text(0, 1+shown, ansi.Truncate(fmt.Sprintf("%d more nodes (a wider pane draws the graph)", left), w, "…"), axisColor, false)
 	}
 	classLegend(b, h-1, 1, w, c.Legend, nil, o)
 	return b.lines()
