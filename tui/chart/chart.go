@@ -43,7 +43,7 @@ func MinSize(c sims.Chart) (w, h int) {
 	case sims.BarChart:
 		return 16, 2
 	case sims.ImageChart:
-		return 12, 5
+		return imageMinSize(c)
 	case sims.TableChart:
 		return 16, 3
 	case sims.GraphChart:

@@ -119,6 +119,42 @@ func layoutImages(c sims.ImageChart, w, h int) imageLayout {
 	return best
 }
 
+// Pictures are legible down to half their pixels a cell (a 16×16 digit in
+// 8 columns and 4 rows), and a large one (a 128×128 barycenter) down to
+// minTileCols columns; below that a digit is a blob, and a pane shows the
+// other charts instead (issue 26: vae's samples at 80×24).
+const (
+	minPixelZoom = 0.5
+	minTileCols  = 16
+)
+
+// imageMinSize is the least room a picture chart is drawn in: a numeric
+// grid anywhere from 12×5; pictures at minPixelZoom (or minTileCols wide),
+// a grid of Columns whole, a gallery at least one tile, with the title and
+// captions.
+func imageMinSize(c sims.ImageChart) (w, h int) {
+	maxW, maxH, capH, n := 0, 0, 0, 0
+	for _, im := range c.Images {
+		if imageOK(im) {
+			maxW, maxH, n = max(maxW, im.W), max(maxH, im.H), n+1
+		}
+		if im.Caption != "" {
+			capH = 1
+		}
+	}
+	if c.Numbers || n == 0 {
+		return 12, 5
+	}
+	z := min(minPixelZoom, float64(minTileCols)/float64(maxW))
+	tw, th := int(math.Ceil(float64(maxW)*z)), int(math.Ceil(float64(maxH)*z/2))
+	perRow, rows := 1, 1
+	if c.Columns > 0 {
+		perRow = min(c.Columns, n)
+		rows = (n + perRow - 1) / perRow
+	}
+	return max(12, perRow*(tw+1)-1), max(5, 1+rows*(th+capH)+rows-1)
+}
+
 // maxNumberScale is the most a numeric image's cells are scaled up, and
 // maxPixelZoom the most its pixels are (columns per pixel).
 const (
