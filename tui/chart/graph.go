@@ -53,12 +53,7 @@ func (l graphLayout) box(n sims.GraphNode) (x, y int) {
 // lines (label in its top edge, detail inside) when the lattice rows have
 // room, else one line "label detail", cut to the lattice column.
 func graphChart(c sims.GraphChart, w, h int, o Options) []string {
-	b := newBuffer(w, h, o.Mono)
-	titleLine(b, 0, c.Title, "")
-	area := h - 1
-	if len(c.Legend) > 0 {
-		area--
-	}
+	b, area := graphBuffer(c, w, h, o)
 	if len(c.Nodes) == 0 || area < 1 {
 		return b.lines()
 	}
@@ -136,12 +131,7 @@ func Compact(c sims.Chart) (sims.Chart, bool) {
 // the names of the nodes its edges come from. The lines that fit are those
 // around the focused node.
 func graphList(c sims.GraphChart, w, h int, o Options) []string {
-	b := newBuffer(w, h, o.Mono)
-	titleLine(b, 0, c.Title, "")
-	area := h - 1
-	if len(c.Legend) > 0 {
-		area--
-	}
+	b, area := graphBuffer(c, w, h, o)
 	order := make([]int, len(c.Nodes))
 	for i := range order {
 		order[i] = i
@@ -183,6 +173,18 @@ func graphList(c sims.GraphChart, w, h int, o Options) []string {
 	}
 	classLegend(b, h-1, 1, w, c.Legend, nil, o)
 	return b.lines()
+}
+
+// graphBuffer is a graph's w×h buffer with its title drawn, and the rows
+// left between the title and the legend.
+func graphBuffer(c sims.GraphChart, w, h int, o Options) (*buffer, int) {
+	b := newBuffer(w, h, o.Mono)
+	titleLine(b, 0, c.Title, "")
+	area := h - 1
+	if len(c.Legend) > 0 {
+		area--
+	}
+	return b, area
 }
 
 // route is the braille-pixel polyline of an edge from a to b. Between
