@@ -413,15 +413,15 @@ func (cv *canvas) draw(b *buffer, x0, y0 int) {
 	}
 }
 
-// classLegend writes legend[i], the name of class i, after its swatch (its
-// glyph in mono, or where glyphed[i] says its points are drawn as glyphs)
-// along rows y, y+1, … (rows of them) within w cells,
+// classLegend writes legend[i], the name of class i, after its swatch
+// (swatches[i], or where there is none a ■ in its colour, its glyph in
+// mono) along rows y, y+1, … (rows of them) within w cells,
 // skipping classes with no name: each row but the last takes as many
 // whole entries as fit (itemRows), the last drops whole entries from the
 // end with "+N" when they do not fit. It returns the column after what it
 // wrote on its last row.
-func classLegend(b *buffer, y, rows, w int, legend []string, glyphed []bool, o Options) int {
-	classes, widths := legendClasses(legend)
+func classLegend(b *buffer, y, rows, w int, legend, swatches []string, o Options) int {
+	classes, widths := legendClasses(legend, swatches)
 	starts := itemRows(widths, 2, w, rows)
 	x := 0
 	for r, from := range starts {
@@ -435,13 +435,10 @@ func classLegend(b *buffer, y, rows, w int, legend []string, glyphed []bool, o O
 		}
 		x = 0
 		for _, i := range classes[from:to] {
-			g := '■'
-			if o.Mono || (i < len(glyphed) && glyphed[i]) {
-				g = classGlyph(i)
-			}
-			b.text(x, y+r, string(g), classColor(i), true)
-			b.text(x+2, y+r, legend[i], 0, false)
-			x += 2 + Width(legend[i]) + 2
+			sw := swatchOf(i, swatches, o)
+			b.text(x, y+r, sw, classColor(i), true)
+			b.text(x+Width(sw)+1, y+r, legend[i], 0, false)
+			x += Width(sw) + 1 + Width(legend[i]) + 2
 		}
 		if more != "" && x+len(more) <= w { // a marker with no room is left out, never overlaid
 			b.text(x, y+r, more, axisColor, false)
@@ -451,15 +448,102 @@ func classLegend(b *buffer, y, rows, w int, legend []string, glyphed []bool, o O
 	return x
 }
 
-// legendClasses are the classes a legend names and their entries' widths.
-func legendClasses(legend []string) (classes, widths []int) {
+// legendClasses are the classes a legend names and their entries' widths
+// (swatch, space, name).
+func legendClasses(legend, swatches []string) (classes, widths []int) {
 	for i, name := range legend {
 		if name != "" {
 			classes = append(classes, i)
-			widths = append(widths, 2+Width(name))
+			widths = append(widths, Width(swatchOf(i, swatches, Options{}))+1+Width(name))
 		}
 	}
 	return classes, widths
+}
+
+// swatchOf is class i's legend swatch: swatches[i] when there is one, else
+// its glyph in mono and a ■ in its colour otherwise (one cell either way).
+func swatchOf(i int, swatches []string, o Options) string {
+	switch {
+	case i < len(swatches) && swatches[i] != "":
+		return swatches[i]
+	case o.Mono:
+		return string(classGlyph(i))
+	}
+	return "■"
+}
+
+// canvasSwatches are the legend swatches of a canvas's classes, each
+// showing the class as the canvas draws it, so that a reader without
+// colour can match entry and picture: a class with points drawn as glyphs
+// shows its glyph; one drawn only as paths, four cells of its first
+// path's line (its dash pattern in mono, solid in colour: the same width
+// in both); one drawn only as markers, its first marker's glyph; one only
+// as bands, their shade in mono. The others have the default swatch.
+func canvasSwatches(c sims.CanvasChart, mono bool) []string {
+	sw := make([]string, len(c.Legend))
+	in := func(class int) bool { return class >= 0 && class < len(sw) }
+	points, paths, marks, bands := map[int]bool{}, map[int]*sims.Path{}, map[int]rune{}, map[int]bool{}
+	for _, ps := range c.Points {
+		for _, k := range append([]int{ps.Class}, ps.Classes...) {
+			if in(k) {
+				points[k] = true
+				if ps.Glyph && sw[k] == "" {
+					sw[k] = string(classGlyph(k))
+				}
+			}
+		}
+	}
+	for i := range c.Paths {
+		if k := c.Paths[i].Class; in(k) && paths[k] == nil {
+			paths[k] = &c.Paths[i]
+		}
+	}
+	for _, m := range c.Markers {
+		if _, ok := marks[m.Class]; in(m.Class) && !ok {
+			marks[m.Class] = m.Glyph
+		}
+	}
+	for _, b := range c.Bands {
+		if in(b.Class) {
+			bands[b.Class] = true
+		}
+	}
+	for k := range sw {
+		if sw[k] != "" || points[k] {
+			continue
+		}
+		switch p, g := paths[k], marks[k]; {
+		case p != nil && g == 0 && !bands[k]:
+			sw[k] = lineSwatch(pathPattern(*p, mono))
+		case p == nil && g != 0 && !bands[k]:
+			sw[k] = string(g)
+		case p == nil && g == 0 && bands[k] && mono:
+			sw[k] = "░"
+		}
+	}
+	return sw
+}
+
+// lineSwatch is a dash pattern (pathPattern: '#' a pixel drawn) over the
+// eight pixels of four braille cells, on their middle row: ⠒ both, ⠂ the
+// left, ⠐ the right. The ten classes' patterns read apart in it.
+func lineSwatch(pattern string) string {
+	var s strings.Builder
+	on := func(px int) bool { return pattern[px%len(pattern)] == '#' }
+	for cell := range 4 {
+		l, r := on(2*cell), on(2*cell+1)
+		switch {
+		case l && r:
+			s.WriteRune('⠒')
+		case l:
+			s.WriteRune('⠂')
+		case r:
+			s.WriteRune('⠐')
+		default:
+			s.WriteRune('⠀')
+		}
+	}
+	return s.String()
 }
 
 // legendRows is how many rows of w cells the primary chart's legend takes
@@ -472,37 +556,12 @@ func legendRows(widths []int, w, h, keep int, o Options) int {
 	return len(itemRows(widths, 2, w, max(1, h-keep)))
 }
 
-// glyphClasses says which classes of a canvas have points drawn as glyphs
-// (PointSet.Glyph), for their legend swatch.
-func glyphClasses(c sims.CanvasChart) []bool {
-	var g []bool
-	mark := func(class int) {
-		if class >= 0 {
-			for len(g) <= class {
-				g = append(g, false)
-			}
-			g[class] = true
-		}
-	}
-	for _, ps := range c.Points {
-		if !ps.Glyph {
-			continue
-		}
-		mark(ps.Class)
-		for _, k := range ps.Classes {
-			mark(k)
-		}
-	}
-	return g
-}
-
 // legendWidth is the width of a whole class legend.
-func legendWidth(legend []string) int {
+func legendWidth(legend, swatches []string) int {
 	n := 0
-	for _, name := range legend {
-		if name != "" {
-			n += 2 + Width(name) + 2
-		}
+	_, widths := legendClasses(legend, swatches)
+	for _, w := range widths {
+		n += w + 2
 	}
 	return max(0, n-2)
 }
@@ -563,7 +622,8 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 		b.text(0, 1, "no data yet", axisColor, false)
 		return b.lines()
 	}
-	_, widths := legendClasses(c.Legend)
+	swatches := canvasSwatches(c, o.Mono)
+	_, widths := legendClasses(c.Legend, swatches)
 	lay := layoutCanvas(c, w, h-1-legendRows(widths, w, h, 6, o), o)
 	cv := newCanvas(lay.cw, lay.ch, v, o.Mono)
 	if c.Heat != nil {
@@ -600,14 +660,14 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 
 	// The axis ranges go at the right of the bottom line, beside the legend;
 	// when the legend needs the whole line, at the right of the title line
-	// if the title leaves room; else, without their labels, beside what
-	// fits of the legend. The primary's legend keeps its names: it takes
+	// if the title leaves room; else, without their labels, beside the
+	// legend if it stays whole, else not at all: the legend's names come
+	// first (kl-fit's "+2   -8.72…8.72 × -8.72…8.72" named no class). The primary's legend keeps its names: it takes
 	// more rows when one does not hold it (legendRows), and the short
 	// ranges go beside it only when it fits whole, else on the title line
 	// or not at all.
-	lw := legendWidth(c.Legend)
+	lw := legendWidth(c.Legend, swatches)
 	titleW := Width(Clip(c.Title, w))
-	glyphs := glyphClasses(c)
 	switch rows := legendRows(widths, w, h, 6, o); {
 	case rows > 1:
 		switch {
@@ -616,23 +676,23 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 		case titleW+2+Width(short) <= w:
 			b.text(w-Width(short), 0, short, axisColor, false)
 		}
-		classLegend(b, h-rows, rows, w, c.Legend, glyphs, o)
+		classLegend(b, h-rows, rows, w, c.Legend, swatches, o)
 	case Width(full)+2+lw <= w:
 		b.text(w-Width(full), h-1, full, axisColor, false)
-		classLegend(b, h-1, 1, w-Width(full)-2, c.Legend, glyphs, o)
+		classLegend(b, h-1, 1, w-Width(full)-2, c.Legend, swatches, o)
 	case titleW+2+Width(full) <= w:
 		b.text(w-Width(full), 0, full, axisColor, false)
-		classLegend(b, h-1, 1, w, c.Legend, glyphs, o)
+		classLegend(b, h-1, 1, w, c.Legend, swatches, o)
 	case o.Primary && Width(short)+2+lw > w && titleW+2+Width(short) <= w:
 		b.text(w-Width(short), 0, short, axisColor, false)
-		classLegend(b, h-1, 1, w, c.Legend, glyphs, o)
+		classLegend(b, h-1, 1, w, c.Legend, swatches, o)
 	case o.Primary && Width(short)+2+lw > w:
-		classLegend(b, h-1, 1, w, c.Legend, glyphs, o)
-	case Width(short)+2 <= w:
+		classLegend(b, h-1, 1, w, c.Legend, swatches, o)
+	case Width(short)+2+lw <= w:
 		b.text(w-Width(short), h-1, short, axisColor, false)
-		classLegend(b, h-1, 1, w-Width(short)-2, c.Legend, glyphs, o)
+		classLegend(b, h-1, 1, w-Width(short)-2, c.Legend, swatches, o)
 	default:
-		classLegend(b, h-1, 1, w, c.Legend, glyphs, o)
+		classLegend(b, h-1, 1, w, c.Legend, swatches, o)
 	}
 	return b.lines()
 }

@@ -273,7 +273,7 @@ func LegendWhole(c sims.Chart, w, h int) bool {
 			keep += 2
 		}
 	case sims.CanvasChart:
-		_, widths = legendClasses(c.Legend)
+		_, widths = legendClasses(c.Legend, canvasSwatches(c, false))
 		keep = 6
 	case sims.HistChart:
 		label := c.Label
@@ -285,9 +285,9 @@ func LegendWhole(c sims.Chart, w, h int) bool {
 			widths = append(widths, 3+Width(cu.Name))
 		}
 	case sims.GraphChart:
-		_, widths = legendClasses(c.Legend)
+		_, widths = legendClasses(c.Legend, nil)
 	case GraphList:
-		_, widths = legendClasses(c.Legend)
+		_, widths = legendClasses(c.Legend, nil)
 	}
 	if len(widths) == 0 {
 		return true
