@@ -548,13 +548,22 @@ func lineSwatch(pattern string) string {
 
 // legendRows is how many rows of w cells the primary chart's legend takes
 // to name every entry, leaving the chart's h rows at least keep for the
-// rest: 1 for a chart that is not the primary.
+// rest. Another chart's legend takes one row, or two where they name more
+// and its plot keeps at least secondLegendRoom rows besides (at 80×24,
+// rff's "iid theory  +2" hid both measured series, gd's both bounds).
 func legendRows(widths []int, w, h, keep int, o Options) int {
 	if !o.Primary {
+		if h-keep-1 >= secondLegendRoom {
+			return len(itemRows(widths, 2, w, 2))
+		}
 		return 1
 	}
 	return len(itemRows(widths, 2, w, max(1, h-keep)))
 }
+
+// secondLegendRoom is the rows beyond its least that a chart other than
+// the primary keeps when its legend takes a second row.
+const secondLegendRoom = 4
 
 // legendWidth is the width of a whole class legend.
 func legendWidth(legend, swatches []string) int {

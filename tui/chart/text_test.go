@@ -78,8 +78,9 @@ func TestFitItems(t *testing.T) {
 	}
 }
 
-// TestLegendsDropWholeItems: a legend too long for its line shows whole
-// entries and "+N", never part of a name.
+// TestLegendsDropWholeItems: a legend too long for its lines (one, or two
+// where the chart has the rows: legendRows) shows whole entries and "+N",
+// never part of a name.
 func TestLegendsDropWholeItems(t *testing.T) {
 	line := sims.LineChart{Title: "trace", Series: []sims.Series{
 		{Name: "ULA stationary", Y: []float64{1, 2}}, {Name: "MALA stationary", Y: []float64{2, 1}, Class: 1},
@@ -90,7 +91,7 @@ func TestLegendsDropWholeItems(t *testing.T) {
 	for _, w := range []int{24, 30, 40, 60} {
 		for name, c := range map[string]sims.Chart{"line": line, "canvas": canvas} {
 			lines := RenderLines(c, w, 10, Options{Mono: true})
-			legend := ansi.Strip(lines[len(lines)-1])
+			legend := ansi.Strip(lines[len(lines)-2] + "\n" + lines[len(lines)-1])
 			var names []string
 			switch c := c.(type) {
 			case sims.LineChart:
