@@ -413,9 +413,9 @@ func paneNotes(s *sims.Snapshot) []string {
 		if s.Err != nil {
 			msg = firstLine(s.Err)
 		}
-		notes = append(notes, fmt.Sprintf("%s at step %d: %s (r resets)", s.State, s.Frame.Step, msg))
+		notes = append(notes, fmt.Sprintf("%s at step %d: %s (press r to reset)", s.State, s.Frame.Step, msg))
 	case sims.Converged:
-		notes = append(notes, fmt.Sprintf("converged at step %d (r resets)", s.Frame.Step))
+		notes = append(notes, fmt.Sprintf("converged at step %d (press r to reset)", s.Frame.Step))
 	}
 	return append(notes, s.Frame.Text...)
 }

@@ -239,13 +239,20 @@ func (e *MCError) SigmaF() float64 {
 }
 
 // Tau is τ̂ of f along chain 1 (Geyer's estimator on its first 16384
-// states), or 1 before there are enough.
+// states), or 1 before there are enough (TauEstimated).
 func (e *MCError) Tau() float64 {
-	if len(e.fs) < 20 {
+	if !e.TauEstimated() {
 		return 1
 	}
 	return e.ac.IAT(e.fs)
 }
+
+// TauEstimated reports whether chain 1 has the minTauStates states Tau
+// estimates τ from.
+func (e *MCError) TauEstimated() bool { return len(e.fs) >= minTauStates }
+
+// minTauStates is the fewest states of f τ̂ is estimated from.
+const minTauStates = 20
 
 // Estimate is replicate r's current independent-draw estimate f̂_S.
 func (e *MCError) Estimate(r int) float64 {

@@ -211,6 +211,7 @@ func (m *KMeans) assignStep() bool {
 		changed += m.parts[b].changed
 	}
 	if changed == 0 && m.half > 0 {
+		m.changed = 0 // the last assignment moved no point: Changed says so
 		return false
 	}
 	clear(m.s)

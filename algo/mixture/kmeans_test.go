@@ -38,7 +38,8 @@ func sqDist(m *KMeans, i int, c []float64) float64 {
 // relative (rounding in a sum of n terms). The bound on the number of steps
 // is loose (Lloyd's algorithm needs a few tens of iterations on such data);
 // what is checked is that the stopping rule fires: a second Step after
-// ErrConverged still returns it and moves nothing; the final assignment is a
+// ErrConverged still returns it and moves nothing, and Changed says the last
+// assignment moved no point; the final assignment is a
 // fixed point of (2.3) and every non-empty centre the mean of its points (2.4).
 func TestKMeansMonotone(t *testing.T) {
 	cases := []struct{ n, clusters int }{{20, 2}, {50, 1}, {200, 3}, {400, 5}, {1000, 4}, {3000, 8}}
@@ -85,6 +86,9 @@ func checkKMeansRun(t *testing.T, points [][]float64, k int, seed uint64) {
 	}
 	if m.Next() != Assign {
 		t.Fatalf("converged before an %v", m.Next())
+	}
+	if m.Changed() != 0 {
+		t.Fatalf("converged (no point changed cluster), but Changed() = %d", m.Changed())
 	}
 	half, j, centres := m.HalfSteps(), m.J(), m.Centers()
 	if err := m.Step(); !errors.Is(err, algo.ErrConverged) || m.HalfSteps() != half || m.J() != j {

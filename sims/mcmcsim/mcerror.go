@@ -194,14 +194,31 @@ func fmtSlope(b float64) string {
 	return strings.Replace(fmt.Sprintf("%.3f", b), "-", "−", 1)
 }
 
+// tauText says τ̂, or that the chain is too short for it yet (Tau is then a
+// stand-in 1, which the notes must not quote as an estimate).
+func tauText(e *mcmc.MCError) string {
+	if !e.TauEstimated() {
+		return "τ̂ not estimated yet (too few states)"
+	}
+	return fmt.Sprintf("τ̂ = %.3g", e.Tau())
+}
+
+// higherText says how much higher the chains' RMSE is, once τ̂ is known.
+func higherText(e *mcmc.MCError) string {
+	if !e.TauEstimated() {
+		return "S correlated states are worth ESS = S/τ independent draws (L1161)."
+	}
+	return fmt.Sprintf("√τ̂ = %.2g× higher: S correlated states are worth ESS = S/τ independent draws (L1161).", math.Sqrt(e.Tau()))
+}
+
 func (s *mcErrorSim) notes(slopeI, slopeM float64) []string {
 	e := s.e
 	fname := map[string]string{"x": "x", "x2": "x²", "x>0": "1{x > 0}"}[string(e.Statistic())]
 	lines := []string{
 		fmt.Sprintf("f(z) = %s, E_p f = %.4g: each of R = %d replicates averages S samples, (1/S)Σ f(z⁽ˢ⁾) (L1034).", fname, e.Truth(), e.Replicates()),
 		fmt.Sprintf("independent draws: RMSE = σ_f/√S, σ_f = %.4g — log-log slope −½ (L1038); fitted %s.", e.SigmaF(), fmtSlope(slopeI)),
-		fmt.Sprintf("MH chains (step %g, acceptance %.2f): RMSE ≈ σ_f√(τ/S), τ̂ = %.3g: slope −½ once S ≫ τ (fitted from S = 100: %s),", s.step, e.Acceptance(), e.Tau(), fmtSlope(slopeM)),
-		fmt.Sprintf("√τ̂ = %.2g× higher: S correlated states are worth ESS = S/τ independent draws (L1161).", math.Sqrt(e.Tau())),
+		fmt.Sprintf("MH chains (proposal scale step = %g, acceptance %.2f): RMSE ≈ σ_f√(τ/S), %s: slope −½ once S ≫ τ (fitted from S = 100: %s),", s.step, e.Acceptance(), tauText(e), fmtSlope(slopeM)),
+		higherText(e),
 		"target: " + target.Formula(s.tgt),
 	}
 	return lines

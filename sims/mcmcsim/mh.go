@@ -138,7 +138,7 @@ func (s *mhSim) notes() []string {
 	for c := range s.c {
 		accepted += s.ens.Chain(c).Accepted()
 	}
-	lines := []string{fmt.Sprintf("step %g · accepted %d of %d (%.1f%%) · burn-in %d · thin %d",
+	lines := []string{fmt.Sprintf("proposal scale step = %g · accepted %d of %d (%.1f%%) · burn-in %d · thin %d",
 		s.scale, accepted, n*s.c, 100*acc, s.ens.BurnIn(), s.ens.Thin())}
 	lines = append(lines, s.verdict()...)
 	switch {
