@@ -740,10 +740,18 @@ func chartColumns(charts []sims.Chart, w, h int) (cols int, ok bool) {
 			score += 0.3 // a ragged last row leaves one chart stretched
 		}
 		if bounded {
-			// Charts that use only so many rows: the most area put to use.
+			// Charts that use only so many rows (and some only so many
+			// columns: chart.MaxCols): the most area put to use, so that
+			// small tables and grids go side by side rather than each
+			// across a wide pane (conv at 220×60 stacked three in one
+			// column, 97% blank).
 			used := 0
 			for _, c := range charts {
-				used += cw * min(ch, chart.MaxRows(c))
+				uw := cw
+				if mc := chart.MaxCols(c); mc > 0 {
+					uw = min(cw, mc)
+				}
+				used += uw * min(ch, chart.MaxRows(c))
 			}
 			score = -float64(used)
 		}

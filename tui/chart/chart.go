@@ -73,6 +73,33 @@ func NaturalHeight(c sims.Chart) int {
 	return 0
 }
 
+// MaxCols is the most columns a chart puts to use however wide it is
+// drawn, at its largest scale (a table's columns with maxTableScale's
+// gaps, a lone image at its largest number scale or zoom), or 0 when it
+// uses any width.
+func MaxCols(c sims.Chart) int {
+	switch c := c.(type) {
+	case sims.ImageChart:
+		if len(c.Images) != 1 || !imageOK(c.Images[0]) {
+			return 0
+		}
+		im := c.Images[0]
+		if c.Numbers {
+			rl, _ := numberLabels(im)
+			return rl + im.W*maxNumberScale*(numberWidth(c)+1) + 1
+		}
+		return int(math.Ceil(float64(im.W) * maxPixelZoom))
+	case sims.TableChart:
+		labelW, colW := tableWidths(c)
+		wide := labelW
+		for _, cw := range colW {
+			wide += cw + colGap + 2*(maxTableScale-1)
+		}
+		return max(wide, Width(c.Title))
+	}
+	return 0
+}
+
 // MaxRows is the most lines a chart puts to use however tall it is drawn,
 // at its largest scale (bars maxBarRows each, table rows maxTableScale
 // each, a graph's lattice rows graphRowPitch each, a lone image at its

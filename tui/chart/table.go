@@ -26,25 +26,12 @@ const colGap = 2
 // scales up (maxTableScale).
 func tableChart(c sims.TableChart, w, h int, o Options) []string {
 	b := newBuffer(w, h, o.Mono)
-	ncol := len(c.Columns)
-	for _, r := range c.Rows {
-		ncol = max(ncol, len(r.Cells))
-	}
-	labelW := ansi.StringWidth(c.Corner)
-	for _, r := range c.Rows {
-		labelW = max(labelW, ansi.StringWidth(r.Label))
-	}
+	labelW, colW := tableWidths(c)
+	ncol := len(colW)
 	labelW = min(labelW, w/3)
-	colW := make([]int, ncol)
-	for j := range colW {
-		if j < len(c.Columns) {
-			colW[j] = ansi.StringWidth(c.Columns[j])
-		}
-	}
 	fr, fc := -1, -1
 	for i, r := range c.Rows {
 		for j, cell := range r.Cells {
-			colW[j] = max(colW[j], ansi.StringWidth(cell.Text))
 			if cell.Tone == sims.ToneFocus && fr < 0 {
 				fr, fc = i, j
 			}
@@ -144,6 +131,31 @@ func drawCell(b *buffer, x, y, width int, cell sims.Cell, o Options,
 	default:
 		right(x+1, y, width, cell.Text, 0, false)
 	}
+}
+
+// tableWidths are the widths of a table's row labels (and corner) and of
+// each column's widest text (its header or a cell).
+func tableWidths(c sims.TableChart) (labelW int, colW []int) {
+	ncol := len(c.Columns)
+	for _, r := range c.Rows {
+		ncol = max(ncol, len(r.Cells))
+	}
+	labelW = ansi.StringWidth(c.Corner)
+	for _, r := range c.Rows {
+		labelW = max(labelW, ansi.StringWidth(r.Label))
+	}
+	colW = make([]int, ncol)
+	for j := range colW {
+		if j < len(c.Columns) {
+			colW[j] = ansi.StringWidth(c.Columns[j])
+		}
+	}
+	for _, r := range c.Rows {
+		for j, cell := range r.Cells {
+			colW[j] = max(colW[j], ansi.StringWidth(cell.Text))
+		}
+	}
+	return labelW, colW
 }
 
 // maxTableScale is the most lines a table row takes when its chart has
