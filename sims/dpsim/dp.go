@@ -252,6 +252,10 @@ func (s *dirichletSim) Result() map[string]any {
 // stickShown is the number of weights whose means are tracked and drawn.
 const stickShown = 12
 
+// stickBars is how many pieces the stick's bar chart shows one by one;
+// the rest of those drawn share a bar.
+const stickBars = 8
+
 type stickSim struct {
 	alpha, tol float64
 	n          int
@@ -325,9 +329,12 @@ func (s *stickSim) Frame() sims.Frame {
 	if k := len(w); k > 0 {
 		markers = append(markers, sims.Marker{X: atoms[k-1], Y: w[k-1], Glyph: '●', Class: (k - 1) % 10})
 	}
-	bars := make([]sims.Bar, 0, 9)
+	bars := make([]sims.Bar, 0, stickBars+2)
 	for k, c := range w {
-		if k == 8 {
+		if k == stickBars {
+			// The pieces past the first stickBars, together: the bars
+			// still add up to 1 with the rest.
+			bars = append(bars, sims.Bar{Label: fmt.Sprintf("C_%d…C_%d", k+1, len(w)), Value: sum(w[k:]), Class: -1})
 			break
 		}
 		bars = append(bars, sims.Bar{Label: fmt.Sprintf("C_%d", k+1), Value: c, Class: k % 10})
@@ -354,7 +361,7 @@ func (s *stickSim) Frame() sims.Frame {
 	}
 	text := []string{
 		fmt.Sprintf("V_k ~ Beta(1, %g), C_k = V_k ∏_{j<k}(1 − V_j), Φ_k ~ N(0,1) (Def 4.3; (4.15)'s (1 − V_k) is a typo)", s.alpha),
-		fmt.Sprintf("draw %d: %d pieces, ΣC_k + rest = %.12f; truncated when the rest < %g", s.draws+boolInt(!st.Done()), len(w), sum(w)+st.Remaining(), s.tol),
+		fmt.Sprintf("draw %d: %d pieces, ΣC_k + rest − 1 %s; truncated when the rest < %g", s.draws+boolInt(!st.Done()), len(w), sims.IsResidual("%.1e", sum(w)+st.Remaining()-1, 1), s.tol),
 		fmt.Sprintf("E[C_k] = (1/(1+α))(α/(1+α))^{k−1}: %.4f, %.4f, %.4f, …", dp.StickMean(s.alpha, 1), dp.StickMean(s.alpha, 2), dp.StickMean(s.alpha, 3)),
 	}
 	return sims.Frame{

@@ -229,12 +229,14 @@ func (s *streamSim) dataChart(th [2]float64, ok bool) sims.Chart {
 		}
 	}
 	lo, hi := histRange(m)
-	const bins = 50
+	// About √n bins (5 to 50): with 50 bins for a dozen draws one bin
+	// towered over the densities it is drawn beside.
+	bins := min(50, max(5, int(math.Sqrt(float64(n)))))
 	dens := make([]float64, bins)
-	w := (hi - lo) / bins
+	w := (hi - lo) / float64(bins)
 	for _, y := range ys {
 		if f := (y - lo) / (hi - lo); f >= 0 && f < 1 {
-			dens[min(int(f*bins), bins-1)] += 1 / (float64(n) * w)
+			dens[min(int(f*float64(bins)), bins-1)] += 1 / (float64(n) * w)
 		}
 	}
 	curves := []sims.Curve{densityCurve("truth", m, m.Theta, lo, hi, 1)}

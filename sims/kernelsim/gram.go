@@ -220,7 +220,7 @@ func (s *gramSim) Frame() sims.Frame {
 					{Name: "λ_min/λ_max", Y: s.ratio.Column(0), Class: 0},
 					{Name: "0", Y: s.ratio.Map(func(int) float64 { return 0 }), Class: 9, Bound: true},
 				}},
-			sims.BarChart{Title: "eigenvalues (red: negative)", Bars: bars},
+			sims.BarChart{Title: "eigenvalues (one < 0: not a kernel)", Bars: bars},
 		},
 		Text: s.notes(lo, hi),
 	}

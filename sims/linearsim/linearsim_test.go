@@ -278,7 +278,7 @@ func TestSoftmaxPanes(t *testing.T) {
 	if w := r["W"].([][]float64); len(w) != 3 || len(w[0]) != 2 || len(r["b"].([]float64)) != 3 {
 		t.Errorf("result %v", r)
 	}
-	if !strings.Contains(simtest.Text(f), "level lines of the confidence") {
+	if !strings.Contains(simtest.Text(f), "level lines: the confidence") {
 		t.Errorf("notes %q", simtest.Text(f))
 	}
 }

@@ -180,7 +180,7 @@ func (s *lossesSim) minimiserChart() sims.CanvasChart {
 			markers = append(markers, sims.Marker{X: p, Y: s.cal.Argmin(i), Glyph: '●', Class: i})
 		}
 	}
-	return sims.CanvasChart{Title: "ŷ*(p); green: Bayes sign", View: minView, Heat: s.bayes,
+	return sims.CanvasChart{Title: "ŷ*(p); shaded: the Bayes rule's sign", View: minView, Heat: s.bayes,
 		Paths: paths, Markers: markers, XLabel: "p", YLabel: "ŷ*"}
 }
 

@@ -301,8 +301,7 @@ func (s *softmaxSim) notes() []string {
 		lines = append(lines, "λ = 0: the weights may grow without bound on separable data; no f* drawn")
 	}
 	lines = append(lines,
-		"Pr[Y=k|x] = exp⟨x̃,θ_k⟩ / Σ_l exp⟨x̃,θ_l⟩ (eq 4.b); colour: argmax_k, brightness and",
-		"level lines of the confidence max_k p_k at 0.2, 0.4, 0.6, 0.8")
+		"Pr[Y=k|x] = exp⟨x̃,θ_k⟩ / Σ_l exp⟨x̃,θ_l⟩ (eq 4.b); regions: argmax_k; brightness and level lines: the confidence max_k p_k at 0.2, 0.4, 0.6, 0.8")
 	return lines
 }
 

@@ -223,8 +223,7 @@ func (s *ngramSim) Frame() sims.Frame {
 	f.Text = []string{
 		fmt.Sprintf("k = %d says: %s", b, s.sample),
 		fmt.Sprintf("table |V|^(k+1) = %.3g entries, %d contexts seen", s.models[b].TableSize(), s.models[b].Contexts()),
-		fmt.Sprintf("held-out: add-δ, δ = %g (beyond the notes: without it an unseen transition", s.delta),
-		"makes the loss +∞, G1); training: the counts' maximum likelihood",
+		fmt.Sprintf("held-out: add-δ, δ = %g (beyond the notes: without it an unseen transition makes the loss +∞, G1); training: the counts' maximum likelihood", s.delta),
 	}
 	return f
 }

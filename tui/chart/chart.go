@@ -258,6 +258,8 @@ func num(x float64) string {
 		return strconv.FormatFloat(x, 'g', -1, 64)
 	case ax >= 1e5 || ax < 1e-3:
 		return strconv.FormatFloat(x, 'e', 1, 64)
+	case x == math.Trunc(x):
+		return strconv.FormatFloat(x, 'f', 0, 64) // a count: 20, not 20.0 beside 4 and 126
 	case ax >= 100:
 		return strconv.FormatFloat(x, 'f', 0, 64)
 	case ax >= 10:
