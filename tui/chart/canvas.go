@@ -475,10 +475,11 @@ func swatchOf(i int, swatches []string, o Options) string {
 // canvasSwatches are the legend swatches of a canvas's classes, each
 // showing the class as the canvas draws it, so that a reader without
 // colour can match entry and picture: a class with points drawn as glyphs
-// shows its glyph; one drawn only as paths, four cells of its first
-// path's line (its dash pattern in mono, solid in colour: the same width
-// in both); one drawn only as markers, its first marker's glyph; one only
-// as bands, their shade in mono. The others have the default swatch.
+// shows its glyph; one drawn as paths (and perhaps a marker on them, a
+// current position), four cells of its first path's line (its dash
+// pattern in mono, solid in colour: the same width in both); one drawn
+// only as markers, its first marker's glyph; one only as bands, their
+// shade in mono. The others have the default swatch.
 func canvasSwatches(c sims.CanvasChart, mono bool) []string {
 	sw := make([]string, len(c.Legend))
 	in := func(class int) bool { return class >= 0 && class < len(sw) }
@@ -513,7 +514,7 @@ func canvasSwatches(c sims.CanvasChart, mono bool) []string {
 			continue
 		}
 		switch p, g := paths[k], marks[k]; {
-		case p != nil && g == 0 && !bands[k]:
+		case p != nil && !bands[k]:
 			sw[k] = lineSwatch(pathPattern(*p, mono))
 		case p == nil && g != 0 && !bands[k]:
 			sw[k] = string(g)
