@@ -210,21 +210,32 @@ func (s *robustRegSim) lossChart() sims.CanvasChart {
 	x0, x1 := s.xView()
 	lx := s.path.Column(0)
 	obj := s.path.Column(1)
-	hi := 0.0
-	for _, v := range obj {
-		hi = math.Max(hi, v)
+	hi := 0.0 // the highest of the three curves
+	for _, col := range [][]float64{obj, s.path.Column(2), s.path.Column(3)} {
+		for _, v := range col {
+			hi = math.Max(hi, v)
+		}
 	}
 	if hi == 0 {
 		hi = s.lasso.Objective()
 	}
-	view := sims.Rect{XMin: x0, XMax: x1, YMin: 0, YMax: hi * 1.05}
+	// Padded, and the latest λ's three values marked: the first λ of the
+	// path is one point, which a line does not draw, at the view's edge.
+	view := sims.Rect{XMin: x0, XMax: x1, YMin: 0, YMax: hi * 1.05}.Pad(0.04)
+	var marks []sims.Marker
+	if n := len(lx); n > 0 {
+		for k, col := range [][]float64{obj, s.path.Column(2), s.path.Column(3)} {
+			marks = append(marks, sims.Marker{X: lx[n-1], Y: col[n-1], Glyph: '●', Class: k})
+		}
+	}
 	return sims.CanvasChart{Title: "robust loss along the path", View: view, XLabel: "log₁₀ λ",
 		Legend: []string{"‖r‖+λ‖w‖₁", "worst Z", "best random Z"},
 		Paths: []sims.Path{
 			{X: lx, Y: obj, Class: 0},
 			{X: lx, Y: s.path.Column(2), Class: 1, Dotted: true},
 			{X: lx, Y: s.path.Column(3), Class: 2},
-		}}
+		},
+		Markers: marks}
 }
 
 // huberChart draws |t|-type losses over t: η|t| (dotted), the envelope
