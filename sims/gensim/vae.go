@@ -187,7 +187,14 @@ func (s *vaeSim) Frame() sims.Frame {
 		sims.Series{Name: "KL(q‖N(0,I))", Y: s.trace.Column(1), Class: classModel})
 	mu, _ := s.m.Encode(s.shown)
 	lx, ly := split(mu)
-	latent := sims.CanvasChart{Title: "latent μ(x); grey: N(0, I) 1σ, 2σ", View: sims.Rect{XMin: -3.5, XMax: 3.5, YMin: -3.5, YMax: 3.5},
+	// A square about 0 holding the prior's 2σ circle and every code: the
+	// codes drift past ±3.5 as the encoder trains, where a fixed view
+	// piled them on its edges.
+	r := 2.5
+	for i := range lx {
+		r = math.Max(r, 1.05*math.Max(math.Abs(lx[i]), math.Abs(ly[i])))
+	}
+	latent := sims.CanvasChart{Title: "latent μ(x); grey: N(0, I) 1σ, 2σ", View: sims.Rect{XMin: -r, XMax: r, YMin: -r, YMax: r},
 		Points: []sims.PointSet{{Name: "μ(x)", X: lx, Y: ly, Classes: s.classIndex()}},
 		// The prior N(0, I)'s 1σ and 2σ circles, unlabelled grey: the
 		// ten classes take every class colour (classRef is digit 9's).
