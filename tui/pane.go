@@ -161,9 +161,22 @@ type chartSet struct {
 	primary int
 }
 
-// frameCharts is a frame's charts and its hero picture.
+// frameCharts is a frame's charts and its hero picture, without the
+// charts other than the primary that have nothing to draw yet
+// (chart.Empty): gibbs and hmc at 80×24 gave two "no data yet" boxes the
+// rows of their notes during the burn-in.
 func frameCharts(f sims.Frame) chartSet {
-	return chartSet{charts: f.Charts, primary: max(0, f.PrimaryChart())}
+	primary := max(0, f.PrimaryChart())
+	var cs chartSet
+	for i, c := range f.Charts {
+		if i == primary {
+			cs.primary = len(cs.charts)
+		} else if chart.Empty(c) {
+			continue
+		}
+		cs.charts = append(cs.charts, c)
+	}
+	return cs
 }
 
 // rest is the charts other than the primary, in order.

@@ -73,6 +73,26 @@ func NaturalHeight(c sims.Chart) int {
 	return 0
 }
 
+// Empty reports whether a chart has nothing to draw yet, where Render says
+// "no data yet": a line chart without a value, a canvas whose view is not
+// yet a rectangle (but not one off scale). A pane gives the room of an
+// empty chart other than its primary to the rest.
+func Empty(c sims.Chart) bool {
+	switch c := c.(type) {
+	case sims.LineChart:
+		for _, s := range c.Series {
+			if len(s.Y) > 0 {
+				return false
+			}
+		}
+		return true
+	case sims.CanvasChart:
+		dx, dy := c.View.XMax-c.View.XMin, c.View.YMax-c.View.YMin
+		return isFinite(dx) && isFinite(dy) && !(dx > 0 && dy > 0)
+	}
+	return false
+}
+
 // MaxCols is the most columns a chart puts to use however wide it is
 // drawn, at its largest scale (a table's columns with maxTableScale's
 // gaps, a lone image at its largest number scale or zoom), or 0 when it
