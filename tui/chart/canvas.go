@@ -96,13 +96,16 @@ const heatDim = 0.4
 // heat fills the background from a field: half blocks in colour; when
 // plain (mono, 16 colours), level lines for a banded field and shades for
 // a continuous one.
-func (cv *canvas) heat(g *sims.Grid, plain bool, o Options) {
+func (cv *canvas) heat(g *sims.Grid, plain, contoured bool, o Options) {
 	if !gridOK(g) {
 		return
 	}
 	s := newScale(g)
 	if plain {
-		if g.Levels > 0 {
+		// A field with levels is drawn as its level lines, unless the
+		// chart has level lines of another field (Contours: logreg's
+		// p = ½), which its field's would look just like: then as shades.
+		if g.Levels > 0 && !contoured {
 			cv.levelLines(g, 0)
 			return
 		}
@@ -637,7 +640,7 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	lay := layoutCanvas(c, w, h-1-legendRows(widths, w, h, 6, o), o)
 	cv := newCanvas(lay.cw, lay.ch, v, o.Mono)
 	if c.Heat != nil {
-		cv.heat(c.Heat, o.Mono || o.Basic, o)
+		cv.heat(c.Heat, o.Mono || o.Basic, c.Contours != nil && c.Contours != c.Heat, o)
 	}
 	for _, bd := range c.Bands {
 		cv.band(bd, o.Mono || o.Basic)
