@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/laplace"
@@ -500,7 +501,9 @@ func (s *laplaceSim) notes() []string {
 		}
 	}
 	// The table of the last iterations; the Hessian as (h₁₁, h₁₂, h₂₂).
-	lines = append(lines, fmt.Sprintf("%3s %-20s %10s %9s %-22s %s", "k", "z_k", "log p", "|∇log p|", "∇²log p", "t"))
+	// Its columns are as wide as their widest cell (a 1-D z_k is one
+	// number, a 2-D one a pair), numbers right-aligned.
+	rows := [][]string{{"k", "z_k", "log p", "|∇log p|", "∇²log p", "t"}}
 	from, scale := max(0, len(s.history)-tableLen), s.gradScale()
 	for k := from; k < len(s.history); k++ {
 		it := s.history[k]
@@ -515,9 +518,42 @@ func (s *laplaceSim) notes() []string {
 		if s.d == 2 {
 			h = []float64{h[0], h[1], h[3]}
 		}
-		lines = append(lines, fmt.Sprintf("%3d %-20s %10.5g %9s %-22s %s", k, fmtVec(it.z, 6), it.logp, sims.Residual("%.3g", it.grad, scale), fmtVec(h, 4), t))
+		rows = append(rows, []string{strconv.Itoa(k), fmtVec(it.z, 6), strconv.FormatFloat(it.logp, 'g', 5, 64),
+			sims.Residual("%.3g", it.grad, scale), fmtVec(h, 4), t})
 	}
-	return lines
+	return append(lines, alignColumns(rows, []bool{true, false, true, true, false, false})...)
+}
+
+// alignColumns writes rows as lines of columns two spaces apart, each as
+// wide as its widest cell: right-aligned where right[j], else left (the
+// last column unpadded).
+func alignColumns(rows [][]string, right []bool) []string {
+	width := make([]int, len(right))
+	for _, r := range rows {
+		for j, c := range r {
+			width[j] = max(width[j], utf8.RuneCountInString(c))
+		}
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		var b strings.Builder
+		for j, c := range r {
+			pad := strings.Repeat(" ", width[j]-utf8.RuneCountInString(c))
+			if j > 0 {
+				b.WriteString("  ")
+			}
+			switch {
+			case right[j]:
+				b.WriteString(pad + c)
+			case j < len(r)-1:
+				b.WriteString(c + pad)
+			default:
+				b.WriteString(c)
+			}
+		}
+		out[i] = b.String()
+	}
+	return out
 }
 
 // fmtVec prints a short vector with sig significant digits.
