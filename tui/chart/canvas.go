@@ -484,17 +484,23 @@ func swatchOf(i int, swatches []string, o Options) string {
 // only as markers, its first marker's glyph; one only as bands, their
 // shade in mono. The others have the default swatch.
 func canvasSwatches(c sims.CanvasChart, mono bool) []string {
-	sw := make([]string, len(c.Legend))
-	in := func(class int) bool { return class >= 0 && class < len(sw) }
-	points, paths, marks, bands := map[int]bool{}, map[int]*sims.Path{}, map[int]rune{}, map[int]bool{}
+	n := len(c.Legend)
+	sw := make([]string, n)
+	in := func(class int) bool { return class >= 0 && class < n }
+	points, bands := make([]bool, n), make([]bool, n)
+	paths, marks := make([]*sims.Path, n), make([]rune, n)
 	for _, ps := range c.Points {
-		for _, k := range append([]int{ps.Class}, ps.Classes...) {
+		mark := func(k int) {
 			if in(k) {
 				points[k] = true
 				if ps.Glyph && sw[k] == "" {
 					sw[k] = string(classGlyph(k))
 				}
 			}
+		}
+		mark(ps.Class)
+		for _, k := range ps.Classes {
+			mark(k)
 		}
 	}
 	for i := range c.Paths {
@@ -503,7 +509,7 @@ func canvasSwatches(c sims.CanvasChart, mono bool) []string {
 		}
 	}
 	for _, m := range c.Markers {
-		if _, ok := marks[m.Class]; in(m.Class) && !ok {
+		if in(m.Class) && marks[m.Class] == 0 {
 			marks[m.Class] = m.Glyph
 		}
 	}
