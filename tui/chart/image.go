@@ -261,8 +261,17 @@ func imageChart(c sims.ImageChart, w, h int, o Options) []string {
 					rl, _ := numberLabels(im)
 					cw, cx = im.W*l.cellW+1, x+rl
 				}
+				// A row's last tile may spread its caption to the chart's
+				// edge (where no colour bar stands): "row: true…" was cut
+				// to a digit's width in a 53-column cell.
+				if k == len(row)-1 && bar == nil && ansi.StringWidth(im.Caption) > cw {
+					cw = max(cw, w-cx)
+				}
 				caption := ClipOrDrop(im.Caption, cw) // whole, cut after a word and marked, or left out
 				pad := max(0, (cw-ansi.StringWidth(caption))/2)
+				if k == len(row)-1 && ansi.StringWidth(caption) > l.tileW {
+					pad = 0 // spread right of the tile, from its left edge
+				}
 				b.text(cx+pad, y+l.tileH, caption, axisColor, false)
 			}
 		}
