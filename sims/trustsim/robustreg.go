@@ -224,8 +224,9 @@ func (s *robustRegSim) lossChart() sims.CanvasChart {
 	view := sims.Rect{XMin: x0, XMax: x1, YMin: 0, YMax: hi * 1.05}.Pad(0.04)
 	var marks []sims.Marker
 	if n := len(lx); n > 0 {
+		// A glyph each, told apart without colour.
 		for k, col := range [][]float64{obj, s.path.Column(2), s.path.Column(3)} {
-			marks = append(marks, sims.Marker{X: lx[n-1], Y: col[n-1], Glyph: '●', Class: k})
+			marks = append(marks, sims.Marker{X: lx[n-1], Y: col[n-1], Glyph: []rune("●▲■")[k], Class: k})
 		}
 	}
 	return sims.CanvasChart{Title: "robust loss along the path", View: view, XLabel: "log₁₀ λ",

@@ -93,6 +93,15 @@ func Empty(c sims.Chart) bool {
 	return false
 }
 
+// loneImage is a chart's one image, if it has exactly one it can draw:
+// only then is its size bounded (MaxCols, MaxRows).
+func loneImage(c sims.ImageChart) (sims.Image, bool) {
+	if len(c.Images) != 1 || !imageOK(c.Images[0]) {
+		return sims.Image{}, false
+	}
+	return c.Images[0], true
+}
+
 // MaxCols is the most columns a chart puts to use however wide it is
 // drawn, at its largest scale (a table's columns with maxTableScale's
 // gaps, a lone image at its largest number scale or zoom), or 0 when it
@@ -100,10 +109,10 @@ func Empty(c sims.Chart) bool {
 func MaxCols(c sims.Chart) int {
 	switch c := c.(type) {
 	case sims.ImageChart:
-		if len(c.Images) != 1 || !imageOK(c.Images[0]) {
+		im, ok := loneImage(c)
+		if !ok {
 			return 0
 		}
-		im := c.Images[0]
 		if c.Numbers {
 			rl, _ := numberLabels(im)
 			return rl + im.W*maxNumberScale*(numberWidth(c)+1) + 1
@@ -129,10 +138,10 @@ func MaxCols(c sims.Chart) int {
 func MaxRows(c sims.Chart) int {
 	switch c := c.(type) {
 	case sims.ImageChart:
-		if len(c.Images) != 1 || !imageOK(c.Images[0]) {
+		im, ok := loneImage(c)
+		if !ok {
 			return 0
 		}
-		im := c.Images[0]
 		caption := 0
 		if im.Caption != "" {
 			caption = 1
