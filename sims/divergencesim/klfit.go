@@ -127,8 +127,8 @@ func (s *fitSim) Frame() sims.Frame {
 	// Each canvas names only its own fit (class 0 forward, 1 reverse): a
 	// legend shared by both named, on the reverse one, the fit it does not
 	// draw, and hid its own behind "+1".
-	forward := canvas("forward KL(p‖q): covers the modes", fw, s.fwd, 0, []string{"q_fwd: 1σ, 2σ, mean path"})
-	reverse := canvas("reverse KL(q‖p): seeks a mode", rv, s.rev, 1, []string{"", "q_rev: 1σ, 2σ, mean path"})
+	forward := canvas("forward KL(p‖q): covers the modes", fw, s.fwd, 0, []string{"q_fwd: 1σ, 2σ"})
+	reverse := canvas("reverse KL(q‖p): seeks a mode", rv, s.rev, 1, []string{"", "q_rev: 1σ, 2σ"})
 	x0, x1 := s.kls.Span()
 	kl := sims.LineChart{Title: "KL per step", X0: x0, X1: x1, XLabel: "step",
 		Series: []sims.Series{
