@@ -8,6 +8,8 @@ import "math"
 
 // LogSumExp returns log Σ exp(x_i), shifting by the maximum so that no
 // exponential overflows; it is −Inf for an empty slice or all −Inf.
+//
+//go:norace
 func LogSumExp(x []float64) float64 {
 	m := math.Inf(-1)
 	for _, v := range x {
@@ -60,6 +62,8 @@ func SoftplusSigmoid(x float64) (softplus, sigmoid float64) {
 // Softmax writes p_k = exp(x_k − LogSumExp(x)) into p (len(x); p may be x)
 // and returns LogSumExp(x), with one exponential per entry: the shift by
 // the maximum keeps every exponential ≤ 1 and the sum ≥ 1.
+//
+//go:norace
 func Softmax(p, x []float64) (lse float64) {
 	m := math.Inf(-1)
 	for _, v := range x {

@@ -16,6 +16,8 @@ func convOut(n, k, s, p int) int { return (n+2*p-k)/s + 1 }
 // giving [N, F, OH, OW] with OH = ⌊(H + 2p − KH)/s⌋ + 1. Each image is
 // unrolled into its patches (im2col, kept for the backward pass) and
 // multiplied by the weights in one BLAS product.
+//
+//go:norace
 func (tp *Tape) Conv2D(x, w, b *Tensor, stride, pad int) *Tensor {
 	if !tp.ok("Conv2D", x, w) || b != nil && !tp.ok("Conv2D", b) {
 		return &tp.bad
@@ -62,6 +64,8 @@ func (tp *Tape) Conv2D(x, w, b *Tensor, stride, pad int) *Tensor {
 
 // im2col writes the patches of one image x [C, H, W] as the columns of
 // cols [C·KH·KW, OH·OW].
+//
+//go:norace
 func im2col(cols, x []float64, C, H, W, KH, KW, s, p, OH, OW int) {
 	r := 0
 	for c := range C {
@@ -93,6 +97,8 @@ func im2col(cols, x []float64, C, H, W, KH, KW, s, p, OH, OW int) {
 
 // col2im adds the columns of dcols back into dx [C, H, W] (im2col's
 // adjoint).
+//
+//go:norace
 func col2im(dx, dcols []float64, C, H, W, KH, KW, s, p, OH, OW int) {
 	r := 0
 	for c := range C {
@@ -117,6 +123,7 @@ func col2im(dx, dcols []float64, C, H, W, KH, KW, s, p, OH, OW int) {
 	}
 }
 
+//go:norace
 func (nd *node) backConv2D() {
 	x, w, b := nd.in[0], nd.in[1], nd.in[2]
 	N, C, H, W := x.shape.d[0], x.shape.d[1], x.shape.d[2], x.shape.d[3]
@@ -160,6 +167,7 @@ func (tp *Tape) AvgPool2D(x *Tensor, k, stride int) *Tensor {
 	return tp.pool(opAvgPool, "AvgPool2D", x, k, stride)
 }
 
+//go:norace
 func (tp *Tape) pool(op opKind, name string, x *Tensor, k, stride int) *Tensor {
 	if !tp.ok(name, x) {
 		return &tp.bad
@@ -223,6 +231,7 @@ func (tp *Tape) pool(op opKind, name string, x *Tensor, k, stride int) *Tensor {
 	return &nd.out
 }
 
+//go:norace
 func (nd *node) backPool() {
 	x := nd.in[0]
 	g, ga := nd.out.Grad, x.Grad

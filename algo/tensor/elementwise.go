@@ -70,6 +70,7 @@ func (tp *Tape) Mul(a, b *Tensor) *Tensor { return tp.binary(opMul, "Mul", a, b)
 // Div is the elementwise a / b, b broadcast to a; a zero in b is an error.
 func (tp *Tape) Div(a, b *Tensor) *Tensor { return tp.binary(opDiv, "Div", a, b) }
 
+//go:norace
 func (tp *Tape) binary(op opKind, name string, a, b *Tensor) *Tensor {
 	if !tp.ok(name, a, b) {
 		return &tp.bad
@@ -138,6 +139,7 @@ func (tp *Tape) binary(op opKind, name string, a, b *Tensor) *Tensor {
 	return &nd.out
 }
 
+//go:norace
 func (nd *node) backBinary() {
 	a, b := nd.in[0], nd.in[1]
 	g, x, y, z := nd.out.Grad, a.Data, b.Data, nd.out.Data
@@ -253,6 +255,7 @@ func (tp *Tape) Abs(a *Tensor) *Tensor { return tp.unary(opAbs, "Abs", a, 0) }
 // (algo/stable).
 func (tp *Tape) Softplus(a *Tensor) *Tensor { return tp.unary(opSoftplus, "Softplus", a, 0) }
 
+//go:norace
 func (tp *Tape) unary(op opKind, name string, a *Tensor, c float64) *Tensor {
 	if !tp.ok(name, a) {
 		return &tp.bad
@@ -334,6 +337,7 @@ func (tp *Tape) unary(op opKind, name string, a *Tensor, c float64) *Tensor {
 	return &nd.out
 }
 
+//go:norace
 func (nd *node) backUnary() {
 	a := nd.in[0]
 	ga := a.Grad

@@ -22,6 +22,8 @@ import (
 // goroutines and allocates, which a training step must not, and engines
 // start no goroutines (docs/ARCHITECTURE.md). pack is scratch kept by the
 // caller (a node), grown to gemmScratch, so repacking allocates nothing.
+//
+//go:norace
 func gemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int, pack *[]float64) {
 	if m == 0 || n == 0 {
 		return
@@ -132,6 +134,8 @@ func gemmScratch(tA, tB bool, m, n, k int) int {
 // becomes m·n contiguous dot products of length k: gonum's NoTrans×Trans
 // kernel, one assembly call per entry of C instead of one per row and
 // inner index.
+//
+//go:norace
 func packNT(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, p []float64) ([]float64, int, []float64, int) {
 	if tA { // A is k×m
 		at := p[:m*k]
@@ -159,6 +163,8 @@ func packNT(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int
 // inner loop runs over contiguous memory. With a short inner size (k ≤ 4)
 // each row of C gathers k scaled rows of op(B); otherwise entries of C are
 // dot products, four columns at a time.
+//
+//go:norace
 func smallGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, p []float64) {
 	if tB { // op(B)(l, j) = b[j·ldb + l]
 		for j := range n {

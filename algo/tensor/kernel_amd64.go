@@ -32,6 +32,8 @@ const (
 // edge of C are computed into a scratch tile (the packed panels are
 // zero-padded) and added. p is the caller's scratch of kernelScratch
 // entries. It reports false, doing nothing, when the CPU has no kernel.
+//
+//go:norace
 func kernelGemm(tA, tB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, p []float64) bool {
 	if !haveKernel {
 		return false
@@ -87,6 +89,8 @@ func kernelScratch(m, n, k int) int {
 // packB copies rows pc..pc+kk of op(B) (k×n; B(l, j) = b[l·ldb + j], or
 // b[j·ldb + l] when transposed) into panels of nr columns, panel j0/nr at
 // j0·kk holding B(pc+l, j0+q) at l·nr + q, zero beyond column n.
+//
+//go:norace
 func packB(tB bool, kk, n int, b []float64, ldb, pc int, bp []float64) {
 	for j0 := 0; j0 < n; j0 += nr {
 		pan := bp[j0*kk : (j0+nr)*kk]
@@ -113,6 +117,8 @@ func packB(tB bool, kk, n int, b []float64, ldb, pc int, bp []float64) {
 // A(i, l) = a[i·lda + l], or a[l·lda + i] when transposed) into panels of
 // mr rows, panel i0/mr at i0·kk holding A(ic+i0+r, pc+l) at l·mr + r, zero
 // beyond row mm.
+//
+//go:norace
 func packA(tA bool, mm, kk int, a []float64, lda, ic, pc int, ap []float64) {
 	for i0 := 0; i0 < mm; i0 += mr {
 		pan := ap[i0*kk : (i0+mr)*kk]

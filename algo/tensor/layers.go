@@ -10,6 +10,8 @@ import (
 // population variance. ε > 0 is inside the square root (catalogue §2.9:
 // "add ε … otherwise a constant vector gives 0/0"). gamma and beta are [D]
 // or nil (γ = 1, β = 0).
+//
+//go:norace
 func (tp *Tape) LayerNorm(x, gamma, beta *Tensor, eps float64) *Tensor {
 	if !tp.ok("LayerNorm", x) || gamma != nil && !tp.ok("LayerNorm", gamma) || beta != nil && !tp.ok("LayerNorm", beta) {
 		return &tp.bad
@@ -61,6 +63,8 @@ func (tp *Tape) LayerNorm(x, gamma, beta *Tensor, eps float64) *Tensor {
 
 // backLayerNorm: with ĝ = g ⊙ γ, ∂x = (rstd/D)(D ĝ − Σ ĝ − x̂ Σ ĝ ⊙ x̂);
 // ∂γ = Σ_rows g ⊙ x̂; ∂β = Σ_rows g.
+//
+//go:norace
 func (nd *node) backLayerNorm() {
 	x, gamma, beta := nd.in[0], nd.in[1], nd.in[2]
 	D := x.shape.last()
@@ -103,6 +107,8 @@ func (nd *node) backLayerNorm() {
 // table[ids[i]] (seed 000 §2.3: C x for a one-hot x). The gradient is
 // added back into the looked-up rows. ids is copied; each must be in
 // 0..V−1. Reshape the result for a [B, T, D] batch.
+//
+//go:norace
 func (tp *Tape) Embedding(table *Tensor, ids []int) *Tensor {
 	if !tp.ok("Embedding", table) {
 		return &tp.bad
@@ -129,6 +135,7 @@ func (tp *Tape) Embedding(table *Tensor, ids []int) *Tensor {
 	return &nd.out
 }
 
+//go:norace
 func (nd *node) backEmbedding() {
 	D := nd.in[0].shape.d[1]
 	gt := nd.in[0].Grad
@@ -145,6 +152,8 @@ func (nd *node) backEmbedding() {
 // rescaling is needed at test time). The mask is drawn from rng; with rng
 // nil or p = 0 it is the identity and returns a itself (evaluation mode).
 // p must be in [0, 1).
+//
+//go:norace
 func (tp *Tape) Dropout(a *Tensor, p float64, rng *rand.Rand) *Tensor {
 	if !tp.ok("Dropout", a) {
 		return &tp.bad
@@ -170,6 +179,7 @@ func (tp *Tape) Dropout(a *Tensor, p float64, rng *rand.Rand) *Tensor {
 	return &nd.out
 }
 
+//go:norace
 func (nd *node) backDropout() {
 	ga := nd.in[0].Grad
 	for i, v := range nd.out.Grad {

@@ -30,6 +30,7 @@ func (tp *Tape) Linear(x, w, b *Tensor) *Tensor {
 	return tp.matmul("Linear", x, w, b, false)
 }
 
+//go:norace
 func (tp *Tape) matmul(name string, a, b, bias *Tensor, tb bool) *Tensor {
 	if !tp.ok(name, a, b) {
 		return &tp.bad
@@ -89,6 +90,7 @@ func b2i(b bool) int {
 	return 0
 }
 
+//go:norace
 func (nd *node) backMatMul() {
 	a, b, bias := nd.in[0], nd.in[1], nd.in[2]
 	m, n, k, batch, tb := nd.iarg[0], nd.iarg[1], nd.iarg[2], nd.iarg[3], nd.iarg[4] == 1
@@ -121,6 +123,8 @@ func (nd *node) backMatMul() {
 // query sees only itself and the past. (Seed 000 §2.5.2 writes the mask in
 // the KᵀQ layout, −∞ strictly below the diagonal with a column-wise
 // softmax — erratum 8; this is the same mask transposed.)
+//
+//go:norace
 func (tp *Tape) CausalMask(scores *Tensor) *Tensor {
 	if !tp.ok("CausalMask", scores) {
 		return &tp.bad
@@ -148,6 +152,7 @@ func (tp *Tape) CausalMask(scores *Tensor) *Tensor {
 	return &nd.out
 }
 
+//go:norace
 func (nd *node) backCausalMask() {
 	T, S := nd.iarg[0], nd.iarg[1]
 	g, ga := nd.out.Grad, nd.in[0].Grad
@@ -189,6 +194,8 @@ func (tp *Tape) ScaledAttention(q, k, v *Tensor, scale float64, causal bool) (ou
 // gradient, but one [..., T, S] buffer and its gradient kept where the
 // three operations keep three, which in a transformer's attention is most
 // of the tape.
+//
+//go:norace
 func (tp *Tape) attentionWeights(s *Tensor, c float64, causal bool) *Tensor {
 	if !tp.ok("Attention", s) {
 		return &tp.bad
@@ -220,6 +227,8 @@ func (tp *Tape) attentionWeights(s *Tensor, c float64, causal bool) *Tensor {
 
 // backAttention is the three operations' backward passes in one: the
 // softmax's y_j (g_j − Σ_k g_k y_k), zero above the diagonal, times c.
+//
+//go:norace
 func (nd *node) backAttention() {
 	c, T, S, causal := nd.farg[0], nd.iarg[0], nd.iarg[1], nd.iarg[2] == 1
 	g, ga, y := nd.out.Grad, nd.in[0].Grad, nd.out.Data
@@ -241,6 +250,8 @@ func (nd *node) backAttention() {
 
 // colSums adds the column sums of g (rows of n) into dst, four rows at a
 // time.
+//
+//go:norace
 func colSums(dst, g []float64, n int) {
 	dst = dst[:n]
 	r := 0

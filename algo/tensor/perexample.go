@@ -26,6 +26,8 @@ import (
 // (its per-example gradients are not separable this way); use a batch of
 // one per example there (Rewind, record the model on [1, …] inputs,
 // Backward, read Grad — which allocates nothing after the first).
+//
+//go:norace
 func (tp *Tape) PerExampleSqNorms(dst []float64, params []*Tensor) error {
 	if tp.err != nil {
 		return tp.err

@@ -12,6 +12,7 @@ func (tp *Tape) Sum(a *Tensor) *Tensor { return tp.sum("Sum", a, false) }
 // Mean is (1/n) Σ_i a_i, a scalar.
 func (tp *Tape) Mean(a *Tensor) *Tensor { return tp.sum("Mean", a, true) }
 
+//go:norace
 func (tp *Tape) sum(name string, a *Tensor, mean bool) *Tensor {
 	if !tp.ok(name, a) {
 		return &tp.bad
@@ -31,6 +32,7 @@ func (tp *Tape) sum(name string, a *Tensor, mean bool) *Tensor {
 	return &nd.out
 }
 
+//go:norace
 func (nd *node) backSum() {
 	g := nd.farg[0] * nd.out.Grad[0]
 	ga := nd.in[0].Grad
@@ -77,6 +79,7 @@ func (tp *Tape) SumAxis(a *Tensor, ax int) *Tensor { return tp.sumAxis("SumAxis"
 // MeanAxis averages a along axis, removing it.
 func (tp *Tape) MeanAxis(a *Tensor, ax int) *Tensor { return tp.sumAxis("MeanAxis", a, ax, true) }
 
+//go:norace
 func (tp *Tape) sumAxis(name string, a *Tensor, ax int, mean bool) *Tensor {
 	if !tp.ok(name, a) {
 		return &tp.bad
@@ -111,6 +114,7 @@ func (tp *Tape) sumAxis(name string, a *Tensor, ax int, mean bool) *Tensor {
 	return &nd.out
 }
 
+//go:norace
 func (nd *node) backSumAxis() {
 	outer, n, inner := nd.iarg[0], nd.iarg[1], nd.iarg[2]
 	c, g, ga := nd.farg[0], nd.out.Grad, nd.in[0].Grad
@@ -135,6 +139,7 @@ func (tp *Tape) LogSoftmax(a *Tensor) *Tensor { return tp.softmax(opLogSoftmax, 
 // LogSumExp is log Σ_k e^{x_k} along the last axis, which it removes.
 func (tp *Tape) LogSumExp(a *Tensor) *Tensor { return tp.softmax(opLogSumExp, "LogSumExp", a) }
 
+//go:norace
 func (tp *Tape) softmax(op opKind, name string, a *Tensor) *Tensor {
 	if !tp.ok(name, a) {
 		return &tp.bad
@@ -169,6 +174,7 @@ func (tp *Tape) softmax(op opKind, name string, a *Tensor) *Tensor {
 	return &nd.out
 }
 
+//go:norace
 func (nd *node) backSoftmax() {
 	a := nd.in[0]
 	L := a.shape.last()
@@ -210,6 +216,8 @@ func (nd *node) backSoftmax() {
 // row: (1/N) Σ_i (log Σ_c e^{x_ic} − x_{i,y_i}) — the "−log p̂(y|X)" of
 // seed 000 §2.1 (L873), fused so that its gradient is (p − onehot(y))/N.
 // The labels are copied.
+//
+//go:norace
 func (tp *Tape) CrossEntropy(logits *Tensor, labels []int) *Tensor {
 	if !tp.ok("CrossEntropy", logits) {
 		return &tp.bad
@@ -259,6 +267,7 @@ func (tp *Tape) CrossEntropy(logits *Tensor, labels []int) *Tensor {
 	return &nd.out
 }
 
+//go:norace
 func (nd *node) backCrossEntropy() {
 	a := nd.in[0]
 	C := a.shape.last()
@@ -277,6 +286,8 @@ func (nd *node) backCrossEntropy() {
 // Pick gathers one entry per row along the last axis: out_i = a[i, idx_i]
 // (per-example log-likelihoods from LogSoftmax, for instance). The result
 // has a's shape without its last axis; idx is copied.
+//
+//go:norace
 func (tp *Tape) Pick(a *Tensor, idx []int) *Tensor {
 	if !tp.ok("Pick", a) {
 		return &tp.bad
@@ -298,6 +309,7 @@ func (tp *Tape) Pick(a *Tensor, idx []int) *Tensor {
 	return &nd.out
 }
 
+//go:norace
 func (nd *node) backPick() {
 	C := nd.in[0].shape.last()
 	ga := nd.in[0].Grad

@@ -22,6 +22,8 @@ func (tp *Tape) Reshape(a *Tensor, dims ...int) *Tensor {
 }
 
 // Transpose swaps the last two axes (copying).
+//
+//go:norace
 func (tp *Tape) Transpose(a *Tensor) *Tensor {
 	if !tp.ok("Transpose", a) {
 		return &tp.bad
@@ -46,6 +48,7 @@ func (tp *Tape) Transpose(a *Tensor) *Tensor {
 	return &nd.out
 }
 
+//go:norace
 func (nd *node) backTranspose() {
 	a := nd.in[0]
 	r := a.shape.r
@@ -61,6 +64,8 @@ func (nd *node) backTranspose() {
 }
 
 // Concat joins tensors along axis; all other axes must agree.
+//
+//go:norace
 func (tp *Tape) Concat(ax int, xs ...*Tensor) *Tensor {
 	if len(xs) == 0 {
 		return tp.fail("Concat", "nothing to concatenate")
@@ -100,6 +105,7 @@ func (tp *Tape) Concat(ax int, xs ...*Tensor) *Tensor {
 	return &nd.out
 }
 
+//go:norace
 func (nd *node) backConcat() {
 	outer, n, inner := split(nd.out.shape, nd.iarg[0])
 	for o := range outer {
@@ -119,6 +125,8 @@ func (nd *node) backConcat() {
 
 // Slice keeps entries from..to−1 of axis (one head's columns of a
 // projection, a window of a sequence).
+//
+//go:norace
 func (tp *Tape) Slice(a *Tensor, ax, from, to int) *Tensor {
 	if !tp.ok("Slice", a) {
 		return &tp.bad
@@ -143,6 +151,7 @@ func (tp *Tape) Slice(a *Tensor, ax, from, to int) *Tensor {
 	return &nd.out
 }
 
+//go:norace
 func (nd *node) backSlice() {
 	a := nd.in[0]
 	ax, from := nd.iarg[0], nd.iarg[1]

@@ -263,6 +263,7 @@ func (tp *Tape) BackwardFrom(out *Tensor, seed []float64) error {
 	return tp.backward(out, seed)
 }
 
+//go:norace
 func (tp *Tape) backward(out *Tensor, seed []float64) error {
 	if tp.forward {
 		return algo.BadParam("tape", "a forward tape (NewForwardTape)", "a tape that keeps gradients (NewTape)")
@@ -300,6 +301,7 @@ func (tp *Tape) backward(out *Tensor, seed []float64) error {
 	return nil
 }
 
+//go:norace
 func (tp *Tape) zeroLeaf(t *Tensor) {
 	if t != nil && t.tape == nil && t.Grad != nil && t.stamp != tp.bgen {
 		clear(t.Grad)
@@ -318,6 +320,8 @@ func (tp *Tape) indexOf(t *Tensor) int {
 }
 
 // backward pushes the node's output gradient into its inputs.
+//
+//go:norace
 func (nd *node) backward(tp *Tape) {
 	switch nd.op {
 	case opMatMul:

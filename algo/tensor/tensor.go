@@ -15,6 +15,11 @@
 // Misuse (mismatched shapes, a label out of range, a log of a negative
 // number) never panics: the first error sticks to the tape, later
 // operations return a placeholder, and Backward (or Err) reports it.
+//
+// The functions that loop over a tensor's data are marked //go:norace: they
+// run on the goroutine that steps the engine, on buffers it owns, and the
+// race detector's watch of every element made the networks' tests seven
+// times slower (docs/ARCHITECTURE.md; algo/par's TestUnwatchedKernelsAreSerial).
 package tensor
 
 import (

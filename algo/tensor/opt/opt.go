@@ -173,6 +173,8 @@ func (o *Optimizer) Reset() {
 // Step updates every parameter from its Grad. It returns an ErrDiverged
 // error, after the update, if a parameter or the gradient norm is no
 // longer finite.
+//
+//go:norace
 func (o *Optimizer) Step() error {
 	c := &o.cfg
 	eta := c.Schedule.Rate(c.LR, o.t)
