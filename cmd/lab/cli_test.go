@@ -112,13 +112,15 @@ func TestEverySimsHelp(t *testing.T) {
 					continue // a file of the user's
 				}
 				if args[0] == "run" {
-					name, o, err := parseRun(args[1:])
+					runs, _, err := parseRun(args[1:])
 					if err != nil {
 						t.Errorf("%s: %s: %v", spec.Name, ex[0], err)
 						continue
 					}
-					if _, _, err := o.config(catalog.All().Lookup(name)); err != nil {
-						t.Errorf("%s: %s: %v", spec.Name, ex[0], err)
+					for _, r := range runs {
+						if _, _, err := r.o.config(catalog.All().Lookup(r.name)); err != nil {
+							t.Errorf("%s: %s: %v", spec.Name, ex[0], err)
+						}
 					}
 					continue
 				}
@@ -265,6 +267,70 @@ func TestRunOutputs(t *testing.T) {
 	if strings.Contains(plain, "\x1b[") || !regexp.MustCompile(`\x1b\[[0-9;]*38;2;`).MatchString(colour) {
 		t.Errorf("--color: plain has escapes %v, coloured has 24-bit colour %v",
 			strings.Contains(plain, "\x1b["), strings.Contains(colour, "38;2;"))
+	}
+}
+
+// TestSeveralRuns: lab run runs several sims one after another, each with
+// its flags and a dashboard's seeds; a run that cannot start or fails does
+// not stop the next, each says its number and outcome in JSON, and the
+// exit status is the worst. A run among several gives what it gives alone.
+func TestSeveralRuns(t *testing.T) {
+	out, errs, code := lab(t, "run", "gd", "--steps", "3", "--json", "mh", "--set", "step=-1",
+		"gd", "--set", "fn=rosenbrock", "--set", "lr=0.01", "em-gmm", "--seed", "1", "--steps", "4")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	type line struct {
+		Sim, State, Reason string
+		Run, Step          int
+		Metrics            map[string]float64
+	}
+	var got []line
+	for _, l := range lines {
+		var x line
+		if err := json.Unmarshal([]byte(l), &x); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		got = append(got, x)
+	}
+	want := []line{{Sim: "gd", Run: 1, Step: 3, State: "stopped"}, {Sim: "mh", Run: 2, State: "refused"},
+		{Sim: "gd", Run: 3, State: "diverged"}, {Sim: "em-gmm", Run: 4, State: "stopped"}}
+	if len(got) != len(want) {
+		t.Fatalf("%d lines, want %d:\n%s", len(got), len(want), out)
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Sim != w.Sim || g.Run != w.Run || g.State != w.State || (w.Step > 0 && g.Step != w.Step) ||
+			(g.Reason == "") != (w.State == "stopped") {
+			t.Errorf("line %d: %+v, want %+v", i+1, g, w)
+		}
+	}
+	if code != 2 || !strings.Contains(errs, "lab: run 2: mh: parameter step") || !strings.Contains(errs, "lab: run 3: gd diverged") ||
+		!strings.Contains(errs, "runs 2, 3 of 4 did not end well") {
+		t.Errorf("exit %d, stderr:\n%s", code, errs)
+	}
+	// The last run, alone (its seed given: the runs without one took the
+	// dashboard's 1, 2 and 3).
+	alone, _, _ := lab(t, "run", "em-gmm", "--seed", "1", "--steps", "4", "--json")
+	if want := strings.Replace(strings.TrimSpace(alone), `{"sim":"em-gmm",`, `{"sim":"em-gmm","run":4,`, 1); lines[3] != want {
+		t.Errorf("em-gmm among several:\n%s\nalone:\n%s", lines[3], want)
+	}
+	// Seeds as a dashboard's: the session's, counting up for the sims
+	// without their own.
+	out, _, _ = lab(t, "run", "--seed", "5", "gd", "--steps", "1", "mh", "--seed", "9", "--steps", "1", "gd", "--steps", "1")
+	if seeds := regexp.MustCompile(`\(seed (\d+)\)`).FindAllStringSubmatch(out, -1); len(seeds) != 3 ||
+		seeds[0][1] != "5" || seeds[1][1] != "9" || seeds[2][1] != "6" {
+		t.Errorf("seeds %v, want 5, 9, 6:\n%s", seeds, out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "gd", "mh", "--series", "x.csv"}, "--series writes the series of one run"},
+		{[]string{"run", "--set", "lr=1", "gd", "mh"}, "put each sim's --set, --data and --steps after its name: lab run gd"},
+		{[]string{"run", "gd", "nosuch", "--json"}, `unknown sim "nosuch"`},
+	} {
+		if out, errs, code := lab(t, c.args...); code != 2 || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("lab %s: exit %d, stdout %q, stderr %q; want 2 and %q", strings.Join(c.args, " "), code, out, errs, c.want)
+		}
 	}
 }
 

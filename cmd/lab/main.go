@@ -4,7 +4,7 @@
 //	lab [SIM [flags]]...  open the TUI (default dashboard: gd em-gmm mh)
 //	lab list [FILTER]     list the sims, best matches first
 //	lab help [SIM]        print the usage, or a sim's parameters and examples
-//	lab run SIM [flags]   run a sim headless and print JSON lines or frames
+//	lab run [SIM [flags]]... run sims headless, one after another, and print JSON lines or frames
 //	lab serve [flags]     serve the lab over SSH, one independent lab per session
 //	lab version           print the module version and commit
 //
@@ -39,7 +39,7 @@ Usage:
   lab list [--long] [FILTER]  list the sims, best matches of FILTER first (--long: with parameters)
   lab help SIM                a sim's parameters, defaults, ranges, source and examples
   lab help run | keys         lab run's flags | the TUI's keys
-  lab run SIM [flags]         run a sim without a terminal: a summary, JSON lines or frames
+  lab run SIM [flags]...      run sims without a terminal: a summary, JSON lines or frames
   lab serve [flags] [SIM...]  serve the lab over SSH: ssh -p 2222 localhost
   lab version                 the module version and commit of this binary
   lab help                    print this help
@@ -52,8 +52,9 @@ In the TUI press ? for the keys.
 
 // exitError carries an exit status.
 type exitError struct {
-	code int
-	err  error
+	code   int
+	err    error
+	output bool // lab run could not write its output (status 2)
 }
 
 func (e *exitError) Error() string { return e.err.Error() }

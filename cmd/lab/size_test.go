@@ -1,8 +1,9 @@
 package main
 
 import (
-	"context"
+	"bufio"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"math"
 	"os"
@@ -19,10 +20,11 @@ import (
 	"github.com/thelab/lab/sims/param"
 )
 
-// Size estimates are checked against what `lab run --memory` measures, each
-// configuration in a process of its own (so that nothing else's garbage or
-// caches are counted, and without the race detector's slowness): the peak
-// live heap of the sim once built, at every checkpoint of its run and with
+// Size estimates are checked against what `lab run --memory` measures
+// (outside the race detector, several configurations to a process, each
+// measured from the live heap before it is built, after a collection, so
+// that the garbage of the runs before it is not counted): the peak live
+// heap of the sim once built, at every checkpoint of its run and with
 // its last Frame held, must be at most Spec.Size's estimate (plus
 // sizeNoise), and, at the default seed, the estimate at most sizeSlack
 // times it (plus sizeFloor, for a measurement of a few kilobytes). sizeNoise is what the
@@ -45,6 +47,7 @@ type sizeConfig struct {
 	set          map[string]string
 	seed         int // 0: the default seed
 	steps, every int
+	extreme      bool // held to the guards, not to the size estimate
 }
 
 // Steps of the measured runs. The defaults run long enough for every
@@ -196,7 +199,7 @@ func extremeConfigs(spec *sims.Spec) []sizeConfig {
 	var cs []sizeConfig
 	add := func(name string, x float64) {
 		v := strconv.FormatFloat(x, 'g', -1, 64)
-		cs = append(cs, sizeConfig{name: name + "=" + v, set: map[string]string{name: v}, steps: extremeSteps, every: extremeSteps})
+		cs = append(cs, sizeConfig{name: name + "=" + v, set: map[string]string{name: v}, steps: extremeSteps, every: extremeSteps, extreme: true})
 	}
 	for _, p := range spec.Params {
 		switch p.Kind {
@@ -221,105 +224,187 @@ const extremeSteps = 32
 
 func TestSizeEstimates(t *testing.T) {
 	for _, spec := range catalog.All().Specs() {
-		for _, c := range sizeConfigs(spec) {
-			t.Run(spec.Name+"/"+c.name, func(t *testing.T) {
+		// The settings of a sim run several to a process, one for each
+		// --every (a process costs 30 ms of CPU before any sim works, and
+		// the settings were 1,461 processes); the processes run as
+		// parallel subtests.
+		groups := map[int][]sizeConfig{}
+		for _, c := range append(sizeConfigs(spec), extremeConfigs(spec)...) {
+			groups[c.every] = append(groups[c.every], c)
+		}
+		for _, every := range slices.Sorted(maps.Keys(groups)) {
+			cs := groups[every]
+			t.Run(fmt.Sprintf("%s/every=%d", spec.Name, every), func(t *testing.T) {
 				t.Parallel()
-				r := runSetting(t, spec, c, true)
-				if c.name == "defaults" {
-					checkPacing(t, spec, r)
-				}
-				switch {
-				case r.refused:
-				case r.peak > r.est+sizeNoise:
-					t.Errorf("lab %s: holds %s, estimated %s (%.2f×)", r.cmd, sims.Bytes(r.peak), sims.Bytes(r.est), float64(r.peak)/float64(r.est))
-				case c.seed == 0 && float64(r.est) > sizeSlack*float64(r.peak)+sizeFloor:
-					// How tight the bound is, is judged on the default
-					// draw: another may hold less (bpe's second paragraph
-					// merges fewer pairs).
-					t.Errorf("lab %s: holds %s, estimated %s: more than %g× (+%s)", r.cmd, sims.Bytes(r.peak), sims.Bytes(r.est), sizeSlack, sims.Bytes(sizeFloor))
+				for i, r := range runBatch(t, spec, every, cs) {
+					checkSize(t, spec, cs[i], r)
 				}
 			})
 		}
-		for _, c := range extremeConfigs(spec) {
-			t.Run(spec.Name+"/"+c.name, func(t *testing.T) {
-				t.Parallel()
-				runSetting(t, spec, c, false)
-			})
-		}
+	}
+}
+
+// checkSize holds the run r of the setting c of spec to its size estimate,
+// and the run of the defaults to the pacing rule.
+func checkSize(t *testing.T, spec *sims.Spec, c sizeConfig, r settingRun) {
+	t.Helper()
+	if c.name == "defaults" {
+		checkPacing(t, spec, r)
+	}
+	switch {
+	case c.extreme || r.refused: // an extreme is held to the guards only
+	case r.peak > r.est+sizeNoise:
+		t.Errorf("lab %s: holds %s, estimated %s (%.2f×)", r.cmd, sims.Bytes(r.peak), sims.Bytes(r.est), float64(r.peak)/float64(r.est))
+	case c.seed == 0 && float64(r.est) > sizeSlack*float64(r.peak)+sizeFloor:
+		// How tight the bound is, is judged on the default draw: another
+		// may hold less (bpe's second paragraph merges fewer pairs).
+		t.Errorf("lab %s: holds %s, estimated %s: more than %g× (+%s)", r.cmd, sims.Bytes(r.peak), sims.Bytes(r.est), sizeSlack, sims.Bytes(sizeFloor))
 	}
 }
 
 // settingRun is what a guarded run of a setting came to.
 type settingRun struct {
-	cmd       string // the command, for messages
-	refused   bool   // exit status 2: the sim refused the setting
-	peak, est int64  // with --memory
+	cmd       string // the command that runs the setting alone, for messages
+	refused   bool   // the sim refused the setting
+	peak, est int64  // of --memory
 	state     string
 	step      int // the final line's step
-	took      time.Duration
 }
 
-// runSetting runs `lab run` with the setting c of spec (and --memory when
-// sized), fails the test on any breach of the guards, and returns what
-// the run came to.
-func runSetting(t *testing.T, spec *sims.Spec, c sizeConfig, sized bool) settingRun {
-	t.Helper()
-	args := []string{"run", spec.Name, "--json", "--steps", strconv.Itoa(c.steps), "--every", strconv.Itoa(c.every)}
-	if sized {
-		args = append(args, "--memory")
-	}
+// settingArgs are the arguments of `lab run` for the setting c of spec.
+func settingArgs(spec *sims.Spec, c sizeConfig) []string {
+	args := []string{spec.Name, "--steps", strconv.Itoa(c.steps)}
 	if c.seed != 0 {
 		args = append(args, "--seed", strconv.Itoa(c.seed))
+	} else {
+		args = append(args, "--seed", "1") // a run among several would take the next seed
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.set)) {
 		args = append(args, "--set", k+"="+c.set[k])
 	}
-	r := settingRun{cmd: strings.Join(args, " ")}
-	ctx, cancel := context.WithTimeout(context.Background(), settingTime)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, labBin, args...)
-	// The settings run as parallel subtests, as many at once as there
-	// are cores: each process gets one, and with GOMAXPROCS=1 its runtime
-	// does not spin a second thread looking for work or run the
-	// collector's workers beside it (a third of the CPU of a short run
-	// with --memory, a sixth of tinygpt's).
+	return args
+}
+
+// runBatch runs the settings cs of spec with `lab run --json --memory
+// --every every`, all in one process, fails the test on any breach of the
+// guards, and returns what each came to. Each run must end within
+// settingTime of the one before it, and the process, whichever of its
+// runs is the largest, must stay under settingRSS of resident memory: a
+// run in its own process would hold no more. --memory measures each run
+// from the heap before it is built, so what the runs before it left
+// behind is not counted.
+func runBatch(t *testing.T, spec *sims.Spec, every int, cs []sizeConfig) []settingRun {
+	t.Helper()
+	flags := []string{"--json", "--memory", "--every", strconv.Itoa(every)}
+	args := append([]string{"run"}, flags...)
+	rs := make([]settingRun, len(cs))
+	for i, c := range cs {
+		a := settingArgs(spec, c)
+		args = append(args, a...)
+		rs[i].cmd = "run " + strings.Join(append(a, flags...), " ")
+	}
+	cmd := exec.Command(labBin, args...)
+	// The processes run as parallel subtests, as many at once as there
+	// are cores: each gets one, and with GOMAXPROCS=1 its runtime does not
+	// spin a second thread looking for work or run the collector's
+	// workers beside it (a third of the CPU of a short run with --memory,
+	// a sixth of tinygpt's).
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=1")
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	began := time.Now()
-	err := cmd.Run()
-	r.took = time.Since(began)
-	if ctx.Err() != nil {
-		t.Fatalf("lab %s did not end within %v", r.cmd, settingTime)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	pipe, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss<<10 > settingRSS {
-		t.Errorf("lab %s: resident memory reached %s, over %s", r.cmd, sims.Bytes(ru.Maxrss<<10), sims.Bytes(settingRSS))
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-	msg := stderr.String()
-	if strings.Contains(msg, "panic") || strings.Contains(msg, "fatal error") || strings.Contains(msg, "crashed") {
-		t.Fatalf("lab %s crashed:\n%s", r.cmd, msg)
-	}
-	code := cmd.ProcessState.ExitCode()
-	switch {
-	case code == 2:
-		if strings.TrimSpace(msg) == "" {
-			t.Fatalf("lab %s was refused without a reason", r.cmd)
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		rd := bufio.NewReader(pipe)
+		for {
+			line, err := rd.ReadString('\n')
+			if line != "" {
+				lines <- line
+			}
+			if err != nil {
+				return
+			}
 		}
-		r.refused = true
-		return r
-	case code != 0 && code != 1:
-		t.Fatalf("lab %s: exit status %d (%v)\n%s", r.cmd, code, err, msg)
+	}()
+	// Each run's lines, as they come: a run ends with its final line, and
+	// the next must end within settingTime of it.
+	runs := make([][]string, 0, len(cs))
+	var cur []string
+	timer := time.NewTimer(settingTime)
+	for open := true; open; {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				open = false
+				break
+			}
+			cur = append(cur, line)
+			if strings.Contains(line, `"final":true`) {
+				runs, cur = append(runs, cur), nil
+				timer.Reset(settingTime)
+			}
+		case <-timer.C:
+			cmd.Process.Kill()
+			for range lines {
+			}
+			cmd.Wait()
+			t.Fatalf("lab %s did not end within %v", rs[min(len(runs), len(cs)-1)].cmd, settingTime)
+		}
 	}
+	timer.Stop()
+	cmd.Wait()
+	msg := stderr.String()
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss<<10 > settingRSS {
+		t.Errorf("lab %s: resident memory reached %s, over %s", strings.Join(args, " "), sims.Bytes(ru.Maxrss<<10), sims.Bytes(settingRSS))
+	}
+	if strings.Contains(msg, "panic") || strings.Contains(msg, "fatal error") || strings.Contains(msg, "crashed") {
+		t.Fatalf("lab %s crashed:\n%s", rs[min(len(runs), len(cs)-1)].cmd, msg)
+	}
+	if len(runs) < len(cs) {
+		t.Fatalf("lab %s: the process ended (%v) before its final line\n%s", rs[len(runs)].cmd, cmd.ProcessState, msg)
+	}
+	worst := 0
+	for i := range cs {
+		run := 0 // a run alone does not say its number
+		if len(cs) > 1 {
+			run = i + 1
+		}
+		checkRun(t, spec, cs[i], &rs[i], runs[i], run)
+		switch {
+		case rs[i].refused:
+			worst = 2
+		case rs[i].state == "diverged" || rs[i].state == "failed":
+			worst = max(worst, 1)
+		}
+	}
+	if code := cmd.ProcessState.ExitCode(); code != worst {
+		t.Errorf("lab %s: exit status %d, want %d, the worst of its runs'\n%s", strings.Join(args, " "), code, worst, msg)
+	}
+	return rs
+}
+
+// checkRun holds the JSON lines of the run of setting c (number run among
+// several, or 0) to the form of --json and the guards, and fills r.
+func checkRun(t *testing.T, spec *sims.Spec, c sizeConfig, r *settingRun, lines []string, run int) {
+	t.Helper()
 	// Every line's metrics are declared on the spec (so that lab help
 	// lists them with their meanings): each choice is run here, outside
 	// the race detector, rather than built again in the catalogue's tests.
-	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	type jsonLine struct {
 		Sim       string
+		Run       int
 		Step      int
 		Final     bool
 		Result    json.RawMessage
 		State     string
+		Reason    string
 		Metrics   map[string]*float64
 		Undefined map[string]string
 		Memory    *struct{ Estimate, Peak int64 }
@@ -329,14 +414,21 @@ func runSetting(t *testing.T, spec *sims.Spec, c sizeConfig, sized bool) setting
 	for i, line := range lines {
 		last = jsonLine{}
 		if err := json.Unmarshal([]byte(line), &last); err != nil {
-			t.Fatalf("lab %s: line %d is not JSON (%v): %s\n%s", r.cmd, i+1, err, line, msg)
+			t.Fatalf("lab %s: line %d is not JSON (%v): %s", r.cmd, i+1, err, line)
 		}
-		// The lines' form: each names the sim and has metrics, the
-		// first at step --every, and the last alone is final, with the
-		// result (a run that converges within --every steps prints
-		// only its final line).
+		if last.State == "refused" {
+			if len(lines) != 1 || last.Sim != spec.Name || last.Run != run || strings.TrimSpace(last.Reason) == "" {
+				t.Errorf("lab %s was refused without a reason, or not alone: %s", r.cmd, line)
+			}
+			r.refused = true
+			return
+		}
+		// The lines' form: each names the sim (and the run) and has
+		// metrics, the first at step --every, and the last alone is
+		// final, with the result (a run that converges within --every
+		// steps prints only its final line).
 		final := i == len(lines)-1
-		if last.Sim != spec.Name || last.Metrics == nil || last.Final != final || (last.Result != nil) != final ||
+		if last.Sim != spec.Name || last.Run != run || last.Metrics == nil || last.Final != final || (last.Result != nil) != final ||
 			i == 0 && !final && last.Step != c.every {
 			t.Errorf("lab %s: line %d of %d is not of the form of --json: %.200s", r.cmd, i+1, len(lines), line)
 		}
@@ -347,22 +439,23 @@ func runSetting(t *testing.T, spec *sims.Spec, c sizeConfig, sized bool) setting
 			}
 		}
 	}
-	if last.State == "" || sized && last.Memory == nil {
-		t.Fatalf("lab %s: no final line with a state%s: %s\n%s", r.cmd, map[bool]string{true: " and memory"}[sized], lines[len(lines)-1], msg)
+	if last.State == "" || last.Memory == nil {
+		t.Fatalf("lab %s: no final line with a state and memory: %s", r.cmd, lines[len(lines)-1])
 	}
 	r.state, r.step = last.State, last.Step
-	if code == 1 && (last.State != "diverged" && last.State != "failed" || strings.TrimSpace(msg) == "") {
-		t.Errorf("lab %s: exit status 1 in state %q, reason %q", r.cmd, last.State, msg)
-	}
-	if code == 0 {
+	r.peak, r.est = last.Memory.Peak, last.Memory.Estimate
+	switch last.State {
+	case "diverged", "failed":
+		if strings.TrimSpace(last.Reason) == "" {
+			t.Errorf("lab %s: %s without a reason", r.cmd, last.State)
+		}
+	case "converged", "stopped":
 		for name, v := range last.Metrics {
 			if v == nil && last.Undefined[name] == "" {
 				t.Errorf("lab %s ended %s with metric %s not finite, and no reason", r.cmd, last.State, name)
 			}
 		}
+	default:
+		t.Errorf("lab %s: state %q", r.cmd, last.State)
 	}
-	if sized {
-		r.peak, r.est = last.Memory.Peak, last.Memory.Estimate
-	}
-	return r
 }

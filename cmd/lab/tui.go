@@ -47,30 +47,22 @@ func tuiCmd(args []string, stdout io.Writer) error {
 // sim, parameter and data file before anything opens. With --help it
 // returns the sims named (an empty, non-nil list for none) instead.
 func parseTUI(args []string) (tui.Options, []*paneArgs, error) {
-	var lead simOptions // flags before the first sim
-	var panes []*paneArgs
 	help := false
-	cur := &lead
-	for {
-		fs := flag.NewFlagSet("lab", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		simFlags(fs, cur)
+	lead, panes, err := parseSims("lab", args, func(fs *flag.FlagSet) {
 		fs.BoolVar(&help, "help", help, "")
 		fs.BoolVar(&help, "h", help, "")
-		if err := fs.Parse(args); err != nil {
-			return tui.Options{}, nil, tuiFlagError(fs, err)
+	})
+	if err != nil {
+		var fe flagErr
+		if errors.As(err, &fe) {
+			return tui.Options{}, nil, tuiFlagError(fe.fs, fe.err)
 		}
-		if fs.NArg() == 0 {
-			break
-		}
-		panes = append(panes, &paneArgs{name: fs.Arg(0)})
-		cur = &panes[len(panes)-1].o
-		args = fs.Args()[1:]
+		return tui.Options{}, nil, err
 	}
 	if help {
 		return tui.Options{}, append([]*paneArgs{}, panes...), nil
 	}
-	if err := leadFlags(&lead, panes); err != nil {
+	if err := leadFlags(&lead, panes, "lab"); err != nil {
 		return tui.Options{}, nil, err
 	}
 	opts := tui.Options{Catalog: catalog.All(), Seed: 1, ExportDir: "."}
@@ -98,20 +90,54 @@ func parseTUI(args []string) (tui.Options, []*paneArgs, error) {
 	return opts, nil, nil
 }
 
+// flagErr is a flag the flag package refused, with the FlagSet that
+// refused it (for the wording of the error: flagError).
+type flagErr struct {
+	fs  *flag.FlagSet
+	err error
+}
+
+func (e flagErr) Error() string { return e.err.Error() }
+
+// parseSims reads a command line of sims, each followed by its flags (the
+// TUI's and lab run's): the flags before the first sim (lead) and each
+// sim's. own registers the command's own flags, which are the command's
+// wherever they stand. A flag the flag package refuses is a flagErr.
+func parseSims(name string, args []string, own func(*flag.FlagSet)) (simOptions, []*paneArgs, error) {
+	var lead simOptions
+	var panes []*paneArgs
+	cur := &lead
+	for {
+		fs := flag.NewFlagSet(name, flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		simFlags(fs, cur)
+		own(fs)
+		if err := fs.Parse(args); err != nil {
+			return lead, nil, flagErr{fs, err}
+		}
+		if fs.NArg() == 0 {
+			return lead, panes, nil
+		}
+		panes = append(panes, &paneArgs{name: fs.Arg(0)})
+		cur = &panes[len(panes)-1].o
+		args = fs.Args()[1:]
+	}
+}
+
 // leadFlags applies the flags given before the first sim: --seed is the
 // session's (the first pane's, the next ones count up); --set, --data and
 // --steps there belong to the one sim named, and are an error with several
 // sims or none.
-func leadFlags(lead *simOptions, panes []*paneArgs) error {
+func leadFlags(lead *simOptions, panes []*paneArgs, cmd string) error {
 	if len(lead.set) == 0 && lead.data == "" && !lead.stepsOK {
 		return nil
 	}
 	switch len(panes) {
 	case 0:
-		return usageErr("--set, --data and --steps need a sim: lab SIM --set name=value (lab help SIM lists its parameters)")
+		return usageErr("--set, --data and --steps need a sim: %s SIM --set name=value (lab help SIM lists its parameters)", cmd)
 	case 1:
 	default:
-		return usageErr("with several sims, put each sim's --set, --data and --steps after its name: lab gd --set fn=rosenbrock mh")
+		return usageErr("with several sims, put each sim's --set, --data and --steps after its name: %s gd --set fn=rosenbrock mh", cmd)
 	}
 	p := &panes[0].o
 	for k, v := range lead.set {
