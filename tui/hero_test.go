@@ -36,6 +36,7 @@ var legendMore = regexp.MustCompile(`(^|\s)\+\d+(\s|$)`)
 // draw larger (bars thicker, a table or numbers spaced out, pixels
 // bigger) given the rows.
 func TestHeroGetsTheSpace(t *testing.T) {
+	t.Parallel() // a walk of the shared snapshots: the walks run side by side
 	snaps, err := walked()
 	if err != nil {
 		t.Fatal(err)

@@ -67,6 +67,7 @@ func walked() ([]*sims.Snapshot, error) {
 // and no colour of a class region, as drawn at 60×18, stands for two
 // classes (chart.Clashes).
 func TestEverySimKeepsItsSeriesApart(t *testing.T) {
+	t.Parallel() // a walk of the shared snapshots: the walks run side by side
 	snaps, err := walked()
 	if err != nil {
 		t.Fatal(err)
@@ -97,6 +98,7 @@ func zoomScreen(s *sims.Snapshot, w, h int) string {
 //
 // to write its goldens, and look at them.
 func TestGoldenSims(t *testing.T) {
+	t.Parallel() // a walk of the shared snapshots: the walks run side by side
 	snaps, err := walked()
 	if err != nil {
 		t.Fatal(err)
@@ -155,6 +157,7 @@ func checkReadable(t *testing.T, screen string) {
 // "…", or left out whole (a legend's "+N", a hidden chart, notes past the
 // pane's room).
 func TestNothingCutWithoutEllipsis(t *testing.T) {
+	t.Parallel() // a walk of the shared snapshots: the walks run side by side
 	snaps, err := walked()
 	if err != nil {
 		t.Fatal(err)
@@ -308,6 +311,7 @@ func TestTerminalTooSmall(t *testing.T) {
 // blanks than a legend leaves between its items; and a legend's "+N" never
 // runs into the text after it.
 func TestLegendsKeepToTheirCharts(t *testing.T) {
+	t.Parallel() // a walk of the shared snapshots: the walks run side by side
 	snaps, err := walked()
 	if err != nil {
 		t.Fatal(err)
@@ -377,6 +381,7 @@ func apart(lines []string, a, b rect) string {
 // exact arithmetic is drawn down to its noise floor (sims.NoiseFloor), not
 // through the digits of rounding error.
 func TestNoChartPlotsRoundingNoise(t *testing.T) {
+	t.Parallel() // a walk of the shared snapshots: the walks run side by side
 	snaps, err := walked()
 	if err != nil {
 		t.Fatal(err)
@@ -411,6 +416,7 @@ func TestNoChartPlotsRoundingNoise(t *testing.T) {
 // none says "pane too small": a chart whose full form has no room there
 // takes its compact form (ad-graph's graph as a list of its nodes).
 func TestSmallPanesDrawTheirCharts(t *testing.T) {
+	t.Parallel() // a walk of the shared snapshots: the walks run side by side
 	snaps, err := walked()
 	if err != nil {
 		t.Fatal(err)
