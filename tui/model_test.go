@@ -232,6 +232,7 @@ func TestSixteenColours(t *testing.T) {
 // TestEveryScreenSizeFits resizes through many sizes, small to large, with
 // every sim of the catalogue open, zoomed and not: no line may overflow.
 func TestEveryScreenSizeFits(t *testing.T) {
+	t.Parallel() // beside the walks, which draw the same sims' snapshots
 	// The sims the walk built, opened as they are: building the whole
 	// catalogue again for this lab would double the walk's cost. Their
 	// specs differ from the catalogue's in nothing but building.
