@@ -128,10 +128,17 @@ func TestGoldenSims(t *testing.T) {
 // not values.
 var roundingNoise = regexp.MustCompile(`(.?.?)\b(\d(?:\.\d+)?e-(?:1[4-9]|[2-9]\d|\d{3}))\b(.?)`)
 
+// notesLine matches a citation of a line of the notes' source file (L1220,
+// L357–L361): a pointer into the seed's text, not something a person at
+// the screen can follow. Screens cite sections, equations and examples;
+// `lab help` keeps the lines in its sources.
+var notesLine = regexp.MustCompile(`\bL\d{2,4}\b`)
+
 // checkReadable asserts what the screen shows a person (issue 26.3 and
 // 26.8): no control character but the escape sequences of its colours and
-// its newlines — no C0, DEL, C1 or bidi control from a sim's text — and no
-// number at rounding level in its header, notes or tables.
+// its newlines — no C0, DEL, C1 or bidi control from a sim's text — no
+// number at rounding level in its header, notes or tables, and no line
+// number of the notes' source.
 func checkReadable(t *testing.T, screen string) {
 	t.Helper()
 	plain := ansi.Strip(screen)
@@ -141,6 +148,9 @@ func checkReadable(t *testing.T, screen string) {
 		}
 	}
 	for i, line := range strings.Split(plain, "\n") {
+		if m := notesLine.FindString(line); m != "" {
+			t.Errorf("line %d cites %s, a line of the notes' source: %q", i+1, m, line)
+		}
 		for _, m := range roundingNoise.FindAllStringSubmatch(line, -1) {
 			before, number, after := strings.TrimSpace(m[1]), m[2], m[3]
 			if strings.ContainsAny(before, "≤<") || strings.ContainsAny(after, "┤┼") {

@@ -757,7 +757,7 @@ func (s *coloringSim) notes() []string {
 	}
 	switch {
 	case s.prob == probJacobian:
-		lines = append(lines, "columns that share no row may share a JVP: 5 → 2 (L649)")
+		lines = append(lines, "columns that share no row may share a JVP: 5 → 2")
 	case s.kind == sparse.Distance1:
 		lines = append(lines, "distance-1 ignores cycles: a 2-coloured cycle couples its unknowns")
 	case s.kind == sparse.Acyclic:

@@ -254,10 +254,10 @@ func (s *luSim) notes(solves int, jv, fd float64) []string {
 	case luNewton:
 		lines = append(lines, fmt.Sprintf("Newton step %d: w ← w − (∂₁F)⁻¹F, ∂₁F by reverse mode", s.nt.Iter()))
 	case luFactor:
-		lines = append(lines, "solved; next: factorise ∂₁F = LU once (L603)")
+		lines = append(lines, "solved; next: factorise ∂₁F = LU once")
 	case luJVP:
 		if s.jvps == 0 {
-			lines = append(lines, "∂₁F = LU, once (L603): each product is now two triangular solves")
+			lines = append(lines, "∂₁F = LU, once: each product is now two triangular solves")
 		} else {
 			lines = append(lines, fmt.Sprintf("JVP %d: Ly = ∂₂F e, Uz = y, t = −z: a column (eqs 1.44–1.46)", s.jvps))
 		}

@@ -210,11 +210,11 @@ func (s *jacobianSim) notes(k int) []string {
 	}
 	switch {
 	case s.n < s.m:
-		lines = append(lines, fmt.Sprintf("n = %d JVPs or m = %d VJPs: n < m, forward is faster (L187)", s.n, s.m))
+		lines = append(lines, fmt.Sprintf("n = %d JVPs or m = %d VJPs: n < m, forward is faster", s.n, s.m))
 	case s.n > s.m:
-		lines = append(lines, fmt.Sprintf("n = %d JVPs or m = %d VJPs: n > m, reverse is faster (L188)", s.n, s.m))
+		lines = append(lines, fmt.Sprintf("n = %d JVPs or m = %d VJPs: n > m, reverse is faster", s.n, s.m))
 	default:
-		lines = append(lines, fmt.Sprintf("n = m = %d passes either way: neither mode prevails (L189)", s.n))
+		lines = append(lines, fmt.Sprintf("n = m = %d passes either way: neither mode prevails", s.n))
 	}
 	return lines
 }

@@ -168,7 +168,7 @@ func (s *codingSim) Frame() sims.Frame {
 		fmt.Sprintf("H(p) = %.4f ≤ log K = %.4f (1.22); KL(p‖q) = H(p,q) − H(p) (1.32)", h, math.Log(float64(len(p)))),
 	}
 	if math.IsInf(klpq, 1) {
-		lines = append(lines, "q(x) = 0 < p(x): p not ≪ q, KL(p‖q) = ∞ (L445): q's code cannot send x")
+		lines = append(lines, "q(x) = 0 < p(x): p not ≪ q, KL(p‖q) = ∞: q's code cannot send x")
 		if _, lq := s.c.MeanLengths(); math.IsInf(lq, 1) {
 			lines = append(lines, "… and such an x has been drawn: the q-code's length is infinite")
 		}

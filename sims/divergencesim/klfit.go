@@ -139,7 +139,7 @@ func (s *fitSim) Frame() sims.Frame {
 	sxx, sxy, syy := fw.Cov()
 	rxx, rxy, ryy := rv.Cov()
 	lines := []string{
-		fmt.Sprintf("forward: q covers all of p (L493): p's moments, 0, [[%.3g, %.3g], [%.3g, %.3g]]",
+		fmt.Sprintf("forward: q covers all of p: p's moments, 0, [[%.3g, %.3g], [%.3g, %.3g]]",
 			1+s.d*s.d, s.d*s.d, s.d*s.d, 1+s.d*s.d),
 		fmt.Sprintf("  now mean (%.2f, %.2f), Σ = [[%.3g, %.3g], [%.3g, %.3g]]", fw.Mu[0], fw.Mu[1], sxx, sxy, sxy, syy),
 		"reverse: q must vanish where p does: one mode, KL → log 2 = 0.693",

@@ -476,7 +476,7 @@ func (s *crpSim) Frame() sims.Frame {
 		{Name: "expected", Value: e},
 	}
 	text := []string{
-		fmt.Sprintf("customer n+1 joins table j w.p. n_j/(α+n), opens one w.p. α/(α+n), α = %g (the DP predictive, L1701)", a),
+		fmt.Sprintf("customer n+1 joins table j w.p. n_j/(α+n), opens one w.p. α/(α+n), α = %g (the DP predictive)", a),
 	}
 	if n > 0 {
 		tab, opened := c.Last()

@@ -416,7 +416,7 @@ func (s *samplingSim) Frame() sims.Frame {
 		Series: series, X0: x0, X1: x1, XLabel: "replicates"})
 	_, fails := s.r.Replicates()
 	lines := []string{
-		"√n(θ̂ − θ) → N(0, I(θ)⁻¹) (L301); each step replicates the experiment",
+		"√n(θ̂ − θ) → N(0, I(θ)⁻¹); each step replicates the experiment",
 		fmt.Sprintf("%s: mean %.3g (→ 0), var %.4g (→ I⁻¹ = %.4g), %.1f%% in ±1.96 sd (→ 95%%)",
 			m.ParamNames()[0], mean, v, inv[0], 100*in95),
 	}

@@ -253,7 +253,7 @@ func (s *pcaSim) Frame() sims.Frame {
 		Charts: []sims.Chart{pic, loss, ang},
 		Text: []string{
 			fmt.Sprintf("covariance λ = %s; floor Σ_{j>%d} λ_j = %.6g", fmtList(l.Eigenvalues()), r, floor),
-			"optimum DE = U_r U_rᵀ, a projector (L1250's U_r Σ_r U_rᵀ: erratum)",
+			"optimum DE = U_r U_rᵀ, a projector (the notes' U_r Σ_r U_rᵀ: erratum)",
 		}}
 }
 
@@ -342,7 +342,7 @@ func (s *nonlinSim) Frame() sims.Frame {
 		Charts: []sims.Chart{pic, loss},
 		Text: []string{
 			"a linear 1-D code projects on a line: never below Σ_{j>1} λ_j",
-			"the network bends its code along the data (nonlinear PCA, L1250)",
+			"the network bends its code along the data (nonlinear PCA)",
 		}}
 }
 

@@ -140,11 +140,11 @@ func termsLine(k fdiv.Kind) string {
 	case fdiv.ReverseKL:
 		return "reverse: E_q[−e^{−V}] − E_p[V − 1] = KL(p‖q) at the optimum"
 	case fdiv.JS:
-		return "js: E_q[log σ(V)] + E_p[log(1 − σ(V))] + log 4 (L1319's signs corrected, E20)"
+		return "js: E_q[log σ(V)] + E_p[log(1 − σ(V))] + log 4 (the notes' signs corrected, E20)"
 	case fdiv.Hellinger:
 		return "hellinger: E_q[1 − e^{−V/2}] − E_p[e^{V/2} − 1]"
 	}
-	return "kl: E_q[V] − E_p[e^V] + 1 (the notes drop the +1, L1299)"
+	return "kl: E_q[V] − E_p[e^V] + 1 (the notes drop the +1)"
 }
 
 func (s *fdSim) Result() map[string]any {

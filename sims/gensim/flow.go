@@ -276,7 +276,7 @@ func (s *nvpSim) Frame() sims.Frame {
 		Charts:  []sims.Chart{dens, warp, nll},
 		Text: []string{
 			"layer k: x_c = z_c, x_o = e^{α(z_c)}z_o + μ(z_c); log det ∇T = Σα_k",
-			"NLL = mean ½‖T⁻¹x‖² + log 2π + Σα_k (L1366); T⁻¹ exact",
+			"NLL = mean ½‖T⁻¹x‖² + log 2π + Σα_k; T⁻¹ exact",
 		}}
 }
 
@@ -354,7 +354,7 @@ func (s *triSim) Frame() sims.Frame {
 		Text: []string{
 			s.t.String(),
 			fmt.Sprintf("solving %s: bracket [%.6g, %.6g]", coord, s.b.Lo, s.b.Hi),
-			"T₂ needs z₁: z₁ first (L1382); det ∇T = Π(1 + β sech² z_i), O(d)",
+			"T₂ needs z₁: z₁ first; det ∇T = Π(1 + β sech² z_i), O(d)",
 		}}
 }
 
@@ -400,7 +400,7 @@ func (s *icdfSim) Frame() sims.Frame {
 		sims.Series{Name: "E D_n ≈ 0.87/√n", Y: s.ks.Column(1), Class: classRef, Bound: true})
 	ks.LogY = true
 	metrics := []sims.Metric{{Name: "n", Value: float64(s.c.N())}}
-	text := []string{"U ~ U(0, 1) open, X = Q(U) ~ F (Theorem 14.4, L1418)"}
+	text := []string{"U ~ U(0, 1) open, X = Q(U) ~ F (Theorem 14.4)"}
 	if s.c.N() > 0 {
 		metrics = append(metrics, sims.Metric{Name: "KS", Value: s.c.KS()},
 			sims.Metric{Name: "sqrt_n_KS", Value: math.Sqrt(float64(s.c.N())) * s.c.KS()},

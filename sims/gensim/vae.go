@@ -365,7 +365,7 @@ func (t *toySim) Frame() sims.Frame {
 		Charts:  []sims.Chart{bars, lines, qs},
 		Text: []string{
 			"p(z) = (0.2, 0.5, 0.3), p(x|z) = (0.9, 0.1, 0.4); q starts at (0.3, 0.3, 0.4)",
-			"ELBO is a lower bound on log p(x) (not p(x), L1324); equality iff q = p(z|x)",
+			"ELBO is a lower bound on log p(x) (not p(x)); equality iff q = p(z|x)",
 		}}
 }
 

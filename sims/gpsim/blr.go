@@ -227,7 +227,7 @@ func (s *blrSim) Frame() sims.Frame {
 			},
 		},
 		Text: []string{
-			fmt.Sprintf("w ~ N(0, α⁻¹I), α = %g; y = w₀ + w₁x + ε, σ² = %g; S⁻¹ = αI + ΦᵀΦ/σ², m = SΦᵀy/σ² (seed 002 L986, L1752)", s.alpha, s.noise),
+			fmt.Sprintf("w ~ N(0, α⁻¹I), α = %g; y = w₀ + w₁x + ε, σ² = %g; S⁻¹ = αI + ΦᵀΦ/σ², m = SΦᵀy/σ²", s.alpha, s.noise),
 			fmt.Sprintf("one step adds one point as a rank-one update of S⁻¹: equal to the batch posterior (max diff %s)", sims.IsResidual("%.1e", s.batchDiff, batchScale)),
 			fmt.Sprintf("the GP with k(x,x') = φ(x)ᵀα⁻¹Iφ(x') = (1 + xx')/α gives the same mean and variance (max diff %s)", sims.IsResidual("%.1e", s.gpDiff, s.gpSize)),
 		},

@@ -326,7 +326,7 @@ func (s *gpSim) notes() []string {
 		fmt.Sprintf("k = %g·exp(−(x−x')²/(2·%g²)), σ² = %g; one step adds one observation (○: still to come)",
 			s.h.Variance, s.h.Lengthscale, s.h.Noise),
 		"m(x) = kᵀC⁻¹y, σ²(x) = k(x,x) − kᵀC⁻¹k (latent f; a new y adds σ²), C = K + σ²I by Cholesky; shaded: m ± 2σ",
-		"adding data never widens the band; it widens in gaps and beyond the data (seed 003 L1028)",
+		"adding data never widens the band; it widens in gaps and beyond the data",
 	}
 	if !s.sampleOK {
 		lines = append(lines, "posterior samples unavailable: the grid covariance is not positive definite even with jitter")

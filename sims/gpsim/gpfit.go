@@ -141,7 +141,7 @@ func (s *gpFitSim) Frame() sims.Frame {
 				}},
 		},
 		Text: []string{
-			fmt.Sprintf("log p = data fit −½yᵀC⁻¹y (%.4g) + complexity −½log|C| (%.4g) − (n/2)log 2π (seed 003 L1037)", ev.DataFit, ev.Complexity),
+			fmt.Sprintf("log p = data fit −½yᵀC⁻¹y (%.4g) + complexity −½log|C| (%.4g) − (n/2)log 2π", ev.DataFit, ev.Complexity),
 			"gradient ½tr((aaᵀ − C⁻¹)∂C/∂θ), a = C⁻¹y, in θ = log(ℓ, σ_f², σ²) (not in the notes: Rasmussen & Williams eq 5.9)",
 			fmt.Sprintf("one step = one accepted ascent step (halving until log p rises): log p never falls; next trial step %.3g", s.f.StepSize()),
 		},

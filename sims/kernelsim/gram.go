@@ -241,13 +241,13 @@ func (s *gramSim) notes(lo, hi float64) []string {
 	k := s.c.Kernel()
 	lines := []string{fmt.Sprintf("k = %s; one step adds a point and recomputes the spectrum", k)}
 	if s.c.PSD() {
-		lines = append(lines, fmt.Sprintf("✓ positive semidefinite: λ_min = %.3g ≥ −%g·λ_max (every Gram matrix of a kernel is, seed 003 L169)", lo, kernel.PSDTol))
+		lines = append(lines, fmt.Sprintf("✓ positive semidefinite: λ_min = %.3g ≥ −%g·λ_max (every Gram matrix of a kernel is)", lo, kernel.PSDTol))
 	} else {
 		lines = append(lines, fmt.Sprintf("✗ NOT positive semidefinite: λ_min = %.3g < 0, so k is not a kernel (no feature map gives it)", lo))
 	}
-	lines = append(lines, "sums, products, c·k (c ≥ 0), exp(k) and positive polynomials of kernels are kernels; c < 0 is not (seed 003 L414 omits c ≥ 0)")
+	lines = append(lines, "sums, products, c·k (c ≥ 0), exp(k) and positive polynomials of kernels are kernels; c < 0 is not (seed 003 omits c ≥ 0)")
 	if cs := s.c.CauchySchwarz(); cs > 1e-12 {
-		lines = append(lines, fmt.Sprintf("✗ Cauchy–Schwarz K_ij² ≤ K_ii K_jj (seed 003 L270) fails by %.3g", cs))
+		lines = append(lines, fmt.Sprintf("✗ Cauchy–Schwarz K_ij² ≤ K_ii K_jj fails by %.3g", cs))
 	}
 	return lines
 }

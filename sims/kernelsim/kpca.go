@@ -241,7 +241,7 @@ func (s *kpcaSim) notes(ritz []float64) []string {
 		}
 		lines = append(lines, "linear kernel = PCA: covariance eigenvalues "+strings.Join(parts, ", ")+" (equal to λ/N)")
 	} else {
-		lines = append(lines, "the notes' claim that kPCA makes data linearly separable (L1826) holds only for a suitable kernel width")
+		lines = append(lines, "the notes' claim that kPCA makes data linearly separable holds only for a suitable kernel width")
 	}
 	return lines
 }

@@ -200,7 +200,7 @@ func (s *svmPrimalSim) Frame() sims.Frame {
 		},
 		Charts: charts,
 		Text: []string{
-			fmt.Sprintf("P(w,b) = ½‖w‖² + CΣ(1−yŷ)⁺, C = %g; one step = one subgradient step (ℓ′ = −1 where yŷ ≤ 1, L634)", s.c),
+			fmt.Sprintf("P(w,b) = ½‖w‖² + CΣ(1−yŷ)⁺, C = %g; one step = one subgradient step (ℓ′ = −1 where yŷ ≤ 1)", s.c),
 			fmt.Sprintf("D* = %.6g, the dual solved by an interior-point method: P ≥ D* always (weak duality), best → D* (strong duality)", s.pstar),
 			"P is not smooth: it need not fall every step (Thm 8.5 does not apply); the best iterate is kept",
 		},

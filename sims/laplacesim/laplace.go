@@ -473,7 +473,7 @@ func (s *laplaceSim) notes() []string {
 		k := s.chi.K()
 		lines = append(lines, fmt.Sprintf("target χ²(%g): log p = (k/2 − 1) log z − z/2; mode k − 2 = %g, H = 1/(2(k − 2)): Laplace q = N(%g, %g).",
 			k, k-2, k-2, 2*(k-2)),
-			fmt.Sprintf("p itself has mean %g and variance %g and is skewed right: q sits left and misses the tail (L1219).", s.chi.Mean(), s.chi.Var()))
+			fmt.Sprintf("p itself has mean %g and variance %g and is skewed right: q sits left and misses the tail.", s.chi.Mean(), s.chi.Var()))
 	case s.d == 1:
 		lines = append(lines, "Example 3.4: log p(w|y) = −w²/(2τ²) + Σ(y_n w x_n − log(1 + e^{w x_n})); Newton with (3.4) and (3.5);", "data: "+s.data+".")
 	default:

@@ -387,7 +387,7 @@ func (s *linregSim) notes(th []float64) []string {
 	case s.eng == nil && !s.solved:
 		lines = append(lines, "method=normal: the next step solves (X_cᵀX_c + nλI) w = X_cᵀy_c by Cholesky (never an inverse)")
 	case s.eng == nil:
-		lines = append(lines, fmt.Sprintf("solved: one Cholesky solve of the normal equation (L351, L373: note nλ = %.4g)", float64(n)*s.lambda))
+		lines = append(lines, fmt.Sprintf("solved: one Cholesky solve of the normal equation (note nλ = %.4g)", float64(n)*s.lambda))
 	default:
 		line := fmt.Sprintf("GD from 0, t = %.3g = %.3g/L; ∇²f has L = %.4g, m = %.4g", s.lr, s.lr*s.L, s.L, s.m)
 		if gamma, ok := optim.StronglyConvexRate(s.m, s.L, s.lr); ok && s.m > 0 {
@@ -402,7 +402,7 @@ func (s *linregSim) notes(th []float64) []string {
 		lines = append(lines, fmt.Sprintf("cond(X_cᵀX_c + nλI) = %.4g at λ = %g; closed form ‖w*‖ = %.4g", s.opt.Cond, s.lambda, floats.Norm(s.opt.Theta[:s.data.D()], 2)))
 	}
 	if eps := s.epsilonP; eps > 0 {
-		lines = append(lines, fmt.Sprintf("notes L357–L361: at λ = 0 w = (−2/ε, 1) = (%.4g, 1), chaotic as ε → 0;", -2/eps),
+		lines = append(lines, fmt.Sprintf("the notes' ε example: at λ = 0 w = (−2/ε, 1) = (%.4g, 1), chaotic as ε → 0;", -2/eps),
 			"ridge (λ > 0) shrinks it: see the path, ● is the current w")
 	}
 	return lines

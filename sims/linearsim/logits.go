@@ -177,7 +177,7 @@ func (s *logitsSim) notes(a, b int, tp float64) []string {
 		fmt.Sprintf("H = %.4f nats; limits log c = %.4f (T→∞, uniform), %.4g (T→0, %s)", e.Entropy(), s.hot, s.cold, limit),
 		fmt.Sprintf("dH/dT = Var_p(z)/T³ = %.3g ≥ 0: the entropy rises with T", e.VarZ()/math.Pow(e.T(), 3)),
 		fmt.Sprintf("2 classes: softmax([t,0])₀ = σ(t); p%d/(p%d+p%d) = %.4f = σ(%.4g)", a+1, a+1, b+1, pair, tp),
-		"log(p/(1−p)) = t (L423): keep 1−p as σ(−t); naive is +Inf past t ≈ 36.7",
+		"log(p/(1−p)) = t: keep 1−p as σ(−t); naive is +Inf past t ≈ 36.7",
 	}
 }
 

@@ -404,7 +404,7 @@ func (s *logregSim) notes(th []float64) []string {
 	case s.lambda == 0 && s.lg.Separates(th):
 		lines = append(lines, "the current w separates the data: no finite minimiser (λ = 0)")
 	}
-	lines = append(lines, "p(x) = σ(⟨x,w⟩ + b) (Def 4.2); predict +1 iff p > ½ (L441)")
+	lines = append(lines, "p(x) = σ(⟨x,w⟩ + b) (Def 4.2); predict +1 iff p > ½")
 	return lines
 }
 

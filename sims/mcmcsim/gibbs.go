@@ -157,7 +157,7 @@ func (s *gibbsSim) notes() []string {
 		if r <= sims.RoundingNoise*scale {
 			ratio = "≈ 0 (rounding)"
 		}
-		lines = append(lines, fmt.Sprintf("MH ratio of the conditional proposal (eq 3.3): max |log α| %s over %d updates — α ≡ 1 (L1149).", ratio, k))
+		lines = append(lines, fmt.Sprintf("MH ratio of the conditional proposal (eq 3.3): max |log α| %s over %d updates — α ≡ 1.", ratio, k))
 	} else {
 		lines = append(lines, "every update is accepted: slice sampling never rejects, and leaves p invariant (Remark 3.5).")
 	}

@@ -206,17 +206,17 @@ func tauText(e *mcmc.MCError) string {
 // higherText says how much higher the chains' RMSE is, once τ̂ is known.
 func higherText(e *mcmc.MCError) string {
 	if !e.TauEstimated() {
-		return "S correlated states are worth ESS = S/τ independent draws (L1161)."
+		return "S correlated states are worth ESS = S/τ independent draws."
 	}
-	return fmt.Sprintf("√τ̂ = %.2g× higher: S correlated states are worth ESS = S/τ independent draws (L1161).", math.Sqrt(e.Tau()))
+	return fmt.Sprintf("√τ̂ = %.2g× higher: S correlated states are worth ESS = S/τ independent draws.", math.Sqrt(e.Tau()))
 }
 
 func (s *mcErrorSim) notes(slopeI, slopeM float64) []string {
 	e := s.e
 	fname := map[string]string{"x": "x", "x2": "x²", "x>0": "1{x > 0}"}[string(e.Statistic())]
 	lines := []string{
-		fmt.Sprintf("f(z) = %s, E_p f = %.4g: each of R = %d replicates averages S samples, (1/S)Σ f(z⁽ˢ⁾) (L1034).", fname, e.Truth(), e.Replicates()),
-		fmt.Sprintf("independent draws: RMSE = σ_f/√S, σ_f = %.4g — log-log slope −½ (L1038); fitted %s.", e.SigmaF(), fmtSlope(slopeI)),
+		fmt.Sprintf("f(z) = %s, E_p f = %.4g: each of R = %d replicates averages S samples, (1/S)Σ f(z⁽ˢ⁾).", fname, e.Truth(), e.Replicates()),
+		fmt.Sprintf("independent draws: RMSE = σ_f/√S, σ_f = %.4g — log-log slope −½; fitted %s.", e.SigmaF(), fmtSlope(slopeI)),
 		fmt.Sprintf("MH chains (proposal scale step = %g, acceptance %.2f): RMSE ≈ σ_f√(τ/S), %s: slope −½ once S ≫ τ (fitted from S = 100: %s),", s.step, e.Acceptance(), tauText(e), fmtSlope(slopeM)),
 		higherText(e),
 		"target: " + target.Formula(s.tgt),

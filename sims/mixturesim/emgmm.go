@@ -575,8 +575,8 @@ func (s *emSim) notes(run *emRun, ll, elbo float64, hasQ bool, hard, agree float
 			on = "one point"
 		}
 		lines = append(lines,
-			fmt.Sprintf("⚠ component %d sits on %s: det Σ → 0, so N(x_n; μ, Σ) → ∞ and log p → +∞ (L842–852);", collapsed+1, on),
-			"  EM climbed into it monotonically (L865). Remedy: set reg > 0 (p, reg=1e-3): Σ_k ⪰ reg·s²·I (Remark 2.10)")
+			fmt.Sprintf("⚠ component %d sits on %s: det Σ → 0, so N(x_n; μ, Σ) → ∞ and log p → +∞;", collapsed+1, on),
+			"  EM climbed into it monotonically. Remedy: set reg > 0 (p, reg=1e-3): Σ_k ⪰ reg·s²·I (Remark 2.10)")
 	}
 	var phase string
 	switch last, ok := e.Last(); {

@@ -208,7 +208,7 @@ func (s *universalSim) Frame() sims.Frame {
 	text := []string{
 		fmt.Sprintf("g(x) = f(−1) + Σ c_j ReLU(x − t_j), %d knots, c_j the slope changes", s.k+1),
 		"sup|g − f| ≤ h²max|f″|/8, h = 2/k: O(1/k²); training places its own knots",
-		"Thm 9.4: some k reaches any ε; k = exp(1/ε) only in the worst case (L1025)",
+		"Thm 9.4: some k reaches any ε; k = exp(1/ε) only in the worst case",
 	}
 	return sims.Frame{Sim: Universal.Name, Step: s.tr.Steps(), Metrics: metrics,
 		Charts: []sims.Chart{fits, sweep, loss}, Text: text}

@@ -543,7 +543,7 @@ func (s *gdSim) sgdNotes() []string {
 		lines = append(lines, "no stationary noise floor at this t₀")
 	case s.samp == optim.IID:
 		lines = append(lines, fmt.Sprintf("constant t stalls near E[f−f*] ≈ ½tr(HP) = %.3g (linearised, exact for lsq);", s.floor),
-			"1/k steps keep shrinking the noise and go below it (notes L911: t = 1/k)")
+			"1/k steps keep shrinking the noise and go below it (t = 1/k)")
 	default:
 		lines = append(lines, fmt.Sprintf("epoch sampling: constant steps stall below the iid floor %.3g (the noise of an epoch cancels)", s.floor))
 	}

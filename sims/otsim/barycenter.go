@@ -318,7 +318,7 @@ func (s *bcSim) lineChart() sims.HistChart {
 
 func (s *bcSim) lineNotes(mean, w1 float64) []string {
 	l := s.lambda
-	lines := []string{fmt.Sprintf("exact: F⁻ = λF₁⁻ + (1−λ)F₂⁻ (L2601); entropic b (ε = %.2g): W₁ %.2g off", s.eps, w1)}
+	lines := []string{fmt.Sprintf("exact: F⁻ = λF₁⁻ + (1−λ)F₂⁻; entropic b (ε = %.2g): W₁ %.2g off", s.eps, w1)}
 	switch s.input {
 	case bcEx58:
 		lines = append(lines, fmt.Sprintf("Ex 5.8: U[2−2λ, 3−2λ] = U[%.3g, %.3g], mean 2.5 − 2λ = %.4g (b: %.4g)", 2-2*l, 3-2*l, 2.5-2*l, mean))

@@ -180,9 +180,9 @@ func (s *bochnerSim) Frame() sims.Frame {
 				Curves: []sims.Curve{s.curve}, XLabel: "w₁"},
 		},
 		Text: []string{
-			fmt.Sprintf("k(x,y) = %s = %.6f at ‖δ‖ = %g; w ~ its spectral density (Bochner, seed 004 L53–57); one step draws one w", kernelName, k, s.r),
-			fmt.Sprintf("unbiased (L64); Var cos(wᵀδ) = (1 + k(2δ))/2 − k² = %.4g; band ±2σ/√m; empirical 95%% CI ±%.3g", sd1*sd1, ci),
-			fmt.Sprintf("bounded terms, so Hoeffding: P(|k_m−k| ≥ ε) ≤ 2e^{−mε²/2} (L68) — at m = %d, ε = %.3g holds w.p. ≥ 95%%",
+			fmt.Sprintf("k(x,y) = %s = %.6f at ‖δ‖ = %g; w ~ its spectral density (Bochner); one step draws one w", kernelName, k, s.r),
+			fmt.Sprintf("unbiased; Var cos(wᵀδ) = (1 + k(2δ))/2 − k² = %.4g; band ±2σ/√m; empirical 95%% CI ±%.3g", sd1*sd1, ci),
+			fmt.Sprintf("bounded terms, so Hoeffding: P(|k_m−k| ≥ ε) ≤ 2e^{−mε²/2} — at m = %d, ε = %.3g holds w.p. ≥ 95%%",
 				max(m, 1), math.Sqrt(2*math.Log(2/0.05)/float64(max(m, 1)))),
 		},
 	}

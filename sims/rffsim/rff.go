@@ -343,14 +343,14 @@ func (s *rffSim) Frame() sims.Frame {
 func (s *rffSim) notes() []string {
 	if s.softmax {
 		return []string{
-			fmt.Sprintf("SM(x,z) = exp(xᵀz), %d points in %d-D; trig: φ = e^{‖x‖²/2}(cos, sin)(wᵀx)/√m (seed 004 L99); positive: e^{wᵀx−‖x‖²/2}/√m", s.n, s.d),
+			fmt.Sprintf("SM(x,z) = exp(xᵀz), %d points in %d-D; trig: φ = e^{‖x‖²/2}(cos, sin)(wᵀx)/√m; positive: e^{wᵀx−‖x‖²/2}/√m", s.n, s.d),
 			"both unbiased; trig is exact at x = z but can go negative (a negative attention weight); positive is exact at x = −z",
 			"dotted: the exact RMS error √(ΣVar_ij/m)/‖SM‖_F of each estimator, slope −½",
 		}
 	}
 	return []string{
-		fmt.Sprintf("K = exp(−γ‖x−z‖²), %d points in %d-D; φ(x) = (cos, sin)(Wx)/√m, w ~ N(0, 2γI) (Bochner, seed 004 L55–77)", s.n, s.d),
-		fmt.Sprintf("orthogonal: blocks of %d Gram–Schmidt rows with χ(%d) norms (L113–126), unbiased with lower variance", s.d, s.d),
+		fmt.Sprintf("K = exp(−γ‖x−z‖²), %d points in %d-D; φ(x) = (cos, sin)(Wx)/√m, w ~ N(0, 2γI) (Bochner)", s.n, s.d),
+		fmt.Sprintf("orthogonal: blocks of %d Gram–Schmidt rows with χ(%d) norms, unbiased with lower variance", s.d, s.d),
 		"dotted: iid theory √(Σ(1−K_ij²)²/(2m))/‖K‖_F, a line of slope −½ on this log-log chart",
 	}
 }

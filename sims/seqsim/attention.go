@@ -268,7 +268,7 @@ func (s *attnSim) headsFrame(f *sims.Frame) {
 	}
 	f.Text = []string{strings.TrimSpace(toks.String()) + fmt.Sprintf("   d_k = %d; %s", s.dk, scale), mask + "; every row sums to 1"}
 	if s.pos == seq.NoneSeen {
-		f.Text = append(f.Text, "no positions: permute the words and the rows permute with them (L3262)")
+		f.Text = append(f.Text, "no positions: permute the words and the rows permute with them")
 	}
 }
 

@@ -187,7 +187,7 @@ func (s *rewardSim) Frame() sims.Frame {
 		}}
 	f.Charts = []sims.Chart{rew, pol, loss, dist}
 	f.Text = []string{
-		"loss −log σ(r̂_w − r̂_l) (L1220: both r_θ), log 2 at r̂ = 0; r̂ up to a constant",
+		"loss −log σ(r̂_w − r̂_l) (both r_θ), log 2 at r̂ = 0; r̂ up to a constant",
 		fmt.Sprintf("π* ∝ π_SFT·exp(r/β), derived: β→∞ keeps π_SFT, β→0 the best; ηβ = %.3g", s.beta*s.eta),
 	}
 	return f
