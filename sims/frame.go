@@ -391,6 +391,10 @@ type TableChart struct {
 	Corner  string   // header of the row-label column
 	Columns []string // column headers; nil for no header row
 	Rows    []TableRow
+	// Matrix says the cells form a matrix (a Jacobian, a sparsity
+	// pattern): given room, its rows and columns spread apart so that it
+	// keeps its shape. Other tables (a record a row) keep one line a row.
+	Matrix bool
 }
 
 // TableRow is one row of a table: its label and cells (missing cells are

@@ -623,7 +623,7 @@ func (s *coloringSim) matrixChart() sims.TableChart {
 	if s.prob == probJacobian {
 		title = "J: ? unknown"
 	}
-	t := sims.TableChart{Title: title, Corner: ""}
+	t := sims.TableChart{Title: title, Corner: "", Matrix: true}
 	for j := range s.pat.N {
 		t.Columns = append(t.Columns, s.vars[j])
 	}
@@ -672,7 +672,7 @@ func (s *coloringSim) productChart() sims.TableChart {
 	case s.prob == probJacobian:
 		title = "B = J·S"
 	}
-	t := sims.TableChart{Title: title, Corner: ""}
+	t := sims.TableChart{Title: title, Corner: "", Matrix: true}
 	if rowsAreColours {
 		for j := range c {
 			t.Columns = append(t.Columns, s.vars[j])

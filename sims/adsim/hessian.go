@@ -202,7 +202,7 @@ func (s *hessianSim) disagreement(k int) float64 {
 }
 
 func (s *hessianSim) Frame() sims.Frame {
-	H := sims.TableChart{Title: "H four ways", Corner: "H_ij"}
+	H := sims.TableChart{Title: "H four ways", Corner: "H_ij", Matrix: true}
 	for j := range s.n {
 		H.Columns = append(H.Columns, fmt.Sprintf("j=%d", j+1))
 	}

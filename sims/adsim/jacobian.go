@@ -134,7 +134,7 @@ func (s *jacobianSim) fdErr() float64 {
 
 func (s *jacobianSim) Frame() sims.Frame {
 	k := s.jac.Passes()
-	t := sims.TableChart{Title: "J = ∂f/∂x", Corner: "f\\x"}
+	t := sims.TableChart{Title: "J = ∂f/∂x", Corner: "f\\x", Matrix: true}
 	for j := range s.n {
 		t.Columns = append(t.Columns, fmt.Sprintf("x%d", j+1))
 	}

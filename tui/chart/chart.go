@@ -103,7 +103,7 @@ func loneImage(c sims.ImageChart) (sims.Image, bool) {
 }
 
 // MaxCols is the most columns a chart puts to use however wide it is
-// drawn, at its largest scale (a table's columns with maxTableScale's
+// drawn, at its largest scale (a table's columns with tableScale's
 // gaps, a lone image at its largest number scale or zoom), or 0 when it
 // uses any width.
 func MaxCols(c sims.Chart) int {
@@ -122,7 +122,7 @@ func MaxCols(c sims.Chart) int {
 		labelW, colW := tableWidths(c)
 		wide := labelW
 		for _, cw := range colW {
-			wide += cw + colGap + 2*(maxTableScale-1)
+			wide += cw + colGap + 2*(tableScale(c)-1)
 		}
 		return max(wide, Width(c.Title))
 	}
@@ -130,7 +130,7 @@ func MaxCols(c sims.Chart) int {
 }
 
 // MaxRows is the most lines a chart puts to use however tall it is drawn,
-// at its largest scale (bars maxBarRows each, table rows maxTableScale
+// at its largest scale (bars maxBarRows each, table rows tableScale
 // each, a graph's lattice rows graphRowPitch each, a lone image at its
 // largest zoom or number scale), or 0 when it uses any height (line
 // charts, canvases, histograms, several images, whose rows depend on the
@@ -158,7 +158,7 @@ func MaxRows(c sims.Chart) int {
 		if c.Columns != nil {
 			head = 2
 		}
-		return head + len(c.Rows)*maxTableScale
+		return head + len(c.Rows)*tableScale(c)
 	case sims.GraphChart:
 		_, rows := latticeSize(c)
 		legend := 0

@@ -52,7 +52,7 @@ func sampleCharts() map[string]sims.Chart {
 // sampleTable is a 4×5 matrix filling by columns: two columns known (one
 // a colour group), the third just written, the rest to come.
 func sampleTable() sims.TableChart {
-	t := sims.TableChart{Title: "J", Corner: "f\\x", Columns: []string{"x1", "x2", "x3", "x4", "x5"}}
+	t := sims.TableChart{Title: "J", Corner: "f\\x", Columns: []string{"x1", "x2", "x3", "x4", "x5"}, Matrix: true}
 	for i := range 4 {
 		row := sims.TableRow{Label: fmt.Sprintf("f%d", i+1)}
 		for j := range 5 {

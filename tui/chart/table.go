@@ -45,11 +45,11 @@ func tableChart(c sims.TableChart, w, h int, o Options) []string {
 	if c.Columns != nil {
 		y0 = 2
 	}
-	// Given room, the table scales up: k lines a row, its text on the
+	// Given room, a matrix scales up: k lines a row, its text on the
 	// middle one, and 2(k−1) more columns before each column's text, so
-	// that a matrix keeps its shape on a large screen.
+	// that it keeps its shape on a large screen.
 	k := 1
-	for ; k < maxTableScale; k++ {
+	for ; k < tableScale(c); k++ {
 		wide := labelW
 		for _, cw := range colW {
 			wide += cw + colGap + 2*k
@@ -158,9 +158,18 @@ func tableWidths(c sims.TableChart) (labelW int, colW []int) {
 	return labelW, colW
 }
 
-// maxTableScale is the most lines a table row takes when its chart has
-// room (see tableChart).
+// maxTableScale is the most lines a matrix's row takes when its chart
+// has room (see tableChart).
 const maxTableScale = 3
+
+// tableScale is the most lines a row of c takes: maxTableScale for a
+// matrix, one for a table of records, which spread apart only reads worse.
+func tableScale(c sims.TableChart) int {
+	if c.Matrix {
+		return maxTableScale
+	}
+	return 1
+}
 
 // window picks the run [lo, hi) of n items of the given sizes that fits in
 // room and holds item keep, starting as early as it can: everything when it
