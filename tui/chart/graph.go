@@ -74,7 +74,12 @@ func graphChart(c sims.GraphChart, w, h int, o Options) []string {
 		gap = 1
 	}
 	if l.boxed {
-		l.bw, l.bh = min(textW+2, l.cw-gap), 3
+		// A box holds its whole text when a one-cell gap leaves it room:
+		// a value cut to "0.6931…" says less than a narrower edge.
+		l.bw, l.bh = min(textW+2, max(l.cw-gap, l.cw-1)), 3
+		if l.bw < textW+2 {
+			l.bw = min(textW+2, l.cw-gap)
+		}
 	} else {
 		inline := 0
 		for _, n := range c.Nodes {
