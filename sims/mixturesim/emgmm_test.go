@@ -127,6 +127,39 @@ func TestPhases(t *testing.T) {
 	}
 }
 
+// TestGapBelowResolutionReadsZero: the gap KL(q‖p(z|x,θ)) that an M-step
+// opens near convergence can be smaller than what the arithmetic resolves
+// at its scale (N·|log p|: each mean is summed over the N points, so its
+// rounding reaches N·ε·|log p|); the metric is then Negligible and the note
+// says ≈ 0, not the digits (the default dashboard's pane, seed 2 at step 4,
+// read kl 3.428e-13), while the gap of an earlier M-step keeps its value.
+func TestGapBelowResolutionReadsZero(t *testing.T) {
+	s := simtest.Build(t, EMGMM, nil, 2, nil)
+	gap := func(step int) (sims.Metric, string) {
+		simtest.Run(t, s, step-s.Frame().Step)
+		f := s.Frame()
+		var kl sims.Metric
+		for _, m := range f.Metrics {
+			if m.Name == "kl" {
+				kl = m
+			}
+		}
+		for _, line := range f.Text {
+			if strings.HasPrefix(line, "per point:") {
+				return kl, line
+			}
+		}
+		t.Fatalf("step %d: no per-point note in %q", step, f.Text)
+		return kl, ""
+	}
+	if kl, note := gap(2); kl.Value < 1e-10 || kl.Negligible() || strings.Contains(note, "≈ 0") {
+		t.Errorf("first M-step: kl %g (scale %g), note %q: a gap the arithmetic resolves", kl.Value, kl.Scale, note)
+	}
+	if kl, note := gap(4); kl.Value == 0 || !kl.Negligible() || !strings.Contains(note, "KL(q‖p) ≈ 0 ") {
+		t.Errorf("second M-step: kl %g (scale %g), note %q: want rounding, ≈ 0", kl.Value, kl.Scale, note)
+	}
+}
+
 // TestTable checks that a --data table is used: its columns but the one
 // named label become the points, whatever n and clusters say.
 func TestTable(t *testing.T) {
