@@ -94,9 +94,10 @@ var heatShadow = newRGB(0x14, 0x14, 0x1a)
 const heatDim = 0.4
 
 // heat fills the background from a field: half blocks in colour; when
-// plain (mono, 16 colours), level lines for a banded field and shades for
-// a continuous one.
-func (cv *canvas) heat(g *sims.Grid, plain, contoured bool, o Options) {
+// plain (mono, 16 colours), level lines for a banded field and, for a
+// continuous one, the shades shade gives places on its scale (no value is
+// blank).
+func (cv *canvas) heat(g *sims.Grid, plain, contoured bool, shade func(scale, float64) rune, o Options) {
 	if !gridOK(g) {
 		return
 	}
@@ -111,8 +112,11 @@ func (cv *canvas) heat(g *sims.Grid, plain, contoured bool, o Options) {
 		}
 		for cy := 0; cy < cv.h; cy++ {
 			for cx := 0; cx < cv.w; cx++ {
-				t := s.unit(gridAt(g, (float64(cx)+0.5)/float64(cv.w), 1-(float64(cy)+0.5)/float64(cv.h)))
-				cv.shade[cy*cv.w+cx] = shades[int(math.Round(t*float64(len(shades)-1)))]
+				z := gridAt(g, (float64(cx)+0.5)/float64(cv.w), 1-(float64(cy)+0.5)/float64(cv.h))
+				if math.IsNaN(z) {
+					continue // no value: blank, as no shade is
+				}
+				cv.shade[cy*cv.w+cx] = shade(s, s.unit(z))
 			}
 		}
 		return
@@ -645,8 +649,18 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	_, widths := legendClasses(c.Legend, swatches)
 	lay := layoutCanvas(c, w, h-1-legendRows(widths, w, h, 6, o), o)
 	cv := newCanvas(lay.cw, lay.ch, v, o.Mono)
+	// A signed field drawn alone (jacobian's J) shows its sign in plain
+	// shades; under points, paths or markers (logreg's p, svm's F) it
+	// stays the light one-ramp backdrop they stand out on.
+	signed := len(c.Points) == 0 && len(c.Paths) == 0 && len(c.Markers) == 0
+	shade := func(s scale, t float64) rune {
+		if signed {
+			return monoShade(s, t)
+		}
+		return shadeAt(t)
+	}
 	if c.Heat != nil {
-		cv.heat(c.Heat, o.Mono || o.Basic, c.Contours != nil && c.Contours != c.Heat, o)
+		cv.heat(c.Heat, o.Mono || o.Basic, c.Contours != nil && c.Contours != c.Heat, shade, o)
 	}
 	for _, bd := range c.Bands {
 		cv.band(bd, o.Mono || o.Basic)
@@ -669,7 +683,7 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 		s := newScale(c.Heat)
 		colorBar(b, lay.x0+lay.cw, 1, lay.ch, s, func(tTop, tBot float64) cell {
 			if o.Mono || o.Basic {
-				return cell{r: shadeAt((tTop + tBot) / 2)}
+				return cell{r: shade(s, (tTop+tBot)/2)}
 			}
 			top := s.color(s.valueAt(tTop), tone{1, heatDim}, false, o)
 			bot := s.color(s.valueAt(tBot), tone{1, heatDim}, false, o)

@@ -332,7 +332,7 @@ func barLook(s scale, tn tone, o Options) func(tTop, tBot float64) cell {
 	return func(tTop, tBot float64) cell {
 		switch {
 		case o.Mono && s.diverging():
-			return cell{r: shadeAt(math.Abs(tTop + tBot - 1))}
+			return cell{r: monoShade(s, (tTop+tBot)/2)}
 		case o.Mono:
 			return cell{r: map[[2]bool]rune{{true, true}: '█', {true, false}: '▀', {false, true}: '▄', {false, false}: ' '}[[2]bool{tTop >= 0.5, tBot >= 0.5}]}
 		}
@@ -349,8 +349,8 @@ func marked(im sims.Image, i, j int) bool {
 // upper half (foreground of ▀) and the one under its lower half
 // (background). Mono draws ink (above the middle of the range) as ▀ ▄ █
 // and shades the marked window's paper ░; a diverging image (signed
-// weights) is drawn in mono by the shade of the larger magnitude of the
-// cell's two pixels.
+// weights) is drawn in mono by the one of the cell's two pixels farther
+// from 0, in its sign's shades (monoShade).
 func drawPixels(b *buffer, x0, y0 int, im sims.Image, s scale, zoom float64, o Options) {
 	tw := max(1, int(math.Ceil(float64(im.W)*zoom)))
 	th := max(1, int(math.Ceil(float64(im.H)*zoom/2)))
@@ -383,13 +383,13 @@ func drawPixels(b *buffer, x0, y0 int, im sims.Image, s scale, zoom float64, o O
 			}
 			top, bot := at(cx, 2*cy), at(cx, 2*cy+1)
 			if o.Mono && s.g.Scale == sims.Diverging {
-				m := 0.0
+				t := 0.5 // the pixel of the two farther from 0, with its sign
 				for _, p := range []px{top, bot} {
-					if p.ok {
-						m = math.Max(m, 2*math.Abs(p.t-0.5))
+					if p.ok && math.Abs(p.t-0.5) > math.Abs(t-0.5) {
+						t = p.t
 					}
 				}
-				c.r = shades[int(math.Round(m*float64(len(shades)-1)))]
+				c.r = monoShade(s, t)
 				continue
 			}
 			if o.Mono {

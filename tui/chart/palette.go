@@ -304,6 +304,30 @@ func clamp01(t float64) float64 {
 // field are never read as part of it (gan's generated '+' over D(x)).
 var shades = []rune(" .:-░▒▓█")
 
+// negShades and posShades are the monochrome ramps of a diverging
+// field's two signs, by magnitude, 0 blank: the glyph's family says the
+// sign, its weight the size (one ramp from the least value to the
+// greatest drew the most negative blank, like no value at all). None is a
+// class glyph.
+var (
+	negShades = []rune(" .:-")
+	posShades = []rune(" ░▒▓█")
+)
+
+// monoShade is the monochrome glyph of place t on the scale s: a shade
+// of the one ramp, or, on a diverging scale, of its sign's ramp by the
+// distance from the middle (0).
+func monoShade(s scale, t float64) rune {
+	if !s.diverging() {
+		return shadeAt(t)
+	}
+	m, ramp := 2*(clamp01(t)-0.5), posShades
+	if m < 0 {
+		m, ramp = -m, negShades
+	}
+	return ramp[int(math.Round(m*float64(len(ramp)-1)))]
+}
+
 // scale maps a grid's values to [0, 1] (or to a band index): its range
 // is the grid's Lo and Hi when they are finite and in order, else that of
 // its finite values. A NaN maps to the bottom of the scale, ±Inf to its
