@@ -501,3 +501,33 @@ func TestGraphListShowsTheFocusAndInputs(t *testing.T) {
 		t.Errorf("cut to 6 lines the list lost the focused node s9 or the count of the rest:\n%s", cut)
 	}
 }
+
+// TestMonoShowsTheSign: in monochrome a signed field drawn alone shows
+// each sign in its own glyphs, darker with the magnitude, and leaves 0
+// and a cell without a value blank (jacobian's most negative entries
+// were blank like the columns not yet computed); under points it keeps
+// the one ramp.
+func TestMonoShowsTheSign(t *testing.T) {
+	g := &sims.Grid{NX: 4, NY: 1, Z: []float64{-1, 0, 1, math.NaN()}, Scale: sims.Diverging, Lo: -1, Hi: 1}
+	c := sims.CanvasChart{Title: "J", View: sims.Rect{XMin: 0, XMax: 4, YMin: 0, YMax: 1}, Heat: g}
+	lines := RenderLines(c, 12, 5, Options{Mono: true}) // a value 3 columns wide
+	row := []rune(ansi.Strip(lines[1]))
+	at := func(x float64) rune { return row[int(3*x)] }
+	if neg, zero, pos, none := at(0.5), at(1.5), at(2.5), at(3.5); !slices.Contains(negShades[1:], neg) ||
+		zero != ' ' || pos != posShades[len(posShades)-1] || none != ' ' {
+		t.Errorf("−1, 0, +1, none drawn %q %q %q %q in %q", neg, zero, pos, none, string(row))
+	}
+	s := newScale(g)
+	for _, tc := range []struct {
+		t    float64
+		want rune
+	}{{0, negShades[len(negShades)-1]}, {0.5, ' '}, {1, '█'}} {
+		if got := monoShade(s, tc.t); got != tc.want {
+			t.Errorf("monoShade(%g) = %q, want %q", tc.t, got, tc.want)
+		}
+	}
+	c.Points = []sims.PointSet{{X: []float64{0.5}, Y: []float64{0.5}}}
+	if row := []rune(ansi.Strip(RenderLines(c, 12, 5, Options{Mono: true})[1])); row[0] != ' ' {
+		t.Errorf("under points the field's least value is not the one ramp's blank: %q", string(row))
+	}
+}
