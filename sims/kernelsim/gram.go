@@ -184,10 +184,10 @@ func (s *gramSim) Frame() sims.Frame {
 	var bars []sims.Bar
 	show := min(len(ev), 6)
 	for r := 0; r < show; r++ {
-		bars = append(bars, eigBar(fmt.Sprintf("λ%d", r+1), ev[len(ev)-1-r], hi))
+		bars = append(bars, eigBar(fmt.Sprintf("λ%d", r+1), ev[len(ev)-1-r], hi, n))
 	}
 	if len(ev) > show {
-		bars = append(bars, eigBar("λmin", ev[0], hi))
+		bars = append(bars, eigBar("λmin", ev[0], hi, n))
 	}
 	x0, x1 := s.ratio.Span()
 	psd := 0.0
@@ -199,8 +199,7 @@ func (s *gramSim) Frame() sims.Frame {
 		Step: s.steps,
 		Metrics: []sims.Metric{
 			{Name: "n", Value: float64(n)},
-			// An eigenvalue is computed to about n·ε·λ_max: below that, 0.
-			{Name: "lambda_min", Value: lo, Scale: float64(n) * math.Abs(hi)},
+			{Name: "lambda_min", Value: lo, Scale: eigScale(n, hi)},
 			{Name: "lambda_max", Value: hi},
 			{Name: "psd", Value: psd},
 			{Name: "cs_excess", Value: sims.FiniteOr(s.c.CauchySchwarz(), 0)},
@@ -220,19 +219,27 @@ func (s *gramSim) Frame() sims.Frame {
 					{Name: "λ_min/λ_max", Y: s.ratio.Column(0), Class: 0},
 					{Name: "0", Y: s.ratio.Map(func(int) float64 { return 0 }), Class: 9, Bound: true},
 				}},
-			sims.BarChart{Title: "eigenvalues (one < 0: not a kernel)", Bars: bars},
+			sims.BarChart{Title: "eigenvalues |λ| (< 0: not a kernel)", Bars: bars},
 		},
 		Text: s.notes(lo, hi),
 	}
 }
 
-// eigBar draws |λ| (a bar cannot point left), red when λ < 0 beyond
-// rounding.
-func eigBar(label string, l, hi float64) sims.Bar {
+// eigScale is the scale of rounding of the eigenvalues of an n×n Gram
+// matrix whose largest is hi: each is computed to about n·ε·|λ_max|.
+func eigScale(n int, hi float64) float64 { return float64(n) * math.Abs(hi) }
+
+// eigBar draws |λ| (a bar cannot point left), in its own class and marked
+// "< 0" when λ < 0 beyond the PSD tolerance, and 0 when it is rounding
+// (λmin 5.9e-15 was drawn of a −5.9e-15).
+func eigBar(label string, l, hi float64, n int) sims.Bar {
 	class := 2
 	if l < -kernel.PSDTol*math.Abs(hi) {
 		class = 7
 		label += " < 0"
+	}
+	if sims.AtRounding(l, eigScale(n, hi)) {
+		l = 0
 	}
 	return sims.Bar{Label: label, Value: math.Abs(l), Class: class}
 }
@@ -241,7 +248,8 @@ func (s *gramSim) notes(lo, hi float64) []string {
 	k := s.c.Kernel()
 	lines := []string{fmt.Sprintf("k = %s; one step adds a point and recomputes the spectrum", k)}
 	if s.c.PSD() {
-		lines = append(lines, fmt.Sprintf("✓ positive semidefinite: λ_min = %.3g ≥ −%g·λ_max (every Gram matrix of a kernel is)", lo, kernel.PSDTol))
+		lines = append(lines, fmt.Sprintf("✓ positive semidefinite: λ_min %s ≥ −%g·λ_max (every Gram matrix of a kernel is)",
+			sims.IsResidual("%.3g", lo, eigScale(s.c.N(), hi)), kernel.PSDTol))
 	} else {
 		lines = append(lines, fmt.Sprintf("✗ NOT positive semidefinite: λ_min = %.3g < 0, so k is not a kernel (no feature map gives it)", lo))
 	}

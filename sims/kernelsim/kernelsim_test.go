@@ -208,6 +208,7 @@ func TestKPCASim(t *testing.T) {
 // TestGramSim: kernels and kernels built from kernels stay positive
 // semidefinite as points are added; ‖x − z‖, −k and tanh do not.
 func TestGramSim(t *testing.T) {
+	polyRounds := false
 	for _, gk := range gramKernels {
 		k := gk.String()
 		s := simtest.Build(t, Gram, map[string]string{"kernel": k, "n": "40"}, 3, nil)
@@ -227,6 +228,32 @@ func TestGramSim(t *testing.T) {
 		if !valid != strings.Contains(simtest.Text(s.Frame()), "NOT positive semidefinite") {
 			t.Errorf("%s: notes %q", k, simtest.Text(s.Frame()))
 		}
+		// A valid kernel's least eigenvalue may be 0 up to rounding (poly's
+		// once the points outnumber its 6 features): it is then drawn and
+		// said as 0 (≈ 0), never as the rounding's digits or their
+		// absolute value; one above rounding (rbf's 6e-11) keeps them.
+		if !valid {
+			continue
+		}
+		f := s.Frame()
+		lmin := simtest.Metric(t, f, "lambda_min")
+		rounding := sims.AtRounding(lmin, simtest.Metric(t, f, "n")*math.Abs(simtest.Metric(t, f, "lambda_max")))
+		for _, c := range f.Charts {
+			if bc, ok := c.(sims.BarChart); ok {
+				for _, b := range bc.Bars {
+					if b.Label == "λmin" && (b.Value == 0) != (rounding || lmin == 0) {
+						t.Errorf("%s: λmin drawn %g of λ_min = %g (rounding %v)", k, b.Value, lmin, rounding)
+					}
+				}
+			}
+		}
+		if said := strings.Contains(simtest.Text(f), "λ_min ≈ 0"); said != rounding {
+			t.Errorf("%s: λ_min = %g (rounding %v), notes %q", k, lmin, rounding, simtest.Text(f))
+		}
+		polyRounds = polyRounds || k == "poly" && rounding
+	}
+	if !polyRounds {
+		t.Error("poly's λ_min is not at rounding at n = 40: the case above is not checked")
 	}
 }
 
