@@ -19,8 +19,8 @@ const module = "github.com/thelab/lab"
 // TestUnwatchedKernelsAreSerial: a function marked //go:norace is not
 // instrumented by the race detector (its reads and writes are not seen),
 // which the lab allows only for the serial data loops of the engines
-// (algo/tensor's kernels: under -race they ran seven times slower, most of
-// the suite's time). The detector then still sees everything a race could
+// (algo/tensor's kernels: under -race they ran seven times slower, a third
+// of the suite's CPU). The detector then still sees everything a race could
 // involve, provided such kernels only ever run on the goroutine that owns
 // their buffers: so they live under algo/, their packages start no
 // goroutine and import neither sync nor this package, and no file that
