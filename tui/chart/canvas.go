@@ -781,6 +781,12 @@ func layoutCanvas(c sims.CanvasChart, w, h int, o Options) canvasLayout {
 			l.colLabels, l.ch = true, h-1
 		}
 	}
+	if n := namedRows(c); l.rowLabels && n > 0 && l.ch > n {
+		// Every named row the same number of lines (7 lines for 5
+		// queries read as 5 rows of uneven height); the lines left over
+		// stay blank under the column labels.
+		l.ch -= l.ch % n
+	}
 	return l
 }
 

@@ -37,6 +37,12 @@ func MinSize(c sims.Chart) (w, h int) {
 	case sims.LineChart:
 		return 24, 5
 	case sims.CanvasChart:
+		if n := namedRows(c); n > 0 {
+			// a row per labelled index, the title, the column labels
+			// and the bottom line: fewer rows would merge two
+			// queries of an attention map into one
+			return 12, max(5, n+3)
+		}
 		return 12, 5
 	case sims.HistChart:
 		return 16, 5
@@ -56,6 +62,22 @@ func MinSize(c sims.Chart) (w, h int) {
 	}
 	return 1, 1
 }
+
+// namedRows is the number of rows of a matrix whose rows are named
+// (an attention map's queries), when there are few enough to need a
+// line each (at most maxNamedRows); else 0.
+func namedRows(c sims.CanvasChart) int {
+	if c.Heat == nil || !indexLabelled(c.YIndex) {
+		return 0
+	}
+	if n := c.YIndex.Last - c.YIndex.First + 1; n <= maxNamedRows {
+		return n
+	}
+	return 0
+}
+
+// maxNamedRows is the most named rows a matrix asks a line each for.
+const maxNamedRows = 16
 
 // NaturalHeight is the number of lines a chart needs to show all it holds,
 // or 0 when it can use any height (line charts, canvases, histograms,
