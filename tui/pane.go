@@ -513,6 +513,17 @@ func layoutCharts(cs chartSet, w, h int, zoomed bool) ([]placed, bool) {
 	return cells, cellsFit(cells)
 }
 
+// largest reports whether a cell of the given area is at least as large
+// as every one of the others: the primary's stays so.
+func largest(area int, others []placed) bool {
+	for _, p := range others {
+		if p.w*p.h > area {
+			return false
+		}
+	}
+	return true
+}
+
 // cellsFit reports whether every chart has at least its minimum size.
 func cellsFit(cells []placed) bool {
 	for _, p := range cells {
@@ -539,22 +550,25 @@ func heroLayout(cs chartSet, w, h int, wholeLegend bool) ([]placed, bool) {
 	hero := cs.charts[cs.primary]
 	rest := cs.rest()
 	mw, mh := chart.MinSize(hero)
-	most := chart.MaxRows(hero)
 	var best []placed
 	bestScore := 0.0
 	try := func(pw, ph int, others []placed) {
 		if pw < mw || ph < mh {
 			return
 		}
+		if n := chart.MaxRows(hero); !(n > 0 && pw == w && ph >= n) && !largest(pw*ph, others) {
+			return // (unless it has the width and all the rows it can use)
+		}
 		whole := chart.LegendWhole(hero, pw, ph)
 		if wholeLegend && !whole {
 			return
 		}
-		used := ph // the rows it puts to use
-		if most > 0 {
-			used = min(ph, most)
-		}
+		uw, used := chart.Used(hero, pw, ph) // the rows it puts to use
 		score := float64(pw*used) * math.Exp(-math.Abs(math.Log(float64(pw)/float64(used)/3))/2)
+		if _, ok := hero.(sims.ImageChart); ok {
+			// Pictures are shaped by their tiles: the area they cover.
+			score = float64(uw * used)
+		}
 		if whole {
 			score += float64(w * h) // beats any cell that cuts the legend
 		}
@@ -563,9 +577,16 @@ func heroLayout(cs chartSet, w, h int, wholeLegend bool) ([]placed, bool) {
 			bestScore = score
 		}
 	}
-	// Beside: the primary left, the others in the column right of it.
+	// Beside: the primary left, the others in the column right of it; a
+	// primary that uses fewer columns (chart.Used: a gallery of digits)
+	// leaves the rest to them.
 	for pw := int(math.Round(float64(w) * heroShare)); 2*pw >= w-ruleGap; pw-- {
 		if others := gridCharts(rest, -1, w-pw-ruleGap, h); cellsFit(others) {
+			if uw, _ := chart.Used(hero, pw, h); uw < pw && uw >= mw {
+				if more := gridCharts(rest, -1, w-uw-ruleGap, h); cellsFit(more) && largest(uw*h, more) {
+					pw, others = uw, more
+				}
+			}
 			for i := range others {
 				others[i].x += pw + ruleGap
 			}
@@ -575,14 +596,14 @@ func heroLayout(cs chartSet, w, h int, wholeLegend bool) ([]placed, bool) {
 	}
 	// Above: the primary on top, the others in the rows under it: when
 	// they are all bars and tables, only in the rows they use.
-	// A primary that uses fewer rows (chart.MaxRows) gets just those.
+	// A primary that uses fewer rows (chart.Used) gets just those.
 	top := int(math.Round(float64(h) * heroShare))
 	if n := naturalRows(rest, w, h/2); n > 0 {
 		top = max(top, h-n)
 	}
 	least := (h + 1) / 2
-	if most > 0 && most < top {
-		top, least = max(most, mh), max(most, mh)
+	if _, used := chart.Used(hero, w, top); used < top {
+		top, least = max(used, mh), max(used, mh)
 	}
 	for ph := top; ph >= least; ph-- {
 		if others := gridCharts(rest, -1, w, h-ph); cellsFit(others) {

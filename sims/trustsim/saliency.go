@@ -194,7 +194,10 @@ func (s *saliencySim) Frame() sims.Frame {
 			{Name: "flip_x1", Value: s.orFlip[0]},
 			{Name: "grad_x1", Value: s.orGrad[0]},
 		},
-		Charts: []sims.Chart{s.top, images, act, or},
+		// The hero is what moves: the input being grown toward what the
+		// unit likes, beside the saliency maps; the gallery is fixed.
+		Charts:  []sims.Chart{images, s.top, act, or},
+		Primary: 0,
 		Text: []string{
 			fmt.Sprintf("x ← clip(x + %g ∇ₓh, 0, 1) from grey: the input unit %d likes; tanh units peak at 1", s.lr, s.unit),
 			"saliency: |∂z_y/∂x| per pixel, white = the pixels the class score is most sensitive to",

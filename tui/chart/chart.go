@@ -151,6 +151,25 @@ func MaxCols(c sims.Chart) int {
 	return 0
 }
 
+// Used is the part of a w×h cell that a chart puts to use: pictures the
+// room their tiles, captions and colour bar take at the largest zoom that
+// fits (a gallery of eight digits used 60×20 of an 84×40 cell), other
+// charts at most MaxCols and MaxRows.
+func Used(c sims.Chart, w, h int) (uw, uh int) {
+	if ic, ok := c.(sims.ImageChart); ok && len(ic.Images) > 0 {
+		// Options{}: the layout is the same in every colour profile.
+		return imageUsed(ic, w, h, Options{})
+	}
+	uw, uh = w, h
+	if m := MaxCols(c); m > 0 {
+		uw = min(w, m)
+	}
+	if m := MaxRows(c); m > 0 {
+		uh = min(h, m)
+	}
+	return uw, uh
+}
+
 // MaxRows is the most lines a chart puts to use however tall it is drawn,
 // at its largest scale (bars maxBarRows each, table rows tableScale
 // each, a graph's lattice rows graphRowPitch each, a lone image at its

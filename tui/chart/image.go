@@ -215,20 +215,7 @@ func numberWidth(c sims.ImageChart) int {
 // imageChart draws the images in rows of tiles under the title.
 func imageChart(c sims.ImageChart, w, h int, o Options) []string {
 	b := newBuffer(w, h, o.Mono)
-	l := layoutImages(c, w, h-1)
-	// The colour bar, when the images have one, goes right of the tiles
-	// when they leave it room, or when taking it from their width shows
-	// as many images as large (a zoom of 2 or more stays large).
-	var bar *scale
-	if s, ok := imageScale(c); ok && !(o.Mono && c.Numbers) { // mono numbers have no colour to explain
-		bw := colorBarWidth(s, h-1)
-		if used := l.perRow*(l.tileW+1) - 1; used+bw <= w {
-			bar = &s
-		} else if l2 := layoutImages(c, w-bw, h-1); l2.shown == l.shown && l2.numbers == l.numbers &&
-			(l2.zoom == l.zoom || l2.zoom >= 2) {
-			l, bar = l2, &s
-		}
-	}
+	l, bar := placeImages(c, w, h, o)
 	note := ""
 	if hidden := len(c.Images) - l.shown; hidden > 0 {
 		note = fmt.Sprintf("(+%d more)", hidden)
@@ -281,6 +268,43 @@ func imageChart(c sims.ImageChart, w, h int, o Options) []string {
 		drawImageBar(b, c, l, *bar, o)
 	}
 	return b.lines()
+}
+
+// placeImages lays out an ImageChart in w×h (its title included): the
+// tiles (layoutImages) and the colour bar, when the images have one. The
+// bar goes right of the tiles when they leave it room, or when taking it
+// from their width shows as many images as large (a zoom of 2 or more
+// stays large).
+func placeImages(c sims.ImageChart, w, h int, o Options) (imageLayout, *scale) {
+	l := layoutImages(c, w, h-1)
+	if s, ok := imageScale(c); ok && !(o.Mono && c.Numbers) { // mono numbers have no colour to explain
+		bw := colorBarWidth(s, h-1)
+		if used := l.perRow*(l.tileW+1) - 1; used+bw <= w {
+			return l, &s
+		} else if l2 := layoutImages(c, w-bw, h-1); l2.shown == l.shown && l2.numbers == l.numbers &&
+			(l2.zoom == l.zoom || l2.zoom >= 2) {
+			return l2, &s
+		}
+	}
+	return l, nil
+}
+
+// imageUsed is the part of w×h that an ImageChart's tiles, captions, title
+// and colour bar cover (placeImages).
+func imageUsed(c sims.ImageChart, w, h int, o Options) (uw, uh int) {
+	l, bar := placeImages(c, w, h, o)
+	if l.rows == 0 {
+		return w, h
+	}
+	widest := 0
+	for _, row := range imageRows(c, l.perRow)[:l.rows] {
+		widest = max(widest, len(row))
+	}
+	uw = widest*(l.tileW+1) - 1
+	if bar != nil {
+		uw += colorBarWidth(*bar, h-1)
+	}
+	return min(w, max(uw, Width(c.Title))), min(h, 1+l.rows*(l.tileH+1)-(1-l.capH))
 }
 
 // imageScale is the one scale of an ImageChart's colours, for its colour
