@@ -211,18 +211,18 @@ func (s *blrSim) Frame() sims.Frame {
 			sims.CanvasChart{
 				Title: "BLR: posterior lines", View: s.view, Markers: dots,
 				Bands: blrBand, Paths: append(lines, blrMean),
-				Legend: []string{"observed ●", "mean ± 2σ", "sampled lines"},
+				Legend: []string{"observed", "mean ± 2σ", "sampled lines"},
 				XLabel: "x", YLabel: "y",
 			},
 			sims.CanvasChart{
 				Title: "GP, k = (1+xx')/α: same", View: s.view, Markers: dots,
 				Bands: gpBand, Paths: []sims.Path{gpMean},
-				Legend: []string{"observed ●", "GP mean ± 2σ"},
+				Legend: []string{"observed", "GP mean ± 2σ"},
 				XLabel: "x", YLabel: "y",
 			},
 			sims.CanvasChart{
 				Title: "weights (w₀, w₁)", View: wview, Paths: wPaths, Markers: markers,
-				Legend: []string{"prior 2σ", "posterior 1σ 2σ ●", "true w ×"},
+				Legend: []string{"prior 2σ", "posterior 1σ 2σ, ● its mean", "true w"},
 				XLabel: "w₀", YLabel: "w₁",
 			},
 		},

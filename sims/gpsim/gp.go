@@ -308,7 +308,7 @@ func (s *gpSim) Frame() sims.Frame {
 		Charts: []sims.Chart{
 			sims.CanvasChart{
 				Title: title, View: s.view, Bands: band, Paths: paths, Markers: dataMarkers(s.x, s.y, n),
-				Legend: []string{"observed ●", "mean ± 2σ", "samples"},
+				Legend: []string{"observed", "mean ± 2σ", "samples"},
 				XLabel: "x", YLabel: "y",
 			},
 			sims.LineChart{Title: "posterior σ over the x range", X0: x0, X1: x1, XLabel: "observations",

@@ -128,7 +128,7 @@ func (s *gpFitSim) Frame() sims.Frame {
 				Bands:   band,
 				Paths:   []sims.Path{mean},
 				Markers: dataMarkers(s.x, s.y, len(s.x)),
-				Legend:  []string{"data ●", "mean ± 2σ"},
+				Legend:  []string{"data", "mean ± 2σ"},
 				XLabel:  "x", YLabel: "y",
 			},
 			sims.LineChart{Title: "log p(y|θ)", X0: x0, X1: x1, XLabel: "accepted steps",

@@ -226,7 +226,7 @@ func (s *ridgeSim) fitChart() sims.CanvasChart {
 			{X: s.xs, Y: s.curve(s.gd.Alpha()), Class: 2},
 			{X: s.xs, Y: s.curve(s.cg.Alpha()), Class: 1},
 		},
-		Legend: []string{"data ●", "CG", "GD", "Cholesky"},
+		Legend: []string{"data", "CG", "GD", "Cholesky"},
 		XLabel: s.data.Features[0], YLabel: "y",
 	}
 }

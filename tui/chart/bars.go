@@ -2,7 +2,6 @@ package chart
 
 import (
 	"fmt"
-	"github.com/charmbracelet/x/ansi"
 	"math"
 	"strings"
 
@@ -32,7 +31,9 @@ func barChart(c sims.BarChart, w, h int, o Options) []string {
 		labelW = max(labelW, Width(bar.Label))
 		valueW = max(valueW, len(num(bar.Value)))
 	}
-	labelW = min(labelW, w/3)
+	// Labels whole while the bars keep barRoom cells, else cut at a
+	// third of the width.
+	labelW = min(labelW, max(w/3, w-valueW-2-barRoom))
 	if !(full > 0) {
 		full = 1
 	}
@@ -45,6 +46,11 @@ func barChart(c sims.BarChart, w, h int, o Options) []string {
 		per = min(maxBarRows, rows/n)
 	}
 	thick := max(1, per-1)
+	if thick == 2 {
+		// a bar two rows thick has no middle row for its label and
+		// value: its second row read as an unlabelled second bar
+		thick = 1
+	}
 	for i, bar := range c.Bars {
 		y := 1 + i*per
 		if per == 1 && i == rows-1 && len(c.Bars) > rows {
@@ -53,7 +59,8 @@ func barChart(c sims.BarChart, w, h int, o Options) []string {
 		}
 		mid := y + (thick-1)/2 // the label's and the value's row
 		// Width, not runes: a label may carry combining marks (x̄) or wide runes.
-		label := ansi.Truncate(bar.Label, labelW, Ellipsis)
+		// Cut after a word ("1 (π…", not "1 (π 0.3…").
+		label := Clip(bar.Label, labelW)
 		b.text(0, mid, label+strings.Repeat(" ", labelW-Width(label)), 0, false)
 		eighths := int(math.Round(clamp01(bar.Value/full) * float64(room*8)))
 		x := labelW + 1
@@ -74,6 +81,10 @@ func barChart(c sims.BarChart, w, h int, o Options) []string {
 	return b.lines()
 }
 
+// barRoom is the fewest cells a bar chart keeps for its bars when its
+// labels would take more than a third of its width.
+const barRoom = 8
+
 // maxBarRows is the most rows a bar takes when its chart has room: three
-// thick and one apart.
+// thick and one apart (never two: see barChart).
 const maxBarRows = 4

@@ -484,9 +484,9 @@ func swatchOf(i int, swatches []string, o Options) string {
 // colour can match entry and picture: a class with points drawn as glyphs
 // shows its glyph; one drawn as paths (and perhaps a marker on them, a
 // current position), four cells of its first path's line (its dash
-// pattern in mono, solid in colour: the same width in both); one drawn
-// only as markers, its first marker's glyph; one only as bands, their
-// shade in mono. The others have the default swatch.
+// pattern in mono, solid in colour: the same width in both), after the
+// shade of its band if it has one; one drawn only as markers, its first
+// marker's glyph; one only as bands, their shade in mono. The others have the default swatch.
 func canvasSwatches(c sims.CanvasChart, mono bool) []string {
 	n := len(c.Legend)
 	sw := make([]string, n)
@@ -529,6 +529,9 @@ func canvasSwatches(c sims.CanvasChart, mono bool) []string {
 		switch p, g := paths[k], marks[k]; {
 		case p != nil && !bands[k]:
 			sw[k] = lineSwatch(pathPattern(*p, mono))
+		case p != nil && g == 0:
+			// a band around its line (a GP's mean ± 2σ): both
+			sw[k] = "░" + lineSwatch(pathPattern(*p, mono))
 		case p == nil && g != 0 && !bands[k]:
 			sw[k] = string(g)
 		case p == nil && g == 0 && bands[k] && mono:

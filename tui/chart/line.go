@@ -488,10 +488,25 @@ func logRoundTicks(lo, hi float64, rows int) (yScale, bool) {
 			}
 		}
 	}
-	if len(labels) < 2 {
-		return yScale{}, false
+	if len(labels) >= 2 {
+		return labelledRows(lo, hi, rows, labels), true
 	}
-	return labelledRows(lo, hi, rows, labels), true
+	// A short axis (kl-flow's 2.2…5.7 in four rows): the round values of
+	// the finest step that puts two on rows of their own, the one nearer
+	// the bottom kept where two would share a row.
+	for s := stepAtLeast((x1 - x0) / float64(rows)); s <= x1-x0; s = nextStep(s) {
+		format := tickFormat(s, x1)
+		labels := map[int]string{}
+		for k := math.Ceil(x0/s - 1e-9); k*s <= x1*(1+1e-12) && len(labels) < most; k++ {
+			if r := row(k * s); labels[r] == "" {
+				labels[r] = format(k * s)
+			}
+		}
+		if len(labels) >= 2 {
+			return labelledRows(lo, hi, rows, labels), true
+		}
+	}
+	return yScale{}, false
 }
 
 // labelledRows is the scale of rows intervals over lo…hi whose row j from

@@ -45,7 +45,29 @@ func Clip(s string, w int) string {
 	if cut < len(s) && !strings.ContainsRune(" ,;:", rune(s[cut])) && lastSpace > 0 && lastSpace < cut {
 		cut = lastSpace // the word at the cut does not fit whole (a word's trailing comma may go)
 	}
-	return strings.TrimRight(s[:cut], " ,;:·–—(") + Ellipsis
+	kept := strings.TrimRight(s[:cut], " ,;:·–—(")
+	// A text cut after a word that only leads to what was cut ("for time
+	// T =…", "burn-in ends at…") ends before it: "for time T…".
+	for {
+		i := strings.LastIndexByte(kept, ' ')
+		if i <= 0 || !dangling(kept[i+1:]) {
+			break
+		}
+		kept = strings.TrimRight(kept[:i], " ,;:·–—(")
+	}
+	return kept + Ellipsis
+}
+
+// dangling reports whether a word only leads to the words after it: an
+// operator or relation ("=", "±", "→"), a word ending in one ("T=",
+// "(ε"'s opening bracket is trimmed apart), or a preposition.
+func dangling(word string) bool {
+	switch word {
+	case "at", "of", "for", "to", "by", "in", "on", "with", "and", "or", "the", "a", "an", "is", "vs", "from", "than":
+		return true
+	}
+	last, _ := utf8.DecodeLastRuneInString(word)
+	return strings.ContainsRune("=≈±<>≤≥→←×+−-|:", last)
 }
 
 // ClipOrDrop is Clip(s, w) when that keeps s's first word whole, else "":

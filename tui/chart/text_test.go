@@ -24,6 +24,11 @@ func TestClip(t *testing.T) {
 		{"σ², μ₁ and π", 6, "σ², μ₁…"[:len("σ²")] + "…"},
 		{"abc", 0, ""},
 		{"abc", 1, "…"},
+		// never end on a word that only leads to what was cut
+		{"for time T = 3.25", 13, "for time T…"},
+		{"trace of x (burn-in ends at 200)", 30, "trace of x (burn-in ends…"},
+		{"1 (π 0.35)", 9, "1 (π…"},
+		{"estimate ± 2 se", 12, "estimate…"},
 	} {
 		got := Clip(tt.s, tt.w)
 		if got != tt.want {

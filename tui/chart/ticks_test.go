@@ -220,9 +220,15 @@ func TestLogTicksUnderADecade(t *testing.T) {
 		{"f − f*", []float64{4.58, 4.5, 4.364}, "4.55 4.50 4.45 4.40"},
 		{"barycenter", []float64{1, 0.95, 0.9, 0.87}, "1.00 0.95 0.90"},
 		{"near a decade", []float64{1, 9}, "5 2 1"},
+		// four rows (kl-flow at 80×24 read 5.7 4.5 3.5 2.8 2.2)
+		{"short", []float64{5.7, 4.5, 3.5, 2.8, 2.2}, "5 4 3"},
 	} {
 		c := sims.LineChart{Title: tt.name, LogY: true, Series: []sims.Series{{Name: "y", Y: tt.y}}}
-		if got := strings.Join(yTicks(RenderLines(c, 40, 13, Options{Mono: true})), " "); got != tt.want {
+		h := 13
+		if tt.name == "short" {
+			h = 8
+		}
+		if got := strings.Join(yTicks(RenderLines(c, 40, h, Options{Mono: true})), " "); got != tt.want {
 			t.Errorf("%s: ticks %q, want %q", tt.name, got, tt.want)
 		}
 	}
