@@ -73,8 +73,9 @@ type panePlan struct {
 // planPane decides what a pane of iw×ih cells inside its border shows.
 func planPane(s *sims.Snapshot, iw, ih int, st PaneStyle) panePlan {
 	notes, keep := wrapNotes(paneNotes(s), stateNotes(s), iw)
-	charts, nNotes := fitCharts(frameCharts(s.Frame), iw, ih-1, len(notes), keep, st.Zoomed)
-	hidden := len(s.Frame.Charts) - len(charts.charts)
+	all := frameCharts(s.Frame) // without the charts that have no data yet
+	charts, nNotes := fitCharts(all, iw, ih-1, len(notes), keep, st.Zoomed)
+	hidden := len(all.charts) - len(charts.charts)
 	// Say what was left out, on a row the charts can spare.
 	if hidden > 0 && nNotes == len(notes) && fits(charts, iw, ih-2-nNotes, st.Zoomed) {
 		notes = append(notes, fmt.Sprintf("(%s more: enter zooms)", sims.Count(hidden, "chart")))
@@ -230,14 +231,14 @@ func fitCharts(cs chartSet, w, h, nNotes, keep int, zoomed bool) (chartSet, int)
 	for _, f := range forms {
 		if zoomed && len(f.charts) > 1 {
 			for n := min(nNotes, max(keep, h/3)); n >= keep; n-- {
-				if _, ok := heroLayout(f, w, h-n, false); ok {
-					return f, n
+				if _, _, ok := heroLayout(f, w, h-n, false); ok {
+					return f, roomierHero(f, w, h, n, keep, false)
 				}
 			}
 		}
 		for n := min(nNotes, max(keep, h/3)); n >= keep; n-- {
 			if fits(f, w, h-n, zoomed) {
-				return f, n
+				return f, roomierHero(f, w, h, n, keep, !zoomed)
 			}
 		}
 	}
@@ -257,6 +258,29 @@ func fitCharts(cs chartSet, w, h, nNotes, keep int, zoomed bool) (chartSet, int)
 		}
 	}
 	return forms[len(forms)-1].withRest(0), keep
+}
+
+// roomierHero is the number of note lines, n or up to two fewer (never
+// fewer than keep), that gives the primary its best cell: a note line
+// yields when the primary's cell scores half again as high without it
+// (mh at 80×24 drew its 2-D samples in 78×8 above three charts; one note
+// line fewer puts them in 47×15 beside the charts, the note a scroll
+// away).
+func roomierHero(cs chartSet, w, h, n, keep int, wholeLegend bool) int {
+	if len(cs.charts) < 2 {
+		return n
+	}
+	_, base, ok := heroLayout(cs, w, h-n, wholeLegend)
+	if !ok {
+		return n
+	}
+	best, bar := n, 1.5*base
+	for m := n - 1; m >= max(keep, n-2); m-- {
+		if _, score, ok := heroLayout(cs, w, h-m, wholeLegend); ok && score > bar {
+			best, bar = m, score
+		}
+	}
+	return best
 }
 
 // compact is the set with every chart that has a compact form in it
@@ -501,7 +525,7 @@ func layoutCharts(cs chartSet, w, h int, zoomed bool) ([]placed, bool) {
 		return nil, h >= 0
 	}
 	if len(cs.charts) > 1 {
-		if cells, ok := heroLayout(cs, w, h, !zoomed); ok {
+		if cells, _, ok := heroLayout(cs, w, h, !zoomed); ok {
 			return cells, true
 		}
 		if !zoomed {
@@ -546,12 +570,12 @@ func cellsFit(cells []placed) bool {
 // at least half the room (or all it uses) and every chart its minimum
 // size, or, with wholeLegend, when neither keeps the primary's legend
 // whole.
-func heroLayout(cs chartSet, w, h int, wholeLegend bool) ([]placed, bool) {
+func heroLayout(cs chartSet, w, h int, wholeLegend bool) ([]placed, float64, bool) {
 	hero := cs.charts[cs.primary]
 	rest := cs.rest()
 	mw, mh := chart.MinSize(hero)
 	var best []placed
-	bestScore := 0.0
+	bestScore, bestRaw := 0.0, 0.0
 	try := func(pw, ph int, others []placed) {
 		if pw < mw || ph < mh {
 			return
@@ -569,12 +593,13 @@ func heroLayout(cs chartSet, w, h int, wholeLegend bool) ([]placed, bool) {
 			// Pictures are shaped by their tiles: the area they cover.
 			score = float64(uw * used)
 		}
+		raw := score
 		if whole {
 			score += float64(w * h) // beats any cell that cuts the legend
 		}
 		if score > bestScore {
 			best = append([]placed{{chart: hero, primary: true, rect: rect{w: pw, h: ph}}}, others...)
-			bestScore = score
+			bestScore, bestRaw = score, raw
 		}
 	}
 	// Beside: the primary left, the others in the column right of it; a
@@ -614,7 +639,7 @@ func heroLayout(cs chartSet, w, h int, wholeLegend bool) ([]placed, bool) {
 			break
 		}
 	}
-	return best, best != nil
+	return best, bestRaw, best != nil
 }
 
 // stackRows shares h rows among charts stacked one a row (cols 1) that

@@ -306,6 +306,15 @@ func (s *stickSim) Step() error {
 	return nil
 }
 
+// drawNote names the draw on screen beside the header's count of the
+// draws made: the one breaking its stick is not yet among them.
+func drawNote(made int, done bool) string {
+	if done {
+		return fmt.Sprintf("draw %d", made)
+	}
+	return fmt.Sprintf("draw %d (breaking; %d made)", made+1, made)
+}
+
 func (s *stickSim) Frame() sims.Frame {
 	st := s.cur
 	w, atoms := st.Weights(), st.Atoms()
@@ -361,7 +370,8 @@ func (s *stickSim) Frame() sims.Frame {
 	}
 	text := []string{
 		fmt.Sprintf("V_k ~ Beta(1, %g), C_k = V_k ∏_{j<k}(1 − V_j), Φ_k ~ N(0,1) (Def 4.3; (4.15)'s (1 − V_k) is a typo)", s.alpha),
-		fmt.Sprintf("draw %d: %d pieces, ΣC_k + rest − 1 %s; truncated when the rest < %g", s.draws+boolInt(!st.Done()), len(w), sims.IsResidual("%.1e", sum(w)+st.Remaining()-1, 1), s.tol),
+		fmt.Sprintf("%s: %d pieces, ΣC_k + rest − 1 %s; truncated when the rest < %g", drawNote(s.draws, st.Done()), len(w), sims.IsResidual("%.1e", sum(w)+st.Remaining()-1, 1), s.tol),
+		"dotted: the base measure N(0,1) the atoms Φ_k are drawn from (scaled)",
 		fmt.Sprintf("E[C_k] = (1/(1+α))(α/(1+α))^{k−1}: %.4f, %.4f, %.4f, …", dp.StickMean(s.alpha, 1), dp.StickMean(s.alpha, 2), dp.StickMean(s.alpha, 3)),
 	}
 	return sims.Frame{
@@ -404,13 +414,6 @@ func sum(x []float64) float64 {
 		s += v
 	}
 	return s
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // ---- crp --------------------------------------------------------------

@@ -249,7 +249,7 @@ func (s *pcaSim) Frame() sims.Frame {
 	a := l.PrincipalAngles()
 	return sims.Frame{Sim: Autoencoder.Name, Step: l.Steps(),
 		Metrics: []sims.Metric{{Name: "J", Value: l.Loss()}, {Name: "floor", Value: floor},
-			{Name: "gap", Value: l.Loss() - floor}, {Name: "angle", Value: a[len(a)-1], Scale: math.Pi / 2}, {Name: "grad", Value: l.GradNorm()}},
+			{Name: "gap", Value: l.Loss() - floor}, {Name: "angle", Value: a[len(a)-1], Scale: math.Pi / 2}, {Name: "grad", Value: l.GradNorm(), Scale: math.Max(1, l.Loss())}}, // ≈ 0 at rounding of J
 		Charts: []sims.Chart{pic, loss, ang},
 		Text: []string{
 			fmt.Sprintf("covariance λ = %s; floor Σ_{j>%d} λ_j = %.6g", fmtList(l.Eigenvalues()), r, floor),

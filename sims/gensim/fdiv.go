@@ -124,7 +124,9 @@ func (s *fdSim) Frame() sims.Frame {
 		{Name: "bound", Value: sims.FiniteOr(b, 0)},
 		{Name: "D_f", Value: s.d},
 		{Name: "gap", Value: sims.FiniteOr(s.d-b, 0)},
-		{Name: "grad", Value: s.e.GradNorm()},
+		// the gradient of an objective of size |estimate| (or 1): below
+		// rounding of that, it reads ≈ 0
+		{Name: "grad", Value: s.e.GradNorm(), Scale: math.Max(1, math.Abs(s.e.Estimate()))},
 	}
 	text := []string{
 		"D_f(q‖p) = max_S E_q[S] − E_p[f*(S)], S = g(V), V = a + bu + cu², V* = log q/p",

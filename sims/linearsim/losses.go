@@ -118,6 +118,9 @@ func (s *lossesSim) Step() error {
 	return nil
 }
 
+// minimiserName is the pane's name of the metric ŷ*(p) of loss l.
+func minimiserName(l linear.Loss) string { return "ŷ* " + string(l) }
+
 func (s *lossesSim) Frame() sims.Frame {
 	p := s.cal.P()
 	charts := []sims.Chart{
@@ -130,11 +133,11 @@ func (s *lossesSim) Frame() sims.Frame {
 		charts = append(charts, s.riskChart(p))
 		for i, l := range linear.Losses {
 			if l.Convex() {
-				metrics = append(metrics, sims.Metric{Name: string(l), Value: s.cal.Argmin(i)})
+				metrics = append(metrics, sims.Metric{Name: minimiserName(l), Value: s.cal.Argmin(i)})
 			}
 		}
 	} else {
-		metrics = append(metrics, sims.Metric{Name: "p", Value: 0})
+		metrics = append(metrics, sims.Metric{Name: "p", Undefined: "no p swept yet"})
 	}
 	charts = append(charts, s.minimiserChart())
 	return sims.Frame{Sim: Losses.Name, Step: s.cal.Steps(), Metrics: metrics, Charts: charts, Text: s.notes(p)}

@@ -50,7 +50,8 @@ func lossesMetrics() []sims.MetricDecl {
 	out := []sims.MetricDecl{sims.Declare("p", "P(y = +1 | x), the probability the risk is taken at")}
 	for _, l := range linear.Losses {
 		if l.Convex() {
-			out = append(out, sims.Declare(string(l), "ŷ minimising p ℓ(ŷ) + (1 − p) ℓ(−ŷ) under the "+string(l)+" loss"))
+			// shown as ŷ* hinge: the header's numbers are minimisers, not losses
+			out = append(out, sims.DeclareAs(minimiserName(l), string(l), "ŷ minimising p ℓ(ŷ) + (1 − p) ℓ(−ŷ) under the "+string(l)+" loss"))
 		}
 	}
 	return out

@@ -101,14 +101,14 @@ func (s *mcErrorSim) Frame() sims.Frame {
 	slopeI, slopeM := e.Slope(0, false), e.Slope(100, true)
 	last := func(y []float64) float64 {
 		if len(y) == 0 {
-			return 0
+			return math.NaN() // no checkpoint yet: undefined, not 0
 		}
 		return y[len(y)-1]
 	}
 	metrics := []sims.Metric{
 		{Name: "S", Value: float64(e.S())},
-		{Name: "rmse_iid", Value: last(iid)},
-		{Name: "rmse_mh", Value: last(chain)},
+		sims.MetricOr("rmse_iid", last(iid), "no checkpoint reached yet"),
+		sims.MetricOr("rmse_mh", last(chain), "no checkpoint reached yet"),
 		sims.MetricOr("slope_iid", slopeI, "too few checkpoints to fit a slope yet"),
 		sims.MetricOr("slope_mh", slopeM, "too few checkpoints past the burn-in to fit a slope yet"),
 	}

@@ -203,7 +203,9 @@ func (s *poisoningSim) notes() []string {
 	}
 	state := "below the threshold: no poison reaches the target; the retrained w stops short"
 	if s.reachable {
-		state = fmt.Sprintf("reachable: the retrained w is the target (distance %.2g)", s.lastDistance)
+		// the distance is a difference of two w of the target's size
+		scale := math.Hypot(s.target[0], s.target[1])
+		state = fmt.Sprintf("reachable: the retrained w is the target (distance %s)", sims.IsResidual("%.2g", s.lastDistance, scale))
 	}
 	if s.m == 0 {
 		state = "no poison yet: the defender's fit is the clean one"
