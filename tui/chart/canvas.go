@@ -485,7 +485,8 @@ func swatchOf(i int, swatches []string, o Options) string {
 // shows its glyph; one drawn as paths (and perhaps a marker on them, a
 // current position), four cells of its first path's line (its dash
 // pattern in mono, solid in colour: the same width in both), after the
-// shade of its band if it has one; one drawn only as markers, its first
+// shade of its band if it has one, or its marker when it is stems
+// (three or more single segments, a marker at each head); one drawn only as markers, its first
 // marker's glyph; one only as bands, their shade in mono. The others have the default swatch.
 func canvasSwatches(c sims.CanvasChart, mono bool) []string {
 	n := len(c.Legend)
@@ -507,14 +508,25 @@ func canvasSwatches(c sims.CanvasChart, mono bool) []string {
 			mark(k)
 		}
 	}
+	// Stems: a class drawn as several segments (paths of two points), a
+	// marker at the head of each.
+	long := make([]bool, n) // some path of the class has more than two points
+	nPaths, nMarks := make([]int, n), make([]int, n)
 	for i := range c.Paths {
-		if k := c.Paths[i].Class; in(k) && paths[k] == nil {
-			paths[k] = &c.Paths[i]
+		if k := c.Paths[i].Class; in(k) {
+			if paths[k] == nil {
+				paths[k] = &c.Paths[i]
+			}
+			long[k] = long[k] || len(c.Paths[i].X) > 2
+			nPaths[k]++
 		}
 	}
 	for _, m := range c.Markers {
-		if in(m.Class) && marks[m.Class] == 0 {
-			marks[m.Class] = m.Glyph
+		if in(m.Class) {
+			if marks[m.Class] == 0 {
+				marks[m.Class] = m.Glyph
+			}
+			nMarks[m.Class]++
 		}
 	}
 	for _, b := range c.Bands {
@@ -527,6 +539,10 @@ func canvasSwatches(c sims.CanvasChart, mono bool) []string {
 			continue
 		}
 		switch p, g := paths[k], marks[k]; {
+		case p != nil && !long[k] && nPaths[k] >= 3 && nMarks[k] >= nPaths[k] && !bands[k]:
+			// stems or arrows, each a segment too short to show a
+			// dash pattern, told apart by their heads
+			sw[k] = string(g)
 		case p != nil && !bands[k]:
 			sw[k] = lineSwatch(pathPattern(*p, mono))
 		case p != nil && g == 0:
