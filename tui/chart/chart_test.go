@@ -234,6 +234,28 @@ func TestHistogramBars(t *testing.T) {
 	}
 }
 
+// TestNarrowSpikeShows: with more bins than columns a column draws the
+// mean density of the bins it covers, so a spike one bin wide shows (bbvi's
+// reparameterisation errors at 80×24, between two columns' centres, drew
+// nothing) and keeps its area.
+func TestNarrowSpikeShows(t *testing.T) {
+	for bin := range 60 {
+		density := make([]float64, 60)
+		density[bin] = 60 // all the mass in one bin of width 1/60
+		c := sims.HistChart{Title: "spike", Lo: 0, Hi: 1, Density: density}
+		lines := RenderLines(c, 24, 6, Options{Mono: true})
+		got := ansi.Strip(strings.Join(lines, "\n"))
+		plot := ansi.Strip(strings.Join(lines[1:len(lines)-2], "\n")) // not the axis and legend
+		bars := 0
+		for _, r := range "▁▂▃▄▅▆▇█" {
+			bars += strings.Count(plot, string(r))
+		}
+		if bars == 0 {
+			t.Errorf("spike in bin %d: no bar drawn:\n%s", bin, got)
+		}
+	}
+}
+
 func BenchmarkCanvas(b *testing.B) {
 	c := sampleCharts()["canvas"]
 	for b.Loop() {

@@ -251,12 +251,14 @@ func niceAxis(lo, hi float64, rows int, minStep float64, decades bool) yScale {
 		}
 	}
 	// The rows left over go below and above the data, half each, but not
-	// below zero for data that are not negative (or above it for data
-	// that are not positive).
+	// below zero for data that are not negative on a linear axis (a log
+	// axis's 0 is 1: bbvi's variances from 1 to 1e5 left 1e6…1e10
+	// empty), or above it for data that are not positive (a probability's
+	// log axis tops at 1).
 	extra := float64(rows) - (best.b - best.a)
 	below := math.Floor(extra / 2)
 	switch {
-	case lo >= 0 && best.a-below < 0:
+	case lo >= 0 && !decades && best.a-below < 0:
 		below = math.Max(0, best.a)
 	case hi <= 0 && best.b+extra-below > 0:
 		below = extra - math.Max(0, -best.b)

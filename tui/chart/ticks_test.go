@@ -46,6 +46,9 @@ func TestNiceAxis(t *testing.T) {
 		// left the data 2 of the 4 (1e+10 … 1e-10); a 10-decade label every
 		// third row fills 3.
 		{"decades 7.6e-10…1.6, short (log)", -9.117, 0.21, 4, 1, "|0|||-10"},
+		// bbvi's variances from 1 to 1.3e5 in five rows: the rows the data
+		// leave go above and below them, not all above (1e+06…1e+10 empty)
+		{"decades 1…1.3e5, short (log)", 0, 5.11, 5, 1, "8|6|4|2|0|-2"},
 		{"a constant 1, five rows", 0, 2, 5, 1, "|2||1||0"},
 		{"a constant 1, seven rows", 0, 2, 7, 1, "|2|||1|||0"},
 		{"thousandths", 0.0012, 0.0047, 4, 0, "0.005|0.004|0.003|0.002|0.001"},
