@@ -241,7 +241,7 @@ func (s *perceptronSim) regionMap() sims.CanvasChart {
 		markers = append(markers, sims.Marker{X: s.px[k], Y: s.py[k], Glyph: '◆', Class: 4})
 	}
 	return sims.CanvasChart{
-		Title: "sign of F(x), ○ α > 0",
+		Title: "sign of F(x), ○ α > 0, ◆ the example just seen",
 		View:  s.view, Heat: heat,
 		Points:  []sims.PointSet{{Name: "data", X: s.px, Y: s.py, Classes: s.cls}},
 		Markers: markers, Legend: classLegend,

@@ -286,7 +286,11 @@ func (s *rffSim) heat(title string, ks ...[]float64) sims.CanvasChart {
 		Title:  title,
 		View:   sims.Rect{XMin: 0, XMax: float64(nx), YMin: 0, YMax: float64(n)},
 		Heat:   &sims.Grid{NX: nx, NY: n, Z: z, Scale: sims.Sequential, Lo: s.lo, Hi: s.hi},
-		XLabel: "j, block by block", YLabel: "i",
+		// indices, each block's own: the range reads i 1…n, j 1…n, and the
+		// map gets its colour bar
+		XLabel: "j in each block", YLabel: "i",
+		XIndex: &sims.Index{First: 1, Last: n, At: 0.5, Step: 1},
+		YIndex: &sims.Index{First: 1, Last: n, At: float64(n) + 0.5, Step: -1},
 	}
 }
 

@@ -679,7 +679,7 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 		return shadeAt(t)
 	}
 	if c.Heat != nil {
-		cv.heat(c.Heat, o.Mono || o.Basic, c.Contours != nil && c.Contours != c.Heat, shade, o)
+		cv.heat(c.Heat, o.Mono || o.Basic, contoured(c), shade, o)
 	}
 	for _, bd := range c.Bands {
 		cv.band(bd, o.Mono || o.Basic)
@@ -761,7 +761,7 @@ type canvasLayout struct {
 
 // layoutCanvas places a canvas in w×h (the title and the bottom line
 // excluded). A matrix (an index axis and a continuous Heat) gets its
-// colour bar, and an index axis its labels, when the canvas keeps at
+// colour bar, and so does a field from fieldBarMinW columns and 6 rows, and an index axis its labels, when the canvas keeps at
 // least half the width and canvasMinW columns (the row labels yield
 // first, then the bar), and when each index has a row (row labels) or room
 // for its widest label and a space (column labels, which take a row of
@@ -773,8 +773,9 @@ func layoutCanvas(c sims.CanvasChart, w, h int, o Options) canvasLayout {
 	if ix := c.YIndex; indexLabelled(ix) && float64(h)*math.Abs(ix.Step) >= v.YMax-v.YMin {
 		rl = labelsWidth(ix.Labels) + 1
 	}
-	if g := c.Heat; g != nil && gridOK(g) && g.Scale != sims.Categorical && (c.XIndex != nil || c.YIndex != nil) &&
-		!((o.Mono || o.Basic) && g.Levels > 0) && h >= 2 {
+	matrix := c.XIndex != nil || c.YIndex != nil
+	if g := c.Heat; g != nil && gridOK(g) && g.Scale != sims.Categorical && (matrix || w >= fieldBarMinW && h >= 6) &&
+		!((o.Mono || o.Basic) && g.Levels > 0 && !contoured(c)) && h >= 2 { // (level lines: no shades to key)
 		bw = colorBarWidth(newScale(g), h)
 	}
 	room := func() bool { return w-rl-bw >= max(canvasMinW, w/2) }
@@ -809,9 +810,19 @@ func layoutCanvas(c sims.CanvasChart, w, h int, o Options) canvasLayout {
 	return l
 }
 
+// contoured reports whether a canvas draws level lines of another field
+// than its Heat (logreg's p = ½ over p): its Heat is then shaded even
+// in monochrome, where a Heat with Levels is otherwise drawn as lines.
+func contoured(c sims.CanvasChart) bool { return c.Contours != nil && c.Contours != c.Heat }
+
 // canvasMinW is the fewest columns a canvas keeps beside its labels and
 // colour bar.
 const canvasMinW = 12
+
+// fieldBarMinW is the width from which a field (a Heat under points or
+// curves: logreg's p, svm's F, gan's D) gets its colour bar too, as a
+// matrix does at any width: its shades say nothing without a key.
+const fieldBarMinW = 40
 
 func indexLabelled(ix *sims.Index) bool {
 	return ix != nil && ix.Last >= ix.First && len(ix.Labels) == ix.Last-ix.First+1 && ix.Step != 0

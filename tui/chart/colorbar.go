@@ -1,6 +1,10 @@
 package chart
 
-import "math"
+import (
+	"math"
+
+	"github.com/thelab/lab/sims"
+)
 
 // A colour bar is the key to a heat map or an image: a vertical strip of
 // its scale, the top of the range at the top, with the range's ends in
@@ -17,7 +21,15 @@ const colorBarGap = 1
 // scale's end values and, for a diverging scale, its middle ("" when
 // not shown).
 func barLabels(s scale, h int) (top, mid, bot string) {
-	top, bot = num(s.hi), num(s.lo)
+	// An end at rounding level of the other reads 0 (kl-fit's densities
+	// from 3.4e-37).
+	end := func(x, other float64) string {
+		if sims.AtRounding(x, math.Abs(other)) {
+			return "0"
+		}
+		return num(x)
+	}
+	top, bot = end(s.hi, s.lo), end(s.lo, s.hi)
 	if s.diverging() && h >= 5 {
 		mid = num(s.lo/2 + s.hi/2)
 	}
