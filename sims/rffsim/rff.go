@@ -283,9 +283,9 @@ func (s *rffSim) heat(title string, ks ...[]float64) sims.CanvasChart {
 		}
 	}
 	return sims.CanvasChart{
-		Title:  title,
-		View:   sims.Rect{XMin: 0, XMax: float64(nx), YMin: 0, YMax: float64(n)},
-		Heat:   &sims.Grid{NX: nx, NY: n, Z: z, Scale: sims.Sequential, Lo: s.lo, Hi: s.hi},
+		Title: title,
+		View:  sims.Rect{XMin: 0, XMax: float64(nx), YMin: 0, YMax: float64(n)},
+		Heat:  &sims.Grid{NX: nx, NY: n, Z: z, Scale: sims.Sequential, Lo: s.lo, Hi: s.hi},
 		// indices, each block's own: the range reads i 1…n, j 1…n, and the
 		// map gets its colour bar
 		XLabel: "j in each block", YLabel: "i",
