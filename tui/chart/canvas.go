@@ -594,6 +594,10 @@ func legendRows(widths []int, w, h, keep int, o Options) int {
 	return len(itemRows(widths, 2, w, max(1, h-keep)))
 }
 
+// rangeRowRoom is the fewest rows a canvas keeps when its axis ranges
+// take a row of their own.
+const rangeRowRoom = 5
+
 // secondLegendRoom is the rows beyond its least that a chart other than
 // the primary keeps when its legend takes a second row.
 const secondLegendRoom = 4
@@ -666,7 +670,20 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	}
 	swatches := canvasSwatches(c, o.Mono)
 	_, widths := legendClasses(c.Legend, swatches)
-	lay := layoutCanvas(c, w, h-1-legendRows(widths, w, h, 6, o), o)
+	rows := legendRows(widths, w, h, 6, o)
+	lw := legendWidth(c.Legend, swatches)
+	titleW := Width(Clip(c.Title, w))
+	// The ranges on a row of their own above the legend when neither the
+	// title line nor the legend's leaves them room and the canvas keeps
+	// rangeRowRoom rows (poisoning's and assignment's side charts at
+	// 80×24 had no numbers at all).
+	rangeRow := titleW+2+Width(short) > w && (rows > 1 || Width(short)+2+lw > w) &&
+		Width(short) <= w && h-1-rows-1 >= rangeRowRoom
+	below := rows
+	if rangeRow {
+		below++
+	}
+	lay := layoutCanvas(c, w, h-1-below, o)
 	cv := newCanvas(lay.cw, lay.ch, v, o.Mono)
 	// A signed field drawn alone (jacobian's J) shows its sign in plain
 	// shades; under points, paths or markers (logreg's p, svm's F) it
@@ -718,9 +735,10 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	// more rows when one does not hold it (legendRows), and the short
 	// ranges go beside it only when it fits whole, else on the title line
 	// or not at all.
-	lw := legendWidth(c.Legend, swatches)
-	titleW := Width(Clip(c.Title, w))
-	switch rows := legendRows(widths, w, h, 6, o); {
+	switch {
+	case rangeRow:
+		b.text(w-Width(short), h-rows-1, short, axisColor, false)
+		classLegend(b, h-rows, rows, w, c.Legend, swatches, o)
 	case rows > 1:
 		switch {
 		case titleW+2+Width(full) <= w:
