@@ -175,6 +175,10 @@ type LineChart struct {
 	X0, X1 float64
 	XLabel string
 	YLabel string
+	// Fraction says the series are proportions (an accuracy, an
+	// acceptance rate): the y axis stops at 1 rather than running to 1.5
+	// around a constant 1.
+	Fraction bool
 }
 
 // MaxClasses is the number of classes the categorical palette tells apart

@@ -245,7 +245,7 @@ func (s *clfSim) Frame() sims.Frame {
 		}
 		charts = append(charts, bayes)
 	}
-	lc := sims.LineChart{Title: "held-out accuracy", XLabel: "points"}
+	lc := sims.LineChart{Title: "held-out accuracy", XLabel: "points", Fraction: true}
 	if s.testX == nil {
 		lc.Title = "accuracy on the points seen"
 	}

@@ -325,7 +325,7 @@ func (s *logregSim) Frame() sims.Frame {
 		charts = append(charts, s.probChart(th))
 	}
 	charts = append(charts, loss,
-		sims.LineChart{Title: "training accuracy", Series: []sims.Series{{Name: "accuracy", Y: s.trace.Column(1), Class: 2}},
+		sims.LineChart{Title: "training accuracy", Fraction: true, Series: []sims.Series{{Name: "accuracy", Y: s.trace.Column(1), Class: 2}},
 			X0: x0, X1: x1, XLabel: "step"},
 		sims.LineChart{Title: "‖w‖", Series: []sims.Series{{Name: "‖w‖", Y: s.trace.Column(2), Class: 4}},
 			X0: x0, X1: x1, XLabel: "step"},

@@ -226,7 +226,7 @@ func (s *softmaxSim) Frame() sims.Frame {
 		charts = append(charts, s.regions(th))
 	}
 	charts = append(charts, loss,
-		sims.LineChart{Title: "training accuracy", Series: []sims.Series{{Name: "accuracy", Y: s.trace.Column(1), Class: 2}},
+		sims.LineChart{Title: "training accuracy", Fraction: true, Series: []sims.Series{{Name: "accuracy", Y: s.trace.Column(1), Class: 2}},
 			X0: x0, X1: x1, XLabel: "step"})
 	return sims.Frame{
 		Sim:  Softmax.Name,

@@ -589,7 +589,7 @@ func (s *chainSim) traceChart(i int) sims.LineChart {
 // accChart is the running acceptance rate of every chain.
 func (s *chainSim) accChart() sims.LineChart {
 	a0, a1 := s.accRate.Span()
-	ch := sims.LineChart{Title: "running acceptance rate", X0: a0, X1: a1, XLabel: "step"}
+	ch := sims.LineChart{Title: "running acceptance rate", X0: a0, X1: a1, XLabel: "step", Fraction: true}
 	for c := range s.c {
 		name := "acceptance"
 		if s.c > 1 {

@@ -309,7 +309,7 @@ func (s *dpSim) accuracy() sims.Chart {
 		series = append(series, sims.Series{Name: s.label(i), Y: s.curves.Column(i), Class: i})
 	}
 	series = append(series, sims.Series{Name: "clipped (σ run)", Y: s.curves.Column(2 * len(s.runs)), Class: 4, Bound: true})
-	return sims.LineChart{Title: "test accuracy; fraction of the σ run's batch clipped", X0: x0, X1: x1, XLabel: "step", Series: series}
+	return sims.LineChart{Title: "test accuracy; fraction of the σ run's batch clipped", X0: x0, X1: x1, XLabel: "step", Series: series, Fraction: true}
 }
 
 func (s *dpSim) lossChart() sims.Chart {

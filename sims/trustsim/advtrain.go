@@ -173,7 +173,7 @@ func (s *advTrainSim) Frame() sims.Frame {
 // (dotted) against the step.
 func (s *advTrainSim) accuracyChart() sims.LineChart {
 	x0, x1 := s.trace.Span()
-	c := sims.LineChart{Title: "test accuracy: clean ─, under attack at ε ┄", XLabel: "step",
+	c := sims.LineChart{Title: "test accuracy: clean ─, under attack at ε ┄", XLabel: "step", Fraction: true,
 		X0: x0 * float64(s.every), X1: x1 * float64(s.every)}
 	for i, e := range s.eps {
 		c.Series = append(c.Series, sims.Series{Name: fmt.Sprintf("ε%g", e), Y: s.trace.Column(2 * i), Class: i},

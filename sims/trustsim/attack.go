@@ -309,7 +309,7 @@ func (s *attackSim) objectiveChart() sims.LineChart {
 
 func (s *attackSim) accuracyChart() sims.LineChart {
 	return sims.LineChart{Title: fmt.Sprintf("test accuracy against ε (%d-step PGD)", accAttackSteps),
-		X0: 0, X1: s.grid[len(s.grid)-1], XLabel: "ε",
+		X0: 0, X1: s.grid[len(s.grid)-1], XLabel: "ε", Fraction: true,
 		Series: []sims.Series{{Name: "clean-trained", Y: s.accClean, Class: 0},
 			{Name: fmt.Sprintf("adv-trained ε=%g", s.trainEps), Y: s.accRobust, Class: 1}}}
 }

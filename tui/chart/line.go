@@ -181,6 +181,9 @@ func lineChart(c sims.LineChart, w, h int, o Options) []string {
 			plotRows -= 2
 		}
 		ax := yAxis(data, lo, hi, plotRows-1, c.LogY)
+		if c.Fraction && !c.LogY && hi <= 1 {
+			ax = ax.under(1)
+		}
 		// Off-scale values go to the edge; a NaN stays, a gap. What asciigraph
 		// gets is then safe: values within an axis no wider than about
 		// ±axisLimit and at least a billionth of its size across, so that its
@@ -376,6 +379,19 @@ type yScale struct {
 	rows   int
 	step   float64
 	format func(float64) string
+}
+
+// under moves an axis down by whole rows until it ends at top or below,
+// for data that do not pass top (a fraction's axis at 1, not 1.5); its
+// labels stay on their values.
+func (ax yScale) under(top float64) yScale {
+	d := (ax.hi - ax.lo) / float64(ax.rows)
+	if !(d > 0) || ax.hi <= top {
+		return ax
+	}
+	k := math.Ceil((ax.hi-top)/d - 1e-9)
+	ax.lo, ax.hi = ax.lo-k*d, ax.hi-k*d
+	return ax
 }
 
 // yAxis chooses the y axis of data whose finite values span [lo, hi]
