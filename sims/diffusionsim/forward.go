@@ -242,7 +242,9 @@ func (s *fwSim) Frame() sims.Frame {
 	s.mix.PosteriorMean(s.e, s.y, sigma)
 	arrows := make([]sims.Path, fwArrows)
 	for i := range arrows {
-		arrows[i] = sims.Path{X: []float64{s.y[i] * a, s.e[i]}, Y: []float64{1, 0}, Class: 2}
+		// class 0: a solid line (a dashed one, near vertical, broke into
+		// crumbs in monochrome)
+		arrows[i] = sims.Path{X: []float64{s.y[i] * a, s.e[i]}, Y: []float64{1, 0}, Class: 0}
 	}
 	var marks []sims.Marker
 	for _, c := range s.mix.Components() {
@@ -250,7 +252,7 @@ func (s *fwSim) Frame() sims.Frame {
 	}
 	tw := sims.CanvasChart{Title: fmt.Sprintf("Tweedie: x_t (top) ↦ E[X₀|x_t] (bottom), σ = b/a = %.3g", sigma),
 		View: sims.Rect{XMin: s.lo, XMax: s.hi, YMin: -0.1, YMax: 1.1}, Paths: arrows, Markers: marks,
-		Legend: []string{"", "data modes", "x_t → E[X₀|x_t]"}, XLabel: "x"}
+		Legend: []string{"x_t → E[X₀|x_t]", "data modes"}, XLabel: "x"}
 
 	m, vr := stat.PopMeanVariance(s.f.X, nil)
 	em, ev := diffusion.Moments(s.beta, t, s.m0, s.v0)

@@ -125,7 +125,7 @@ func (s *flowSim) Frame() sims.Frame {
 			{X: c.Mu0, Y: c.Sigma0, Glyph: '★', Class: 1},
 			{X: f.Mu(), Y: f.Sigma(), Glyph: '●', Class: 0},
 		},
-		Legend: []string{"path (○ start, ● now)", "★ target (μ0, σ0)"},
+		Legend: []string{"path (○ start, ● now)", "target (μ0, σ0)"},
 		XLabel: "μ", YLabel: "σ",
 	}
 	kl := sims.LineChart{Title: "KL(p‖q) per step", LogY: true, X0: x0, X1: x1, XLabel: "step",

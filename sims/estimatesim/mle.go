@@ -243,7 +243,7 @@ func (s *streamSim) dataChart(th [2]float64, ok bool) sims.Chart {
 	if ok {
 		curves = append(curves, densityCurve("fit", m, th, lo, hi, 2))
 	}
-	return sims.HistChart{Title: fmt.Sprintf("last %d draws, fitted and true density", n), Lo: lo, Hi: hi,
+	return sims.HistChart{Title: fmt.Sprintf("last %d draws, the fit and the truth", n), Lo: lo, Hi: hi,
 		Density: dens, Curves: curves, XLabel: "y", Label: "draws"}
 }
 

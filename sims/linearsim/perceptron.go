@@ -176,16 +176,26 @@ func (s *perceptronSim) Frame() sims.Frame {
 	p := s.bin
 	x0, x1 := s.mistakes.Span()
 	series := []sims.Series{{Name: "mistakes M", Y: s.mistakes.Column(0), Class: 0}}
+	logY := false
 	if !math.IsInf(s.bound, 1) {
 		series = append(series, sims.Series{Name: fmt.Sprintf("(C/γ)² = %.4g", s.bound),
 			Y: s.mistakes.Map(func(int) float64 { return s.bound }), Class: 1, Bound: true})
+		// On a log scale: M's few mistakes under a bound of ~100 drew as
+		// a flat line at 0. Before the first mistake M has no point.
+		logY = true
+		m := series[0].Y
+		for i, v := range m {
+			if v == 0 {
+				m[i] = math.NaN()
+			}
+		}
 	}
 	var charts []sims.Chart
 	if s.two {
 		charts = append(charts, s.plane())
 	}
 	charts = append(charts, sims.LineChart{
-		Title: "mistakes vs Thm 2.8", Series: series, X0: x0, X1: x1, XLabel: "presentation t",
+		Title: "mistakes vs Thm 2.8", Series: series, X0: x0, X1: x1, XLabel: "presentation t", LogY: logY,
 	})
 	if !s.two {
 		charts = append(charts, sims.BarChart{Title: "|w_j|, |b| (sign in label)",
@@ -275,7 +285,7 @@ func (s *perceptronSim) notes(errs int) []string {
 		if s.gammaP > 0 {
 			g += fmt.Sprintf(" (planted: ≥ %g)", s.gammaP)
 		}
-		lines = append(lines, fmt.Sprintf("Thm 2.8: M = %d mistakes ≤ (C/γ)² = %.4g", m, s.bound), g)
+		lines = append(lines, fmt.Sprintf("Thm 2.8: M = %s ≤ (C/γ)² = %.4g", sims.Count(m, "mistake"), s.bound), g)
 	case linear.NotSeparable:
 		lines = append(lines, "not linearly separable: 0 lies in the hull of the y·(x,1), so no (C/γ)² bound")
 	default:
