@@ -233,10 +233,15 @@ func (s *ldaSim) Frame() sims.Frame {
 			heat.Hi = max(heat.Hi, topics[j][w])
 		}
 	}
-	markers := make([]sims.Marker, k)
+	// A matrix: rows the topics, columns the words (named under them when
+	// they have room, as the topics are beside their rows).
+	rowNames, colNames := make([]string, k), make([]string, len(cols))
+	for i, w := range cols {
+		colNames[i] = sims.Visible(c.Vocab[w], sims.PlainSpaces)
+	}
 	bars := make([]sims.Bar, k)
 	for j := range k {
-		markers[j] = sims.Marker{X: 0.3, Y: float64(k-j) - 0.5, Glyph: rune('0' + (j+1)%10), Class: -1}
+		rowNames[j] = fmt.Sprint(j + 1)
 		words := make([]string, 0, 5)
 		for _, w := range tops[j][:min(5, len(tops[j]))] {
 			words = append(words, sims.Visible(c.Vocab[w], sims.PlainSpaces))
@@ -262,10 +267,12 @@ func (s *ldaSim) Frame() sims.Frame {
 		Metrics: metrics,
 		Charts: []sims.Chart{
 			sims.CanvasChart{
-				Title: fmt.Sprintf("topic–word weights E[β_kv]: top %d words of each topic", topWords),
-				View:  sims.Rect{XMin: 0, XMax: float64(len(cols)), YMin: 0, YMax: float64(k)},
-				Heat:  heat, Markers: markers,
-				XLabel: "top words", YLabel: "topic",
+				Title:  fmt.Sprintf("topic–word weights E[β_kv]: top %d words of each topic", topWords),
+				View:   sims.Rect{XMin: 0, XMax: float64(len(cols)), YMin: 0, YMax: float64(k)},
+				Heat:   heat,
+				XLabel: "top word", YLabel: "topic",
+				XIndex: &sims.Index{First: 1, Last: len(cols), At: -0.5, Step: 1, Labels: colNames},
+				YIndex: &sims.Index{First: 1, Last: k, At: float64(k) + 0.5, Step: -1, Labels: rowNames},
 			},
 			sims.LineChart{
 				Title:  "ELBO per word",

@@ -534,6 +534,7 @@ func canvasSwatches(c sims.CanvasChart, mono bool) []string {
 			bands[b.Class] = true
 		}
 	}
+	fans := fanClasses(c)
 	for k := range sw {
 		if sw[k] != "" || points[k] {
 			continue
@@ -543,6 +544,8 @@ func canvasSwatches(c sims.CanvasChart, mono bool) []string {
 			// stems or arrows, each a segment too short to show a
 			// dash pattern, told apart by their heads
 			sw[k] = string(g)
+		case p != nil && mono && fans[k]:
+			sw[k] = lineSwatch("#") // drawn solid (fanClasses)
 		case p != nil && !bands[k]:
 			sw[k] = lineSwatch(pathPattern(*p, mono))
 		case p != nil && g == 0:
@@ -555,6 +558,36 @@ func canvasSwatches(c sims.CanvasChart, mono bool) []string {
 		}
 	}
 	return sw
+}
+
+// fanClasses are the classes of a canvas drawn as a fan of segments
+// (three or more paths of two points, no markers: a coupling's lines, a
+// map's arrows), when no class-0 path is drawn solid beside them: in
+// monochrome they are drawn solid, as a dash pattern on many short
+// steep lines breaks them into crumbs (ot-1d's coupling, forward-noise's
+// arrows).
+func fanClasses(c sims.CanvasChart) map[int]bool {
+	segments, long, marked := map[int]int{}, map[int]bool{}, map[int]bool{}
+	for _, p := range c.Paths {
+		if p.Class == 0 && !p.Dotted {
+			return nil
+		}
+		segments[p.Class]++
+		long[p.Class] = long[p.Class] || len(p.X) > 2
+	}
+	for _, m := range c.Markers {
+		marked[m.Class] = true
+	}
+	var fans map[int]bool
+	for k, n := range segments {
+		if n >= 3 && !long[k] && !marked[k] {
+			if fans == nil {
+				fans = map[int]bool{}
+			}
+			fans[k] = true
+		}
+	}
+	return fans
 }
 
 // lineSwatch is a dash pattern (pathPattern: '#' a pixel drawn) over the
@@ -704,8 +737,13 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	if c.Contours != nil {
 		cv.levelLines(c.Contours, contourInk)
 	}
+	fans := fanClasses(c)
 	for _, p := range c.Paths {
-		cv.path(p, classColor(p.Class))
+		ink := classColor(p.Class)
+		if o.Mono && fans[p.Class] {
+			p.Class = 0 // solid (see fanClasses), in its own colour
+		}
+		cv.path(p, ink)
 	}
 	for _, ps := range c.Points {
 		cv.points(ps)
