@@ -85,7 +85,9 @@ func graphChart(c sims.GraphChart, w, h int, o Options) []string {
 		for _, n := range c.Nodes {
 			inline = max(inline, ansi.StringWidth(inlineText(n, math.MaxInt))+2)
 		}
-		l.bw, l.bh = max(1, min(inline, l.cw-gap)), 1
+		// Inline, too, a node keeps its text over a wider edge: a
+		// one-cell gap still shows the edge ("[s4 1|-…]" said nothing).
+		l.bw, l.bh = max(1, min(inline, l.cw-1)), 1
 	}
 
 	// Edges first, on a braille canvas the size of the drawing area.
