@@ -423,7 +423,7 @@ func TestGraphBoxesAndEdges(t *testing.T) {
 	}
 	// Too narrow for "s2 × 6 | 2", an inline box keeps the name and the
 	// numbers.
-	narrow := ansi.Strip(Render(g, 42, 4, Options{Mono: true}))
+	narrow := ansi.Strip(Render(g, 33, 4, Options{Mono: true}))
 	if !strings.Contains(narrow, "[s2 6 | 2]") {
 		t.Errorf("narrow inline box lost its numbers:\n%s", narrow)
 	}
