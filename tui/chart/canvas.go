@@ -720,13 +720,13 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	cv := newCanvas(lay.cw, lay.ch, v, o.Mono)
 	// A signed field drawn alone (jacobian's J) shows its sign in plain
 	// shades; under points, paths or markers (logreg's p, svm's F) it
-	// stays the light one-ramp backdrop they stand out on.
+	// stays the light one-ramp backdrop they stand out on (backdropAt).
 	signed := len(c.Points) == 0 && len(c.Paths) == 0 && len(c.Markers) == 0
 	shade := func(s scale, t float64) rune {
 		if signed {
 			return monoShade(s, t)
 		}
-		return shadeAt(t)
+		return backdropAt(t)
 	}
 	if c.Heat != nil {
 		cv.heat(c.Heat, o.Mono || o.Basic, contoured(c), shade, o)

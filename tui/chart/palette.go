@@ -304,6 +304,16 @@ func clamp01(t float64) float64 {
 // field are never read as part of it (gan's generated '+' over D(x)).
 var shades = []rune(" .:-░▒▓█")
 
+// backdrop is the lighter ramp of a field under points, curves or
+// markers, up to ▒: on ▓ and █ a point's glyph is a hole in a wall
+// (playground's trained p(class 1), all █ around its '+' points).
+var backdrop = []rune(" .:-░▒")
+
+// backdropAt is the backdrop's glyph at place t (0 to 1) of the scale.
+func backdropAt(t float64) rune {
+	return backdrop[int(math.Round(clamp01(t)*float64(len(backdrop)-1)))]
+}
+
 // negShades and posShades are the monochrome ramps of a diverging
 // field's two signs, by magnitude, 0 blank: the glyph's family says the
 // sign, its weight the size (one ramp from the least value to the
