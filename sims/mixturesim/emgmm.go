@@ -91,11 +91,10 @@ var (
 		"covariance floor: Σ_k ⪰ reg·s²·I, s² the data's variance (Remark 2.10); 0 lets a component collapse, else at least 1e-9").
 		Range(0, 1).
 		DefaultWhen(inDemo(demoCollapse), 0, "1e-6; 0 for demo=collapse")
-	emInit = param.Choice("init", []mixture.InitMode{mixture.InitKMeans, mixture.InitPlusPlus}, mixture.InitKMeans,
-		"the start: kmeans runs k-means from the k-means++ centres, then one M-step from its clusters (scikit-learn's "+
-			"default); k-means++ starts at the centres themselves, equal weights, round covariances (cov=full only)").
-		DefaultWhen(func(v param.Values) bool { return emReg.Get(v) == 0 }, mixture.InitPlusPlus,
-			"kmeans; k-means++ when reg = 0 (demo=collapse), where a k-means cluster of one point would collapse at once")
+	emInit = param.Choice("init", []mixture.InitMode{mixture.InitKMeans, mixture.InitPlusPlus}, mixture.InitPlusPlus,
+		"the start: k-means++ starts at the k-means++ centres, equal weights, round covariances, so that EM's whole "+
+			"climb is on screen; kmeans runs k-means from them first, then one M-step from its clusters (scikit-learn's "+
+			"default: EM then starts next to its optimum, its staircase a few 1e-5 nats high); cov=spherical-fixed starts at the centres either way")
 	emRestarts = param.Int("restarts", 1,
 		"EM runs from fresh k-means++ centres, one after another; the best log-likelihood is kept").Range(1, maxRestarts)
 	emTol = param.Float("tol", mixture.DefaultTol,
