@@ -97,7 +97,7 @@ const heatDim = 0.4
 // plain (mono, 16 colours), level lines for a banded field and, for a
 // continuous one, the shades shade gives places on its scale (no value is
 // blank).
-func (cv *canvas) heat(g *sims.Grid, plain, contoured bool, shade func(scale, float64) rune, o Options) {
+func (cv *canvas) heat(g *sims.Grid, plain, contoured, sparse bool, shade func(scale, float64) rune, o Options) {
 	if !gridOK(g) {
 		return
 	}
@@ -107,7 +107,7 @@ func (cv *canvas) heat(g *sims.Grid, plain, contoured bool, shade func(scale, fl
 		// chart has level lines of another field (Contours: logreg's
 		// p = ½), which its field's would look just like: then as shades.
 		if g.Levels > 0 && !contoured {
-			cv.levelLines(g, 0)
+			cv.levelLines(g, 0, sparse)
 			return
 		}
 		for cy := 0; cy < cv.h; cy++ {
@@ -195,7 +195,7 @@ func (cv *canvas) band(bd sims.Band, plain bool) {
 // levelLines sets a braille dot wherever the band of the (bilinearly
 // interpolated) field changes between a pixel and its right or lower
 // neighbour.
-func (cv *canvas) levelLines(g *sims.Grid, ink rgb) {
+func (cv *canvas) levelLines(g *sims.Grid, ink rgb, sparse bool) {
 	if !gridOK(g) {
 		return
 	}
@@ -209,6 +209,9 @@ func (cv *canvas) levelLines(g *sims.Grid, ink rgb) {
 			row[px] = s.band(gridLerp(g, (float64(px)+0.5)/float64(pw), v))
 		}
 		for px := 0; px < pw; px++ {
+			if sparse && (px+py)%2 == 1 {
+				continue
+			}
 			if (px+1 < pw && row[px+1] != row[px]) || (py > 0 && prev[px] != row[px]) {
 				cv.dot(float64(px), float64(py), ink, levelLayer)
 			}
@@ -728,14 +731,18 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 		}
 		return backdropAt(t)
 	}
+	// In monochrome, under paths (gd's iterates, kl-flow's (μ, σ)), level
+	// lines are dotted: drawn solid they were the same braille as the
+	// path the chart is about.
+	sparse := o.Mono && len(c.Paths) > 0
 	if c.Heat != nil {
-		cv.heat(c.Heat, o.Mono || o.Basic, contoured(c), shade, o)
+		cv.heat(c.Heat, o.Mono || o.Basic, contoured(c), sparse, shade, o)
 	}
 	for _, bd := range c.Bands {
 		cv.band(bd, o.Mono || o.Basic)
 	}
 	if c.Contours != nil {
-		cv.levelLines(c.Contours, contourInk)
+		cv.levelLines(c.Contours, contourInk, sparse)
 	}
 	fans := fanClasses(c)
 	for _, p := range c.Paths {

@@ -303,7 +303,7 @@ func TestCombiningMarksTakeNoCell(t *testing.T) {
 func TestShadeDimsCells(t *testing.T) {
 	g := &sims.Grid{NX: 2, NY: 1, Z: []float64{1, 1}, Scale: sims.Categorical, Lo: 0, Hi: 1, Shade: []float64{0, 1}}
 	cv := newCanvas(2, 1, sims.Rect{XMin: 0, XMax: 2, YMin: 0, YMax: 1}, false)
-	cv.heat(g, false, false, monoShade, Options{})
+	cv.heat(g, false, false, false, monoShade, Options{})
 	dim, full := cv.top[0], cv.top[1]
 	lum := func(c rgb) int { r, g, b := c.parts(); return int(r) + int(g) + int(b) }
 	if lum(dim) >= lum(full) || dim == 0 || full == 0 {
