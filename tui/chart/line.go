@@ -180,7 +180,11 @@ func lineChart(c sims.LineChart, w, h int, o Options) []string {
 		if withAxis {
 			plotRows -= 2
 		}
-		ax := yAxis(data, lo, hi, plotRows-1, c.LogY)
+		ylo, yhi := lo, hi
+		if c.Fraction && !c.LogY && lo >= 0 && hi <= 1 && narrow(lo, hi, minSpan) {
+			ylo, yhi = 0, 1 // a constant rate: the whole range, not 1 ± 1
+		}
+		ax := yAxis(data, ylo, yhi, plotRows-1, c.LogY, c.Fraction)
 		if c.Fraction && !c.LogY && hi <= 1 {
 			ax = ax.under(1)
 		}
@@ -397,14 +401,14 @@ func (ax yScale) under(top float64) yScale {
 // yAxis chooses the y axis of data whose finite values span [lo, hi]
 // (within ±axisLimit) in rows intervals. Its rules: labels are round
 // numbers to the precision the axis needs (niceAxis), so rounding noise
-// never becomes a tick; integer data (steps, mistakes, counts) get
-// integer ticks only; a constant series, or one too narrow to tell apart
-// (narrow), gets a range around its value instead of a one-row chart; a
-// log scale is labelled at whole decades when it spans one or more, else
+// never becomes a tick; integer data (steps, mistakes, counts; not a
+// fraction's, whose 1 is a rate) get integer ticks only; a constant
+// series, or one too narrow to tell apart (narrow), gets a range around
+// its value instead of a one-row chart; a log scale is labelled at whole decades when it spans one or more, else
 // at round values on their nearest rows (logRoundTicks).
-func yAxis(data [][]float64, lo, hi float64, rows int, logY bool) yScale {
+func yAxis(data [][]float64, lo, hi float64, rows int, logY, fraction bool) yScale {
 	rows = max(rows, 1)
-	integer := !logY
+	integer := !logY && !fraction
 	for _, s := range data {
 		for _, v := range s {
 			if isFinite(v) {

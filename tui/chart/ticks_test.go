@@ -236,3 +236,27 @@ func TestLogTicksUnderADecade(t *testing.T) {
 		}
 	}
 }
+
+// TestFractionAxes: a rate's axis never passes 1 nor, for a constant
+// rate, runs below 0 (hmc's acceptance of 1 read 1, 0, -1; logreg's
+// accuracy axis ran to 1.5).
+func TestFractionAxes(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		y    []float64
+		h    int
+	}{
+		{"constant 1", []float64{1, 1, 1}, 7},
+		{"constant 1, tall", []float64{1, 1, 1}, 14},
+		{"rising to 1", []float64{0.5, 0.8, 0.95, 1, 1}, 8},
+		{"constant 0.9", []float64{0.9, 0.9}, 8},
+	} {
+		c := sims.LineChart{Title: tt.name, Fraction: true, Series: []sims.Series{{Name: "rate", Y: tt.y}}}
+		for _, tick := range yTicks(RenderLines(c, 40, tt.h, Options{Mono: true})) {
+			v, err := strconv.ParseFloat(tick, 64)
+			if err != nil || v > 1 || v < 0 {
+				t.Errorf("%s: tick %q outside [0, 1]", tt.name, tick)
+			}
+		}
+	}
+}
