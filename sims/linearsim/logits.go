@@ -145,10 +145,10 @@ func (s *logitsSim) Frame() sims.Frame {
 			Title: fmt.Sprintf("σ(t), ● t = (z%d − z%d)/T", a+1, b+1), View: sigmoidView,
 			Paths: []sims.Path{
 				s.sigmoid,
-				{X: []float64{sigmoidView.XMin, sigmoidView.XMax}, Y: []float64{0.5, 0.5}, Class: 9, Dotted: true},
+				{X: []float64{sigmoidView.XMin, sigmoidView.XMax}, Y: []float64{0.5, 0.5}, Class: 1, Dotted: true},
 			},
 			Markers: []sims.Marker{{X: math.Max(sigmoidView.XMin, math.Min(sigmoidView.XMax, tp)), Y: stable.Sigmoid(tp), Glyph: '●', Class: 0}},
-			Legend:  []string{"σ(t)"},
+			Legend:  []string{"σ(t)", "σ = ½"},
 			XLabel:  "t", YLabel: "σ",
 		},
 		sims.CanvasChart{
