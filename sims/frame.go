@@ -175,9 +175,9 @@ type LineChart struct {
 	X0, X1 float64
 	XLabel string
 	YLabel string
-	// Fraction says the series are proportions (an accuracy, an
-	// acceptance rate): the y axis stops at 1 rather than running to 1.5
-	// around a constant 1.
+	// Fraction says the series never pass 1 (an accuracy, an acceptance
+	// rate, a correlation, a likelihood ratio to its maximum): the y axis
+	// stops at 1 rather than running to 1.5 around a constant 1.
 	Fraction bool
 }
 

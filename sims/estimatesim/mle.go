@@ -332,6 +332,7 @@ func (s *streamSim) likelihoodChart(th [2]float64) (sims.Chart, float64) {
 		Title:  fmt.Sprintf("likelihood L(%s)/L(%s), other parameters at the MLE", name, hatNames(m)[0]),
 		Series: []sims.Series{{Name: "L/L_max", Y: y, Class: 2}},
 		X0:     lo, X1: hi, XLabel: name,
+		Fraction: true, // L/L_max ≤ 1
 	}, top + math.Log(integral)
 }
 

@@ -613,7 +613,7 @@ func (s *chainSim) acfChart(i int) sims.LineChart {
 	case s.ens.Thin() > 1:
 		title = fmt.Sprintf("autocorrelation, thinned ×%d (last %d)", s.ens.Thin(), min(s.ens.Kept(), mcmc.WindowLen))
 	}
-	ch := sims.LineChart{Title: title, X0: 0, X1: maxLag, XLabel: "lag"}
+	ch := sims.LineChart{Title: title, X0: 0, X1: maxLag, XLabel: "lag", Fraction: true} // ρ ≤ 1
 	if i < 0 {
 		for j := range s.d {
 			if a := s.acf[0][j]; a != nil {

@@ -45,6 +45,15 @@ func (cv *canvas) pixel(x, y float64) (float64, float64) {
 	v := cv.view
 	px := (x - v.XMin) / (v.XMax - v.XMin) * float64(2*cv.w)
 	py := (v.YMax - y) / (v.YMax - v.YMin) * float64(4*cv.h)
+	// The view's right and bottom edges are in it too: a point at XMax
+	// (logits' ● pinned to the edge, a view fitted to its data) falls in
+	// the last pixel, not past it.
+	if px == float64(2*cv.w) {
+		px = math.Nextafter(px, 0)
+	}
+	if py == float64(4*cv.h) {
+		py = math.Nextafter(py, 0)
+	}
 	return px, py
 }
 
@@ -563,9 +572,10 @@ func canvasSwatches(c sims.CanvasChart, mono bool) []string {
 	return sw
 }
 
-// fanClasses are the classes of a canvas drawn as a fan of segments
-// (three or more paths of two points, no markers: a coupling's lines, a
-// map's arrows), when no class-0 path is drawn solid beside them: in
+// fanClasses is the class of a canvas drawn as a fan of segments (three
+// or more paths of two points, no markers: a coupling's lines, a map's
+// arrows), when it is the only one and no class-0 path is drawn solid
+// beside it: in
 // monochrome they are drawn solid, as a dash pattern on many short
 // steep lines breaks them into crumbs (ot-1d's coupling, forward-noise's
 // arrows).
@@ -581,16 +591,19 @@ func fanClasses(c sims.CanvasChart) map[int]bool {
 	for _, m := range c.Markers {
 		marked[m.Class] = true
 	}
-	var fans map[int]bool
+	fan := -1
 	for k, n := range segments {
 		if n >= 3 && !long[k] && !marked[k] {
-			if fans == nil {
-				fans = map[int]bool{}
+			if fan >= 0 {
+				return nil // two fans drawn solid would look alike (score-match's ε* and ε_θ)
 			}
-			fans[k] = true
+			fan = k
 		}
 	}
-	return fans
+	if fan < 0 {
+		return nil
+	}
+	return map[int]bool{fan: true}
 }
 
 // lineSwatch is a dash pattern (pathPattern: '#' a pixel drawn) over the
@@ -628,6 +641,25 @@ func legendRows(widths []int, w, h, keep int, o Options) int {
 		return 1
 	}
 	return len(itemRows(widths, 2, w, max(1, h-keep)))
+}
+
+// lastLegendRow is the width the last of a legend's rows takes (its
+// "+N" marker included) when it is drawn in rows rows of w.
+func lastLegendRow(widths []int, w, rows int) int {
+	starts := itemRows(widths, 2, w, rows)
+	from := starts[len(starts)-1]
+	n, more := fitItems(widths[from:], 2, w)
+	used := 0
+	for i, iw := range widths[from : from+n] {
+		if i > 0 {
+			used += 2
+		}
+		used += iw
+	}
+	if more != "" {
+		used += 2 + Width(more)
+	}
+	return used
 }
 
 // rangeRowRoom is the fewest rows a canvas keeps when its axis ranges
@@ -713,8 +745,9 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 	// title line nor the legend's leaves them room and the canvas keeps
 	// rangeRowRoom rows (poisoning's and assignment's side charts at
 	// 80×24 had no numbers at all).
+	lastW := lastLegendRow(widths, w, rows)
 	rangeRow := titleW+2+Width(short) > w && (rows > 1 || Width(short)+2+lw > w) &&
-		Width(short) <= w && h-1-rows-1 >= rangeRowRoom
+		!(rows > 1 && lastW+2+Width(short) <= w) && Width(short) <= w && h-1-rows-1 >= rangeRowRoom
 	below := rows
 	if rangeRow {
 		below++
@@ -790,6 +823,10 @@ func canvasChart(c sims.CanvasChart, w, h int, o Options) []string {
 			b.text(w-Width(full), 0, full, axisColor, false)
 		case titleW+2+Width(short) <= w:
 			b.text(w-Width(short), 0, short, axisColor, false)
+		case lastW+2+Width(full) <= w: // beside the legend's last row
+			b.text(w-Width(full), h-1, full, axisColor, false)
+		case lastW+2+Width(short) <= w:
+			b.text(w-Width(short), h-1, short, axisColor, false)
 		}
 		classLegend(b, h-rows, rows, w, c.Legend, swatches, o)
 	case Width(full)+2+lw <= w:

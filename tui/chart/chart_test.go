@@ -553,3 +553,16 @@ func TestMonoShowsTheSign(t *testing.T) {
 		t.Errorf("under points the field's least value is not the one ramp's blank: %q", string(row))
 	}
 }
+
+// TestViewEdgesAreInTheView: a marker on the view's right or bottom edge
+// is drawn in the last column or row (logits' ● pinned to the edge of its
+// t range vanished past it).
+func TestViewEdgesAreInTheView(t *testing.T) {
+	for _, m := range []sims.Marker{{X: 1, Y: 0.5}, {X: 0.5, Y: 0}, {X: 1, Y: 0}} {
+		m.Glyph = '◆'
+		c := sims.CanvasChart{Title: "edge", View: sims.Rect{XMin: 0, XMax: 1, YMin: 0, YMax: 1}, Markers: []sims.Marker{m}}
+		if got := ansi.Strip(strings.Join(RenderLines(c, 30, 10, Options{Mono: true}), "\n")); !strings.Contains(got, "◆") {
+			t.Errorf("marker at (%g, %g) not drawn:\n%s", m.X, m.Y, got)
+		}
+	}
+}

@@ -184,10 +184,7 @@ func lineChart(c sims.LineChart, w, h int, o Options) []string {
 		if c.Fraction && !c.LogY && lo >= 0 && hi <= 1 && narrow(lo, hi, minSpan) {
 			ylo, yhi = 0, 1 // a constant rate: the whole range, not 1 ± 1
 		}
-		ax := yAxis(data, ylo, yhi, plotRows-1, c.LogY, c.Fraction)
-		if c.Fraction && !c.LogY && hi <= 1 {
-			ax = ax.under(1)
-		}
+		ax := yAxis(data, ylo, yhi, plotRows-1, c.LogY, c.Fraction && hi <= 1)
 		// Off-scale values go to the edge; a NaN stays, a gap. What asciigraph
 		// gets is then safe: values within an axis no wider than about
 		// ±axisLimit and at least a billionth of its size across, so that its
@@ -385,19 +382,6 @@ type yScale struct {
 	format func(float64) string
 }
 
-// under moves an axis down by whole rows until it ends at top or below,
-// for data that do not pass top (a fraction's axis at 1, not 1.5); its
-// labels stay on their values.
-func (ax yScale) under(top float64) yScale {
-	d := (ax.hi - ax.lo) / float64(ax.rows)
-	if !(d > 0) || ax.hi <= top {
-		return ax
-	}
-	k := math.Ceil((ax.hi-top)/d - 1e-9)
-	ax.lo, ax.hi = ax.lo-k*d, ax.hi-k*d
-	return ax
-}
-
 // yAxis chooses the y axis of data whose finite values span [lo, hi]
 // (within ±axisLimit) in rows intervals. Its rules: labels are round
 // numbers to the precision the axis needs (niceAxis), so rounding noise
@@ -409,6 +393,10 @@ func (ax yScale) under(top float64) yScale {
 func yAxis(data [][]float64, lo, hi float64, rows int, logY, fraction bool) yScale {
 	rows = max(rows, 1)
 	integer := !logY && !fraction
+	top := math.Inf(1) // a fraction's axis stops at 1
+	if fraction {
+		top = 1
+	}
 	for _, s := range data {
 		for _, v := range s {
 			if isFinite(v) {
@@ -436,7 +424,7 @@ func yAxis(data [][]float64, lo, hi float64, rows int, logY, fraction bool) ySca
 	}
 	switch {
 	case logY && hi-lo >= 1:
-		ax := niceAxis(lo, hi, rows, 1, true)
+		ax := niceAxis(lo, hi, rows, 1, true, math.Inf(1))
 		first, last := math.Ceil(ax.lo/ax.step-1e-9)*ax.step, math.Floor(ax.hi/ax.step+1e-9)*ax.step
 		plain := first >= -3 && last <= 4
 		ax.format = func(v float64) string {
@@ -463,9 +451,9 @@ func yAxis(data [][]float64, lo, hi float64, rows int, logY, fraction bool) ySca
 		}
 		return yScale{lo: lo, hi: hi, rows: rows, format: format}
 	case integer:
-		return niceAxis(lo, hi, rows, 1, false)
+		return niceAxis(lo, hi, rows, 1, false, top)
 	}
-	return niceAxis(lo, hi, rows, 0, false)
+	return niceAxis(lo, hi, rows, 0, false, top)
 }
 
 // logRoundTicks labels a log axis of less than a decade, log₁₀ values lo

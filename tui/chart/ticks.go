@@ -206,7 +206,7 @@ func tickRow(ticks []tick, left, right int) string {
 // labels than about one per four rows (2 to 6 in all) and at 2/5 with a
 // single label; then the one whose labels come closest to one a row on
 // short axes, one every other row from 8 rows, every third from 16, ….
-func niceAxis(lo, hi float64, rows int, minStep float64, decades bool) yScale {
+func niceAxis(lo, hi float64, rows int, minStep float64, decades bool, top float64) yScale {
 	span := hi - lo
 	want := max(2, min(6, rows/4+1))
 	// Among choices that fill alike: a label every row up to 8 rows, every
@@ -254,7 +254,7 @@ func niceAxis(lo, hi float64, rows int, minStep float64, decades bool) yScale {
 	// below zero for data that are not negative on a linear axis (a log
 	// axis's 0 is 1: bbvi's variances from 1 to 1e5 left 1e6…1e10
 	// empty), or above it for data that are not positive (a probability's
-	// log axis tops at 1).
+	// log axis tops at 1), and never above top.
 	extra := float64(rows) - (best.b - best.a)
 	below := math.Floor(extra / 2)
 	switch {
@@ -264,6 +264,15 @@ func niceAxis(lo, hi float64, rows int, minStep float64, decades bool) yScale {
 		below = extra - math.Max(0, -best.b)
 	}
 	below = math.Max(0, math.Min(extra, below))
+	// Nor above top (a fraction's 1): those rows go below instead, and
+	// when they may go neither way (data from 0 to 1 in 3 rows of 0.5)
+	// the axis is exactly 0 to top, its rows off the step.
+	if lim := math.Floor(top/best.d + 1e-9); best.b+extra-below > lim {
+		below = math.Min(extra, extra-math.Max(0, lim-best.b))
+		if lo >= 0 && best.a-below < 0 {
+			best.d, best.a, best.b, extra, below = top/float64(rows), 0, float64(rows), 0, 0
+		}
+	}
 	best.a, best.b = best.a-below, best.b+extra-below
 	s := best.s
 	format := tickFormat(s, math.Max(math.Abs(best.a*best.d), math.Abs(best.b*best.d)))

@@ -55,7 +55,7 @@ func TestNiceAxis(t *testing.T) {
 		{"small", 1.2e-5, 4.7e-5, 4, 0, "5e-05|4e-05|3e-05|2e-05|1e-05"},
 		{"large", 120000, 180000, 6, 0, "1.8e+05|1.7e+05|1.6e+05|1.5e+05|1.4e+05|1.3e+05|1.2e+05"},
 	} {
-		got := strings.Join(labelled(niceAxis(tt.lo, tt.hi, tt.rows, tt.minStep, strings.Contains(tt.name, "(log)"))), "|")
+		got := strings.Join(labelled(niceAxis(tt.lo, tt.hi, tt.rows, tt.minStep, strings.Contains(tt.name, "(log)"), math.Inf(1))), "|")
 		if got != tt.want {
 			t.Errorf("%s: [%g, %g] in %d rows: labels %q, want %q", tt.name, tt.lo, tt.hi, tt.rows, got, tt.want)
 		}
@@ -81,7 +81,7 @@ func TestNiceAxisProperties(t *testing.T) {
 		lo := (rng.Float64()*2 - 1) * scale * 10
 		hi := lo + rng.Float64()*scale + scale*1e-3
 		rows := 1 + rng.IntN(30)
-		ax := niceAxis(lo, hi, rows, 0, false)
+		ax := niceAxis(lo, hi, rows, 0, false, math.Inf(1))
 		if ax.rows != rows || ax.lo > lo+1e-12*scale || ax.hi < hi-1e-12*scale {
 			t.Fatalf("[%g, %g] in %d rows: axis [%g, %g] in %d rows", lo, hi, rows, ax.lo, ax.hi, ax.rows)
 		}
@@ -237,9 +237,9 @@ func TestLogTicksUnderADecade(t *testing.T) {
 	}
 }
 
-// TestFractionAxes: a rate's axis never passes 1 nor, for a constant
-// rate, runs below 0 (hmc's acceptance of 1 read 1, 0, -1; logreg's
-// accuracy axis ran to 1.5).
+// TestFractionAxes: a rate's axis never passes 1 nor runs below 0 (hmc's
+// acceptance of 1 read 1, 0, -1; logreg's accuracy axis ran to 1.5,
+// dp-sgd's, moved under 1, to -0.5).
 func TestFractionAxes(t *testing.T) {
 	for _, tt := range []struct {
 		name string
@@ -250,6 +250,9 @@ func TestFractionAxes(t *testing.T) {
 		{"constant 1, tall", []float64{1, 1, 1}, 14},
 		{"rising to 1", []float64{0.5, 0.8, 0.95, 1, 1}, 8},
 		{"constant 0.9", []float64{0.9, 0.9}, 8},
+		{"0 to 1, short", []float64{0, 0.3, 1}, 6},
+		{"0.1 to 0.9", []float64{0.1, 0.5, 0.9}, 7},
+		{"0.12 to 0.97", []float64{0.12, 0.97}, 9},
 	} {
 		c := sims.LineChart{Title: tt.name, Fraction: true, Series: []sims.Series{{Name: "rate", Y: tt.y}}}
 		for _, tick := range yTicks(RenderLines(c, 40, tt.h, Options{Mono: true})) {
