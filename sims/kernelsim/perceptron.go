@@ -273,7 +273,7 @@ func (s *perceptronSim) notes() []string {
 	case s.differ >= 0:
 		lines = append(lines, fmt.Sprintf("✗ the primal perceptron on %s differs at mistake %d", s.mapDoc, s.differ+1))
 	default:
-		lines = append(lines, fmt.Sprintf("✓ primal perceptron on %s: the same %d mistakes", s.mapDoc, s.agree))
+		lines = append(lines, fmt.Sprintf("✓ primal perceptron on %s: the same %s", s.mapDoc, sims.Count(s.agree, "mistake")))
 	}
 	if pe := s.p.PerEpoch(); len(pe) > 0 {
 		lines = append(lines, fmt.Sprintf("mistakes in the last epoch: %d (a clean epoch ends the run)", pe[len(pe)-1]))

@@ -209,7 +209,7 @@ func (s *lpSim) notes() []string {
 		lines = append(lines, fmt.Sprintf("degenerate: ⊕ (%d,%d) in, ⊖ (%d,%d) out, θ = 0; the basis moved, P did not",
 			last.Enter.I, last.Enter.J, last.Leave.I, last.Leave.J))
 	default:
-		lines = append(lines, fmt.Sprintf("⊕ (%d,%d) in, θ = %.3g round a %d-cycle, ⊖ (%d,%d) out: cost %+.3g",
+		lines = append(lines, fmt.Sprintf("⊕ (%d,%d) in, θ = %.3g round a cycle of %d, ⊖ (%d,%d) out: cost %+.3g",
 			last.Enter.I, last.Enter.J, last.Theta, len(last.Cycle), last.Leave.I, last.Leave.J, last.Theta*last.Reduced))
 	}
 	if s.done {

@@ -108,6 +108,9 @@ func layoutImages(c sims.ImageChart, w, h int) imageLayout {
 	}
 	var best imageLayout
 	for _, z := range []float64{maxPixelZoom, 6, 4, 3, 2, 1, 0.75, 0.5, 0.375, 0.25} {
+		if z < minPixelZoom && float64(maxW)*z < minTileCols && best.zoom != 0 {
+			break // fewer tiles, still legible, rather than blobs (saliency's gallery at 80×24)
+		}
 		l, ok := try(imageLayout{zoom: z})
 		if ok {
 			return l

@@ -44,7 +44,7 @@ type lineStyle struct {
 
 // lineStyles chooses every series' charset so that no two series share
 // both colour and glyph: a bound takes the next dot style, a curve the
-// solid line (in monochrome the next of curveSets), and one whose choice
+// solid line (in monochrome its class's of curveSets), and one whose choice
 // an earlier series of the same colour already has (every series, in
 // monochrome) takes the next free one of its kind. The classes' colours
 // are distinct in truecolor, 256 and 16 colours alike (classAnsi), so the
@@ -56,7 +56,7 @@ func lineStyles(series []sims.Series, o Options) []lineStyle {
 	}
 	used := map[key]bool{}
 	out := make([]lineStyle, len(series))
-	bounds, curves := 0, 0
+	bounds := 0
 	for i, s := range series {
 		colour := max(s.Class, 0) % len(classAnsi)
 		if o.Mono {
@@ -68,8 +68,10 @@ func lineStyles(series []sims.Series, o Options) []lineStyle {
 			sets, first = boundSets, bounds
 			bounds++
 		case o.Mono:
-			first = curves
-			curves++
+			// by class, so that one series keeps its glyph from chart to
+			// chart (dp-sgd's σ = 0.04 was xx in one and ++ in the next,
+			// where σ = 0 has no curve)
+			first = max(s.Class, 0)
 		}
 		pick := sets[first%len(sets)]
 		for k := range sets {

@@ -46,6 +46,12 @@ func Clip(s string, w int) string {
 		cut = lastSpace // the word at the cut does not fit whole (a word's trailing comma may go)
 	}
 	kept := strings.TrimRight(s[:cut], " ,;:·–—(")
+	// Brackets the cut leaves open inside one another go with what they
+	// opened ("s·W₂(μ,ν) (under W₂(μ…" → "s·W₂(μ,ν)…"), unless that is
+	// all there is; one open bracket stays ("trace of x (burn-in…").
+	if i, n := unclosed(kept); n > 1 && i > 0 {
+		kept = strings.TrimRight(kept[:i], " ,;:·–—(")
+	}
 	// A text cut after a word that only leads to what was cut ("for time
 	// T =…", "burn-in ends at…") ends before it: "for time T…".
 	for {
@@ -58,12 +64,33 @@ func Clip(s string, w int) string {
 	return kept + Ellipsis
 }
 
+// unclosed is the index of the first "(" of s left open by the end of s
+// (or -1) and how many are open there.
+func unclosed(s string) (int, int) {
+	var open []int
+	for i, r := range s {
+		switch r {
+		case '(':
+			open = append(open, i)
+		case ')':
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		}
+	}
+	if len(open) == 0 {
+		return -1, 0
+	}
+	return open[0], len(open)
+}
+
 // dangling reports whether a word only leads to the words after it: an
 // operator or relation ("=", "±", "→"), a word ending in one ("T=",
 // "(ε"'s opening bracket is trimmed apart), or a preposition.
 func dangling(word string) bool {
 	switch word {
-	case "at", "of", "for", "to", "by", "in", "on", "with", "and", "or", "the", "a", "an", "is", "vs", "from", "than":
+	case "at", "of", "for", "to", "by", "in", "on", "with", "and", "or", "the", "a", "an", "is", "vs", "from", "than",
+		"per", "while", "not", "under", "over", "against", "into", "as":
 		return true
 	}
 	last, _ := utf8.DecodeLastRuneInString(word)

@@ -29,6 +29,9 @@ func TestClip(t *testing.T) {
 		{"trace of x (burn-in ends at 200)", 30, "trace of x (burn-in ends…"},
 		{"1 (π 0.35)", 9, "1 (π…"},
 		{"estimate ± 2 se", 12, "estimate…"},
+		{"s·W₂(μ,ν) (under W₂(μ,ν))", 22, "s·W₂(μ,ν)…"},
+		{"activation of unit 0 while ascending", 29, "activation of unit 0…"},
+		{"(log scale)", 6, "(log…"}, // all there is: the bracket stays
 	} {
 		got := Clip(tt.s, tt.w)
 		if got != tt.want {
