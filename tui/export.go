@@ -144,7 +144,7 @@ func plainPane(s *sims.Snapshot, w, h int) string {
 // paneSize is the size pane i has on screen.
 func (m *Model) paneSize(i int) (w, h int) {
 	if m.zoom || i < 0 {
-		return m.w, m.h - 1
+		return m.w, m.h - 1 - m.captionRows()
 	}
 	r := m.rects()[i]
 	return r.w, r.h

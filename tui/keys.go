@@ -24,6 +24,9 @@ type keyMap struct {
 	PauseAll, FasterAll, SlowerAll    key.Binding
 	Next, Prev, Left, Right, Up, Down key.Binding
 	Add, Help, Quit                   key.Binding
+	// The tour (lab tour): the next and previous scene, and hiding the
+	// scene's caption.
+	NextScene, PrevScene, HideCaption key.Binding
 
 	// In the overlays (catalogue, parameter editor):
 	Accept, Cancel, NextField, PrevField key.Binding
@@ -66,6 +69,10 @@ func newKeyMap(remote bool) keyMap {
 		Add:       b([]string{"a"}, "a", "add a sim"),
 		Help:      b([]string{"?"}, "?", "all keys"),
 		Quit:      b([]string{"q", "ctrl+c"}, "q", "quit"),
+
+		NextScene:   b([]string{"n"}, "n", "next scene"),
+		PrevScene:   b([]string{"N"}, "N", "previous scene"),
+		HideCaption: b([]string{"esc"}, "esc", "hide the caption"),
 
 		Accept:     b([]string{"enter"}, "enter", "apply"),
 		Cancel:     b([]string{"esc"}, "esc", "cancel"),
@@ -125,10 +132,13 @@ func (k keyMap) sections() []helpSection {
 	return []helpSection{
 		{"The focused pane", pane},
 		{"The dashboard", []helpEntry{
-			e(k.PauseAll, "pause all, or resume all"), e(k.FasterAll, "every pane faster"),
-			e(k.SlowerAll, "every pane slower"), e(k.Next, ""), e(k.Prev, ""),
-			{"←↓↑→ hjkl", "focus the pane that way"}, {"click", "focus a pane"},
+			e(k.PauseAll, "pause all, or resume all"),
+			{k.FasterAll.Help().Key + " " + k.SlowerAll.Help().Key, "all faster / slower"},
+			e(k.Next, ""), e(k.Prev, ""),
+			{"←↓↑→ hjkl", "focus the pane that way"},
 			e(k.Add, "add a sim (catalogue)"), e(k.Help, "this screen"),
+			{k.NextScene.Help().Key + " " + k.PrevScene.Help().Key, "next / previous scene"},
+			e(k.HideCaption, "hide the caption"),
 			{"q/ctrl+c", "quit"},
 		}},
 		{"The catalogue (a)", []helpEntry{

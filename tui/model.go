@@ -20,6 +20,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/thelab/lab/scene"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/tui/chart"
 )
@@ -64,6 +65,13 @@ type Options struct {
 	// visitors (--fps), so that no Frame is built and no screen drawn that
 	// the renderer would not send, and slows while the server is busy.
 	Cadence *sims.Cadence
+	// Focus is the index of the pane focused first.
+	Focus int
+	// Tour, when set, are the scenes n and N walk through, and TourAt the
+	// one open (Panes are its panes, or the caller's when TourAt is
+	// -1): its title and caption stay above the panes until esc.
+	Tour   []scene.Scene
+	TourAt int
 	// Context, when set, bounds New's wait for the first builds: once it
 	// is done, New stops the runners it started and returns its error.
 	// lab serve passes the visitor's session, so that a visitor who
@@ -85,6 +93,9 @@ type PaneOptions struct {
 	Data *sims.Table
 	// Steps, when positive, opens the pane paused after that many steps.
 	Steps int
+	// Speed, when not nil, is the steps a second the pane starts at (the
+	// nearest of sims.Speeds); otherwise the sim's own.
+	Speed *float64
 }
 
 // Model is the root Bubble Tea model of one lab session. Close it when the
@@ -107,11 +118,15 @@ type Model struct {
 	basic   bool // 16 colours: fields drawn as in mono, the rest in colour
 	pal256  bool // 256 colours: ramps in colours of the palette (chart.Options.Palette256)
 	seeds   uint64
-	modal   modal
-	flash   string
-	flashE  bool // the flash is an error
-	flashT  time.Time
-	closed  bool
+	// tourAt is the scene of Options.Tour open (-1: none), and
+	// captionOn whether its caption is shown above the panes.
+	tourAt    int
+	captionOn bool
+	modal     modal
+	flash     string
+	flashE    bool // the flash is an error
+	flashT    time.Time
+	closed    bool
 	// exporting: an export's command is under way (one at a time).
 	exporting bool
 	// Reused by dashboard from frame to frame: the screen's bytes and the
@@ -189,7 +204,10 @@ func New(o Options) (*Model, error) {
 	if o.MaxPanes > 0 && len(panes) > o.MaxPanes {
 		return nil, fmt.Errorf("%d sims asked for, at most %d panes", len(panes), o.MaxPanes)
 	}
-	m := &Model{opts: o, keys: newKeyMap(o.Remote), help: help.New(), seeds: o.Seed, w: 80, h: 24}
+	m := &Model{opts: o, keys: newKeyMap(o.Remote), help: help.New(), seeds: o.Seed, w: 80, h: 24, tourAt: -1}
+	if o.Tour != nil && o.TourAt >= 0 && o.TourAt < len(o.Tour) {
+		m.tourAt = o.TourAt
+	}
 	m.help.Styles = help.DefaultDarkStyles()
 	m.budget = o.Budget
 	var builds []*sims.Build
@@ -208,7 +226,7 @@ func New(o Options) (*Model, error) {
 			m.Close()
 			return nil, fmt.Errorf("sim %s takes no --data", po.Sim)
 		}
-		_, b := m.startPane(spec, vals, po.Seed, po.Data)
+		_, b := m.startPane(spec, vals, po.Seed, po.Data, po.Speed)
 		builds = append(builds, b)
 	}
 	var gone <-chan struct{} // nil, never closed, without a Context
@@ -231,7 +249,8 @@ func New(o Options) (*Model, error) {
 		}
 	}
 	m.refresh()
-	m.focus = 0
+	m.focus = min(max(o.Focus, 0), max(len(m.panes)-1, 0))
+	m.captionOn = m.tourAt >= 0
 	return m, nil
 }
 
@@ -251,7 +270,7 @@ func (m *Model) lookup(name string) (*sims.Spec, error) {
 // until it is built the pane says so. Zero vals are the defaults; a nil
 // seed is the session's next (the session's seed, then one more for each
 // pane: short seeds that a pane's edge shows and `lab run` takes).
-func (m *Model) startPane(spec *sims.Spec, vals sims.Values, seed *uint64, data *sims.Table) (*pane, *sims.Build) {
+func (m *Model) startPane(spec *sims.Spec, vals sims.Values, seed *uint64, data *sims.Table, speed *float64) (*pane, *sims.Build) {
 	s := m.seeds
 	if seed != nil {
 		s = *seed
@@ -259,6 +278,9 @@ func (m *Model) startPane(spec *sims.Spec, vals sims.Values, seed *uint64, data 
 		m.seeds++
 	}
 	idx := sims.NearestSpeed(spec.Speed)
+	if speed != nil {
+		idx = sims.NearestSpeed(*speed)
+	}
 	// Engines may use every core for a step (sims.Config.Workers), unless
 	// the session's CPU is capped: the cap charges the CPU time of the
 	// thread that steps, so its engines keep to that one goroutine.
@@ -286,7 +308,7 @@ func (m *Model) addPane(name string) tea.Cmd {
 		m.report(err)
 		return nil
 	}
-	p, b := m.startPane(spec, sims.Values{}, nil, nil)
+	p, b := m.startPane(spec, sims.Values{}, nil, nil, nil)
 	return awaitBuild(p, b, buildAdd)
 }
 
@@ -465,6 +487,13 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Add):
 		m.modal = newCatalogModal(m.opts.Catalog, m.keys, m.full(), m.screen())
 		return m, nil
+	case key.Matches(msg, k.NextScene) && len(m.opts.Tour) > 0:
+		return m, m.openScene((m.tourAt + 1) % len(m.opts.Tour))
+	case key.Matches(msg, k.PrevScene) && len(m.opts.Tour) > 0:
+		return m, m.openScene((max(m.tourAt, 0) + len(m.opts.Tour) - 1) % len(m.opts.Tour))
+	case key.Matches(msg, k.HideCaption) && m.captionOn:
+		m.captionOn = false
+		return m, nil
 	}
 	if len(m.panes) == 0 {
 		return m, nil
@@ -616,7 +645,12 @@ func (m *Model) screen() screen { return screen{w: m.w, h: m.h, mono: m.mono} }
 
 // rects places the panes on the screen above the bottom bar.
 func (m *Model) rects() []rect {
-	return gridLayout(len(m.panes), m.w, m.h-1)
+	top := m.captionRows()
+	rs := gridLayout(len(m.panes), m.w, m.h-1-top)
+	for i := range rs {
+		rs[i].y += top
+	}
+	return rs
 }
 
 // View draws the dashboard (or the zoomed pane), the bottom bar and any
@@ -671,10 +705,15 @@ func (m *Model) dashboard() string {
 	if m.w < MinWidth || m.h < MinHeight {
 		return strings.Join(tooSmall(m.w, m.h, MinWidth, MinHeight), "\n")
 	}
-	area := m.h - 1
-	needW, needH := dashboardNeeds(len(m.panes), m.w, area)
-	zoom := m.zoom || (len(m.panes) > 1 && (needW > m.w || needH > m.h))
 	b := m.screenBuf[:0]
+	top := m.captionRows()
+	for _, l := range m.captionLines(top) {
+		b = append(b, l...)
+		b = append(b, '\n')
+	}
+	area := m.h - 1 - top
+	needW, needH := dashboardNeeds(len(m.panes), m.w, area)
+	zoom := m.zoom || (len(m.panes) > 1 && (needW > m.w || needH > m.h-top))
 	switch {
 	case len(m.panes) == 0:
 		for y := range area {
@@ -701,7 +740,7 @@ func (m *Model) dashboard() string {
 		for i, r := range rects {
 			blocks = append(blocks, m.panes[i].render(r.w, r.h, PaneStyle{Focused: i == m.focus, Mono: m.mono, Basic: m.basic, Palette256: m.pal256}))
 		}
-		for y := range area {
+		for y := top; y < top+area; y++ {
 			for i, r := range rects { // the panes of a row, left to right
 				if k := y - r.y; k >= 0 && k < len(blocks[i]) {
 					b = append(b, blocks[i][k]...)

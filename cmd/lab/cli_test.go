@@ -27,6 +27,7 @@ import (
 func TestCLIGolden(t *testing.T) {
 	for _, args := range [][]string{
 		{"help"}, {"help", "kmeans"}, {"help", "keys"}, {"help", "run"}, {"list"}, {"list", "gauss"}, {"list", "--long", "kme"},
+		{"tour"}, {"tour", "sinkhorn"}, {"tour", "--help"},
 	} {
 		t.Run(strings.Join(args, "_"), func(t *testing.T) {
 			out, errs, code := lab(t, args...)
@@ -327,6 +328,23 @@ func TestSeveralRuns(t *testing.T) {
 		{[]string{"run", "gd", "mh", "--series", "x.csv"}, "--series writes the series of one run"},
 		{[]string{"run", "--set", "lr=1", "gd", "mh"}, "put each sim's --set, --data and --steps after its name: lab run gd"},
 		{[]string{"run", "gd", "nosuch", "--json"}, `unknown sim "nosuch"`},
+	} {
+		if out, errs, code := lab(t, c.args...); code != 2 || out != "" || !strings.Contains(errs, c.want) {
+			t.Errorf("lab %s: exit %d, stdout %q, stderr %q; want 2 and %q", strings.Join(c.args, " "), code, out, errs, c.want)
+		}
+	}
+}
+
+// TestTourErrors: a filter that matches no scene, an unknown flag and a
+// scene opened without a terminal are usage errors (status 2).
+func TestTourErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"tour", "no-such-words-anywhere"}, `no scene matches "no-such-words-anywhere"`},
+		{[]string{"tour", "--colour"}, "unknown flag --colour"},
+		{[]string{"tour", "spiral-features"}, "terminal"},
 	} {
 		if out, errs, code := lab(t, c.args...); code != 2 || out != "" || !strings.Contains(errs, c.want) {
 			t.Errorf("lab %s: exit %d, stdout %q, stderr %q; want 2 and %q", strings.Join(c.args, " "), code, out, errs, c.want)

@@ -3,6 +3,7 @@
 //
 //	lab [SIM [flags]]...  open the TUI (default dashboard: gd em-gmm mh)
 //	lab list [FILTER]     list the sims, best matches first
+//	lab tour [NAME]       the scenes of the notes' tour, or open one
 //	lab help [SIM]        print the usage, or a sim's parameters and examples
 //	lab run [SIM [flags]]... run sims headless, one after another, and print JSON lines or frames
 //	lab serve [flags]     serve the lab over SSH, one independent lab per session
@@ -37,6 +38,7 @@ const usage = `lab: a terminal laboratory for the algorithms of the lecture note
 Usage:
   lab [SIM [flags]]...        open the TUI with these sims (default: gd em-gmm mh)
   lab list [--long] [FILTER]  list the sims, best matches of FILTER first (--long: with parameters)
+  lab tour [WORDS | NAME]     the scenes of the notes, grouped by chapter; NAME opens one
   lab help SIM                a sim's parameters, defaults, ranges, source and examples
   lab help run | keys         lab run's flags | the TUI's keys
   lab run SIM [flags]...      run sims without a terminal: a summary, JSON lines or frames
@@ -82,6 +84,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	switch {
 	case len(args) > 0 && args[0] == "list":
 		err = listCmd(args[1:], stdout)
+	case len(args) > 0 && args[0] == "tour":
+		err = tourCmd(args[1:], stdout)
 	case len(args) > 0 && args[0] == "run":
 		err = runCmd(args[1:], stdout, stderr)
 	case len(args) > 0 && args[0] == "serve":

@@ -196,9 +196,11 @@ func (s *geoSim) Frame() sims.Frame {
 	}
 	moments := sims.LineChart{Title: "moments against t", Series: onTop(series...), X0: s.t0 + x0/float64(s.frames),
 		X1: math.Min(1, s.t0+x1/float64(s.frames)), XLabel: "t"}
+	// the mean's rounding is at the scale of the distribution's spread
+	meanScale := sd(s.cur) + math.Abs(s.cur.Mean())
 	metrics := []sims.Metric{
 		{Name: "t", Value: t},
-		{Name: "mean", Value: s.cur.Mean()},
+		{Name: "mean", Value: s.cur.Mean(), Scale: meanScale},
 		{Name: "sd", Value: sd(s.cur)},
 		{Name: "mix_sd", Value: sd(s.mix)},
 		{Name: "W2_0t", Value: t * s.w2},
@@ -211,8 +213,8 @@ func (s *geoSim) Frame() sims.Frame {
 	}
 	if s.gauss {
 		m, sdv := oned.GaussianGeodesic(s.m0, s.s0, s.m1, s.s1, t)
-		text = append(text, fmt.Sprintf("Ex 5.6: μ_t = N(%.4g, %.4g²): mean and sd linear in t (here %.4g, %.4g)",
-			m, sdv, s.cur.Mean(), sd(s.cur)))
+		text = append(text, fmt.Sprintf("Ex 5.6: μ_t = N(%.4g, %.4g²): mean and sd linear in t (here %s, %.4g)",
+			m, sdv, sims.Residual("%.4g", s.cur.Mean(), meanScale), sd(s.cur)))
 	}
 	return sims.Frame{Sim: Geodesic.Name, Step: s.k, Metrics: metrics, Charts: []sims.Chart{disp, mix, moments}, Text: text}
 }

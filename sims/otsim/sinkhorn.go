@@ -181,6 +181,10 @@ func (s *skSim) refresh() {
 	}
 	s.plan = s.s.Plan(s.plan)
 	s.heat = s.f.heat(s.plan)
+	// The colour scale from 0 to at least a uniform coupling's mass in a
+	// cell: a plan the plain domain underflowed (all ~1e-82) draws blank
+	// rather than as a full map keyed "5.6e-82".
+	s.heat.Lo, s.heat.Hi = 0, math.Max(maxOf(s.heat.Z), 1/float64(len(s.heat.Z)))
 	s.rows = append([]float64(nil), s.s.RowSums()...)
 	s.heatAt = s.s.Iter()
 }
@@ -209,12 +213,15 @@ func (s *skSim) Frame() sims.Frame {
 	metrics := []sims.Metric{
 		{Name: "iter", Value: float64(s.s.Iter())},
 		{Name: "err", Value: s.s.MarginalError()},
-		{Name: "cost", Value: s.s.Cost()},
+		// a plan's cost and entropy at the scale of the independent
+		// coupling's cost (an underflowed plain-domain plan costs
+		// 6.7e-81: ≈ 0)
+		{Name: "cost", Value: s.s.Cost(), Scale: s.indep},
 	}
 	if !math.IsNaN(s.lp) {
 		metrics = append(metrics, sims.Metric{Name: "lp", Value: s.lp})
 	}
-	metrics = append(metrics, sims.Metric{Name: "entropy", Value: s.s.Entropy()})
+	metrics = append(metrics, sims.Metric{Name: "entropy", Value: s.s.Entropy(), Scale: 1})
 	// The plan is the picture (charts[1]); the curves say how it converges.
 	return sims.Frame{Sim: Sinkhorn.Name, Step: s.s.Iter(), Metrics: metrics, Charts: charts, Primary: 1, Text: s.notes(errs)}
 }

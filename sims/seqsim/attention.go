@@ -226,8 +226,10 @@ func (s *attnSim) headsFrame(f *sims.Frame) {
 	w0 := s.weights[0]
 	f.Metrics = []sims.Metric{
 		{Name: "query", Value: float64(q)},
-		{Name: "its row entropy", Value: seq.Entropy(w0[q*T : (q+1)*T])},
-		{Name: "mean row entropy", Value: seq.RowEntropy(w0, T)},
+		// entropies at the scale of log T, their most: a one-hot row's
+		// 2.7e-26 reads ≈ 0
+		{Name: "its row entropy", Value: seq.Entropy(w0[q*T : (q+1)*T]), Scale: math.Log(float64(T))},
+		{Name: "mean row entropy", Value: seq.RowEntropy(w0, T), Scale: math.Log(float64(T))},
 		{Name: "log T", Value: math.Log(float64(T))},
 	}
 	for h, w := range s.weights {

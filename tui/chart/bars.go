@@ -76,7 +76,11 @@ func barChart(c sims.BarChart, w, h int, o Options) []string {
 			}
 			x++
 		}
-		b.text(x+1, mid, num(bar.Value), axisColor, false)
+		value := num(bar.Value)
+		if sims.AtRounding(bar.Value, full) {
+			value = "≈ 0" // (an attention weight of 1e-28 beside 0.95)
+		}
+		b.text(x+1, mid, value, axisColor, false)
 	}
 	return b.lines()
 }

@@ -1,0 +1,83 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/thelab/lab/scene"
+	"github.com/thelab/lab/sims/catalog"
+)
+
+// tourLab opens scene i of the built-in tour, paused.
+func tourLab(t *testing.T, w, h, i int) (*lab, []scene.Scene) {
+	t.Helper()
+	tour := scene.Builtins()
+	sc := tour[i]
+	return newLabWith(t, w, h, true, Options{Catalog: catalog.All(), Seed: 1, Paused: true,
+		Panes: PaneOptionsOf(sc), Focus: sc.Focus, Tour: tour, TourAt: i}), tour
+}
+
+// TestTourKeys: a scene opens with its panes, its focus and its caption
+// above them; n and N walk the tour (round), esc hides the caption and
+// gives its rows back to the panes.
+func TestTourKeys(t *testing.T) {
+	l, tour := tourLab(t, 120, 36, 0)
+	names := func() []string {
+		var out []string
+		for _, p := range l.m.panes {
+			out = append(out, p.snap.Spec.Name)
+		}
+		return out
+	}
+	want := func(i int) {
+		t.Helper()
+		sc := tour[i]
+		got := names()
+		if len(got) != len(sc.Panes) || l.m.focus != sc.Focus || l.m.tourAt != i {
+			t.Fatalf("scene %s: panes %v, focus %d, at %d; want %d panes, focus %d", sc.Name, got, l.m.focus, l.m.tourAt, len(sc.Panes), sc.Focus)
+		}
+		for k, p := range sc.Panes {
+			if got[k] != p.Sim {
+				t.Fatalf("scene %s: pane %d is %s, want %s", sc.Name, k, got[k], p.Sim)
+			}
+		}
+		if first := strings.SplitN(l.screen(), "\n", 2)[0]; !strings.Contains(first, sc.Title[:min(len(sc.Title), 20)]) {
+			t.Fatalf("scene %s: first line %q, want its title", sc.Name, first)
+		}
+	}
+	want(0)
+	l.keys("n")
+	want(1 % len(tour))
+	l.keys("N", "N")
+	want(len(tour) - 1)
+	rows := l.m.captionRows()
+	h0 := l.m.rects()[0].h
+	l.keys("esc")
+	if l.m.captionRows() != 0 || l.m.rects()[0].h <= h0 || rows == 0 {
+		t.Errorf("esc: caption rows %d → %d, first pane %d → %d rows", rows, l.m.captionRows(), h0, l.m.rects()[0].h)
+	}
+}
+
+// TestScenesRender: every built-in scene opens, and its dashboard at 80×24
+// and 140×45 shows the caption and every pane, readable.
+func TestScenesRender(t *testing.T) {
+	for i, sc := range scene.Builtins() {
+		for _, size := range [][2]int{{80, 24}, {140, 45}} {
+			l, _ := tourLab(t, size[0], size[1], i)
+			screen := l.screen()
+			checkReadable(t, screen)
+			lines := strings.Split(screen, "\n")
+			if !strings.Contains(lines[0], "scene ") && !strings.Contains(lines[0], "/") {
+				t.Errorf("%s at %dx%d: no tour line on top: %q", sc.Name, size[0], size[1], lines[0])
+			}
+			for _, p := range sc.Panes {
+				if !strings.Contains(screen, p.Sim) {
+					t.Errorf("%s at %dx%d: pane %s not shown:\n%s", sc.Name, size[0], size[1], p.Sim, screen)
+				}
+			}
+			if strings.Contains(screen, "too small") {
+				t.Errorf("%s at %dx%d: says too small:\n%s", sc.Name, size[0], size[1], screen)
+			}
+		}
+	}
+}
