@@ -13,6 +13,7 @@ import (
 	"charm.land/wish/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/ssh"
+	"github.com/thelab/lab/scene"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/tui"
 	gossh "golang.org/x/crypto/ssh"
@@ -512,6 +513,8 @@ func (s *Server) lab(next ssh.Handler) ssh.Handler {
 		}
 		lab, err := tui.New(tui.Options{Catalog: s.cfg.Catalog, Sims: s.cfg.Sims, Seed: s.cfg.Seed,
 			Budget: budget, MaxPanes: s.cfg.MaxPanes, Cadence: s.cadence,
+			// The tour's scenes (t, n, N): built in, nothing read from disk.
+			Tour: scene.Builtins(), TourAt: -1,
 			// A visitor's exports go to their own clipboard, never to the
 			// server's disk.
 			Remote: true,

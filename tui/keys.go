@@ -24,9 +24,9 @@ type keyMap struct {
 	PauseAll, FasterAll, SlowerAll    key.Binding
 	Next, Prev, Left, Right, Up, Down key.Binding
 	Add, Help, Quit                   key.Binding
-	// The tour (lab tour): the next and previous scene, and hiding the
-	// scene's caption.
-	NextScene, PrevScene, HideCaption key.Binding
+	// The tour (lab tour): its scene picker, the next and previous
+	// scene, and hiding the scene's caption.
+	Tour, NextScene, PrevScene, HideCaption key.Binding
 
 	// In the overlays (catalogue, parameter editor):
 	Accept, Cancel, NextField, PrevField key.Binding
@@ -70,6 +70,7 @@ func newKeyMap(remote bool) keyMap {
 		Help:      b([]string{"?"}, "?", "all keys"),
 		Quit:      b([]string{"q", "ctrl+c"}, "q", "quit"),
 
+		Tour:        b([]string{"t"}, "t", "tour"),
 		NextScene:   b([]string{"n"}, "n", "next scene"),
 		PrevScene:   b([]string{"N"}, "N", "previous scene"),
 		HideCaption: b([]string{"esc"}, "esc", "hide the caption"),
@@ -98,7 +99,7 @@ func newKeyMap(remote bool) keyMap {
 func (k keyMap) ShortHelp() []key.Binding {
 	// What a newcomer needs first, so that 80 columns show it (issue
 	// 26.9): run, change, look closer, add, and where the rest is.
-	return []key.Binding{k.Play, k.Params, k.Zoom, k.Add, k.Help, k.Step, k.Faster, k.Slower, k.Close,
+	return []key.Binding{k.Play, k.Params, k.Zoom, k.Add, k.Help, k.Tour, k.Step, k.Faster, k.Slower, k.Close,
 		k.PauseAll, k.Command, k.Export, k.Quit}
 }
 
@@ -137,7 +138,7 @@ func (k keyMap) sections() []helpSection {
 			e(k.Next, ""), e(k.Prev, ""),
 			{"←↓↑→ hjkl", "focus the pane that way"},
 			e(k.Add, "add a sim (catalogue)"), e(k.Help, "this screen"),
-			{k.NextScene.Help().Key + " " + k.PrevScene.Help().Key, "next / previous scene"},
+			{k.Tour.Help().Key + " " + k.NextScene.Help().Key + " " + k.PrevScene.Help().Key, "tour: pick / next / back"},
 			e(k.HideCaption, "hide the caption"),
 			{"q/ctrl+c", "quit"},
 		}},

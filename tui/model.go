@@ -399,6 +399,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case addSimMsg:
 		return m, m.addPane(msg.name)
+	case openSceneMsg:
+		return m, m.openScene(msg.i)
 	case applyParamsMsg:
 		if m.index(msg.p) < 0 {
 			return m, nil
@@ -486,6 +488,9 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case key.Matches(msg, k.Add):
 		m.modal = newCatalogModal(m.opts.Catalog, m.keys, m.full(), m.screen())
+		return m, nil
+	case key.Matches(msg, k.Tour) && len(m.opts.Tour) > 0:
+		m.modal = newScenePicker(m.opts.Tour, m.tourAt, m.keys, m.screen())
 		return m, nil
 	case key.Matches(msg, k.NextScene) && len(m.opts.Tour) > 0:
 		return m, m.openScene((m.tourAt + 1) % len(m.opts.Tour))

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/list"
 	tea "charm.land/bubbletea/v2"
 	"github.com/thelab/lab/scene"
 	"github.com/thelab/lab/sims"
@@ -35,7 +37,12 @@ func (m *Model) openScene(i int) tea.Cmd {
 	m.zoom = false
 	m.tourAt, m.captionOn = i, true
 	var cmds []tea.Cmd
-	for _, po := range PaneOptionsOf(sc) {
+	panes := PaneOptionsOf(sc)
+	if n := m.opts.MaxPanes; n > 0 && len(panes) > n {
+		m.report(fmt.Errorf("this session has at most %d panes: the scene's first %d open", n, n))
+		panes = panes[:n]
+	}
+	for _, po := range panes {
 		spec, err := m.lookup(po.Sim)
 		if err != nil {
 			m.report(err)
@@ -105,3 +112,89 @@ func (m *Model) captionLines(rows int) []string {
 	}
 	return out
 }
+
+// openSceneMsg asks the root to open scene i of the tour (the picker's
+// enter).
+type openSceneMsg struct{ i int }
+
+// sceneItem is a scene in the picker.
+type sceneItem struct {
+	s scene.Scene
+	i int
+}
+
+func (it sceneItem) Title() string { return it.s.Name + " — " + it.s.Title }
+func (it sceneItem) Description() string {
+	return "seed " + it.s.Notes + " " + it.s.Chapter + " · " + strings.Join(it.s.Caption, " ")
+}
+
+// FilterValue is what the picker's filter matches: the name, title,
+// chapter and caption.
+func (it sceneItem) FilterValue() string {
+	return it.Title() + " " + it.s.Notes + " " + it.s.Chapter + " " + strings.Join(it.s.Caption, " ")
+}
+
+// scenePicker is the filterable list of the tour's scenes, in the notes'
+// order; enter opens one in place of the panes.
+type scenePicker struct {
+	list list.Model
+	keys keyMap
+}
+
+func newScenePicker(tour []scene.Scene, at int, keys keyMap, s screen) *scenePicker {
+	items := make([]list.Item, len(tour))
+	for i, sc := range tour {
+		items[i] = sceneItem{sc, i}
+	}
+	l := list.New(items, list.NewDefaultDelegate(), 0, 0)
+	l.Title = "The tour: a scene of the notes  (/ filter · enter open · esc close)"
+	l.Styles = list.DefaultStyles(true)
+	l.FilterInput.SetStyles(steadyCursor(l.FilterInput.Styles()))
+	l.SetStatusBarItemName("scene", "scenes")
+	l.DisableQuitKeybindings()
+	l.SetShowHelp(false)
+	if at >= 0 {
+		l.Select(at)
+	}
+	p := &scenePicker{list: l, keys: keys}
+	p.resize(s.w, s.h)
+	return p
+}
+
+func (p *scenePicker) resize(w, h int) {
+	p.list.SetSize(max(30, min(110, w-8)), max(6, h-6))
+}
+
+func (p *scenePicker) Help() []key.Binding {
+	if p.list.FilterState() == list.Filtering {
+		return []key.Binding{helpOnly("enter", "keep the filter"), helpOnly("esc", "clear it"), p.keys.ForceQuit}
+	}
+	return []key.Binding{helpOnly("/", "filter"), helpOnly("↑↓", "move"), helpOnly("enter", "open"),
+		helpOnly("esc", "close"), p.keys.ForceQuit}
+}
+
+func (p *scenePicker) Update(msg tea.Msg) (modal, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		p.resize(msg.Width, msg.Height)
+	case tea.KeyPressMsg:
+		if p.list.FilterState() != list.Filtering {
+			switch {
+			case key.Matches(msg, p.keys.Cancel):
+				if p.list.FilterState() == list.Unfiltered {
+					return nil, nil
+				}
+			case key.Matches(msg, p.keys.Accept):
+				if it, ok := p.list.SelectedItem().(sceneItem); ok {
+					return nil, send(openSceneMsg{it.i})
+				}
+				return nil, nil
+			}
+		}
+	}
+	var cmd tea.Cmd
+	p.list, cmd = p.list.Update(msg)
+	return p, cmd
+}
+
+func (p *scenePicker) View(screen) string { return overlayStyle.Render(p.list.View()) }

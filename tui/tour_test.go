@@ -81,3 +81,27 @@ func TestScenesRender(t *testing.T) {
 		}
 	}
 }
+
+// TestScenePicker: t opens the tour's picker on the scene open; a filter
+// and enter open the scene found, in place of the panes.
+func TestScenePicker(t *testing.T) {
+	tour := scene.Builtins()
+	l := newLabWith(t, 120, 36, true, Options{Catalog: catalog.All(), Sims: []string{"gd"}, Seed: 1, Paused: true,
+		Tour: tour, TourAt: -1})
+	l.keys("t")
+	if _, ok := l.m.modal.(*scenePicker); !ok {
+		t.Fatalf("t opened %T", l.m.modal)
+	}
+	if !strings.Contains(l.screen(), tour[0].Name) {
+		t.Errorf("the picker does not list %s:\n%s", tour[0].Name, l.screen())
+	}
+	l.keys("/")
+	for _, r := range "sinkhorn-underflow" {
+		l.keys(string(r))
+	}
+	l.keys("enter", "enter")
+	want, _ := scene.Lookup("sinkhorn-underflow")
+	if l.m.modal != nil || l.m.tourAt < 0 || tour[l.m.tourAt].Name != want.Name || len(l.m.panes) != len(want.Panes) {
+		t.Fatalf("after enter: modal %T, scene %d, %d panes", l.m.modal, l.m.tourAt, len(l.m.panes))
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
+	"github.com/thelab/lab/scene"
 	"github.com/thelab/lab/sims/catalog"
 	"github.com/thelab/lab/tui"
 )
@@ -65,7 +66,7 @@ func parseTUI(args []string) (tui.Options, []*paneArgs, error) {
 	if err := leadFlags(&lead, panes, "lab"); err != nil {
 		return tui.Options{}, nil, err
 	}
-	opts := tui.Options{Catalog: catalog.All(), Seed: 1, ExportDir: "."}
+	opts := tui.Options{Catalog: catalog.All(), Seed: 1, ExportDir: ".", Tour: scene.Builtins(), TourAt: -1}
 	if lead.seedSet {
 		opts.Seed = lead.seed
 	}
