@@ -2,7 +2,9 @@ package sims
 
 import (
 	"bufio"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +21,8 @@ import (
 // Table is numeric data read from a CSV file with a header row.
 type Table struct {
 	Name    string      // where it came from, for messages
+	Path    string      // the path it was read from (LoadCSV), as given
+	Sum     string      // the SHA-256 of the file's bytes, in hex (LoadCSV)
 	Columns []string    // header names; the label column's is label, whatever its case in the file
 	Rows    [][]float64 // one slice per data row, len(Columns) each
 	Lines   []int       // the line of the file each row came from, for messages
@@ -98,11 +102,12 @@ func LoadCSV(files Files, path string, text ...TextColumn) (*Table, error) {
 		return nil, fmt.Errorf("--data %s: %w", name, err)
 	}
 	defer f.Close()
-	t, err := ReadCSV(f, text...)
+	sum := sha256.New()
+	t, err := ReadCSV(io.TeeReader(f, sum), text...)
 	if err != nil {
 		return nil, fmt.Errorf("--data %s: %w", name, withoutPath(err))
 	}
-	t.Name = name
+	t.Name, t.Path, t.Sum = name, path, hex.EncodeToString(sum.Sum(nil))
 	return t, nil
 }
 

@@ -159,15 +159,24 @@ func writeExport(dir string, s *sims.Snapshot, w, h int) ([]string, error) {
 	if err := sims.WriteSeriesCSV(&csv, s.Frame); err != nil {
 		return nil, err
 	}
-	contents := []struct {
-		ext  string
-		data []byte
-	}{
+	contents := []fileContent{
 		{".txt", []byte(plainPane(s, w, h))},
 		{".ans", []byte(RenderPane(s, w, h, PaneStyle{Focused: true}) + "\x1b[m\n")},
 		{".csv", csv.Bytes()},
 	}
-	base := fmt.Sprintf("lab-%s-seed%d-step%d", s.Spec.Name, s.Seed, s.Frame.Step)
+	return writeFree(dir, fmt.Sprintf("lab-%s-seed%d-step%d", s.Spec.Name, s.Seed, s.Frame.Step), contents)
+}
+
+// fileContent is a file writeFree writes: its extension and its bytes.
+type fileContent struct {
+	ext  string
+	data []byte
+}
+
+// writeFree writes the contents as files base+ext in dir, never over an
+// existing file: the first free name among base, base-2, base-3, … for
+// all of them.
+func writeFree(dir, base string, contents []fileContent) ([]string, error) {
 	for n := 1; n < 1000; n++ {
 		name := base
 		if n > 1 {
@@ -199,7 +208,7 @@ func writeExport(dir string, s *sims.Snapshot, w, h int) ([]string, error) {
 		}
 		removeAll(made)
 	}
-	return nil, fmt.Errorf("%s: 999 exports of this pane already", filepath.Join(dir, base))
+	return nil, fmt.Errorf("%s: 999 files of this name already", filepath.Join(dir, base))
 }
 
 func removeAll(paths []string) {

@@ -14,6 +14,8 @@ type keyMap struct {
 	// The focused pane:
 	Play, Step, Faster, Slower, Reset, Reseed key.Binding
 	Params, Zoom, Close, Command, Export      key.Binding
+	// Save writes the whole dashboard as a scene file (lab open).
+	Save key.Binding
 	// NotesUp and NotesDown scroll the zoomed pane's notes.
 	NotesUp, NotesDown key.Binding
 	// ExportSeries copies the focused pane's series as CSV to a remote
@@ -53,6 +55,7 @@ func newKeyMap(remote bool) keyMap {
 		Close:   b([]string{"x"}, "x", "close pane"),
 		Command: b([]string{"c"}, "c", "lab run command"),
 		Export:  b([]string{"e"}, "e", "export .txt .ans .csv"),
+		Save:    b([]string{"S"}, "S", "save the dashboard"),
 
 		NotesUp:   b([]string{"pgup"}, "pgup", "notes up (zoom)"),
 		NotesDown: b([]string{"pgdown"}, "pgdn", "notes down (zoom)"),
@@ -121,25 +124,25 @@ func (k keyMap) sections() []helpSection {
 		return helpEntry{b.Help().Key, does}
 	}
 	export := e(k.Export, "export .txt .ans .csv")
+	if k.remote {
+		export = helpEntry{k.Export.Help().Key + " " + k.ExportSeries.Help().Key, "copy pane / series CSV"}
+	}
 	pane := []helpEntry{
 		e(k.Play, ""), e(k.Step, "pause, one step"),
 		{k.Faster.Help().Key + " " + k.Slower.Help().Key, "faster / slower"},
 		e(k.Reset, ""), e(k.Reseed, "reset with the next seed"), e(k.Params, "edit parameters"),
 		e(k.Zoom, "zoom; pgup/pgdn: notes"), e(k.Close, ""), e(k.Command, "the lab run command"), export,
 	}
-	if k.remote {
-		pane[len(pane)-1] = helpEntry{k.Export.Help().Key + " " + k.ExportSeries.Help().Key, "copy pane / series CSV"}
-	}
 	return []helpSection{
 		{"The focused pane", pane},
 		{"The dashboard", []helpEntry{
 			e(k.PauseAll, "pause all, or resume all"),
 			{k.FasterAll.Help().Key + " " + k.SlowerAll.Help().Key, "all faster / slower"},
-			e(k.Next, ""), e(k.Prev, ""),
+			{k.Next.Help().Key, "next pane (shift: back)"},
 			{"←↓↑→ hjkl", "focus the pane that way"},
 			e(k.Add, "add a sim (catalogue)"), e(k.Help, "this screen"),
 			{k.Tour.Help().Key + " " + k.NextScene.Help().Key + " " + k.PrevScene.Help().Key, "tour: pick / next / back"},
-			e(k.HideCaption, "hide the caption"),
+			e(k.HideCaption, "hide the caption"), e(k.Save, "save all (lab open)"),
 			{"q/ctrl+c", "quit"},
 		}},
 		{"The catalogue (a)", []helpEntry{

@@ -489,6 +489,8 @@ func (m *Model) key(msg tea.KeyPressMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Add):
 		m.modal = newCatalogModal(m.opts.Catalog, m.keys, m.full(), m.screen())
 		return m, nil
+	case key.Matches(msg, k.Save):
+		return m, m.save()
 	case key.Matches(msg, k.Tour) && len(m.opts.Tour) > 0:
 		m.modal = newScenePicker(m.opts.Tour, m.tourAt, m.keys, m.screen())
 		return m, nil

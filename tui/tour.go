@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -198,3 +199,57 @@ func (p *scenePicker) Update(msg tea.Msg) (modal, tea.Cmd) {
 }
 
 func (p *scenePicker) View(screen) string { return overlayStyle.Render(p.list.View()) }
+
+// SceneOf is the dashboard as a scene, for lab open to restore exactly:
+// every pane's sim, seed, speed, step count (a pane that ended, the step
+// after its last, as lab run stops), the parameters set by hand (in the
+// sim's order), its data file and checksum; the focused pane.
+func (m *Model) SceneOf() scene.Scene {
+	s := scene.Scene{Name: "dashboard", Title: "a saved dashboard", Focus: m.focus}
+	for _, p := range m.panes {
+		snap := p.snap
+		sp := scene.Pane{Sim: snap.Spec.Name, Seed: snap.Seed, SeedSet: true,
+			Speed: sims.Speeds[p.speedIdx], SpeedSet: true, Steps: snap.Frame.Step}
+		if snap.State.Done() {
+			sp.Steps++
+		}
+		set := snap.Values.Explicit()
+		for _, prm := range snap.Values.Params() {
+			if v, ok := set[prm.Name]; ok {
+				sp.Set = append(sp.Set, scene.Setting{Name: prm.Name, Value: v})
+			}
+		}
+		if p.data != nil {
+			sp.Data, sp.DataSum = p.data.Path, p.data.Sum
+		}
+		s.Panes = append(s.Panes, sp)
+	}
+	return s
+}
+
+// save writes the dashboard as a scene file (lab open FILE restores it):
+// in the export directory, or, in a visitor's session, to the visitor's
+// clipboard (OSC 52), never on the server's disk.
+func (m *Model) save() tea.Cmd {
+	if len(m.panes) == 0 {
+		m.report(errors.New("no panes to save"))
+		return nil
+	}
+	text := m.SceneOf().Format()
+	switch dir := m.opts.ExportDir; {
+	case m.opts.Remote:
+		m.setFlash("copied the dashboard to your clipboard (OSC 52): save it as a .scene file, lab open it")
+		return tea.SetClipboard(text)
+	case dir == "":
+		m.report(errors.New("saving is off in this session"))
+		return nil
+	default:
+		paths, err := writeFree(dir, "lab-dashboard", []fileContent{{".scene", []byte(text)}})
+		if err != nil {
+			m.report(fmt.Errorf("save: %w", err))
+			return nil
+		}
+		m.setFlash("saved " + paths[0] + ": lab open " + paths[0] + " restores it")
+		return nil
+	}
+}

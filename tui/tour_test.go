@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -103,5 +105,76 @@ func TestScenePicker(t *testing.T) {
 	want, _ := scene.Lookup("sinkhorn-underflow")
 	if l.m.modal != nil || l.m.tourAt < 0 || tour[l.m.tourAt].Name != want.Name || len(l.m.panes) != len(want.Panes) {
 		t.Fatalf("after enter: modal %T, scene %d, %d panes", l.m.modal, l.m.tourAt, len(l.m.panes))
+	}
+}
+
+// TestSaveOpenRoundTrips: a dashboard saved as a scene (S) and opened
+// again (lab open) shows the same frames at the same step: every sim,
+// stepped, with a parameter set by hand where it has one, its seed and
+// speed kept.
+func TestSaveOpenRoundTrips(t *testing.T) {
+	cat := catalog.All()
+	for _, spec := range cat.Specs() {
+		t.Run(spec.Name, func(t *testing.T) {
+			t.Parallel()
+			seed := uint64(7)
+			speed := 2.0
+			set := map[string]string{}
+			if len(spec.Params) > 0 { // its first parameter, set by hand to its default
+				p0 := spec.Params[0].Name
+				set[p0] = spec.Defaults().Text(p0)
+			}
+			a := newLabWith(t, 100, 30, true, Options{Catalog: cat, Seed: 1, Paused: true,
+				Panes: []PaneOptions{{Sim: spec.Name, Set: set, Seed: &seed, Speed: &speed, Steps: 3}}})
+			saved := a.m.SceneOf()
+			sc, err := scene.Parse(strings.NewReader(saved.Format()), "saved")
+			if err != nil {
+				t.Fatalf("%v\n%s", err, saved.Format())
+			}
+			b := newLabWith(t, 100, 30, true, Options{Catalog: cat, Seed: 1, Paused: true, Panes: PaneOptionsOf(sc), Focus: sc.Focus})
+			fa, fb := a.snap(0), b.snap(0)
+			if fa.Seed != fb.Seed || fa.Frame.Step != fb.Frame.Step || b.m.panes[0].speedIdx != a.m.panes[0].speedIdx {
+				t.Fatalf("seed %d → %d, step %d → %d, speed %d → %d", fa.Seed, fb.Seed, fa.Frame.Step, fb.Frame.Step,
+					a.m.panes[0].speedIdx, b.m.panes[0].speedIdx)
+			}
+			for k, v := range set {
+				if got := fb.Values.Explicit()[k]; got != v {
+					t.Errorf("%s set by hand to %q, opened as %q", k, v, got)
+				}
+			}
+			if len(fa.Frame.Metrics) != len(fb.Frame.Metrics) {
+				t.Fatalf("metrics %v → %v", fa.Frame.Metrics, fb.Frame.Metrics)
+			}
+			for i, m := range fa.Frame.Metrics {
+				if n := fb.Frame.Metrics[i]; n.Name != m.Name || !(n.Value == m.Value || n.Value != n.Value && m.Value != m.Value) {
+					t.Errorf("metric %s: %v → %v", m.Name, m.Value, n.Value)
+				}
+			}
+		})
+	}
+}
+
+// TestSaveKey: S writes the dashboard as a scene file in the export
+// folder, never over another; a visitor's goes to their clipboard.
+func TestSaveKey(t *testing.T) {
+	dir := t.TempDir()
+	l := newLabWith(t, 100, 30, true, Options{Catalog: catalog.All(), Sims: []string{"gd", "mh"}, Seed: 1, Paused: true, ExportDir: dir})
+	l.keys("S", "S")
+	for _, name := range []string{"lab-dashboard.scene", "lab-dashboard-2.scene"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc, err := scene.Parse(strings.NewReader(string(b)), name)
+		if err != nil || len(sc.Panes) != 2 || sc.Panes[1].Sim != "mh" || !sc.Panes[1].SeedSet {
+			t.Fatalf("%s: %v\n%s", name, err, b)
+		}
+	}
+	r := newLabWith(t, 100, 30, true, Options{Catalog: catalog.All(), Sims: []string{"gd"}, Seed: 1, Paused: true, Remote: true, ExportDir: dir})
+	if cmd := r.m.save(); cmd == nil {
+		t.Fatal("a visitor's save sent nothing to the clipboard")
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 2 {
+		t.Errorf("a visitor's save wrote a file: %d files", len(files))
 	}
 }

@@ -4,6 +4,7 @@
 //	lab [SIM [flags]]...  open the TUI (default dashboard: gd em-gmm mh)
 //	lab list [FILTER]     list the sims, best matches first
 //	lab tour [NAME]       the scenes of the notes' tour, or open one
+//	lab open FILE         open a saved dashboard (S in the TUI) or a scene file
 //	lab help [SIM]        print the usage, or a sim's parameters and examples
 //	lab run [SIM [flags]]... run sims headless, one after another, and print JSON lines or frames
 //	lab serve [flags]     serve the lab over SSH, one independent lab per session
@@ -39,6 +40,7 @@ Usage:
   lab [SIM [flags]]...        open the TUI with these sims (default: gd em-gmm mh)
   lab list [--long] [FILTER]  list the sims, best matches of FILTER first (--long: with parameters)
   lab tour [WORDS | NAME]     the scenes of the notes, grouped by chapter; NAME opens one
+  lab open FILE.scene         open a dashboard saved with S (or a scene file) as it was
   lab help SIM                a sim's parameters, defaults, ranges, source and examples
   lab help run | keys         lab run's flags | the TUI's keys
   lab run SIM [flags]...      run sims without a terminal: a summary, JSON lines or frames
@@ -86,6 +88,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		err = listCmd(args[1:], stdout)
 	case len(args) > 0 && args[0] == "tour":
 		err = tourCmd(args[1:], stdout)
+	case len(args) > 0 && args[0] == "open":
+		err = openCmd(args[1:], stdout)
 	case len(args) > 0 && args[0] == "run":
 		err = runCmd(args[1:], stdout, stderr)
 	case len(args) > 0 && args[0] == "serve":
