@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/thelab/lab/scene"
 	"github.com/thelab/lab/sims/catalog"
 )
@@ -64,8 +65,9 @@ func TestTourKeys(t *testing.T) {
 // and 140×45 shows the caption and every pane, readable.
 func TestScenesRender(t *testing.T) {
 	for i, sc := range scene.Builtins() {
+		l, _ := tourLab(t, 80, 24, i)
 		for _, size := range [][2]int{{80, 24}, {140, 45}} {
-			l, _ := tourLab(t, size[0], size[1], i)
+			l.send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 			screen := l.screen()
 			checkReadable(t, screen)
 			lines := strings.Split(screen, "\n")
