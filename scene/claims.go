@@ -3,6 +3,7 @@ package scene
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/thelab/lab/sims"
 )
@@ -68,6 +69,48 @@ func ratio(a, b Result, metric string, k float64) error {
 	}
 	if !(va >= k*vb) {
 		return fmt.Errorf("%s's %s = %g, want at least %g × %s's %g", a.Frame.Sim, metric, va, k, b.Frame.Sim, vb)
+	}
+	return nil
+}
+
+// near checks that a metric is within tol of x.
+func near(r Result, metric string, x, tol float64) error {
+	v, err := r.Metric(metric)
+	if err == nil && !(math.Abs(v-x) <= tol) {
+		err = fmt.Errorf("%s's %s = %g, want %g ± %g", r.Frame.Sim, metric, v, x, tol)
+	}
+	return err
+}
+
+// ratioWithin checks that one pane's metric a is at least k times its
+// metric b.
+func ratioWithin(r Result, a, b string, k float64) error {
+	va, err := r.Metric(a)
+	if err != nil {
+		return err
+	}
+	vb, err := r.Metric(b)
+	if err != nil {
+		return err
+	}
+	if !(va >= k*vb) {
+		return fmt.Errorf("%s's %s = %g, want at least %g × its %s = %g", r.Frame.Sim, a, va, k, b, vb)
+	}
+	return nil
+}
+
+// exceeds checks that a's metric is above b's by d or more.
+func exceeds(a, b Result, metric string, d float64) error {
+	va, err := a.Metric(metric)
+	if err != nil {
+		return err
+	}
+	vb, err := b.Metric(metric)
+	if err != nil {
+		return err
+	}
+	if !(va >= vb+d) {
+		return fmt.Errorf("%s's %s = %g, want at least %g above %s's %g", a.Frame.Sim, metric, va, d, b.Frame.Sim, vb)
 	}
 	return nil
 }

@@ -44,12 +44,12 @@ func init() {
 		"logistic-separable": {Steps: 2000, Check: func(r []Result) error {
 			return all(
 				running001(r[0]),
-				near001(r[0], "accuracy", 1, 0),
+				near(r[0], "accuracy", 1, 0),
 				below(r[0], "loss", 1e-3),
 				above(r[0], "grad_norm", 1e-4),
 				above(r[0], "w_norm", 3),
 				converged(r[1]),
-				near001(r[1], "w_norm", 1.3, 0.1),
+				near(r[1], "w_norm", 1.3, 0.1),
 			)
 		}},
 		// §6 (Thm 6.3): the calibrated losses' ŷ* has the sign of 2p − 1,
@@ -60,7 +60,7 @@ func init() {
 				for _, l := range []string{"ŷ* hinge", "ŷ* logistic", "ŷ* squared", "ŷ* exponential"} {
 					errs = append(errs, above(signed001(r[i], sign), l, 0.1))
 				}
-				errs = append(errs, near001(r[i], "ŷ* perceptron", 0, 1e-12))
+				errs = append(errs, near(r[i], "ŷ* perceptron", 0, 1e-12))
 			}
 			return all(errs...)
 		}},
@@ -88,7 +88,7 @@ func init() {
 			return all(
 				below(r[0], "train_plain", 0.01),
 				above(r[0], "train_dropout", 0.05),
-				ratioIn001(r[0], "gap_plain", "gap_dropout", 1.5),
+				ratioWithin(r[0], "gap_plain", "gap_dropout", 1.5),
 			)
 		}},
 		// §9 (Thm 9.4): the construction is under its bound, 4 → 16
@@ -106,19 +106,19 @@ func init() {
 		"conv-padding-stride": {Steps: 30, Check: func(r []Result) error {
 			return all(
 				converged(r[0]), converged(r[1]), converged(r[2]),
-				near001(r[0], "out_h", 3, 0), near001(r[0], "out_w", 3, 0), near001(r[0], "value", 4, 0),
-				near001(r[1], "out_h", 5, 0), near001(r[1], "out_w", 5, 0), near001(r[1], "pad", 1, 0),
-				near001(r[2], "out_h", 2, 0), near001(r[2], "out_w", 2, 0),
+				near(r[0], "out_h", 3, 0), near(r[0], "out_w", 3, 0), near(r[0], "value", 4, 0),
+				near(r[1], "out_h", 5, 0), near(r[1], "out_w", 5, 0), near(r[1], "pad", 1, 0),
+				near(r[2], "out_h", 2, 0), near(r[2], "out_w", 2, 0),
 			)
 		}},
 		// §17: FGSM leaves the point correct, PGD flips it at step 8.
 		"fgsm-vs-pgd": {Steps: 40, Check: func(r []Result) error {
 			return all(
 				above(r[0], "p_true", 0.55),
-				near001(r[0], "flipped_at", 0, 0),
+				near(r[0], "flipped_at", 0, 0),
 				below(r[1], "p_true", 0.4),
-				near001(r[1], "flipped_at", 8, 0),
-				near001(r[1], "dist", 0.3, 1e-9),
+				near(r[1], "flipped_at", 8, 0),
+				near(r[1], "dist", 0.3, 1e-9),
 			)
 		}},
 		// §17: plain training: clean ≈ 1, robust near 0.6; at ε = 0.3:
@@ -136,12 +136,12 @@ func init() {
 		// 150° one's threshold is beyond ε_d = 1 and it is not reached.
 		"poisoning-threshold": {Steps: 200, Check: func(r []Result) error {
 			return all(
-				near001(r[0], "threshold", 0.57, 0.01),
+				near(r[0], "threshold", 0.57, 0.01),
 				less001(r[0], "threshold", "eps_d"),
-				near001(r[0], "reachable", 1, 0),
+				near(r[0], "reachable", 1, 0),
 				below(r[0], "distance", 1e-9),
 				above(r[1], "threshold", 10),
-				near001(r[1], "reachable", 0, 0),
+				near(r[1], "reachable", 0, 0),
 				above(r[1], "distance", 1),
 			)
 		}},
@@ -152,17 +152,17 @@ func init() {
 				converged(r[0]), converged(r[1]),
 				above(r[0], "ε", 8),
 				below(r[1], "ε", 1),
-				exceeds001(r[0], r[1], "acc σ", 0.05),
+				exceeds(r[0], r[1], "acc σ", 0.05),
 			)
 		}},
 		// §19: ε = ln 3 and ln(5/3); both estimates within 3σ of p; the
 		// less private survey's ±2σ is at most 0.55 of the other's.
 		"randomized-response-epsilon": {Steps: 3000, Check: func(r []Result) error {
 			return all(
-				near001(r[0], "ε", math.Log(3), 1e-12),
-				near001(r[1], "ε", math.Log(5.0/3), 1e-12),
-				near001(r[0], "z", 0, 3),
-				near001(r[1], "z", 0, 3),
+				near(r[0], "ε", math.Log(3), 1e-12),
+				near(r[1], "ε", math.Log(5.0/3), 1e-12),
+				near(r[0], "z", 0, 3),
+				near(r[1], "z", 0, 3),
 				ratio(r[1], r[0], "±2σ", 1.8),
 			)
 		}},
@@ -180,15 +180,6 @@ func init() {
 	})
 }
 
-// near001 checks that r's metric is within tol of want.
-func near001(r Result, metric string, want, tol float64) error {
-	v, err := r.Metric(metric)
-	if err == nil && !(math.Abs(v-want) <= tol) {
-		err = fmt.Errorf("%s's %s = %g, want %g ± %g", r.Frame.Sim, metric, v, want, tol)
-	}
-	return err
-}
-
 // less001 checks that r's metric a is below its metric b.
 func less001(r Result, a, b string) error {
 	va, err := r.Metric(a)
@@ -201,38 +192,6 @@ func less001(r Result, a, b string) error {
 	}
 	if !(va < vb) {
 		return fmt.Errorf("%s's %s = %g, want below its %s = %g", r.Frame.Sim, a, va, b, vb)
-	}
-	return nil
-}
-
-// ratioIn001 checks that r's metric a is at least k times its metric b.
-func ratioIn001(r Result, a, b string, k float64) error {
-	va, err := r.Metric(a)
-	if err != nil {
-		return err
-	}
-	vb, err := r.Metric(b)
-	if err != nil {
-		return err
-	}
-	if !(va >= k*vb) {
-		return fmt.Errorf("%s's %s = %g, want at least %g × its %s = %g", r.Frame.Sim, a, va, k, b, vb)
-	}
-	return nil
-}
-
-// exceeds001 checks that a's metric is at least d more than b's.
-func exceeds001(a, b Result, metric string, d float64) error {
-	va, err := a.Metric(metric)
-	if err != nil {
-		return err
-	}
-	vb, err := b.Metric(metric)
-	if err != nil {
-		return err
-	}
-	if !(va >= vb+d) {
-		return fmt.Errorf("%s's %s = %g, want at least %g more than the other pane's %g", a.Frame.Sim, metric, va, d, vb)
 	}
 	return nil
 }

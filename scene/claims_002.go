@@ -127,31 +127,6 @@ func init() {
 	})
 }
 
-// near checks that a metric is within tol of x.
-func near(r Result, metric string, x, tol float64) error {
-	v, err := r.Metric(metric)
-	if err == nil && !(math.Abs(v-x) <= tol) {
-		err = fmt.Errorf("%s's %s = %g, want %g ± %g", r.Frame.Sim, metric, v, x, tol)
-	}
-	return err
-}
-
-// exceeds checks that a's metric is above b's by more than d.
-func exceeds(a, b Result, metric string, d float64) error {
-	va, err := a.Metric(metric)
-	if err != nil {
-		return err
-	}
-	vb, err := b.Metric(metric)
-	if err != nil {
-		return err
-	}
-	if !(va > vb+d) {
-		return fmt.Errorf("%s's %s = %g, want above %s's %g by more than %g", a.Frame.Sim, metric, va, b.Frame.Sim, vb, d)
-	}
-	return nil
-}
-
 // ratioOf checks that one metric of a pane over another is in [lo, hi].
 func ratioOf(r Result, num, den string, lo, hi float64) error {
 	return ratioAcross(r, num, r, den, lo, hi)

@@ -23,8 +23,8 @@ func init() {
 		}},
 		"orf-halves-error": {Steps: 2048, Check: func(r []Result) error {
 			return all(
-				ratioOf000(r[0], "err_iid", "err_orthogonal", 1.3),
-				ratioOf000(r[1], "err_iid", "err_orthogonal", 1.3),
+				ratioWithin(r[0], "err_iid", "err_orthogonal", 1.3),
+				ratioWithin(r[1], "err_iid", "err_orthogonal", 1.3),
 			)
 		}},
 	})
