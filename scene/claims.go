@@ -59,11 +59,7 @@ func above(r Result, metric string, x float64) error {
 
 // ratio checks that a's metric is at least k times b's.
 func ratio(a, b Result, metric string, k float64) error {
-	va, err := a.Metric(metric)
-	if err != nil {
-		return err
-	}
-	vb, err := b.Metric(metric)
+	va, vb, err := metrics2(a, metric, b, metric)
 	if err != nil {
 		return err
 	}
@@ -71,6 +67,16 @@ func ratio(a, b Result, metric string, k float64) error {
 		return fmt.Errorf("%s's %s = %g, want at least %g × %s's %g", a.Frame.Sim, metric, va, k, b.Frame.Sim, vb)
 	}
 	return nil
+}
+
+// metrics2 are a's metric ma and b's metric mb (a and b may be one pane).
+func metrics2(a Result, ma string, b Result, mb string) (float64, float64, error) {
+	va, err := a.Metric(ma)
+	if err != nil {
+		return 0, 0, err
+	}
+	vb, err := b.Metric(mb)
+	return va, vb, err
 }
 
 // near checks that a metric is within tol of x.
@@ -85,11 +91,7 @@ func near(r Result, metric string, x, tol float64) error {
 // ratioWithin checks that one pane's metric a is at least k times its
 // metric b.
 func ratioWithin(r Result, a, b string, k float64) error {
-	va, err := r.Metric(a)
-	if err != nil {
-		return err
-	}
-	vb, err := r.Metric(b)
+	va, vb, err := metrics2(r, a, r, b)
 	if err != nil {
 		return err
 	}
@@ -101,11 +103,7 @@ func ratioWithin(r Result, a, b string, k float64) error {
 
 // exceeds checks that a's metric is above b's by d or more.
 func exceeds(a, b Result, metric string, d float64) error {
-	va, err := a.Metric(metric)
-	if err != nil {
-		return err
-	}
-	vb, err := b.Metric(metric)
+	va, vb, err := metrics2(a, metric, b, metric)
 	if err != nil {
 		return err
 	}

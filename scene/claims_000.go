@@ -148,11 +148,7 @@ func init() {
 
 // agree000 checks that a's metric ma and b's metric mb agree to within tol.
 func agree000(a Result, ma string, b Result, mb string, tol float64) error {
-	va, err := a.Metric(ma)
-	if err != nil {
-		return err
-	}
-	vb, err := b.Metric(mb)
+	va, vb, err := metrics2(a, ma, b, mb)
 	if err != nil {
 		return err
 	}

@@ -182,11 +182,7 @@ func init() {
 
 // less001 checks that r's metric a is below its metric b.
 func less001(r Result, a, b string) error {
-	va, err := r.Metric(a)
-	if err != nil {
-		return err
-	}
-	vb, err := r.Metric(b)
+	va, vb, err := metrics2(r, a, r, b)
 	if err != nil {
 		return err
 	}

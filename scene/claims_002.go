@@ -134,11 +134,7 @@ func ratioOf(r Result, num, den string, lo, hi float64) error {
 
 // ratioAcross checks that a's metric num over b's metric den is in [lo, hi].
 func ratioAcross(a Result, num string, b Result, den string, lo, hi float64) error {
-	vn, err := a.Metric(num)
-	if err != nil {
-		return err
-	}
-	vd, err := b.Metric(den)
+	vn, vd, err := metrics2(a, num, b, den)
 	if err != nil {
 		return err
 	}

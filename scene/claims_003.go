@@ -209,11 +209,7 @@ func c3BandSD(r Result, title string) (float64, error) {
 
 // c3Close checks that a's metric ma and b's mb agree to within rel of |b's|.
 func c3Close(a Result, ma string, b Result, mb string, rel float64) error {
-	va, err := a.Metric(ma)
-	if err != nil {
-		return err
-	}
-	vb, err := b.Metric(mb)
+	va, vb, err := metrics2(a, ma, b, mb)
 	if err != nil {
 		return err
 	}
@@ -225,11 +221,7 @@ func c3Close(a Result, ma string, b Result, mb string, rel float64) error {
 
 // c3AtLeast checks that a's metric ma is at least b's mb.
 func c3AtLeast(a Result, ma string, b Result, mb string) error {
-	va, err := a.Metric(ma)
-	if err != nil {
-		return err
-	}
-	vb, err := b.Metric(mb)
+	va, vb, err := metrics2(a, ma, b, mb)
 	if err != nil {
 		return err
 	}
@@ -241,11 +233,7 @@ func c3AtLeast(a Result, ma string, b Result, mb string) error {
 
 // c3GapBelow checks svm's duality gap against rel times its dual objective.
 func c3GapBelow(r Result, rel float64) error {
-	g, err := r.Metric("gap")
-	if err != nil {
-		return err
-	}
-	d, err := r.Metric("dual")
+	g, d, err := metrics2(r, "gap", r, "dual")
 	if err != nil {
 		return err
 	}
