@@ -71,16 +71,6 @@ var NotesTitles = map[string]string{
 	"004": "random features",
 }
 
-// Lookup is the built-in scene of that name, if there is one.
-func Lookup(name string) (Scene, bool) {
-	for _, s := range Builtins() {
-		if s.Name == name {
-			return s, true
-		}
-	}
-	return Scene{}, false
-}
-
 // section is a chapter's section number as numbers ("§3.2 MCMC" → 3, 2),
 // for ordering: §10 after §9.
 func section(chapter string) []int {

@@ -31,12 +31,6 @@ func register(c map[string]Claim) {
 	}
 }
 
-// ClaimOf is a built-in scene's claim.
-func ClaimOf(name string) (Claim, bool) {
-	c, ok := claims[name]
-	return c, ok
-}
-
 // The checks claims are written in, each an error saying what failed.
 
 func all(errs ...error) error { return errors.Join(errs...) }

@@ -1,7 +1,6 @@
 package scene
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/thelab/lab/sims"
@@ -83,7 +82,3 @@ func (r Result) Metric(name string) (float64, error) {
 	}
 	return 0, fmt.Errorf("%s has no metric %q", r.Frame.Sim, name)
 }
-
-// Ended reports whether the pane's run stopped well: all its steps, or
-// converged.
-func (r Result) Ended() bool { return r.Err == nil || errors.Is(r.Err, sims.ErrConverged) }
