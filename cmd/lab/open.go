@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/thelab/lab/scene"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/catalog"
@@ -30,16 +29,7 @@ func openCmd(args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := needTerminal(); err != nil {
-		return err
-	}
-	m, err := tui.New(opts)
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	defer m.Close()
-	_, err = tea.NewProgram(m).Run()
-	return err
+	return runDashboard(opts)
 }
 
 // openScene reads a scene file into the TUI's options, checking it

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/thelab/lab/scene"
 	"github.com/thelab/lab/sims/catalog"
 	"github.com/thelab/lab/tui"
@@ -89,16 +88,7 @@ func writeTour(w io.Writer, scenes []scene.Scene, all int) {
 
 // openTour opens the dashboard on scene i of the tour.
 func openTour(scenes []scene.Scene, i int) error {
-	if err := needTerminal(); err != nil {
-		return err
-	}
 	sc := scenes[i]
-	m, err := tui.New(tui.Options{Catalog: catalog.All(), Seed: 1, ExportDir: ".",
+	return runDashboard(tui.Options{Catalog: catalog.All(), Seed: 1, ExportDir: ".",
 		Panes: tui.PaneOptionsOf(sc), Focus: sc.Focus, Tour: scenes, TourAt: i})
-	if err != nil {
-		return usageErr("%v", err)
-	}
-	defer m.Close()
-	_, err = tea.NewProgram(m).Run()
-	return err
 }

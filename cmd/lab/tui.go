@@ -32,6 +32,12 @@ func tuiCmd(args []string, stdout io.Writer) error {
 	if help != nil {
 		return tuiHelp(help, stdout)
 	}
+	return runDashboard(opts)
+}
+
+// runDashboard opens the TUI on a terminal with these options and runs it
+// until the user quits: the dashboard of lab, lab tour NAME and lab open.
+func runDashboard(opts tui.Options) error {
 	if err := needTerminal(); err != nil {
 		return err
 	}
