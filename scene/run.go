@@ -27,13 +27,13 @@ func (s Scene) PaneSeed(i int) uint64 {
 
 // Run builds every pane of a scene from the catalogue and steps it up to
 // steps times headless, as lab run does, returning each pane's Result. A
-// pane with a data file is not run here (its table is the caller's to
-// read); a pane that cannot be built is an error.
+// pane with a data file runs on its Table (Load reads it; a scene not
+// read by Load cannot run it); a pane that cannot be built is an error.
 func (s Scene) Run(cat *sims.Catalog, steps int) ([]Result, error) {
 	out := make([]Result, len(s.Panes))
 	for i, p := range s.Panes {
-		if p.Data != "" {
-			return nil, fmt.Errorf("scene %s, pane %d: runs on %s: open it in the lab", s.Name, i+1, p.Data)
+		if p.Data != "" && p.Table == nil {
+			return nil, fmt.Errorf("scene %s, pane %d: runs on %s, not read (scene.Load reads it)", s.Name, i+1, p.Data)
 		}
 		spec := cat.Lookup(p.Sim)
 		if spec == nil {
@@ -43,7 +43,7 @@ func (s Scene) Run(cat *sims.Catalog, steps int) ([]Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("scene %s, pane %d: %v", s.Name, i+1, err)
 		}
-		sim, err := spec.Build(sims.Config{Values: v, Seed: s.PaneSeed(i), Headless: true, Workers: 1})
+		sim, err := spec.Build(sims.Config{Values: v, Seed: s.PaneSeed(i), Data: p.Table, Headless: true, Workers: 1})
 		if err != nil {
 			return nil, fmt.Errorf("scene %s, pane %d: %v", s.Name, i+1, err)
 		}

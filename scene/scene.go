@@ -77,6 +77,9 @@ type Pane struct {
 	// Data is the CSV file the pane runs on ("" for the sim's own data)
 	// and DataSum its SHA-256 in hex when the scene was saved.
 	Data, DataSum string
+	// Table is the data file as Load read it (nil for the sim's own
+	// data, or a scene not read by Load); not part of the format.
+	Table *sims.Table
 }
 
 // Setting is a parameter's value as typed.
@@ -89,6 +92,19 @@ func (p Pane) SetMap() map[string]string {
 		m[s.Name] = s.Value
 	}
 	return m
+}
+
+// SettingsOf are the parameters set by hand in vals, in the sim's
+// order, as a scene's pane line keeps them (canonical text).
+func SettingsOf(vals sims.Values) []Setting {
+	set := vals.Explicit()
+	var out []Setting
+	for _, prm := range vals.Params() {
+		if v, ok := set[prm.Name]; ok {
+			out = append(out, Setting{Name: prm.Name, Value: v})
+		}
+	}
+	return out
 }
 
 // MaxPanes is the most panes a scene has.
@@ -362,6 +378,9 @@ func (s Scene) Check(cat *sims.Catalog, builtin bool) error {
 		spec := cat.Lookup(p.Sim)
 		if spec == nil {
 			return fmt.Errorf("scene %s, pane %d: unknown sim %q (lab list shows them)", s.Name, i+1, p.Sim)
+		}
+		if p.Data != "" && spec.Data == "" {
+			return fmt.Errorf("scene %s, pane %d: sim %s takes no --data", s.Name, i+1, p.Sim)
 		}
 		if _, err := sims.Resolve(spec.Params, p.SetMap()); err != nil {
 			return fmt.Errorf("scene %s, pane %d (%s): %v", s.Name, i+1, p.Sim, err)

@@ -104,6 +104,9 @@ func testConfig(t *testing.T) Config {
 	cfg.ConnPerMinute = 0
 	cfg.Grace = 300 * time.Millisecond
 	cfg.FPS = 15 // half the frames: the clients' screens keep up under -race
+	// The panes these tests watch (a visitor's default is the tour's
+	// picker: TestTourOverSSH).
+	cfg.Sims = []string{"gd", "em-gmm", "mh"}
 	return cfg
 }
 

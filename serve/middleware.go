@@ -13,7 +13,6 @@ import (
 	"charm.land/wish/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/ssh"
-	"github.com/thelab/lab/scene"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/tui"
 	gossh "golang.org/x/crypto/ssh"
@@ -92,6 +91,9 @@ type session struct {
 	poke    chan struct{} // wakes the wall-clock backstop: a deadline moved
 
 	budget *sims.Budget // the session's allowance, once its lab is made
+	// opening is what the lab opens on, read from the visitor's command
+	// by the terminal middleware.
+	opening opening
 
 	// Under srv.mu: the session holds one of the MaxSessions slots, and
 	// gave it to a new visitor when it yielded.
@@ -272,23 +274,71 @@ func (s *Server) guardSession(v any, ch *channel) {
 }
 
 // terminal turns away a session that cannot show the lab: no pty, a
-// command or subsystem, or a key whose options forbid a pty.
+// subsystem or a command other than the tour's (openingOf), or a key
+// whose options forbid a pty.
 func (s *Server) terminal(next ssh.Handler) ssh.Handler {
 	return func(sess ssh.Session) {
 		st := stateOf(sess)
 		_, _, ok := sess.Pty()
 		_, keyNoPTY := sess.Permissions().Extensions[extNoPTY]
+		var refusal string
+		st.opening, refusal = s.openingOf(sess)
 		switch {
-		case sess.RawCommand() != "" || sess.Subsystem() != "":
+		case sess.Subsystem() != "":
 			st.refuse(reasonCommand, noPTYLine(sess))
 		case keyNoPTY:
 			st.refuse(reasonKeyNoPTY, "lab: your key's line in the server's authorized_keys forbids a terminal (no-pty or restrict), and the lab needs one.")
+		case !ok && sess.RawCommand() != "":
+			st.refuse(reasonCommand, noPTYLine(sess))
 		case !ok:
 			st.refuse(reasonNoPTY, noPTYLine(sess))
+		case refusal != "":
+			st.refuse(reasonCommand, refusal)
 		default:
 			next(sess)
 		}
 	}
+}
+
+// opening is what a session's lab opens on: scene at of the tour (≥ 0),
+// the scene picker, or the operator's sims.
+type opening struct {
+	at     int
+	picker bool
+}
+
+// openingOf is what the visitor's command asks the lab to open: nothing,
+// what the operator chose (Scene, Sims, or the picker); "tour", the scene
+// picker; "tour NAME", that scene. The command is the exec request's
+// words, split as a shell would but never given to one; anything else is
+// refused, with the line saying what a visitor may ask for.
+func (s *Server) openingOf(sess ssh.Session) (opening, string) {
+	words := sess.Command()
+	switch {
+	case sess.RawCommand() == "":
+		switch {
+		case s.cfg.Scene != "":
+			return opening{at: sceneIndex(s.cfg.Tour, s.cfg.Scene)}, ""
+		case len(s.cfg.Sims) > 0:
+			return opening{at: -1}, ""
+		}
+		return opening{at: -1, picker: true}, ""
+	case len(words) == 1 && words[0] == "tour":
+		return opening{at: -1, picker: true}, ""
+	case len(words) == 2 && words[0] == "tour":
+		if i := sceneIndex(s.cfg.Tour, words[1]); i >= 0 {
+			return opening{at: i}, ""
+		}
+		return opening{}, fmt.Sprintf("lab: no scene %s here; `%s tour` opens the list of scenes.",
+			sims.Shown(words[1]), ttyHint(sess))
+	}
+	return opening{}, fmt.Sprintf("lab: this server runs the lab only: connect with `%s`, or ask for a scene of the tour with `%s tour NAME` (`tour` alone lists them).",
+		connectHint(sess.LocalAddr()), ttyHint(sess))
+}
+
+// ttyHint is the ssh command line that asks for a terminal with a command.
+func ttyHint(sess ssh.Session) string {
+	return strings.Replace(connectHint(sess.LocalAddr()), "ssh ", "ssh -t ", 1)
 }
 
 // capacity holds one of MaxSessions slots for the session. When the
@@ -506,15 +556,16 @@ func (s *Server) lab(next ssh.Handler) ssh.Handler {
 		st.budget = budget
 		st.mu.Unlock()
 		pty, _, _ := sess.Pty()
-		w, h, err := s.admit(sess, st, budget, pty.Window.Width, pty.Window.Height)
+		w, h, err := s.admit(sess, st, budget, pty.Window.Width, pty.Window.Height, s.firstPanes(st.opening))
 		if err != nil {
 			st.refuse(reasonMemory, "lab: "+err.Error())
 			return
 		}
-		lab, err := tui.New(tui.Options{Catalog: s.cfg.Catalog, Sims: s.cfg.Sims, Seed: s.cfg.Seed,
-			Budget: budget, MaxPanes: s.cfg.MaxPanes, Cadence: s.cadence,
-			// The tour's scenes (t, n, N): built in, nothing read from disk.
-			Tour: scene.Builtins(), TourAt: -1,
+		opts := s.firstPanes(st.opening)
+		lab, err := tui.New(tui.Options{Catalog: s.cfg.Catalog, Sims: opts.Sims, Panes: opts.Panes, Focus: opts.Focus,
+			Seed: s.cfg.Seed, Budget: budget, MaxPanes: s.cfg.MaxPanes, Cadence: s.cadence,
+			// The tour's scenes (t, n, N): read before serving.
+			Tour: s.cfg.Tour, TourAt: opts.TourAt, Picker: opts.Picker,
 			// A visitor's exports go to their own clipboard, never to the
 			// server's disk.
 			Remote: true,
@@ -560,6 +611,19 @@ func (s *Server) lab(next ssh.Handler) ssh.Handler {
 	}
 }
 
+// firstPanes are the options of a session's lab that say what it
+// opens on (Sims, Panes, Focus, TourAt, Picker).
+func (s *Server) firstPanes(o opening) tui.Options {
+	switch {
+	case o.at >= 0:
+		sc := s.cfg.Tour[o.at]
+		return tui.Options{Sims: []string{}, Panes: tui.PaneOptionsOf(sc), Focus: sc.Focus, TourAt: o.at}
+	case o.picker:
+		return tui.Options{Sims: []string{}, TourAt: -1, Picker: true}
+	}
+	return tui.Options{Sims: s.cfg.Sims, TourAt: -1}
+}
+
 // admitWait is how long a new session waits for memory that an idle
 // session yielding, or a session ending, frees on a full server.
 const admitWait = 5 * time.Second
@@ -569,12 +633,23 @@ const admitWait = 5 * time.Second
 // the size held is returned). When the server's total is short, the
 // idlest session of the busiest address is asked to yield, and the
 // session waits up to admitWait for the room.
-func (s *Server) admit(sess ssh.Session, st *session, b *sims.Budget, w, h int) (int, int, error) {
+func (s *Server) admit(sess ssh.Session, st *session, b *sims.Budget, w, h int, open tui.Options) (int, int, error) {
 	var first int64
-	for _, name := range s.cfg.Sims {
-		first += s.cfg.Catalog.Lookup(name).EstimateSize(sims.Config{})
+	var names []string
+	for _, po := range open.Panes {
+		spec := s.cfg.Catalog.Lookup(po.Sim)
+		vals, err := sims.Resolve(spec.Params, po.Set)
+		if err != nil {
+			return 0, 0, err // checked with the tour: a bug
+		}
+		first += spec.EstimateSize(sims.Config{Values: vals, Data: po.Data})
+		names = append(names, po.Sim)
 	}
-	holdFirstSims := "its first panes (" + strings.Join(s.cfg.Sims, ", ") + ")"
+	for _, name := range open.Sims {
+		first += s.cfg.Catalog.Lookup(name).EstimateSize(sims.Config{})
+		names = append(names, name)
+	}
+	holdFirstSims := "its first panes (" + strings.Join(names, ", ") + ")"
 	deadline := time.NewTimer(cmp.Or(s.cfg.admitWait, admitWait))
 	defer deadline.Stop()
 	asked := false
@@ -617,7 +692,7 @@ func (s *Server) admit(sess ssh.Session, st *session, b *sims.Budget, w, h int) 
 // noPTYLine tells a client without a terminal how to connect.
 func noPTYLine(sess ssh.Session) string {
 	return "lab: the lab is interactive and needs a terminal; connect with `" +
-		connectHint(sess.LocalAddr()) + "` (no -T, no command)."
+		connectHint(sess.LocalAddr()) + "` (no -T, no command), or `" + ttyHint(sess) + " tour NAME` for a scene."
 }
 
 // farewell is the line a client reads after its session ends.

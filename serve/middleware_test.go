@@ -73,6 +73,7 @@ func (f *fakeSession) User() string                 { return "visitor" }
 func (f *fakeSession) Environ() []string            { return nil }
 func (f *fakeSession) PublicKey() ssh.PublicKey     { return nil }
 func (f *fakeSession) RawCommand() string           { return f.cmd }
+func (f *fakeSession) Command() []string            { return strings.Fields(f.cmd) }
 func (f *fakeSession) Subsystem() string            { return "" }
 func (f *fakeSession) Permissions() ssh.Permissions { return f.perms }
 
@@ -183,17 +184,29 @@ func TestTerminalMiddleware(t *testing.T) {
 	s, _ := bareServer(DefaultConfig())
 	noKeyPTY := newFakeSession("192.0.2.1", true)
 	noKeyPTY.perms.Permissions = &gossh.Permissions{Extensions: map[string]string{extNoPTY: ""}}
-	command := newFakeSession("192.0.2.1", true)
-	command.cmd = "uptime"
+	command := func(cmd string) *fakeSession {
+		f := newFakeSession("192.0.2.1", true)
+		f.cmd = cmd
+		return f
+	}
 	for name, tc := range map[string]struct {
 		f      *fakeSession
 		reason string
 		says   string
 	}{
-		"no pty":     {newFakeSession("192.0.2.1", false), reasonNoPTY, "needs a terminal"},
-		"command":    {command, reasonCommand, "needs a terminal"},
-		"key no-pty": {noKeyPTY, reasonKeyNoPTY, "forbids a terminal"},
-		"a terminal": {newFakeSession("192.0.2.1", true), "reached", ""},
+		"no pty":        {newFakeSession("192.0.2.1", false), reasonNoPTY, "needs a terminal"},
+		"command":       {command("uptime"), reasonCommand, "runs the lab only"},
+		"tour and more": {command("tour sinkhorn-underflow; rm -rf /"), reasonCommand, "runs the lab only"},
+		"no such scene": {command("tour nosuch"), reasonCommand, "no scene nosuch"},
+		"key no-pty":    {noKeyPTY, reasonKeyNoPTY, "forbids a terminal"},
+		"a terminal":    {newFakeSession("192.0.2.1", true), "reached", ""},
+		"tour":          {command("tour"), "reached", ""},
+		"tour NAME":     {command("tour sinkhorn-underflow"), "reached", ""},
+		"tour NAME no pty": {func() *fakeSession {
+			f := newFakeSession("192.0.2.1", false)
+			f.cmd = "tour sinkhorn-underflow"
+			return f
+		}(), reasonNoPTY, "needs a terminal"},
 	} {
 		withState(s, s.terminal(func(sess ssh.Session) { stateOf(sess).setReason("reached") }))(tc.f)
 		if tc.says != "" && (!tc.f.exited || tc.f.exit != 1 || !strings.Contains(tc.f.output(), tc.says)) {

@@ -43,9 +43,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/wish/v2"
 	"github.com/charmbracelet/ssh"
+	"github.com/thelab/lab/scene"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/catalog"
-	"github.com/thelab/lab/tui"
 	gossh "golang.org/x/crypto/ssh"
 )
 
@@ -204,10 +204,19 @@ type Config struct {
 	// peer is in ProxyFrom, and takes the client's address from it.
 	ProxyProtocol bool
 	ProxyFrom     []netip.Prefix
-	Sims          []string // panes of a new session; nil means tui.DefaultSims
-	Seed          uint64   // seed of each session's first pane
-	Catalog       *sims.Catalog
-	Log           io.Writer // where the structured log goes; nil means os.Stderr
+	// Sims are the panes of a session whose visitor asks for nothing;
+	// nil, and no Scene, opens the tour's scene picker.
+	Sims []string
+	// Scene, when set, is the scene of the Tour such a session opens on
+	// instead.
+	Scene string
+	// Tour are the scenes a visitor walks (t, n, N) and may ask for
+	// (ssh -t host tour NAME); nil is the built-in tour. A folder of them
+	// is read by the operator before serving: a visitor reads no file.
+	Tour    []scene.Scene
+	Seed    uint64 // seed of each session's first pane
+	Catalog *sims.Catalog
+	Log     io.Writer // where the structured log goes; nil means os.Stderr
 	// LogLevel is the least level logged: Debug adds the balancers'
 	// health checks.
 	LogLevel slog.Level
@@ -222,6 +231,7 @@ type Config struct {
 // DefaultConfig is a local demo with safe limits.
 func DefaultConfig() Config {
 	return Config{
+		Tour:                scene.Builtins(),
 		Addr:                DefaultAddr,
 		MaxSessions:         DefaultMaxSessions,
 		MaxSessionsPerAddr:  DefaultMaxSessionsPerAddr,
@@ -313,7 +323,23 @@ func (c *Config) check() error {
 			return fmt.Errorf("unknown sim %q (lab list shows them)", name)
 		}
 	}
+	if c.Scene != "" {
+		i := sceneIndex(c.Tour, c.Scene)
+		switch {
+		case len(c.Sims) > 0:
+			return errors.New("--scene or a list of sims, not both")
+		case i < 0:
+			return fmt.Errorf("--scene %s: no such scene in the tour (lab tour lists them)", sims.Shown(c.Scene))
+		case c.MaxPanes > 0 && len(c.Tour[i].Panes) > c.MaxPanes:
+			return fmt.Errorf("--scene %s has %d panes, but --max-panes is %d", c.Scene, len(c.Tour[i].Panes), c.MaxPanes)
+		}
+	}
 	return nil
+}
+
+// sceneIndex is the index of the scene named name in tour, or -1.
+func sceneIndex(tour []scene.Scene, name string) int {
+	return slices.IndexFunc(tour, func(s scene.Scene) bool { return s.Name == name })
 }
 
 // Server is a running `lab serve`.
@@ -359,8 +385,8 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Catalog == nil {
 		cfg.Catalog = catalog.All()
 	}
-	if cfg.Sims == nil {
-		cfg.Sims = tui.DefaultSims
+	if cfg.Tour == nil {
+		cfg.Tour = scene.Builtins()
 	}
 	if cfg.Log == nil {
 		cfg.Log = os.Stderr

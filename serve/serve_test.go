@@ -19,6 +19,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/thelab/lab/scene"
 	"github.com/thelab/lab/serve/servetest"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/catalog"
@@ -180,7 +181,7 @@ func TestNoPTYGetsOneLineOnHowToConnect(t *testing.T) {
 	for _, o := range []servetest.Options{
 		{NoPTY: true},                    // ssh -T
 		{NoPTY: true, Command: "uptime"}, // ssh host uptime
-		{Command: "uptime"},              // ssh -t host uptime
+		{NoPTY: true, Command: "tour"},   // ssh host tour (no -t)
 	} {
 		s, err := servetest.Open(ts.addr, o)
 		if err != nil {
@@ -710,4 +711,51 @@ func TestMemoryBudgetReachesTheLab(t *testing.T) {
 	if st := exitStatus(t, r.Wait(wait)); st != 1 || !strings.Contains(r.Text(), "its first panes (tinygpt) would take about") || !strings.Contains(r.Text(), "memory budget") {
 		t.Errorf("over its memory budget: status %d, read %q", st, r.Text())
 	}
+}
+
+// TestTourOverSSH: a visitor who asks for nothing lands in the tour's
+// scene picker, and enter opens a scene; `ssh -t host tour NAME` opens
+// that scene (the exec request's words, no shell); an unknown scene is
+// refused in a line; the operator's --scene opens on its scene.
+func TestTourOverSSH(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Sims = nil
+	ts := start(t, cfg)
+	tour := scene.Builtins()
+	openOn := func(o servetest.Options, what, text string) *servetest.Session {
+		t.Helper()
+		s, err := servetest.Open(ts.addr, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		waitScreen(t, s, what, func(sc string) bool { return strings.Contains(sc, text) })
+		return s
+	}
+	picker := openOn(servetest.Options{W: 120, H: 40}, "the scene picker", "The tour")
+	picker.Send("\r")
+	waitScreen(t, picker, "the first scene", func(sc string) bool { return strings.Contains(sc, tour[0].Title[:20]) })
+	picker.Send("q")
+	if err := picker.Wait(wait); err != nil {
+		t.Fatalf("after q: %v", err)
+	}
+	sc := tour[len(tour)-1]
+	direct := openOn(servetest.Options{W: 120, H: 40, Command: "tour " + sc.Name}, "scene "+sc.Name, sc.Title[:20])
+	direct.Send("q")
+	if err := direct.Wait(wait); err != nil {
+		t.Fatalf("after q: %v", err)
+	}
+	bad, err := servetest.Open(ts.addr, servetest.Options{Command: "tour nosuch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := exitStatus(t, bad.Wait(wait)); st != 1 || !strings.Contains(bad.Text(), "no scene nosuch") {
+		t.Errorf("tour nosuch: status %d, %q", st, bad.Text())
+	}
+	bad.Close()
+
+	cfg = testConfig(t)
+	cfg.Sims, cfg.Scene = nil, tour[1].Name
+	ts = start(t, cfg)
+	openOn(servetest.Options{W: 120, H: 40}, "the operator's scene", tour[1].Title[:20])
 }

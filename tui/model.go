@@ -72,6 +72,10 @@ type Options struct {
 	// -1): its title and caption stay above the panes until esc.
 	Tour   []scene.Scene
 	TourAt int
+	// Picker opens the tour's scene picker over the panes (lab tour on a
+	// terminal, a visitor of lab serve who asked for nothing): with Sims
+	// empty and not nil, over an empty dashboard.
+	Picker bool
 	// Context, when set, bounds New's wait for the first builds: once it
 	// is done, New stops the runners it started and returns its error.
 	// lab serve passes the visitor's session, so that a visitor who
@@ -148,6 +152,9 @@ type pane struct {
 	// showing says a key's answer is awaited (shown): one waiter a pane,
 	// however many keys come meanwhile.
 	showing bool
+	// stepsOnBuild are the steps a scene's pane makes, paused, once
+	// built (PaneOptions.Steps of a scene opened by n, N or the picker).
+	stepsOnBuild int
 }
 
 type paneKey struct {
@@ -251,6 +258,9 @@ func New(o Options) (*Model, error) {
 	m.refresh()
 	m.focus = min(max(o.Focus, 0), max(len(m.panes)-1, 0))
 	m.captionOn = m.tourAt >= 0
+	if o.Picker && len(o.Tour) > 0 {
+		m.modal = newScenePicker(o.Tour, m.tourAt, m.keys, m.screen())
+	}
 	return m, nil
 }
 
@@ -456,6 +466,9 @@ func (m *Model) built(msg builtMsg) tea.Cmd {
 		m.report(fmt.Errorf("could not add %s: %w", name, msg.err))
 	case msg.err != nil:
 		m.report(msg.err)
+	case msg.what == buildAdd && msg.p.stepsOnBuild > 0:
+		msg.p.r.Step(msg.p.stepsOnBuild)
+		msg.p.stepsOnBuild = 0
 	case msg.what == buildAdd:
 		m.setFlash("added " + name)
 	case msg.what == buildParams && msg.tuned:
@@ -725,7 +738,7 @@ func (m *Model) dashboard() string {
 	case len(m.panes) == 0:
 		for y := range area {
 			if y == area/2 {
-				b = append(b, chart.FitLine(centreText("No panes. Press a to add a sim, q to quit.", m.w), m.w)...)
+				b = append(b, chart.FitLine(centreText(m.noPanes(), m.w), m.w)...)
 			} else {
 				b = append(b, strings.Repeat(" ", m.w)...)
 			}
@@ -766,6 +779,14 @@ func (m *Model) dashboard() string {
 	}
 	m.screenBuf = b
 	return string(b)
+}
+
+// noPanes is what an empty dashboard says.
+func (m *Model) noPanes() string {
+	if len(m.opts.Tour) > 0 {
+		return "No panes. Press t for the tour's scenes, a to add a sim, q to quit."
+	}
+	return "No panes. Press a to add a sim, q to quit."
 }
 
 // The smallest screen the lab draws on: one pane of the minimum size above

@@ -13,13 +13,13 @@ import (
 	"github.com/thelab/lab/tui/chart"
 )
 
-// PaneOptionsOf are the panes of a scene as the TUI opens them (data
-// files are the caller's to read: a scene pane with one is not here).
+// PaneOptionsOf are the panes of a scene as the TUI opens them, on the
+// data scene.Load read (the TUI reads no file).
 func PaneOptionsOf(s scene.Scene) []PaneOptions {
 	out := make([]PaneOptions, len(s.Panes))
 	for i, p := range s.Panes {
 		seed := s.PaneSeed(i)
-		out[i] = PaneOptions{Sim: p.Sim, Set: p.SetMap(), Seed: &seed, Steps: p.Steps}
+		out[i] = PaneOptions{Sim: p.Sim, Set: p.SetMap(), Seed: &seed, Steps: p.Steps, Data: p.Table}
 		if p.SpeedSet {
 			speed := p.Speed
 			out[i].Speed = &speed
@@ -54,7 +54,12 @@ func (m *Model) openScene(i int) tea.Cmd {
 			m.report(fmt.Errorf("%s: %w", po.Sim, err))
 			continue
 		}
-		p, b := m.startPane(spec, vals, po.Seed, nil, po.Speed)
+		if po.Data != nil && spec.Data == "" {
+			m.report(fmt.Errorf("sim %s takes no --data", po.Sim))
+			continue
+		}
+		p, b := m.startPane(spec, vals, po.Seed, po.Data, po.Speed)
+		p.stepsOnBuild = po.Steps
 		cmds = append(cmds, awaitBuild(p, b, buildAdd))
 	}
 	m.focus = min(max(sc.Focus, 0), max(len(m.panes)-1, 0))
@@ -80,7 +85,11 @@ func (m *Model) captionText() []string {
 	if chart.Width(right) > m.w/2 {
 		right = fmt.Sprintf("  %d/%d · n N esc", m.tourAt+1, len(m.opts.Tour))
 	}
-	left := chart.Clip(sc.Title+" · seed "+sc.Notes+" "+sc.Chapter, max(m.w-chart.Width(right), 0))
+	title := sc.Title
+	if where := chapterOf(sc); where != "" {
+		title += " · " + where
+	}
+	left := chart.Clip(title, max(m.w-chart.Width(right), 0))
 	head := left + strings.Repeat(" ", max(m.w-chart.Width(left)-chart.Width(right), 0)) + right
 	lines := []string{chart.Clip(head, m.w)}
 	// The caption as one paragraph: its two lines are written for a
@@ -126,7 +135,16 @@ type sceneItem struct {
 
 func (it sceneItem) Title() string { return it.s.Name + " — " + it.s.Title }
 func (it sceneItem) Description() string {
-	return "seed " + it.s.Notes + " " + it.s.Chapter + " · " + strings.Join(it.s.Caption, " ")
+	return chapterOf(it.s) + " · " + strings.Join(it.s.Caption, " ")
+}
+
+// chapterOf is where a scene stands in the notes ("seed 002 §5.4
+// Calculating OT"), or in a teacher's folder (its chapter line alone).
+func chapterOf(s scene.Scene) string {
+	if s.Notes == "" {
+		return s.Chapter
+	}
+	return strings.TrimSpace("seed " + s.Notes + " " + s.Chapter)
 }
 
 // FilterValue is what the picker's filter matches: the name, title,
@@ -148,7 +166,7 @@ func newScenePicker(tour []scene.Scene, at int, keys keyMap, s screen) *scenePic
 		items[i] = sceneItem{sc, i}
 	}
 	l := list.New(items, list.NewDefaultDelegate(), 0, 0)
-	l.Title = "The tour: a scene of the notes  (/ filter · enter open · esc close)"
+	l.Title = "The tour: a scene of the notes  (tab next chapter · / filter · enter open · esc close)"
 	l.Styles = list.DefaultStyles(true)
 	l.FilterInput.SetStyles(steadyCursor(l.FilterInput.Styles()))
 	l.SetStatusBarItemName("scene", "scenes")
@@ -170,8 +188,8 @@ func (p *scenePicker) Help() []key.Binding {
 	if p.list.FilterState() == list.Filtering {
 		return []key.Binding{helpOnly("enter", "keep the filter"), helpOnly("esc", "clear it"), p.keys.ForceQuit}
 	}
-	return []key.Binding{helpOnly("/", "filter"), helpOnly("↑↓", "move"), helpOnly("enter", "open"),
-		helpOnly("esc", "close"), p.keys.ForceQuit}
+	return []key.Binding{helpOnly("↑↓", "move"), helpOnly("tab", "next chapter"), helpOnly("/", "filter"),
+		helpOnly("enter", "open"), helpOnly("esc", "close"), p.keys.ForceQuit}
 }
 
 func (p *scenePicker) Update(msg tea.Msg) (modal, tea.Cmd) {
@@ -185,6 +203,9 @@ func (p *scenePicker) Update(msg tea.Msg) (modal, tea.Cmd) {
 				if p.list.FilterState() == list.Unfiltered {
 					return nil, nil
 				}
+			case msg.String() == "tab" || msg.String() == "shift+tab":
+				p.nextChapter(msg.String() == "tab")
+				return p, nil
 			case key.Matches(msg, p.keys.Accept):
 				if it, ok := p.list.SelectedItem().(sceneItem); ok {
 					return nil, send(openSceneMsg{it.i})
@@ -196,6 +217,40 @@ func (p *scenePicker) Update(msg tea.Msg) (modal, tea.Cmd) {
 	var cmd tea.Cmd
 	p.list, cmd = p.list.Update(msg)
 	return p, cmd
+}
+
+// nextChapter moves to the first scene of the next chapter shown (or
+// of the one before: to the first scene of this chapter, or of the
+// previous one when already there), wrapping around: a presenter's
+// chapter is a key away.
+func (p *scenePicker) nextChapter(forward bool) {
+	items := p.list.VisibleItems()
+	n := len(items)
+	if n == 0 {
+		return
+	}
+	chap := func(i int) string { return chapterOf(items[(i+n)%n].(sceneItem).s) }
+	i := p.list.Index()
+	if forward {
+		for j := 1; j < n; j++ {
+			if chap(i+j) != chap(i) {
+				i += j
+				break
+			}
+		}
+	} else {
+		if i > 0 && chap(i-1) == chap(i) {
+			for i > 0 && chap(i-1) == chap(i) {
+				i--
+			}
+		} else {
+			i = (i - 1 + n) % n
+			for i > 0 && chap(i-1) == chap(i) {
+				i--
+			}
+		}
+	}
+	p.list.Select((i + n) % n)
 }
 
 func (p *scenePicker) View(screen) string { return overlayStyle.Render(p.list.View()) }
@@ -213,12 +268,7 @@ func (m *Model) SceneOf() scene.Scene {
 		if snap.State.Done() {
 			sp.Steps++
 		}
-		set := snap.Values.Explicit()
-		for _, prm := range snap.Values.Params() {
-			if v, ok := set[prm.Name]; ok {
-				sp.Set = append(sp.Set, scene.Setting{Name: prm.Name, Value: v})
-			}
-		}
+		sp.Set = scene.SettingsOf(snap.Values)
 		if p.data != nil {
 			sp.Data, sp.DataSum = p.data.Path, p.data.Sum
 		}

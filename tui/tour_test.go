@@ -3,11 +3,13 @@ package tui
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/thelab/lab/scene"
+	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/catalog"
 )
 
@@ -106,6 +108,70 @@ func TestScenePicker(t *testing.T) {
 	l.keys("enter", "enter")
 	if l.m.modal != nil || l.m.tourAt < 0 || tour[l.m.tourAt].Name != "sinkhorn-underflow" || len(l.m.panes) != len(tour[l.m.tourAt].Panes) {
 		t.Fatalf("after enter: modal %T, scene %d, %d panes", l.m.modal, l.m.tourAt, len(l.m.panes))
+	}
+}
+
+// TestPickerChapters: the picker opened first (lab tour) lists the tour
+// over an empty dashboard; tab goes to the next chapter's first scene and
+// shift+tab back, so a chapter's demo is two keys from lab tour.
+func TestPickerChapters(t *testing.T) {
+	tour := scene.Builtins()
+	l := newLabWith(t, 120, 36, true, Options{Catalog: catalog.All(), Sims: []string{}, Seed: 1, Paused: true,
+		Tour: tour, TourAt: -1, Picker: true})
+	p, ok := l.m.modal.(*scenePicker)
+	if !ok || len(l.m.panes) != 0 {
+		t.Fatalf("opened %T with %d panes", l.m.modal, len(l.m.panes))
+	}
+	next := slices.IndexFunc(tour, func(s scene.Scene) bool { return s.Chapter != tour[0].Chapter })
+	l.keys("tab")
+	if p.list.Index() != next {
+		t.Fatalf("tab went to %d, want %d (%s)", p.list.Index(), next, tour[next].Chapter)
+	}
+	l.keys("shift+tab")
+	if p.list.Index() != 0 {
+		t.Fatalf("shift+tab went to %d, want 0", p.list.Index())
+	}
+	l.keys("shift+tab") // from the first chapter to the last one's first scene
+	last := len(tour) - 1
+	for last > 0 && chapterOf(tour[last-1]) == chapterOf(tour[last]) {
+		last--
+	}
+	if p.list.Index() != last {
+		t.Fatalf("shift+tab from the first went to %d, want %d", p.list.Index(), last)
+	}
+	l.keys("tab", "tab", "enter")
+	if l.m.modal != nil || l.m.tourAt != next || len(l.m.panes) != len(tour[next].Panes) {
+		t.Fatalf("tab tab enter from the last chapter: modal %T, scene %d, want %d", l.m.modal, l.m.tourAt, next)
+	}
+	l.keys("t", "esc")
+	if l.m.modal != nil {
+		t.Fatalf("esc left %T open", l.m.modal)
+	}
+}
+
+// TestTourSceneStepsAndData: a scene opened by n (a teacher's, read by
+// scene.Load) opens its panes paused after their steps and on their data.
+func TestTourSceneStepsAndData(t *testing.T) {
+	tab, err := sims.LoadCSV(nil, "../testdata/blobs.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scene.Parse(strings.NewReader("name lesson\npane gd --seed=2 --steps=3\npane em-gmm --data=blobs.csv\n"), "lesson.scene")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.Panes[1].Table = tab
+	l := newLabWith(t, 120, 36, true, Options{Catalog: catalog.All(), Sims: []string{"mh"}, Seed: 1, Paused: true,
+		Tour: []scene.Scene{sc}, TourAt: -1})
+	l.keys("n")
+	if len(l.m.panes) != 2 {
+		t.Fatalf("%d panes", len(l.m.panes))
+	}
+	if s := l.snap(0); s.Frame.Step != 3 || s.Seed != 2 || s.State != sims.Paused {
+		t.Errorf("gd at step %d, seed %d, %v; want step 3, seed 2, paused", s.Frame.Step, s.Seed, s.State)
+	}
+	if s := l.snap(1); s.Data != tab {
+		t.Errorf("em-gmm runs on %v, want the scene's table", s.Data)
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"maps"
 	"os"
@@ -125,7 +126,7 @@ func TestEverySimsHelp(t *testing.T) {
 					}
 					continue
 				}
-				opts, _, err := parseTUI(args)
+				opts, _, err := parseLab(args)
 				if err != nil {
 					t.Errorf("%s: %s: %v", spec.Name, ex[0], err)
 					continue
@@ -155,7 +156,7 @@ func TestEverySimsHelp(t *testing.T) {
 // TestTUIFlags: the TUI takes lab run's flags per sim, each after the sim
 // it is for.
 func TestTUIFlags(t *testing.T) {
-	opts, _, err := parseTUI([]string{"--seed", "5", "em-gmm", "--data", "../../testdata/blobs.csv", "--set", "k=4", "--seed", "7",
+	opts, _, err := parseLab([]string{"--seed", "5", "em-gmm", "--data", "../../testdata/blobs.csv", "--set", "k=4", "--seed", "7",
 		"mh", "gd", "--set", "fn=rosenbrock", "--steps", "3"})
 	if err != nil {
 		t.Fatal(err)
@@ -174,7 +175,7 @@ func TestTUIFlags(t *testing.T) {
 		t.Errorf("gd: %+v", gd)
 	}
 	// One sim: flags before it are its own.
-	opts, _, err = parseTUI([]string{"--set", "k=4", "em-gmm"})
+	opts, _, err = parseLab([]string{"--set", "k=4", "em-gmm"})
 	if err != nil || opts.Panes[0].Set["k"] != "4" {
 		t.Errorf("lead --set with one sim: %+v, %v", opts, err)
 	}
@@ -530,11 +531,17 @@ func TestDataIsTheTextOfATextSim(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "both name the file") {
 		t.Errorf("--data with --set text: exit %d, %q", code, errs)
 	}
-	opts, _, err := parseTUI([]string{"ngram", "--data", path, "--set", "chars=1000"})
+	opts, _, err := parseLab([]string{"ngram", "--data", path, "--set", "chars=1000"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if po := opts.Panes[0]; po.Set["text"] != path || po.Data != nil {
 		t.Errorf("the TUI's pane: set %v, data %v", po.Set, po.Data)
 	}
+}
+
+// parseLab parses lab's command line as tuiCmd does, without its own
+// flags.
+func parseLab(args []string) (tui.Options, []*paneArgs, error) {
+	return parseTUI("lab", args, func(*flag.FlagSet) {})
 }

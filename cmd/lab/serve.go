@@ -16,7 +16,10 @@ import (
 
 // serveUsage is the serve flags' part of the usage, also what
 // `lab serve --help` prints.
-const serveUsage = `Serve flags (each SSH session gets its own lab with these panes, default gd em-gmm mh):
+const serveUsage = `Serve flags (each SSH session gets its own lab: on the SIMs named, on --scene, or by
+default on the tour's scene picker; a visitor may ask for a scene: ssh -t -p 2222 HOST tour NAME):
+  --scene NAME                  every session opens on this scene of the tour (lab tour lists them)
+  --scenes DIR                  the tour is this folder's .scene files (read once, at the start)
   --listen ADDR                 address to listen on (default 127.0.0.1:2222; other
                                 interfaces only if you say so, e.g. --listen :2222)
   --state-dir DIR               where the host key is made once and kept, owner-only (default
@@ -130,6 +133,8 @@ func serveCmd(ctx context.Context, reload <-chan os.Signal, args []string, stdou
 	fs.IntVar(&cfg.FPS, "fps", cfg.FPS, "")
 	fs.IntVar(&cfg.MinFPS, "min-fps", cfg.MinFPS, "")
 	fs.Uint64Var(&cfg.Seed, "seed", cfg.Seed, "")
+	fs.StringVar(&cfg.Scene, "scene", "", "")
+	scenes := fs.String("scenes", "", "")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, "Usage: lab serve [flags] [SIM...]\n\n"+serveUsage)
@@ -161,6 +166,15 @@ func serveCmd(ctx context.Context, reload <-chan os.Signal, args []string, stdou
 		var err error
 		if cfg.ProxyFrom, err = serve.ParseProxyFrom(*proxyFrom); err != nil {
 			return usageErr("serve: %v", err)
+		}
+	}
+	if given["scenes"] && *scenes == "" {
+		return usageErr("serve: --scenes is empty: name a folder of .scene files, or leave the flag out for the built-in tour")
+	}
+	if given["scenes"] {
+		var err error
+		if cfg.Tour, err = loadTour(*scenes); err != nil {
+			return err
 		}
 	}
 	if cfg.StateDir == "" && cfg.HostKey == "" {

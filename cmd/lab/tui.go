@@ -10,7 +10,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
-	"github.com/thelab/lab/scene"
 	"github.com/thelab/lab/sims/catalog"
 	"github.com/thelab/lab/tui"
 )
@@ -23,14 +22,21 @@ type paneArgs struct {
 }
 
 // tuiCmd opens the dashboard: the named sims, each with the flags that
-// follow it, or the default three.
+// follow it, or the default three; n, N and t walk the tour (--scenes: a
+// folder's).
 func tuiCmd(args []string, stdout io.Writer) error {
-	opts, help, err := parseTUI(args)
+	scenes := ""
+	opts, help, err := parseTUI("lab", args, func(fs *flag.FlagSet) {
+		fs.StringVar(&scenes, "scenes", scenes, "")
+	})
 	if err != nil {
 		return err
 	}
 	if help != nil {
 		return tuiHelp(help, stdout)
+	}
+	if opts.Tour, err = loadTour(scenes); err != nil {
+		return err
 	}
 	return runDashboard(opts)
 }
@@ -50,14 +56,16 @@ func runDashboard(opts tui.Options) error {
 	return err
 }
 
-// parseTUI reads the TUI's command line into its options, checking every
-// sim, parameter and data file before anything opens. With --help it
+// parseTUI reads a dashboard's command line (lab's, lab save's) into the
+// TUI's options, checking every sim, parameter and data file before
+// anything opens; own registers the command's own flags. With --help it
 // returns the sims named (an empty, non-nil list for none) instead.
-func parseTUI(args []string) (tui.Options, []*paneArgs, error) {
+func parseTUI(cmd string, args []string, own func(*flag.FlagSet)) (tui.Options, []*paneArgs, error) {
 	help := false
-	lead, panes, err := parseSims("lab", args, func(fs *flag.FlagSet) {
+	lead, panes, err := parseSims(cmd, args, func(fs *flag.FlagSet) {
 		fs.BoolVar(&help, "help", help, "")
 		fs.BoolVar(&help, "h", help, "")
+		own(fs)
 	})
 	if err != nil {
 		var fe flagErr
@@ -69,10 +77,10 @@ func parseTUI(args []string) (tui.Options, []*paneArgs, error) {
 	if help {
 		return tui.Options{}, append([]*paneArgs{}, panes...), nil
 	}
-	if err := leadFlags(&lead, panes, "lab"); err != nil {
+	if err := leadFlags(&lead, panes, cmd); err != nil {
 		return tui.Options{}, nil, err
 	}
-	opts := tui.Options{Catalog: catalog.All(), Seed: 1, ExportDir: ".", Tour: scene.Builtins(), TourAt: -1}
+	opts := tui.Options{Catalog: catalog.All(), Seed: 1, ExportDir: ".", TourAt: -1}
 	if lead.seedSet {
 		opts.Seed = lead.seed
 	}
