@@ -166,7 +166,7 @@ func newScenePicker(tour []scene.Scene, at int, keys keyMap, s screen) *scenePic
 		items[i] = sceneItem{sc, i}
 	}
 	l := list.New(items, list.NewDefaultDelegate(), 0, 0)
-	l.Title = "The tour: a scene of the notes  (tab next chapter · / filter · enter open · esc close)"
+	l.Title = "The tour: the notes chapter by chapter, a scene each idea"
 	l.Styles = list.DefaultStyles(true)
 	l.FilterInput.SetStyles(steadyCursor(l.FilterInput.Styles()))
 	l.SetStatusBarItemName("scene", "scenes")

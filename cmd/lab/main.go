@@ -5,6 +5,7 @@
 //	lab list [FILTER]     list the sims, best matches first
 //	lab tour [NAME]       the scenes of the notes' tour, or open one
 //	lab open FILE         open a saved dashboard (S in the TUI) or a scene file
+//	lab record SCENE|FILE render a scene headless into an asciinema cast (and an SVG still)
 //	lab save SIM...       write a dashboard as a scene file without opening it
 //	lab help [SIM]        print the usage, or a sim's parameters and examples
 //	lab run [SIM [flags]]... run sims headless, one after another, and print JSON lines or frames
@@ -43,6 +44,7 @@ Usage:
   lab tour [WORDS | NAME]     the scenes of the notes, grouped by chapter; NAME opens one
                               (--scenes DIR, here and in lab: a teacher's folder of scenes)
   lab open FILE.scene         open a dashboard saved with S (or a scene file) as it was
+  lab record SCENE|FILE       render a scene headless into an asciinema cast: lab record --help
   lab save [flags] SIM...     write the dashboard these sims open as a scene file (lab save --help)
   lab help SIM                a sim's parameters, defaults, ranges, source and examples
   lab help run | keys         lab run's flags | the TUI's keys
@@ -93,6 +95,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		err = tourCmd(args[1:], stdout)
 	case len(args) > 0 && args[0] == "open":
 		err = openCmd(args[1:], stdout)
+	case len(args) > 0 && args[0] == "record":
+		err = recordCmd(args[1:], stdout, stderr)
 	case len(args) > 0 && args[0] == "save":
 		err = saveCmd(args[1:], stdout)
 	case len(args) > 0 && args[0] == "run":

@@ -1,4 +1,4 @@
-package main
+package ansisvg
 
 import (
 	"encoding/xml"
