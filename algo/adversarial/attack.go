@@ -133,7 +133,10 @@ type Attack struct {
 	sign     float64
 	n, d     int
 	steps    int
-	f        float64 // the mean objective f at the last gradient
+	// f is the mean objective at the current rows when fresh; a Step or
+	// Reset makes it stale, and Objective evaluates it again.
+	f     float64
+	fresh bool
 }
 
 // New prepares an attack on the rows x0 (n·d values, copied) with their
@@ -175,17 +178,16 @@ func (a *Attack) Reset(x0 []float64, labels []int) {
 		copy(a.labels, labels)
 	}
 	a.b.LoadRows(a.x0, a.labels)
-	a.steps = 0
+	a.steps, a.fresh = 0, false
 }
 
 // Step is one attack iteration: the gradient of f at x, the move, the
-// projection. It returns f before the move (the mean over rows).
-func (a *Attack) Step() (float64, error) {
-	l, err := nn.InputGrad(a.tp, a.m, a.loss, a.b, a.grad)
-	if err != nil {
-		return 0, err
+// projection. The objective at the rows it leaves is Objective's.
+func (a *Attack) Step() error {
+	if _, err := nn.InputGrad(a.tp, a.m, a.loss, a.b, a.grad); err != nil {
+		return err
 	}
-	a.f = a.sign * l
+	a.fresh = false
 	x := a.b.X.Data
 	c := a.cfg
 	eta := c.Step
@@ -220,7 +222,7 @@ func (a *Attack) Step() (float64, error) {
 	}
 	Project(x, a.x0, a.d, c.Eps, c.Norm, c.Lo, c.Hi)
 	a.steps++
-	return a.f, nil
+	return nil
 }
 
 func sgn(v float64) float64 {
@@ -244,8 +246,22 @@ func (a *Attack) X0() []float64 { return a.x0 }
 // is taken against.
 func (a *Attack) Batch() *nn.Batch { return a.b }
 
-// Objective is the mean f at the last Step's gradient (before its move).
-func (a *Attack) Objective() float64 { return a.f }
+// Objective is the mean objective f at the current rows (x₀ before the
+// first Step).
+func (a *Attack) Objective() float64 {
+	if !a.fresh {
+		// A forward pass at the rows as they are now: the objective of
+		// the state every other quantity of the step describes (issue
+		// 28.1: the loss of the gradient's pass is the point's before
+		// the move, and for FGSM the attack's whole effect). Evaluated
+		// when asked, so that adversarial training's inner steps pay
+		// nothing for it.
+		a.tp.Rewind()
+		a.f = a.sign * a.loss.Mean(a.tp, a.m.Forward(a.tp, a.b.X, nil), a.b).Item()
+		a.fresh = true
+	}
+	return a.f
+}
 
 // Steps is the number of steps since the last Reset.
 func (a *Attack) Steps() int { return a.steps }

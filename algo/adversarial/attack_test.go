@@ -45,7 +45,7 @@ func TestIteratesStayInBall(t *testing.T) {
 					t.Fatal(err)
 				}
 				for range 30 {
-					if _, err := a.Step(); err != nil {
+					if err := a.Step(); err != nil {
 						t.Fatal(err)
 					}
 					for r := range 5 {
@@ -86,10 +86,18 @@ func TestFGSMLinearLogit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := a.Step(); err != nil {
+		if err := a.Step(); err != nil {
 			t.Fatal(err)
 		}
 		algotest.Near(t, "logit change", logits(m, a.X())[0]-before, tt.want, 1e-12)
+		// The objective reported is the loss at the moved point (issue
+		// 28.1: it was the clean point's): the logistic loss of the
+		// logit z against the label, log(1 + e^{−z}) or log(1 + e^{z}).
+		z := logits(m, a.X())[0]
+		if tt.label == 0 {
+			z = -z
+		}
+		algotest.Near(t, "objective after the step", a.Objective(), math.Log1p(math.Exp(-z)), 1e-12)
 	}
 }
 
@@ -112,10 +120,10 @@ func TestSmallStepPGDMonotone(t *testing.T) {
 		}
 		prev := math.Inf(-1)
 		for k := range 200 {
-			f, err := a.Step()
-			if err != nil {
+			if err := a.Step(); err != nil {
 				t.Fatal(err)
 			}
+			f := a.Objective()
 			if f < prev-1e-14 {
 				t.Fatalf("%s: loss fell from %g to %g at step %d", norm, prev, f, k)
 			}
@@ -138,7 +146,7 @@ func TestTargetedRaisesTarget(t *testing.T) {
 	}
 	before := logp(logits(m, x0))
 	for range 20 {
-		if _, err := a.Step(); err != nil {
+		if err := a.Step(); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -228,7 +236,7 @@ func BenchmarkPGDStepDigitsMLP(b *testing.B) {
 	b.ReportAllocs()
 	defer algotest.ThreadCPU(b)()
 	for b.Loop() {
-		if _, err := a.Step(); err != nil {
+		if err := a.Step(); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -90,7 +90,7 @@ func (t *Trainer) Step() error {
 	if t.atk != nil {
 		t.atk.Reset(t.xb, t.lb)
 		for range t.inner {
-			if _, err := t.atk.Step(); err != nil {
+			if err := t.atk.Step(); err != nil {
 				return err
 			}
 		}
@@ -152,7 +152,7 @@ func Robust(m nn.Model, s *nn.Set, cfg Config, k, chunk int) (float64, error) {
 				atk.Reset(x, labels)
 			}
 			for range k {
-				if _, err := atk.Step(); err != nil {
+				if err := atk.Step(); err != nil {
 					return 0, err
 				}
 			}

@@ -208,13 +208,13 @@ func (s *attackSim) Step() error {
 	if s.atk.Steps() >= s.iters {
 		return sims.ErrConverged
 	}
-	f, err := s.atk.Step()
-	if err != nil {
+	if err := s.atk.Step(); err != nil {
 		return err
 	}
 	x := s.atk.X()
 	s.probsNow = probs(forward(s.model, x))
-	s.trace.Add(f, s.probsNow[s.label])
+	// The objective and p(true) of the same point: the one moved to.
+	s.trace.Add(s.atk.Objective(), s.probsNow[s.label])
 	if s.path != nil {
 		s.path = append(s.path, [2]float64{x[0], x[1]})
 	}

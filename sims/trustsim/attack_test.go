@@ -1,6 +1,7 @@
 package trustsim
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -21,6 +22,16 @@ func TestAttackFoolsInsideBall(t *testing.T) {
 		for i, d := range r.dists {
 			if d > r.eps+1e-12 {
 				t.Fatalf("%v: step %d: ‖x − x₀‖ = %g > ε = %g", set, i+1, d, r.eps)
+			}
+		}
+		if set == nil {
+			// An untargeted attack's objective is −log p(true class) of
+			// the point it reports p_true of (issue 28.1: it was the
+			// point's before the step).
+			for i, obj := range r.objs {
+				if want := -math.Log(r.pTrue[i]); math.Abs(obj-want) > 1e-9*max(1, want) {
+					t.Fatalf("step %d: objective %g, −log p_true %g", i+1, obj, want)
+				}
 			}
 		}
 		f, eps := r.frame, r.eps

@@ -12,14 +12,15 @@ import (
 
 // attackRun is an Attack sim of seed 1 stepped to its end (ErrConverged
 // after iters steps): its ball's ε, the distance ‖x − x₀‖ after every
-// step, the last frame and the result. Building one trains two networks
+// step, with the objective and p(true class) its frame reports, the last
+// frame and the result. Building one trains two networks
 // and sweeps their accuracy curves (seconds under -race), so the golden
 // frames and TestAttackFoolsInsideBall share the runs.
 type attackRun struct {
-	eps    float64
-	dists  []float64
-	frame  sims.Frame
-	result map[string]any
+	eps                float64
+	dists, objs, pTrue []float64
+	frame              sims.Frame
+	result             map[string]any
 }
 
 var attackRuns struct {
@@ -57,7 +58,10 @@ func sharedAttack(t *testing.T, set map[string]string) *attackRun {
 		r := &attackRun{eps: simtest.Metric(t, s.Frame(), "eps")}
 		for {
 			err := s.Step()
-			r.dists = append(r.dists, simtest.Metric(t, s.Frame(), "dist"))
+			f := s.Frame()
+			r.dists = append(r.dists, simtest.Metric(t, f, "dist"))
+			r.objs = append(r.objs, simtest.Metric(t, f, "objective"))
+			r.pTrue = append(r.pTrue, simtest.Metric(t, f, "p_true"))
 			if errors.Is(err, sims.ErrConverged) {
 				break
 			}
