@@ -137,6 +137,23 @@ func (p *Problem) Attack(w []float64, eps float64) (q []float64, reachable bool)
 	return q, true
 }
 
+// Separates says whether w classifies every clean example correctly,
+// wᵀz_i > 0 for all i: a certificate that the data are separable through
+// the origin, and then the logistic loss has no minimiser — its infimum 0
+// is approached only as ‖w‖ → ∞ along w, and a fit stopped anywhere is an
+// artefact of its stopping rule. Conversely, on data that are not
+// separable some wᵀz_i ≤ 0 for every w. Retrain on separable data drives
+// the loss below log 2 / n within its iterations, so every margin of its
+// result is positive and Separates certifies it.
+func (p *Problem) Separates(w []float64) bool {
+	for i := range p.N {
+		if floats.Dot(w, p.Z[i*p.D:(i+1)*p.D]) <= 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // Retrain is the defender: it minimises the mixture's loss
 // Σ_i ℓ(z_i; w) + m ℓ(q; w) (the clean examples and m copies of q) by
 // Newton's method with backtracking from w (overwritten) until the Newton

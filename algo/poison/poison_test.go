@@ -115,3 +115,44 @@ func TestValidation(t *testing.T) {
 	_, err = NewProblem([]float64{1, math.Inf(1)}, 1, 2)
 	algotest.WantParam(t, err, "z")
 }
+
+// TestSeparatesCertifiesSeparation: in the plane, absorbed examples are
+// separable through the origin exactly when their directions leave a gap
+// wider than π (they lie in an open half-plane); Retrain's result
+// separates them (Separates) exactly then, over draws on either side of
+// the edge (issue 28.3: a separable set reported a "converged" fit).
+func TestSeparatesCertifiesSeparation(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 8))
+	seen := map[bool]int{}
+	for trial := range 300 {
+		n := 20 + 20*(trial%6)
+		sep := 0.5 + 0.01*float64(trial%150)
+		z := make([]float64, 2*n)
+		angles := make([]float64, n)
+		for i := range n {
+			y := float64(2*(i%2) - 1)
+			x0, x1 := y*1.5*sep+rng.NormFloat64(), y*sep+rng.NormFloat64()
+			z[2*i], z[2*i+1] = y*x0, y*x1
+			angles[i] = math.Atan2(z[2*i+1], z[2*i])
+		}
+		floats.Argsort(angles, make([]int, n))
+		gap := angles[0] + 2*math.Pi - angles[n-1]
+		for i := 1; i < n; i++ {
+			gap = math.Max(gap, angles[i]-angles[i-1])
+		}
+		p, err := NewProblem(z, n, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := []float64{0, 0}
+		p.Retrain(w, []float64{0, 0}, 0)
+		want := gap > math.Pi
+		if got := p.Separates(w); got != want {
+			t.Fatalf("n %d, sep %g: Separates %v, the directions' widest gap %g (π %g)", n, sep, got, gap, math.Pi)
+		}
+		seen[want]++
+	}
+	if seen[true] < 30 || seen[false] < 30 {
+		t.Fatalf("the draws were not on both sides of the edge: %v", seen)
+	}
+}

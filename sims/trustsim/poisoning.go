@@ -13,7 +13,7 @@ import (
 // poisoning's parameters.
 var (
 	poN     = param.Int("n", 200, "clean examples, half of each class").Range(20, 5000)
-	poSep   = param.Float("sep", 1, "class means ±sep·(1.5, 1), unit s.d.").Range(0.1, 4)
+	poSep   = param.Float("sep", 1, "class means ±sep·(1.5, 1), unit s.d. (classes a line through 0 separates have no logistic fit: refused)").Range(0.1, 4)
 	poAngle = param.Float("angle", 60, "the target w is the clean fit rotated by this angle (degrees)…").Range(-180, 180)
 	poScale = param.Float("scale", 1, "…and scaled by this factor").Range(0.1, 5)
 	poMax   = param.Float("eps_max", 1, "the largest poisoning fraction ε_d; each step adds one poison copy (ε_d += 1/n)").
@@ -79,6 +79,12 @@ func newPoisoning(cfg sims.Config) (sims.Sim, error) {
 	}
 	s.clean = []float64{0, 0}
 	s.p.Retrain(s.clean, make([]float64, 2), 0)
+	if s.p.Separates(s.clean) {
+		// No finite clean fit: its target and threshold would be those of
+		// wherever the fit stopped (issue 28.3).
+		return nil, fmt.Errorf("sep %g, n %d: the two classes are separable by a line through the origin, so logistic regression has no finite fit (w grows without bound) and no target to reach; lower sep or raise n",
+			sep, n)
+	}
 	a, k := poAngle.Get(v)*math.Pi/180, poScale.Get(v)
 	c, sn := math.Cos(a), math.Sin(a)
 	s.target = []float64{k * (c*s.clean[0] - sn*s.clean[1]), k * (sn*s.clean[0] + c*s.clean[1])}

@@ -1,6 +1,7 @@
 package trustsim
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/thelab/lab/sims/simtest"
@@ -32,5 +33,15 @@ func TestPoisoningThreshold(t *testing.T) {
 		if err != nil {
 			break
 		}
+	}
+}
+
+// TestPoisoningRefusesSeparableData: on separable classes (sep 2, n 120)
+// logistic regression has no finite fit; the sim says so rather than
+// aiming at wherever the fit stopped (issue 28.3).
+func TestPoisoningRefusesSeparableData(t *testing.T) {
+	_, err := simtest.BuildErr(Poisoning, map[string]string{"sep": "2", "n": "120"}, 1, nil)
+	if err == nil || !strings.Contains(err.Error(), "separable") || !strings.Contains(err.Error(), "no finite fit") {
+		t.Fatalf("sep 2, n 120: %v, want a refusal saying the data are separable", err)
 	}
 }
