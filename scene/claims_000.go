@@ -157,11 +157,3 @@ func agree000(a Result, ma string, b Result, mb string, tol float64) error {
 	}
 	return nil
 }
-
-// steps000 checks that r's run stopped within n steps.
-func steps000(r Result, n int) error {
-	if r.Steps > n {
-		return fmt.Errorf("%s ran %d steps, want at most %d", r.Frame.Sim, r.Steps, n)
-	}
-	return nil
-}

@@ -201,14 +201,6 @@ func running001(r Result) error {
 	return nil
 }
 
-// lessSteps001 checks that r stopped before n steps.
-func lessSteps001(r Result, n int) error {
-	if r.Steps >= n {
-		return fmt.Errorf("%s ran %d steps, want fewer than %d", r.Frame.Sim, r.Steps, n)
-	}
-	return nil
-}
-
 // signed001 is r with every metric multiplied by sign (to check a sign with
 // above).
 func signed001(r Result, sign float64) Result {

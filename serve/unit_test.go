@@ -76,7 +76,7 @@ func TestLimitsWarnThenEnd(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.IdleTimeout = 4 * time.Minute
 	cfg.MaxSessionDuration = time.Hour
-	m, srv := newModel(t, cfg)
+	m, _ := newModel(t, cfg)
 	t0 := m.started
 
 	if m.check(t0.Add(time.Minute)) == nil || m.notice != "" {
@@ -113,7 +113,7 @@ func TestLimitsWarnThenEnd(t *testing.T) {
 
 	// A shutdown notice takes over the bottom line and ends the session at
 	// the server's deadline.
-	m, srv = newModel(t, cfg)
+	m, srv := newModel(t, cfg)
 	srv.closing, srv.endAt = true, m.started.Add(3*time.Second)
 	m.check(m.started.Add(time.Second))
 	if !strings.Contains(bottom(m), "The server is shutting down: this session ends in 2 s") {

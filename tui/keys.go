@@ -171,6 +171,3 @@ func KeysText() string {
 	}
 	return b.String()
 }
-
-// hint is a binding's help as "key what", for an overlay's title line.
-func hint(k key.Binding) string { return k.Help().Key + " " + k.Help().Desc }

@@ -71,7 +71,7 @@ func TestWorkedExample(t *testing.T) {
 // contribution and gets y(2 + cos u) where reverse mode gets y(1 + cos u).
 func TestNaiveDoubleCounts(t *testing.T) {
 	g := mustParse(t, "x + x*x", Var{"x", 3})
-	naive, right := make([]float64, 1), make([]float64, 1)
+	naive := make([]float64, 1)
 	if err := NaiveBackprop(g, naive, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestNaiveDoubleCounts(t *testing.T) {
 	if err := b.SetOutputs(b.Add(u, b.Unary(Sin, u))); err != nil {
 		t.Fatal(err)
 	}
-	naive, right = make([]float64, 2), make([]float64, 2)
+	naive, right := make([]float64, 2), make([]float64, 2)
 	if err := NaiveBackprop(b, naive, 0); err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,6 @@ type MLasKL struct {
 	hp   float64 // H(p)
 	vp   float64 // Var_p = 1 + d²
 	rng  *rand.Rand
-	x    [1]float64
 	n    int
 	mean float64 // running mean (Welford)
 	m2   float64 // running Σ (x − x̄)²

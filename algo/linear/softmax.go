@@ -143,7 +143,7 @@ func (s *Softmax) GradBatch(grad, theta []float64, batch []int) {
 	clear(grad)
 	p, c := s.x.P(), s.c
 	var buf [16]float64
-	pr := buf[:0]
+	var pr []float64
 	if c <= len(buf) {
 		pr = buf[:c]
 	} else {

@@ -81,8 +81,6 @@ func (s shape) last() int {
 	return s.d[s.r-1]
 }
 
-func (s shape) equal(t shape) bool { return s == t }
-
 func (s shape) String() string { return fmt.Sprint(s.d[:s.r]) }
 
 // Tensor is an array with a shape, its values Data (row-major) and, when a

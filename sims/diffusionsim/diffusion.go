@@ -84,8 +84,6 @@ func viewMap(w view2) diffusion.View {
 	panic("diffusionsim: no map for view " + string(w))
 }
 
-func isVP(v param.Values) bool { m := dfMethod.Get(v); return m == diffusion.SDE || m == diffusion.ODE }
-
 var (
 	dfMethod = param.Choice("method", diffusion.Methods, diffusion.DDIM,
 		"ddim: x ← x − (σ_t − σ_{t−1})ε (3.6); ddpm: μ = ½; family: any μ (3.7); sde/ode: the reverse OU SDE or "+

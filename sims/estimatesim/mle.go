@@ -299,15 +299,14 @@ func (s *streamSim) likelihoodChart(th [2]float64) (sims.Chart, float64) {
 	case estimate.Bernoulli:
 		lo, hi = 0, 1
 	default:
-		sd := math.Sqrt(m.InverseFisher()[0] / float64(st.N))
-		if m.Kind == estimate.Exponential {
-			sd = th[0] / math.Sqrt(float64(st.N))
-		} else {
-			sd = math.Sqrt(th[1] / float64(st.N))
-			if m.Kind == estimate.Regression {
-				sd = math.Sqrt(th[1] / st.Sxx)
-			}
+		// ±6 standard errors of θ̂₁ about it: the inverse Fisher
+		// information at the estimate over n (for regression the observed
+		// information, Σx² in place of n·E[x²]) — σ̂/√n, λ̂/√n, σ̂/√Σx².
+		n := float64(st.N)
+		if m.Kind == estimate.Regression {
+			n = st.Sxx
 		}
+		sd := math.Sqrt(estimate.Model{Kind: m.Kind, Theta: th}.InverseFisher()[0] / n)
 		lo, hi = th[0]-6*sd, th[0]+6*sd
 		if m.Kind == estimate.Exponential {
 			lo = math.Max(lo, 0)

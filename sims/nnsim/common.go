@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
 	"sort"
 	"strings"
 
@@ -144,11 +143,4 @@ func fmtAffine(names []string, a []float64, c float64) string {
 	}
 	fmt.Fprintf(&b, " %s %.3g", sign, math.Abs(c))
 	return strings.ReplaceAll(b.String(), "=  ", "= ")
-}
-
-// quantile is the q-quantile of a copy of x (nearest rank).
-func quantile(x []float64, q float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	return s[min(len(s)-1, int(q*float64(len(s))))]
 }

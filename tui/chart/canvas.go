@@ -444,7 +444,7 @@ func classLegend(b *buffer, y, rows, w int, legend, swatches []string, o Options
 	starts := itemRows(widths, 2, w, rows)
 	x := 0
 	for r, from := range starts {
-		to := len(classes)
+		var to int
 		more := ""
 		if r+1 < len(starts) {
 			to = starts[r+1]

@@ -269,15 +269,6 @@ func lineChart(c sims.LineChart, w, h int, o Options) []string {
 	return out
 }
 
-// maxNameWidth is the width of the longest series name.
-func maxNameWidth(series []sims.Series) int {
-	n := 0
-	for _, s := range series {
-		n = max(n, Width(s.Name))
-	}
-	return n
-}
-
 // hiddenFrac is the share of a series' cells that the series drawn after
 // it cover for it to count as hidden under them.
 const hiddenFrac = 0.5

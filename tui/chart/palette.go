@@ -598,10 +598,6 @@ func labDist2(a, b [3]float64) float64 {
 	return (a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) + (a[2]-b[2])*(a[2]-b[2])
 }
 
-// labDist is the distance of two colours in CIELAB (ΔE*ab, 1976): about
-// 2.3 is the smallest difference a reader sees.
-func labDist(a, b rgb) float64 { return math.Sqrt(labDist2(cielab(a), cielab(b))) }
-
 // cielab is c (sRGB, D65 white) in CIELAB: L*, a*, b*.
 func cielab(c rgb) [3]float64 {
 	lin := func(u uint8) float64 {

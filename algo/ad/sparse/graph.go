@@ -66,11 +66,6 @@ func (g *Graph) Edges() [][2]int {
 	return es
 }
 
-func (g *Graph) adjacent(u, v int) bool {
-	_, ok := slices.BinarySearch(g.adj[u], v)
-	return ok
-}
-
 // Square is G²: u ~ v when their distance in G is 1 or 2. A distance-2
 // colouring of G is a distance-1 colouring of G².
 func (g *Graph) Square() *Graph {

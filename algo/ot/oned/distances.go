@@ -352,9 +352,9 @@ func brent(h func(float64) float64, a, b, fa, fb float64) float64 {
 			if a == c {
 				p, q = 2*m*s, 1-s
 			} else {
-				q, r := fa/fc, fb/fc
-				p = s * (2*m*q*(q-r) - (b-a)*(r-1))
-				q = (q - 1) * (r - 1) * (s - 1)
+				t, r := fa/fc, fb/fc
+				p = s * (2*m*t*(t-r) - (b-a)*(r-1))
+				q = (t - 1) * (r - 1) * (s - 1)
 			}
 			if p > 0 {
 				q = -q
