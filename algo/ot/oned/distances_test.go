@@ -265,14 +265,3 @@ func TestOracles(t *testing.T) {
 		t.Errorf("L1(N, U[-1,1]) = %.17g", l)
 	}
 }
-
-// TestAbsPiecesAllocs: the quadrature, crossings and all, does not
-// allocate.
-func TestAbsPiecesAllocs(t *testing.T) {
-	p, q := Normal{0, 1}, Box{-1.5, 1.5}
-	h := func(x float64) float64 { return p.CDF(x) - q.CDF(x) }
-	br := []float64{-12, -1.5, 1.5, 12}
-	if n := testing.AllocsPerRun(10, func() { absPieces(h, br, quadPanels) }); n != 0 {
-		t.Errorf("absPieces allocates %g times", n)
-	}
-}
