@@ -201,8 +201,8 @@ const (
 	Zeros        Init = "zeros"
 )
 
-// Inits lists the initialisers in menu order.
-var Inits = []Init{Xavier, XavierNormal, He, HeUniform, Zeros}
+// inits are the initialisers Fill accepts.
+var inits = []Init{Xavier, XavierNormal, He, HeUniform, Zeros}
 
 // Fill draws t's values from the initialiser with randomness from rng.
 func (t *Tensor) Fill(init Init, rng *rand.Rand) error {
@@ -224,7 +224,7 @@ func (t *Tensor) Fill(init Init, rng *rand.Rand) error {
 		clear(t.Data)
 		return nil
 	default:
-		return algo.BadParam("init", init, fmt.Sprintf("one of %v", Inits))
+		return algo.BadParam("init", init, fmt.Sprintf("one of %v", inits))
 	}
 	for i := range t.Data {
 		if uniform > 0 {

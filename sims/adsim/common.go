@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/thelab/lab/algo/ad"
 	"github.com/thelab/lab/sims"
 )
@@ -25,23 +24,6 @@ const (
 	classOK    = 2 // agrees: green
 	classWrong = 7 // disagrees, or failed: red
 )
-
-// noteWidth is the widest note line: a pane of 70 columns, two side by
-// side on a 140-column screen, shows it whole.
-const noteWidth = 68
-
-// fitNote cuts a note built from what the user typed to noteWidth at a
-// word boundary, marking the cut with "…".
-func fitNote(line string) string {
-	if ansi.StringWidth(line) <= noteWidth {
-		return line
-	}
-	cut := ansi.Truncate(line, noteWidth-1, "")
-	if i := strings.LastIndexByte(cut, ' '); i > noteWidth/2 {
-		cut = cut[:i]
-	}
-	return cut + "…"
-}
 
 // num formats a number in at most about seven characters: four
 // significant digits, exponents only when needed.

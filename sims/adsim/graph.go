@@ -409,9 +409,9 @@ func (s *graphSim) notes(last int) []string {
 	g := s.g
 	var lines []string
 	if s.failed != nil {
-		lines = append(lines, fitNote("✗ "+evalMessage(g, s.src, s.failed)))
+		lines = append(lines, "✗ "+evalMessage(g, s.src, s.failed))
 	} else if last >= 0 {
-		lines = append(lines, fitNote(fmt.Sprintf("step %d/%d, %s: %s", s.sw.Steps(), s.sw.Len(), s.phase(), s.stepNote(last))))
+		lines = append(lines, fmt.Sprintf("step %d/%d, %s: %s", s.sw.Steps(), s.sw.Len(), s.phase(), s.stepNote(last)))
 	}
 	wrt := g.Node(g.Inputs()[s.wrt]).Name
 	if s.mode == ad.ForwardMode {
@@ -421,8 +421,8 @@ func (s *graphSim) notes(last int) []string {
 	}
 	if s.sw.Done() && s.exact != nil {
 		if k := s.firstWrong(); k >= 0 {
-			lines = append(lines, fitNote(fmt.Sprintf("✗ naive backprop counts %s twice: ∂f/∂%s = %s, not %s",
-				s.twice(), g.Node(g.Inputs()[k]).Name, num(s.naive[k]), num(s.exact[k]))))
+			lines = append(lines, fmt.Sprintf("✗ naive backprop counts %s twice: ∂f/∂%s = %s, not %s",
+				s.twice(), g.Node(g.Inputs()[k]).Name, num(s.naive[k]), num(s.exact[k])))
 		} else {
 			lines = append(lines, "✓ naive backprop agrees: no operation is read twice")
 		}

@@ -195,7 +195,7 @@ func (s *lpSim) notes(miss float64) []string {
 		fmt.Sprintf("dx*/db = B⁻¹ on the basis, 0 off it; d(cᵀx*)/db = y* = (%s, %s)", num(s.base.Y[0]), num(s.base.Y[1]))}
 	switch {
 	case errors.Is(s.curErr, implicit.ErrIFTFails):
-		lines = append(lines, fitNote("✗ "+strings.TrimPrefix(s.curErr.Error(), "IFT does not apply: ")+": no IFT"))
+		lines = append(lines, "✗ "+strings.TrimPrefix(s.curErr.Error(), "IFT does not apply: ")+": no IFT")
 	case miss > 1e-9:
 		lines = append(lines, fmt.Sprintf("✗ basis changed: the prediction misses by %s (the IFT is local)", num(miss)))
 	case s.k > 0:

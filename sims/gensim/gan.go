@@ -10,6 +10,7 @@ import (
 	"github.com/thelab/lab/algo/tensor/opt"
 	"github.com/thelab/lab/algo/toy2d"
 	"github.com/thelab/lab/sims"
+	"github.com/thelab/lab/sims/nnsim"
 	"github.com/thelab/lab/sims/param"
 )
 
@@ -96,7 +97,7 @@ var (
 			"(GAN Lab's D step and G step: press s to watch each network move; alternating updates only)")
 	gnLRD   = param.Float("lr_d", 0.002, "the discriminator's learning rate").Range(0, 1).OpenMin()
 	gnLRG   = param.Float("lr_g", 0.002, "the generator's learning rate").Range(0, 1).OpenMin()
-	gnOpt   = param.Choice("optimizer", opt.Methods, opt.Adam, "update rule of both networks (Adam with β₁ = 0.5, the GAN custom)")
+	gnOpt   = param.Choice("optimizer", nnsim.UpdateRules, opt.Adam, "update rule of both networks (Adam with β₁ = 0.5, the GAN custom)")
 	gnUnits = param.Int("units", 32, "units of each of the two hidden ReLU layers of both networks; at most 128: "+
 		"a step costs about k·batch·units², and with k = 20 and batch = 1024 it took 0.8–1.1 s at 256 units, 0.4 s at 128").Range(2, 128)
 	gnBatch = param.Int("batch", 256, "real and generated points per step").Range(8, 1024)
@@ -227,11 +228,30 @@ func (s *ganSim) Frame() sims.Frame {
 	cfg := s.g.Config()
 	fake := s.g.Generate(s.z)
 	eq := cfg.Loss.Equilibrium()
-	losses := traceChart("losses", s.trace,
+	// Each loss is that of its network's last minibatch, taken with the
+	// gradient before the update; alternating, L_D is of the D before its
+	// last inner step and L_G of G against the D after the round's
+	// D-steps: two states by construction (ganMetrics), which the title
+	// says.
+	title := "losses (L_G after D-steps)"
+	if cfg.Simultaneous {
+		title = "losses (both before update)"
+	}
+	losses := traceChart(title, s.trace,
 		sims.Series{Name: "L_D", Y: s.trace.Column(0), Class: classData},
 		sims.Series{Name: "L_G", Y: s.trace.Column(1), Class: classModel},
 		sims.Series{Name: "L_D at D ≡ ½", Y: s.trace.Map(func(int) float64 { return eq }), Class: classRef, Bound: true})
-	metrics := []sims.Metric{{Name: "L_D", Value: sims.FiniteOr(s.g.LossD(), 0)}, {Name: "L_G", Value: sims.FiniteOr(s.g.LossG(), 0)}}
+	if s.phases {
+		losses.XLabel = "round" // a row a round, and a step a move
+	}
+	ld, lg := sims.Metric{Name: "L_D", Undefined: "no D-step taken yet"}, sims.Metric{Name: "L_G", Undefined: "no G-step taken yet"}
+	if s.steps() > 0 {
+		ld = sims.Metric{Name: "L_D", Value: sims.FiniteOr(s.g.LossD(), 0)}
+	}
+	if s.g.Steps() > 0 {
+		lg = sims.Metric{Name: "L_G", Value: sims.FiniteOr(s.g.LossG(), 0)}
+	}
+	metrics := []sims.Metric{ld, lg}
 	text := []string{
 		fmt.Sprintf("%s loss, %s", cfg.Loss, s.updateText()),
 		"best D* = p_data/(p_data + p_g) (Prop 6.1), ≡ ½ when p_g = p_data",

@@ -70,9 +70,13 @@ type optParams struct {
 	lr     *param.FloatDecl
 }
 
+// UpdateRules are the update rules of the training sims' menus, in their
+// order.
+var UpdateRules = []opt.Method{opt.SGD, opt.Momentum, opt.Nesterov, opt.RMSProp, opt.Adam, opt.AdamW}
+
 func newOptParams(def opt.Method, lr float64) optParams {
 	return optParams{
-		method: param.Choice("optimizer", opt.Methods, def,
+		method: param.Choice("optimizer", UpdateRules, def,
 			"update rule (seed 002 Remark 6.3): sgd, momentum (heavy ball), nesterov, rmsprop, adam, adamw"),
 		lr: param.Float("lr", lr, "learning rate η").Range(0, 10).OpenMin(),
 	}

@@ -41,8 +41,9 @@ const (
 	AdamW    Method = "adamw"
 )
 
-// Methods lists the rules in menu order.
-var Methods = []Method{SGD, Momentum, Nesterov, RMSProp, Adam, AdamW}
+// methods are the rules New accepts (a menu of them, and its order, is
+// the sims').
+var methods = []Method{SGD, Momentum, Nesterov, RMSProp, Adam, AdamW}
 
 func (m Method) String() string { return string(m) }
 
@@ -91,8 +92,8 @@ func New(params []*tensor.Tensor, cfg Config) (*Optimizer, error) {
 	if cfg.Method == "" {
 		cfg.Method = Adam
 	}
-	if !slices.Contains(Methods, cfg.Method) {
-		return nil, algo.BadParam("optimizer", cfg.Method, fmt.Sprintf("one of %v", Methods))
+	if !slices.Contains(methods, cfg.Method) {
+		return nil, algo.BadParam("optimizer", cfg.Method, fmt.Sprintf("one of %v", methods))
 	}
 	if !(cfg.LR > 0) || math.IsInf(cfg.LR, 0) {
 		return nil, algo.BadParam("lr", cfg.LR, "a finite number > 0")

@@ -26,7 +26,7 @@ func quadGrad(p *tensor.Tensor, a []float64) {
 func TestUpdateRules(t *testing.T) {
 	a := []float64{1, 10, 0.1}
 	const eta, mu, b1, b2, eps, lam = 0.05, 0.8, 0.9, 0.99, 1e-8, 0.1
-	for _, method := range opt.Methods {
+	for _, method := range []opt.Method{opt.SGD, opt.Momentum, opt.Nesterov, opt.RMSProp, opt.Adam, opt.AdamW} {
 		p, _ := tensor.New(3)
 		copy(p.Data, []float64{1, -2, 3})
 		o, err := opt.New([]*tensor.Tensor{p}, opt.Config{Method: method, LR: eta, Momentum: mu, Beta1: b1, Beta2: b2, WeightDecay: lam})

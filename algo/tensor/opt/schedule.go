@@ -26,8 +26,8 @@ const (
 	Cosine    Kind = "cosine"
 )
 
-// Kinds lists the schedules in menu order.
-var Kinds = []Kind{Constant, StepDecay, Cosine}
+// kinds are the schedules Check accepts.
+var kinds = []Kind{Constant, StepDecay, Cosine}
 
 // Schedule is a learning-rate schedule; the zero value is constant.
 type Schedule struct {
@@ -44,8 +44,8 @@ func (s Schedule) validate() error {
 	if kind == "" {
 		kind = Constant
 	}
-	if !slices.Contains(Kinds, kind) {
-		return algo.BadParam("schedule", s.Kind, fmt.Sprintf("one of %v", Kinds))
+	if !slices.Contains(kinds, kind) {
+		return algo.BadParam("schedule", s.Kind, fmt.Sprintf("one of %v", kinds))
 	}
 	if s.Warmup < 0 {
 		return algo.BadParam("warmup", s.Warmup, "≥ 0")
