@@ -1,6 +1,7 @@
 package autoenc
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -72,6 +73,73 @@ func TestLinearIsPCA(t *testing.T) {
 	diff.Sub(l.Projector(), &usu)
 	if e := mat.Norm(&diff, math.Inf(1)); e < 0.1 {
 		t.Errorf("‖DE − U Σ Uᵀ‖ = %g: the erratum's form should not fit", e)
+	}
+}
+
+// TestLinearReportsCurrent: before the first step and after every step,
+// Loss is J(D, E) = (1/N) Σ ‖x_i − D E x_i‖² at the current D and E,
+// computed here by loops, and GradNorm the norm of a central-difference
+// gradient of that J in all the entries of D and E (issue 28.1: both were
+// of (D, E) before the last step, beside D and E already moved, so that
+// a pane's first two J points were both J at the start). A step
+// allocates nothing.
+func TestLinearReportsCurrent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := gaussianData(rng, 50, 4)
+	l, err := NewLinear(x, 2, 0.05, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, d := l.X.Dims()
+	const r = 2
+	// J at D (d×r) and E (r×d), row-major.
+	j := func(D, E []float64) float64 {
+		s := 0.0
+		for i := range n {
+			var code [r]float64
+			for k := range r {
+				for c := range d {
+					code[k] += E[k*d+c] * l.X.At(i, c)
+				}
+			}
+			for c := range d {
+				rec := 0.0
+				for k := range r {
+					rec += D[c*r+k] * code[k]
+				}
+				s += sq(l.X.At(i, c) - rec)
+			}
+		}
+		return s / float64(n)
+	}
+	for step := 0; step <= 30; step++ {
+		if step > 0 {
+			if err := l.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		D := append([]float64(nil), l.D.RawMatrix().Data...)
+		E := append([]float64(nil), l.E.RawMatrix().Data...)
+		want := j(D, E)
+		algotest.Near(t, fmt.Sprintf("J at step %d", step), l.Loss(), want, 1e-12*want)
+		const h = 1e-6
+		g2 := 0.0
+		for _, p := range [][]float64{D, E} {
+			for i := range p {
+				v := p[i]
+				p[i] = v + h
+				up := j(D, E)
+				p[i] = v - h
+				down := j(D, E)
+				p[i] = v
+				g2 += sq((up - down) / (2 * h))
+			}
+		}
+		fd := math.Sqrt(g2)
+		algotest.Near(t, fmt.Sprintf("‖∇J‖ at step %d", step), l.GradNorm(), fd, 1e-6*math.Max(1, fd))
+	}
+	if a := testing.AllocsPerRun(10, func() { _ = l.Step() }); a != 0 {
+		t.Errorf("%g allocations a step", a)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/thelab/lab/algo"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -25,18 +26,26 @@ import (
 // U_r Σ_r U_rᵀ as L1250 prints (the catalogue's erratum on §3.6): the
 // autoencoder recovers the subspace, not the eigenvectors.
 type Linear struct {
-	X      *mat.Dense // N×d, centred
-	E, D   *mat.Dense
-	lr     float64
+	X    *mat.Dense // N×d, centred
+	E, D *mat.Dense
+	lr   float64
+	eig  []float64  // eigenvalues of the covariance, decreasing
+	U    *mat.Dense // d×r top eigenvectors
+	r    int
+	// loss, gE, gD and gradSq are J, ∂J/∂E, ∂J/∂D and ‖∇J‖² at the
+	// current (D, E), evaluated when they last moved (in NewLinear, then
+	// at the end of each Step): the next Step moves along gE and gD, so
+	// that a step costs one evaluation and one gradient and what is
+	// reported between steps is of the (D, E) that is drawn (issue 28.1).
 	loss   float64
-	eig    []float64  // eigenvalues of the covariance, decreasing
-	U      *mat.Dense // d×r top eigenvectors
-	r      int
-	z, res *mat.Dense // scratch: codes N×r, residuals N×d
 	gE, gD *mat.Dense
-	rx     *mat.Dense // scratch: Rᵀ X, d×d
-	steps  int
 	gradSq float64
+	z, res *mat.Dense // scratch: codes N×r, residuals N×d
+	rx     *mat.Dense // scratch: Rᵀ X, d×d
+	// The transposes Eᵀ, Dᵀ, Rᵀ, views made once: a view made in a Step
+	// is an allocation.
+	eT, dT, resT mat.Matrix
+	steps        int
 }
 
 // NewLinear centres x (N rows of d, copied), draws E and D with entries
@@ -103,49 +112,54 @@ func NewLinear(x [][]float64, r int, lr float64, rng *rand.Rand) (*Linear, error
 	l.z, l.res = mat.NewDense(n, r, nil), mat.NewDense(n, d, nil)
 	l.gE, l.gD = mat.NewDense(r, d, nil), mat.NewDense(d, r, nil)
 	l.rx = mat.NewDense(d, d, nil)
-	l.loss = l.eval()
+	l.eT, l.dT, l.resT = l.E.T(), l.D.T(), l.res.T()
+	l.eval()
 	return l, nil
 }
 
-// eval fills the codes and residuals and returns J.
-func (l *Linear) eval() float64 {
-	l.z.Mul(l.X, l.E.T())
-	l.res.Mul(l.z, l.D.T())
+// eval fills the codes Z = X Eᵀ and the residuals R = X − Z Dᵀ at the
+// current (D, E), and from them J = ‖R‖²/N and its gradient
+// ∂J/∂D = −(2/N) Rᵀ Z, ∂J/∂E = −(2/N) Dᵀ Rᵀ X.
+func (l *Linear) eval() {
+	l.z.Mul(l.X, l.eT)
+	l.res.Mul(l.z, l.dT)
 	l.res.Sub(l.X, l.res)
 	n, _ := l.X.Dims()
 	f := mat.Norm(l.res, 2)
-	return f * f / float64(n)
+	l.loss = f * f / float64(n)
+	c := -2 / float64(n)
+	l.gD.Mul(l.resT, l.z)
+	l.rx.Mul(l.resT, l.X)
+	l.gE.Mul(l.dT, l.rx)
+	// Scaled in place on the raw blocks (mat's Scale of a matrix into
+	// itself takes a workspace).
+	gD, gE := l.gD.RawMatrix().Data, l.gE.RawMatrix().Data
+	floats.Scale(c, gD)
+	floats.Scale(c, gE)
+	g1, g2 := floats.Norm(gD, 2), floats.Norm(gE, 2)
+	l.gradSq = g1*g1 + g2*g2
 }
 
-// Step is one gradient step on (D, E):
-// ∂J/∂D = −(2/N) Rᵀ Z, ∂J/∂E = −(2/N) Dᵀ Rᵀ X with R the residuals and
-// Z = X Eᵀ the codes.
+// Step is one gradient step on (D, E) along the gradient at (D, E) kept
+// from the last evaluation, D ← D − η ∂J/∂D, E ← E − η ∂J/∂E; then J and
+// its gradient at the new (D, E), which Loss and GradNorm report and the
+// next Step follows.
 func (l *Linear) Step() error {
-	l.loss = l.eval()
-	n, _ := l.X.Dims()
-	c := -2 / float64(n)
-	l.gD.Mul(l.res.T(), l.z)
-	l.gD.Scale(c, l.gD)
-	l.rx.Mul(l.res.T(), l.X)
-	l.gE.Mul(l.D.T(), l.rx)
-	l.gE.Scale(c, l.gE)
-	g1, g2 := mat.Norm(l.gD, 2), mat.Norm(l.gE, 2)
-	l.gradSq = g1*g1 + g2*g2
-	l.gD.Scale(l.lr, l.gD)
-	l.gE.Scale(l.lr, l.gE)
-	l.D.Sub(l.D, l.gD)
-	l.E.Sub(l.E, l.gE)
+	// All four from mat.NewDense, each one block of its own.
+	floats.AddScaled(l.D.RawMatrix().Data, -l.lr, l.gD.RawMatrix().Data)
+	floats.AddScaled(l.E.RawMatrix().Data, -l.lr, l.gE.RawMatrix().Data)
 	l.steps++
+	l.eval()
 	if !algo.Finite(l.loss) || !algo.Finite(l.gradSq) {
 		return algo.Diverged("the linear autoencoder's loss is not finite at step %d: lower lr below 1/λ₁ = %.3g", l.steps, 1/l.eig[0])
 	}
 	return nil
 }
 
-// Loss is J before the last step.
+// Loss is J at the current (D, E).
 func (l *Linear) Loss() float64 { return l.loss }
 
-// GradNorm is ‖∇J‖ at the last step.
+// GradNorm is ‖∇J‖ in (D, E) at the current (D, E).
 func (l *Linear) GradNorm() float64 { return math.Sqrt(l.gradSq) }
 
 // Steps is the number of steps taken.

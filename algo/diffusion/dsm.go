@@ -221,8 +221,10 @@ func (d *DSM) eps(dst, y []float64, sig func(i int) float64) {
 	}
 }
 
-// Evaluate returns the loss of the network on the fixed evaluation set
-// and its gap E‖ε_θ − ε*‖² to the exact denoiser there.
+// Evaluate returns the loss of the network as it stands on the fixed
+// evaluation set and its gap E‖ε_θ − ε*‖² to the exact denoiser there: a
+// caller that evaluates only now and then holds figures as of the step
+// it last did.
 func (d *DSM) Evaluate() (loss, gap float64) {
 	n := d.cfg.Eval
 	if cap(d.evalOut) < 2*n {
@@ -242,6 +244,7 @@ func (d *DSM) Evaluate() (loss, gap float64) {
 // no network does better there but by the set's chance.
 func (d *DSM) Floor() float64 { return d.floor }
 
-// Loss is the last minibatch's loss; Steps the steps taken.
+// Loss is the last minibatch's loss, taken with its gradient before the
+// update (0 before the first Step); Steps the steps taken.
 func (d *DSM) Loss() float64 { return d.loss }
 func (d *DSM) Steps() int    { return d.steps }

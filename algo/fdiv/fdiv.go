@@ -237,14 +237,18 @@ func Bound(k Kind, q, p Normal, v Quadratic) float64 {
 // over the quadratic V by gradient ascent with momentum, on samples drawn
 // once.
 type Estimator struct {
-	kind      Kind
-	xs, ys    []float64 // samples of q and of p, as u
-	V         Quadratic
-	lr, mom   float64
-	vel       [3]float64
-	est       float64 // Ĵ at the current V (before the last update)
+	kind    Kind
+	xs, ys  []float64 // samples of q and of p, as u
+	V       Quadratic
+	lr, mom float64
+	vel     [3]float64
+	// est and grad are Ĵ and ∇Ĵ at the current V, evaluated when V last
+	// moved (in NewEstimator, then at the end of each Step): the next Step
+	// ascends along grad, so that a step costs one evaluation and what is
+	// reported between steps is of the V that is shown (issue 28.1).
+	est       float64
+	grad      [3]float64
 	steps     int
-	gradNorm  float64
 	centre, s float64
 }
 
@@ -294,7 +298,7 @@ func NewEstimator(k Kind, xs, ys []float64, lr, mom float64) (*Estimator, error)
 	e := &Estimator{kind: k, lr: lr, mom: mom, centre: centre, s: scale,
 		V: Quadratic{Centre: centre, Scale: scale}}
 	e.xs, e.ys = standardise(xs, centre, scale), standardise(ys, centre, scale)
-	e.est, _ = e.eval()
+	e.est, e.grad = e.eval()
 	return e, nil
 }
 
@@ -337,30 +341,34 @@ func (e *Estimator) eval() (float64, [3]float64) {
 	return j, g
 }
 
-// Step is one ascent step: θ ← θ + v, v ← μv + η∇Ĵ. It returns
-// algo.Diverged when the bound stops being finite.
+// Step is one ascent step: v ← μv + η∇Ĵ(θ), θ ← θ + v, with the
+// gradient at θ kept from the last evaluation; then Ĵ and ∇Ĵ at the new
+// θ, which Estimate and GradNorm report and the next Step ascends along.
+// It returns algo.Diverged when the bound at the new θ stops being
+// finite.
 func (e *Estimator) Step() error {
-	j, g := e.eval()
-	e.est = j
-	e.gradNorm = math.Sqrt(g[0]*g[0] + g[1]*g[1] + g[2]*g[2])
 	for i := range e.vel {
-		e.vel[i] = e.mom*e.vel[i] + e.lr*g[i]
+		e.vel[i] = e.mom*e.vel[i] + e.lr*e.grad[i]
 	}
 	e.V.A += e.vel[0]
 	e.V.B += e.vel[1]
 	e.V.C += e.vel[2]
 	e.steps++
-	if !algo.Finite(j) || !algo.Finite(e.V.A+e.V.B+e.V.C) {
+	e.est, e.grad = e.eval()
+	if !algo.Finite(e.est) || !algo.Finite(e.V.A+e.V.B+e.V.C) || !algo.AllFinite(e.grad[:]) {
 		return algo.Diverged("the bound is not finite at step %d: lower the step size lr", e.steps)
 	}
 	return nil
 }
 
-// Estimate is Ĵ at the parameters before the last step.
+// Estimate is Ĵ at the current V (V = 0 before the first Step).
 func (e *Estimator) Estimate() float64 { return e.est }
 
-// GradNorm is ‖∇Ĵ‖ at the last step.
-func (e *Estimator) GradNorm() float64 { return e.gradNorm }
+// GradNorm is ‖∇Ĵ‖ at the current V, in its coefficients (A, B, C).
+func (e *Estimator) GradNorm() float64 {
+	g := e.grad
+	return math.Sqrt(g[0]*g[0] + g[1]*g[1] + g[2]*g[2])
+}
 
 // Steps is the number of steps taken.
 func (e *Estimator) Steps() int { return e.steps }

@@ -1,6 +1,7 @@
 package fdiv
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -121,5 +122,69 @@ func TestEstimatorValidation(t *testing.T) {
 	} {
 		_, err := NewEstimator(tt.k, tt.xs, tt.ys, tt.lr, tt.mu)
 		algotest.WantParam(t, err, tt.name)
+	}
+}
+
+// sampleBound is Ĵ(V) = (1/n) Σ A(V(x_i)) − (1/m) Σ B(V(y_j)) on the raw
+// samples, computed afresh: the estimator's own evaluation is not used.
+func sampleBound(k Kind, xs, ys []float64, v Quadratic) float64 {
+	var sa, sb float64
+	for _, x := range xs {
+		a, _, _, _ := k.Terms(v.At(x))
+		sa += a
+	}
+	for _, y := range ys {
+		_, b, _, _ := k.Terms(v.At(y))
+		sb += b
+	}
+	return sa/float64(len(xs)) - sb/float64(len(ys))
+}
+
+// TestReportsCurrentV: before the first step and after every step,
+// Estimate is Ĵ at the estimator's current V and GradNorm the norm of a
+// central-difference gradient of Ĵ in (A, B, C) there (issue 28.1: both
+// were of the V before the last move, beside a V already moved; the
+// first two estimates were both Ĵ(0)). Steps allocate nothing.
+func TestReportsCurrentV(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	q, p := Normal{1, 1}, Normal{0, 2}
+	xs, ys := make([]float64, 500), make([]float64, 400)
+	for i := range xs {
+		xs[i] = q.Mean + q.SD*rng.NormFloat64()
+	}
+	for i := range ys {
+		ys[i] = p.Mean + p.SD*rng.NormFloat64()
+	}
+	for _, k := range Kinds {
+		e, err := NewEstimator(k, xs, ys, 0.2, 0.8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for step := 0; step <= 40; step++ {
+			if step > 0 {
+				if err := e.Step(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			v := e.V
+			j := sampleBound(k, xs, ys, v)
+			algotest.Near(t, fmt.Sprintf("%s: Ĵ at step %d", k, step), e.Estimate(), j, 1e-12*math.Max(1, math.Abs(j)))
+			const h = 1e-5
+			var g2 float64
+			for c := range 3 {
+				up, down := v, v
+				coef := []*float64{&up.A, &up.B, &up.C}
+				*coef[c] += h
+				coef = []*float64{&down.A, &down.B, &down.C}
+				*coef[c] -= h
+				d := (sampleBound(k, xs, ys, up) - sampleBound(k, xs, ys, down)) / (2 * h)
+				g2 += d * d
+			}
+			fd := math.Sqrt(g2)
+			algotest.Near(t, fmt.Sprintf("%s: ‖∇Ĵ‖ at step %d", k, step), e.GradNorm(), fd, 1e-7*math.Max(1, fd))
+		}
+		if a := testing.AllocsPerRun(10, func() { _ = e.Step() }); a != 0 {
+			t.Errorf("%s: %g allocations a step", k, a)
+		}
 	}
 }

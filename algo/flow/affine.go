@@ -31,9 +31,13 @@ type Affine struct {
 	x        []float64
 	Alpha, B float64
 	lr       float64
-	nll      float64
-	grad     float64
-	steps    int
+	// nll and (ga, gb) are the NLL and its gradient at the current
+	// (α, b), evaluated when they last moved (in NewAffine, then at the
+	// end of each Step): the next Step moves along them, so that a step
+	// costs one pass over the data and what is reported between steps is
+	// of the flow that is drawn (issue 28.1).
+	nll, ga, gb float64
+	steps       int
 }
 
 // NewAffine starts at T = identity (α = 0, b = 0) on data x (kept), with
@@ -56,7 +60,7 @@ func NewAffine(x []float64, lr float64) (*Affine, error) {
 		return nil, algo.BadParam("data", "all equal", "a spread of values: a flow of zero scale is not invertible")
 	}
 	a := &Affine{x: x, lr: lr}
-	a.nll, _, _ = a.eval()
+	a.nll, a.ga, a.gb = a.eval()
 	return a, nil
 }
 
@@ -72,24 +76,25 @@ func (a *Affine) eval() (nll, ga, gb float64) {
 	return nll/n + a.Alpha + 0.5*log2Pi, ga/n + 1, gb / n
 }
 
-// Step is one gradient step on (α, b).
+// Step is one natural-gradient step on (α, b), along the gradient at
+// (α, b) kept from the last evaluation; then the NLL and its gradient at
+// the new (α, b), which NLL and GradNorm report and the next Step follows.
 func (a *Affine) Step() error {
-	nll, ga, gb := a.eval()
-	a.nll, a.grad = nll, math.Hypot(ga, gb)
-	a.B -= a.lr * gb * math.Exp(2*a.Alpha)
-	a.Alpha -= a.lr * ga / 2
+	a.B -= a.lr * a.gb * math.Exp(2*a.Alpha)
+	a.Alpha -= a.lr * a.ga / 2
 	a.steps++
-	if !algo.Finite(a.Alpha) || !algo.Finite(a.B) || !algo.Finite(nll) {
+	a.nll, a.ga, a.gb = a.eval()
+	if !algo.Finite(a.Alpha) || !algo.Finite(a.B) || !algo.Finite(a.nll) || !algo.Finite(a.ga) || !algo.Finite(a.gb) {
 		return algo.Diverged("the affine flow's NLL is not finite at step %d: lower lr", a.steps)
 	}
 	return nil
 }
 
-// NLL is the negative log-likelihood before the last step.
+// NLL is the negative log-likelihood at the current (α, b).
 func (a *Affine) NLL() float64 { return a.nll }
 
-// GradNorm is ‖∇NLL‖ at the last step.
-func (a *Affine) GradNorm() float64 { return a.grad }
+// GradNorm is ‖∇NLL‖ in (α, b) at the current (α, b).
+func (a *Affine) GradNorm() float64 { return math.Hypot(a.ga, a.gb) }
 
 // Density is p(x) = r((x − b)e^{−α}) e^{−α} (Theorem 14.2).
 func (a *Affine) Density(x float64) float64 {

@@ -2,6 +2,7 @@ package flow
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -37,6 +38,49 @@ func TestAffineMLE(t *testing.T) {
 	algotest.WantParam(t, err, "data")
 	_, err = NewAffine(x, 0)
 	algotest.WantParam(t, err, "lr")
+}
+
+// TestAffineReportsCurrentFlow: before the first step and after every
+// step, NLL is −(1/n) Σ log p(x_i) under the flow as it stands (α, b),
+// p the density of Theorem 14.2, and GradNorm the norm of a
+// central-difference gradient of that NLL in (α, b) (issue 28.1: both
+// were of the flow before the last step, beside a and b already moved;
+// at step 1 the NLL read the identity's 5.58 where the flow's is 2.32).
+func TestAffineReportsCurrentFlow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := make([]float64, 300)
+	for i := range x {
+		x[i] = 3 + 0.5*rng.NormFloat64()
+	}
+	a, err := NewAffine(x, 0.2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nll := func(alpha, b float64) float64 {
+		f := Affine{Alpha: alpha, B: b}
+		s := 0.0
+		for _, v := range x {
+			s -= math.Log(f.Density(v))
+		}
+		return s / float64(len(x))
+	}
+	for step := 0; step <= 30; step++ {
+		if step > 0 {
+			if err := a.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := nll(a.Alpha, a.B)
+		algotest.Near(t, fmt.Sprintf("NLL at step %d", step), a.NLL(), want, 1e-12*math.Max(1, math.Abs(want)))
+		const h = 1e-6
+		ga := (nll(a.Alpha+h, a.B) - nll(a.Alpha-h, a.B)) / (2 * h)
+		gb := (nll(a.Alpha, a.B+h) - nll(a.Alpha, a.B-h)) / (2 * h)
+		fd := math.Hypot(ga, gb)
+		algotest.Near(t, fmt.Sprintf("‖∇NLL‖ at step %d", step), a.GradNorm(), fd, 1e-6*math.Max(1, fd))
+	}
+	if n := testing.AllocsPerRun(10, func() { _ = a.Step() }); n != 0 {
+		t.Errorf("%g allocations a step", n)
+	}
 }
 
 // integrate is ∫ p over [−L, L]² by the midpoint rule on an n×n grid.

@@ -133,7 +133,9 @@ func (f *RealNVP) Step() error {
 	return f.opt.Step()
 }
 
-// NLL is the last minibatch's negative log-likelihood.
+// NLL is the last minibatch's negative log-likelihood per point, under
+// the flow before that minibatch's update (the loss of its gradient); 0
+// before the first Step.
 func (f *RealNVP) NLL() float64 { return f.nll }
 
 // Steps is the number of steps taken.

@@ -342,7 +342,12 @@ func (g *GAN) check() error {
 	return nil
 }
 
-// LossD and LossG are the last losses.
+// LossD and LossG are the last losses, each of its network's last batch
+// and taken with its gradient, before that network's update. Alternating,
+// they are of two states by construction: L_D of the D before its last
+// inner step, L_G of G against the D after the round's D-steps.
+// Simultaneous, both are of the state before the update. 0 before the
+// first step (L_G before the first G-step).
 func (g *GAN) LossD() float64 { return g.lossD }
 func (g *GAN) LossG() float64 { return g.lossG }
 

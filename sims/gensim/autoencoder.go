@@ -331,19 +331,31 @@ func (s *nonlinSim) Frame() sims.Frame {
 			{Name: "network", X: rx, Y: ry, Class: classFit}},
 		Legend: []string{"data", "", "network D(E(x))", "", "", "", "", "", "", "linear DEx"}}
 	floor := s.lin.Floor()
+	// The network's is its step's minibatch's, before the update; the
+	// linear AE's is of all the data at its current (D, E).
 	loss := traceChart("reconstruction error", s.trace,
-		sims.Series{Name: "network", Y: s.trace.Column(0), Class: classFit},
+		sims.Series{Name: "network (batch)", Y: s.trace.Column(0), Class: classFit},
 		sims.Series{Name: "linear", Y: s.trace.Column(1), Class: classModel},
 		sims.Series{Name: "Eckart–Young", Y: s.trace.Map(func(int) float64 { return floor }), Class: classRef, Bound: true})
 	loss.LogY = true
 	return sims.Frame{Sim: Autoencoder.Name, Step: s.net.Steps(),
-		Metrics: []sims.Metric{{Name: "network", Value: sims.FiniteOr(s.net.Loss(), 0)}, {Name: "linear", Value: s.lin.Loss()},
+		Metrics: []sims.Metric{batchMetric("network", s.net), {Name: "linear", Value: s.lin.Loss()},
 			{Name: "floor", Value: floor}},
 		Charts: []sims.Chart{pic, loss},
 		Text: []string{
 			"a linear 1-D code projects on a line: never below Σ_{j>1} λ_j",
 			"the network bends its code along the data (nonlinear PCA)",
 		}}
+}
+
+// batchMetric is the metric name of a network autoencoder's last
+// minibatch loss (taken before its update), undefined before the first
+// step.
+func batchMetric(name string, net *autoenc.Net) sims.Metric {
+	if net.Steps() == 0 {
+		return sims.Metric{Name: name, Undefined: "no minibatch trained yet"}
+	}
+	return sims.Metric{Name: name, Value: sims.FiniteOr(net.Loss(), 0)}
 }
 
 func (s *nonlinSim) Result() map[string]any {
@@ -373,8 +385,17 @@ type daeSim struct {
 	bayes    float64 // E‖X − E[X|Y]‖² on the test points
 	trace    *sims.Trace
 	shown    []float64
-	dist     float64
+	// dist is the distance to Tweedie's map as of step distAt: measured
+	// every daeEvery steps while running (traced, the trace's), and at the
+	// current step when the pane settles (Settle).
+	dist   float64
+	distAt int
+	traced float64
 }
+
+// daeEvery is the steps between two measures of the distance to
+// Tweedie's map (a pass of daeTest points) while the pane runs.
+const daeEvery = 10
 
 func newDAESim(net *autoenc.Net, data, means []float64, s, sigma float64, rng *rand.Rand) *daeSim {
 	x, y := split(data)
@@ -399,7 +420,22 @@ func newDAESim(net *autoenc.Net, data, means []float64, s, sigma float64, rng *r
 		d.bayes += sq(cx-m[0]) + sq(cy-m[1])
 	}
 	d.bayes /= daeTest
+	d.dist = d.distance()
+	d.traced = d.dist
 	return d
+}
+
+// distance is the mean squared distance between the denoiser's output and
+// Tweedie's E[X|Y] on the test points: a pass of daeTest points through
+// the network.
+func (d *daeSim) distance() float64 {
+	out := d.net.Map(d.test, nil)
+	dist := 0.0
+	for i := 0; i < len(out); i += 2 {
+		m := toy2d.PosteriorMean(d.means, d.s, d.sigma, [2]float64{d.test[i], d.test[i+1]})
+		dist += sq(out[i]-m[0]) + sq(out[i+1]-m[1])
+	}
+	return dist / float64(len(out)/2)
 }
 
 func sq(x float64) float64 { return x * x }
@@ -408,19 +444,22 @@ func (d *daeSim) Step() error {
 	if err := d.net.Step(); err != nil {
 		return err
 	}
-	// Every 10 steps (and the first) the distance to Tweedie on the test
-	// points: a pass of 2000 points through the network.
-	if d.net.Steps()%10 == 1 {
-		out := d.net.Map(d.test, nil)
-		d.dist = 0
-		for i := 0; i < len(out); i += 2 {
-			m := toy2d.PosteriorMean(d.means, d.s, d.sigma, [2]float64{d.test[i], d.test[i+1]})
-			d.dist += sq(out[i]-m[0]) + sq(out[i+1]-m[1])
-		}
-		d.dist /= float64(len(out) / 2)
+	// Every daeEvery steps (and the first) the distance to Tweedie on the
+	// test points; the trace keeps these, however often the pane settles.
+	if k := d.net.Steps(); k%daeEvery == 1 {
+		d.traced = d.distance()
+		d.dist, d.distAt = d.traced, k
 	}
-	d.trace.Add(d.net.Loss(), d.dist)
+	d.trace.Add(d.net.Loss(), d.traced)
 	return nil
+}
+
+// Settle measures the distance to Tweedie's map at the current step when
+// the pane is not running.
+func (d *daeSim) Settle() {
+	if k := d.net.Steps(); d.distAt != k {
+		d.dist, d.distAt = d.distance(), k
+	}
 }
 
 func (d *daeSim) Frame() sims.Frame {
@@ -436,18 +475,21 @@ func (d *daeSim) Frame() sims.Frame {
 		Points: []sims.PointSet{{Name: "data", X: dx, Y: dy, Class: classData}, heads},
 		Legend: []string{"data", "", "y → D(E(y))", "", "", "", "", "", "", "E[X|y]"}}
 	loss := traceChart("E‖D(E(X+σε)) − X‖², Bayes floor", d.trace,
-		sims.Series{Name: "loss", Y: d.trace.Column(0), Class: classFit},
+		sims.Series{Name: "loss (batch)", Y: d.trace.Column(0), Class: classFit},
 		sims.Series{Name: "‖D∘E − E[X|·]‖²", Y: d.trace.Column(1), Class: classModel},
 		sims.Series{Name: "E‖X − E[X|Y]‖²", Y: d.trace.Map(func(int) float64 { return d.bayes }), Class: classRef, Bound: true})
 	loss.LogY = true
+	text := []string{
+		"best denoiser: E[X|Y=y] = y + σ²∇log f_Y(y) (Tweedie, eq 3.1)",
+		"loss = Bayes floor + E‖D(E(Y)) − E[X|Y]‖², the second → 0",
+	}
+	if d.distAt != d.net.Steps() {
+		text = append(text, fmt.Sprintf("to_tweedie as of step %d (measured every %d steps while running)", d.distAt, daeEvery))
+	}
 	return sims.Frame{Sim: Autoencoder.Name, Step: d.net.Steps(),
-		Metrics: []sims.Metric{{Name: "loss", Value: sims.FiniteOr(d.net.Loss(), 0)}, {Name: "bayes", Value: d.bayes},
+		Metrics: []sims.Metric{batchMetric("loss", d.net), {Name: "bayes", Value: d.bayes},
 			{Name: "to_tweedie", Value: d.dist}},
-		Charts: []sims.Chart{pic, loss},
-		Text: []string{
-			"best denoiser: E[X|Y=y] = y + σ²∇log f_Y(y) (Tweedie, eq 3.1)",
-			"loss = Bayes floor + E‖D(E(Y)) − E[X|Y]‖², the second → 0",
-		}}
+		Charts: []sims.Chart{pic, loss}, Text: text}
 }
 
 func (d *daeSim) Result() map[string]any {

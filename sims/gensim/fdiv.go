@@ -66,17 +66,25 @@ type fdSim struct {
 	hist   sims.HistChart // the samples of q with both densities: fixed
 }
 
-func newFDiv(cfg sims.Config) (sims.Sim, error) {
+// fdSamples returns the two laws of a configuration and the samples of
+// q and p the ascent runs on.
+func fdSamples(cfg sims.Config) (q, p fdiv.Normal, qs, ps []float64) {
 	v := cfg.Values
-	q, p := fdiv.Normal{Mean: fdMQ.Get(v), SD: fdSQ.Get(v)}, fdiv.Normal{Mean: fdMP.Get(v), SD: fdSP.Get(v)}
+	q, p = fdiv.Normal{Mean: fdMQ.Get(v), SD: fdSQ.Get(v)}, fdiv.Normal{Mean: fdMP.Get(v), SD: fdSP.Get(v)}
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6664_6976)) // "fdiv"
-	qs, ps := make([]float64, fdN.Get(v)), make([]float64, fdM.Get(v))
+	qs, ps = make([]float64, fdN.Get(v)), make([]float64, fdM.Get(v))
 	for i := range qs {
 		qs[i] = q.Mean + q.SD*rng.NormFloat64()
 	}
 	for i := range ps {
 		ps[i] = p.Mean + p.SD*rng.NormFloat64()
 	}
+	return q, p, qs, ps
+}
+
+func newFDiv(cfg sims.Config) (sims.Sim, error) {
+	v := cfg.Values
+	q, p, qs, ps := fdSamples(cfg)
 	e, err := fdiv.NewEstimator(fdKind.Get(v), qs, ps, fdLR.Get(v), fdMom.Get(v))
 	if err != nil {
 		return nil, err
@@ -92,7 +100,7 @@ func newFDiv(cfg sims.Config) (sims.Sim, error) {
 			{Name: "q", X: s.grid, Y: mapped(s.grid, func(x float64) float64 { return math.Exp(q.LogPDF(x)) }), Class: classData},
 			{Name: "p", X: s.grid, Y: mapped(s.grid, func(x float64) float64 { return math.Exp(p.LogPDF(x)) }), Class: classModel},
 		}}
-	s.trace.Add(e.Estimate(), fdiv.Bound(e.Kind(), q, p, e.V))
+	s.record()
 	return s, nil
 }
 
@@ -100,8 +108,14 @@ func (s *fdSim) Step() error {
 	if err := s.e.Step(); err != nil {
 		return err
 	}
-	s.trace.Add(s.e.Estimate(), fdiv.Bound(s.e.Kind(), s.q, s.p, s.e.V))
+	s.record()
 	return nil
+}
+
+// record adds the estimate and the true bound, both at the current V
+// (issue 28.1: the estimate was of the V before the last move).
+func (s *fdSim) record() {
+	s.trace.Add(s.e.Estimate(), fdiv.Bound(s.e.Kind(), s.q, s.p, s.e.V))
 }
 
 func (s *fdSim) Frame() sims.Frame {

@@ -152,6 +152,7 @@ func newAffineSim(a *flow.Affine, x []float64) *affineSim {
 	s := &affineSim{a: a, x: x, mean: m, sd: sd, nll0: floor, nll: sims.NewTrace(0, 1)}
 	s.lo, s.hi = math.Min(m-4*sd, -3), math.Max(m+4*sd, 3)
 	s.hist = histogram(x, s.lo, s.hi, 40)
+	s.nll.Add(a.NLL()) // step k's row is NLL(θ_k), the identity's at 0
 	return s
 }
 
@@ -270,9 +271,16 @@ func (s *nvpSim) Frame() sims.Frame {
 		Points: []sims.PointSet{{Name: "data", X: px, Y: py, Class: classData}}, Legend: []string{"data"}}
 	warp := sims.CanvasChart{Title: fmt.Sprintf("noise lattice warped by %d layers", s.f.Layers()), View: s.view,
 		Paths: s.lattice(), Legend: []string{"T(lattice of N(0, I))"}}
-	nll := traceChart("NLL (minibatch)", s.nll, sims.Series{Name: "NLL", Y: s.nll.Column(0), Class: classFit})
+	nll := traceChart("NLL (batch, before update)", s.nll, sims.Series{Name: "NLL", Y: s.nll.Column(0), Class: classFit})
+	// The step's minibatch's NLL, taken with its gradient before the
+	// update (the density and the lattice are of the updated flow): none
+	// before the first step.
+	m := sims.Metric{Name: "NLL", Undefined: "no minibatch trained yet"}
+	if s.f.Steps() > 0 {
+		m = sims.Metric{Name: "NLL", Value: sims.FiniteOr(s.f.NLL(), 0)}
+	}
 	return sims.Frame{Sim: Flow.Name, Step: s.f.Steps(),
-		Metrics: []sims.Metric{{Name: "NLL", Value: sims.FiniteOr(s.f.NLL(), 0)}, {Name: "layers", Value: float64(s.f.Layers())}},
+		Metrics: []sims.Metric{m, {Name: "layers", Value: float64(s.f.Layers())}},
 		Charts:  []sims.Chart{dens, warp, nll},
 		Text: []string{
 			"layer k: x_c = z_c, x_o = e^{α(z_c)}z_o + μ(z_c); log det ∇T = Σα_k",

@@ -58,11 +58,29 @@ func TestGANPanes(t *testing.T) {
 func TestGANAsGANLab(t *testing.T) {
 	round := simtest.Build(t, GAN, map[string]string{"k": "2"}, 1, nil)
 	phase := simtest.Build(t, GAN, map[string]string{"k": "2", "stepping": "phase"}, 1, nil)
+	// No loss before its network's first step (issue 28.1: both read 0).
+	for _, name := range []string{"L_D", "L_G"} {
+		if m := metric(phase.Frame(), name); m.Undefined == "" {
+			t.Errorf("%s at step 0: %+v", name, m)
+		}
+	}
 	for i, next := range []string{"next: D-step 2 of 2", "next: the G-step", "next: D-step 1 of 2"} {
 		simtest.Run(t, phase, 1)
 		f := phase.Frame()
 		if f.Step != i+1 || !strings.Contains(simtest.Text(f), next) {
 			t.Errorf("move %d: step %d, notes %q, want %q", i+1, f.Step, simtest.Text(f), next)
+		}
+		if ld, lg := metric(f, "L_D"), metric(f, "L_G"); ld.Undefined != "" || (lg.Undefined == "") != (i == 2) {
+			t.Errorf("move %d: L_D %+v, L_G %+v", i+1, ld, lg)
+		}
+	}
+	// A row of the losses' chart is a round, and its axis says so when a
+	// step is a move.
+	for s, want := range map[sims.Sim]string{phase: "round", round: "step"} {
+		for _, c := range s.Frame().Charts {
+			if lc, ok := c.(sims.LineChart); ok && strings.HasPrefix(lc.Title, "losses") && lc.XLabel != want {
+				t.Errorf("losses against %q, want %q", lc.XLabel, want)
+			}
 		}
 	}
 	simtest.Run(t, round, 1)
