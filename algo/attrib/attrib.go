@@ -107,7 +107,7 @@ func Saliency(m nn.Model, x []float64, c int, dst []float64) (float64, error) {
 
 // ActMax is activation maximisation (L1712): gradient ascent on one input
 // x to raise a hidden unit's activation h(x), x ← clip(x + η∇ₓh, lo, hi),
-// from a grey start. A step allocates nothing.
+// from a grey start. A step allocates nothing, nor does Activation.
 type ActMax struct {
 	m           *nn.MLP
 	layer, unit int
@@ -115,8 +115,11 @@ type ActMax struct {
 	tp          *tensor.Tape
 	b           *nn.Batch
 	seed        []float64
-	act         float64
-	steps       int
+	// act is h at the current input when fresh; a Step makes it stale,
+	// and Activation evaluates it again.
+	act   float64
+	fresh bool
+	steps int
 }
 
 // NewActMax starts at x0 (copied) with step lr; lo < hi clips the input.
@@ -143,15 +146,16 @@ func NewActMax(m *nn.MLP, layer, unit int, x0 []float64, lr, lo, hi float64) (*A
 	return a, nil
 }
 
-// Step takes one ascent step and returns the activation before it.
-func (a *ActMax) Step() (float64, error) {
+// Step takes one ascent step: the gradient of h at x, the move, the clip.
+// The activation at the input it leaves is Activation's.
+func (a *ActMax) Step() error {
 	a.tp.Rewind()
 	a.m.Forward(a.tp, a.b.X, nil)
 	act, _ := a.m.Hidden(a.layer)
-	a.act = act.Data[a.unit]
 	if err := a.tp.BackwardFrom(act, a.seed); err != nil {
-		return 0, err
+		return err
 	}
+	a.fresh = false
 	x, g := a.b.X.Data, a.b.X.Grad
 	for i := range x {
 		x[i] += a.lr * g[i]
@@ -160,14 +164,25 @@ func (a *ActMax) Step() (float64, error) {
 		}
 	}
 	a.steps++
-	return a.act, nil
+	return nil
 }
 
 // X is the current input (shared; valid until the next Step).
 func (a *ActMax) X() []float64 { return a.b.X.Data }
 
-// Activation is h(x) at the last Step, before its move.
-func (a *ActMax) Activation() float64 { return a.act }
+// Activation is h at the current input X (x₀ before the first Step).
+func (a *ActMax) Activation() float64 {
+	if !a.fresh {
+		// A forward pass at the input as it is now (issue 28.1: the
+		// activation of the gradient's pass is the input's before the
+		// move, one step behind the input it would be shown beside).
+		a.tp.Rewind()
+		a.m.Forward(a.tp, a.b.X, nil)
+		act, _ := a.m.Hidden(a.layer)
+		a.act, a.fresh = act.Data[a.unit], true
+	}
+	return a.act
+}
 
 // Steps is the number of ascent steps.
 func (a *ActMax) Steps() int { return a.steps }

@@ -57,7 +57,10 @@ func TestSaliencyFiniteDifferences(t *testing.T) {
 }
 
 // TestActMaxAscends checks that small-step activation maximisation never
-// lowers the unit's activation and keeps the input in [0, 1].
+// lowers the unit's activation and keeps the input in [0, 1], and that
+// the activation reported is h at the input X reports, the grey start's
+// before the first step (issue 28.1: it was the input's before the last
+// move, and 0 before any).
 func TestActMaxAscends(t *testing.T) {
 	m := net(t, 3)
 	x0 := []float64{0.5, 0.5, 0.5, 0.5, 0.5, 0.5}
@@ -65,11 +68,19 @@ func TestActMaxAscends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	_, h0 := outputs(m, x0)
+	if h0[2] == 0 {
+		t.Fatal("the test needs h(x₀) ≠ 0")
+	}
+	algotest.Near(t, "activation at x₀", a.Activation(), h0[2], 1e-15)
 	prev := math.Inf(-1)
-	for range 200 {
-		h, err := a.Step()
-		if err != nil {
+	for k := range 200 {
+		if err := a.Step(); err != nil {
 			t.Fatal(err)
+		}
+		h := a.Activation()
+		if _, want := outputs(m, a.X()); math.Abs(h-want[2]) > 1e-15 {
+			t.Fatalf("step %d: activation %g, h at the current input %g", k+1, h, want[2])
 		}
 		if h < prev-1e-15 {
 			t.Fatalf("activation fell from %g to %g", prev, h)
@@ -81,9 +92,11 @@ func TestActMaxAscends(t *testing.T) {
 			}
 		}
 	}
-	_, h0 := outputs(m, x0)
 	if prev <= h0[2]+0.01 {
 		t.Errorf("activation went from %g only to %g", h0[2], prev)
+	}
+	if n := testing.AllocsPerRun(10, func() { _ = a.Step(); _ = a.Activation() }); n != 0 {
+		t.Errorf("a step and its activation allocate %g times", n)
 	}
 }
 

@@ -143,7 +143,9 @@ func (t *Trainer) Objective(tp *tensor.Tape, b *Batch, rng *rand.Rand) (total, d
 // Loss is the loss the trainer minimises.
 func (t *Trainer) Loss() Loss { return t.loss }
 
-// BatchLoss is the last minibatch's mean loss, without the penalty.
+// BatchLoss is the last minibatch's mean loss, without the penalty, at the
+// parameters before the last Step's update (the loss of the gradient's
+// forward pass; a figure of the model as it is now needs an Evaluator).
 func (t *Trainer) BatchLoss() float64 { return t.data }
 
 // Penalty is the weight penalty at the last step (before its update).

@@ -81,7 +81,9 @@ func (tr *Trainer) Step() error {
 }
 
 // Loss is the mean cross-entropy of the last batch, in nats per scored
-// token.
+// token, at the parameters before the last Step's update (the loss of the
+// gradient's forward pass: the parameters it describes are one update
+// behind the model's).
 func (tr *Trainer) Loss() float64 { return tr.loss }
 
 // Steps is the number of steps taken.

@@ -25,8 +25,8 @@ var (
 		mMassErr,
 	}
 	scoreMatchMetrics = []sims.MetricDecl{
-		sims.Declare("loss", "denoising score-matching loss E‖ε_θ(X + σε, σ) − ε‖² on the last batch"),
-		sims.Declare("held_out", "the same loss on held-out points"),
+		sims.Declare("loss", "denoising score-matching loss E‖ε_θ(X + σε, σ) − ε‖² on the last minibatch, before its update (undefined before the first step)"),
+		sims.Declare("held_out", "the same loss on held-out points: every 25 steps while running, at the step shown when paused (the notes say as of which step)"),
 		sims.Declare("floor", "the least loss, that of the exact ε* = −σ∇log p_σ"),
 		sims.Declare("gap", "held-out loss minus the floor: E‖ε_θ − ε*‖², the Fisher divergence"),
 		sims.Declare("spread_learned", mSpread+", sampled with the learned ε_θ"),

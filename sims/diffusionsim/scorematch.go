@@ -86,9 +86,12 @@ type smSim struct {
 	dsm     *diffusion.DSM
 	train   int
 	k       int
-	trace   *sims.Trace // batch loss, evaluation loss, floor
-	eval    float64
-	gap     float64
+	trace   *sims.Trace // batch loss, evaluation loss (every smEvery steps), floor
+	// eval and gap are the held-out loss and its gap as of step evalK:
+	// every smEvery steps while running (the trace's), now when paused
+	// (Settle); periodic is the trace's last.
+	eval, gap, periodic float64
+	evalK               int
 	learned *diffusion.Sampler
 	exact   *diffusion.Sampler
 	sc      diffusion.SamplerConfig
@@ -129,6 +132,7 @@ func newScoreMatch(cfg sims.Config) (sims.Sim, error) {
 	}
 	s.e = make([]float64, len(s.grid))
 	s.eval, s.gap = dsm.Evaluate()
+	s.periodic = s.eval
 	if s.train == 0 {
 		if err := s.startSampling(); err != nil {
 			return nil, err
@@ -156,8 +160,9 @@ func (s *smSim) Step() error {
 		s.k++
 		if s.k%smEvery == 0 || s.k == s.train {
 			s.eval, s.gap = s.dsm.Evaluate()
+			s.evalK, s.periodic = s.k, s.eval
 		}
-		s.trace.Add(s.dsm.Loss(), s.eval, s.dsm.Floor())
+		s.trace.Add(s.dsm.Loss(), s.periodic, s.dsm.Floor())
 		if s.k == s.train {
 			return s.startSampling()
 		}
@@ -173,6 +178,16 @@ func (s *smSim) Step() error {
 		return err
 	}
 	return err
+}
+
+// Settle evaluates the network on the held-out set as it stands, when the
+// figures are older (a paused pane, lab run's last frame): the evaluation
+// set is fixed, so when it is done changes no run.
+func (s *smSim) Settle() {
+	if s.evalK != s.k && s.k <= s.train {
+		s.eval, s.gap = s.dsm.Evaluate()
+		s.evalK = s.k
+	}
 }
 
 // field is the arrows y → y − σ ε(y, σ) (Tweedie's denoised point) of a
@@ -223,13 +238,20 @@ func (s *smSim) Frame() sims.Frame {
 		charts = append(charts, sims.BarChart{Title: "mass per mode with ε_θ vs π", Bars: bars})
 	}
 	charts = append(charts, loss)
-	metrics := []sims.Metric{
-		{Name: "loss", Value: s.dsm.Loss()}, {Name: "held_out", Value: s.eval},
+	batch := sims.Metric{Name: "loss", Value: s.dsm.Loss()}
+	if s.dsm.Steps() == 0 {
+		batch = sims.Metric{Name: "loss", Undefined: "no training step yet"}
+	}
+	metrics := []sims.Metric{batch, {Name: "held_out", Value: s.eval},
 		{Name: "floor", Value: s.dsm.Floor()}, {Name: "gap", Value: s.gap},
+	}
+	asOf := ""
+	if s.evalK != min(s.k, s.train) {
+		asOf = fmt.Sprintf(" (as of step %d: every %d steps while running)", s.evalK, smEvery)
 	}
 	text := []string{
 		fmt.Sprintf("%s; MLP ε_θ(x, σ) on E‖ε_θ(X+σε, σ) − ε‖² (3.5)", s.about),
-		fmt.Sprintf("held-out %.4f, floor %.4f: gap E‖ε_θ − ε*‖² = %.4f (Fisher)", s.eval, s.dsm.Floor(), s.gap),
+		fmt.Sprintf("held-out %.4f, floor %.4f: gap E‖ε_θ − ε*‖² = %.4f (Fisher)%s", s.eval, s.dsm.Floor(), s.gap, asOf),
 	}
 	if s.learned == nil {
 		text = append(text, fmt.Sprintf("after %d steps ε_θ drives DDIM beside ε*: step on to sample", s.train))

@@ -1,6 +1,8 @@
 package diffusionsim
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/thelab/lab/sims/simtest"
@@ -42,5 +44,32 @@ func TestScoreMatchTrainsThenSamples(t *testing.T) {
 	t.Logf("untrained: spread %.4f, mass err %.4f", simtest.Metric(t, fu, "spread_learned"), simtest.Metric(t, fu, "mass_err"))
 	if sp, su := simtest.Metric(t, f, "spread_learned"), simtest.Metric(t, fu, "spread_learned"); sp > su/3 {
 		t.Errorf("trained sampler's spread %.4f, untrained %.4f", sp, su)
+	}
+}
+
+// TestScoreMatchFiguresSayTheirStep: running, the held-out loss is
+// measured every smEvery steps and the notes say as of which; paused
+// (Settle), it is the network's as it stands — the evaluation set is
+// fixed, so the value equals a fresh evaluation and no run changes; the
+// batch loss is undefined before the first step (issue 28.1's audit).
+func TestScoreMatchFiguresSayTheirStep(t *testing.T) {
+	sim := simtest.Build(t, ScoreMatch, map[string]string{"train": "100"}, 1, nil)
+	s := sim.(*smSim)
+	if m := s.Frame().Metrics[0]; m.Name != "loss" || m.Undefined == "" {
+		t.Fatalf("the batch loss before the first step: %+v, want undefined", m)
+	}
+	simtest.Run(t, sim, smEvery+5)
+	f := sim.Frame()
+	if text := simtest.Text(f); !strings.Contains(text, fmt.Sprintf("as of step %d", smEvery)) {
+		t.Errorf("at step %d the notes do not say the held-out loss is of step %d:\n%s", smEvery+5, smEvery, text)
+	}
+	s.Settle()
+	want, wantGap := s.dsm.Evaluate()
+	f = sim.Frame()
+	if got := simtest.Metric(t, f, "held_out"); got != want || simtest.Metric(t, f, "gap") != wantGap {
+		t.Errorf("settled: held_out %g, gap %g; the network as it stands: %g, %g", got, simtest.Metric(t, f, "gap"), want, wantGap)
+	}
+	if text := simtest.Text(f); strings.Contains(text, "as of step") {
+		t.Errorf("settled, the notes still say as of a step:\n%s", text)
 	}
 }

@@ -68,13 +68,14 @@ var Universal = &sims.Spec{
 }
 
 // universalSize is the trained network, its trainer on the grid of
-// points, the fine grid and the tape that draws both networks over it,
-// and the Frame's curves.
+// points and the evaluator of its loss there, the fine grid and the tape
+// that draws both networks over it, and the Frame's curves.
 func universalSize(cfg sims.Config) int64 {
 	v := cfg.Values
 	arch := nn.MLPConfig{In: 1, Hidden: []int{unWidth.Get(v)}, Out: 1, Act: nn.ReLU}
 	tc := nn.TrainConfig{Batch: unPoints, Opt: unOpt.config(v)}
 	return tensor.Slack(64<<10 + 2*nn.ParamBytes(arch) + nn.SetBytes(unPoints, 1) + tc.Bytes(arch, unPoints, 1, 1, nn.Squared) +
+		nn.EvaluatorBytes(arch, unPoints, unPoints, 1, 1, nn.Squared) +
 		nn.BatchBytes(unNX, 1) + nn.ForwardTapeBytes(arch, unNX) + 4*tensor.Alloc(unNX) + sims.TraceBytes(1))
 }
 
@@ -83,14 +84,14 @@ type universalSim struct {
 	k          int
 	net, built *nn.MLP
 	tr         *nn.Trainer
+	ev         *nn.Evaluator // the training loss at the current θ
 	set        *nn.Set
 	tp         *tensor.Tape
 	grid       *nn.Batch
 	gridX      []float64
 	sweep      [unMaxLog + 1]float64 // the constructive sup error at k = 2^i
 	builtErr   float64
-	netErr     float64
-	loss       *sims.Trace
+	loss       *sims.Trace // the training loss at θ_k, from step 0
 }
 
 func newUniversal(cfg sims.Config) (sims.Sim, error) {
@@ -135,18 +136,39 @@ func newUniversal(cfg sims.Config) (sims.Sim, error) {
 	if s.tr, err = nn.NewTrainer(s.net, s.set, nn.TrainConfig{Batch: unPoints, Opt: unOpt.config(v)}, streamRNG(cfg.Seed, trainStream)); err != nil {
 		return nil, sims.Blame(err, v)
 	}
-	s.netErr = s.supErr(s.tp, s.net)
-	s.loss = sims.NewTrace(1, 1)
+	if s.ev, err = nn.NewEvaluator(1, unPoints); err != nil {
+		return nil, err
+	}
+	s.loss = sims.NewTrace(0, 1)
+	if err := s.addLoss(); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// addLoss records the training loss at the current θ. The trainer's own,
+// BatchLoss, is that of the θ before its update (issue 28.1): beside the
+// trained curve and sup error of θ_k it would be one step behind.
+func (s *universalSim) addLoss() error {
+	e, err := s.ev.Run(s.net, s.set, nil)
+	if err != nil {
+		return err
+	}
+	s.loss.Add(e.Loss)
+	return nil
 }
 
 // supErr is max |m(x) − f(x)| over the fine grid, run on tp.
 func (s *universalSim) supErr(tp *tensor.Tape, m *nn.MLP) float64 {
-	f := targets1D[s.target].f
 	tp.Rewind()
-	out := m.Forward(tp, s.grid.X, nil)
+	return s.sup(m.Forward(tp, s.grid.X, nil).Data)
+}
+
+// sup is max |g(x) − f(x)| of a network's values g over the fine grid.
+func (s *universalSim) sup(g []float64) float64 {
+	f := targets1D[s.target].f
 	worst := 0.0
-	for i, v := range out.Data {
+	for i, v := range g {
 		worst = math.Max(worst, math.Abs(v-f(s.gridX[i])))
 	}
 	return worst
@@ -156,11 +178,7 @@ func (s *universalSim) Step() error {
 	if err := s.tr.Step(); err != nil {
 		return err
 	}
-	s.loss.Add(s.tr.BatchLoss())
-	if s.tr.Steps()%10 == 0 {
-		s.netErr = s.supErr(s.tp, s.net)
-	}
-	return nil
+	return s.addLoss()
 }
 
 func (s *universalSim) curve(m *nn.MLP) []float64 {
@@ -184,10 +202,15 @@ func (s *universalSim) Frame() sims.Frame {
 		}
 		return y
 	}
+	// The trained net's sup error is read off the curve drawn, before
+	// its clipping: both of the current θ (issue 28.1: it was refreshed
+	// every 10 steps, the untrained net's until step 10).
+	trained := s.curve(s.net)
+	netErr := s.sup(trained)
 	fits := sims.CanvasChart{Title: fmt.Sprintf("%s and two nets of %d ReLUs", t.name, s.k), View: view, XLabel: "x",
 		Legend: []string{"trained", "constructive", "knots", t.name},
 		Paths: []sims.Path{{X: s.gridX, Y: truth, Class: 3, Dotted: true},
-			{X: s.gridX, Y: clip(s.curve(s.built)), Class: 1}, {X: s.gridX, Y: clip(s.curve(s.net)), Class: 0}}}
+			{X: s.gridX, Y: clip(s.curve(s.built)), Class: 1}, {X: s.gridX, Y: clip(trained), Class: 0}}}
 	for j := 0; j <= s.k && s.k <= 64; j++ {
 		x := -1 + 2*float64(j)/float64(s.k)
 		fits.Markers = append(fits.Markers, sims.Marker{X: x, Y: t.f(x), Glyph: '◆', Class: 2})
@@ -203,7 +226,7 @@ func (s *universalSim) Frame() sims.Frame {
 	x0, x1 := s.loss.Span()
 	loss := sims.LineChart{Title: "trained: loss ½(g − f)²", LogY: true, X0: x0, X1: x1, XLabel: "step",
 		Series: []sims.Series{{Name: "train", Y: s.loss.Column(0), Class: 0}}}
-	metrics := []sims.Metric{{Name: "sup_trained", Value: s.netErr}, {Name: "sup_constructive", Value: s.builtErr},
+	metrics := []sims.Metric{{Name: "sup_trained", Value: netErr}, {Name: "sup_constructive", Value: s.builtErr},
 		{Name: "bound", Value: math.Pow(2/float64(s.k), 2) * t.curv / 8}}
 	text := []string{
 		fmt.Sprintf("g(x) = f(−1) + Σ c_j ReLU(x − t_j), %d knots, c_j the slope changes", s.k+1),
@@ -215,6 +238,6 @@ func (s *universalSim) Frame() sims.Frame {
 }
 
 func (s *universalSim) Result() map[string]any {
-	return map[string]any{"steps": s.tr.Steps(), "width": s.k, "sup_trained": s.netErr,
+	return map[string]any{"steps": s.tr.Steps(), "width": s.k, "sup_trained": s.supErr(s.tp, s.net),
 		"sup_constructive": s.builtErr, "sweep": append([]float64(nil), s.sweep[:]...)}
 }

@@ -61,9 +61,10 @@ type lmRun struct {
 	held    *seq.HeldOut
 	kgram   float64
 	kgramK  int
-	trace   *sims.Trace // batch loss, held-out loss (the last evaluation)
+	trace   *sims.Trace // batch loss (before its update), held-out loss (the last evaluation)
 	heldNLL float64
 	every   int
+	evalAt  int // the step of the last evaluation (0: none yet)
 	gen     *seq.Generator
 	sampler *seq.Sampler
 	rng     *rand.Rand
@@ -146,6 +147,7 @@ func (r *lmRun) evaluate() error {
 	if r.heldNLL, err = r.tr.Eval(r.held); err != nil {
 		return err
 	}
+	r.evalAt = r.tr.Steps()
 	prompt := append(make([]int, 0, 1+lmSample), r.c.held[0])
 	out, err := r.gen.Extend(prompt, lmSample, r.sampler, r.rng)
 	if err != nil {
@@ -190,8 +192,21 @@ func (r *lmRun) lossChart() sims.LineChart {
 // every eval steps, and not yet.
 const notEvaluated = "not evaluated yet: the held-out set is scored every eval steps"
 
-// batchLoss is the metric of the last batch's loss, undefined before the
-// first step.
+// asOf says which step the figures of the last evaluation (at step at) are
+// of, beside a batch loss of the current step: evaluations run at step 1
+// and every `every` steps (a paused pane does not settle them: an
+// evaluation draws from the sampling stream, which would then depend on
+// when the pane was paused). what names the figures.
+func asOf(what string, at, every int) string {
+	if at == 0 {
+		return what + ": not evaluated yet (at step 1, then every " + fmt.Sprint(every) + " steps)"
+	}
+	return fmt.Sprintf("%s as of step %d (evaluated every %d steps)", what, at, every)
+}
+
+// batchLoss is the metric of the last batch's loss, taken before the
+// step's update (the trainer's convention), undefined before the first
+// step.
 func batchLoss(steps int, loss float64) sims.Metric {
 	if steps == 0 {
 		return sims.Metric{Name: mBatchLoss.Name, Undefined: "no batch trained yet"}

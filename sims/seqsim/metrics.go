@@ -5,9 +5,9 @@ import "github.com/thelab/lab/sims"
 // The metrics of the sequence sims (sims.MetricDecl).
 var (
 	mEntropyRate = sims.DeclareAs("entropy rate", "entropy_rate", "the source's entropy rate in nats per character, where it is known: no model does better on average")
-	mBatchLoss   = sims.DeclareAs("batch loss", "batch_loss", "cross-entropy of the last training batch, nats per token (undefined before the first step)")
-	mHeldOut     = sims.DeclareAs("held-out", "held_out", "cross-entropy on held-out text, nats per token (undefined before its first evaluation)")
-	mExactMatch  = sims.DeclareAs("exact match", "exact_match", "puzzles mode: fraction of held-out puzzles answered exactly (undefined before the first evaluation)")
+	mBatchLoss   = sims.DeclareAs("batch loss", "batch_loss", "cross-entropy of the last training minibatch, before its update, nats per token (undefined before the first step)")
+	mHeldOut     = sims.DeclareAs("held-out", "held_out", "cross-entropy on held-out text, nats per token, as of the last evaluation (step 1, then every eval_every steps; the notes say which step; undefined before the first)")
+	mExactMatch  = sims.DeclareAs("exact match", "exact_match", "puzzles mode: fraction of held-out puzzles answered exactly, as of the last evaluation (step 1, then every eval_every steps; the notes say which step; undefined before the first)")
 	mBestKGram   = sims.DeclareAs("best k-gram", "best_kgram", "held-out nats per token of the best smoothed k-gram model on the same text: the baseline to beat")
 
 	// lmMetrics are a language model's (lmRun.metrics).
@@ -42,7 +42,8 @@ var (
 		sims.DeclareAs("f̂ attention", "f_attention", "kernel view: the attention output at the query (equal to the kernel estimate)"),
 	}
 	rnnMetrics = append(append([]sims.MetricDecl(nil), lmMetrics...),
-		sims.DeclareAs("‖∂h_50/∂h_0‖", "jacobian_norm_50", "norm of the Jacobian of h_50 with respect to h_0: how much of the start survives 50 steps"))
+		sims.DeclareAs("‖∂h_50/∂h_0‖", "jacobian_norm_50", "norm of the Jacobian of h_50 with respect to h_0 along held-out text: how much of the start survives 50 steps; "+
+			"as of the last evaluation, with the held-out loss (the initial W's before the first)"))
 	tinygptMetrics = append(append([]sims.MetricDecl(nil), lmMetrics...),
 		mExactMatch,
 		sims.Declare("params", "trainable parameters of the model"),

@@ -71,7 +71,7 @@ type rnnSim struct {
 	lm  *lmRun
 	r   *seq.RNN
 	ref [][]float64 // ‖∂h_T/∂h_0‖ of the linear recursion for each of rnnRhos
-	jac []float64   // the trained W's with tanh along the first rnnHorizon held-out characters, at the last evaluation
+	jac []float64   // the trained W's with tanh along the first rnnHorizon held-out characters, at the last evaluation (lm.evalAt)
 }
 
 func newRNN(cfg sims.Config) (sims.Sim, error) {
@@ -140,8 +140,13 @@ func (s *rnnSim) Frame() sims.Frame {
 	}
 	jac.Series = append(jac.Series, sims.Series{Name: "trained, tanh", Y: clone(s.jac), Class: 8})
 	f.Charts = []sims.Chart{s.lm.lossChart(), jac}
+	what := "held-out, ‖∂h_T/∂h_0‖ (trained) and sample"
+	if s.lm.evalAt == 0 {
+		what = "held-out and sample (‖∂h_T/∂h_0‖: the initial W's)"
+	}
 	f.Text = []string{
 		"sample: " + s.lm.sample,
+		asOf(what, s.lm.evalAt, s.lm.every),
 		fmt.Sprintf("%d params; linear, W = ρQ: ρ^T (0.9⁵⁰ = %.3g, 1.1⁵⁰ = %.4g)", s.r.NumParams(), math.Pow(0.9, 50), math.Pow(1.1, 50)),
 	}
 	return f

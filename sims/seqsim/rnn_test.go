@@ -2,9 +2,11 @@ package seqsim
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/thelab/lab/algo/algotest"
+	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/simtest"
 )
 
@@ -33,5 +35,31 @@ func TestRNN(t *testing.T) {
 	}
 	if !simtest.FiniteMetrics(t, f) || len(g.lm.sample) == 0 {
 		t.Errorf("frame %v, sample %q", f.Metrics, g.lm.sample)
+	}
+}
+
+// TestEvaluationsSayTheirStep (issue 28.1's audit): the held-out figures,
+// the sample, the RNN's ‖∂h_50/∂h_0‖ and the puzzles' exact match come
+// from the last evaluation, at step 1 and every eval_every steps, while
+// the batch loss is the step's: the notes say which step they are of.
+func TestEvaluationsSayTheirStep(t *testing.T) {
+	for _, c := range []struct {
+		spec *sims.Spec
+		set  map[string]string
+	}{
+		{RNN, map[string]string{"chars": "1000", "hidden": "8", "context": "8", "batch": "2", "eval_every": "4"}},
+		{TinyGPT, map[string]string{"task": "sort", "length": "2", "dim": "8", "heads": "1", "layers": "1", "ffn": "8", "batch": "2", "eval_every": "4"}},
+	} {
+		s := simtest.Build(t, c.spec, c.set, 1, nil)
+		for _, w := range []struct {
+			to   int
+			want string
+		}{{0, "not evaluated yet (at step 1, then every 4 steps)"}, {1, "as of step 1 (evaluated every 4 steps)"},
+			{3, "as of step 1 (evaluated every 4 steps)"}, {6, "as of step 4 (evaluated every 4 steps)"}} {
+			simtest.Run(t, s, w.to-s.Frame().Step)
+			if txt := simtest.Text(s.Frame()); !strings.Contains(txt, w.want) {
+				t.Errorf("%s at step %d: %q, want %q", c.spec.Name, w.to, txt, w.want)
+			}
+		}
 	}
 }

@@ -138,9 +138,10 @@ type gptSim struct {
 	// puzzles
 	p       *seq.PuzzleTask
 	tr      *seq.Trainer
-	trace   *sims.Trace // batch loss, exact match (the last evaluation)
+	trace   *sims.Trace // batch loss (before its update), exact match (the last evaluation)
 	every   int
 	em      float64
+	emAt    int // the step of the last evaluation (0: none yet)
 	gen     *seq.Generator
 	greedy  *seq.Sampler
 	rng     *rand.Rand
@@ -275,6 +276,7 @@ func (s *gptSim) evalPuzzle() error {
 	if s.em, err = s.tr.ExactMatch(s.p, puzzlesFor(s.cfg, s.p.Len()), s.rng); err != nil {
 		return err
 	}
+	s.emAt = s.tr.Steps()
 	L := s.p.Len()
 	q := make([]int, L+1, 2*L+1)
 	s.p.Draw(s.rng, q[:L])
@@ -406,9 +408,12 @@ func (s *gptSim) Frame() sims.Frame {
 		f.Charts = append(f.Charts, mapsChart(fmt.Sprintf("last sample: layer %d, heads 1–%d", s.cfg.Layers, H), s.maps, H, s.mapsT, s.mapLabels, false))
 	}
 	if s.lm != nil {
-		f.Text = []string{"sample: " + s.lm.sample}
-	} else if s.example != "" {
-		f.Text = []string{"greedy: " + s.example}
+		f.Text = []string{"sample: " + s.lm.sample, asOf("held-out, sample and maps", s.lm.evalAt, s.lm.every)}
+	} else {
+		if s.example != "" {
+			f.Text = []string{"greedy: " + s.example}
+		}
+		f.Text = append(f.Text, asOf("exact match, greedy example and maps", s.emAt, s.every))
 	}
 	f.Text = append(f.Text, fmt.Sprintf("§2.7, n = %d: attn %.3g + dense %.3g + decoder %.3g MACs a pass; ×6B a step",
 		s.cfg.Context, s.cost.Attention, s.cost.Dense, s.cost.Decoder))

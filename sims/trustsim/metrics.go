@@ -37,7 +37,7 @@ var (
 		sims.Declare("ols_gap", "at λ = 0: max_j |w_j − w_OLS,j|, the distance from least squares"),
 	}
 	saliencyMetrics = []sims.MetricDecl{
-		sims.Declare("activation", "the hidden unit's activation at the input grown by gradient ascent"),
+		sims.Declare("activation", "the hidden unit's activation at the input grown by gradient ascent, as shown (step 0: the grey start)"),
 		sims.Declare("top", "the unit's largest activation over the test digits"),
 		sims.Declare("shapley_x1", "OR example at x = (1, 1): x₁'s Shapley value (½: the credit split evenly)"),
 		sims.Declare("flip_x1", "OR example: the change when x₁ alone is switched off (0: flips see nothing)"),

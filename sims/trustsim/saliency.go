@@ -135,6 +135,7 @@ func newSaliency(cfg sims.Config) (sims.Sim, error) {
 	if s.am, err = attrib.NewActMax(s.model, 0, s.unit, x0, saLR.Get(v), 0, 1); err != nil {
 		return nil, err
 	}
+	s.trace.Add(s.am.Activation()) // step 0: the grey start's
 	s.orGame()
 	return s, nil
 }
@@ -163,11 +164,12 @@ func (s *saliencySim) orGame() {
 }
 
 func (s *saliencySim) Step() error {
-	h, err := s.am.Step()
-	if err != nil {
+	if err := s.am.Step(); err != nil {
 		return err
 	}
-	s.trace.Add(h)
+	// The activation of the input the step moved to, the one the frame
+	// shows grown (issue 28.1: it was the input's before the move).
+	s.trace.Add(s.am.Activation())
 	return nil
 }
 
@@ -179,7 +181,7 @@ func (s *saliencySim) Frame() sims.Frame {
 		Images: append([]sims.Image{grown, s.weights}, s.maps...)}
 	x0, x1 := s.trace.Span()
 	act := sims.LineChart{Title: fmt.Sprintf("activation of unit %d while ascending", s.unit), XLabel: "step",
-		X0: x0 + 1, X1: x1 + 1, Series: []sims.Series{{Name: "h(x)", Y: s.trace.Column(0)}}}
+		X0: x0, X1: x1, Series: []sims.Series{{Name: "h(x)", Y: s.trace.Column(0)}}}
 	or := sims.BarChart{Title: "y = x₁ ∨ x₂ at (1, 1): importance", Max: 0.5, Bars: []sims.Bar{
 		{Label: "∂σ/∂x₁", Value: s.orGrad[0], Class: 0}, {Label: "∂σ/∂x₂", Value: s.orGrad[1], Class: 0},
 		{Label: "flip x₁", Value: s.orFlip[0], Class: 1}, {Label: "flip x₂", Value: s.orFlip[1], Class: 1},

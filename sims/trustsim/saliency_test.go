@@ -1,9 +1,11 @@
 package trustsim
 
 import (
+	"math"
 	"strings"
 	"testing"
 
+	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/simtest"
 )
 
@@ -33,5 +35,44 @@ func TestSaliencyAscendsAndOR(t *testing.T) {
 	_, err := simtest.BuildErr(Saliency, map[string]string{"unit": "40"}, 1, nil)
 	if err == nil || !strings.Contains(err.Error(), "hidden units 0–31") {
 		t.Errorf("unit 40 of 32: %v", err)
+	}
+}
+
+// TestSaliencyActivationOfShownInput checks issue 28.1 on the pane: at
+// every step, from step 0, the activation metric, the curve's last point
+// and its step are those of the grown image the frame shows, h(x) =
+// tanh(xᵀW₍·,unit₎ + b_unit) evaluated here by hand (it was h of the input
+// before the step's move, 0 at step 0 and drawn one step late).
+func TestSaliencyActivationOfShownInput(t *testing.T) {
+	s := simtest.Build(t, Saliency, nil, 1, nil)
+	sal := s.(*saliencySim)
+	l := sal.model.Layers[0]
+	width := l.W.Shape()[1]
+	h := func(x []float64) float64 {
+		z := l.B.Data[sal.unit]
+		for p, v := range x {
+			z += v * l.W.Data[p*width+sal.unit]
+		}
+		return math.Tanh(z)
+	}
+	for k := range 40 {
+		if k > 0 {
+			simtest.Run(t, s, 1)
+		}
+		f := s.Frame()
+		grown := f.Charts[0].(sims.ImageChart).Images[0]
+		want := h(grown.Pix)
+		if k == 0 && (want == 0 || !strings.HasSuffix(grown.Caption, "step 0")) {
+			t.Fatalf("step 0: h(grey) = %g, caption %q", want, grown.Caption)
+		}
+		got := simtest.Metric(t, f, "activation")
+		if math.Abs(got-want) > 1e-12 {
+			t.Fatalf("step %d: activation %g, h of the image shown %g", k, got, want)
+		}
+		curve := f.Charts[2].(sims.LineChart)
+		y := curve.Series[0].Y
+		if last := y[len(y)-1]; curve.X1 != float64(k) || last != got {
+			t.Fatalf("step %d: the curve ends at step %g with %g, the metric is %g", k, curve.X1, last, got)
+		}
 	}
 }

@@ -82,7 +82,9 @@ type bbviSim struct {
 	evidence float64
 	postMean float64 // exact posterior mean (gaussian) or NaN
 	postSD   float64
-	trace    *sims.Trace // m, s, ELBO, var score (∇_m), var reparam (∇_m)
+	// m, s, ELBO after each step; var score (∇_m), var reparam (∇_m) of
+	// its estimates, taken at λ before its move. Row j is step j + 1's.
+	trace *sims.Trace
 	// Ring of single-sample errors ĝ_m − ∇_m ELBO, per estimator.
 	errs [2][]float64
 	at   int
@@ -176,8 +178,19 @@ func (s *bbviSim) Frame() sims.Frame {
 		{Name: "var reparam", Value: rt.Var[0]},
 		{Name: "ratio", Value: ratio},
 	}
+	if s.b.Iter() == 0 {
+		// The estimators' statistics are those of a step's draws.
+		for i := 3; i < 6; i++ {
+			metrics[i] = sims.Metric{Name: metrics[i].Name, Undefined: noEstimate}
+		}
+	}
+	// A step's variances are of its estimates at λ before its move: row j,
+	// step j + 1's, is drawn at j, the step whose λ they were taken at
+	// (so the curve ends at the step before the frame's); its m, s and
+	// ELBO are of λ after the move, drawn at j + 1.
 	x0, x1 := s.trace.Span()
-	variances := sims.LineChart{Title: "var of one-sample ∇_m estimates", LogY: true, X0: x0, X1: x1, XLabel: "step",
+	variances := sims.LineChart{Title: "one-sample ∇_m variance at λ before each move", LogY: true, X0: x0, X1: x1,
+		XLabel: "step (λ before its move)",
 		Series: []sims.Series{
 			{Name: "score function (3.14)", Y: s.trace.Column(3), Class: 0},
 			{Name: "reparameterisation (6.12)", Y: s.trace.Column(4), Class: 1},
@@ -203,12 +216,13 @@ func (s *bbviSim) Frame() sims.Frame {
 				dens[min(int(f*bins), bins-1)] += 1 / (float64(len(errs)) * w)
 			}
 		}
-		return sims.HistChart{Title: title, Lo: -spread, Hi: spread, Density: dens, XLabel: "ĝ_m − ∇_m ELBO", Label: "gradient estimates"}
+		return sims.HistChart{Title: title, Lo: -spread, Hi: spread, Density: dens, XLabel: "ĝ_m − ∇_m ELBO, at λ before each move",
+			Label: "gradient estimates"}
 	}
 	steps := len(sc) / s.b.Config().Samples
 	hs := hist(fmt.Sprintf("score-function errors, last %d steps", steps), sc)
 	hr := hist("reparameterisation errors, same range", rp)
-	elbo := sims.LineChart{Title: "ELBO (exact, by quadrature) → log p(x)", X0: x0, X1: x1, XLabel: "step",
+	elbo := sims.LineChart{Title: "ELBO (exact, by quadrature) → log p(x)", X0: x0 + 1, X1: x1 + 1, XLabel: "step",
 		Series: []sims.Series{
 			{Name: "ELBO", Y: s.trace.Column(2), Class: 2},
 			{Name: "log p(x)", Y: s.trace.Map(func(int) float64 { return s.evidence }), Class: 3, Bound: true},
@@ -224,8 +238,11 @@ func (s *bbviSim) Frame() sims.Frame {
 	lines := []string{
 		"score (3.14): ĝ = (log p(x,z) − log q(z)) ∇_λ log q(z)",
 		"reparam (6.12): z = m + sε, ĝ = ∇_λ[log p(x, z) − log q(z)]",
-		fmt.Sprintf("both unbiased; var(score) = %.3g × var(reparam) now, S = %d each", ratio, s.b.Config().Samples),
+		fmt.Sprintf("both unbiased; var(score) = %.3g × var(reparam) at λ before the last move, S = %d each", ratio, s.b.Config().Samples),
 		fmt.Sprintf("ascent: %s, η = %g; log p(x) − ELBO = KL(q‖p) = %.2g (3.9)", s.b.Config().Estimator, s.b.Config().LR, s.evidence-s.b.ELBO()),
+	}
+	if s.b.Iter() == 0 {
+		lines[2] = fmt.Sprintf("both unbiased; their variances are measured from the first step, S = %d each", s.b.Config().Samples)
 	}
 	if !math.IsNaN(s.postMean) {
 		lines = append(lines, fmt.Sprintf("exact posterior N(%.3f, %.3f²); q = N(%.3f, %.3f²)", s.postMean, s.postSD, m, sd))
@@ -242,5 +259,13 @@ func (s *bbviSim) Result() map[string]any {
 	if !math.IsNaN(s.postMean) {
 		res["posterior"] = []float64{s.postMean, s.postSD}
 	}
+	if s.b.Iter() == 0 {
+		res["var_score"], res["var_reparam"] = nil, nil
+		res["undefined"] = map[string]string{"var_score": noEstimate, "var_reparam": noEstimate}
+	}
 	return res
 }
+
+// noEstimate is why the estimators' statistics have no value before the
+// first step.
+const noEstimate = "no gradient estimated yet: a step draws the estimates"

@@ -129,3 +129,37 @@ func TestBBVIDeterministicImmutableNoAlloc(t *testing.T) {
 		t.Errorf("Step allocates %v times", a)
 	}
 }
+
+// TestBBVIStepsOfItsFigures (issue 28.1's audit): the ELBO curve ends at
+// the frame's step with the ELBO metric, of λ after the move; the variance
+// curve ends a step before, at the λ the last step's estimates were drawn
+// at, with the var metrics; before the first step there are no estimates
+// (undefined, not 0). The ELBO curve was drawn a step early.
+func TestBBVIStepsOfItsFigures(t *testing.T) {
+	s := simtest.Build(t, BBVI, nil, 1, nil)
+	f := s.Frame()
+	undefined := map[string]bool{}
+	for _, m := range f.Metrics {
+		undefined[m.Name] = m.Undefined != ""
+	}
+	for _, name := range []string{"var score", "var reparam", "ratio"} {
+		if !undefined[name] {
+			t.Errorf("step 0: %s defined: %v", name, f.Metrics)
+		}
+	}
+	if r := s.Result(); r["var_score"] != nil || r["undefined"] == nil {
+		t.Errorf("step 0: result %v", r)
+	}
+	for k := 1; k <= 5; k++ {
+		simtest.Run(t, s, 1)
+		f := s.Frame()
+		vars, elbo := f.Charts[0].(sims.LineChart), f.Charts[3].(sims.LineChart)
+		last := func(c sims.LineChart, i int) float64 { return c.Series[i].Y[len(c.Series[i].Y)-1] }
+		if elbo.X1 != float64(k) || last(elbo, 0) != simtest.Metric(t, f, "ELBO") {
+			t.Errorf("step %d: the ELBO curve ends at %g with %g, the metric is %g", k, elbo.X1, last(elbo, 0), simtest.Metric(t, f, "ELBO"))
+		}
+		if vars.X1 != float64(k-1) || last(vars, 0) != simtest.Metric(t, f, "var score") || last(vars, 1) != simtest.Metric(t, f, "var reparam") {
+			t.Errorf("step %d: the variance curves end at %g with %g, %g; metrics %v", k, vars.X1, last(vars, 0), last(vars, 1), f.Metrics)
+		}
+	}
+}

@@ -24,8 +24,11 @@ var (
 		sims.Declare("m", "q's mean"),
 		sims.Declare("s", "q's standard deviation"),
 		mELBO,
-		sims.DeclareAs("var score", "var_score", "variance of the score-function gradient estimator"),
-		sims.DeclareAs("var reparam", "var_reparam", "variance of the reparameterisation gradient estimator"),
-		sims.Declare("ratio", "var score / var reparam: how much noisier the score estimator is"),
+		sims.DeclareAs("var score", "var_score", "variance of one score-function estimate of ∇_m ELBO, over the last step's S gradient estimates "+
+			"(at λ before its move; undefined before the first step)"),
+		sims.DeclareAs("var reparam", "var_reparam", "variance of one reparameterisation estimate of ∇_m ELBO, over the last step's S gradient estimates "+
+			"(at λ before its move; undefined before the first step)"),
+		sims.Declare("ratio", "var score / var reparam of the last step's gradient estimates (at λ before its move): "+
+			"how much noisier the score estimator is (undefined before the first step)"),
 	}
 )
