@@ -408,11 +408,33 @@ type TableRow struct {
 	Cells []Cell
 }
 
-// Cell is one entry of a table.
+// Cell is one entry of a table. The table draws its Text; an export
+// (WriteSeriesCSV) writes its Value, when it is Numeric. The zero Cell and
+// a literal Cell{Text: …} are text ("·", "popped"): they carry no number.
+// A cell that shows a number is built with Num, from the number itself,
+// so that the text may round or decorate it ("✓ 0.333", "1.2±0.1",
+// "≈ 0") while the export keeps every digit.
 type Cell struct {
-	Text  string
-	Class int // palette class, for ToneInk, ToneFill and ToneFocus
-	Tone  Tone
+	Text    string
+	Value   float64 // the number Text shows, when Numeric
+	Class   int     // palette class, for ToneInk, ToneFill and ToneFocus
+	Tone    Tone
+	Numeric bool // Value holds the number the cell shows
+}
+
+// Num is a cell that shows text and holds the number x: text is the
+// sim's own formatting of x (rounded, decorated: "✗ 1.5", "0.333±0.012"
+// for the estimate 0.3331…), x is what an export writes. A non-finite x
+// is a value too, written as an empty cell (WriteSeriesCSV).
+func Num(x float64, text string) Cell {
+	return Cell{Text: text, Value: x, Numeric: true}
+}
+
+// Styled is c drawn with tone in palette class class:
+// Num(x, text).Styled(ToneInk, 2).
+func (c Cell) Styled(tone Tone, class int) Cell {
+	c.Tone, c.Class = tone, class
+	return c
 }
 
 // GraphChart draws a graph as boxed labels on a lattice joined by edges:

@@ -20,7 +20,7 @@ func TestWriteSeriesCSV(t *testing.T) {
 			Markers: []Marker{{X: 5, Y: 6, Glyph: '●'}}},
 		BarChart{Title: "weights", Bars: []Bar{{Label: "π₁, first", Value: 0.4}}},
 		TableChart{Title: "J", Columns: []string{"x1", ""}, Rows: []TableRow{
-			{Label: "f1", Cells: []Cell{{Text: "1.5", Class: 1}, {Text: "✗ -2"}}}, {Label: "f2", Cells: []Cell{{Text: "·"}}}}},
+			{Label: "f1", Cells: []Cell{Num(1.5, "1.5").Styled(ToneInk, 1), Num(-2, "✗ -2")}}, {Label: "f2", Cells: []Cell{{Text: "·"}}}}},
 		GraphChart{Title: "g", Nodes: []GraphNode{{Col: 2, Row: 1, Label: "s2 ×", Class: 3}}},
 		NetworkChart{Title: "net", Layers: []NetLayer{
 			{Units: []Image{{Caption: "x", W: 2, H: 1, Pix: []float64{-1, 1}}, {W: 1, H: 1, Pix: []float64{0.5}}}},
@@ -66,5 +66,45 @@ func TestWriteSeriesCSVEveryKind(t *testing.T) {
 	var b strings.Builder
 	if err := WriteSeriesCSV(&b, Frame{Charts: ChartKinds()}); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestWriteSeriesCSVTableValues: a table exports its cells' values, not
+// their texts, which round or decorate them (issue 28.9); a text cell is
+// not a row, even when its text reads as a number.
+func TestWriteSeriesCSVTableValues(t *testing.T) {
+	third := 1.0 / 3
+	f := Frame{Charts: []Chart{TableChart{Title: "φ", Corner: "player", Columns: []string{"exact", "perm ±2se", "tol"}, Rows: []TableRow{
+		{Label: "1", Cells: []Cell{Num(third, "✓ 0.333").Styled(ToneInk, 2), Num(1.2345, "1.2±0.1"), Num(1e-3, "0.001")}},
+		{Label: "2", Cells: []Cell{{Text: "·", Tone: ToneDim}, {Text: "—"}, {Text: "7"}, Num(-2.5e-17, "≈ 0")}},
+		{Label: "3", Cells: []Cell{Num(math.Inf(1), "∞"), Num(math.NaN(), "—"), {}}},
+	}}}}
+	var b strings.Builder
+	if err := WriteSeriesCSV(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
+	if err != nil {
+		t.Fatalf("not CSV: %v\n%s", err, b.String())
+	}
+	want := [][]string{
+		SeriesHeader,
+		{"φ", "1", "exact", "0.3333333333333333", "2"}, {"φ", "1", "perm ±2se", "1.2345", "0"}, {"φ", "1", "tol", "0.001", "0"},
+		{"φ", "2", "4", "-2.5e-17", "0"},
+		{"φ", "3", "exact", "", "0"}, {"φ", "3", "perm ±2se", "", "0"},
+	}
+	if !slices.EqualFunc(rows, want, slices.Equal) {
+		t.Errorf("got\n%q\nwant\n%q", rows, want)
+	}
+}
+
+// TestCellText: Num keeps the text it is given; a literal Cell is text.
+func TestCellText(t *testing.T) {
+	c := Num(0.125, "✗ 0.13").Styled(ToneFocus, 3)
+	if c.Text != "✗ 0.13" || c.Value != 0.125 || !c.Numeric || c.Tone != ToneFocus || c.Class != 3 {
+		t.Errorf("Num(0.125, \"✗ 0.13\").Styled(ToneFocus, 3) = %+v", c)
+	}
+	if c := (Cell{Text: "0.5"}); c.Numeric {
+		t.Errorf("%+v is numeric", c)
 	}
 }

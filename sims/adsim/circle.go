@@ -51,17 +51,17 @@ func (s *circleSim) slope() (float64, error) {
 
 func (s *circleSim) record() {
 	x, y := s.point()
-	row := sims.TableRow{Label: fmt.Sprint(s.steps), Cells: []sims.Cell{{Text: num(x)}, {Text: num(y)}, {Text: num(2 * y)}}}
+	row := sims.TableRow{Label: fmt.Sprint(s.steps), Cells: []sims.Cell{numCell(x), numCell(y), numCell(2 * y)}}
 	if d, err := s.slope(); err != nil {
 		s.fails++
-		row.Cells = append(row.Cells, sims.Cell{Text: "IFT fails", Tone: sims.ToneInk, Class: classWrong}, sims.Cell{Text: "∞"})
+		row.Cells = append(row.Cells, sims.Cell{Text: "IFT fails", Tone: sims.ToneInk, Class: classWrong}, sims.Num(math.Inf(1), "∞"))
 	} else {
 		// The explicit branch ±√(1 − x²) has slope ∓x/√(1 − x²).
 		explicit := -x / math.Sqrt(1-x*x)
 		if y < 0 {
 			explicit = -explicit
 		}
-		row.Cells = append(row.Cells, sims.Cell{Text: num(d)}, sims.Cell{Text: num(explicit)})
+		row.Cells = append(row.Cells, numCell(d), numCell(explicit))
 	}
 	s.rows = append(s.rows, row)
 	if len(s.rows) > 2*s.m { // one lap: the run goes round for ever

@@ -648,7 +648,7 @@ func (s *coloringSim) matrixChart() sims.TableChart {
 				cell.Tone, cell.Class = sims.ToneFill, carrier%sims.MaxClasses
 			}
 			if x, ok := s.entry(i, j); ok {
-				cell.Text = num(x)
+				cell = numCell(x).Styled(cell.Tone, cell.Class)
 				if [2]int{i, j} == s.last || s.prob != probJacobian && [2]int{j, i} == s.last {
 					cell.Tone, cell.Class = sims.ToneFocus, classNow
 				}
@@ -699,7 +699,7 @@ func (s *coloringSim) productChart() sims.TableChart {
 				row.Cells = append(row.Cells, sims.Cell{Text: "·", Tone: sims.ToneDim})
 				continue
 			}
-			cell := sims.Cell{Text: num(s.B.At(i, j)), Tone: sims.ToneFill, Class: k % sims.MaxClasses}
+			cell := numCell(s.B.At(i, j)).Styled(sims.ToneFill, k%sims.MaxClasses)
 			if k == s.product {
 				cell.Tone = sims.ToneFocus
 			}

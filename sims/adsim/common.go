@@ -41,6 +41,9 @@ func num(x float64) string {
 	return strconv.FormatFloat(x, 'g', 4, 64)
 }
 
+// numCell is a table cell that shows num(x) and holds x, for the export.
+func numCell(x float64) sims.Cell { return sims.Num(x, num(x)) }
+
 // parseVars reads "x=3, y=2" into variables, naming the parameter in its
 // errors.
 func parseVars(param, text string) ([]ad.Var, error) {
@@ -248,6 +251,9 @@ func residual(x, scale float64) string {
 	}
 	return sci(x, 3)
 }
+
+// sciCell is a table cell that shows sci(x, digits) and holds x.
+func sciCell(x float64, digits int) sims.Cell { return sims.Num(x, sci(x, digits)) }
 
 // sci writes x with the given significant digits and a short exponent, as
 // the notes quote errors: sci(0.1463, 3) = "1.46e-1", sci(0, 1) = "0",

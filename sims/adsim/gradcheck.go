@@ -261,11 +261,11 @@ func (s *gradcheckSim) Frame() sims.Frame {
 		if r.Kink[i] {
 			note = sims.Cell{Text: "kink", Tone: sims.ToneInk, Class: classNow}
 		}
-		rel := sims.Cell{Text: sci(r.Rel[i], 2)}
+		rel := sciCell(r.Rel[i], 2)
 		if focus {
 			rel.Tone, rel.Class = sims.ToneFocus, classNow
 		}
-		return sims.TableRow{Label: s.entries[i], Cells: []sims.Cell{note, rel, {Text: num(r.AD[i])}, {Text: num(r.FD[i])}}}
+		return sims.TableRow{Label: s.entries[i], Cells: []sims.Cell{note, rel, numCell(r.AD[i]), numCell(r.FD[i])}}
 	}
 	if n > 0 {
 		table.Rows = append(table.Rows, row(n-1, true))

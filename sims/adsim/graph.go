@@ -326,10 +326,10 @@ func (s *graphSim) tapeTable(last int) sims.TableChart {
 		row := sims.TableRow{Label: nodeName(g, i), Cells: []sims.Cell{{Text: nodeFormula(g, i)}}}
 		value, deriv := sims.Cell{Text: "·", Tone: sims.ToneDim}, sims.Cell{Text: "·", Tone: sims.ToneDim}
 		if s.valued(i) {
-			value = sims.Cell{Text: num(n.Value)}
+			value = numCell(n.Value)
 		}
 		if s.known(i) {
-			deriv = sims.Cell{Text: num(s.derivative(i)), Tone: sims.ToneInk, Class: classNow}
+			deriv = numCell(s.derivative(i)).Styled(sims.ToneInk, classNow)
 		}
 		if i == last {
 			if s.mode == ad.ReverseMode && s.sw.Backward() {
@@ -366,9 +366,9 @@ func (s *graphSim) naiveCell(i int) sims.Cell {
 		return sims.Cell{}
 	}
 	if naiveWrong(s.exact[k], s.naive[k]) {
-		return sims.Cell{Text: "✗ " + num(s.naive[k]), Tone: sims.ToneInk, Class: classWrong}
+		return sims.Num(s.naive[k], "✗ "+num(s.naive[k])).Styled(sims.ToneInk, classWrong)
 	}
-	return sims.Cell{Text: "✓ " + num(s.naive[k]), Tone: sims.ToneInk, Class: classOK}
+	return sims.Num(s.naive[k], "✓ "+num(s.naive[k])).Styled(sims.ToneInk, classOK)
 }
 
 // stepNote says what the last step computed, in the notes' notation.

@@ -46,7 +46,7 @@ func (s *heronSim) record() {
 	sx, sd := math.Sqrt(s.a), math.Abs(s.h.Exact())
 	s.errs.Add(sims.NoiseFloor(ex, sx), sims.NoiseFloor(eu, sd), sims.NoiseFloor(ei, sd))
 	s.rows = append(s.rows, sims.TableRow{Label: fmt.Sprint(s.h.K()), Cells: []sims.Cell{
-		{Text: fmt.Sprintf("%.10g", s.h.X())}, {Text: residual(eu, sd)}, {Text: residual(ei, sd)}}})
+		sims.Num(s.h.X(), fmt.Sprintf("%.10g", s.h.X())), sims.Num(eu, residual(eu, sd)), sims.Num(ei, residual(ei, sd))}})
 }
 
 func (s *heronSim) Step() error {

@@ -213,7 +213,7 @@ func (s *hessianSim) Frame() sims.Frame {
 			for j := range s.n {
 				cell := sims.Cell{Text: "·", Tone: sims.ToneDim}
 				if h.Filled(i, j) {
-					cell = sims.Cell{Text: num(h.At(i, j)), Tone: sims.ToneInk, Class: k}
+					cell = numCell(h.At(i, j)).Styled(sims.ToneInk, k)
 					if s.justFilled(h, i, j, last) {
 						cell.Tone = sims.ToneFocus
 					}
@@ -227,11 +227,11 @@ func (s *hessianSim) Frame() sims.Frame {
 		Columns: []string{"runs", "passes", "tape", "Δ FoR", "Δ fd"}}
 	for k, h := range s.h {
 		board.Rows = append(board.Rows, sims.TableRow{Label: h.Strategy().String(), Cells: []sims.Cell{
-			{Text: fmt.Sprintf("%d/%d", h.Runs(), h.Len()), Tone: sims.ToneInk, Class: k},
-			{Text: fmt.Sprint(h.Passes())},
-			{Text: fmt.Sprint(h.PeakTape())},
-			{Text: sci(s.disagreement(k), 1)},
-			{Text: sci(s.fdErrOf(k), 1)},
+			sims.Num(float64(h.Runs()), fmt.Sprintf("%d/%d", h.Runs(), h.Len())).Styled(sims.ToneInk, k),
+			sims.Num(float64(h.Passes()), fmt.Sprint(h.Passes())),
+			sims.Num(float64(h.PeakTape()), fmt.Sprint(h.PeakTape())),
+			sciCell(s.disagreement(k), 1),
+			sciCell(s.fdErrOf(k), 1),
 		}})
 	}
 	var series []sims.Series

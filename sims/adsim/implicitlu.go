@@ -207,7 +207,7 @@ func (s *luSim) Frame() sims.Frame {
 			if s.fd == nil {
 				row.Cells = append(row.Cells, sims.Cell{Text: "·", Tone: sims.ToneDim})
 			} else {
-				row.Cells = append(row.Cells, sims.Cell{Text: num(s.fd.At(i, k))})
+				row.Cells = append(row.Cells, numCell(s.fd.At(i, k)))
 			}
 		}
 		t.Rows = append(t.Rows, row)
@@ -243,9 +243,9 @@ func (s *luSim) cell(x float64, filled, now bool) sims.Cell {
 	case !filled:
 		return sims.Cell{Text: "·", Tone: sims.ToneDim}
 	case now:
-		return sims.Cell{Text: num(x), Tone: sims.ToneFocus, Class: classNow}
+		return numCell(x).Styled(sims.ToneFocus, classNow)
 	}
-	return sims.Cell{Text: num(x), Tone: sims.ToneInk, Class: classDone}
+	return numCell(x).Styled(sims.ToneInk, classDone)
 }
 
 func (s *luSim) notes(solves int, jv, fd float64) []string {

@@ -143,7 +143,7 @@ func (s *jacobianSim) Frame() sims.Frame {
 		for j := range s.n {
 			cell := sims.Cell{Text: "·", Tone: sims.ToneDim}
 			if s.jac.Filled(i, j) {
-				cell = sims.Cell{Text: num(s.jac.J.At(i, j)), Tone: sims.ToneInk, Class: classDone}
+				cell = numCell(s.jac.J.At(i, j)).Styled(sims.ToneInk, classDone)
 				if last := k - 1; s.mode == ad.ForwardMode && j == last || s.mode == ad.ReverseMode && i == last {
 					cell.Tone, cell.Class = sims.ToneFocus, classNow
 				}

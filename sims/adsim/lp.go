@@ -98,15 +98,15 @@ func (s *lpSim) record() {
 	s.pred.X, s.pred.Y = append(s.pred.X, p1), append(s.pred.Y, p2)
 	pred := func(p, x float64) sims.Cell {
 		if math.Abs(p-x) > 1e-9 {
-			return sims.Cell{Text: "✗" + num(clean(p)), Tone: sims.ToneInk, Class: classWrong}
+			return sims.Num(p, "✗"+num(clean(p))).Styled(sims.ToneInk, classWrong)
 		}
-		return sims.Cell{Text: num(clean(p)), Tone: sims.ToneInk, Class: classOK}
+		return sims.Num(p, num(clean(p))).Styled(sims.ToneInk, classOK)
 	}
 	opt := func(x float64) sims.Cell {
 		if errors.Is(s.curErr, implicit.ErrIFTFails) { // a degenerate vertex: no derivative here
-			return sims.Cell{Text: num(clean(x)), Tone: sims.ToneInk, Class: classWrong}
+			return sims.Num(x, num(clean(x))).Styled(sims.ToneInk, classWrong)
 		}
-		return sims.Cell{Text: num(clean(x))}
+		return sims.Num(x, num(clean(x)))
 	}
 	s.rows = append(s.rows, sims.TableRow{Label: num(s.b[0]), Cells: []sims.Cell{
 		opt(x[0]), opt(x[1]), pred(p1, x[0]), pred(p2, x[1])}})
@@ -162,12 +162,12 @@ func (s *lpSim) Frame() sims.Frame {
 	sens := sims.TableChart{Title: fmt.Sprintf("at b₀ = (%s, %s)", num(s.b0[0]), num(s.b0[1])), Corner: "",
 		Columns: []string{"x*", "IFT ∂/∂b₁", "IFT ∂/∂b₂", "re-solve ∂/∂b₁", "re-solve ∂/∂b₂"}}
 	for j, name := range lpNames {
-		sens.Rows = append(sens.Rows, sims.TableRow{Label: name, Cells: []sims.Cell{{Text: num(s.base.X[j])},
-			{Text: num(s.base.DxDb.At(j, 0)), Tone: sims.ToneInk, Class: classOK}, {Text: num(s.base.DxDb.At(j, 1)), Tone: sims.ToneInk, Class: classOK},
-			{Text: num(s.fd.At(j, 0))}, {Text: num(s.fd.At(j, 1))}}})
+		sens.Rows = append(sens.Rows, sims.TableRow{Label: name, Cells: []sims.Cell{numCell(s.base.X[j]),
+			numCell(s.base.DxDb.At(j, 0)).Styled(sims.ToneInk, classOK), numCell(s.base.DxDb.At(j, 1)).Styled(sims.ToneInk, classOK),
+			numCell(s.fd.At(j, 0)), numCell(s.fd.At(j, 1))}})
 	}
-	sens.Rows = append(sens.Rows, sims.TableRow{Label: "cᵀx*", Cells: []sims.Cell{{Text: num(s.base.Obj)},
-		{Text: num(s.base.Y[0]), Tone: sims.ToneInk, Class: classOK}, {Text: num(s.base.Y[1]), Tone: sims.ToneInk, Class: classOK}}})
+	sens.Rows = append(sens.Rows, sims.TableRow{Label: "cᵀx*", Cells: []sims.Cell{numCell(s.base.Obj),
+		numCell(s.base.Y[0]).Styled(sims.ToneInk, classOK), numCell(s.base.Y[1]).Styled(sims.ToneInk, classOK)}})
 
 	rows := append([]sims.TableRow(nil), s.rows...)
 	last := &rows[len(rows)-1]

@@ -189,7 +189,7 @@ func (s *bpeSim) Frame() sims.Frame {
 		}
 		table.Rows = append(table.Rows, sims.TableRow{Label: fmt.Sprint(i + 1), Cells: []sims.Cell{
 			{Text: s.piece(m.Left), Tone: tone}, {Text: s.piece(m.Right), Tone: tone},
-			{Text: fmt.Sprintf("%d = %s", m.New, s.piece(m.New)), Tone: tone}, {Text: fmt.Sprint(m.Count), Tone: tone}}})
+			{Text: fmt.Sprintf("%d = %s", m.New, s.piece(m.New)), Tone: tone}, sims.Num(float64(m.Count), fmt.Sprint(m.Count)).Styled(tone, 0)}})
 	}
 	bars := sims.BarChart{Title: "adjacent pairs now (the first is merged next)"}
 	for i, p := range s.b.Pairs() {

@@ -239,16 +239,15 @@ func (s *shSim) table() sims.Chart {
 			if !s.enum.Done() {
 				tone = sims.ToneDim
 			}
-			row = append(row, sims.Cell{Text: f4(s.enum.Shapley()[i]), Tone: tone, Class: 0},
-				sims.Cell{Text: f4(s.enum.Banzhaf()[i]), Tone: tone, Class: 0})
+			row = append(row, f4Cell(s.enum.Shapley()[i]).Styled(tone, 0), f4Cell(s.enum.Banzhaf()[i]).Styled(tone, 0))
 		} else {
 			row = append(row, sims.Cell{Text: "—"}, sims.Cell{Text: "—"})
 		}
-		row = append(row, sims.Cell{Text: f4(s.loo[i])},
-			sims.Cell{Text: pm(s.perm.Est.Mean()[i], 2*s.perm.Est.StdErr(i)), Tone: sims.ToneInk, Class: 1},
-			sims.Cell{Text: pm(s.alg3.Est.Mean()[i], 2*s.alg3.Est.StdErr(i)), Tone: sims.ToneInk, Class: 2})
+		row = append(row, f4Cell(s.loo[i]),
+			pmCell(s.perm.Est.Mean()[i], 2*s.perm.Est.StdErr(i)).Styled(sims.ToneInk, 1),
+			pmCell(s.alg3.Est.Mean()[i], 2*s.alg3.Est.StdErr(i)).Styled(sims.ToneInk, 2))
 		if s.kphi != nil {
-			row = append(row, sims.Cell{Text: f4(s.kphi[i]), Tone: sims.ToneInk, Class: 3})
+			row = append(row, f4Cell(s.kphi[i]).Styled(sims.ToneInk, 3))
 		} else {
 			row = append(row, sims.Cell{Text: "—"})
 		}
@@ -256,6 +255,12 @@ func (s *shSim) table() sims.Chart {
 	}
 	return t
 }
+
+// f4Cell is a table cell that shows f4(x) and holds x.
+func f4Cell(x float64) sims.Cell { return sims.Num(x, f4(x)) }
+
+// pmCell is a table cell that shows the estimate x ± e and holds x.
+func pmCell(x, e float64) sims.Cell { return sims.Num(x, pm(x, e)) }
 
 func f4(x float64) string {
 	if math.IsNaN(x) {
