@@ -145,12 +145,14 @@ func init() {
 				above(r[1], "distance", 1),
 			)
 		}},
-		// §19: after 4 epochs ε ≈ 10 at σ = 0.01, under 1 at σ = 0.04,
-		// and the noisier run is at least 5 points less accurate.
+		// §19: after 4 epochs ε ≈ 7.5 at σ = 0.01 by the PRV accountant
+		// (above 8 by Mironov's RDP conversion), under 1 at σ = 0.04, and
+		// the noisier run is at least 5 points less accurate.
 		"dp-sgd-noise": {Steps: 200, Check: func(r []Result) error {
 			return all(
 				converged(r[0]), converged(r[1]),
-				above(r[0], "ε", 8),
+				near(r[0], "ε", 7.5, 0.25),
+				above(r[0], "ε Mironov", 8),
 				below(r[1], "ε", 1),
 				exceeds(r[0], r[1], "acc σ", 0.05),
 			)

@@ -215,11 +215,19 @@ func (s *SGD) Steps() int { return s.steps }
 // Epochs is the passes over the training set so far.
 func (s *SGD) Epochs() float64 { return float64(s.steps) * s.Q() }
 
-// Epsilon is eps(δ) spent so far (+Inf without noise: σ = 0 is not
-// private), and the Rényi order that attains it.
+// Epsilon is eps(δ) spent so far by the RDP accountant with Mironov's
+// conversion (+Inf without noise: σ = 0 is not private), and the Rényi
+// order that attains it.
 func (s *SGD) Epsilon(delta float64) (eps, order float64) {
+	return s.EpsilonBy(RDPMironov, delta)
+}
+
+// EpsilonBy is Epsilon with the RDP conversion m (RDPBalle or
+// RDPMironov). The PRV accountant of the same steps is a PLD of Q and
+// NoiseMultiplier.
+func (s *SGD) EpsilonBy(m Method, delta float64) (eps, order float64) {
 	if s.cfg.Sigma == 0 && s.steps > 0 {
 		return math.Inf(1), 0
 	}
-	return s.acct.Epsilon(delta)
+	return s.acct.EpsilonBy(m, delta)
 }

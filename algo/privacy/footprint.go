@@ -15,3 +15,7 @@ func SGDBytes(a nn.Arch, loss nn.Loss, n, d, outs int, cfg SGDConfig) int64 {
 	return nn.PerExampleBytes(a, loss, b, d, outs) + nn.StateBytes(a, cfg.Opt.Method) + nn.BatchBytes(b, d) +
 		2*tensor.Alloc(b) + tensor.Alloc(n) + 2*tensor.Alloc(len(Orders))
 }
+
+// PLDBytes is the memory a PLD of FFT length n holds (for a size estimate
+// before it is built: PLDLen gives n; at most PLDMaxLen, 7 MB).
+func PLDBytes(n int) int64 { return int64(n) * pldBytesPer }

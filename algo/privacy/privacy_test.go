@@ -172,26 +172,26 @@ func TestAccountantPublished(t *testing.T) {
 // TestCheckTarget: an unreachable target names the σ and the steps that
 // would reach it, and those do.
 func TestCheckTarget(t *testing.T) {
-	if err := CheckTarget(0.004, 1.3, 1, 250, 1, 1e-5); err != nil {
+	if err := CheckTarget(RDPMironov, 0.004, 1.3, 1, 250, 1, 1e-5); err != nil {
 		t.Fatal(err)
 	}
-	err := CheckTarget(0.004, 1.3, 1, 2500, 0.5, 1e-5)
+	err := CheckTarget(RDPMironov, 0.004, 1.3, 1, 2500, 0.5, 1e-5)
 	if err == nil || !strings.Contains(err.Error(), "unreachable") || !strings.Contains(err.Error(), "σ ≥") {
 		t.Fatalf("got %v", err)
 	}
 	// per = b: the σ of noise=mean is the multiplier over b
-	if e := CheckTarget(0.004, 1.3/64, 64, 250, 1, 1e-5); e != nil {
+	if e := CheckTarget(RDPMironov, 0.004, 1.3/64, 64, 250, 1, 1e-5); e != nil {
 		t.Fatal(e)
 	}
-	s := SigmaFor(0.004, 2500, 0.5, 1e-5)
+	s := SigmaFor(RDPMironov, 0.004, 2500, 0.5, 1e-5)
 	if e := SGMEpsilon(0.004, s, 2500, 1e-5); e > 0.5 {
 		t.Errorf("σ = %v gives ε = %v > 0.5", s, e)
 	}
-	k := StepsFor(0.004, 1.3, 0.5, 1e-5, 2500)
+	k := StepsFor(RDPMironov, 0.004, 1.3, 0.5, 1e-5, 2500)
 	if SGMEpsilon(0.004, 1.3, k, 1e-5) > 0.5 || SGMEpsilon(0.004, 1.3, k+1, 1e-5) <= 0.5 {
 		t.Errorf("steps %d not the largest", k)
 	}
-	algotest.WantParam(t, CheckTarget(0.1, 1, 1, 10, 0, 1e-5), "target")
+	algotest.WantParam(t, CheckTarget(RDPMironov, 0.1, 1, 1, 10, 0, 1e-5), "target")
 }
 
 func digitSet(t testing.TB, n int) *nn.Set {

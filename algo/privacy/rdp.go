@@ -190,23 +190,24 @@ const MaxSigma = 1000
 
 // CheckTarget returns nil when steps steps of the sampled Gaussian
 // mechanism at rate q with noise multiplier per·sigma stay within the
-// privacy target (target, delta), and otherwise an error that says how far
-// they go and what would reach it: the σ needed for these steps and the
-// steps this σ allows. per converts the caller's σ into the multiplier on
-// the clipped sum (1, or b for DP-SGD's noise on the mean).
-func CheckTarget(q, sigma, per float64, steps int, target, delta float64) error {
+// privacy target (target, delta) by the accountant m, and otherwise an
+// error that says how far they go and what would reach it: the σ needed
+// for these steps and the steps this σ allows. per converts the caller's σ
+// into the multiplier on the clipped sum (1, or b for DP-SGD's noise on the
+// mean).
+func CheckTarget(m Method, q, sigma, per float64, steps int, target, delta float64) error {
 	if !(target > 0) {
 		return algo.BadParam("target", target, "> 0")
 	}
 	if !(delta > 0 && delta < 1) {
 		return algo.BadParam("delta", delta, "in (0, 1)")
 	}
-	got := SGMEpsilon(q, per*sigma, steps, delta)
+	got := SGMEpsilonBy(m, q, per*sigma, steps, delta)
 	if got <= target {
 		return nil
 	}
-	need := SigmaFor(q, steps, target, delta) / per
-	allowed := StepsFor(q, per*sigma, target, delta, steps)
+	need := SigmaFor(m, q, steps, target, delta) / per
+	allowed := StepsFor(m, q, per*sigma, target, delta, steps)
 	msg := fmt.Sprintf("privacy target ε = %.3g (δ = %.2g) unreachable: σ = %.3g for %d steps at q = %.3g spends ε = %.3g",
 		target, delta, sigma, steps, q, got)
 	if !math.IsInf(need, 1) {
@@ -221,17 +222,17 @@ func CheckTarget(q, sigma, per float64, steps int, target, delta float64) error 
 }
 
 // SigmaFor is the smallest noise multiplier (to 0.1%) whose steps stay
-// within (target, delta), or +Inf beyond MaxSigma.
-func SigmaFor(q float64, steps int, target, delta float64) float64 {
+// within (target, delta) by the accountant m, or +Inf beyond MaxSigma.
+func SigmaFor(m Method, q float64, steps int, target, delta float64) float64 {
 	lo, hi := 0.0, 1.0
-	for SGMEpsilon(q, hi, steps, delta) > target {
+	for SGMEpsilonBy(m, q, hi, steps, delta) > target {
 		if lo, hi = hi, 2*hi; hi > MaxSigma {
 			return math.Inf(1)
 		}
 	}
 	for hi-lo > 1e-3*hi {
 		mid := (lo + hi) / 2
-		if SGMEpsilon(q, mid, steps, delta) > target {
+		if SGMEpsilonBy(m, q, mid, steps, delta) > target {
 			lo = mid
 		} else {
 			hi = mid
@@ -241,12 +242,12 @@ func SigmaFor(q float64, steps int, target, delta float64) float64 {
 }
 
 // StepsFor is the largest number of steps, below limit, that stay within
-// (target, delta) (0 when not even one does).
-func StepsFor(q, sigma, target, delta float64, limit int) int {
+// (target, delta) by the accountant m (0 when not even one does).
+func StepsFor(m Method, q, sigma, target, delta float64, limit int) int {
 	lo, hi := 0, limit // eps(lo) ≤ target < eps(hi)
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		if SGMEpsilon(q, sigma, mid, delta) <= target {
+		if SGMEpsilonBy(m, q, sigma, mid, delta) <= target {
 			lo = mid
 		} else {
 			hi = mid

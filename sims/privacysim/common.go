@@ -1,8 +1,9 @@
 // Package privacysim turns the differential-privacy engines of
 // algo/privacy into sims (seed 001 §19): the coin-flip survey, the Laplace
 // and Gaussian mechanisms under their e^ε envelope with Rényi divergences
-// and a composing budget, and DP-SGD on the lab's classifiers with an RDP
-// accountant running beside the loss.
+// and a composing budget, and DP-SGD on the lab's classifiers with a
+// privacy accountant (PRV, or RDP by two conversions) running beside the
+// loss.
 package privacysim
 
 import "math/rand/v2"

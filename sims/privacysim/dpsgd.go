@@ -2,7 +2,6 @@ package privacysim
 
 import (
 	"fmt"
-	"github.com/thelab/lab/algo/tensor"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"github.com/thelab/lab/algo/digits"
 	"github.com/thelab/lab/algo/nn"
 	"github.com/thelab/lab/algo/privacy"
+	"github.com/thelab/lab/algo/tensor"
 	"github.com/thelab/lab/algo/tensor/opt"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
@@ -19,18 +19,21 @@ import (
 // on the lab's classifiers: four copies of the model train in lockstep on
 // the same batches with noise multipliers 0 (plain SGD), σ/2, σ and 2σ;
 // the pane shows the per-example gradient norms of the σ run against the
-// clip line, the clipped fraction, test accuracy of the four, and ε(δ)
-// accumulating by the RDP accountant of the subsampled Gaussian mechanism.
-// noise=mean is the notes' placement (σC on the mean gradient), noise=sum
-// Abadi et al.'s and Opacus's (σC on the sum, σC/b on the mean:
-// catalogue E33).
+// clip line, the clipped fraction, test accuracy of the four, ε(δ)
+// accumulating by the chosen accountant of the subsampled Gaussian
+// mechanism, and the σ run's whole curve ε(δ) by the three accountants:
+// the numerical PRV accountant (privacy.PLD, the default: its upper bound,
+// exact to the bracket a note states), and RDP converted by Balle et al.
+// (2020) or by Mironov (2017). noise=mean is the notes' placement (σC on
+// the mean gradient), noise=sum Abadi et al.'s and Opacus's (σC on the
+// sum, σC/b on the mean: catalogue E33).
 var DPSGD = &sims.Spec{
 	Name:   "dp-sgd",
-	Title:  "DP-SGD: per-example clipping and noise, accuracy for several σ, ε(δ) by an RDP accountant",
+	Title:  "DP-SGD: per-example clipping and noise, accuracy for several σ, ε(δ) by the PRV and RDP accountants",
 	Source: "seed 001 §19 (Algorithm 2, L1689–L1706; Prop 19.4, Example 19.5)",
 	Steps:  130, // the default 4 epochs are 125 steps
 	Speed:  5,
-	Params: param.List(dpModel, dpN, dpBatch, dpClip, dpNoise, dpSigma, dpLR, dpEpochs, dpDelta, dpTarget),
+	Params: param.List(dpModel, dpN, dpBatch, dpClip, dpNoise, dpSigma, dpLR, dpEpochs, dpDelta, dpAccountant, dpTarget),
 	New:    newDPSGD,
 	Size:   dpSize,
 
@@ -39,8 +42,10 @@ var DPSGD = &sims.Spec{
 
 // dpSize is the training and test sets, the four networks (σ = 0, σ/2,
 // σ, 2σ) with their DP-SGD (privacy.SGDBytes), the evaluator, the norms
-// kept for the histogram, and the traces of accuracy, loss, clipping and
-// ε, a row a step up to the run's end, with the Frame's copies.
+// kept for the histogram, the traces of accuracy, loss, clipping and ε, a
+// row a step up to the run's end, with the Frame's copies, and the PRV
+// accountants' grids (privacy.PLDBytes): the σ run's, and with
+// accountant=prv the σ/2 and 2σ runs'.
 func dpSize(cfg sims.Config) int64 {
 	v := cfg.Values
 	n, b := dpN.Get(v), dpBatch.Get(v)
@@ -62,8 +67,28 @@ func dpSize(cfg sims.Config) int64 {
 	cols := 2*len(dpFactors) + 1 + len(dpFactors) - 1
 	rows := min(sims.TraceCap, int(math.Ceil(dpEpochs.Get(v)*float64(n)/float64(b)))+1)
 	traces := 8*sims.TraceCap*int64(cols) + int64(cols)*tensor.Alloc(rows)
+	var plds int64
+	q, maxSt := float64(min(b, n))/float64(n), dpMaxSteps(v, n, b)
+	for _, f := range dpFactors[1:] {
+		if f == 1 || dpAccountant.Get(v) == privacy.PRV {
+			plds += privacy.PLDBytes(privacy.PLDLen(q, f*dpMultiplier(v, b), maxSt, dpEta))
+		}
+	}
 	return tensor.Slack(32<<10 + nn.SetBytes(n, d) + nn.SetBytes(test, d) + runs +
-		nn.EvaluatorBytes(a, dpChunk, test, d, out, loss) + tensor.Alloc(dpNormKeep) + traces)
+		nn.EvaluatorBytes(a, dpChunk, test, d, out, loss) + tensor.Alloc(dpNormKeep) + traces + plds)
+}
+
+// dpMaxSteps is the steps of the run: epochs·n/b, at least one.
+func dpMaxSteps(v param.Values, n, b int) int {
+	return max(1, int(math.Ceil(dpEpochs.Get(v)*float64(n)/float64(b))))
+}
+
+// dpMultiplier is the σ run's noise multiplier on the clipped sum.
+func dpMultiplier(v param.Values, b int) float64 {
+	if dpNoise.Get(v) == privacy.NoiseMean {
+		return dpSigma.Get(v) * float64(b)
+	}
+	return dpSigma.Get(v)
 }
 
 // dpHidden is the digits MLP's hidden units; dpChunk the evaluator's.
@@ -95,14 +120,31 @@ var (
 	dpSigma = param.Float("sigma", 0.02, "σ of the noise σC·z; the pane also trains σ = 0, σ/2 and 2σ").Range(0, 100).
 		DefaultWhen(func(v param.Values) bool { return dpNoise.Get(v) == privacy.NoiseSum }, 1,
 			"0.02 (noise=mean: multiplier 0.02·b); 1 for noise=sum")
-	dpLR     = param.Float("lr", 0.5, "step size η of w ← w − ηg").Range(0, 10).OpenMin()
-	dpEpochs = param.Float("epochs", 4, "passes over the training set; the run stops there").Range(0.01, 1000)
-	dpDelta  = param.Float("delta", 1e-5, "δ of ε(δ)").Range(1e-12, 0.1)
+	dpLR         = param.Float("lr", 0.5, "step size η of w ← w − ηg").Range(0, 10).OpenMin()
+	dpEpochs     = param.Float("epochs", 4, "passes over the training set; the run stops there").Range(0.01, 1000)
+	dpDelta      = param.Float("delta", 1e-5, "δ of ε(δ)").Range(1e-12, 0.1)
+	dpAccountant = param.Choice("accountant", []privacy.Method{privacy.PRV, privacy.RDPBalle, privacy.RDPMironov}, privacy.PRV,
+		"how ε is counted: prv, the numerical accountant of the privacy loss distribution (Gopi et al. 2021), "+
+			"its upper bound, exact to a stated bracket; rdp-balle, Rényi DP converted by Balle et al. 2020 (Opacus); "+
+			"rdp-mironov, by Mironov 2017 (Abadi et al.'s moments accountant, TF Privacy)")
 	dpTarget = param.Float("target", 0, "a privacy target ε at δ that the whole run must stay within; 0: none").Range(0, 1000)
 )
 
 // dpFactors are the noise multipliers of the four runs, as multiples of σ.
 var dpFactors = []float64{0, 0.5, 1, 2}
+
+const (
+	// dpEta is the PRV accountant's precision (privacy.PRVEta, Opacus's
+	// default ε error): its bracket is about 2·dpEta wide at the run's end.
+	dpEta = privacy.PRVEta
+	// dpEpsPoints is the number of points of the ε-by-step chart: the
+	// accountants are asked every ⌈steps/dpEpsPoints⌉ steps (the PRV
+	// accountant costs a few milliseconds a question).
+	dpEpsPoints = 32
+	// dpDeltaLo and dpDeltaHi are the decades of the ε(δ) chart, drawn at
+	// dpDeltaPer points a decade.
+	dpDeltaLo, dpDeltaHi, dpDeltaPer = -12, -1, 4
+)
 
 // dpNormKeep is the per-example norms the histogram keeps: the last
 // batches' of the σ run.
@@ -114,6 +156,7 @@ type dpRun struct {
 	acc   float64
 	loss  float64
 	sigma float64
+	pld   *privacy.PLD // the PRV accountant (nil for σ = 0, or when not needed)
 }
 
 type dpSim struct {
@@ -127,9 +170,17 @@ type dpSim struct {
 	norms        []float64 // ring of the σ run's recent per-example norms
 	nNorms       int
 	curves       *sims.Trace // per step: each run's test accuracy, then its test loss, then the clipped fraction
-	eps          *sims.Trace
+	eps          *sims.Trace // every epsEvery steps: ε of the σ/2, σ and 2σ runs by the accountant
+	epsEvery     int
 	clipped      float64
 	target       float64
+	acct         privacy.Method
+	one          [1]privacy.Bracket // a buffer for one PRV question
+	// the σ run's PRV brackets at the ε(δ) chart's δ and the run's δ
+	// (last), as of step prvStep (−1: not yet asked)
+	prvDeltas []float64
+	prv       []privacy.Bracket
+	prvStep   int
 }
 
 func newDPSGD(cfg sims.Config) (sims.Sim, error) {
@@ -143,8 +194,9 @@ func newDPSGD(cfg sims.Config) (sims.Sim, error) {
 		return nil, fmt.Errorf("parameter batch = %d: more than the %d training examples", b, train.N)
 	}
 	s := &dpSim{test: test, clip: dpClip.Get(v), delta: dpDelta.Get(v), q: float64(b) / float64(train.N),
-		noise: dpNoise.Get(v), norms: make([]float64, dpNormKeep), target: dpTarget.Get(v)}
-	s.maxSt = max(1, int(math.Ceil(dpEpochs.Get(v)*float64(train.N)/float64(b))))
+		noise: dpNoise.Get(v), norms: make([]float64, dpNormKeep), target: dpTarget.Get(v), acct: dpAccountant.Get(v), prvStep: -1}
+	s.maxSt = dpMaxSteps(v, train.N, b)
+	s.epsEvery = (s.maxSt + dpEpsPoints - 1) / dpEpsPoints
 	sigma := dpSigma.Get(v)
 	if s.target > 0 {
 		if sigma == 0 {
@@ -154,8 +206,8 @@ func newDPSGD(cfg sims.Config) (sims.Sim, error) {
 		if s.noise == privacy.NoiseMean {
 			per = float64(b) // the multiplier on the clipped sum is σb
 		}
-		if err := privacy.CheckTarget(s.q, sigma, per, s.maxSt, s.target, s.delta); err != nil {
-			return nil, fmt.Errorf("parameter target: %w (noise=%s, epochs = %g)", err, s.noise, dpEpochs.Get(v))
+		if err := privacy.CheckTarget(s.acct, s.q, sigma, per, s.maxSt, s.target, s.delta); err != nil {
+			return nil, fmt.Errorf("parameter target: %w (noise=%s, epochs = %g, accountant=%s)", err, s.noise, dpEpochs.Get(v), s.acct)
 		}
 	}
 	in, out := train.D, train.Classes
@@ -177,8 +229,19 @@ func newDPSGD(cfg sims.Config) (sims.Sim, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.runs = append(s.runs, &dpRun{sgd: sg, model: m, sigma: f * sigma})
+		r := &dpRun{sgd: sg, model: m, sigma: f * sigma}
+		if f*sigma > 0 && (f == 1 || s.acct == privacy.PRV) {
+			if r.pld, err = privacy.NewPLD(s.q, sg.NoiseMultiplier(), s.maxSt, dpEta); err != nil {
+				return nil, err
+			}
+		}
+		s.runs = append(s.runs, r)
 	}
+	for k := range (dpDeltaHi-dpDeltaLo)*dpDeltaPer + 1 {
+		s.prvDeltas = append(s.prvDeltas, math.Pow(10, dpDeltaLo+float64(k)/dpDeltaPer))
+	}
+	s.prvDeltas = append(s.prvDeltas, s.delta)
+	s.prv = make([]privacy.Bracket, len(s.prvDeltas))
 	if s.eval, err = nn.NewEvaluator(in, dpChunk); err != nil {
 		return nil, err
 	}
@@ -249,28 +312,98 @@ func (s *dpSim) Step() error {
 		s.nNorms++
 	}
 	s.clipped = main.Clipped()
-	eps := make([]float64, 0, 3)
-	for _, r := range s.runs[1:] {
-		e, _ := r.sgd.Epsilon(s.delta)
-		eps = append(eps, sims.FiniteOr(e, 0)) // σ = 0: not private at all, drawn at 0 and said so
+	if s.steps%s.epsEvery == 0 {
+		var eps [3]float64
+		for i, r := range s.runs[1:] {
+			eps[i] = sims.FiniteOr(s.epsilon(r), 0) // σ = 0: not private at all, drawn at 0 and said so
+		}
+		s.eps.Add(eps[:]...)
 	}
-	s.eps.Add(eps...)
 	return s.evaluate()
 }
 
+// epsilon is run r's ε(δ) by the sim's accountant, +Inf without noise:
+// for prv the PRV accountant's upper bound, or RDP's (Balle et al.) where
+// that is smaller (a grid too coarse for the run: prvBound).
+func (s *dpSim) epsilon(r *dpRun) float64 {
+	if s.acct != privacy.PRV || r.pld == nil {
+		e, _ := r.sgd.EpsilonBy(s.acct, s.delta)
+		return e
+	}
+	r.pld.Epsilon(r.sgd.Steps(), []float64{s.delta}, s.one[:])
+	return prvBound(s.one[0], r, s.delta)
+}
+
+// prvBound is the smaller of two guaranteed upper bounds on ε(δ): the PRV
+// bracket's and RDP's by Balle et al.'s conversion. The first is smaller
+// unless the run needs a grid longer than privacy.PLDMaxLen (a tiny
+// noise multiplier: then the bracket is wide, or +Inf).
+func prvBound(b privacy.Bracket, r *dpRun, delta float64) float64 {
+	e, _ := r.sgd.EpsilonBy(privacy.RDPBalle, delta)
+	return math.Min(b.Hi, e)
+}
+
+// refreshPRV asks the σ run's PRV accountant for the chart's curve and
+// the run's δ at the current step.
+func (s *dpSim) refreshPRV() {
+	if r := s.runs[2]; r.pld != nil {
+		r.pld.Epsilon(s.steps, s.prvDeltas, s.prv)
+	}
+	s.prvStep = s.steps
+}
+
+// Settle brings the PRV figures up to the current step (sims.Settler);
+// a running pane asks again once the steps have grown by a 64th.
+func (s *dpSim) Settle() {
+	if s.prvStep != s.steps {
+		s.refreshPRV()
+	}
+}
+
 func (s *dpSim) Frame() sims.Frame {
+	if s.prvStep < 0 || s.steps-s.prvStep >= 1+s.steps/64 {
+		s.refreshPRV()
+	}
 	main := s.runs[2]
-	eps, order := main.sgd.Epsilon(s.delta)
+	conv := privacy.RDPBalle
+	if s.acct == privacy.RDPMironov {
+		conv = privacy.RDPMironov
+	}
+	rdp, order := main.sgd.EpsilonBy(conv, s.delta)
+	balle, _ := main.sgd.EpsilonBy(privacy.RDPBalle, s.delta)
+	mironov, _ := main.sgd.EpsilonBy(privacy.RDPMironov, s.delta)
+	prv := s.prvAt()
+	eps := rdp
+	if s.acct == privacy.PRV {
+		eps = math.Min(prv.Hi, balle)
+	}
+	prvWhy := noNoise
+	if !math.IsInf(balle, 1) {
+		prvWhy = coarse
+	}
 	metrics := []sims.Metric{
 		{Name: "epoch", Value: main.sgd.Epochs()},
 		sims.MetricOr("ε", eps, noNoise),
-		rdpOrder(eps, order),
+		rdpOrder(rdp, order),
 		{Name: "clipped", Value: s.clipped},
 		{Name: "acc σ", Value: main.acc},
 		{Name: "acc σ=0", Value: s.runs[0].acc},
+		sims.MetricOr("ε PRV", prv.Hi, prvWhy),
+		sims.MetricOr("ε Balle", balle, noNoise),
+		sims.MetricOr("ε Mironov", mironov, noNoise),
 	}
 	return sims.Frame{Sim: DPSGD.Name, Step: s.steps, Metrics: metrics,
-		Charts: []sims.Chart{s.histogram(), s.accuracy(), s.epsilon(), s.lossChart()}, Text: s.notes(eps, order)}
+		Charts: []sims.Chart{s.histogram(), s.accuracy(), s.epsilonChart(), s.curveChart(), s.lossChart()},
+		Text:   s.notes(eps, rdp, order, balle, mironov, prv)}
+}
+
+// prvAt is the σ run's PRV bracket at the run's δ, as of prvStep
+// (+Inf without noise).
+func (s *dpSim) prvAt() privacy.Bracket {
+	if s.runs[2].pld == nil {
+		return privacy.Bracket{Lo: math.Inf(1), Hi: math.Inf(1)}
+	}
+	return s.prv[len(s.prv)-1]
 }
 
 func (s *dpSim) label(i int) string {
@@ -321,8 +454,19 @@ func (s *dpSim) lossChart() sims.Chart {
 	return sims.LineChart{Title: "test loss", X0: x0, X1: x1, XLabel: "step", Series: series}
 }
 
-func (s *dpSim) epsilon() sims.Chart {
-	x0, x1 := s.eps.Span()
+// accountantName is how the chart titles and notes name the accountant.
+func accountantName(m privacy.Method) string {
+	switch m {
+	case privacy.PRV:
+		return "the PRV accountant"
+	case privacy.RDPBalle:
+		return "RDP, Balle et al.'s conversion"
+	}
+	return "RDP, Mironov's conversion"
+}
+
+func (s *dpSim) epsilonChart() sims.Chart {
+	i0, i1 := s.eps.Span()
 	var series []sims.Series
 	for i := 1; i < len(s.runs); i++ {
 		series = append(series, sims.Series{Name: s.label(i), Y: s.eps.Column(i - 1), Class: i})
@@ -330,21 +474,72 @@ func (s *dpSim) epsilon() sims.Chart {
 	if s.target > 0 {
 		series = append(series, sims.Series{Name: "target", Y: s.eps.Map(func(int) float64 { return s.target }), Class: 4, Bound: true})
 	}
-	return sims.LineChart{Title: fmt.Sprintf("ε(δ = %.2g) by the RDP accountant", s.delta), X0: x0, X1: x1, XLabel: "step", Series: series}
+	title := fmt.Sprintf("ε(δ = %.2g) by %s", s.delta, accountantName(s.acct))
+	if s.epsEvery > 1 {
+		title += fmt.Sprintf(", every %d steps", s.epsEvery)
+	}
+	return sims.LineChart{Title: title, X0: i0 * float64(s.epsEvery), X1: i1 * float64(s.epsEvery), XLabel: "step", Series: series}
 }
 
-func (s *dpSim) notes(eps, order float64) []string {
+// curveChart is the σ run's ε(δ) over the chart's decades of δ by the
+// three accountants: the PRV accountant's upper bound (as of prvStep) and
+// RDP by the two conversions.
+func (s *dpSim) curveChart() sims.Chart {
+	n := len(s.prvDeltas) - 1
+	main := s.runs[2]
+	prv, balle, mironov := make([]float64, n), make([]float64, n), make([]float64, n)
+	for k, d := range s.prvDeltas[:n] {
+		prv[k] = math.NaN()
+		if main.pld != nil {
+			prv[k] = s.prv[k].Hi
+		}
+		e, _ := main.sgd.EpsilonBy(privacy.RDPBalle, d)
+		balle[k] = sims.FiniteOr(e, math.NaN())
+		e, _ = main.sgd.EpsilonBy(privacy.RDPMironov, d)
+		mironov[k] = sims.FiniteOr(e, math.NaN())
+	}
+	return sims.LineChart{Title: fmt.Sprintf("ε(δ) of the σ run at step %d: PRV; RDP converted by Balle, by Mironov", s.prvStep),
+		X0: dpDeltaLo, X1: dpDeltaHi, XLabel: "log₁₀ δ", Series: []sims.Series{
+			{Name: "PRV", Y: prv, Class: 5},
+			{Name: "Balle", Y: balle, Class: 6},
+			{Name: "Mironov", Y: mironov, Class: 7},
+		}}
+}
+
+func (s *dpSim) notes(eps, rdp, order, balle, mironov float64, prv privacy.Bracket) []string {
 	main := s.runs[2].sgd
 	place := "noise=mean (the notes): σC on the mean gradient, σb·C on the sum"
 	if s.noise == privacy.NoiseSum {
 		place = "noise=sum (Abadi et al., Opacus): σC on the sum, σC/b on the mean"
 	}
-	return []string{
+	notes := []string{
 		place,
 		fmt.Sprintf("q = b/n = %.3g, multiplier %.3g: noise s.d. %.3g on the mean gradient",
 			s.q, main.NoiseMultiplier(), main.NoiseStd()),
-		fmt.Sprintf("ε = %.4g at δ = %.2g (α = %.3g); the notes' \"ε√k\" is informal (E34)", sims.FiniteOr(eps, 0), s.delta, order),
 	}
+	if math.IsInf(eps, 1) {
+		return append(notes, "σ = 0: no noise, no privacy (ε is infinite); the notes' \"ε√k\" is informal (E34)")
+	}
+	bracket := fmt.Sprintf("[%.4g, %.4g]", prv.Lo, prv.Hi)
+	if s.prvStep != s.steps {
+		bracket += fmt.Sprintf(" as of step %d", s.prvStep)
+	}
+	switch {
+	case s.acct == privacy.PRV && !(prv.Hi <= balle):
+		notes = append(notes, fmt.Sprintf("ε = %.4g at δ = %.2g by RDP with Balle et al.'s conversion (α = %.3g): the PRV accountant's grid "+
+			"is too coarse for this run, its bracket %s is wider; Mironov's conversion gives %.4g", eps, s.delta, order, bracket, mironov))
+	case s.acct == privacy.PRV:
+		notes = append(notes, fmt.Sprintf("ε = %.4g at δ = %.2g by the PRV accountant (Gopi et al. 2021), its upper bound: the exact ε lies in %s; "+
+			"RDP gives %.4g by Balle et al.'s conversion (α = %.3g), %.4g by Mironov's", eps, s.delta, bracket, balle, order, mironov))
+	default:
+		other, otherName := mironov, "Mironov's"
+		if s.acct == privacy.RDPMironov {
+			other, otherName = balle, "Balle et al.'s"
+		}
+		notes = append(notes, fmt.Sprintf("ε = %.4g at δ = %.2g by %s (α = %.3g); %s conversion gives %.4g, the PRV accountant %s",
+			rdp, s.delta, accountantName(s.acct), order, otherName, other, bracket))
+	}
+	return append(notes, "the notes' \"ε√k\" is informal (E34): these accountants compose exactly")
 }
 
 func (s *dpSim) Result() map[string]any {
@@ -352,20 +547,37 @@ func (s *dpSim) Result() map[string]any {
 	eps := make([]float64, len(s.runs))
 	for i, r := range s.runs {
 		acc[i] = r.acc
-		e, _ := r.sgd.Epsilon(s.delta)
-		eps[i] = e
+		eps[i] = s.epsilon(r)
 	}
+	s.Settle()
+	main := s.runs[2]
+	balle, _ := main.sgd.EpsilonBy(privacy.RDPBalle, s.delta)
+	mironov, _ := main.sgd.EpsilonBy(privacy.RDPMironov, s.delta)
+	prv := s.prvAt()
 	r := map[string]any{"sigmas": []float64{s.runs[0].sigma, s.runs[1].sigma, s.runs[2].sigma, s.runs[3].sigma},
-		"accuracy": acc, "epsilon": eps, "steps": s.steps, "epochs": s.runs[2].sgd.Epochs(), "clipped": s.clipped,
-		"noise_multiplier": s.runs[2].sgd.NoiseMultiplier()}
+		"accuracy": acc, "epsilon": eps, "steps": s.steps, "epochs": main.sgd.Epochs(), "clipped": s.clipped,
+		"noise_multiplier": main.sgd.NoiseMultiplier(), "accountant": s.acct.String(),
+		"epsilon_prv": []float64{prv.Lo, prv.Hi}, "epsilon_rdp_balle": balle, "epsilon_rdp_mironov": mironov}
+	undef := map[string]string{}
 	if slices.ContainsFunc(eps, func(e float64) bool { return math.IsInf(e, 1) }) {
-		r["undefined"] = map[string]string{"epsilon": "null for a run without noise: " + noNoise}
+		undef["epsilon"] = "null for a run without noise: " + noNoise
+	}
+	switch {
+	case math.IsInf(balle, 1): // the σ run itself has no noise
+		for _, k := range []string{"epsilon_prv", "epsilon_rdp_balle", "epsilon_rdp_mironov"} {
+			undef[k] = "null: " + noNoise
+		}
+	case math.IsInf(prv.Hi, 1):
+		undef["epsilon_prv"] = "null: " + coarse
+	}
+	if len(undef) > 0 {
+		r["undefined"] = undef
 	}
 	return r
 }
 
-// rdpOrder is the metric of the order at which ε is least, undefined with
-// ε.
+// rdpOrder is the metric of the order at which the RDP accountant's ε is
+// least, undefined with ε.
 func rdpOrder(eps, order float64) sims.Metric {
 	if math.IsInf(eps, 1) {
 		return sims.Metric{Name: "α*", Undefined: noNoise}
@@ -375,3 +587,6 @@ func rdpOrder(eps, order float64) sims.Metric {
 
 // noNoise is why a run's ε has no value.
 const noNoise = "σ = 0 adds no noise: the run is not private, its ε is infinite"
+
+// coarse is why the PRV accountant may have no bound.
+const coarse = "the PRV accountant's grid is too coarse to bound ε at this δ (a tiny noise multiplier)"

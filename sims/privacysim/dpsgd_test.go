@@ -6,32 +6,76 @@ import (
 
 	"github.com/thelab/lab/algo/algotest"
 	"github.com/thelab/lab/algo/privacy"
+	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/privacysim"
 	"github.com/thelab/lab/sims/simtest"
 )
 
-// TestDPSGDPane: the ε the pane shows is the accountant's for the run's
-// q, noise multiplier (σb for noise=mean, σ for noise=sum) and steps;
-// logistic regression on the blobs learns under noise; an unreachable
-// target is refused with the σ and the steps that would reach it.
+// prv is the PRV accountant's bracket as the sim asks it: a grid sized
+// for the run's maxSteps, asked after steps.
+func prv(t *testing.T, q, sigma float64, maxSteps, steps int, delta float64) privacy.Bracket {
+	t.Helper()
+	p, err := privacy.NewPLD(q, sigma, maxSteps, privacy.PRVEta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b [1]privacy.Bracket
+	p.Epsilon(steps, []float64{delta}, b[:])
+	return b[0]
+}
+
+// settled is the sim's Frame after Settle, as a pane that is not running
+// shows it.
+func settled(s sims.Sim) sims.Frame {
+	if st, ok := s.(sims.Settler); ok {
+		st.Settle()
+	}
+	return s.Frame()
+}
+
+// TestDPSGDPane: the ε the pane shows is the chosen accountant's for the
+// run's q, noise multiplier (σb for noise=mean, σ for noise=sum) and
+// steps: by default the PRV accountant's upper bound, below RDP by Balle
+// et al.'s conversion, below Mironov's; logistic regression on the blobs
+// learns under noise; an unreachable target is refused with the σ and
+// the steps that would reach it.
 func TestDPSGDPane(t *testing.T) {
 	s := simtest.Build(t, privacysim.DPSGD, map[string]string{"n": "1000"}, 1, nil)
 	simtest.Run(t, s, 40)
-	f := s.Frame()
-	want := privacy.SGMEpsilon(64.0/1000, 0.02*64, 40, 1e-5)
-	algotest.Near(t, "ε (noise=mean)", simtest.Metric(t, f, "ε"), want, 1e-12)
+	f := settled(s)
+	q, mult := 64.0/1000, 0.02*64
+	b := prv(t, q, mult, 63, 40, 1e-5) // ⌈4·1000/64⌉ = 63 steps in the run
+	algotest.Near(t, "ε (noise=mean)", simtest.Metric(t, f, "ε"), b.Hi, 1e-12)
+	algotest.Near(t, "ε PRV", simtest.Metric(t, f, "ε PRV"), b.Hi, 1e-12)
+	balle := privacy.SGMEpsilonBy(privacy.RDPBalle, q, mult, 40, 1e-5)
+	mironov := privacy.SGMEpsilon(q, mult, 40, 1e-5)
+	algotest.Near(t, "ε Balle", simtest.Metric(t, f, "ε Balle"), balle, 1e-12)
+	algotest.Near(t, "ε Mironov", simtest.Metric(t, f, "ε Mironov"), mironov, 1e-12)
+	if !(b.Lo < b.Hi && b.Hi < balle && balle < mironov) {
+		t.Errorf("PRV %v, Balle %g, Mironov %g not ordered", b, balle, mironov)
+	}
 	if c := simtest.Metric(t, f, "clipped"); c < 0 || c > 1 {
 		t.Errorf("clipped fraction %v", c)
 	}
 	simtest.FiniteMetrics(t, f)
+	if !strings.Contains(strings.Join(f.Text, "\n"), "the exact ε lies in [") {
+		t.Errorf("no PRV bracket in the notes: %q", f.Text)
+	}
+
+	for _, m := range []privacy.Method{privacy.RDPBalle, privacy.RDPMironov} {
+		r := simtest.Build(t, privacysim.DPSGD, map[string]string{"n": "1000", "accountant": m.String()}, 1, nil)
+		simtest.Run(t, r, 40)
+		want := privacy.SGMEpsilonBy(m, q, mult, 40, 1e-5)
+		algotest.Near(t, "ε ("+m.String()+")", simtest.Metric(t, settled(r), "ε"), want, 1e-12)
+	}
 
 	l := simtest.Build(t, privacysim.DPSGD, map[string]string{"model": "logistic", "noise": "sum", "n": "1000", "epochs": "5"}, 1, nil)
 	steps := simtest.RunToEnd(t, l, 1000)
 	if steps != 79 { // ⌈5·1000/64⌉
 		t.Errorf("%d steps for 5 epochs", steps)
 	}
-	f = l.Frame()
-	algotest.Near(t, "ε (noise=sum)", simtest.Metric(t, f, "ε"), privacy.SGMEpsilon(0.064, 1, 79, 1e-5), 1e-12)
+	f = settled(l)
+	algotest.Near(t, "ε (noise=sum)", simtest.Metric(t, f, "ε"), privacy.SGMEpsilonBy(privacy.PRV, 0.064, 1, 79, 1e-5), 1e-12)
 	if a := simtest.Metric(t, f, "acc σ"); a < 0.85 {
 		t.Errorf("logistic regression at σ = 1: accuracy %v", a)
 	}
@@ -42,5 +86,12 @@ func TestDPSGDPane(t *testing.T) {
 	}
 	if _, err := simtest.BuildErr(privacysim.DPSGD, map[string]string{"target": "50"}, 1, nil); err != nil {
 		t.Fatalf("target 50: %v", err)
+	}
+	// 1.6 is within the PRV accountant's ε (about 1.5) and beyond RDP's
+	if _, err := simtest.BuildErr(privacysim.DPSGD, map[string]string{"target": "1.6"}, 1, nil); err != nil {
+		t.Fatalf("target 1.6 by PRV: %v", err)
+	}
+	if _, err := simtest.BuildErr(privacysim.DPSGD, map[string]string{"target": "1.6", "accountant": "rdp-balle"}, 1, nil); err == nil {
+		t.Fatal("target 1.6 by RDP: accepted")
 	}
 }

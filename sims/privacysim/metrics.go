@@ -6,11 +6,14 @@ import "github.com/thelab/lab/sims"
 var (
 	dpsgdMetrics = []sims.MetricDecl{
 		sims.Declare("epoch", "passes of the σ run through the training set"),
-		sims.DeclareAs("ε", "epsilon", "privacy spent by the σ run so far, ε at δ by the RDP accountant (undefined when σ = 0: not private)"),
-		sims.DeclareAs("α*", "rdp_order", "the Rényi order α at which the accountant's ε is least"),
+		sims.DeclareAs("ε", "epsilon", "privacy spent by the σ run so far, ε at δ by the chosen accountant (the PRV accountant's upper bound by default; undefined when σ = 0: not private)"),
+		sims.DeclareAs("α*", "rdp_order", "the Rényi order α at which the RDP accountant's ε is least (Balle et al.'s conversion; Mironov's with accountant=rdp-mironov)"),
 		sims.Declare("clipped", "fraction of the σ run's last batch whose gradients were clipped"),
 		sims.DeclareAs("acc σ", "acc_sigma", "test accuracy of the σ run (noise multiplier σ)"),
 		sims.DeclareAs("acc σ=0", "acc_no_noise", "test accuracy of the σ = 0 run: clipping without noise"),
+		sims.DeclareAs("ε PRV", "eps_prv", "the σ run's ε at δ by the PRV accountant, the upper end of its bracket (in a running pane as of a step at most a 64th of the steps back)"),
+		sims.DeclareAs("ε Balle", "eps_balle", "the σ run's ε at δ by RDP with Balle et al.'s (2020) conversion, as Opacus reports it"),
+		sims.DeclareAs("ε Mironov", "eps_mironov", "the σ run's ε at δ by RDP with Mironov's (2017) conversion, as TF Privacy's moments accountant reports it"),
 	}
 	rrMetrics = []sims.MetricDecl{
 		sims.Declare("n", "respondents so far"),
