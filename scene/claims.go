@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/thelab/lab/sims"
 )
@@ -80,6 +81,19 @@ func near(r Result, metric string, x, tol float64) error {
 		err = fmt.Errorf("%s's %s = %g, want %g ± %g", r.Frame.Sim, metric, v, x, tol)
 	}
 	return err
+}
+
+// undefined checks that r's metric is undefined (what has not happened
+// yet: a point never fooled), with its reason.
+func undefined(r Result, metric string) error {
+	v, err := r.Metric(metric)
+	if err == nil {
+		return fmt.Errorf("%s's %s = %g, want it undefined", r.Frame.Sim, metric, v)
+	}
+	if !strings.Contains(err.Error(), "undefined") {
+		return err
+	}
+	return nil
 }
 
 // ratioWithin checks that one pane's metric a is at least k times its

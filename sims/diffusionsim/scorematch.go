@@ -81,26 +81,26 @@ const (
 var smFieldSigmas = [2]float64{0.3, 2}
 
 type smSim struct {
-	mix     *diffusion.Mixture
-	about   string
-	dsm     *diffusion.DSM
-	train   int
-	k       int
-	trace   *sims.Trace // batch loss, evaluation loss (every smEvery steps), floor
+	mix   *diffusion.Mixture
+	about string
+	dsm   *diffusion.DSM
+	train int
+	k     int
+	trace *sims.Trace // batch loss, evaluation loss (every smEvery steps), floor
 	// eval and gap are the held-out loss and its gap as of step evalK:
 	// every smEvery steps while running (the trace's), now when paused
 	// (Settle); periodic is the trace's last.
 	eval, gap, periodic float64
 	evalK               int
-	learned *diffusion.Sampler
-	exact   *diffusion.Sampler
-	sc      diffusion.SamplerConfig
-	n       int
-	seed    uint64
-	view    sims.Rect
-	labels  []int
-	grid    []float64 // field points
-	e       []float64
+	learned             *diffusion.Sampler
+	exact               *diffusion.Sampler
+	sc                  diffusion.SamplerConfig
+	n                   int
+	seed                uint64
+	view                sims.Rect
+	labels              []int
+	grid                []float64 // field points
+	e                   []float64
 }
 
 func newScoreMatch(cfg sims.Config) (sims.Sim, error) {

@@ -235,8 +235,11 @@ func (s *seqSim) Frame() sims.Frame {
 			{Name: "χ²(p_ε‖q_ε)", Y: col(func(r divergence.SequenceRow) float64 { return r.Chi2 }), Class: 2},
 			{Name: "1", Y: ones, Class: 3, Bound: true},
 		}}
-	metrics := []sims.Metric{{Name: "n", Value: 0}, {Name: "L1", Value: 0}, {Name: "KL", Value: 0}, {Name: "ε", Value: 0},
-		{Name: "χ²", Value: 0}, {Name: "KL_ε", Value: 0}}
+	// Before the first member of the sequences there is nothing to
+	// measure: undefined, not 0.
+	const none = "no member of the sequences yet"
+	metrics := []sims.Metric{{Name: "n", Undefined: none}, {Name: "L1", Undefined: none}, {Name: "KL", Undefined: none},
+		{Name: "ε", Undefined: none}, {Name: "χ²", Undefined: none}, {Name: "KL_ε", Undefined: none}}
 	charts := []sims.Chart{ex19, ex110}
 	lines := []string{"Remark 1.12: divergences differ in the convergence they demand"}
 	if n > 0 {
@@ -300,7 +303,9 @@ func (s *gaussSim) Frame() sims.Frame {
 	curves := sims.LineChart{Title: "p = N(0,1), q = N(0,v²): KL(p‖q) and KL(q‖p) (Fig 1.4)",
 		X0: vmin, X1: vmin + float64(max(n-1, 0))*step, XLabel: "v",
 		Series: []sims.Series{{Name: "KL(p‖q)", Y: fw, Class: 0}, {Name: "KL(q‖p)", Y: rv, Class: 1}}}
-	metrics := []sims.Metric{{Name: "v", Value: vmin}, {Name: "KL(p‖q)", Value: 0}, {Name: "KL(q‖p)", Value: 0}, {Name: "quad err", Value: worst}}
+	const none = "no v swept yet" // before the first: undefined, not 0
+	metrics := []sims.Metric{{Name: "v", Undefined: none}, {Name: "KL(p‖q)", Undefined: none}, {Name: "KL(q‖p)", Undefined: none},
+		{Name: "quad err", Undefined: none}}
 	charts := []sims.Chart{curves}
 	two := divergence.EvalGauss(2)
 	lines := []string{

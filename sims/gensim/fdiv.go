@@ -134,10 +134,12 @@ func (s *fdSim) Frame() sims.Frame {
 	hist := s.hist
 	b := bound[len(bound)-1]
 	metrics := []sims.Metric{
-		{Name: "estimate", Value: sims.FiniteOr(s.e.Estimate(), 0)},
-		{Name: "bound", Value: sims.FiniteOr(b, 0)},
+		// Not finite, they mark the run diverged (the runner's check): a
+		// 0 in their place hid it.
+		{Name: "estimate", Value: s.e.Estimate()},
+		{Name: "bound", Value: b},
 		{Name: "D_f", Value: s.d},
-		{Name: "gap", Value: sims.FiniteOr(s.d-b, 0)},
+		{Name: "gap", Value: s.d - b},
 		// the gradient of an objective of size |estimate| (or 1): below
 		// rounding of that, it reads ≈ 0
 		{Name: "grad", Value: s.e.GradNorm(), Scale: math.Max(1, math.Abs(s.e.Estimate()))},

@@ -246,10 +246,10 @@ func (s *ganSim) Frame() sims.Frame {
 	}
 	ld, lg := sims.Metric{Name: "L_D", Undefined: "no D-step taken yet"}, sims.Metric{Name: "L_G", Undefined: "no G-step taken yet"}
 	if s.steps() > 0 {
-		ld = sims.Metric{Name: "L_D", Value: sims.FiniteOr(s.g.LossD(), 0)}
+		ld = sims.Metric{Name: "L_D", Value: s.g.LossD()} // not finite: diverged (the runner's check), not 0
 	}
 	if s.g.Steps() > 0 {
-		lg = sims.Metric{Name: "L_G", Value: sims.FiniteOr(s.g.LossG(), 0)}
+		lg = sims.Metric{Name: "L_G", Value: s.g.LossG()}
 	}
 	metrics := []sims.Metric{ld, lg}
 	text := []string{

@@ -269,13 +269,19 @@ func (s *majoriseSim) notes() []string {
 
 func (s *majoriseSim) Result() map[string]any {
 	fx, b := s.m.Lemma()
-	return map[string]any{
+	r := map[string]any{
 		"x":              s.m.X(),
 		"f":              s.m.FX(),
 		"grad":           s.m.Model().D,
 		"steps":          s.m.Iter(),
 		"lemma_fails":    s.m.LemmaFailures(),
-		"last_f_next":    sims.FiniteOr(fx, 0),
-		"last_lemma_rhs": sims.FiniteOr(b, 0),
+		"last_f_next":    fx,
+		"last_lemma_rhs": b,
 	}
+	if math.IsNaN(fx) { // Lemma's NaN before the first step
+		// null with its reason, not a 0 that reads as a value
+		r["last_f_next"], r["last_lemma_rhs"] = nil, nil
+		r["undefined"] = map[string]string{"last_f_next": "no step taken yet", "last_lemma_rhs": "no step taken yet"}
+	}
+	return r
 }

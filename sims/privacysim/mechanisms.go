@@ -170,7 +170,7 @@ func (s *mechSim) mcMetric(mc float64) sims.Metric {
 	if s.mc.N() == 0 {
 		return sims.Metric{Name: "MC", Undefined: "no draw yet"}
 	}
-	return sims.Metric{Name: "MC", Value: sims.FiniteOr(mc, 0)}
+	return sims.MetricOr("MC", mc, "the Monte Carlo average is not finite (a draw's ratio overflowed)")
 }
 
 func (s *mechSim) metrics() []sims.Metric {

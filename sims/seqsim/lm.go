@@ -211,7 +211,7 @@ func batchLoss(steps int, loss float64) sims.Metric {
 	if steps == 0 {
 		return sims.Metric{Name: mBatchLoss.Name, Undefined: "no batch trained yet"}
 	}
-	return sims.Metric{Name: mBatchLoss.Name, Value: sims.FiniteOr(loss, 0)}
+	return sims.Metric{Name: mBatchLoss.Name, Value: loss} // not finite: diverged (the runner's check), not 0
 }
 
 // result is the run's outcome for --json.

@@ -244,7 +244,7 @@ func (s *attackSim) Frame() sims.Frame {
 		{Name: "objective", Value: s.atk.Objective()},
 		{Name: "p_true", Value: s.probsNow[s.label]},
 		{Name: "class", Value: float64(argmax(s.probsNow))},
-		{Name: "flipped_at", Value: float64(s.flippedAt)},
+		s.flippedMetric(),
 	}
 	var charts []sims.Chart
 	if s.t.kind == taskPlane {
@@ -337,10 +337,26 @@ func (s *attackSim) notes() []string {
 	}
 }
 
+// notFooled is why flipped_at is undefined.
+const notFooled = "the point has not been fooled yet"
+
+// flippedMetric is the first step that fooled the model, undefined while
+// none has (a 0 there read as a step).
+func (s *attackSim) flippedMetric() sims.Metric {
+	if s.flippedAt == 0 {
+		return sims.Metric{Name: "flipped_at", Undefined: notFooled}
+	}
+	return sims.Metric{Name: "flipped_at", Value: float64(s.flippedAt)}
+}
+
 func (s *attackSim) Result() map[string]any {
-	return map[string]any{
+	r := map[string]any{
 		"steps": s.atk.Steps(), "dist": s.atk.Dist(0), "objective": s.atk.Objective(), "probs": s.probsNow,
 		"label": s.label, "class": argmax(s.probsNow), "flipped_at": s.flippedAt, "eps_grid": s.grid,
 		"accuracy_clean_trained": s.accClean, "accuracy_adv_trained": s.accRobust,
 	}
+	if s.flippedAt == 0 {
+		r["flipped_at"], r["undefined"] = nil, map[string]string{"flipped_at": notFooled}
+	}
+	return r
 }

@@ -18,7 +18,7 @@ var (
 		sims.Declare("objective", "the loss the attack ascends (targeted: descends) at the current point"),
 		sims.Declare("p_true", "the model's probability of the example's true class at the current point"),
 		sims.Declare("class", "the class the model now predicts"),
-		sims.Declare("flipped_at", "the first step whose point is misclassified (0: not yet)"),
+		sims.Declare("flipped_at", "the first step whose point is misclassified (undefined until one is)"),
 	}
 	poisoningMetrics = []sims.MetricDecl{
 		sims.Declare("eps_d", "the poisoning fraction ε_d: poison copies per clean example"),
