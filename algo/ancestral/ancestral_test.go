@@ -260,3 +260,23 @@ func TestBadParams(t *testing.T) {
 		}
 	}
 }
+
+// TestGMMWeightTolerance: NewGMM takes weights summing to 1 within 1e-9,
+// as its doc comment says: off by half that accepted, by twice refused.
+func TestGMMWeightTolerance(t *testing.T) {
+	comp := func(w float64) mixture.Component {
+		return mixture.Component{Weight: w, Cov: [2][2]float64{{1, 0}, {0, 1}}}
+	}
+	for _, c := range []struct {
+		off float64
+		ok  bool
+	}{{5e-10, true}, {-5e-10, true}, {2e-9, false}, {-2e-9, false}} {
+		_, err := NewGMM([]mixture.Component{comp(0.25), comp(0.75 + c.off)}, newRNG(1))
+		if c.ok != (err == nil) {
+			t.Errorf("weights off by %g: %v", c.off, err)
+		}
+		if !c.ok && !algo.IsParamError(err, "weights") {
+			t.Errorf("weights off by %g: %v, want a ParamError naming weights", c.off, err)
+		}
+	}
+}

@@ -62,8 +62,8 @@ func CrossEntropyQuad(logp, logq func(float64) float64, breaks []float64, panels
 }
 
 // L1Quad returns ∫ |p − q| (§1.6, L451), split where p and q cross
-// (integrate.AbsPieces: the kink of |p − q| there cost the plain rule
-// five or six digits).
+// (integrate.AbsPieces: at the kink of |p − q| there the plain rule keeps
+// only five or six digits).
 func L1Quad(p, q func(float64) float64, breaks []float64, panels int) float64 {
 	return integrate.AbsPieces(func(x float64) float64 { return p(x) - q(x) }, breaks, panels)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/thelab/lab/algo"
@@ -294,4 +295,78 @@ func TestMLasKL(t *testing.T) {
 	}
 	_, err := NewMLasKL(-1, rand.New(rand.NewPCG(1, 1)))
 	algotest.WantParam(t, err, "d")
+}
+
+// normalL1 is ∫|p − q| for p = N(m1, s1²), q = N(m2, s2²) in closed form:
+// 2(P(A) − Q(A)) for A = {p > q}, bounded by the roots of log p = log q.
+func normalL1(m1, s1, m2, s2 float64) float64 {
+	cdf := func(x, m, s float64) float64 { return 0.5 * math.Erfc(-(x-m)/(s*math.Sqrt2)) }
+	if s1 == s2 {
+		r := (m1 + m2) / 2
+		if m1 < m2 {
+			return 2 * (cdf(r, m1, s1) - cdf(r, m2, s2))
+		}
+		return 2 * (cdf(r, m2, s2) - cdf(r, m1, s1))
+	}
+	// a x² + b x + c = 0 with log p − log q = −(a x² + b x + c).
+	a := 1/(2*s1*s1) - 1/(2*s2*s2)
+	b := m2/(s2*s2) - m1/(s1*s1)
+	c := m1*m1/(2*s1*s1) - m2*m2/(2*s2*s2) + math.Log(s1/s2)
+	d := math.Sqrt(b*b - 4*a*c)
+	qq := -0.5 * (b + math.Copysign(d, b))
+	r1, r2 := qq/a, c/qq
+	if r1 > r2 {
+		r1, r2 = r2, r1
+	}
+	mass := func(m, s float64) float64 { return cdf(r2, m, s) - cdf(r1, m, s) }
+	if s1 < s2 { // p > q between the roots
+		return 2 * (mass(m1, s1) - mass(m2, s2))
+	}
+	return 2 * (mass(m2, s2) - mass(m1, s1))
+}
+
+// TestL1QuadAtCrossings: L1Quad, split where the densities cross, matches
+// the closed form (normalL1) to 1e-13 relative, where the plain rule on
+// the same panels (64 per piece between the ±12σ breaks) keeps only five
+// or six digits, as L1Quad's doc comment says: it errs by at most 1e-5
+// and, on the worst pair, by more than 1e-6.
+func TestL1QuadAtCrossings(t *testing.T) {
+	worst := 0.0
+	for _, c := range []struct{ m1, s1, m2, s2 float64 }{
+		{0, 1, 0.3, 2}, {0, 1, 0, 3}, {1, 0.5, -2, 1.5}, {0, 1, 0.7, 1.05}, {0, 1, 1, 1},
+	} {
+		p := func(x float64) float64 { return math.Exp(LogNormalPDF(x, c.m1, c.s1)) }
+		q := func(x float64) float64 { return math.Exp(LogNormalPDF(x, c.m2, c.s2)) }
+		br := []float64{c.m1 - 12*c.s1, c.m2 - 12*c.s2, c.m1 + 12*c.s1, c.m2 + 12*c.s2}
+		slices.Sort(br)
+		br = slices.Compact(br)
+		want := normalL1(c.m1, c.s1, c.m2, c.s2)
+		if got := L1Quad(p, q, br, 64); math.Abs(got-want) > 1e-13*want {
+			t.Errorf("%+v: L1Quad = %.17g, closed form %.17g", c, got, want)
+		}
+		plain := rule.Pieces(func(x float64) float64 { return math.Abs(p(x) - q(x)) }, br, 64)
+		e := math.Abs(plain-want) / want
+		if e > 1e-5 {
+			t.Errorf("%+v: the plain rule errs by %.2g: fewer than five digits", c, e)
+		}
+		worst = math.Max(worst, e)
+	}
+	if worst <= 1e-6 {
+		t.Errorf("the plain rule's worst error %.2g: more than six digits", worst)
+	}
+	t.Logf("the plain rule's worst error %.2g", worst)
+}
+
+// TestCheckPMFTolerance: CheckPMF takes a sum of one within 1e-9, as its
+// doc comment says: off by half that accepted, by twice refused.
+func TestCheckPMFTolerance(t *testing.T) {
+	for _, c := range []struct {
+		off float64
+		ok  bool
+	}{{5e-10, true}, {-5e-10, true}, {2e-9, false}, {-2e-9, false}} {
+		err := CheckPMF("p", []float64{0.25, 0.75 + c.off})
+		if c.ok != (err == nil) || !c.ok && !algo.IsParamError(err, "p") {
+			t.Errorf("a sum off by %g: %v", c.off, err)
+		}
+	}
 }

@@ -98,3 +98,24 @@ func TestCheckerSteps(t *testing.T) {
 	}
 	algotest.Near(t, "a 50% mistake", c.Result().MaxRel, 0.25/0.75, 1e-6)
 }
+
+// TestCentralDifferenceError measures the Step doc comment's error budget
+// at the default h = 1e-5 on f = x³, whose f‴ = 6 makes the truncation
+// error exactly h² f‴/6 = 1e-10: the difference FD − f′ is that within the
+// rounding error, at most ε(|f| + |x f′|)/h (the rounding of f(x ± h) and
+// of x ± h); at x = 1 both are near 1e-10 and the whole error is 9.7e-11.
+func TestCentralDifferenceError(t *testing.T) {
+	const h, eps = 1e-5, 0x1p-52
+	f := func(x []float64) float64 { return x[0] * x[0] * x[0] }
+	for _, x0 := range []float64{1, 2, -3, 0.1, 0.5} {
+		d := 3 * x0 * x0
+		r, err := Func(f, []float64{d}, []float64{x0}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rounding := eps * (math.Abs(x0*x0*x0) + math.Abs(x0*d)) / h
+		if e := r.FD[0] - d; math.Abs(e-h*h) > rounding {
+			t.Errorf("x = %g: FD − f′ = %.3g, want h²f‴/6 = 1e-10 ± %.2g", x0, e, rounding)
+		}
+	}
+}

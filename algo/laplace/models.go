@@ -67,7 +67,8 @@ func (c ChiSquare) LogP(z []float64) float64 {
 func (c ChiSquare) Grad(g, z []float64) { g[0] = (c.k/2-1)/z[0] - 0.5 }
 func (c ChiSquare) Hess(h, z []float64) { h[0] = -(c.k/2 - 1) / (z[0] * z[0]) }
 
-// Bounds is [0, k + 10√(2k) + 30], beyond which the mass is below 1e-12:
+// Bounds is [0, k + 10√(2k) + 30], beyond which the mass is below 6e-12
+// (below 1e-12 from k = 4 on):
 // wide enough to normalise p and take its moments on a grid (draw a
 // narrower window).
 func (c ChiSquare) Bounds() (lo, hi []float64) {

@@ -293,3 +293,37 @@ func BenchmarkInterpStep(b *testing.B) {
 		}
 	}
 }
+
+// TestDuplicateTolMeansSingular measures DuplicateTol's doc comment: two
+// inputs a hair further apart than DuplicateTol (1.01e-12, and 2e-12) are
+// accepted, and leave Φ singular or nearly so in double precision — cond(Φ)
+// above 10¹² and the interpolant off its own targets by a training MSE of
+// at least 10⁻⁹ (well-separated inputs leave rounding), in every basis at 2 to
+// 16 points; at 16 points and 1.01e-12 the numerical rank is 15. Inputs
+// DuplicateTol apart are refused.
+func TestDuplicateTolMeansSingular(t *testing.T) {
+	for _, gap := range []float64{1.01e-12, 2e-12} {
+		for _, k := range []int{2, 3, 4, 8, 16} {
+			for _, b := range []Basis{Chebyshev, Legendre, Monomial} {
+				x, y := make([]float64, k), make([]float64, k)
+				for i := range x {
+					x[i], y[i] = -0.9+1.8*float64(i)/float64(k), float64(i%2)
+				}
+				x[k-1] = x[k-2] + gap
+				e, err := NewInterp(InterpConfig{X: x, Y: y, Basis: b, Degree: -1, Lambda: 1e-3})
+				if err != nil {
+					t.Fatalf("gap %g, %d points, %s: %v", gap, k, b, err)
+				}
+				for e.Step() == nil {
+				}
+				mse, _ := e.TrainMSE()
+				if e.Cond() <= 1e12 || mse < 1e-9 || k == 16 && gap < 2e-12 && e.Rank() != 15 {
+					t.Errorf("gap %g, %d points, %s: cond %.3g, training MSE %.2g, rank %d", gap, k, b, e.Cond(), mse, e.Rank())
+				}
+			}
+		}
+	}
+	if _, err := NewInterp(InterpConfig{X: []float64{0.25, 0.25 + DuplicateTol}, Y: []float64{0, 1}, Basis: Chebyshev, Degree: -1, Lambda: 1}); err == nil {
+		t.Error("inputs DuplicateTol apart accepted")
+	}
+}

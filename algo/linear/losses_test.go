@@ -105,3 +105,23 @@ func TestLossValues(t *testing.T) {
 		t.Errorf("p = 1: %v", err)
 	}
 }
+
+// TestNumericMinimiserPrecision: the bisection on the one-sided
+// derivatives ends at the minimiser to rounding, precision ~10⁻¹⁵ as
+// NumericMinimiser says — within 10⁻¹⁵·max(1, |ŷ*|) of the closed form
+// for every convex loss with a unique minimiser, at p = k/1000 (8.9e-16
+// is seen, the logistic's at p = 0.001, ŷ* = −6.9).
+func TestNumericMinimiserPrecision(t *testing.T) {
+	for _, l := range []Loss{Hinge, LogisticL, Squared, Exponential, PerceptronL} {
+		for k := 1; k < 1000; k++ {
+			p := float64(k) / 1000
+			want, ok := l.ClosedFormMinimiser(p)
+			if !ok || l == Hinge && p == 0.5 { // hinge: every ŷ in [−1, 1] minimises C_½
+				continue
+			}
+			if got := l.NumericMinimiser(p); math.Abs(got-want) > 1e-15*math.Max(1, math.Abs(want)) {
+				t.Errorf("%s at p = %g: numeric %.17g, closed form %.17g", l, p, got, want)
+			}
+		}
+	}
+}

@@ -193,3 +193,17 @@ func TestMomentsMatchTwoPass(t *testing.T) {
 		t.Errorf("Reset left n=%d mean=%g cov=%g", m.N(), m.MeanAt(0), m.CovAt(0, 0))
 	}
 }
+
+// TestMeanOfConstantIsExact: mean returns a constant series' value
+// exactly, as its doc comment says, where the sum divided by the count is
+// off by an ulp (0.1 + 0.1 + 0.1 = 0.30000000000000004, /3 =
+// 0.10000000000000002), so that meanVar's variance is exactly 0.
+func TestMeanOfConstantIsExact(t *testing.T) {
+	x := []float64{0.1, 0.1, 0.1}
+	if naive := (x[0] + x[1] + x[2]) / 3; naive == 0.1 {
+		t.Fatal("the naive mean is exact here: the case does not bite")
+	}
+	if m, v := meanVar(x); m != 0.1 || v != 0 {
+		t.Errorf("meanVar(%v) = %.17g, %g; want 0.1, 0", x, m, v)
+	}
+}

@@ -118,3 +118,18 @@ func TestFiniteKernelBadParams(t *testing.T) {
 		}
 	}
 }
+
+// TestFiniteKernelRowTolerance: a proposal's rows must sum to one within
+// 1e-12, as FiniteKernel says: off by half that accepted, by twice refused.
+func TestFiniteKernelRowTolerance(t *testing.T) {
+	p := []float64{0.5, 0.5}
+	for _, c := range []struct {
+		off float64
+		ok  bool
+	}{{5e-13, true}, {-5e-13, true}, {2e-12, false}, {-2e-12, false}} {
+		_, err := FiniteKernel(p, [][]float64{{0.25, 0.75 + c.off}, {0.5, 0.5}})
+		if c.ok != (err == nil) || !c.ok && !algo.IsParamError(err, "q") {
+			t.Errorf("a row off by %g: %v", c.off, err)
+		}
+	}
+}

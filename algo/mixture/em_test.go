@@ -836,3 +836,13 @@ func TestInitKMeans(t *testing.T) {
 		t.Errorf("the k-means start reached the best optimum %d/%d times, k-means++ %d/%d", hits(kmi), seeds, hits(pp), seeds)
 	}
 }
+
+// TestBlobsQuotedOverlap: Blobs quotes Φ(−4) ≈ 3e-5 as the chance of a
+// point crossing half of DefaultSep = 8 standard deviations (3.2e-5, to its
+// one digit).
+func TestBlobsQuotedOverlap(t *testing.T) {
+	p := 0.5 * math.Erfc(DefaultSep/2/math.Sqrt2)
+	if s := fmt.Sprintf("%.0e", p); s != "3e-05" {
+		t.Errorf("Φ(−%g/2) = %.3g, quoted 3e-5", float64(DefaultSep), p)
+	}
+}

@@ -197,3 +197,25 @@ func TestShapes(t *testing.T) {
 	_, err = Shape("disk", 4)
 	algotest.WantParam(t, err, "grid")
 }
+
+// TestMassTol: Marginals takes totals that agree within a relative
+// MassTol = 1e-6 (half of it accepted, and both sides then sum to one to
+// rounding, 1e-15), and refuses twice it naming nu.
+func TestMassTol(t *testing.T) {
+	for _, c := range []struct {
+		rel float64
+		ok  bool
+	}{{0.5 * MassTol, true}, {-0.5 * MassTol, true}, {2 * MassTol, false}, {-2 * MassTol, false}} {
+		a, b, err := Marginals([]float64{3, 1}, []float64{2, 2 * (1 + 2*c.rel)})
+		if !c.ok {
+			algotest.WantParam(t, err, "nu")
+			continue
+		}
+		if err != nil {
+			t.Errorf("totals a relative %g apart: %v", c.rel, err)
+			continue
+		}
+		algotest.Near(t, "Σa", sum(a), 1, 1e-15)
+		algotest.Near(t, "Σb", sum(b), 1, 1e-15)
+	}
+}

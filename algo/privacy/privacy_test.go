@@ -365,3 +365,45 @@ func BenchmarkDPSGDStep(b *testing.B) {
 		}
 	}
 }
+
+// logExpm1 is log(eˣ − 1) for x > 0, without overflow.
+func logExpm1(x float64) float64 {
+	if x > 30 {
+		return x + math.Log1p(-math.Exp(-x))
+	}
+	return math.Log(math.Expm1(x))
+}
+
+// TestRenyiEstimatorToRounding: the running log-mean-exp is exact to
+// rounding however large the exponents, as RenyiEstimator says. On losses
+// c, c + δ, …, c + (n − 1)δ, whose mean of e^{(α−1)L} is a geometric sum
+// in closed form, it errs by at most 2√n·ε times the scale of the running
+// log-sum, (α − 1)(|c| + nδ) + log n + 1, over α − 1 (the rounding of n
+// log-additions) — up to c = 10⁵ and α = 33, whose e^{(α−1)L} would
+// overflow a plain sum at once, and n = 20 000.
+func TestRenyiEstimatorToRounding(t *testing.T) {
+	const eps, delta = 0x1p-52, 0.01
+	for _, alpha := range []float64{1.5, 2, 33} {
+		for _, c := range []float64{0, 50, 1000, 1e5} {
+			for _, n := range []int{1, 10, 1000, 20000} {
+				r, err := NewRenyiEstimator(alpha)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for k := range n {
+					r.Add(c + float64(k)*delta)
+				}
+				a := alpha - 1
+				lse := a * c // log Σ_k e^{a(c + kδ)} = ac + log((e^{naδ} − 1)/(e^{aδ} − 1))
+				if n > 1 {
+					lse += logExpm1(float64(n)*a*delta) - logExpm1(a*delta)
+				}
+				want := (lse - math.Log(float64(n))) / a
+				scale := (a*(math.Abs(c)+float64(n)*delta) + math.Log(float64(n)) + 1) / a // of log Σ, over α − 1
+				if tol := 2 * math.Sqrt(float64(n)) * eps * scale; math.Abs(r.Value()-want) > tol {
+					t.Errorf("α = %g, c = %g, n = %d: %.17g, want %.17g (±%.2g)", alpha, c, n, r.Value(), want, tol)
+				}
+			}
+		}
+	}
+}

@@ -276,3 +276,38 @@ func BenchmarkApproxStep(b *testing.B) {
 		a.Step()
 	}
 }
+
+// TestORFOrthogonalToRounding: the two Gram–Schmidt passes leave a block's
+// rows orthogonal to rounding, as newBlock says: every cosine between two
+// rows of a block is at most 4ε (1.2ε is seen, at every d; one pass —
+// newBlock's "cosines of 1e-11" — left a median of 2e-15 and at most
+// 7e-12 over 2,500 blocks at d = 16, measured once, not here).
+func TestORFOrthogonalToRounding(t *testing.T) {
+	const eps = 0x1p-52
+	for _, c := range []struct{ d, blocks int }{{2, 100}, {16, 20}, {64, 3}, {128, 1}} {
+		s, err := NewSampler(c.d, 0.8, ORF, rand.New(rand.NewPCG(3, uint64(c.d))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows := make([][]float64, c.d)
+		for i := range rows {
+			rows[i] = make([]float64, c.d)
+		}
+		worst := 0.0
+		for range c.blocks {
+			for _, r := range rows {
+				s.Next(r)
+			}
+			for i := range rows {
+				for j := i + 1; j < c.d; j++ {
+					cos := math.Abs(dot(rows[i], rows[j])) / math.Sqrt(dot(rows[i], rows[i])*dot(rows[j], rows[j]))
+					worst = math.Max(worst, cos)
+				}
+			}
+		}
+		if worst > 4*eps {
+			t.Errorf("d = %d: largest |cosine| %.2g = %.2gε, want ≤ 4ε", c.d, worst, worst/eps)
+		}
+		t.Logf("d = %d: largest |cosine| %.2gε", c.d, worst/eps)
+	}
+}

@@ -91,7 +91,9 @@ func Softmax(p, x []float64) (lse float64) {
 // exact to rounding where p/(1 − p) computed from p alone is not — at
 // t = 40, 1 − σ(t) rounds to 0 and the naive log-odds is +Inf, while
 // LogOdds(σ(t), σ(−t)) = t (seed 001 §4, L423: the log-odds of Definition
-// 4.2's p is the linear score).
+// 4.2's p is the linear score). That needs p and q normal (≥ 2⁻¹⁰²², so
+// |t| ≤ 708): on amd64 math.Log misreads subnormals (golang/go#56600),
+// and LogOdds(σ(720), σ(−720)) is 709.09.
 func LogOdds(p, q float64) float64 { return math.Log(p) - math.Log(q) }
 
 // Logit returns log(p/(1 − p)) = log p − log1p(−p) from p alone: accurate

@@ -97,3 +97,49 @@ func TestLogOdds(t *testing.T) {
 		t.Errorf("Logit(σ(40)) = %v: 1 − σ(40) should round to 0", Logit(Sigmoid(40)))
 	}
 }
+
+// TestLogOddsToRounding: LogOdds is exact to rounding, as its doc comment
+// says — on p = 2⁻ᵃ, q = 2⁻ᵇ, whose log-odds is (b − a) log 2, it errs by
+// at most ε(|log p| + |log q| + |log(p/q)|), the rounding of two
+// logarithms and a difference — down to the least normal numbers, and
+// LogOdds(σ(t), σ(−t)) = t to 1e-12 relative out to |t| = 708, where
+// σ(−t) is still normal. Below 2⁻¹⁰²² math.Log misreads its input on amd64
+// (golang/go#56600), which the doc comment says.
+func TestLogOddsToRounding(t *testing.T) {
+	const eps = 0x1p-52
+	for _, a := range []int{0, 1, 3, 40, 500, 1022} {
+		for _, b := range []int{1, 2, 60, 700, 1022} {
+			lp, lq := -float64(a)*math.Ln2, -float64(b)*math.Ln2
+			want := float64(b-a) * math.Ln2
+			got := LogOdds(math.Ldexp(1, -a), math.Ldexp(1, -b))
+			if tol := eps * (math.Abs(lp) + math.Abs(lq) + math.Abs(want)); math.Abs(got-want) > tol {
+				t.Errorf("LogOdds(2^−%d, 2^−%d) = %.17g, want %.17g (±%.2g)", a, b, got, want, tol)
+			}
+		}
+	}
+	for _, tt := range []float64{-708, 708} {
+		if got := LogOdds(Sigmoid(tt), Sigmoid(-tt)); math.Abs(got-tt) > 1e-12*math.Abs(tt) {
+			t.Errorf("LogOdds(σ(%g), σ(−%g)) = %.17g", tt, tt, got)
+		}
+	}
+}
+
+// TestLogitNearOne: near p = 1 the rounding of p itself dominates Logit's
+// error, about 2⁻⁵³/(1 − p) absolute as its doc comment says: for
+// p = σ(t), rounded once, |Logit(p) − t| stays within twice that (1.3
+// times is seen) from t = 3 to 35, where it has grown to 0.05; on an
+// exact p = 1 − 2⁻ᵏ, with no rounding to carry, Logit agrees with
+// log(2ᵏ − 1) to the last bit.
+func TestLogitNearOne(t *testing.T) {
+	for tt := 3.0; tt <= 35; tt += 0.5 {
+		bound := 2 * 0x1p-53 / Sigmoid(-tt)
+		if e := math.Abs(Logit(Sigmoid(tt)) - tt); e > bound {
+			t.Errorf("t = %g: |Logit(σ(t)) − t| = %.2g > 2·2⁻⁵³/(1 − p) = %.2g", tt, e, bound)
+		}
+	}
+	for _, k := range []int{2, 10, 30, 52} {
+		if got, want := Logit(1-math.Ldexp(1, -k)), math.Log(math.Ldexp(1, k)-1); got != want {
+			t.Errorf("Logit(1 − 2^−%d) = %.17g, want %.17g", k, got, want)
+		}
+	}
+}

@@ -397,3 +397,38 @@ func BenchmarkGram569x30(b *testing.B) {
 		kernel.Gram(kernel.RBF{Gamma: 1.0 / 30}, x)
 	}
 }
+
+// TestCachedRowsFloat32: the cache holds the kernel matrix rounded to
+// float32, as cachedRows says — every entry within 2⁻²⁴ ≈ 6e-8 relative of
+// the float64 value computed from the same dot products, or within half
+// the least float32, 2⁻¹⁵⁰ ≈ 7e-46, where that value is below float32's
+// normal range (an RBF of large γ) — while the diagonal is float64, within
+// 2ε of kernel.Eval.
+func TestCachedRowsFloat32(t *testing.T) {
+	moons, _ := dataset.Moons(rand.New(rand.NewPCG(3, 4)), 200, 0.2)
+	for _, k := range []kernel.Kernel{kernel.Linear{}, kernel.RBF{Gamma: 2}, kernel.RBF{Gamma: 60}, kernel.Poly{Degree: 3, Coef0: 1}} {
+		c := newCachedRows(moons.X, k, 1<<20, false)
+		tiny := 0
+		for i := range moons.X {
+			_, row := c.row(i) // computed afresh: c.dots holds its dot products
+			for j, v := range row {
+				want := k.FromDot(c.dots[j], c.nrm[i], c.nrm[j])
+				e := math.Abs(float64(v) - want)
+				if math.Abs(want) < 0x1p-126 {
+					tiny++
+					if e > 0x1p-150 {
+						t.Fatalf("%s: K[%d][%d] = %g cached as %g", k, i, j, want, v)
+					}
+				} else if e > 0x1p-24*math.Abs(want) {
+					t.Fatalf("%s: K[%d][%d] = %.17g cached as %.9g (relative %.2g)", k, i, j, want, v, e/math.Abs(want))
+				}
+			}
+		}
+		for j, d := range c.diag() {
+			if want := kernel.Eval(k, moons.X[j], moons.X[j]); math.Abs(d-want) > 2*0x1p-52*math.Abs(want) {
+				t.Errorf("%s: diagonal %d = %.17g, kernel.Eval %.17g", k, j, d, want)
+			}
+		}
+		t.Logf("%s: %d entries below float32's normal range", k, tiny)
+	}
+}

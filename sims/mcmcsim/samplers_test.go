@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -564,6 +565,44 @@ func TestTruthIsMemoisedByTarget(t *testing.T) {
 				if want := mcmc.TruthOf(tg, j); !reflect.DeepEqual(got[j], want) {
 					t.Errorf("%#v, coordinate %d: memoised %+v, TruthOf %+v", tg, j, got[j], want)
 				}
+			}
+		}
+	}
+}
+
+// TestGibbsRatioBelowRoundingNoise measures ratioChart's doc comment on
+// the correlated Gaussian, where rounding is largest: the largest
+// |log α| the chain's closed-form updates saw is at most ε/(1 − ρ²) times
+// its scale (mcmc.Gibbs.LogRatioScale) at every ρ the pane takes, and
+// where that bound is under sims.RoundingNoise (|ρ| ≤ 0.99: 50ε), the
+// max_log_alpha metric is Negligible and every point of the |log α| chart
+// sits at the noise floor RoundingNoise·scale.
+func TestGibbsRatioBelowRoundingNoise(t *testing.T) {
+	for _, rho := range []float64{0.9, -0.99, 0.995, -0.995} {
+		s := simtest.Build(t, Gibbs, map[string]string{"target": "correlated", "rho": strconv.FormatFloat(rho, 'g', -1, 64), "chains": "1"}, 5, nil)
+		simtest.Run(t, s, 300)
+		f := s.Frame()
+		var m sims.Metric
+		for _, x := range f.Metrics {
+			if x.Name == "max_log_alpha" {
+				m = x
+			}
+		}
+		bound := 0x1p-52 * m.Scale / (1 - rho*rho)
+		if !(m.Scale > 0) || m.Value > bound {
+			t.Errorf("ρ = %g: max |log α| = %.2g at scale %.3g: above ε·scale/(1 − ρ²) = %.2g", rho, m.Value, m.Scale, bound)
+		}
+		floor := sims.RoundingNoise * m.Scale
+		if bound > floor {
+			continue
+		}
+		if m.Value != 0 && !m.Negligible() {
+			t.Errorf("ρ = %g: max |log α| = %.2g not negligible at scale %.3g", rho, m.Value, m.Scale)
+		}
+		for k, y := range f.Charts[2].(sims.LineChart).Series[0].Y {
+			if y > floor {
+				t.Errorf("ρ = %g: the |log α| chart's point %d is %.2g, above the noise floor %.2g", rho, k, y, floor)
+				break
 			}
 		}
 	}

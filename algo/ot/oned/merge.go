@@ -89,7 +89,9 @@ func W(a, b *Measure, p float64) (float64, error) {
 // either side of it, l (|d0|^{p+1} + |d1|^{p+1}) / ((p+1)(|d0| + |d1|)).
 // p = 1 and 2 are written out; otherwise, when |d1| and |d0| agree to 1e-4
 // the one-sign quotient cancels and its Taylor expansion about the mean is
-// used instead (error below 1e-16 relative).
+// used instead: for p ≤ 8 its truncation error is below 1e-16 relative and,
+// with rounding, it is within (p + 1)ε; the quotient, from a relative gap
+// of 1e-4 up, loses up to ε/1e-4 ≈ 2e-12 to the cancellation near there.
 func powIntegral(l, d0, d1, p float64) float64 {
 	if p == 2 {
 		return l * (d0*d0 + d0*d1 + d1*d1) / 3

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -399,5 +400,77 @@ func TestSortAtoms(t *testing.T) {
 	}
 	if only, _ := sortAtoms(x, nil); !slices.Equal(only, xs) {
 		t.Error("without weights the order differs")
+	}
+}
+
+// exactPowIntegral is ∫ |d|^p over [0, l] for d running linearly from d0
+// to d1 of one sign, p an integer or half an odd one, as
+// l (b^{p+1} − a^{p+1}) / ((p + 1)(b − a)) with a = |d0|, b = |d1| (l a^p
+// when a = b), in 256-bit arithmetic: the cancellation that powIntegral
+// avoids costs nothing here.
+func exactPowIntegral(l, d0, d1, p float64) float64 {
+	const prec = 256
+	pow := func(x *big.Float, e float64) *big.Float { // x^e, 2e an integer ≥ 0
+		r := new(big.Float).SetPrec(prec).SetInt64(1)
+		for range int(e) {
+			r.Mul(r, x)
+		}
+		if e != math.Trunc(e) {
+			r.Mul(r, new(big.Float).SetPrec(prec).Sqrt(x))
+		}
+		return r
+	}
+	a := new(big.Float).SetPrec(prec).SetFloat64(math.Abs(d0))
+	b := new(big.Float).SetPrec(prec).SetFloat64(math.Abs(d1))
+	bl := new(big.Float).SetPrec(prec).SetFloat64(l)
+	var r *big.Float
+	if a.Cmp(b) == 0 {
+		r = pow(a, p)
+		r.Mul(r, bl)
+	} else {
+		r = pow(b, p+1)
+		r.Sub(r, pow(a, p+1))
+		r.Mul(r, bl)
+		r.Quo(r, new(big.Float).SetPrec(prec).Sub(b, a))
+		r.Quo(r, new(big.Float).SetPrec(prec).SetFloat64(p+1))
+	}
+	f, _ := r.Float64()
+	return f
+}
+
+// TestPowIntegralAccuracy measures what powIntegral's doc comment
+// claims, against exactPowIntegral: where |d0| and |d1| agree to 1e-4 the
+// Taylor expansion is within (p + 1)ε for p ≤ 8 (its truncation below
+// 1e-16, the rest the rounding of the mean raised to p; 0.81(p + 1)ε is
+// seen), and just above that gap the quotient loses at most ε/1e-4 ≈
+// 2e-12 to cancellation (1.1e-12 is seen) — on random intervals of either
+// sign, at scales from e⁻¹² to e¹².
+func TestPowIntegralAccuracy(t *testing.T) {
+	const eps = 0x1p-52
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, p := range []float64{1.5, 2.5, 3, 3.5, 4, 5, 6, 8} {
+		taylor, quotient := 0.0, 0.0
+		for range 300 {
+			m := math.Exp(4 * rng.NormFloat64())
+			l := 0.1 + rng.Float64()
+			sign := float64(1 - 2*rng.IntN(2))
+			// A relative gap r ≤ 1e-4 (the Taylor branch), then one in (1e-4, 1e-3].
+			r := 1e-4 * math.Pow(10, -6*rng.Float64()) * float64(1-2*rng.IntN(2))
+			r2 := 1e-4 * (1 + 9*rng.Float64())
+			for _, c := range []struct {
+				r   float64
+				tol float64
+				max *float64
+			}{{r, (p + 1) * eps, &taylor}, {r2, 2e-12, &quotient}} {
+				d0, d1 := sign*m*(1-c.r/2), sign*m*(1+c.r/2)
+				want := exactPowIntegral(l, d0, d1, p)
+				e := math.Abs(powIntegral(l, d0, d1, p)-want) / want
+				if e > c.tol {
+					t.Errorf("p = %g, d0 = %.17g, d1 = %.17g: relative error %.2g > %.2g", p, d0, d1, e, c.tol)
+				}
+				*c.max = math.Max(*c.max, e)
+			}
+		}
+		t.Logf("p = %g: Taylor within %.2g(p + 1)ε, the quotient near the switch %.2g", p, taylor/((p+1)*eps), quotient)
 	}
 }
