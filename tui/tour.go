@@ -135,7 +135,11 @@ type sceneItem struct {
 
 func (it sceneItem) Title() string { return it.s.Name + " — " + it.s.Title }
 func (it sceneItem) Description() string {
-	return chapterOf(it.s) + " · " + strings.Join(it.s.Caption, " ")
+	caption := strings.Join(it.s.Caption, " ")
+	if where := chapterOf(it.s); where != "" {
+		return where + " · " + caption
+	}
+	return caption
 }
 
 // chapterOf is where a scene stands in the notes ("seed 002 §5.4
@@ -166,7 +170,7 @@ func newScenePicker(tour []scene.Scene, at int, keys keyMap, s screen) *scenePic
 		items[i] = sceneItem{sc, i}
 	}
 	l := list.New(items, list.NewDefaultDelegate(), 0, 0)
-	l.Title = "The tour: the notes chapter by chapter, a scene each idea"
+	l.Title = "The tour: scenes chapter by chapter, an idea each"
 	l.Styles = list.DefaultStyles(true)
 	l.FilterInput.SetStyles(steadyCursor(l.FilterInput.Styles()))
 	l.SetStatusBarItemName("scene", "scenes")
