@@ -10,28 +10,23 @@ import (
 
 // TestGANPanes: the 2-D ring (coverage meter over 8 modes), the 1-D
 // two-mode GAN and a GAN on --data all train with finite losses; D(x)
-// stays a probability; --data with too few columns is refused. The ring's
-// and the 1-D runs are the golden frames' (25 steps; fixture_test.go).
+// stays a probability; --data with too few columns is refused.
 func TestGANPanes(t *testing.T) {
-	ring, err := ganRun()
-	if err != nil {
-		t.Fatal(err)
-	}
-	oneD, err := gan1DRun()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ring := simtest.Build(t, GAN, nil, 1, nil)
+	simtest.Run(t, ring, 25)
+	oneD := simtest.Build(t, GAN, map[string]string{"dim": "1", "target": "twomodes"}, 1, nil)
+	simtest.Run(t, oneD, 25)
 	simultaneous := simtest.Build(t, GAN, map[string]string{"update": "simultaneous", "loss": "lsq"}, 1, nil)
 	simtest.Run(t, simultaneous, 30)
 	for _, c := range []struct {
 		name string
 		s    sims.Sim
-	}{{"ring", ring.Sim}, {"1-D", oneD.Sim}, {"simultaneous, lsq", simultaneous}} {
+	}{{"ring", ring}, {"1-D", oneD}, {"simultaneous, lsq", simultaneous}} {
 		f := c.s.Frame()
 		if !simtest.FiniteMetrics(t, f) {
 			t.Fatalf("%s: metrics not finite", c.name)
 		}
-		if c.s == ring.Sim {
+		if c.s == ring {
 			if m := simtest.Metric(t, f, "modes"); m < 0 || m > 8 {
 				t.Errorf("modes covered %g", m)
 			}

@@ -27,7 +27,7 @@ func TestVAEToy(t *testing.T) {
 
 // TestVAETrains: on the digits and on the ring −ELBO falls and equals
 // recon + KL; a decoder s.d. at 0 is out of range. The digits are the
-// default run's (vaeRun), from the golden frame's step to VAE.Famous.
+// default run's (vaeRun), from step vaeEarlySteps to VAE.Famous.
 func TestVAETrains(t *testing.T) {
 	r, err := vaeRun()
 	if err != nil {
@@ -68,7 +68,7 @@ func abs(x float64) float64 {
 // digits by class — a nearest-centroid rule on them names the class of
 // most shown digits, where chance is one in ten — and the decoded prior
 // samples are distinct pictures, not one blob: every pair differs in many
-// pixels. The run is the golden frame's, continued (vaeFamous).
+// pixels. The run is TestVAETrains', continued (vaeFamous).
 func TestVAEDigitsAtFamous(t *testing.T) {
 	f, err := vaeFamous()
 	if err != nil {

@@ -140,7 +140,7 @@ const (
 	// dpEpsPoints is the number of points of the ε-by-step chart: the
 	// accountants are asked every ⌈steps/dpEpsPoints⌉ steps (the PRV
 	// accountant costs a few milliseconds a question).
-	dpEpsPoints = 32
+	dpEpsPoints = 16
 	// dpDeltaLo and dpDeltaHi are the decades of the ε(δ) chart, drawn at
 	// dpDeltaPer points a decade.
 	dpDeltaLo, dpDeltaHi, dpDeltaPer = -12, -1, 4

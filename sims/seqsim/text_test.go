@@ -10,7 +10,6 @@ import (
 
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/simtest"
-	"github.com/thelab/lab/tui/tuitest"
 )
 
 // hostileAtoms are the pieces of hostileText: every byte value the text
@@ -44,18 +43,13 @@ func hostileText(n int, seed uint64) string {
 	return b.String()
 }
 
-// textSizes are the screens the text sims' panes are checked on.
-var textSizes = []tuitest.Size{{W: 100, H: 30, Mono: true}, {W: 160, H: 50}, {W: 80, H: 24, Mono: true}}
-
 // checkShown checks that every string of s's Frame and result is valid
 // UTF-8 with no control, format or separator character and as wide every
-// way (simtest.CheckText), that its pane is drawn aligned with none
-// (tuitest.Aligned), and returns the strings joined.
-func checkShown(t *testing.T, spec *sims.Spec, s sims.Sim) string {
+// way (simtest.CheckText), and returns the strings joined. (tui's
+// TestHostileTextAligned draws the panes of these runs.)
+func checkShown(t *testing.T, s sims.Sim) string {
 	t.Helper()
-	f := s.Frame()
-	all := simtest.CheckText(t, f, s.Result())
-	tuitest.Aligned(t, &sims.Snapshot{Spec: spec, Seed: 1, State: sims.Paused, Frame: f}, textSizes)
+	all := simtest.CheckText(t, s.Frame(), s.Result())
 	return strings.Join(all, "\n")
 }
 
@@ -64,8 +58,7 @@ var splitByte = regexp.MustCompile(`<[0-9A-F]{2}>`)
 
 // TestTextShownSafely: each text sim on the strongest text its reader
 // takes, and bpe on all 256 byte values, shows readable escapes and
-// never a control character, in its pane and in --json, with its pane
-// aligned.
+// never a control character, in its Frame and in --json.
 func TestTextShownSafely(t *testing.T) {
 	dir := t.TempDir()
 	// A path is shown too (a bidi control and a byte that is not UTF-8
@@ -94,18 +87,18 @@ func TestTextShownSafely(t *testing.T) {
 
 	t.Run("ngram", func(t *testing.T) {
 		s := simtest.Build(t, NGram, map[string]string{"text": path, "k": "3"}, 1, nil)
-		if all := checkShown(t, NGram, s); !strings.Contains(all, "corpus <U+202E>txt.<FF>.txt") {
+		if all := checkShown(t, s); !strings.Contains(all, "corpus <U+202E>txt.<FF>.txt") {
 			t.Errorf("the path is not shown escaped: %q", s.Frame().Text)
 		}
 		simtest.Run(t, s, 5)
-		if all := checkShown(t, NGram, s); !strings.Contains(all, "<U+") {
+		if all := checkShown(t, s); !strings.Contains(all, "<U+") {
 			t.Errorf("no escape in the sample: %q", s.Result()["sample"])
 		}
 	})
 	t.Run("bpe", func(t *testing.T) {
 		s := simtest.Build(t, BPE, map[string]string{"text": path, "merges": "300"}, 1, nil)
 		simtest.RunUntil(t, s, 300)
-		all := checkShown(t, BPE, s)
+		all := checkShown(t, s)
 		if !strings.Contains(all, "<U+") || !splitByte.MatchString(all) {
 			t.Errorf("no control or split byte escaped: %q", s.Result()["pieces"])
 		}
@@ -115,11 +108,11 @@ func TestTextShownSafely(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if all := checkShown(t, BPE, s); !strings.Contains(all, "<U+0000>|<U+0001>") || !strings.Contains(all, "<U+001B>") {
+		if all := checkShown(t, s); !strings.Contains(all, "<U+0000>|<U+0001>") || !strings.Contains(all, "<U+001B>") {
 			t.Errorf("before a merge: %q", s.Frame().Text)
 		}
 		simtest.RunUntil(t, s, 300)
-		all := checkShown(t, BPE, s)
+		all := checkShown(t, s)
 		// Merges of the byte values, two by two, then of € split: its last
 		// two bytes first (their tie with E2 82 goes to the smaller ids).
 		for _, want := range []string{"<U+007F><80>", "<FE><FF>", "␣!", "<82><AC>", "€"} {
@@ -142,7 +135,7 @@ func TestTextShownSafely(t *testing.T) {
 	t.Run("rnn", func(t *testing.T) {
 		s := simtest.Build(t, RNN, map[string]string{"text": path, "chars": "1000", "hidden": "16", "context": "16", "batch": "4"}, 1, nil)
 		simtest.Run(t, s, 2)
-		if all := checkShown(t, RNN, s); !strings.Contains(all, "<U+") {
+		if all := checkShown(t, s); !strings.Contains(all, "<U+") {
 			t.Errorf("no escape in the sample: %q", s.Result()["sample"])
 		}
 	})
@@ -150,7 +143,7 @@ func TestTextShownSafely(t *testing.T) {
 		s := simtest.Build(t, TinyGPT, map[string]string{"text": path, "chars": "1000", "dim": "16", "heads": "2", "layers": "1", "ffn": "16",
 			"context": "16", "batch": "4"}, 1, nil)
 		simtest.Run(t, s, 2)
-		if all := checkShown(t, TinyGPT, s); !strings.Contains(all, "<U+") {
+		if all := checkShown(t, s); !strings.Contains(all, "<U+") {
 			t.Errorf("no escape in the sample: %q", s.Result()["sample"])
 		}
 	})
@@ -160,10 +153,10 @@ func TestTextShownSafely(t *testing.T) {
 		sentence := "the \u202edog e\u0301 \u0301x ❤\ufe0f 漢字 a\xffb 👍🏽 का x\u200by"
 		s := simtest.Build(t, Attention, map[string]string{"sentence": sentence}, 1, nil)
 		for range 9 {
-			checkShown(t, Attention, s)
+			checkShown(t, s)
 			simtest.Run(t, s, 1)
 		}
-		all := checkShown(t, Attention, s)
+		all := checkShown(t, s)
 		for _, want := range []string{"<U+202E>dog", "◌\u0301x", "a<FF>b", "x<U+200B>y"} {
 			if !strings.Contains(all, want) {
 				t.Errorf("no %q", want)

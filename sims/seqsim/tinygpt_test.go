@@ -54,14 +54,12 @@ func TestTinyGPTCopy(t *testing.T) {
 
 // TestTinyGPTText: on text the counters follow the cost model (27 200
 // parameters by default), a few steps give finite figures and a sample
-// (the golden frame's run, 10 steps), and a network too large for the
+// (10 steps with an evaluation at the first and the tenth: an evaluation
+// on text costs a second under -race), and a network too large for the
 // pane says so and names the headless run.
 func TestTinyGPTText(t *testing.T) {
-	r, err := gptText()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := r.Sim
+	s := simtest.Build(t, TinyGPT, map[string]string{"eval_every": "10"}, 1, nil)
+	simtest.Run(t, s, 10)
 	f := s.Frame()
 	g := s.(*gptSim)
 	if p := simtest.Metric(t, f, "params"); p != 27200 || !simtest.FiniteMetrics(t, f) || len(g.lm.sample) != 1+lmSample {

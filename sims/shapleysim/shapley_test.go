@@ -7,7 +7,6 @@ import (
 	"github.com/thelab/lab/algo/algotest"
 	"github.com/thelab/lab/sims/shapleysim"
 	"github.com/thelab/lab/sims/simtest"
-	"github.com/thelab/lab/tui/tuitest"
 )
 
 // TestShapleyPane: the glove game shows Example 20.4's values once the
@@ -47,15 +46,6 @@ func TestShapleyPane(t *testing.T) {
 	v := simtest.Build(t, shapleysim.Shapley, map[string]string{"game": "voting", "n": "30", "exact": "off"}, 1, nil)
 	simtest.Run(t, v, 20)
 	simtest.FiniteMetrics(t, v.Frame())
-}
-
-// TestGoldenFrames pins the pane at 80×24 and 140×45 in monochrome and at
-// 80×24 in colour (go test -update rewrites testdata/).
-func TestGoldenFrames(t *testing.T) {
-	tuitest.Run(t, tuitest.Standard, []tuitest.Case{
-		{Spec: shapleysim.Shapley, Steps: 30},
-		{Spec: shapleysim.Shapley, Set: map[string]string{"game": "digit"}, Steps: 40},
-	})
 }
 
 // BenchmarkShapleyStep: a step of the 16-superpixel digit game (a 1/64 of

@@ -8,7 +8,7 @@ import (
 	"github.com/thelab/lab/sims/simtest"
 )
 
-// attackSets are the attacks the tests run and the golden frames draw.
+// attackSets are the attacks TestAttackFoolsInsideBall runs.
 var attackSets = []map[string]string{nil, {"model": "digits", "norm": "l2", "eps": "1", "step": "0.1", "target": "3"}}
 
 // TestAttackFoolsInsideBall runs the default plane attack and a targeted
@@ -18,7 +18,7 @@ var attackSets = []map[string]string{nil, {"model": "digits", "norm": "l2", "eps
 // accuracy under attack at its ε.
 func TestAttackFoolsInsideBall(t *testing.T) {
 	for _, set := range attackSets {
-		r := sharedAttack(t, set)
+		r := runAttack(t, set)
 		for i, d := range r.dists {
 			if d > r.eps+1e-12 {
 				t.Fatalf("%v: step %d: ‖x − x₀‖ = %g > ε = %g", set, i+1, d, r.eps)
