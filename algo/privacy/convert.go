@@ -57,21 +57,7 @@ func (a *Accountant) RepeatedBy(m Method, k int, delta float64) (eps, order floa
 	if m == RDPMironov {
 		return a.Repeated(k, delta)
 	}
-	eps = math.Inf(1)
-	spent := false
-	for i, al := range Orders {
-		r := float64(k) * a.rdp[i]
-		if r > 0 {
-			spent = true
-		}
-		if e := BalleEpsilon(al, r, delta); e < eps {
-			eps, order = e, al
-		}
-	}
-	if !spent {
-		return 0, order
-	}
-	return max(eps, 0), order
+	return a.convert(k, delta, BalleEpsilon)
 }
 
 // PRVEta is the precision of SGMEpsilonBy's PLD: the Hoeffding term η of

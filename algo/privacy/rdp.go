@@ -159,6 +159,13 @@ func (a *Accountant) Epsilon(delta float64) (eps, order float64) { return a.Repe
 // Repeated is Epsilon for k repetitions of everything composed so far
 // (k times the RDP at every order), without composing them.
 func (a *Accountant) Repeated(k int, delta float64) (eps, order float64) {
+	return a.convert(k, delta, MironovEpsilon)
+}
+
+// convert is the least ε over the orders of k repetitions of the total by
+// the conversion conv, and its order; 0 when nothing is spent (and never
+// below 0: Balle's conversion can go under it where little is spent).
+func (a *Accountant) convert(k int, delta float64, conv func(alpha, rho, delta float64) float64) (eps, order float64) {
 	eps = math.Inf(1)
 	spent := false
 	for i, al := range Orders {
@@ -166,14 +173,14 @@ func (a *Accountant) Repeated(k int, delta float64) (eps, order float64) {
 		if r > 0 {
 			spent = true
 		}
-		if e := r + math.Log(1/delta)/(al-1); e < eps {
+		if e := conv(al, r, delta); e < eps {
 			eps, order = e, al
 		}
 	}
 	if !spent {
 		return 0, order
 	}
-	return eps, order
+	return max(eps, 0), order
 }
 
 // SGMEpsilon is eps(δ) after steps steps of the sampled Gaussian

@@ -1,7 +1,6 @@
 package ldasim
 
 import (
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,21 +18,8 @@ import (
 // and the odd characters escaped. (tui's TestHostileTextAligned draws the
 // pane of such a run.)
 func TestTextShownSafely(t *testing.T) {
-	words := []string{"topic", "model", "漢字漢", "한국어", "naïve", "ﬁnal", "ǅemo",
-		"ﾊﾟﾊﾟﾊ", "ᄒᆞᆫ글", "ൎകക", "ᅟᅠabc", "dirichlet", "gibbs"}
-	seps := []string{" ", "\t", "\x1b[31m", "\x1b]0;title\a", "\u0085", "\u009b", "\u202e", "\u2066", "\u200b", "\u200d",
-		"\u2028", "\u00a0", "\x7f", " e\u0301 ", " \u0301 ", "\ufeff", "\x01"}
-	rng := rand.New(rand.NewPCG(1, 2))
-	var doc strings.Builder
-	for range 60 {
-		for range 12 {
-			doc.WriteString(words[rng.IntN(len(words))])
-			doc.WriteString(seps[rng.IntN(len(seps))])
-		}
-		doc.WriteString("\n")
-	}
 	path := filepath.Join(t.TempDir(), "docs \u202etxt.\xff.txt")
-	if err := os.WriteFile(path, []byte(doc.String()), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(simtest.HostileDocs()), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s := simtest.Build(t, LDA, map[string]string{"corpus": path}, 1, nil)

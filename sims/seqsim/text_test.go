@@ -1,7 +1,6 @@
 package seqsim
 
 import (
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,37 +10,6 @@ import (
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/simtest"
 )
-
-// hostileAtoms are the pieces of hostileText: every byte value the text
-// readers take as a character of its own (every C0 control but NUL,
-// printable ASCII, DEL), every C1 control encoded in UTF-8, the bidi
-// controls, zero-width and other format characters, line and paragraph
-// separators, other spaces, combining marks on a character and alone,
-// wide characters, emoji with a variation selector, a skin tone or a
-// joiner, a flag, an Indic spacing mark, conjoining jamo, a prepended
-// mark, a private-use character, and € (three bytes that BPE splits).
-var hostileAtoms = func() []string {
-	var a []string
-	for r := rune(1); r < 0xa0; r++ {
-		a = append(a, string(r))
-	}
-	return append(a, "\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069", "\u200e", "\u200f", "\u061c",
-		"\u200b", "\u200c", "\u200d", "\u2060", "\ufeff", "\u00ad", "\u2028", "\u2029", "\u00a0", "\u3000",
-		"e\u0301", "a\u0323\u0301", "\u0301", "\u20dd", "漢", "字", "한", "😀", "❤\ufe0f", "👍🏽", "👨\u200d👩", "🇫🇷", "का",
-		"\u1100\u1161", "\u0d4e", "ﾊﾟ", "€", "\ue000")
-}()
-
-// hostileText is n bytes or so of hostileAtoms drawn at random from the
-// seed: valid UTF-8 without NUL, which the readers accept, and the
-// strongest text they do.
-func hostileText(n int, seed uint64) string {
-	rng := rand.New(rand.NewPCG(seed, 0x686f7374)) // "host"
-	var b strings.Builder
-	for b.Len() < n {
-		b.WriteString(hostileAtoms[rng.IntN(len(hostileAtoms))])
-	}
-	return b.String()
-}
 
 // checkShown checks that every string of s's Frame and result is valid
 // UTF-8 with no control, format or separator character and as wide every
@@ -64,7 +32,7 @@ func TestTextShownSafely(t *testing.T) {
 	// A path is shown too (a bidi control and a byte that is not UTF-8
 	// are allowed in a file's name and a text parameter).
 	path := filepath.Join(dir, "corpus \u202etxt.\xff.txt")
-	if err := os.WriteFile(path, []byte(hostileText(12_000, 1)), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(simtest.HostileText(12_000, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	every := make([]byte, 0, 256*8)
