@@ -54,9 +54,9 @@ var Attack = &sims.Spec{
 // attackSize is the task and the trained network (the adversarially
 // trained one is let go after its accuracy curve), the attack on one
 // example, the iterates' path, the objective's trace, and what the
-// network's last pass keeps: on the plane the decision map, drawn once
-// and kept, whose pass the network holds till the first step; for digits
-// the example's pass and its three images.
+// network's last pass keeps: the example's (the objective's pass at the
+// first frame lets the decision map's go); on the plane the decision
+// map, drawn once and kept; for digits the example's three images.
 func attackSize(cfg sims.Config) int64 {
 	v := cfg.Values
 	kind, side, n := atModel.Get(v), int(atSize.Get(v)), attackPlaneN
@@ -66,10 +66,11 @@ func attackSize(cfg sims.Config) int64 {
 	a := taskArch(kind, side)
 	b := taskBytes(kind, n, side) + adversarial.AttackBytes(a, lossOf(kind), 1, a.In, a.Out) + sims.TraceBytes(2) +
 		4*tensor.Appended(atIters.Get(v)+1)
+	b += forwardBytes(a, 1)
 	if kind == taskPlane {
-		b += decisionMapBytes(a, testSize(kind, n))
+		b += mapBytes(testSize(kind, n))
 	} else {
-		b += forwardBytes(a, 1) + 3*tensor.Alloc(a.In)
+		b += 3 * tensor.Alloc(a.In)
 	}
 	return tensor.Slack(32<<10 + b)
 }

@@ -133,8 +133,12 @@ func forwardBytes(a nn.MLPConfig, rows int) int64 {
 // pass over the grid (forwardBytes), the map and its shading, and the
 // test points.
 func decisionMapBytes(a nn.MLPConfig, test int) int64 {
-	return forwardBytes(a, mapNX*mapNY) + 2*tensor.Alloc(mapNX*mapNY) + 2*tensor.Alloc(test)
+	return forwardBytes(a, mapNX*mapNY) + mapBytes(test)
 }
+
+// mapBytes is a decision map's picture without its pass: the map, its
+// shading and the test points.
+func mapBytes(test int) int64 { return 2*tensor.Alloc(mapNX*mapNY) + 2*tensor.Alloc(test) }
 
 func (t *task) outputs() int {
 	if t.classes == 2 {
