@@ -199,12 +199,6 @@ func TestGoldenPanes(t *testing.T) {
 // a golden pane is known to show, by case: each is a fault to mend where
 // it is (then the test says to delete its entry), not a rule.
 var knownUnreadable = map[string]string{
-	// sims/adsim/implicitlu.go: the metric jvp_vjp, 0 up to rounding, is
-	// published without its Scale (issue 26.8), so it never reads ≈ 0.
-	"implicit-lu": "5.551e-17",
-	// sims/seqsim/attention.go: the positions view's metric max
-	// |⟨PE_t,PE_t+k⟩ − ⟨PE_0,PE_k⟩|, likewise.
-	"attention-positions": "3.553e-15",
 	// The lower end of the density's colour bar (its value at the
 	// canvas's corner): a scale's label, as an axis's tick is, which the
 	// pattern of checkReadable does not tell from a value.

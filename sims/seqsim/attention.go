@@ -291,13 +291,16 @@ func (s *attnSim) positionsFrame(f *sims.Frame) {
 		return x
 	}
 	from0, fromT, closed := make([]float64, atOffsets), make([]float64, atOffsets), make([]float64, atOffsets)
-	gap := 0.0
+	gap, size := 0.0, 0.0
 	for k := range atOffsets {
 		from0[k], fromT[k], closed[k] = dot(0, k), dot(t, t+k), seq.PEDot(k, d)
 		gap = max(gap, math.Abs(fromT[k]-from0[k]), math.Abs(closed[k]-from0[k]))
+		size = max(size, math.Abs(from0[k]))
 	}
+	// a difference of dot products of size ≤ d/2: rounding at that size
+	// reads ≈ 0 (issue 26.8)
 	f.Metrics = []sims.Metric{{Name: "t", Value: float64(t)}, {Name: "d", Value: float64(d)},
-		{Name: "max |⟨PE_t,PE_t+k⟩ − ⟨PE_0,PE_k⟩|", Value: gap}}
+		{Name: "max |⟨PE_t,PE_t+k⟩ − ⟨PE_0,PE_k⟩|", Value: gap, Scale: size}}
 	f.Charts = []sims.Chart{
 		sims.CanvasChart{Title: "PE[t, i]: sin and cos of t/10000^(2i/d)", View: sims.Rect{XMin: 0, XMax: float64(d), YMin: 0, YMax: atPEPos},
 			Heat:    &sims.Grid{NX: d, NY: atPEPos, Z: z, Scale: sims.Diverging, Lo: -1, Hi: 1},
