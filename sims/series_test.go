@@ -27,14 +27,7 @@ func TestWriteSeriesCSV(t *testing.T) {
 			{Name: "out", Units: []Image{{W: 1, H: 1, Pix: []float64{0.25}}}, In: []float64{2, -3}},
 		}},
 	}}
-	var b strings.Builder
-	if err := WriteSeriesCSV(&b, f); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
-	if err != nil {
-		t.Fatalf("not CSV: %v\n%s", err, b.String())
-	}
+	rows := csvRecords(t, f)
 	want := [][]string{
 		SeriesHeader,
 		{"loss", "f", "0", "4", "0"}, {"loss", "f", "20", "2", "0"}, {"loss", "f", "40", "1", "0"},
@@ -52,7 +45,7 @@ func TestWriteSeriesCSV(t *testing.T) {
 		{"net", "weights into out", "0→0", "2", "0"}, {"net", "weights into out", "1→0", "-3", "0"},
 	}
 	if len(rows) != len(want) {
-		t.Fatalf("%d rows, want %d:\n%s", len(rows), len(want), b.String())
+		t.Fatalf("%d rows, want %d:\n%q", len(rows), len(want), rows)
 	}
 	for i := range want {
 		if !slices.Equal(rows[i], want[i]) {
@@ -79,14 +72,7 @@ func TestWriteSeriesCSVTableValues(t *testing.T) {
 		{Label: "2", Cells: []Cell{{Text: "·", Tone: ToneDim}, {Text: "—"}, {Text: "7"}, Num(-2.5e-17, "≈ 0")}},
 		{Label: "3", Cells: []Cell{Num(math.Inf(1), "∞"), Num(math.NaN(), "—"), {}}},
 	}}}}
-	var b strings.Builder
-	if err := WriteSeriesCSV(&b, f); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
-	if err != nil {
-		t.Fatalf("not CSV: %v\n%s", err, b.String())
-	}
+	rows := csvRecords(t, f)
 	want := [][]string{
 		SeriesHeader,
 		{"φ", "1", "exact", "0.3333333333333333", "2"}, {"φ", "1", "perm ±2se", "1.2345", "0"}, {"φ", "1", "tol", "0.001", "0"},
@@ -107,4 +93,18 @@ func TestCellText(t *testing.T) {
 	if c := (Cell{Text: "0.5"}); c.Numeric {
 		t.Errorf("%+v is numeric", c)
 	}
+}
+
+// csvRecords is f's WriteSeriesCSV, read back as CSV records.
+func csvRecords(t *testing.T, f Frame) [][]string {
+	t.Helper()
+	var b strings.Builder
+	if err := WriteSeriesCSV(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(strings.NewReader(b.String())).ReadAll()
+	if err != nil {
+		t.Fatalf("not CSV: %v\n%s", err, b.String())
+	}
+	return rows
 }
