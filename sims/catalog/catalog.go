@@ -52,6 +52,7 @@ func All() *sims.Catalog {
 			Specs: []*sims.Spec{
 				optimsim.GD,
 				optimsim.Majorise,
+				optimsim.Duality,
 				optimsim.Rates,
 				nnsim.Optimizers,
 			}},
@@ -138,6 +139,7 @@ func All() *sims.Catalog {
 				kernelsim.Gram,
 				rffsim.RFF,
 				rffsim.Bochner,
+				rffsim.Fourier,
 				gpsim.GP,
 				gpsim.GPFit,
 				gpsim.BLR,

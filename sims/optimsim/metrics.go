@@ -9,6 +9,15 @@ var (
 		sims.Declare("gap", "f(x) − f*, the distance to the minimum value"),
 		sims.Declare("grad_norm", "‖∇f(x)‖ at the iterate"),
 	}
+	dualityMetrics = []sims.MetricDecl{
+		sims.DeclareAs("α", "alpha", "the multiplier α_k of the constraint"),
+		sims.Declare("w", "the Lagrangian's minimiser w(α) = a + α/2"),
+		sims.DeclareAs("θ_D", "dual", "the dual function θ_D(α) = min_w L(w, α) = α(c − a) − α²/4"),
+		sims.DeclareAs("p*", "p_star", "the primal optimum max(c − a, 0)²: θ_D never passes it (weak duality) and reaches it (strong duality)"),
+		sims.Declare("gap", "p* − θ_D(α): ≥ 0 always, 0 at α*"),
+		sims.Declare("g", "the constraint c − w(α): ≤ 0 when w(α) is admissible (KKT)"),
+		sims.DeclareAs("α·g", "alpha_g", "complementary slackness α g(w(α)): 0 at the optimum (KKT)"),
+	}
 	majoriseMetrics = []sims.MetricDecl{
 		sims.Declare("x", "the iterate"),
 		sims.Declare("f", "the objective f(x) at the iterate"),
