@@ -78,6 +78,10 @@ var extraPanes = []paneCase{
 	{Name: "vae-plane", Sim: "vae", Set: map[string]string{"data": "plane"}, Steps: 60},
 	{Name: "vae-toy", Sim: "vae", Set: map[string]string{"data": "toy"}, Steps: 20},
 	{Name: "gan-1d", Sim: "gan", Set: map[string]string{"dim": "1", "target": "twomodes"}, Steps: 25},
+	// Gaussian identities at the step their histograms are full, and the
+	// sum that breaks (a).
+	{Name: "gaussian-famous", Sim: "gaussian", Steps: 1800},
+	{Name: "gaussian-dependent", Sim: "gaussian", Set: map[string]string{"identity": "sum-dependent"}, Steps: 600},
 	// Clustering in 4-D, drawn on the first two principal components.
 	{Name: "em-gmm-4d", Sim: "em-gmm", Set: map[string]string{"k": "4"}, Data: hiddenClusters, Steps: 1},
 	{Name: "kmeans-4d", Sim: "kmeans", Set: map[string]string{"k": "4"}, Data: hiddenClusters, Steps: 3},

@@ -87,6 +87,7 @@ func All() *sims.Catalog {
 				diffusionsim.Diffusion,
 				diffusionsim.ScoreMatch,
 				pushforwardsim.Pushforward,
+				pushforwardsim.Gaussian,
 				estimatesim.MLE,
 				classifysim.Classifier,
 				divergencesim.Divergence,
