@@ -144,6 +144,7 @@ func All() *sims.Catalog {
 				gpsim.GP,
 				gpsim.GPFit,
 				gpsim.BLR,
+				gpsim.GPPrior,
 			}},
 		// Seed 000 chapter 1: automatic differentiation.
 		sims.Family{Name: "automatic differentiation",

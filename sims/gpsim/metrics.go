@@ -27,4 +27,14 @@ var (
 		sims.Declare("batch_diff", "largest |sequential − batch| difference of the posterior mean of (w0, w1): 0 up to rounding"),
 		sims.Declare("gp_diff", "largest |BLR − GP| difference of the predictive mean and variance over the chart's grid: 0 up to rounding"),
 	}
+	gpPriorMetrics = []sims.MetricDecl{
+		sims.Declare("draws", "sample paths drawn on each side (one a step)"),
+		sims.DeclareAs("dev left", "dev_left", "largest |ρ̂(x) − ρ(x)| over the grid, ρ̂ the left draws' empirical correlation of f(x) with f(0), "+
+			"ρ the kernel's k(0,x)/√(k(0,0)k(x,x)) (undefined before the first draw)"),
+		sims.DeclareAs("s.e. left", "se_left", "largest standard error (1 − ρ²)/√draws of the left empirical correlation over the grid: dev left stays within a few of it"),
+		sims.DeclareAs("dev right", "dev_right", "dev left for the right draws (ell_right)"),
+		sims.DeclareAs("s.e. right", "se_right", "s.e. left for the right draws"),
+		sims.DeclareAs("jitter left", "jitter_left", "diagonal jitter the Cholesky factorisation of the left Gram matrix needed (0: none)"),
+		sims.DeclareAs("jitter right", "jitter_right", "jitter left for the right Gram matrix"),
+	}
 )
