@@ -92,7 +92,8 @@ var sizeLongSteps = map[string]int{
 	"bpe": 64, // a row of the merges' table a merge, up to the paragraph's ~50
 
 	// linear models, optimisation, estimation, mixtures, samplers, inference
-	"gaussian": 2100, // the moments' trace and the kept points full, a draw a step
+	"classifiers": 500,  // a forest's tree a step, up to trees = 500
+	"gaussian":    2100, // the moments' trace and the kept points full, a draw a step
 
 	// transport, kernels, random features, Gaussian processes, AD
 	"gram":     120,  // a point a step, up to n = 120

@@ -43,6 +43,7 @@ func All() *sims.Catalog {
 				linearsim.Interp,
 				linearsim.Logreg,
 				linearsim.Softmax,
+				classifysim.Classifiers,
 				linearsim.Logits,
 				linearsim.Losses,
 			}},
