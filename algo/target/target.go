@@ -107,7 +107,7 @@ func (k Kind) Dim() int {
 }
 
 // kinds are the presets New knows.
-var kinds = []Kind{KindNormal, KindMixture, KindBanana, KindCorrelated, KindDonut, KindFunnel}
+var kinds = []Kind{KindNormal, KindMixture, KindBanana, KindCorrelated, KindDonut, KindFunnel, KindSquiggle}
 
 // Default parameters of the presets.
 const (
@@ -134,6 +134,7 @@ const (
 //	KindCorrelated  the 2-D Gaussian with unit variances and correlation rho
 //	KindDonut       the ring of NewDonut with r = 2.5, σ = 0.4
 //	KindFunnel      Neal's funnel of NewFunnel with τ = 3
+//	KindSquiggle    chi-feng's sine-bent Gaussian of DefaultSquiggle
 //
 // rho is used by KindCorrelated only; it must lie in (−1, 1).
 func New(kind Kind, rho float64) (Target, error) {
@@ -150,6 +151,8 @@ func New(kind Kind, rho float64) (Target, error) {
 		return NewDonut(DonutR, DonutSigma)
 	case KindFunnel:
 		return NewFunnel(FunnelTau)
+	case KindSquiggle:
+		return DefaultSquiggle(), nil
 	}
 	return nil, algo.BadParam("kind", string(kind), fmt.Sprintf("one of %v", kinds))
 }

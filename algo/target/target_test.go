@@ -474,6 +474,7 @@ func TestFormulas(t *testing.T) {
 		"correlated": "p(x, y) = N(0, [[1, ρ], [ρ, 1]]), ρ = 0.9",
 		"donut":      "p(x) ∝ exp(−(‖x‖ − r)²/(2σ²)), r = 2.5, σ = 0.4",
 		"funnel":     "y ~ N(0, 3²), x | y ~ N(0, e^y) (Neal's funnel)",
+		"squiggle":   "(x, y + sin(5x)) ~ N(0, [[2, 0.25], [0.25, 0.5]])",
 	}
 	for _, name := range kinds {
 		tg, _ := New(name, 0.9)

@@ -106,6 +106,7 @@ func All() *sims.Catalog {
 				mcmcsim.MH,
 				mcmcsim.Gibbs,
 				mcmcsim.HMC,
+				mcmcsim.NUTS,
 				mcmcsim.MALA,
 				mcmcsim.Langevin,
 				mcmcsim.MCErrorSim,

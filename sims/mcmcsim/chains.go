@@ -62,7 +62,7 @@ var coordNames = []string{"x", "y"}
 
 // targetMenu is the target parameter's menu.
 var targetMenu = []target.Kind{target.KindNormal, target.KindMixture, target.KindBanana,
-	target.KindCorrelated, target.KindDonut, target.KindFunnel}
+	target.KindCorrelated, target.KindDonut, target.KindFunnel, target.KindSquiggle}
 
 // maxRho bounds the correlation of the correlated target: the engine takes
 // (−1, 1); closer to ±1 no sampler here mixes in a pane's run.
@@ -78,7 +78,7 @@ type targetParams struct {
 func newTargetParams(def target.Kind) targetParams {
 	return targetParams{
 		kind: param.Choice("target", targetMenu, def,
-			"density to sample: 1-D N(0,1); Fig 3.7's ½N((3,3),I)+½N((−3,−3),I); a twisted Gaussian; a ρ-correlated Gaussian; a ring; Neal's funnel"),
+			"density to sample: 1-D N(0,1); Fig 3.7's ½N((3,3),I)+½N((−3,−3),I); a twisted Gaussian; a ρ-correlated Gaussian; a ring; Neal's funnel; chi-feng's squiggle (x, y + sin 5x) ~ N(0, Σ)"),
 		rho: param.Float("rho", target.DefaultRho, "correlation of the Gaussian (target=correlated only)").Range(-maxRho, maxRho),
 	}
 }

@@ -24,6 +24,12 @@ var (
 		sims.Declare("var_x_ula", "variance of x under the unadjusted Langevin chains (biased by the step)"),
 		sims.Declare("var_x_mala", "variance of x under MALA, which the Metropolis correction makes exact"),
 		sims.Declare("var_x_exact", "the target's variance of x"))
+	nutsMetrics = append(append([]sims.MetricDecl(nil), chainMetrics...),
+		sims.DeclareAs("ε", "eps", "chain 1's step size: the dual-averaging iterate during the warm-up, then the fixed ε̄"),
+		sims.Declare("depth", "chain 1's last tree depth: the number of doublings of its trajectory"),
+		sims.Declare("leapfrogs", "chain 1's last tree's leapfrog steps (gradient evaluations), at most 2^depth − 1"),
+		sims.Declare("accept_stat", "mean acceptance statistic (mean of min(1, e^−ΔH) over each tree's points) of every chain after the warm-up, of the warm-up while it lasts: → δ"),
+		sims.Declare("divergent", "iterations after the warm-up, every chain, whose tree met an energy error > 1000 (divergences)"))
 	mcErrorMetrics = []sims.MetricDecl{
 		sims.Declare("S", "samples per estimate"),
 		sims.Declare("rmse_iid", "root mean squared error of the mean of S independent samples"),
