@@ -128,6 +128,8 @@ func All() *sims.Catalog {
 				otsim.Distances,
 				otsim.Geodesic,
 				otsim.Barycenter,
+				otsim.Sliced,
+				otsim.Unbalanced,
 			}},
 		// Seeds 001 §5–7, 003, 004 and 002 §4.3–4.5: kernels, SVMs, random
 		// features, Gaussian processes.

@@ -70,4 +70,20 @@ var (
 		sims.Declare("mix_sd", "the standard deviation of the mixture (1 − t)μ0 + tμ1, for contrast"),
 		sims.Declare("W2_0t", "W2(μ0, μt) = t·W2(μ0, μ1)"),
 	}
+	slicedMetrics = []sims.MetricDecl{
+		sims.Declare("directions", "random directions θ drawn so far"),
+		sims.DeclareAs("SW_p^p", "sw_pp", "Monte Carlo estimate of SW_p^p, the mean of W_p^p(θ#μ, θ#ν) over the directions drawn"),
+		sims.DeclareAs("s.e.", "se", "the estimate's standard error: the costs' sample sd over √directions"),
+		sims.DeclareAs("max-sliced", "max_sliced", "the largest W_p^p(θ#μ, θ#ν) over the directions drawn"),
+		sims.DeclareAs("quadrature", "sw_quadrature", "SW_p^p as the mean of W_p^p(θ#μ, θ#ν) over 360 evenly spaced angles"),
+		sims.DeclareAs("W_p^p", "w_pp", "W_p^p(μ, ν) by the transportation simplex (up to 10000 cells)"),
+	}
+	unbalancedMetrics = []sims.MetricDecl{
+		mIter,
+		sims.Declare("moved", "the plan's total mass Σ P_ij: what is transported"),
+		mCost,
+		sims.Declare("objective", "⟨C,P⟩ + ε KL(P|a⊗b) + τ KL(P1|a) + τ KL(Pᵀ1|b) of the current plan"),
+		sims.Declare("dual", "the dual of the current potentials: a lower bound on the optimum that never falls"),
+		sims.DeclareAs("to outlier", "to_outlier", "outlier preset: the mass the plan delivers to ν's outlier bins (x ≥ 0.8)"),
+	}
 )
