@@ -103,6 +103,8 @@ var extraPanes = []paneCase{
 	{Name: "barycenter-shapes", Sim: "barycenter", Set: map[string]string{"input": "shapes"}, Steps: 30},
 	// Trustworthy ML.
 	{Name: "attack-digits", Sim: "attack", Set: map[string]string{"model": "digits", "norm": "l2", "eps": "1", "step": "0.1", "target": "3"}, Steps: 40},
+	{Name: "attack-deepfool", Sim: "attack", Set: map[string]string{"method": "deepfool"}, Steps: 12},
+	{Name: "attack-cw", Sim: "attack", Set: map[string]string{"method": "cw"}, Steps: 120},
 	{Name: "dp-mechanisms-laplace", Sim: "dp-mechanisms", Set: map[string]string{"mech": "laplace"}, Steps: 100},
 	{Name: "dp-sgd-logistic-sum", Sim: "dp-sgd", Set: map[string]string{"model": "logistic", "noise": "sum", "n": "600"}, Steps: walkSteps},
 	{Name: "shapley-digit", Sim: "shapley", Set: map[string]string{"game": "digit"}, Steps: 40},

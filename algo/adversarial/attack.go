@@ -2,7 +2,10 @@
 // seed 001 §17 (L1545–L1559, catalogue [A32]–[A33]) on the lab's own
 // networks (algo/nn): the fast gradient sign method and projected gradient
 // ascent, targeted or untargeted, in an L∞ or L2 ball, and the min-max
-// training that runs such an attack inside every SGD step.
+// training that runs such an attack inside every SGD step; and two
+// minimal-perturbation attacks that have no ball but look for the
+// smallest δ that changes the label: DeepFool (Moosavi-Dezfooli et al.
+// 2016) and Carlini & Wagner's L2 attack (2017).
 package adversarial
 
 import (
@@ -41,38 +44,81 @@ const (
 	// η along the unit gradient): the step size does not depend on the
 	// gradient's scale.
 	SignPGD Method = "pgd-sign"
+	// DeepFool (Moosavi-Dezfooli et al. 2016, Alg. 2) steps to the
+	// nearest boundary of the logits linearised at the iterate, with no
+	// ball: deepfool.go.
+	DeepFool Method = "deepfool"
+	// CW is Carlini & Wagner's L2 attack (2017): Adam on
+	// ‖δ‖₂² + c·max(margin, −κ) with a binary search on c: cw.go.
+	CW Method = "cw"
 )
 
 func (m Method) String() string { return string(m) }
 
-// Methods lists them.
-var Methods = []Method{FGSM, PGD, SignPGD}
+// Methods lists the methods that keep δ in a ball (Trainer's and Robust's
+// inner attacks), and MinimalMethods those that look for the least δ.
+var (
+	Methods        = []Method{FGSM, PGD, SignPGD}
+	MinimalMethods = []Method{DeepFool, CW}
+)
+
+// bounded says whether the method keeps δ in the ball of radius Eps
+// (FGSM and PGD); DeepFool and CW minimise ‖δ‖ instead and ignore Eps.
+func (m Method) bounded() bool { return m == FGSM || m == PGD || m == SignPGD }
 
 // Config is an attack.
 type Config struct {
 	Method Method
 	Norm   Norm
-	Eps    float64 // the ball's radius ε > 0
-	Step   float64 // η of PGD and pgd-sign (FGSM steps ε)
+	Eps    float64 // the ball's radius ε > 0 (FGSM and PGD; DeepFool and CW have no ball)
+	Step   float64 // η of PGD and pgd-sign; CW: Adam's rate (FGSM steps ε)
 	// Lo < Hi is the valid input range (pixels in [0, 1]): every iterate
-	// is clipped into it too. Lo ≥ Hi: no range.
+	// is clipped into it too (CW: kept in it by x = Lo + (Hi−Lo)(tanh w + 1)/2).
+	// Lo ≥ Hi: no range.
 	Lo, Hi float64
+	// Overshoot is DeepFool's η ∈ [0, 1]: the iterate is x₀ + (1+η)·Σrᵢ
+	// (DefaultOvershoot is the paper's 0.02).
+	Overshoot float64
+	// CW: the confidence κ ∈ [0, MaxKappa] of the margin term, the first
+	// constant C0 ∈ (0, MaxC], and Rounds ∈ [1, MaxRounds] rounds of the
+	// binary search on c, each Inner ∈ [1, MaxCWInner] Adam steps from x₀.
+	Kappa, C0     float64
+	Rounds, Inner int
 }
 
-// MaxEps bounds ε.
-const MaxEps = 100
+// Bounds of the configuration.
+const (
+	MaxEps           = 100
+	DefaultOvershoot = 0.02
+	MaxKappa         = 1000
+	MaxC             = 1e10
+	MaxRounds        = 30
+	MaxCWInner       = 100000
+)
 
 func (c Config) validate() error {
 	switch {
-	case c.Method != FGSM && c.Method != PGD && c.Method != SignPGD:
-		return algo.BadParam("method", c.Method, "fgsm, pgd or pgd-sign")
+	case !c.Method.bounded() && c.Method != DeepFool && c.Method != CW:
+		return algo.BadParam("method", c.Method, "fgsm, pgd, pgd-sign, deepfool or cw")
 	case c.Norm != LInf && c.Norm != L2:
 		return algo.BadParam("norm", c.Norm, "linf or l2")
-	case !(c.Eps > 0 && c.Eps <= MaxEps):
+	case c.Method == CW && c.Norm != L2:
+		return algo.BadParam("norm", c.Norm, "l2 (cw is an L2 attack)")
+	case c.Method.bounded() && !(c.Eps > 0 && c.Eps <= MaxEps):
 		return algo.BadParam("eps", c.Eps, "in (0, 100]")
-	case c.Method != FGSM && !(c.Step > 0 && c.Step <= MaxEps):
+	case c.Method != FGSM && c.Method != DeepFool && !(c.Step > 0 && c.Step <= MaxEps):
 		return algo.BadParam("step", c.Step, "in (0, 100]")
-	case c.Lo < c.Hi && c.Eps > c.Hi-c.Lo:
+	case c.Method == DeepFool && !(c.Overshoot >= 0 && c.Overshoot <= 1):
+		return algo.BadParam("overshoot", c.Overshoot, "in [0, 1]")
+	case c.Method == CW && !(c.Kappa >= 0 && c.Kappa <= MaxKappa):
+		return algo.BadParam("kappa", c.Kappa, "in [0, 1000]")
+	case c.Method == CW && !(c.C0 > 0 && c.C0 <= MaxC):
+		return algo.BadParam("c0", c.C0, "in (0, 1e10]")
+	case c.Method == CW && (c.Rounds < 1 || c.Rounds > MaxRounds):
+		return algo.BadParam("rounds", c.Rounds, "in 1..30")
+	case c.Method == CW && (c.Inner < 1 || c.Inner > MaxCWInner):
+		return algo.BadParam("inner", c.Inner, "in 1..100000")
+	case c.Method.bounded() && c.Lo < c.Hi && c.Eps > c.Hi-c.Lo:
 		// A ball wider than the whole input range is no constraint.
 		return algo.BadParam("eps", c.Eps, "at most the input range's width "+fmtRange(c.Lo, c.Hi))
 	}
@@ -137,6 +183,13 @@ type Attack struct {
 	// Reset makes it stale, and Objective evaluates it again.
 	f     float64
 	fresh bool
+	// The minimal-perturbation attacks' state (nil for the others).
+	df *deepFool
+	cw *carliniWagner
+	// best[r] is the least ‖δ‖ of a fooling iterate of row r found so far
+	// (+Inf: none), bestX its rows (DeepFool and CW).
+	best  []float64
+	bestX []float64
 }
 
 // New prepares an attack on the rows x0 (n·d values, copied) with their
@@ -166,6 +219,16 @@ func New(m nn.Model, loss nn.Loss, x0 []float64, labels, targets []int, cfg Conf
 	}
 	b.RequireGrad()
 	b.LoadRows(a.x0, a.labels)
+	if cfg.Method == DeepFool || cfg.Method == CW {
+		a.best, a.bestX = make([]float64, n), make([]float64, n*d)
+		_, k := m.Shape()
+		if cfg.Method == DeepFool {
+			a.df = newDeepFool(n, d, k)
+		} else if a.cw, err = newCW(n, d, k, cfg); err != nil {
+			return nil, err
+		}
+		a.resetMinimal()
+	}
 	return a, nil
 }
 
@@ -179,11 +242,76 @@ func (a *Attack) Reset(x0 []float64, labels []int) {
 	}
 	a.b.LoadRows(a.x0, a.labels)
 	a.steps, a.fresh = 0, false
+	if a.best != nil {
+		a.resetMinimal()
+	}
+}
+
+// resetMinimal forgets DeepFool's or CW's progress and best iterates.
+func (a *Attack) resetMinimal() {
+	for r := range a.best {
+		a.best[r] = math.Inf(1)
+	}
+	copy(a.bestX, a.x0)
+	if a.df != nil {
+		a.df.reset()
+	} else {
+		a.cw.reset(a)
+	}
+}
+
+// Best is the fooling iterate of row r with the least ‖δ‖ that DeepFool or
+// CW has found (untargeted: classified other than its label; targeted: as
+// its target), its distance from x₀ in the attack's norm, and whether
+// there is one (the shared rows are valid until the next Step or Reset).
+// The ball methods keep no best: ok is false.
+func (a *Attack) Best(r int) (x []float64, dist float64, ok bool) {
+	if a.best == nil || math.IsInf(a.best[r], 1) {
+		return nil, math.Inf(1), false
+	}
+	return a.bestX[r*a.d : (r+1)*a.d], a.best[r], true
+}
+
+// Done says whether the attack has nothing left to do: DeepFool has fooled
+// every row (or can move none), CW has run its last round. The ball
+// methods are never done: their caller counts the steps.
+func (a *Attack) Done() bool {
+	switch {
+	case a.df != nil:
+		return a.df.done()
+	case a.cw != nil:
+		return a.cw.finished()
+	}
+	return false
+}
+
+// ExtraBytes is what a method adds to AttackBytes on rows examples of d
+// features against a network of outs outputs: DeepFool's Σrᵢ, the
+// chosen gradient and the best rows; CW's variable w with its gradient
+// and Adam's two moments, the best rows and the per-row constants.
+func ExtraBytes(m Method, rows, d, outs int) int64 {
+	switch m {
+	case DeepFool:
+		return 3*tensor.Alloc(rows*d) + tensor.Alloc(rows*max(outs, 2)) + 4*tensor.Alloc(rows)
+	case CW:
+		return 6*tensor.Alloc(rows*d) + tensor.Alloc(rows*max(outs, 2)) + 6*tensor.Alloc(rows)
+	}
+	return 0
 }
 
 // Step is one attack iteration: the gradient of f at x, the move, the
 // projection. The objective at the rows it leaves is Objective's.
+//
+// DeepFool and CW take their own steps (deepfool.go, cw.go) and return
+// algo.ErrConverged from the step that finishes them, and from every
+// Step after it (which then does nothing).
 func (a *Attack) Step() error {
+	switch {
+	case a.df != nil:
+		return a.stepDeepFool()
+	case a.cw != nil:
+		return a.stepCW()
+	}
 	if _, err := nn.InputGrad(a.tp, a.m, a.loss, a.b, a.grad); err != nil {
 		return err
 	}
@@ -247,8 +375,14 @@ func (a *Attack) X0() []float64 { return a.x0 }
 func (a *Attack) Batch() *nn.Batch { return a.b }
 
 // Objective is the mean objective f at the current rows (x₀ before the
-// first Step).
+// first Step): the attacked loss (DeepFool's too, which minimises ‖δ‖
+// and has no objective of its own), and for CW its objective
+// ‖δ‖₂² + c·max(margin, −κ) at the round's c.
 func (a *Attack) Objective() float64 {
+	if !a.fresh && a.cw != nil {
+		a.f = a.cwEval(false)
+		a.fresh = true
+	}
 	if !a.fresh {
 		// A forward pass at the rows as they are now: the objective of
 		// the state every other quantity of the step describes (issue

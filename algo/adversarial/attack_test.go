@@ -168,6 +168,15 @@ func TestAttackValidation(t *testing.T) {
 	algotest.WantParam(t, err, "method")
 	_, err = New(m, nn.Logistic, x0, []int{1, 0}, nil, Config{Method: FGSM, Norm: LInf, Eps: 0.1})
 	algotest.WantParam(t, err, "x0")
+	// Training and robust accuracy take the ε-bounded attacks only.
+	set := gaussSet(t, 8, 1)
+	for _, meth := range MinimalMethods {
+		cfg := Config{Method: meth, Norm: L2, Eps: 0.1, Step: 0.01}
+		_, err = NewTrainer(m, set, 4, 1, cfg, opt.Config{Method: opt.Adam, LR: 0.01}, rand.New(rand.NewPCG(1, 1)))
+		algotest.WantParam(t, err, "method")
+		_, err = Robust(m, set, cfg, 1, 4)
+		algotest.WantParam(t, err, "method")
+	}
 }
 
 // gaussSet draws two classes told apart perfectly but with a thin margin

@@ -38,8 +38,13 @@ type Trainer struct {
 }
 
 // NewTrainer prepares adversarial training of m on set with minibatches of
-// batch rows; cfg.Eps = 0 means no attack.
+// batch rows; cfg.Eps = 0 means no attack. The inner attack is one of the
+// ε-bounded Methods (FGSM, PGD, sign-PGD): DeepFool and CW stop when they
+// fool, which an inner loop of fixed length does not ask.
 func NewTrainer(m nn.Model, set *nn.Set, batch, inner int, cfg Config, oc opt.Config, rng *rand.Rand) (*Trainer, error) {
+	if cfg.Eps > 0 && !cfg.Method.bounded() {
+		return nil, algo.BadParam("method", cfg.Method, "an ε-bounded attack (fgsm, pgd, sign-pgd) for training")
+	}
 	if batch < 1 || batch > set.N || batch > nn.MaxBatch {
 		return nil, algo.BadParam("batch", batch, "in [1, the training set's size]")
 	}
@@ -128,8 +133,12 @@ func (t *Trainer) Epochs() float64 { return float64(t.steps*len(t.idx)) / float6
 
 // Robust evaluates m on the rows of s under an attack of cfg run for k
 // steps (cfg.Eps = 0: the clean accuracy), chunk rows at a time; it
-// returns the accuracy at the attacked inputs.
+// returns the accuracy at the attacked inputs. The attack is one of the
+// ε-bounded Methods: robust accuracy is a function of ε.
 func Robust(m nn.Model, s *nn.Set, cfg Config, k, chunk int) (float64, error) {
+	if cfg.Eps > 0 && !cfg.Method.bounded() {
+		return 0, algo.BadParam("method", cfg.Method, "an ε-bounded attack (fgsm, pgd, sign-pgd) for robust accuracy")
+	}
 	_, outs := m.Shape()
 	loss, err := nn.LossFor(s, outs)
 	if err != nil {

@@ -15,10 +15,14 @@ var (
 	attackMetrics = []sims.MetricDecl{
 		sims.Declare("eps", "the attack's budget ε: the radius of the ball the perturbation stays in"),
 		sims.Declare("dist", "the perturbation's size ‖x − x₀‖ in the attack's norm"),
-		sims.Declare("objective", "the loss the attack ascends (targeted: descends) at the current point"),
+		sims.DeclareAs("best ‖δ‖", "best_dist", "the least ‖x − x₀‖ of a fooling point found so far, in the attack's norm (undefined until one fools)"),
+		sims.DeclareAs("FGSM ε", "fgsm_eps", "the least ε at which one FGSM step from x₀ fools, by line search along its direction (undefined if none up to the largest ε)"),
+		sims.Declare("objective", "the loss the attack ascends (targeted: descends) at the current point; cw: its objective ‖δ‖₂² + c·max(g, 0)"),
 		sims.Declare("p_true", "the model's probability of the example's true class at the current point"),
 		sims.Declare("class", "the class the model now predicts"),
 		sims.Declare("flipped_at", "the first step whose point is misclassified (undefined until one is)"),
+		sims.Declare("c", "cw: the constant c of the current round of its binary search (undefined for the other methods)"),
+		sims.Declare("round", "cw: the round of the binary search on c, from 1 (undefined for the other methods)"),
 	}
 	poisoningMetrics = []sims.MetricDecl{
 		sims.Declare("eps_d", "the poisoning fraction ε_d: poison copies per clean example"),
