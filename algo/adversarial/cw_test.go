@@ -91,10 +91,7 @@ func TestCWAffineBinary(t *testing.T) {
 // computed here from a fresh forward pass, and Best's rows are fooled.
 func TestCWObjectiveIsMovedPoint(t *testing.T) {
 	m := mlp(t, 6, []int{8}, 3, 4)
-	x0 := randRows(2, 6, 5)
-	for i := range x0 {
-		x0[i] = 1 / (1 + math.Exp(-x0[i]))
-	}
+	x0 := sigmoidRows(2, 6, 5)
 	labels := predicted(m, x0)
 	cfg := Config{Method: CW, Norm: L2, Step: 0.05, C0: 1, Kappa: 0.1, Rounds: 3, Inner: 20, Lo: 0, Hi: 1}
 	a, err := New(m, nn.CrossEntropy, x0, labels, nil, cfg)
@@ -131,10 +128,7 @@ func TestCWObjectiveIsMovedPoint(t *testing.T) {
 func TestCWBelowDeepFool(t *testing.T) {
 	m := mlp(t, 8, []int{16}, 4, 6)
 	const n = 8
-	x0 := randRows(n, 8, 8)
-	for i := range x0 {
-		x0[i] = 0.5 + 0.1*x0[i]
-	}
+	x0 := nearHalfRows(n, 8, 8)
 	labels := predicted(m, x0)
 	targets := make([]int, n)
 	for r := range targets {

@@ -44,6 +44,25 @@ func randRows(n, d int, seed uint64) []float64 {
 	return x
 }
 
+// sigmoidRows are randRows squashed into (0, 1) by the logistic function.
+func sigmoidRows(n, d int, seed uint64) []float64 {
+	x := randRows(n, d, seed)
+	for i := range x {
+		x[i] = 1 / (1 + math.Exp(-x[i]))
+	}
+	return x
+}
+
+// nearHalfRows are randRows scaled to 0.5 + 0.1z: inside (0, 1), away
+// from its ends.
+func nearHalfRows(n, d int, seed uint64) []float64 {
+	x := randRows(n, d, seed)
+	for i := range x {
+		x[i] = 0.5 + 0.1*x[i]
+	}
+	return x
+}
+
 // predicted is the model's class of each row.
 func predicted(m nn.Model, x []float64) []int {
 	_, k := m.Shape()
@@ -140,10 +159,7 @@ func TestDeepFoolAffineOneStep(t *testing.T) {
 func TestDeepFoolMLP(t *testing.T) {
 	m := mlp(t, 8, []int{16}, 4, 6)
 	const n = 8
-	x0 := randRows(n, 8, 8)
-	for i := range x0 {
-		x0[i] = 0.5 + 0.1*x0[i]
-	}
+	x0 := nearHalfRows(n, 8, 8)
 	labels := predicted(m, x0)
 	targets := make([]int, n)
 	for r := range targets {
@@ -211,10 +227,7 @@ func TestMinimalAttacksValidation(t *testing.T) {
 // once the tape has grown.
 func TestMinimalStepsDoNotAllocate(t *testing.T) {
 	m := mlp(t, 16, []int{8}, 10, 2)
-	x0 := randRows(3, 16, 1)
-	for i := range x0 {
-		x0[i] = 1 / (1 + math.Exp(-x0[i]))
-	}
+	x0 := sigmoidRows(3, 16, 1)
 	labels := predicted(m, x0)
 	for _, c := range []Config{{Method: DeepFool, Norm: L2, Overshoot: 0.0001, Lo: 0, Hi: 1},
 		{Method: CW, Norm: L2, Step: 1e-4, C0: 1e-3, Rounds: 3, Inner: 1000, Lo: 0, Hi: 1}} {
