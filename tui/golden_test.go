@@ -95,6 +95,12 @@ var extraPanes = []paneCase{
 	// The explain view: 20 training steps, then 6 characters drawn after
 	// the prompt, top-k 5 cutting the rest.
 	{Name: "tinygpt-explain", Sim: "tinygpt", Set: map[string]string{"view": "explain", "train_steps": "20", "eval_every": "20", "top_k": "5"}, Steps: 26},
+	// Kernels: the geometry demos at their end, blr on bump features.
+	{Name: "kernel-geometry-cholesky", Sim: "kernel-geometry", Set: map[string]string{"demo": "cholesky"}, Steps: 20},
+	{Name: "kernel-geometry-rotation", Sim: "kernel-geometry", Set: map[string]string{"demo": "rotation"}, Steps: 20},
+	{Name: "kernel-geometry-poly", Sim: "kernel-geometry", Set: map[string]string{"demo": "poly"}, Steps: 19},
+	{Name: "kernel-geometry-angle", Sim: "kernel-geometry", Set: map[string]string{"demo": "angle"}, Steps: 20},
+	{Name: "blr-bumps", Sim: "blr", Set: map[string]string{"features": "bumps"}, Steps: 12},
 	// Optimal transport.
 	{Name: "ot-lp-optimal", Sim: "ot-lp", Steps: 25},
 	{Name: "assignment-hungarian", Sim: "assignment", Set: map[string]string{"preset": "gaussians", "n": "12"}, Steps: 40},

@@ -80,6 +80,7 @@ var sizeSteps = map[string]int{
 	// linear models, optimisation, estimation, mixtures, samplers, inference
 
 	// transport, kernels, random features, Gaussian processes, AD
+	"kernel-geometry/demo=poly": 19, // the explicit map of degree 20, the largest, at the last step
 }
 
 // sizeLongSteps are the sims whose large configurations (each size

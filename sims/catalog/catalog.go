@@ -142,6 +142,7 @@ func All() *sims.Catalog {
 				kernelsim.Ridge,
 				kernelsim.KPCA,
 				kernelsim.Gram,
+				kernelsim.Geometry,
 				rffsim.RFF,
 				rffsim.Bochner,
 				rffsim.Fourier,

@@ -26,6 +26,7 @@ var (
 		sims.Declare("w1", "posterior mean of the slope"),
 		sims.Declare("batch_diff", "largest |sequential − batch| difference of the posterior mean of (w0, w1): 0 up to rounding"),
 		sims.Declare("gp_diff", "largest |BLR − GP| difference of the predictive mean and variance over the chart's grid: 0 up to rounding"),
+		sims.Declare("rank", "features=bumps: the rank of K = ΦΦᵀ/α on the observed inputs (eigenvalues above 1e-10·λ_max; at most 60 inputs): ≤ M"),
 	}
 	gpPriorMetrics = []sims.MetricDecl{
 		sims.Declare("draws", "sample paths drawn on each side (one a step)"),

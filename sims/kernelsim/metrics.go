@@ -47,4 +47,25 @@ var (
 		sims.Declare("rel_gap", "(best − D*)/|D*|: the relative distance of the best iterate from the optimum"),
 		sims.Declare("t_k", "the current step size"),
 	}
+	geometryMetrics = []sims.MetricDecl{
+		sims.Declare("points", "demo=cholesky, rotation: the points so far"),
+		sims.Declare("inner_M", "demo=cholesky: ⟨x,y⟩_M = xᵀMy of the last two points"),
+		sims.Declare("inner_gap", "demo=cholesky: largest |xᵀMy − ⟨Ux,Uy⟩| over all pairs: 0 up to rounding"),
+		sims.Declare("recon_err", "demo=rotation: ‖X̂ − XQ‖_F, X̂ rebuilt from K = XXᵀ, Q by Procrustes: 0 up to rounding"),
+		sims.Declare("orth_err", "demo=rotation: largest |QᵀQ − I| entry: 0 up to rounding"),
+		sims.Declare("gram_err", "demo=rotation: largest |X̂X̂ᵀ − K| entry: 0 up to rounding"),
+		sims.Declare("d", "demo=poly: the degree d of (xᵀy)^d"),
+		sims.Declare("dim", "demo=poly: monomials of degree d in n variables, counted"),
+		sims.Declare("dim_formula", "demo=poly: C(n+d−1, d), the notes' feature dimension"),
+		sims.Declare("kernel_gap", "demo=poly: |(xᵀy)^d − ⟨φ(x),φ(y)⟩| relative to (‖x‖‖y‖)^d: 0 up to rounding"),
+		sims.DeclareAs("r/σ", "r_sigma", "demo=angle: the distance ‖x − y‖/σ of the current pair"),
+		sims.Declare("theta", "demo=angle: the angle arccos k(x,y) between φ(x) and φ(y) in H, in radians"),
+		sims.Declare("theta_deg", "demo=angle: the same angle in degrees (→ 90 far apart)"),
+		sims.Declare("angle_gap", "demo=angle: largest |θ − arccos exp(−r²/2)| so far: 0 up to rounding"),
+		sims.Declare("atoms", "demo=rkhs: the atoms α_i k(x_i,·) of f"),
+		sims.Declare("norm2", "demo=rkhs: ‖f‖²_H, kept by the update ‖f + a k(c,·)‖² = ‖f‖² + 2a f(c) + a² k(c,c)"),
+		sims.Declare("norm2_gap", "demo=rkhs: |‖f‖²_H − αᵀKα|, the update against the Gram matrix: 0 up to rounding"),
+		sims.Declare("repro_gap", "demo=rkhs: largest |f(x) − ⟨f, k(x,·)⟩_H| at the check points: 0 up to rounding"),
+		sims.Declare("peak_ratio", "demo=rkhs: max over the line of |f(x)|/‖f‖_H, ≤ 1 = √k(x,x) (undefined for f = 0)"),
+	}
 )
