@@ -95,6 +95,8 @@ var extraPanes = []paneCase{
 	// The explain view: 20 training steps, then 6 characters drawn after
 	// the prompt, top-k 5 cutting the rest.
 	{Name: "tinygpt-explain", Sim: "tinygpt", Set: map[string]string{"view": "explain", "train_steps": "20", "eval_every": "20", "top_k": "5"}, Steps: 26},
+	{Name: "tinygpt-block", Sim: "tinygpt", Set: map[string]string{"view": "block", "eval_every": "20"}, Steps: 20},
+	{Name: "tinygpt-greedy", Sim: "tinygpt", Set: map[string]string{"view": "explain", "train_steps": "20", "eval_every": "20", "decode": "greedy"}, Steps: 26},
 	// Kernels: the geometry demos at their end, blr on bump features.
 	{Name: "kernel-geometry-cholesky", Sim: "kernel-geometry", Set: map[string]string{"demo": "cholesky"}, Steps: 20},
 	{Name: "kernel-geometry-rotation", Sim: "kernel-geometry", Set: map[string]string{"demo": "rotation"}, Steps: 20},

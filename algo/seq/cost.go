@@ -51,7 +51,7 @@ func (cfg GPTConfig) Crossover() float64 {
 // two LayerNorms (4d), the Q, K, V projection with biases (3d² + 3d), the
 // output projection (d² + d) and the feed-forward layer (2 d·d_ff + d_ff +
 // d); a final LayerNorm (2d) before a pre-norm decoder; an untied decoder
-// (d·n_voc + n_voc).
+// (d·n_voc: tying saves exactly that).
 func (cfg GPTConfig) NumParams() int {
 	d, V := cfg.Dim, cfg.Vocab
 	n := V * d
@@ -63,7 +63,72 @@ func (cfg GPTConfig) NumParams() int {
 		n += 2 * d
 	}
 	if cfg.Untied {
-		n += d*V + V
+		n += d * V
 	}
 	return n
+}
+
+// EmbeddingParams counts the parameters that map tokens and positions to
+// vectors and back (seed 000 §2.4): the token table n_voc·d, learned
+// positions n_ctx·d and an untied decoder d·n_voc. The rest, NumParams
+// less these, is what Kaplan et al. (2020) count as a transformer's size
+// ("non-embedding parameters"): the blocks and LayerNorms, which tying
+// leaves unchanged.
+func (cfg GPTConfig) EmbeddingParams() int {
+	n := cfg.Vocab * cfg.Dim
+	if cfg.Positions == Learned {
+		n += cfg.Context * cfg.Dim
+	}
+	if cfg.Untied {
+		n += cfg.Dim * cfg.Vocab
+	}
+	return n
+}
+
+// CostPart names a term of the cost model.
+type CostPart int
+
+// The terms of Cost.
+const (
+	PartAttention CostPart = iota // the scores Q·Kᵀ and the weighted sum of V
+	PartDense                     // the projections and the feed-forward layer
+	PartDecoder                   // the logits
+)
+
+// MatProduct is one matrix product of a forward pass, done Count times
+// (once per layer, or per layer and head): an M×K matrix by a K×N one,
+// M·K·N multiply–adds each.
+type MatProduct struct {
+	Name    string
+	Part    CostPart
+	Count   int
+	M, K, N int
+}
+
+// MulAdds is the product's multiply–adds, all Count of them.
+func (p MatProduct) MulAdds() float64 {
+	return float64(p.Count) * float64(p.M) * float64(p.K) * float64(p.N)
+}
+
+// Products walks the matrix products of GPT.Forward on one sequence of n
+// tokens, in its order: in each of the N layers the fused Q, K, V
+// projection X·W_QKV [n, d]·[d, 3d], in each head h the scores Q·Kᵀ
+// [n, d_k]·[d_k, n] and the weighted sum A·V [n, n]·[n, d_v] (d_k = d_v =
+// d/h; the causal mask sets scores after the product, so all n² are
+// computed), the output projection [n, d]·[d, d] and the feed-forward
+// layer [n, d]·[d, d_ff] then [n, d_ff]·[d_ff, d]; then the decoder [n,
+// d]·[d, n_voc]. Their multiply–adds add up to CostOf's terms, which is
+// how the closed form is checked.
+func (cfg GPTConfig) Products(n int) []MatProduct {
+	N, d, f, h := cfg.Layers, cfg.Dim, cfg.FFN, max(cfg.Heads, 1)
+	dh := d / h
+	return []MatProduct{
+		{Name: "QKV proj", Part: PartDense, Count: N, M: n, K: d, N: 3 * d},
+		{Name: "scores QKᵀ", Part: PartAttention, Count: N * h, M: n, K: dh, N: n},
+		{Name: "weights·V", Part: PartAttention, Count: N * h, M: n, K: n, N: dh},
+		{Name: "out proj", Part: PartDense, Count: N, M: n, K: d, N: d},
+		{Name: "FFN W₁", Part: PartDense, Count: N, M: n, K: d, N: f},
+		{Name: "FFN W₂", Part: PartDense, Count: N, M: n, K: f, N: d},
+		{Name: "logits", Part: PartDecoder, Count: 1, M: n, K: d, N: cfg.Vocab},
+	}
 }

@@ -38,7 +38,7 @@ func (c GPTConfig) ParamSizes() []int {
 		s = append(s, d, d)
 	}
 	if c.Untied {
-		s = append(s, d*c.Vocab, c.Vocab)
+		s = append(s, d*c.Vocab)
 	}
 	return s
 }

@@ -67,9 +67,11 @@ type GPTConfig struct {
 	FFN     int // d_ff, the hidden width of the feed-forward layers
 	Positions
 	Norm
-	// Untied gives the output layer its own weights and biases; by default
-	// the decoder is the embedding transposed, D = Cᵀ (seed 000 L931:
-	// "forcing D = Cᵀ works well in practice").
+	// Untied gives the output layer its own matrix D [d, n_voc] (no bias,
+	// as the tied decoder and GPT-2's); by default the decoder is the
+	// embedding transposed, D = Cᵀ (seed 000 eq 2.6, L931: "forcing D =
+	// Cᵀ works well in practice"), which saves exactly n_voc·d
+	// parameters and sends the embedding the gradients of both its uses.
 	Untied bool
 }
 
@@ -127,8 +129,10 @@ type GPT struct {
 	fixed      *tensor.Tensor // sinusoids [T, d], no gradient (nil otherwise)
 	blocks     []block
 	lnfg, lnfb *tensor.Tensor // final LayerNorm (pre-norm only)
-	out, outb  *tensor.Tensor // untied decoder [d, V] and bias [V]
+	out        *tensor.Tensor // untied decoder [d, V]
 	params     []*tensor.Tensor
+	taps       []taps // [layer] the tensors of the last Forward (Inspect)
+	final      lnTap  // the final LayerNorm's (pre-norm)
 
 	heads   []*tensor.Tensor   // per-head outputs, for Concat
 	weights [][]*tensor.Tensor // [layer][head] attention weights of the last Forward
@@ -189,7 +193,7 @@ func NewGPT(cfg GPTConfig, rng *rand.Rand) (*GPT, error) {
 		g.lnfg, g.lnfb = ones(d), mk(tensor.Zeros, d)
 	}
 	if cfg.Untied {
-		g.out, g.outb = mk(tensor.Xavier, d, V), mk(tensor.Zeros, V)
+		g.out = mk(tensor.Xavier, d, V)
 	}
 	if bld.err != nil {
 		return nil, bld.err
@@ -197,6 +201,7 @@ func NewGPT(cfg GPTConfig, rng *rand.Rand) (*GPT, error) {
 	g.params = bld.params
 	g.heads = make([]*tensor.Tensor, cfg.Heads)
 	g.weights = make([][]*tensor.Tensor, cfg.Layers)
+	g.taps = make([]taps, cfg.Layers)
 	for l := range g.weights {
 		g.weights[l] = make([]*tensor.Tensor, cfg.Heads)
 	}
@@ -229,7 +234,8 @@ func countParams(ps []*tensor.Tensor) int {
 // Forward returns the logits [B, T, V] of B sequences of T ≤ n_ctx tokens
 // (other shapes fail the tape: its Backward or Err reports it). The
 // attention weights of every layer and head, [B, T, T] tape tensors,
-// stay readable through Weights until the tape is rewound.
+// stay readable through Weights until the tape is rewound, as do each
+// block's inner tensors, which Inspect reads.
 func (g *GPT) Forward(tp *tensor.Tape, ids []int, B, T int) *tensor.Tensor {
 	c := g.cfg
 	d := c.Dim
@@ -245,10 +251,12 @@ func (g *GPT) Forward(tp *tensor.Tape, ids []int, B, T int) *tensor.Tensor {
 	}
 	dh := d / c.Heads
 	for l := range g.blocks {
-		bl := &g.blocks[l]
+		bl, tl := &g.blocks[l], &g.taps[l]
+		tl.in = x
 		h := x
 		if c.Norm == Pre {
 			h = tp.LayerNorm(x, bl.ln1g, bl.ln1b, LNEps)
+			tl.ln1 = lnTap{x, h}
 		}
 		qkv := tp.Linear(h, bl.wqkv, bl.bqkv) // [B, T, 3d]
 		for i := range c.Heads {
@@ -261,24 +269,34 @@ func (g *GPT) Forward(tp *tensor.Tape, ids []int, B, T int) *tensor.Tensor {
 		if c.Heads > 1 {
 			a = tp.Concat(-1, g.heads...)
 		}
-		x = tp.Add(x, tp.Linear(a, bl.wo, bl.bo))
+		tl.attn = tp.Linear(a, bl.wo, bl.bo)
+		x = tp.Add(x, tl.attn)
 		if c.Norm == Post {
+			sum := x
 			x = tp.LayerNorm(x, bl.ln1g, bl.ln1b, LNEps)
+			tl.ln1 = lnTap{sum, x}
 			h = x
 		} else {
 			h = tp.LayerNorm(x, bl.ln2g, bl.ln2b, LNEps)
+			tl.ln2 = lnTap{x, h}
 		}
-		f := tp.Linear(tp.Relu(tp.Linear(h, bl.w1, bl.b1)), bl.w2, bl.b2)
-		x = tp.Add(x, f)
+		tl.mid = x
+		tl.hidden = tp.Relu(tp.Linear(h, bl.w1, bl.b1))
+		tl.ffn = tp.Linear(tl.hidden, bl.w2, bl.b2)
+		x = tp.Add(x, tl.ffn)
 		if c.Norm == Post {
+			sum := x
 			x = tp.LayerNorm(x, bl.ln2g, bl.ln2b, LNEps)
+			tl.ln2 = lnTap{sum, x}
 		}
+		tl.out = x
 	}
 	if c.Norm == Pre {
-		x = tp.LayerNorm(x, g.lnfg, g.lnfb, LNEps)
+		y := tp.LayerNorm(x, g.lnfg, g.lnfb, LNEps)
+		g.final, x = lnTap{x, y}, y
 	}
 	if g.out != nil {
-		return tp.Linear(x, g.out, g.outb)
+		return tp.MatMul(x, g.out)
 	}
 	return tp.MatMulT(x, g.tok)
 }

@@ -72,6 +72,8 @@ func All() *sims.Catalog {
 				seqsim.Attention,
 				seqsim.RNN,
 				seqsim.TinyGPT,
+				seqsim.Seq2Seq,
+				seqsim.TransformerCost,
 				seqsim.Reward,
 			}},
 		// Seed 000 chapter 3, seed 001 §13–15, seed 002 chapter 1 and §6.2–6.3:

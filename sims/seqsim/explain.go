@@ -15,8 +15,9 @@ import (
 	"github.com/thelab/lab/sims/param"
 )
 
-// gptViewKind is what tinygpt's pane shows: the training story, or the
-// model explained token by token (Transformer Explainer's picture).
+// gptViewKind is what tinygpt's pane shows: the training story, the
+// model explained token by token (Transformer Explainer's picture), or
+// one forward pass opened up (block.go).
 type gptViewKind string
 
 func (k gptViewKind) String() string { return string(k) }
@@ -24,21 +25,39 @@ func (k gptViewKind) String() string { return string(k) }
 const (
 	gptTrain   gptViewKind = "train"
 	gptExplain gptViewKind = "explain"
+	gptBlock   gptViewKind = "block"
+)
+
+// gptDecodeKind is how the explain view picks the next character.
+type gptDecodeKind string
+
+func (k gptDecodeKind) String() string { return string(k) }
+
+const (
+	decodeSample gptDecodeKind = "sample"
+	decodeGreedy gptDecodeKind = "greedy"
 )
 
 var (
-	gptView = param.Choice("view", []gptViewKind{gptTrain, gptExplain}, gptTrain,
+	gptView = param.Choice("view", []gptViewKind{gptTrain, gptExplain, gptBlock}, gptTrain,
 		"train: the loss against the k-gram and entropy-rate lines, samples, the last sample's attention maps; "+
 			"explain (task=text), as Transformer Explainer: the bars are the next character's law after temperature, "+
 			"top-k and top-p, renormalised (the ten likeliest; ✂ marks those the cut removes, ▸ the draw), the heat map "+
 			"each head's attention from the last character over the window, labelled by character (the last layer); "+
 			"the model trains for train_steps steps, then each step appends the ▸ character and the pictures follow the "+
 			"new last character (a headless run needs more steps than train_steps; to compare temperatures, open two "+
-			"panes with one --seed: they train alike)")
+			"panes with one --seed: they train alike); "+
+			"block (task=text): one forward pass of the model as it trains, over the first n_ctx characters of the held-out "+
+			"text, opened up: the residual stream's norm ‖h‖ at each position after the embeddings and after each sublayer "+
+			"(heat map), the last LayerNorm's input mean and variance per position beside its output's, 0 and 1 (before its "+
+			"gain and bias), what each attention and feed-forward sublayer adds (‖Δ‖/‖h‖), and the fraction of ReLU units on")
 	gptPrompt = param.Text("prompt", "the dogs that see a cat",
 		"view=explain: the text the model continues, one character a step (spaces at either end are trimmed, as in every "+
 			"parameter); every character must be in the model's vocabulary, which for the built-in language is its "+
 			"lower-case letters, the space and the full stop")
+	gptDecode = param.Choice("decode", []gptDecodeKind{decodeSample, decodeGreedy}, decodeSample,
+		"view=explain: sample: draw the next character from the law after temperature, top-k and top-p; greedy: append "+
+			"the most probable one, the argmax of softmax(z) (seed 001 [A20]; the same text as top_k 1, and no randomness)")
 	gptAfter = param.Int("train_steps", 300,
 		"view=explain: training steps before the first character is drawn; until then the bars follow the prompt's next "+
 			"character as the model learns (0: draw from the untrained model)").Range(0, 100_000)
@@ -79,6 +98,9 @@ type explainer struct {
 	vocab  *text.Vocab
 	smp    *seq.Sampler // the sim's sampler: temperature, top-k, top-p
 	plain  *seq.Sampler // temperature only: the law before the cut
+	model  *seq.Sampler // τ = 1: the model's own law softmax(z), which greedy decoding shows
+	argmax *seq.Sampler // τ = 0: greedy decoding ([A20])
+	greedy bool         // decode=greedy: the draw is the argmax, the bars the model's law
 	rng    *rand.Rand
 	after  int // training steps before the first draw
 	prompt int // the prompt's length in tokens
@@ -112,8 +134,11 @@ func newExplainer(cfg sims.Config, c *corpus, g *seq.GPT, gen *seq.Generator, sm
 	if err != nil {
 		return nil, err
 	}
+	model, _ := seq.NewSampler(1, 0, 1)
+	argmax, _ := seq.NewSampler(0, 0, 1)
 	V := c.vocab.Size()
-	e := &explainer{g: g, gen: gen, vocab: c.vocab, smp: smp, plain: plain, rng: rand.New(rand.NewPCG(cfg.Seed, explainStream)),
+	e := &explainer{g: g, gen: gen, vocab: c.vocab, smp: smp, plain: plain, model: model, argmax: argmax,
+		greedy: gptDecode.Get(v) == decodeGreedy, rng: rand.New(rand.NewPCG(cfg.Seed, explainStream)),
 		after: gptAfter.Get(v), prompt: len(ids), ids: ids, keep: explainKeep, next: -1,
 		z: make([]float64, V), pre: make([]float64, V), p: make([]float64, V)}
 	return e, e.read()
@@ -161,20 +186,43 @@ func (e *explainer) read() error {
 	copy(e.z, logits.Data[(T-1)*V:T*V])
 	e.window = append(e.window[:0], e.ids[len(e.ids)-T:]...)
 	e.maps, _ = headMaps(e.g, e.maps) // the Frames copy what they show of it
-	e.plain.Probs(e.z, e.pre)
-	e.kept = e.smp.Probs(e.z, e.p)
+	e.laws()
 	return nil
 }
 
-// retune recomputes both laws of the last position after the sampler
-// changed (a new temperature, top-k or top-p), and draws the next
-// character again from the new law once the explainer draws.
-func (e *explainer) retune() {
-	e.plain.Temperature = e.smp.Temperature
+// laws computes the law before the cut and the law drawn from: the
+// sampler's, or under greedy decoding the model's own law, uncut, whose
+// argmax is drawn.
+func (e *explainer) laws() {
+	if e.greedy {
+		e.model.Probs(e.z, e.pre)
+		copy(e.p, e.pre)
+		e.kept = len(e.p)
+		return
+	}
 	e.plain.Probs(e.z, e.pre)
 	e.kept = e.smp.Probs(e.z, e.p)
+}
+
+// draw picks the next token: the argmax under greedy decoding, else a
+// draw from the sampler's law. Both take one number from the stream, so
+// that greedy and top_k = 1 write the same text.
+func (e *explainer) draw() int {
+	if e.greedy {
+		return e.argmax.Sample(e.z, e.rng)
+	}
+	return e.smp.Sample(e.z, e.rng)
+}
+
+// retune recomputes both laws of the last position after the sampler
+// changed (a new temperature, top-k or top-p) or the decoding did
+// (greedy), and draws the next character again from the new law once
+// the explainer draws.
+func (e *explainer) retune(greedy bool) {
+	e.plain.Temperature, e.greedy = e.smp.Temperature, greedy
+	e.laws()
 	if e.next >= 0 {
-		e.next = e.smp.Sample(e.z, e.rng)
+		e.next = e.draw()
 	}
 }
 
@@ -193,7 +241,7 @@ func (e *explainer) advance() error {
 	if err := e.read(); err != nil {
 		return err
 	}
-	e.next = e.smp.Sample(e.z, e.rng)
+	e.next = e.draw()
 	return nil
 }
 
@@ -222,7 +270,11 @@ func (e *explainer) bars() sims.BarChart {
 	if e.next >= 0 && !slices.Contains(top, e.next) {
 		top = append(slices.Clone(top), e.next)
 	}
-	c := sims.BarChart{Title: "p(next char), " + e.tau() + e.cuts(), Max: 1}
+	title := "p(next char), " + e.tau() + e.cuts()
+	if e.greedy {
+		title = "p(next char) = softmax(z); greedy: ▸ the argmax"
+	}
+	c := sims.BarChart{Title: title, Max: 1}
 	for _, id := range top {
 		mark, class := " ", 0
 		switch {
@@ -338,6 +390,9 @@ func (e *explainer) notes(steps, heads int) []string {
 	}
 	strongest := "strongest key: " + strings.Join(keys, "  ")
 	how := "p ∝ exp(z/τ), " + e.tau()
+	if e.greedy {
+		how = "argmax p: greedy decoding [A20]"
+	}
 	if V := len(e.p); e.kept < V {
 		lost := 0.0
 		for i, p := range e.p {
@@ -349,6 +404,9 @@ func (e *explainer) notes(steps, heads int) []string {
 	}
 	if e.training(steps) {
 		return []string{line, strongest, fmt.Sprintf("training step %d of %d, then each step appends ▸ ~ %s", steps, e.after, how)}
+	}
+	if e.greedy {
+		return []string{line, strongest, "each step appends ▸, the " + how}
 	}
 	return []string{line, strongest, "each step appends ▸, drawn from " + how}
 }
@@ -369,6 +427,7 @@ func (e *explainer) result(r map[string]any) {
 		law = append(law, entry{shown(e.vocab, []int{id}), e.p[id], e.pre[id]})
 	}
 	r["next_law"] = law
+	r["decode"] = map[bool]string{false: decodeSample.String(), true: decodeGreedy.String()}[e.greedy]
 	if e.next >= 0 {
 		r["next"] = shown(e.vocab, []int{e.next})
 	}

@@ -347,3 +347,40 @@ func TestExplainTail(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainGreedy (seed 001 [A20]): with decode=greedy each step
+// appends the argmax of the model's logits at the text's last position
+// (computed here), the bars show the model's own law softmax(z), uncut;
+// the text is the one sampling with top_k = 1 writes, and the same from
+// another explain stream (deterministic).
+func TestExplainGreedy(t *testing.T) {
+	greedy := explainSim(t, map[string]string{"decode": "greedy"}, 1)
+	top1 := explainSim(t, map[string]string{"top_k": "1"}, 1)
+	other := explainSim(t, map[string]string{"decode": "greedy"}, 1)
+	other.ex.rng = rand.New(rand.NewPCG(99, 99))
+	checked := 0
+	for range 9 {
+		for _, s := range []*gptSim{greedy, top1, other} {
+			if err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, _, order := law(t, greedy, greedy.ex.ids, 1, 0, 1)
+		if greedy.ex.next >= 0 {
+			checked++
+			if greedy.ex.next != order[0] {
+				t.Errorf("greedy drew %d, the argmax is %d", greedy.ex.next, order[0])
+			}
+		}
+		for i := range p {
+			algotest.Near(t, "the greedy bars' law", greedy.ex.p[i], p[i], 1e-12)
+		}
+	}
+	if !slices.Equal(greedy.ex.ids, top1.ex.ids) || !slices.Equal(greedy.ex.ids, other.ex.ids) || greedy.ex.drawn != 5 || checked != 6 {
+		t.Errorf("%d draws checked; greedy %q (%d drawn), top-k 1 %q, another stream %q", checked, shown(greedy.lm.c.vocab, greedy.ex.ids), greedy.ex.drawn,
+			shown(top1.lm.c.vocab, top1.ex.ids), shown(other.lm.c.vocab, other.ex.ids))
+	}
+	if txt := simtest.Text(greedy.Frame()); !strings.Contains(txt, "greedy") {
+		t.Errorf("greedy notes: %q", txt)
+	}
+}

@@ -44,14 +44,34 @@ var (
 	rnnMetrics = append(append([]sims.MetricDecl(nil), lmMetrics...),
 		sims.DeclareAs("‖∂h_50/∂h_0‖", "jacobian_norm_50", "norm of the Jacobian of h_50 with respect to h_0 along held-out text: how much of the start survives 50 steps; "+
 			"as of the last evaluation, with the held-out loss (the initial W's before the first)"))
+	mStreamGrowth  = sims.DeclareAs("‖h_N‖/‖h_0‖", "stream_growth", "block view: the residual stream's norm after the last block over the embeddings', mean over the window's positions")
+	mActive        = sims.DeclareAs("FFN active", "ffn_active", "block view: fraction of the feed-forward layers' ReLU units that are on (> 0), over the window's positions and the blocks")
 	tinygptMetrics = append(append([]sims.MetricDecl(nil), lmMetrics...),
 		mExactMatch,
 		sims.Declare("params", "trainable parameters of the model"),
-		sims.DeclareAs("MFLOP/step", "mflop_per_step", "millions of floating-point operations per training step"))
+		sims.Declare("params_no_emb", "parameters less the embeddings: less the token table n_voc·d, learned positions n_ctx·d and an untied decoder d·n_voc (the blocks and LayerNorms: Kaplan et al.'s count; tying leaves it unchanged)"),
+		sims.DeclareAs("MFLOP/step", "mflop_per_step", "millions of floating-point operations per training step"),
+		mStreamGrowth, mActive)
 	rewardMetrics = []sims.MetricDecl{
 		sims.Declare("comparisons", "pairwise preferences the reward model has been fitted to"),
 		sims.Declare("loss", "Bradley–Terry negative log-likelihood of the preferences"),
 		sims.DeclareAs("max |Δr̂ − Δr*|", "max_reward_gap", "largest error of a fitted reward difference against the true one"),
 		sims.DeclareAs("KL(π‖π*)", "kl_policy", "KL from the tuned policy to the optimal one, nats"),
+	}
+	seq2seqMetrics = []sims.MetricDecl{
+		mBatchLoss,
+		sims.DeclareAs("sequence accuracy", "sequence_accuracy", "fraction of the held-out sequences decoded greedily right in every position, as of the last evaluation (the notes say which step)"),
+		sims.DeclareAs("token accuracy", "token_accuracy", "fraction of the held-out output symbols decoded greedily right, as of the last evaluation"),
+		sims.DeclareAs("mass on π", "alignment_mass", "held-out mean cross-attention weight on the right encoder position π(t) (1: the alignment exactly; 1/L: uniform), as of the last evaluation"),
+		sims.DeclareAs("example mass", "example_mass", "the same mean weight on π(t) for the example drawn as a map, this step"),
+	}
+	costMetrics = []sims.MetricDecl{
+		sims.Declare("n_ctx", "the context length now, 2^step tokens"),
+		sims.DeclareAs("attention FLOP/token", "attention_flops_per_token", "FLOPs per token of the attention's products Q·Kᵀ and weights·V, all layers: 4N·d·n"),
+		sims.DeclareAs("dense FLOP/token", "dense_flops_per_token", "FLOPs per token of the projections and feed-forward layers, all layers: 4N(2d + d_ff)d"),
+		sims.DeclareAs("logits FLOP/token", "logits_flops_per_token", "FLOPs per token of the logits, 2d·n_voc (left out by the notes)"),
+		sims.DeclareAs("attention share", "attention_share", "attention's fraction of the layers' FLOPs: ½ at the crossover"),
+		sims.DeclareAs("crossover n_ctx", "crossover_n", "the context at which attention and dense FLOPs are equal, 2d + d_ff"),
+		sims.DeclareAs("×cost per doubling", "doubling_ratio", "the layers' cost of a sequence of n tokens over that of n/2: 2 when n ≪ d, 4 when n ≫ d (undefined at n = 1)"),
 	}
 )

@@ -24,15 +24,18 @@ import (
 // parameter and FLOP counters follow the notes' cost model (§2.7). The
 // explain view (explain.go) continues a prompt a character a step once
 // trained, showing the law each character is drawn from and each head's
-// attention from the last one, as Transformer Explainer does.
+// attention from the last one, as Transformer Explainer does; the block
+// view (block.go) opens up one forward pass as it trains: LayerNorm, the
+// residual stream and the feed-forward layer (seed 000 §2.9, seed 002
+// G4). The decoder is tied to the embedding or not (seed 000 §2.4).
 var TinyGPT = &sims.Spec{
 	Name:   "tinygpt",
-	Title:  "A tiny GPT trained live: loss against the k-gram and entropy-rate lines, samples, attention maps, cost",
-	Source: "seed 000 §2.6–2.7 (eq 2.11–2.20, L1041–1143); seed 002 §7.4 (G6); seed 001 [A19]–[A20]",
+	Title:  "A tiny GPT trained live: loss against the k-gram and entropy-rate lines, samples, attention maps, cost, its insides",
+	Source: "seed 000 §2.3, §2.6–2.7 (eq 2.6, 2.11–2.20, L911–944, L1027–1143); seed 002 §7.2 (G4), §7.4 (G6); seed 001 [A19]–[A20]",
 	Steps:  50, // a headless run wants --steps 600 or so; the catalogue test steps every sim this far (suite time)
 	Speed:  10,
 	Params: param.List(gptTask, gptView, gptPrompt, gptAfter, seqText, seqChars, gptLen, gptDigits, gptDim, gptHeads, gptLayers, gptFFN, gptContext,
-		gptPositions, gptNorm, gptBatch, lmLR, lmEval, lmTemp, lmTopK, lmTopP),
+		gptPositions, gptNorm, gptTied, gptBatch, lmLR, lmEval, lmTemp, lmTopK, lmTopP, gptDecode),
 	Data:     "a UTF-8 text file to model (task=text) instead of the built-in language; its last tenth is held out" + samplesShown,
 	DataFile: seqText.Name(),
 	New:      newTinyGPT,
@@ -68,6 +71,9 @@ var (
 	gptBatch = param.Int("batch", 16, "sequences per step; at most 64"+gptBound).Range(1, gptMaxBatch)
 	gptNorm  = param.Choice("norm", []seq.Norm{seq.Pre, seq.Post}, seq.Pre,
 		"pre: x + f(LayerNorm(x)) with a final LayerNorm (GPT-2); post: LayerNorm(x + f(x)), the notes' block (eq 2.16)")
+	gptTied = param.Bool("tied", true,
+		"on: the decoder is the embedding transposed, D = Cᵀ (eq 2.6, L931: \"forcing D = Cᵀ works well\"), whose gradient adds both uses'; "+
+			"off: D has its own n_voc·d weights (see params and params_no_emb)")
 )
 
 // The sim's bounds on the model (the engine takes up to seq.MaxDim,
@@ -110,7 +116,7 @@ const (
 func gptSize(cfg sims.Config) int64 {
 	v := cfg.Values
 	c := seq.GPTConfig{Vocab: alphabet(v), Context: gptContext.Get(v), Dim: gptDim.Get(v), Heads: gptHeads.Get(v),
-		Layers: gptLayers.Get(v), FFN: gptFFN.Get(v), Positions: gptPositions.Get(v), Norm: gptNorm.Get(v)}
+		Layers: gptLayers.Get(v), FFN: gptFFN.Get(v), Positions: gptPositions.Get(v), Norm: gptNorm.Get(v), Untied: !gptTied.Get(v)}
 	var b int64
 	T := min(lmSample, c.Context) // the generator's last window
 	if gptTask.Get(v) == taskText {
@@ -118,6 +124,9 @@ func gptSize(cfg sims.Config) int64 {
 		b = lmRunBytes(v, c, gptBatch.Get(v), c.Context, c.Context+1, !explain || gptAfter.Get(v) > 0)
 		if explain {
 			b += explainBytes(c.Vocab, c.Context, c.Heads)
+		}
+		if gptView.Get(v) == gptBlock {
+			b += blockBytes(c, c.Context)
 		}
 	} else {
 		L := gptLen.Get(v)
@@ -151,8 +160,10 @@ type gptSim struct {
 	maps      []float64
 	mapsT     int
 	mapLabels []string
-	// the explain view (nil in the train view)
+	// the explain view (nil in the others)
 	ex *explainer
+	// the block view (nil in the others)
+	blk *blockView
 }
 
 func newTinyGPT(cfg sims.Config) (sims.Sim, error) {
@@ -177,22 +188,34 @@ func newTinyGPT(cfg sims.Config) (sims.Sim, error) {
 		vocab = s.p.Vocab()
 	}
 	s.cfg = seq.GPTConfig{Vocab: vocab, Context: T, Dim: gptDim.Get(v), Heads: gptHeads.Get(v), Layers: gptLayers.Get(v),
-		FFN: gptFFN.Get(v), Positions: gptPositions.Get(v), Norm: gptNorm.Get(v)}
+		FFN: gptFFN.Get(v), Positions: gptPositions.Get(v), Norm: gptNorm.Get(v), Untied: !gptTied.Get(v)}
 	g, err := seq.NewGPT(s.cfg, rand.New(rand.NewPCG(cfg.Seed, 0x67_7074))) // "gpt"
 	if err != nil {
 		return nil, sims.Blame(err, v, sims.As("dim", gptDim), sims.As("heads", gptHeads))
 	}
 	s.g, s.cost = g, seq.CostOf(s.cfg, T)
 	if c != nil {
-		if s.lm, err = newLMRun(cfg, c, g, s.B, T); err != nil || gptView.Get(v) == gptTrain {
-			return s, err
+		if s.lm, err = newLMRun(cfg, c, g, s.B, T); err != nil {
+			return nil, err
 		}
-		s.ex, err = newExplainer(cfg, c, g, s.lm.gen, s.lm.sampler)
-		return s, err
+		switch gptView.Get(v) {
+		case gptExplain:
+			s.ex, err = newExplainer(cfg, c, g, s.lm.gen, s.lm.sampler)
+		case gptBlock:
+			s.blk, err = newBlockView(c, g)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
-	if gptView.Get(v) == gptExplain {
+	switch view := gptView.Get(v); view {
+	case gptExplain:
 		return nil, fmt.Errorf("parameter %s = %s: the explain view continues a text prompt, so it needs %s = %s (not %s)",
 			gptView.Name(), gptExplain, gptTask.Name(), taskText, task)
+	case gptBlock:
+		return nil, fmt.Errorf("parameter %s = %s: the block view reads a window of held-out text, so it needs %s = %s (not %s)",
+			gptView.Name(), gptBlock, gptTask.Name(), taskText, task)
 	}
 	if s.tr, err = seq.NewTrainer(g, s.p, s.B, opt.Config{Method: opt.Adam, LR: lmLR.Get(v)},
 		rand.New(rand.NewPCG(cfg.Seed, 0x62_6174_6368))); err != nil {
@@ -220,7 +243,7 @@ func (s *gptSim) Tune(v sims.Values) error {
 		return err
 	}
 	if s.ex != nil {
-		s.ex.retune()
+		s.ex.retune(gptDecode.Get(v) == decodeGreedy)
 	}
 	return nil
 }
@@ -392,7 +415,18 @@ func (s *gptSim) Frame() sims.Frame {
 	}
 	flops := s.cost.TrainFLOPs(s.B)
 	f.Metrics = append(f.Metrics, sims.Metric{Name: "params", Value: float64(s.g.NumParams())},
+		sims.Metric{Name: "params_no_emb", Value: float64(s.g.NumParams() - s.cfg.EmbeddingParams())},
 		sims.Metric{Name: "MFLOP/step", Value: flops / 1e6})
+	if b := s.blk; b != nil {
+		b.refresh(s.lm.tr.Steps())
+		f.Metrics = append(f.Metrics, b.metrics()...)
+		f.Charts = []sims.Chart{b.stream(), b.layerNorm(), b.adds(), b.active()}
+		f.Text = b.notes()
+		if flops > gptLiveFLOPs {
+			f.Text = append(f.Text, fmt.Sprintf("%.2g FLOP a step: too slow for a live pane; run it headless (lab run tinygpt --json)", flops))
+		}
+		return f
+	}
 	if e := s.ex; e != nil {
 		f.Step = s.lm.tr.Steps() + e.steps
 		f.Charts = []sims.Chart{e.bars(), loss, e.lastRow(s.cfg.Layers, s.cfg.Heads)}
@@ -438,6 +472,7 @@ func (s *gptSim) Result() map[string]any {
 		s.ex.result(r)
 	}
 	r["params"] = s.g.NumParams()
+	r["params_no_emb"] = s.g.NumParams() - s.cfg.EmbeddingParams()
 	r["train_flops_per_step"] = s.cost.TrainFLOPs(s.B)
 	return r
 }
