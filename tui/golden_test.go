@@ -85,6 +85,8 @@ var extraPanes = []paneCase{
 	// Clustering in 4-D, drawn on the first two principal components.
 	{Name: "em-gmm-4d", Sim: "em-gmm", Set: map[string]string{"k": "4"}, Data: hiddenClusters, Steps: 1},
 	{Name: "kmeans-4d", Sim: "kmeans", Set: map[string]string{"k": "4"}, Data: hiddenClusters, Steps: 3},
+	{Name: "svgd-converged", Sim: "svgd", Steps: 500},
+	{Name: "adaptive-mh-adapted", Sim: "adaptive-mh", Steps: 3000},
 	// Networks.
 	{Name: "conv-step4", Sim: "conv", Steps: 4},
 	{Name: "conv-digit-same-max", Sim: "conv", Set: map[string]string{"image": "digit", "padding": "same", "pool": "max"}, Steps: 300},

@@ -37,4 +37,18 @@ var (
 		sims.Declare("slope_iid", "fitted slope of log RMSE against log S for independent samples (theory: −½; undefined until there are enough checkpoints)"),
 		sims.Declare("slope_mh", "the same slope for MH (−½ too, with a larger constant)"),
 	}
+	adaptiveMetrics = append(append([]sims.MetricDecl(nil), chainMetrics...),
+		sims.Declare("prop_err", "chain 1's proposal covariance C against the optimal 2.38²/d Σ: ‖C/s_d − Σ‖_F/‖Σ‖_F (→ 0 as the history grows)"),
+		sims.Declare("prop_corr", "the correlation of chain 1's proposal (2-D target): → the target's"))
+	svgdMetrics = []sims.MetricDecl{
+		sims.Declare("mean", "the particles' mean (1-D target)"),
+		sims.Declare("var", "the particles' variance, over n (1-D target)"),
+		sims.Declare("mean_x", "the particles' mean of x"),
+		sims.Declare("mean_y", "the particles' mean of y"),
+		sims.Declare("var_x", "the particles' variance of x, over n"),
+		sims.Declare("var_y", "the particles' variance of y, over n"),
+		sims.DeclareAs("‖φ‖", "phi_norm", "root mean square over the particles of ‖φ(x_i)‖, the size of the next move (→ 0 at a fixed point)"),
+		sims.DeclareAs("KSD²", "ksd2", "squared kernelized Stein discrepancy of the particles (V-statistic) under the current kernel: ‖φ‖² in its RKHS"),
+		sims.Declare("h", "the RBF kernel's bandwidth: med²/log n, or the fixed h"),
+	}
 )
