@@ -109,6 +109,8 @@ var extraPanes = []paneCase{
 	{Name: "ot-lp-optimal", Sim: "ot-lp", Steps: 25},
 	{Name: "assignment-hungarian", Sim: "assignment", Set: map[string]string{"preset": "gaussians", "n": "12"}, Steps: 40},
 	{Name: "sinkhorn-plain-stall", Sim: "sinkhorn", Set: map[string]string{"preset": "three", "eps": "0.001", "domain": "plain"}, Steps: 100},
+	{Name: "gromov-3d", Sim: "gromov", Set: map[string]string{"shape": "3d"}, Steps: 1},
+	{Name: "partial-ot-full", Sim: "partial-ot", Steps: 50},
 	{Name: "distances-boxes", Sim: "distances", Set: map[string]string{"pair": "boxes"}, Steps: 60},
 	{Name: "barycenter-shapes", Sim: "barycenter", Set: map[string]string{"input": "shapes"}, Steps: 30},
 	// Trustworthy ML.

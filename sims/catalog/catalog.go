@@ -134,6 +134,8 @@ func All() *sims.Catalog {
 				otsim.Barycenter,
 				otsim.Sliced,
 				otsim.Unbalanced,
+				otsim.Partial,
+				otsim.Gromov,
 			}},
 		// Seeds 001 §5–7, 003, 004 and 002 §4.3–4.5: kernels, SVMs, random
 		// features, Gaussian processes.

@@ -86,4 +86,20 @@ var (
 		sims.Declare("dual", "the dual of the current potentials: a lower bound on the optimum that never falls"),
 		sims.DeclareAs("to outlier", "to_outlier", "outlier preset: the mass the plan delivers to ν's outlier bins (x ≥ 0.8)"),
 	}
+	partialMetrics = []sims.MetricDecl{
+		sims.Declare("m", "the mass s the plan moves, a notch of the grid from 0 to 1"),
+		sims.Declare("cost", "PW(s): the least cost ⟨C, T⟩ of a plan of mass s with T1 ≤ a, Tᵀ1 ≤ b"),
+		sims.DeclareAs("left μ", "left_mu", "the source mass that stays where it is, ‖a‖₁ − s"),
+		sims.DeclareAs("left ν", "left_nu", "the target mass that receives nothing, ‖b‖₁ − s"),
+		sims.Declare("price", "ΔPW/Δs over the last notch: the cost of the last mass moved (undefined at s = 0)"),
+		sims.Declare("pivots", "simplex pivots made over all the solves so far"),
+	}
+	gromovMetrics = []sims.MetricDecl{
+		sims.Declare("iter", "outer iterations made: entropic OT problems solved on the linearised cost"),
+		sims.Declare("GW", "the GW objective E(T) = Σ (C1_ik − C2_jl)² T_ij T_kl of the current coupling"),
+		sims.Declare("matched", "the share of the spiral's points whose heaviest entry of T is their true copy"),
+		sims.DeclareAs("E−εH", "regularised", "E(T) − ε H(T), which never rises from one outer iteration to the next when the inner solves converge"),
+		sims.Declare("change", "‖T_k − T_(k−1)‖₁ of the last outer iteration (undefined before the first)"),
+		sims.Declare("inner", "Sinkhorn iterations of the last inner solve (undefined before the first)"),
+	}
 )
