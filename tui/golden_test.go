@@ -85,6 +85,9 @@ var extraPanes = []paneCase{
 	// Clustering in 4-D, drawn on the first two principal components.
 	{Name: "em-gmm-4d", Sim: "em-gmm", Set: map[string]string{"k": "4"}, Data: hiddenClusters, Steps: 1},
 	{Name: "kmeans-4d", Sim: "kmeans", Set: map[string]string{"k": "4"}, Data: hiddenClusters, Steps: 3},
+	{Name: "clustering-agglomerative", Sim: "clustering", Set: map[string]string{"method": "agglomerative", "data": "aniso"}, Steps: 397},
+	{Name: "clustering-spectral", Sim: "clustering", Set: map[string]string{"method": "spectral", "data": "circles"}, Steps: 4},
+	{Name: "clustering-dbscan-varied", Sim: "clustering", Set: map[string]string{"data": "varied"}, Steps: 400},
 	{Name: "svgd-converged", Sim: "svgd", Steps: 500},
 	{Name: "adaptive-mh-adapted", Sim: "adaptive-mh", Steps: 3000},
 	// Networks.

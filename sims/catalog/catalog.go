@@ -104,6 +104,8 @@ func All() *sims.Catalog {
 			Specs: []*sims.Spec{
 				mixturesim.KMeans,
 				mixturesim.EMGMM,
+				mixturesim.Clustering,
+				mixturesim.EMBernoulli,
 				mixturesim.Ancestral,
 				mcmcsim.MH,
 				mcmcsim.AdaptiveMH,

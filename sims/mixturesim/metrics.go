@@ -29,4 +29,19 @@ var (
 		sims.Declare("t", "state space: time steps drawn"),
 		sims.Declare("x", "state space: the last observation x_t"),
 	}
+	clusteringMetrics = []sims.MetricDecl{
+		sims.Declare("clusters", "clusters found so far (DBSCAN) or now (the others: non-empty ones)"),
+		sims.Declare("noise", "dbscan: points in no cluster, not yet reached while it runs, noise at the end"),
+		sims.Declare("expanded", "dbscan: core points whose ε-neighbourhood has been expanded (one a step)"),
+		sims.Declare("height", "agglomerative: the linkage distance of the last merge"),
+		sims.Declare("J", "kmeans: the k-means objective on the points; spectral: on the embedding's rows"),
+		sims.Declare("loglik", "em: the log-likelihood per point, which EM never lowers"),
+		sims.DeclareAs("ARI", "ari", "adjusted Rand index of the labels against the set's true classes (noise counts as a cluster)"),
+	}
+	bernoulliMetrics = []sims.MetricDecl{
+		sims.Declare("loglik", "the log-likelihood per image, log p(x|θ)/n"),
+		sims.Declare("objective", "the log posterior per image (log-likelihood + the Beta prior's log density), which EM never lowers"),
+		sims.Declare("purity", "share of the images whose most responsible component's majority digit is their own"),
+		mIter,
+	}
 )
