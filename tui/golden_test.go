@@ -108,6 +108,9 @@ var extraPanes = []paneCase{
 	{Name: "kernel-geometry-poly", Sim: "kernel-geometry", Set: map[string]string{"demo": "poly"}, Steps: 19},
 	{Name: "kernel-geometry-angle", Sim: "kernel-geometry", Set: map[string]string{"demo": "angle"}, Steps: 20},
 	{Name: "blr-bumps", Sim: "blr", Set: map[string]string{"features": "bumps"}, Steps: 12},
+	{Name: "rff-models-svm", Sim: "rff-models", Set: map[string]string{"model": "svm"}, Steps: 40},
+	{Name: "rff-models-perceptron", Sim: "rff-models", Set: map[string]string{"model": "perceptron"}, Steps: 40},
+	{Name: "gram-schmidt-done", Sim: "gram-schmidt", Steps: 16},
 	// Optimal transport.
 	{Name: "ot-lp-optimal", Sim: "ot-lp", Steps: 25},
 	{Name: "assignment-hungarian", Sim: "assignment", Set: map[string]string{"preset": "gaussians", "n": "12"}, Steps: 40},

@@ -42,6 +42,10 @@ const (
 	// independent, so any m is allowed (the seed's m ≤ d, L126, is per
 	// block).
 	ORF Kind = "orf"
+	// SORF is structured orthogonal random features (Yu et al. 2016; the
+	// seed stops at "Structured ORF (SORF) ...to be continued", L144):
+	// blocks of the rows of √p·√(2γ)·HD₁HD₂HD₃, see sorf.go.
+	SORF Kind = "sorf"
 )
 
 // String is the sampler's name.
@@ -55,8 +59,10 @@ type Sampler struct {
 	kind  Kind
 	rng   *rand.Rand
 	chi   distuv.Chi
-	block []float64 // d×d rows of the current ORF block
-	next  int       // next row of the block; d = exhausted
+	block []float64 // d×d rows of the current ORF block (p×d for SORF)
+	next  int       // next row of the block; rows = exhausted
+	rows  int       // rows of a block: d, or p for SORF
+	sorf  *sorfWork // SORF only
 }
 
 // SamplerFootprint is the bytes NewSampler allocates in d dimensions: a
@@ -71,17 +77,23 @@ func NewSampler(d int, gamma float64, kind Kind, rng *rand.Rand) (*Sampler, erro
 	if !(gamma > 0) || math.IsInf(gamma, 0) {
 		return nil, algo.BadParam("gamma", gamma, "a finite number > 0")
 	}
-	if kind != IID && kind != ORF {
-		return nil, algo.BadParam("features", kind, fmt.Sprintf("one of %v", []Kind{IID, ORF}))
+	if kind != IID && kind != ORF && kind != SORF {
+		return nil, algo.BadParam("features", kind, fmt.Sprintf("one of %v", []Kind{IID, ORF, SORF}))
 	}
 	if rng == nil {
 		return nil, algo.BadParam("rng", nil, "a random source")
 	}
-	return &Sampler{
+	s := &Sampler{
 		d: d, scale: math.Sqrt(2 * gamma), kind: kind, rng: rng,
 		chi:   distuv.Chi{K: float64(d), Src: rng},
-		block: make([]float64, d*d), next: d,
-	}, nil
+		block: make([]float64, d*d), next: d, rows: d,
+	}
+	if kind == SORF {
+		s.sorf = newSORFWork(d)
+		s.rows, s.next = s.sorf.p, s.sorf.p
+		s.block = make([]float64, s.sorf.p*d)
+	}
+	return s, nil
 }
 
 // D is the dimension.
@@ -95,8 +107,12 @@ func (s *Sampler) Next(w []float64) {
 		}
 		return
 	}
-	if s.next == s.d {
-		s.newBlock()
+	if s.next == s.rows {
+		if s.kind == SORF {
+			s.newSORFBlock()
+		} else {
+			s.newBlock()
+		}
 	}
 	copy(w, s.block[s.next*s.d:(s.next+1)*s.d])
 	s.next++

@@ -246,7 +246,7 @@ func TestBadParams(t *testing.T) {
 	errs := map[string]error{}
 	_, errs["d"] = NewSampler(0, 1, IID, rng)
 	_, errs["gamma"] = NewSampler(2, -1, IID, rng)
-	_, errs["features"] = NewSampler(2, 1, "sorf", rng)
+	_, errs["features"] = NewSampler(2, 1, "haar", rng)
 	_, errs["kernel"] = NewBochner("cauchy", 1, []float64{1}, rng)
 	s, _ := NewSampler(2, 1, IID, rng)
 	_, err := NewApprox([][]float64{{1, 2}}, []float64{1}, SoftmaxTrig, s)

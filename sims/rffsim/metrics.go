@@ -8,11 +8,34 @@ var (
 		sims.Declare("m", "random features drawn"),
 		sims.Declare("err_iid", "gaussian: relative Frobenius error of the Gram matrix estimated with i.i.d. features"),
 		sims.Declare("err_orthogonal", "gaussian: the same with orthogonal random features"),
+		sims.Declare("err_sorf", "gaussian: the same with structured orthogonal features √d·HD₁HD₂HD₃ (Walsh–Hadamard; fixed norms √d, slightly biased)"),
 		sims.Declare("theory_iid", "gaussian: the i.i.d. estimate's predicted error ∝ m^−½"),
 		sims.Declare("err_trig", "softmax: relative error of the softmax kernel estimated with trigonometric features"),
 		sims.Declare("err_positive", "softmax: the same with positive random features"),
 		sims.Declare("theory_trig", "softmax: the trigonometric estimate's predicted error ∝ m^−½"),
 		sims.Declare("negatives_trig", "softmax: entries the trigonometric estimate makes negative (the positive features never do)"),
+	}
+	linattnMetrics = []sims.MetricDecl{
+		sims.Declare("m", "positive random features drawn"),
+		sims.Declare("attn_err", "‖D̂⁻¹Û − A‖_F/‖A‖_F: the FAVOR+ attention matrix against exact softmax attention (undefined before the first feature)"),
+		sims.Declare("out_err", "relative Frobenius error of the attention output D̂⁻¹φ(Q)(φ(K)ᵀV) against softmax(QKᵀ/√d)V"),
+		sims.Declare("kernel_err", "relative Frobenius error of the unbiased estimate Û/m of the matrix exp(q′ᵀk′)"),
+		sims.Declare("theory_err", "the exact RMS of kernel_err for iid features, ∝ m^−½"),
+		sims.Declare("cost_ratio", "multiply-adds of linear attention, n·m·2(d+d_v), over exact attention's n²(d+d_v)"),
+	}
+	modelsMetrics = []sims.MetricDecl{
+		sims.Declare("m", "random frequencies (2m features)"),
+		sims.Declare("gap", "gp: RMS over the test points of the RFF GP's mean minus the exact-kernel GP's, ∝ m^−½"),
+		sims.Declare("sd_gap", "gp: RMS of the difference of their posterior standard deviations"),
+		sims.Declare("agree", "svm, perceptron: the fraction of the grid where the random-feature model and its exact-kernel twin give the same sign"),
+		sims.Declare("errors_exact", "svm: training points misclassified by the kernel SVM; perceptron: mistakes of the kernel perceptron"),
+		sims.Declare("errors_rff", "the same for the model on random features"),
+	}
+	gsMetrics = []sims.MetricDecl{
+		sims.Declare("rows_done", "rows of G orthonormalised so far"),
+		sims.Declare("orth_err", "max |QQᵀ − I| over the rows done: 0 to rounding"),
+		sims.Declare("span_res", "the largest part of an original row outside the span of the orthonormal rows up to it, relative: 0 to rounding"),
+		sims.DeclareAs("‖GGᵀ−I‖", "dist_I", "‖GGᵀ − I‖_F of the rows as they are (rows not done scaled by 1/√d): 0 when all are done"),
 	}
 	bochnerMetrics = []sims.MetricDecl{
 		sims.Declare("m", "frequencies drawn from the kernel's spectral density"),

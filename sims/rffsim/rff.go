@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/dataset"
@@ -43,9 +44,17 @@ func rffSize(cfg sims.Config) int64 {
 	if t := cfg.Data; t != nil {
 		n, d = min(len(t.Rows), maxTablePoints), len(t.Columns)
 	}
-	nx := 3*n + 2*max(2, n/6)
-	return rffBase + int64(n)*int64(24+8*d+8) + 8*int64(n)*int64(n) +
-		2*(rff.ApproxFootprint(n, d)+rff.SamplerFootprint(d)) + 8*int64(nx)*int64(n)
+	// rbf: iid, orthogonal and structured; softmax: trig and positive.
+	ests := []rff.Kind{rff.IID, rff.ORF, rff.SORF}
+	if rffKernel.Get(cfg.Values) == kernelSoftmax {
+		ests = ests[:2]
+	}
+	nx := (len(ests)+1)*n + len(ests)*max(2, n/6)
+	size := rffBase + int64(n)*int64(24+8*d+8) + 8*int64(n)*int64(n) + 8*int64(nx)*int64(n)
+	for _, k := range ests {
+		size += rff.ApproxFootprint(n, d) + rff.SamplerFootprintOf(d, k)
+	}
+	return size
 }
 
 // rffBase is what rff holds whatever its size: the sim, the Frame's charts
@@ -93,10 +102,11 @@ type rffSim struct {
 	mMax    int
 	exact   []float64
 	kNorm   float64
-	est     [2]*estimator
-	ms      []int // recorded m, about geometric with ratio 2^¼
+	est     []*estimator // rbf: iid, orthogonal, sorf; softmax: trig, positive
+	ms      []int        // recorded m, about geometric with ratio 2^¼
 	nextRec int
 	lo, hi  float64 // colour range of the heatmaps
+	floor   float64 // rbf: sorfFloor
 }
 
 func newRFF(cfg sims.Config) (sims.Sim, error) {
@@ -167,6 +177,7 @@ func newRFF(cfg sims.Config) (sims.Sim, error) {
 	}
 	var err error
 	if s.softmax {
+		s.est = make([]*estimator, 2)
 		if s.est[0], err = mk("trig", rff.IID, rff.SoftmaxTrig, 0.5, 0, 1); err != nil {
 			return nil, err
 		}
@@ -184,12 +195,17 @@ func newRFF(cfg sims.Config) (sims.Sim, error) {
 			}
 		}
 	} else {
+		s.est = make([]*estimator, 3)
 		if s.est[0], err = mk("iid", rff.IID, rff.Gauss, gamma, 0, 1); err != nil {
 			return nil, err
 		}
 		if s.est[1], err = mk("orthogonal", rff.ORF, rff.Gauss, gamma, 1, 2); err != nil {
 			return nil, err
 		}
+		if s.est[2], err = mk("sorf", rff.SORF, rff.Gauss, gamma, 2, 3); err != nil {
+			return nil, err
+		}
+		s.floor = s.sorfFloor()
 		for _, e := range s.exact {
 			s.est[0].var1 += rff.GaussVariance(e)
 		}
@@ -296,7 +312,7 @@ func (s *rffSim) heat(title string, ks ...[]float64) sims.CanvasChart {
 
 func (s *rffSim) Frame() sims.Frame {
 	m := s.est[0].a.M()
-	a, b := s.est[0], s.est[1]
+	a := s.est[0]
 	// The theory lines first, so that the measured curves draw over them.
 	series := []sims.Series{}
 	for _, e := range s.est {
@@ -307,6 +323,13 @@ func (s *rffSim) Frame() sims.Frame {
 			}
 			series = append(series, sims.Series{Name: e.name + " theory ∝ m^−½", Y: th, Class: e.class, Bound: true})
 		}
+	}
+	if !s.softmax && len(s.ms) > 0 {
+		fl := make([]float64, len(s.ms))
+		for i := range fl {
+			fl[i] = s.floor
+		}
+		series = append(series, sims.Series{Name: "sorf bias floor", Y: fl, Class: 2, Bound: true})
 	}
 	for _, e := range s.est {
 		series = append(series, sims.Series{Name: e.name, Y: append([]float64(nil), e.err...), Class: e.class})
@@ -319,10 +342,13 @@ func (s *rffSim) Frame() sims.Frame {
 	if s.softmax {
 		kname = "SM"
 	}
-	metrics := []sims.Metric{
-		{Name: "m", Value: float64(m)},
-		{Name: "err_" + a.name, Value: a.a.RelError()},
-		{Name: "err_" + b.name, Value: b.a.RelError()},
+	metrics := []sims.Metric{{Name: "m", Value: float64(m)}}
+	names := []string{kname}
+	mats := [][]float64{s.exact}
+	for _, e := range s.est {
+		metrics = append(metrics, sims.Metric{Name: "err_" + e.name, Value: e.a.RelError()})
+		names = append(names, e.name)
+		mats = append(mats, e.a.KHat())
 	}
 	if m > 0 {
 		metrics = append(metrics, sims.Metric{Name: "theory_" + a.name, Value: s.theory(a, m)})
@@ -337,8 +363,8 @@ func (s *rffSim) Frame() sims.Frame {
 		Primary: 1, // the kernel and its estimates side by side
 		Charts: []sims.Chart{
 			errChart,
-			s.heat(fmt.Sprintf("%s (%d×%d) | %s | %s estimates, m = %d", kname, s.n, s.n, a.name, b.name, m),
-				s.exact, a.a.KHat(), b.a.KHat()),
+			s.heat(fmt.Sprintf("%s (%d×%d) | %s estimates, m = %d", names[0], s.n, s.n, strings.Join(names[1:], " | "), m),
+				mats...),
 		},
 		Text: s.notes(),
 	}
@@ -355,6 +381,8 @@ func (s *rffSim) notes() []string {
 	return []string{
 		fmt.Sprintf("K = exp(−γ‖x−z‖²), %d points in %d-D; φ(x) = (cos, sin)(Wx)/√m, w ~ N(0, 2γI) (Bochner)", s.n, s.d),
 		fmt.Sprintf("orthogonal: blocks of %d Gram–Schmidt rows with χ(%d) norms, unbiased with lower variance", s.d, s.d),
+		fmt.Sprintf("sorf: rows of √p·HD₁HD₂HD₃ (Walsh–Hadamard H, random signs D, p = %d): Wx in O(p log p) a block, O(p) memory, "+
+			"against ORF's O(d³) Gram–Schmidt; norms fixed at √p, not χ(d), so biased: its mean is the sphere's kernel, → K as d grows; dotted: that bias", rff.SORFBlock(s.d)),
 		"dotted: iid theory √(Σ(1−K_ij²)²/(2m))/‖K‖_F, a line of slope −½ on this log-log chart",
 	}
 }
@@ -366,4 +394,145 @@ func (s *rffSim) Result() map[string]any {
 		out["final_error_"+e.name] = e.a.RelError()
 	}
 	return out
+}
+
+// GramSchmidt orthonormalises a Gaussian matrix one row a step, the first
+// half of an orthogonal-random-features block.
+var GramSchmidt = &sims.Spec{
+	Name:   "gram-schmidt",
+	Title:  "Gram–Schmidt row by row: GGᵀ of a Gaussian G becoming the identity (the ORF construction)",
+	Source: "seed 004 L113–132 (ORF: Gram–Schmidt the rows of G, then χ(d) norms); seed-003/004 catalogue R5",
+	Steps:  64,
+	Speed:  1,
+	// d rows a second, then the finished identity for sims.ReplayPause and
+	// the next seed's G.
+	Replay:  sims.ReplayPause,
+	Params:  param.List(gsD, gsRows),
+	New:     newGramSchmidt,
+	Size:    gsSize,
+	Metrics: gsMetrics,
+}
+
+var (
+	gsD    = param.Int("d", 16, "dimension: the length of each row of G (iid N(0, 1) entries)").Range(1, 64)
+	gsRows = param.Int("rows", 16, "rows of G, at most d (seed 004 L126: m ≤ d per block)").Range(1, 64).
+		DefaultFunc(func(v param.Values) int { return gsD.Get(v) }, "d: a square block")
+)
+
+// gsSize is G twice, the Gram matrix and its picture, and the trace.
+func gsSize(cfg sims.Config) int64 {
+	d, m := int64(gsD.Get(cfg.Values)), int64(gsRows.Get(cfg.Values))
+	return rffBase + 2*8*m*d + m*(24+8*d) + 3*8*m*m + 8*(m+1)
+}
+
+type gsSim struct {
+	gs      *rff.GramSchmidt
+	offDiag []float64 // ‖GGᵀ − I‖_F per step
+	gram    []float64
+}
+
+func newGramSchmidt(cfg sims.Config) (sims.Sim, error) {
+	v := cfg.Values
+	d, m := gsD.Get(v), gsRows.Get(v)
+	rng := rand.New(rand.NewPCG(cfg.Seed, 0x6773)) // "gs"
+	g := make([][]float64, m)
+	for i := range g {
+		g[i] = make([]float64, d)
+		for j := range g[i] {
+			g[i][j] = rng.NormFloat64()
+		}
+	}
+	e, err := rff.NewGramSchmidt(g)
+	if err != nil {
+		return nil, sims.Blame(err, v)
+	}
+	s := &gsSim{gs: e, gram: make([]float64, m*m)}
+	s.offDiag = append(s.offDiag, s.distance())
+	return s, nil
+}
+
+// distance is ‖GGᵀ − I‖_F of the rows as they are.
+func (s *gsSim) distance() float64 {
+	s.gs.Gram(s.gram)
+	m := s.gs.M()
+	sum := 0.0
+	for i := 0; i < m; i++ {
+		for j := 0; j < m; j++ {
+			e := s.gram[i*m+j]
+			if i == j {
+				e--
+			}
+			sum += e * e
+		}
+	}
+	return math.Sqrt(sum)
+}
+
+func (s *gsSim) Step() error {
+	if err := s.gs.Step(); err != nil {
+		return err
+	}
+	s.offDiag = append(s.offDiag, s.distance())
+	return nil
+}
+
+func (s *gsSim) Frame() sims.Frame {
+	m, k := s.gs.M(), s.gs.Done()
+	gram := make([]float64, m*m)
+	s.gs.Gram(gram)
+	z := make([]float64, m*m) // bottom row first: row i of the matrix at the top
+	for j := 0; j < m; j++ {
+		copy(z[j*m:(j+1)*m], gram[(m-1-j)*m:(m-j)*m])
+	}
+	heat := sims.CanvasChart{
+		Title:  fmt.Sprintf("GGᵀ, %d of %d rows orthonormal (rows not yet done scaled by 1/√d)", k, m),
+		View:   sims.Rect{XMin: 0, XMax: float64(m), YMin: 0, YMax: float64(m)},
+		Heat:   &sims.Grid{NX: m, NY: m, Z: z, Scale: sims.Diverging, Lo: -1, Hi: 1},
+		XLabel: "row j", YLabel: "row i",
+		XIndex: &sims.Index{First: 1, Last: m, At: 0.5, Step: 1},
+		YIndex: &sims.Index{First: 1, Last: m, At: float64(m) - 0.5, Step: -1},
+	}
+	line := sims.LineChart{
+		Title: "‖GGᵀ − I‖_F as rows are done", XLabel: "rows done", X0: 0, X1: float64(len(s.offDiag) - 1),
+		Series: []sims.Series{{Name: "‖GGᵀ − I‖_F", Y: append([]float64(nil), s.offDiag...), Class: 0}},
+	}
+	text := []string{
+		"u_k = g_k − Σ_{j<k}(g_k·e_j)e_j, e_k = u_k/‖u_k‖: each row loses its projections on the rows done",
+		"modified Gram–Schmidt, twice: orthonormal to rounding; an ORF block then scales each row by a χ(d) draw",
+	}
+	if k == m {
+		text = append([]string{"done: GGᵀ = I; the rows span what G's rows spanned"}, text...)
+	}
+	return sims.Frame{
+		Sim: GramSchmidt.Name, Step: k,
+		Metrics: []sims.Metric{
+			{Name: "rows_done", Value: float64(k)},
+			{Name: "orth_err", Value: s.gs.OrthError(), Scale: 1},
+			{Name: "span_res", Value: s.gs.SpanResidual(), Scale: 1},
+			{Name: "‖GGᵀ−I‖", Value: s.offDiag[len(s.offDiag)-1], Scale: s.offDiag[0]},
+		},
+		Charts: []sims.Chart{heat, line},
+		Text:   text,
+	}
+}
+
+func (s *gsSim) Result() map[string]any {
+	return map[string]any{
+		"rows_done": s.gs.Done(), "orth_err": s.gs.OrthError(), "span_residual": s.gs.SpanResidual(),
+		"distance_to_identity": append([]float64(nil), s.offDiag...),
+	}
+}
+
+// sorfFloor is ‖Λ − K‖_F/‖K‖_F with Λ_ij the sphere kernel at
+// √(2γp)‖x_i − x_j‖: the error SORF's fixed norms leave at any m (for the
+// Gaussian kernel, d a power of two).
+func (s *rffSim) sorfFloor() float64 {
+	sum := 0.0
+	for _, k := range s.exact {
+		// k = exp(−γr²): √(2γp)·r = √(−2p·ln k)
+		r := math.Sqrt(math.Max(0, -2*float64(rff.SORFBlock(s.d))*math.Log(k)))
+		e := rff.SphereKernel(rff.SORFBlock(s.d), r) - k
+		sum += e * e
+	}
+	return math.Sqrt(sum) / s.kNorm
 }
