@@ -126,6 +126,8 @@ var extraPanes = []paneCase{
 	{Name: "dp-mechanisms-laplace", Sim: "dp-mechanisms", Set: map[string]string{"mech": "laplace"}, Steps: 100},
 	{Name: "dp-sgd-logistic-sum", Sim: "dp-sgd", Set: map[string]string{"model": "logistic", "noise": "sum", "n": "600"}, Steps: walkSteps},
 	{Name: "shapley-digit", Sim: "shapley", Set: map[string]string{"game": "digit"}, Steps: 40},
+	{Name: "perceptron-gd-sgd", Sim: "perceptron", Set: map[string]string{"update": "gd-sgd"}, Steps: 60},
+	{Name: "gd-batches", Sim: "gd", Set: map[string]string{"fn": "lsq", "method": "batches"}, Steps: 40},
 }
 
 // hiddenClusters is a --data table of four clusters in 4-D, N(6e_j,

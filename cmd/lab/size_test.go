@@ -115,7 +115,7 @@ var sizeCombos = map[string][]map[string]string{
 
 	// linear models, optimisation, estimation, mixtures, samplers, inference
 	"softmax": {{"n": "20000", "classes": "8"}},
-	"gd":      {{"fn": "logistic", "n": "20000"}},
+	"gd":      {{"fn": "logistic", "n": "20000"}, {"fn": "lsq", "method": "batches", "n": "20000", "schedule": "step"}},
 	"laplace": {{"model": "logistic2d", "n": "1000"}},
 
 	// transport, kernels, random features, Gaussian processes, AD

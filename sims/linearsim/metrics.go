@@ -20,6 +20,10 @@ var (
 		sims.Declare("errors", "training points the current w misclassifies"),
 		mAccuracy,
 		sims.Declare("bound", "Theorem 2.8's bound (C/γ)² on the number of mistakes (undefined when the data are not separable)"),
+		sims.DeclareAs("loss GD", "loss_gd", "update=gd-sgd: the perceptron loss L(w̃) = (1/n)Σ max(0, −y⟨x̃,w̃⟩) of full-batch GD"),
+		sims.DeclareAs("loss SGD", "loss_sgd", "update=gd-sgd: the perceptron loss L(w̃) of SGD"),
+		sims.DeclareAs("errors GD", "errors_gd", "update=gd-sgd: training points GD's w̃ misclassifies (≤ 0 counts)"),
+		sims.DeclareAs("errors SGD", "errors_sgd", "update=gd-sgd: training points SGD's w̃ misclassifies (≤ 0 counts)"),
 	}
 	linregMetrics = []sims.MetricDecl{
 		mLoss,

@@ -11,6 +11,7 @@ import (
 	"github.com/thelab/lab/algo/linear"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
+	"gonum.org/v1/gonum/floats"
 )
 
 // Perceptron is Algorithm 1 of seed 001 §2 on the notes' data (OR, XOR,
@@ -18,11 +19,14 @@ import (
 // one-vs-all or one-vs-one: the points, the hyperplane and the point being
 // presented; the mistakes so far under Theorem 2.8's bound (C/γ)², with γ
 // the max-margin γ of the homogeneous form; the cycling of Theorem 2.11 on
-// XOR.
+// XOR. With update=gd-sgd it is the perceptron as (stochastic) gradient
+// descent on its loss (§2 L261–L269, §8 L743–L761): full-batch GD and SGD
+// side by side, their two lines, the loss of their directions and their
+// errors against gradient evaluations.
 var Perceptron = &sims.Spec{
 	Name:   "perceptron",
 	Title:  "Perceptron (Algorithm 1): mistakes under (C/γ)², XOR cycling, one-vs-all / one-vs-one",
-	Source: "seed 001 §2 (Algorithm 1, Thm 2.8, Thm 2.11, L309–L317); seed 003 L60–L65",
+	Source: "seed 001 §2 (Algorithm 1, Thm 2.8, Thm 2.11, L261–L269, L309–L317), §8 L743–L761; seed 003 L60–L65",
 	Data: "numeric columns, the label in the column named label (else the last): 0/1 or −1/+1 " +
 		"for one perceptron, 0..c−1 for c ≥ 3 classes (one-vs-all or one-vs-one); the canvas needs two features",
 	Steps: 1000,
@@ -30,7 +34,7 @@ var Perceptron = &sims.Spec{
 	// jump of the line, can be followed.
 	Speed: 2,
 	Params: param.List(perceptronPreset, perceptronN, perceptronGamma, perceptronClasses, perceptronScheme,
-		perceptronOrder),
+		perceptronUpdate, perceptronEta, perceptronOrder),
 	New:  newPerceptron,
 	Size: perceptronSize,
 
@@ -48,9 +52,26 @@ var (
 	perceptronClasses = param.Int("classes", 3, "number of classes (blobs)").Range(3, 8).BuiltInData()
 	perceptronScheme  = param.Choice("multiclass", []linear.Scheme{linear.OneVsAll, linear.OneVsOne}, linear.OneVsOne,
 		"with 3+ classes: ova trains c perceptrons k-vs-rest, ovo C(c,2) perceptrons k-vs-l")
+	perceptronUpdate = param.Choice("update", []perceptronMode{modeAlgorithm1, modeLoss}, modeAlgorithm1,
+		"algorithm1: Algorithm 1, a presentation a step; gd-sgd: SGD and full-batch GD on the perceptron loss, "+
+			"a gradient evaluation a step (SGD one step, GD one every n; two classes)")
+	perceptronEta   = param.Float("eta", 1, "update=gd-sgd: step η of both runs; η = 1 makes SGD Algorithm 1").Range(0, 100).OpenMin()
 	perceptronOrder = param.Choice("order", []linear.Order{linear.Cyclic, linear.Random}, linear.Cyclic,
-		"presentation order: cyclic x1..xn (the catalogue's traces), or a random permutation per epoch")
+		"presentation order: cyclic x1..xn (the catalogue's traces), or a random permutation per epoch").
+		DefaultWhen(func(v param.Values) bool { return perceptronUpdate.Get(v) == modeLoss }, linear.Random,
+			"random for update=gd-sgd (each index uniform, as the notes' I)")
 )
+
+// perceptronMode is what the perceptron runs: Algorithm 1, or GD and SGD
+// on the perceptron loss.
+type perceptronMode string
+
+const (
+	modeAlgorithm1 perceptronMode = "algorithm1"
+	modeLoss       perceptronMode = "gd-sgd"
+)
+
+func (m perceptronMode) String() string { return string(m) }
 
 // blobsSD is the spread of the blobs preset: separable clusters.
 const blobsSD = 0.7
@@ -74,6 +95,12 @@ func perceptronSize(c sims.Config) int64 {
 		classes = dataClasses(c.Data)
 	}
 	b := dataBytes(n, d, true) + traceBytes(1) + 48<<10
+	if perceptronUpdate.Get(v) == modeLoss {
+		// GD's and SGD's arrays and the loss trace of four columns
+		// (measured: about a quarter of traceBytes(4) more held, from 4
+		// to 2000 steps, than the mistakes view's base).
+		b += 2*linear.PerceptronDescentBytes(n) + traceBytes(1)
+	}
 	if classes > 2 {
 		return b + linear.MulticlassBytes(n, d+1, classes)
 	}
@@ -94,6 +121,13 @@ type perceptronSim struct {
 	gammaP float64            // the preset's planted margin (separable), else 0
 
 	mistakes *sims.Trace
+
+	// update=gd-sgd: full-batch GD and SGD on the perceptron loss, and per
+	// data pass the loss of their directions and their errors.
+	gd, sgd *linear.PerceptronDescent
+	losses  *sims.Trace
+	evals   int // gradient evaluations spent by each run
+	rises   int // GD steps at which L rose
 }
 
 func perceptronData(cfg sims.Config) (*dataset.Labelled, error) {
@@ -127,6 +161,9 @@ func newPerceptron(cfg sims.Config) (sims.Sim, error) {
 	if s.two {
 		s.scatter = newScatter(l)
 	}
+	if l.Classes > 2 && perceptronUpdate.Get(v) == modeLoss {
+		return nil, algo.BadParam("update", modeLoss, "algorithm1 with 3+ classes (gd-sgd is for two)")
+	}
 	if l.Classes > 2 {
 		s.multi, err = linear.NewMulticlass(x, l.Int(), l.Classes, perceptronScheme.Get(v), order, rng)
 		if err != nil {
@@ -148,12 +185,20 @@ func newPerceptron(cfg sims.Config) (sims.Sim, error) {
 		if cfg.Data == nil && perceptronPreset.Get(v) == presetSeparable {
 			s.gammaP = perceptronGamma.Get(v)
 		}
+		if perceptronUpdate.Get(v) == modeLoss {
+			if err := s.newLoss(x, y, perceptronEta.Get(v), order, cfg.Seed); err != nil {
+				return nil, err
+			}
+		}
 	}
 	s.mistakes.Add(0)
 	return s, nil
 }
 
 func (s *perceptronSim) Step() error {
+	if s.gd != nil {
+		return s.stepLoss()
+	}
 	var err error
 	if s.bin != nil {
 		err = s.bin.Step()
@@ -170,6 +215,9 @@ func (s *perceptronSim) Step() error {
 }
 
 func (s *perceptronSim) Frame() sims.Frame {
+	if s.gd != nil {
+		return s.lossFrame()
+	}
 	if s.multi != nil {
 		return s.multiFrame()
 	}
@@ -386,6 +434,18 @@ func (s *perceptronSim) multiFrame() sims.Frame {
 }
 
 func (s *perceptronSim) Result() map[string]any {
+	if s.gd != nil {
+		r := map[string]any{
+			"evaluations": s.evals, "gd_w": s.gd.Theta(), "sgd_w": s.sgd.Theta(),
+			"gd_loss": s.gd.Loss(), "sgd_loss": s.sgd.Loss(), "gd_steps": s.gd.Steps(), "sgd_steps": s.sgd.Steps(),
+			"gd_errors": s.gd.Errors(), "sgd_errors": s.sgd.Errors(), "sgd_mistakes": s.sgd.Mistakes(),
+			"gd_converged": s.gd.Converged(), "sgd_converged": s.sgd.Converged(), "gd_loss_rises": s.rises,
+		}
+		if !math.IsInf(s.bound, 1) {
+			r["bound"] = s.bound
+		}
+		return r
+	}
 	if s.multi != nil {
 		mc := s.multi
 		var ws [][]float64
@@ -424,4 +484,146 @@ func pm(y float64) string {
 		return "+1"
 	}
 	return "−1"
+}
+
+// newLoss starts the gd-sgd view: full-batch GD and SGD on the perceptron
+// loss with step eta from w̃ = 0, SGD in the order (and from the random
+// stream) Algorithm 1 would use, so that at η = 1 it makes Algorithm 1's
+// updates.
+func (s *perceptronSim) newLoss(x *linear.Design, y []float64, eta float64, order linear.Order, seed uint64) error {
+	var err error
+	if s.gd, err = linear.NewPerceptronGD(x, y, eta); err != nil {
+		return err
+	}
+	if s.sgd, err = linear.NewPerceptronSGD(x, y, eta, order, rand.New(rand.NewPCG(seed, orderStream))); err != nil {
+		return err
+	}
+	s.losses = sims.NewTrace(0, 4)
+	s.recordLoss()
+	return nil
+}
+
+// dirLoss is L(w̃)/‖w̃‖, the loss of the direction of w̃ (the loss is
+// positively homogeneous): undefined at w̃ = 0.
+func dirLoss(p *linear.PerceptronDescent) float64 {
+	n := floats.Norm(p.Theta(), 2)
+	if n == 0 {
+		return math.NaN()
+	}
+	return p.Loss() / n
+}
+
+func (s *perceptronSim) recordLoss() {
+	n := float64(s.data.N())
+	s.losses.Add(dirLoss(s.gd), dirLoss(s.sgd), float64(s.gd.Errors())/n, float64(s.sgd.Errors())/n)
+}
+
+// stepLoss spends one gradient evaluation: one SGD step, and at the end
+// of each data pass (n evaluations, its cost) one full-batch GD step, each
+// run stopping once it has converged.
+func (s *perceptronSim) stepLoss() error {
+	if s.gd.Converged() && s.sgd.Converged() {
+		return algo.ErrConverged
+	}
+	if !s.sgd.Converged() {
+		if err := s.sgd.Step(); err != nil {
+			return err
+		}
+	}
+	s.evals++
+	if s.evals%s.data.N() == 0 && !s.gd.Converged() {
+		before := s.gd.Loss()
+		if err := s.gd.Step(); err != nil {
+			return err
+		}
+		if s.gd.Loss() > before {
+			s.rises++
+		}
+	}
+	s.recordLoss()
+	return nil
+}
+
+// The classes of the gd-sgd view's lines (the points are 0 and 1).
+const (
+	lossGDClass  = 4
+	lossSGDClass = 2
+)
+
+func (s *perceptronSim) lossFrame() sims.Frame {
+	x0, x1 := s.losses.Span()
+	var charts []sims.Chart
+	if s.two {
+		legend := append(classLegend(2), "", "", "")
+		legend[lossGDClass], legend[lossSGDClass] = "GD", "SGD"
+		var paths []sims.Path
+		for _, r := range []struct {
+			p     *linear.PerceptronDescent
+			class int
+		}{{s.gd, lossGDClass}, {s.sgd, lossSGDClass}} {
+			th := r.p.Theta()
+			paths = append(paths, lineInView(s.view, th[0], th[1], th[2], r.class, r.class == lossSGDClass))
+		}
+		var markers []sims.Marker
+		if i := s.sgd.Last(); i >= 0 {
+			markers = append(markers, sims.Marker{X: s.xs[i], Y: s.ys[i], Glyph: '◉', Class: lossSGDClass})
+		}
+		charts = append(charts, sims.CanvasChart{
+			Title: "GD and SGD lines ⟨x,w⟩ + b = 0", View: s.view, Points: s.points(),
+			Paths: paths, Markers: markers, Legend: legend, XLabel: s.xl, YLabel: s.yl,
+		})
+	}
+	charts = append(charts,
+		sims.LineChart{Title: "loss of the direction L(w̃)/‖w̃‖", Series: []sims.Series{
+			{Name: "GD", Y: s.losses.Column(0), Class: lossGDClass},
+			{Name: "SGD", Y: s.losses.Column(1), Class: lossSGDClass},
+		}, X0: x0, X1: x1, XLabel: "gradient evaluations (GD: n a step)"},
+		sims.LineChart{Title: "training errors (fraction, ≤ 0 counts)", Series: []sims.Series{
+			{Name: "GD", Y: s.losses.Column(2), Class: lossGDClass},
+			{Name: "SGD", Y: s.losses.Column(3), Class: lossSGDClass},
+		}, X0: x0, X1: x1, XLabel: "gradient evaluations", Fraction: true},
+	)
+	return sims.Frame{
+		Sim:  Perceptron.Name,
+		Step: s.evals,
+		Metrics: []sims.Metric{
+			{Name: "epoch", Value: float64(s.evals / s.data.N())},
+			{Name: "mistakes", Value: float64(s.sgd.Mistakes())},
+			sims.MetricOr("bound", s.bound, "the data are not linearly separable: no margin γ, no bound"),
+			{Name: "loss GD", Value: s.gd.Loss()},
+			{Name: "loss SGD", Value: s.sgd.Loss()},
+			{Name: "errors GD", Value: float64(s.gd.Errors())},
+			{Name: "errors SGD", Value: float64(s.sgd.Errors())},
+		},
+		Charts: charts,
+		Text:   s.lossNotes(),
+	}
+}
+
+// lossNotes say what the two runs do and which theorem holds. The mistake
+// test is y⟨x̃, w̃⟩ ≤ 0 (L185, ℓ′(t) = −1 for t ≤ 0 at L636), not the
+// "< 0" of the notes' prose at L189 (catalogue [A1]): with < 0 no step
+// would leave w̃ = 0.
+func (s *perceptronSim) lossNotes() []string {
+	var lines []string
+	state := func(name string, p *linear.PerceptronDescent) string {
+		if p.Converged() {
+			return fmt.Sprintf("%s converged after %s", name, sims.Count(p.Steps(), "step"))
+		}
+		return fmt.Sprintf("%s: %s after %s", name, sims.Count(p.Errors(), "error"), sims.Count(p.Steps(), "step"))
+	}
+	lines = append(lines, state("GD", s.gd)+"; "+state("SGD", s.sgd))
+	switch s.margin.Sep {
+	case linear.Separable:
+		lines = append(lines, fmt.Sprintf("Thm 2.8: SGD's mistakes M = %d ≤ (C/γ)² = %.4g at any η; GD's: Σm_k ≤ (C/γ)²·max m_k",
+			s.sgd.Mistakes(), s.bound))
+	case linear.NotSeparable:
+		lines = append(lines, "not linearly separable: L > 0 at every w̃ ≠ 0; neither run converges")
+	}
+	lines = append(lines,
+		"GD: w̃ ← w̃ + η(1/n)Σ y_i x̃_i 𝕀[y_i⟨x̃_i,w̃⟩ ≤ 0], one step per n evaluations; SGD: w̃ ← w̃ + η y_I x̃_I 𝕀[…]",
+		"L(0) = 0: w̃ = 0 minimises L (a feasibility problem); the ≤ 0 convention's subgradient −y x̃ moves off it",
+		fmt.Sprintf("L is homogeneous: η only scales w̃ (same lines). A subgradient step need not lower L: GD's rose at %d of %d",
+			s.rises, s.gd.Steps()))
+	return lines
 }

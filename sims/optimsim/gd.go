@@ -20,8 +20,11 @@ type (
 	// finite sum built here (problems.go) that SGD can sample.
 	function = param.Option[optim.Function]
 	// method is gd's update rule: one of Descent's, damped Newton or
-	// mini-batch SGD.
+	// mini-batch SGD (or the race of several batch sizes).
 	method = param.Option[optim.Method]
+	// schedule is SGD's step-size schedule: one of SGD's own, or the step
+	// decay of optim.StepDecay.
+	schedule = param.Option[optim.Schedule]
 )
 
 var (
@@ -36,8 +39,17 @@ var (
 	methodAdam   = method{Engine: optim.Adam}
 	methodNewton = method{Own: "newton"}
 	methodSGD    = method{Own: "sgd"}
-	methods      = []method{methodGD, {Engine: optim.Momentum}, {Engine: optim.Nesterov}, methodAdam, methodNewton, methodSGD}
+	methodRace   = method{Own: "batches"}
+	methods      = []method{methodGD, {Engine: optim.Momentum}, {Engine: optim.Nesterov}, methodAdam, methodNewton, methodSGD, methodRace}
+
+	schedConstant = schedule{Engine: optim.Constant}
+	schedInvK     = schedule{Engine: optim.InvK}
+	schedStep     = schedule{Own: "step"}
+	schedulesGD   = []schedule{schedConstant, schedInvK, {Engine: optim.InvSqrtK}, schedStep}
 )
+
+// raceBatches are the batch sizes the batches view races, besides n.
+var raceBatches = []int{1, 8, 64}
 
 // gd's parameters.
 var (
@@ -51,21 +63,27 @@ var (
 	gdNoise  = param.Float("noise", 1, "s.d. σ of the lsq targets (f* ≈ σ²)").Range(0, 10)
 	gdLambda = param.Float("lambda", 0.1, "ridge weight of logistic: m = λ").Range(0, 10)
 	gdMethod = param.Choice("method", methods, methodGD,
-		"update rule: gradient descent, heavy ball, Nesterov, Adam, damped Newton, or mini-batch SGD (lsq, logistic)")
+		"update rule: gradient descent, heavy ball, Nesterov, Adam, damped Newton, or mini-batch SGD (lsq, logistic); "+
+			"batches races SGD at B = 1, 8, 64 and n against gradient evaluations")
 	gdLR = param.Float("lr", 0.1,
 		"step size t (t₀ of the sgd schedule); on the quadratic GD converges iff t < 2/L; newton takes none").
 		Range(0, 10).OpenMin().
-		DefaultFunc(defaultLR, "1/L for quadratic, lsq, logistic, wavy; 0.001 (rosenbrock), 0.01 (beale, himmelblau); adam 0.05; sgd 0.1/L")
+		DefaultFunc(defaultLR, "1/L for quadratic, lsq, logistic, wavy; 0.001 (rosenbrock), 0.01 (beale, himmelblau); adam 0.05; sgd 0.1/L; batches 0.3/L")
 	gdBeta = param.Float("beta", 0.9, "momentum (momentum, nesterov) or first-moment decay (adam)").Range(0, 0.999)
 	gdX0   = param.Vector("x0", []float64{-2.5, 1.5}, "starting point x,y").Range(-10, 10).
 		DefaultFunc(defaultStart, "the function's standard start")
 	gdTol      = param.Float("tol", 1e-8, "stop when ‖∇f‖ ≤ tol (not sgd)").Range(0, 1)
 	gdBatch    = param.Int("batch", 1, "sgd: mini-batch size B, at most n").Range(1, 100000)
-	gdSchedule = param.Choice("schedule", []optim.Schedule{optim.Constant, optim.InvK, optim.InvSqrtK}, optim.Constant,
-		"sgd: t_k = t₀, t₀/(1+ck) or t₀/√(1+ck); a second run uses constant (or 1/k against constant)")
-	gdDecay    = param.Float("decay", 0, "sgd: c of the decaying schedules; 0 = m t₀/2, so that t_k ≈ 2/(mk)").Range(0, 10)
+	gdSchedule = param.Choice("schedule", schedulesGD, schedConstant,
+		"sgd, batches: t_k = t₀, t₀/(1+ck), t₀/√(1+ck) or step decay t₀·drop^min(⌊k/every⌋, drops) (k counts updates); "+
+			"sgd adds a second run, constant (or 1/k against constant)")
+	gdDecay = param.Float("decay", 0, "sgd: c of the decaying schedules; 0 = m t₀/2, so that t_k ≈ 2/(mk)").Range(0, 10)
+	gdDrop  = param.Float("drop", 0.1, "schedule=step: factor γ of each drop (the notes' 1/10)").Range(0, 1).OpenMin()
+	gdEvery = param.Int("every", 200, "schedule=step: updates T between drops").Range(1, 1000000).
+		DefaultFunc(func(v param.Values) int { return max(1, gdN.Get(v)/gdBatch.Get(v)) }, "⌊n/batch⌋, one epoch")
+	gdDrops    = param.Int("drops", 2, "schedule=step: number of drops D (the notes' η₀, η₀/10, η₀/100: 2)").Range(0, optim.MaxDrops)
 	gdSampling = param.Choice("sampling", []optim.Sampling{optim.IID, optim.Epoch}, optim.IID,
-		"sgd: iid batches (the notes' uniform I) or epochs of a reshuffled permutation")
+		"sgd, batches: iid batches (the notes' uniform I) or epochs of a reshuffled permutation")
 )
 
 // GD is the gradient-descent playground (seed 001 §8): a 2-D test function
@@ -83,7 +101,7 @@ var GD = &sims.Spec{
 	Steps:  1000,
 	Speed:  5,
 	Params: param.List(gdFn, gdKappa, gdN, gdNoise, gdLambda, gdMethod, gdLR, gdBeta, gdX0, gdTol,
-		gdBatch, gdSchedule, gdDecay, gdSampling),
+		gdBatch, gdSchedule, gdDecay, gdDrop, gdEvery, gdDrops, gdSampling),
 	New:  newGD,
 	Size: gdSize,
 
@@ -113,6 +131,9 @@ func defaultLR(v param.Values) float64 {
 	L := lOf(v)
 	if m == methodSGD && L > 0 {
 		return param.Sig(0.1/L, 6)
+	}
+	if m == methodRace && L > 0 {
+		return param.Sig(0.3/L, 6)
 	}
 	if L > 0 {
 		return param.Sig(1/L, 6)
@@ -155,9 +176,15 @@ func gdSize(c sims.Config) int64 {
 	case fnLogistic:
 		b += linear.DesignBytes(n, 2) + linear.LogisticBytes(n, 2)
 	}
-	if gdMethod.Get(v) == methodSGD {
+	switch gdMethod.Get(v) {
+	case methodSGD:
 		b += 2 * optim.SGDBytes(n, 2)
 		cols += 5
+	case methodRace:
+		// The runs, and their Traces (gap and path, three columns a run)
+		// with a Frame's copies.
+		runs := int64(len(raceBatches) + 1)
+		return b + runs*optim.SGDBytes(n, 2) + 2*8*sims.TraceCap*3*runs
 	}
 	return b + 2*8*sims.TraceCap*int64(cols)
 }
@@ -165,7 +192,7 @@ func gdSize(c sims.Config) int64 {
 type gdSim struct {
 	prob   *optim.Problem
 	eng    engine
-	comp   *optim.SGD // sgd: the run with the contrasting schedule
+	comp   optim.Stepper // sgd: the run with the contrasting schedule
 	method method
 	lr     float64
 	x0     []float64
@@ -187,11 +214,19 @@ type gdSim struct {
 	best   float64
 	floor  float64 // sgd: the predicted noise floor of constant steps
 	hasFl  bool
-	sched  optim.Schedule
-	csched optim.Schedule
+	sched  schedule
+	csched schedule
+	step   optim.StepDecay // schedule=step
 	decay  float64
 	batch  int
 	samp   optim.Sampling
+
+	// batches: the race of several batch sizes by gradient evaluations.
+	race  *optim.BatchRace
+	tick  int         // evaluations a step grants each run
+	ticks int         // steps taken
+	rgap  *sims.Trace // f − f* of each run, a row a step
+	rpath *sims.Trace // each run's iterate (x, y)
 }
 
 // gdStream seeds the SGD batches; both runs share it (common random numbers).
@@ -243,16 +278,18 @@ func newGD(cfg sims.Config) (sims.Sim, error) {
 		lr:     gdLR.Get(v),
 		method: gdMethod.Get(v),
 		x0:     x0,
-		gap:    sims.NewTrace(0, 1),
-		grads:  sims.NewTrace(0, 1),
-		path:   sims.NewTrace(0, 2),
 		g:      make([]float64, 2),
+	}
+	if s.method != methodRace { // the batches view keeps its own
+		s.gap, s.grads, s.path = sims.NewTrace(0, 1), sims.NewTrace(0, 1), sims.NewTrace(0, 2)
 	}
 	switch s.method {
 	case methodNewton:
 		s.eng, err = optim.NewNewton(prob.Objective.(optim.TwiceDifferentiable), x0, optim.NewtonConfig{Tol: gdTol.Get(v)})
 	case methodSGD:
 		err = s.newSGD(v, cfg.Seed)
+	case methodRace:
+		err = s.newRace(v, cfg.Seed)
 	default:
 		s.eng, err = optim.NewDescent(prob, x0, optim.DescentConfig{
 			Method: s.method.Engine, LR: s.lr, Beta: gdBeta.Get(v), Tol: gdTol.Get(v),
@@ -321,26 +358,18 @@ func (s *gdSim) newSGD(v param.Values, seed uint64) error {
 	if n := fs.Len(); s.batch > n {
 		return algo.BadParam("batch", s.batch, fmt.Sprintf("in 1..%d (n)", n))
 	}
-	s.sched = gdSchedule.Get(v)
-	s.csched = optim.InvK
-	if s.sched != optim.Constant {
-		s.csched = optim.Constant
+	s.csched = schedInvK
+	if err := s.readSchedule(v, fs); err != nil {
+		return err
 	}
-	s.samp = gdSampling.Get(v)
-	s.decay = gdDecay.Get(v)
-	if s.decay == 0 {
-		s.decay = s.prob.M * s.lr / 2
-		if s.decay == 0 {
-			s.decay = float64(s.batch) / float64(fs.Len())
-		}
+	if s.sched != schedConstant {
+		s.csched = schedConstant
 	}
-	cfg := optim.SGDConfig{LR: s.lr, Schedule: s.sched, Decay: s.decay, Batch: s.batch, Sampling: s.samp}
-	eng, err := optim.NewSGD(fs, s.x0, cfg, rand.New(rand.NewPCG(seed, gdStream)))
+	eng, err := s.sgdRun(fs, s.batch, s.sched, rand.New(rand.NewPCG(seed, gdStream)))
 	if err != nil {
 		return err
 	}
-	cfg.Schedule = s.csched
-	s.comp, err = optim.NewSGD(fs, s.x0, cfg, rand.New(rand.NewPCG(seed, gdStream)))
+	s.comp, err = s.sgdRun(fs, s.batch, s.csched, rand.New(rand.NewPCG(seed, gdStream)))
 	if err != nil {
 		return err
 	}
@@ -358,7 +387,101 @@ func (s *gdSim) newSGD(v param.Values, seed uint64) error {
 	return nil
 }
 
+// readSchedule reads the schedule, its decay c (0: m t₀/2, or B/n when
+// m = 0) and the step decay, and the sampling.
+func (s *gdSim) readSchedule(v param.Values, fs optim.FiniteSum) error {
+	s.sched = gdSchedule.Get(v)
+	s.samp = gdSampling.Get(v)
+	s.decay = gdDecay.Get(v)
+	if s.decay == 0 {
+		s.decay = s.prob.M * s.lr / 2
+		if s.decay == 0 {
+			s.decay = float64(s.batch) / float64(fs.Len())
+		}
+	}
+	var err error
+	s.step, err = optim.NewStepDecay(s.lr, gdDrop.Get(v), gdEvery.Get(v), gdDrops.Get(v))
+	return err
+}
+
+// sgdRun is an SGD run of batch size b under schedule sch from x0.
+func (s *gdSim) sgdRun(fs optim.FiniteSum, b int, sch schedule, rng *rand.Rand) (optim.Stepper, error) {
+	cfg := optim.SGDConfig{LR: s.lr, Decay: s.decay, Batch: b, Sampling: s.samp}
+	if sch == schedStep {
+		r, err := optim.NewStepDecaySGD(fs, s.x0, cfg, s.step, rng)
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
+	cfg.Schedule = sch.Engine
+	r, err := optim.NewSGD(fs, s.x0, cfg, rng)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// newRace builds the batches view: SGD at B = 1, 8, 64 (those below n)
+// and B = n (full-batch GD), each with its own batches, advanced by
+// ⌈n/4⌉ gradient evaluations a step.
+func (s *gdSim) newRace(v param.Values, seed uint64) error {
+	fs, ok := s.prob.Objective.(optim.FiniteSum)
+	if !ok {
+		return algo.BadParam("method", methodRace, "used with fn=lsq or fn=logistic (a finite sum)")
+	}
+	n := fs.Len()
+	s.batch = 1
+	if err := s.readSchedule(v, fs); err != nil {
+		return err
+	}
+	var runs []optim.Stepper
+	for i, b := range append(raceBatches, n) {
+		if b > n || (b == n && i < len(raceBatches)) {
+			continue
+		}
+		r, err := s.sgdRun(fs, b, s.sched, rand.New(rand.NewPCG(seed, gdStream+uint64(1+i))))
+		if err != nil {
+			return err
+		}
+		runs = append(runs, r)
+	}
+	var err error
+	if s.race, err = optim.NewBatchRace(runs...); err != nil {
+		return err
+	}
+	s.eng = runs[0]
+	s.tick = (n + 3) / 4
+	s.rgap = sims.NewTrace(0, len(runs))
+	s.rpath = sims.NewTrace(0, 2*len(runs))
+	return nil
+}
+
+// raceName names a run of the race by its batch size.
+func raceName(b, n int) string {
+	if b == n {
+		return fmt.Sprintf("B=n=%d (GD)", n)
+	}
+	return fmt.Sprintf("B=%d", b)
+}
+
+func (s *gdSim) recordRace() {
+	runs := s.race.Runs()
+	gaps := make([]float64, len(runs))
+	xy := make([]float64, 2*len(runs))
+	for i, r := range runs {
+		gaps[i] = r.F() - s.prob.FStar
+		xy[2*i], xy[2*i+1] = r.X()[0], r.X()[1]
+	}
+	s.rgap.Add(gaps...)
+	s.rpath.Add(xy...)
+}
+
 func (s *gdSim) record() {
+	if s.race != nil {
+		s.recordRace()
+		return
+	}
 	x := s.eng.X()
 	s.gap.Add(s.eng.F() - s.prob.FStar)
 	s.path.Add(x[0], x[1])
@@ -369,11 +492,19 @@ func (s *gdSim) record() {
 		cx := s.comp.X()
 		s.cgap.Add(s.comp.F() - s.prob.FStar)
 		s.cpath.Add(cx[0], cx[1])
-		s.rates.Add(s.eng.(*optim.SGD).LR(), s.comp.LR())
+		s.rates.Add(s.eng.(optim.Stepper).LR(), s.comp.LR())
 	}
 }
 
 func (s *gdSim) Step() error {
+	if s.race != nil {
+		err := s.race.Advance(s.tick)
+		if err == nil {
+			s.ticks++
+			s.record()
+		}
+		return err
+	}
 	err := s.eng.Step()
 	if err == nil && s.comp != nil {
 		err = s.comp.Step()
@@ -408,6 +539,9 @@ func (s *gdSim) gradNorm() float64 {
 }
 
 func (s *gdSim) Frame() sims.Frame {
+	if s.race != nil {
+		return s.raceFrame()
+	}
 	x := s.eng.X()
 	x0, x1 := s.gap.Span()
 	var charts []sims.Chart
@@ -443,7 +577,7 @@ func (s *gdSim) Frame() sims.Frame {
 		paths = append(paths, sims.Path{X: s.cpath.Column(0), Y: s.cpath.Column(1), Class: 2})
 		cx := s.comp.X()
 		markers = append(markers, sims.Marker{X: cx[0], Y: cx[1], Glyph: '●', Class: 2})
-		legend = []string{"", string(s.sched), string(s.csched)}
+		legend = []string{"", s.sched.String(), s.csched.String()}
 	}
 	markers = append(markers, sims.Marker{X: x[0], Y: x[1], Glyph: '●', Class: 1})
 	primary := len(charts) // the path over the contours
@@ -459,19 +593,23 @@ func (s *gdSim) Frame() sims.Frame {
 		r0, r1 := s.rates.Span()
 		charts = append(charts, sims.LineChart{Title: "step size t_k",
 			Series: []sims.Series{
-				{Name: string(s.sched), Y: s.rates.Column(0), Class: 1},
-				{Name: string(s.csched), Y: s.rates.Column(1), Class: 2},
+				{Name: s.sched.String(), Y: s.rates.Column(0), Class: 1},
+				{Name: s.csched.String(), Y: s.rates.Column(1), Class: 2},
 			}, LogY: true, X0: r0, X1: r1, XLabel: "step k"})
 	}
 	gn := s.gradNorm()
+	metrics := []sims.Metric{
+		{Name: "f", Value: s.eng.F()},
+		{Name: "grad_norm", Value: gn},
+		{Name: "gap", Value: s.eng.F() - s.prob.FStar},
+	}
+	if s.comp != nil {
+		metrics = append(metrics, sims.Metric{Name: "evals", Value: float64(s.eng.(optim.Stepper).Evaluations())})
+	}
 	return sims.Frame{
-		Sim:  "gd",
-		Step: s.eng.Iter(),
-		Metrics: []sims.Metric{
-			{Name: "f", Value: s.eng.F()},
-			{Name: "grad_norm", Value: gn},
-			{Name: "gap", Value: s.eng.F() - s.prob.FStar},
-		},
+		Sim:     "gd",
+		Step:    s.eng.Iter(),
+		Metrics: metrics,
 		Charts:  charts,
 		Primary: primary,
 		Text:    s.notes(),
@@ -482,8 +620,8 @@ func (s *gdSim) Frame() sims.Frame {
 // constant steps.
 func (s *gdSim) sgdGapChart(x0, x1 float64) sims.LineChart {
 	series := []sims.Series{
-		{Name: "sgd, " + string(s.sched), Y: s.gap.Column(0), Class: 1},
-		{Name: string(s.csched), Y: s.cgap.Column(0), Class: 2},
+		{Name: "sgd, " + s.sched.String(), Y: s.gap.Column(0), Class: 1},
+		{Name: s.csched.String(), Y: s.cgap.Column(0), Class: 2},
 	}
 	if s.hasFl && s.samp == optim.IID {
 		fl := s.floor
@@ -536,11 +674,14 @@ func (s *gdSim) sgdNotes() []string {
 	lines := []string{
 		fmt.Sprintf("m = %.4g, L = %.4g; SGD, B = %d of n = %d (%s), t₀ = %.3g = %.3g/L, c = %.3g",
 			p.M, p.L, s.batch, n, s.samp, s.lr, s.lr*p.L, s.decay),
-		fmt.Sprintf("orange: t_k = %s; green, same batches: t_k = %s", s.sched.Formula(), s.csched.Formula()),
+		fmt.Sprintf("orange: t_k = %s; green, same batches: t_k = %s", s.formula(s.sched), s.formula(s.csched)),
 	}
 	switch {
 	case !s.hasFl:
 		lines = append(lines, "no stationary noise floor at this t₀")
+	case s.samp == optim.IID && s.sched == schedStep:
+		lines = append(lines, fmt.Sprintf("constant t stalls near E[f−f*] ≈ ½tr(HP) = %.3g (linearised, exact for lsq);", s.floor),
+			fmt.Sprintf("each drop of t lowers that floor about %.3g× (it is ∝ t for small t), down to t₀·%.3g^%d's", s.step.Factor, s.step.Factor, s.step.Drops))
 	case s.samp == optim.IID:
 		lines = append(lines, fmt.Sprintf("constant t stalls near E[f−f*] ≈ ½tr(HP) = %.3g (linearised, exact for lsq);", s.floor),
 			"1/k steps keep shrinking the noise and go below it (t = 1/k)")
@@ -559,8 +700,19 @@ func (s *gdSim) Result() map[string]any {
 		"method":    s.method.String(),
 		"f_star":    s.prob.FStar,
 	}
+	if s.race != nil {
+		runs := s.race.Runs()
+		batches, gaps, updates := make([]int, len(runs)), make([]float64, len(runs)), make([]int, len(runs))
+		for i, run := range runs {
+			batches[i], gaps[i], updates[i] = run.Batch(), run.F()-s.prob.FStar, run.Iter()
+		}
+		r["evals"] = s.race.Budget()
+		r["batches"], r["gaps"], r["updates"] = batches, gaps, updates
+		r["steps"] = s.ticks
+	}
 	if s.comp != nil {
-		r["companion_schedule"] = string(s.csched)
+		r["evals"] = s.eng.(optim.Stepper).Evaluations()
+		r["companion_schedule"] = s.csched.String()
 		r["companion_gap"] = s.comp.F() - s.prob.FStar
 		if s.hasFl {
 			r["noise_floor"] = s.floor
@@ -568,3 +720,77 @@ func (s *gdSim) Result() map[string]any {
 	}
 	return r
 }
+
+// formula is a schedule's t_k.
+func (s *gdSim) formula(sch schedule) string {
+	if sch == schedStep {
+		return fmt.Sprintf("t₀·%.3g^min(⌊k/%d⌋, %d)", s.step.Factor, s.step.Every, s.step.Drops)
+	}
+	return sch.Engine.Formula()
+}
+
+// raceClasses colour the runs of the race: orange, green, turquoise, red
+// (the minima are gold stars).
+var raceClasses = []int{1, 2, 6, 7}
+
+// raceFrame draws the batches view: each run's f − f* against the
+// gradient evaluations spent, and the runs' paths over the contours.
+func (s *gdSim) raceFrame() sims.Frame {
+	runs := s.race.Runs()
+	n := s.prob.Objective.(optim.FiniteSum).Len()
+	x0, x1 := s.rgap.Span()
+	e := float64(s.tick)
+	series := make([]sims.Series, len(runs))
+	paths := make([]sims.Path, len(runs))
+	legend := make([]string, 8)
+	markers := []sims.Marker{{X: s.x0[0], Y: s.x0[1], Glyph: '○', Class: 1}}
+	for _, m := range s.prob.Minima {
+		markers = append(markers, sims.Marker{X: m[0], Y: m[1], Glyph: '★', Class: 4})
+	}
+	metrics := []sims.Metric{{Name: "evals", Value: float64(s.race.Budget())}}
+	gaps := map[int]float64{}
+	for i, r := range runs {
+		c, name := raceClasses[i], raceName(r.Batch(), n)
+		series[i] = sims.Series{Name: name, Y: s.rgap.Column(i), Class: c}
+		paths[i] = sims.Path{X: s.rpath.Column(2 * i), Y: s.rpath.Column(2*i + 1), Class: c}
+		markers = append(markers, sims.Marker{X: r.X()[0], Y: r.X()[1], Glyph: '●', Class: c})
+		legend[c] = fmt.Sprintf("B=%d", r.Batch())
+		gaps[r.Batch()] = r.F() - s.prob.FStar
+	}
+	for _, b := range raceBatches {
+		g, ok := gaps[b]
+		if !ok || b == n {
+			metrics = append(metrics, sims.Metric{Name: raceMetric(b), Undefined: fmt.Sprintf("no run at B = %d: n = %d", b, n)})
+			continue
+		}
+		metrics = append(metrics, sims.Metric{Name: raceMetric(b), Value: g})
+	}
+	metrics = append(metrics, sims.Metric{Name: "gap GD", Value: gaps[n]})
+	charts := []sims.Chart{
+		sims.LineChart{Title: "f − f* at equal cost, by batch size", Series: series, LogY: true,
+			X0: x0 * e, X1: x1 * e, XLabel: "gradient evaluations ∇f_i"},
+		sims.CanvasChart{
+			Title: s.prob.Name + " contours and the runs' paths",
+			View:  s.view, Heat: s.heat,
+			Paths: paths, Markers: markers, Legend: legend,
+			XLabel: "x", YLabel: "y",
+		},
+	}
+	text := []string{
+		fmt.Sprintf("equal cost: each step grants every run %d more gradient evaluations ∇f_i; after E of them batch B has made ⌊E/B⌋ updates",
+			s.tick),
+		fmt.Sprintf("t₀ = %.3g = %.3g/L for all, t_k = %s (k counts each run's updates), %s batches",
+			s.lr, s.lr*s.prob.L, s.formula(s.sched), s.samp),
+		"small batches lead early (more updates a pass); constant steps stall at a noise floor ∝ t/B; GD, noiseless, passes them later",
+	}
+	return sims.Frame{
+		Sim:     "gd",
+		Step:    s.ticks,
+		Metrics: metrics,
+		Charts:  charts,
+		Text:    text,
+	}
+}
+
+// raceMetric is the name of the gap of the batches run of size b.
+func raceMetric(b int) string { return fmt.Sprintf("gap B=%d", b) }

@@ -8,6 +8,11 @@ var (
 		sims.Declare("f", "the objective f(x) at the iterate"),
 		sims.Declare("gap", "f(x) − f*, the distance to the minimum value"),
 		sims.Declare("grad_norm", "‖∇f(x)‖ at the iterate"),
+		sims.Declare("evals", "sgd, batches: gradient evaluations ∇f_i spent, B per update (batches: granted to every run)"),
+		sims.DeclareAs("gap B=1", "gap_b1", "batches: f − f* of the run with B = 1"),
+		sims.DeclareAs("gap B=8", "gap_b8", "batches: f − f* of the run with B = 8"),
+		sims.DeclareAs("gap B=64", "gap_b64", "batches: f − f* of the run with B = 64 (undefined when n ≤ 64)"),
+		sims.DeclareAs("gap GD", "gap_gd", "batches: f − f* of the full-batch run, B = n"),
 	}
 	dualityMetrics = []sims.MetricDecl{
 		sims.DeclareAs("α", "alpha", "the multiplier α_k of the constraint"),
