@@ -88,6 +88,8 @@ var extraPanes = []paneCase{
 	{Name: "clustering-agglomerative", Sim: "clustering", Set: map[string]string{"method": "agglomerative", "data": "aniso"}, Steps: 397},
 	{Name: "clustering-spectral", Sim: "clustering", Set: map[string]string{"method": "spectral", "data": "circles"}, Steps: 4},
 	{Name: "clustering-dbscan-varied", Sim: "clustering", Set: map[string]string{"data": "varied"}, Steps: 400},
+	{Name: "classifiers-svm", Sim: "classifiers", Set: map[string]string{"model": "svm"}, Steps: 400},
+	{Name: "classifiers-mlp", Sim: "classifiers", Set: map[string]string{"model": "mlp"}, Steps: 200},
 	{Name: "svgd-converged", Sim: "svgd", Steps: 500},
 	{Name: "adaptive-mh-adapted", Sim: "adaptive-mh", Steps: 3000},
 	// Networks.

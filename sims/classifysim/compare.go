@@ -9,8 +9,13 @@ import (
 	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/classic"
 	"github.com/thelab/lab/algo/dataset"
+	"github.com/thelab/lab/algo/kernel"
 	"github.com/thelab/lab/algo/linear"
+	"github.com/thelab/lab/algo/nn"
 	"github.com/thelab/lab/algo/optim"
+	"github.com/thelab/lab/algo/svm"
+	"github.com/thelab/lab/algo/tensor"
+	"github.com/thelab/lab/algo/tensor/opt"
 	"github.com/thelab/lab/sims"
 	"github.com/thelab/lab/sims/param"
 )
@@ -23,9 +28,8 @@ import (
 // shades the plane under the training points, with the train and test
 // accuracies over the steps.
 var Classifiers = &sims.Spec{
-	Name: "classifiers",
-	Title: "Classifier comparison: random forest, decision tree, k-NN, naive Bayes, logistic regression regions " +
-		"on moons, circles, Gaussians",
+	Name:  "classifiers",
+	Title: "Classifier comparison: forest, tree, k-NN, naive Bayes, logistic, RBF SVM and MLP regions on moons, circles, Gaussians",
 	Source: "scikit-learn's Classifier comparison; Breiman et al. 1984 (CART), Breiman 2001 (random forests), " +
 		"Cover & Hart 1967 (k-NN), ESL §6.6.3, §9.2, §13.3, §15 (naive Bayes, trees, k-NN, forests); " +
 		"seed 001 §4 (logistic regression)",
@@ -48,6 +52,8 @@ const (
 	modelKNN    cmpModelKind = "knn"
 	modelNB     cmpModelKind = "naive-bayes"
 	modelLogReg cmpModelKind = "logistic"
+	modelSVM    cmpModelKind = "svm"
+	modelMLP    cmpModelKind = "mlp"
 )
 
 // cmpSet names a data set of the comparison.
@@ -63,10 +69,12 @@ const (
 
 // classifiers' parameters.
 var (
-	cmpModel = param.Choice("model", []cmpModelKind{modelForest, modelTree, modelKNN, modelNB, modelLogReg}, modelForest,
+	cmpModel = param.Choice("model", []cmpModelKind{modelForest, modelTree, modelKNN, modelNB, modelLogReg, modelSVM, modelMLP}, modelForest,
 		"forest: a random forest, a tree a step; tree: one CART tree, a split a step (best first); "+
 			"knn: k nearest neighbours, k = 1, 2, … a step; naive-bayes: Gaussian naive Bayes, a training point a step; "+
-			"logistic: the lab's logistic regression (λ = 1/n, scikit-learn's C = 1), a gradient step a step")
+			"logistic: the lab's logistic regression (λ = 1/n, scikit-learn's C = 1), a gradient step a step; "+
+			"svm: an RBF-kernel SVM (γ = 2, C = 1, the gallery's SVC) by SMO, a pair update a step; "+
+			"mlp: a 2-16-16-1 tanh network, Adam (lr 0.01) on the full batch, a step a step")
 	cmpData = param.Choice("data", []cmpSet{setMoons, setCircles, setLinear}, setMoons,
 		"moons: two interleaved half circles; circles: a ring round a disk of radius ½; "+
 			"linear: two Gaussian clusters at ±(½, ½), s.d. √(0.3² + noise²), nearly linearly separable")
@@ -114,6 +122,8 @@ type cmpSim struct {
 	nb     *classic.GaussianNB
 	seen   int // naive Bayes: training points taken in
 	lg     *logistic
+	sv     *cmpSVM
+	mlp    *cmpMLP
 
 	heat              []float64 // p(class 1) on the grid now; replaced, never written after a Frame
 	trainAcc, testAcc float64
@@ -146,6 +156,10 @@ func classifiersSize(c sims.Config) int64 {
 		b += sims.TraceBytesAfter(2, 2, cmpKMax.Get(v)) + 16*int64(n)
 	case modelLogReg:
 		b += sims.TraceBytesAfter(2, 2, cmpLogSteps) + linear.DesignBytes(n, 3) + linear.LogisticBytes(n, 3) + 1<<10
+	case modelSVM:
+		b += sims.TraceBytesAfter(2, 2, sims.TraceCap) + svm.KernelFootprint(n, 2, cmpSVMCache(n)) + 8*(cells+3*int64(n))
+	case modelMLP:
+		b += sims.TraceBytesAfter(2, 2, cmpMLPSteps) + cmpMLPBytes(n, int(cells))
 	default:
 		b += sims.TraceBytesAfter(2, 2, n) + 1<<10
 	}
@@ -248,6 +262,16 @@ func newClassifiers(cfg sims.Config) (sims.Sim, error) {
 			return nil, err
 		}
 		s.trace = sims.NewTrace(0, 2)
+	case modelSVM:
+		if s.sv, err = newCmpSVM(s.x, s.y, s.cells, s.qx); err != nil {
+			return nil, sims.Blame(err, v, sims.As("labels", cmpN)) // a small set drew one class
+		}
+		s.trace = sims.NewTrace(0, 2)
+	case modelMLP:
+		if s.mlp, err = newCmpMLP(s.x, s.qx, s.cells, s.y, s.qy, cfg.Seed); err != nil {
+			return nil, err
+		}
+		s.trace = sims.NewTrace(0, 2)
 	default:
 		if s.nb, err = classic.NewGaussianNB(2, 2, classic.DefaultSmoothing); err != nil {
 			return nil, err
@@ -279,6 +303,14 @@ func (s *cmpSim) current() classic.Classifier {
 // refresh recomputes the map and the accuracies of the model now (the
 // forest's map is kept up to date tree by tree in Step).
 func (s *cmpSim) refresh() {
+	switch {
+	case s.sv != nil:
+		s.refreshSVM()
+		return
+	case s.mlp != nil:
+		s.refreshMLP()
+		return
+	}
 	m := s.current()
 	if m == nil {
 		return
@@ -359,6 +391,17 @@ func (s *cmpSim) Step() error {
 			s.refresh()
 			return fmt.Errorf("%w: %d gradient steps, ‖∇f‖ = %.2g", algo.ErrConverged, cmpLogSteps, s.lg.gd.GradNorm())
 		}
+	case s.sv != nil:
+		if err := s.sv.step(s.x, s.cells, s.qx); err != nil {
+			return err
+		}
+	case s.mlp != nil:
+		if s.mlp.tr.Steps() >= cmpMLPSteps {
+			return fmt.Errorf("%w: %d Adam steps, training loss %.4g", algo.ErrConverged, cmpMLPSteps, s.mlp.loss)
+		}
+		if err := s.mlp.tr.Step(); err != nil {
+			return err
+		}
 	case s.knn != nil:
 		if s.knn.K() >= s.kmax {
 			return algo.ErrConverged
@@ -388,8 +431,10 @@ func (s *cmpSim) xLabel() string {
 		return "splits"
 	case modelKNN:
 		return "k"
-	case modelLogReg:
+	case modelLogReg, modelMLP:
 		return "steps"
+	case modelSVM:
+		return "SMO pair updates"
 	}
 	return "points"
 }
@@ -404,6 +449,10 @@ func (s *cmpSim) step() int {
 		return s.knn.K() - 1
 	case s.lg != nil:
 		return s.lg.gd.Iter()
+	case s.sv != nil:
+		return s.sv.smo.Iter()
+	case s.mlp != nil:
+		return s.mlp.tr.Steps()
 	}
 	return s.seen
 }
@@ -469,6 +518,16 @@ func (s *cmpSim) Frame() sims.Frame {
 	case s.lg != nil:
 		metrics = append(metrics, sims.Metric{Name: "grad_norm", Value: s.lg.gd.GradNorm()})
 		charts = append(charts, acc)
+	case s.sv != nil:
+		free, bounded, _ := s.sv.smo.Counts()
+		metrics = append(metrics, sims.Metric{Name: "sv", Value: float64(free + bounded)},
+			sims.Metric{Name: "kkt", Value: s.sv.smo.KKT()})
+		mapChart.Markers = s.svMarkers()
+		charts[0] = mapChart
+		charts = append(charts, acc)
+	case s.mlp != nil:
+		metrics = append(metrics, sims.Metric{Name: "loss", Value: s.mlp.loss})
+		charts = append(charts, acc)
 	default:
 		metrics = append(metrics, sims.Metric{Name: "n", Value: float64(s.seen)})
 		charts = append(charts, acc)
@@ -501,6 +560,10 @@ func (s *cmpSim) mapTitle() string {
 		return fmt.Sprintf("%d-NN: p(class 1|x), line ½", s.knn.K())
 	case s.lg != nil:
 		return "logistic regression: p(class 1|x), line ½"
+	case s.sv != nil:
+		return "RBF SVM: σ(2F(x)) shading, line F = 0"
+	case s.mlp != nil:
+		return fmt.Sprintf("MLP after %d Adam steps: p(class 1|x), line ½", s.mlp.tr.Steps())
 	}
 	return fmt.Sprintf("naive Bayes on %d points: p(class 1|x), line ½", s.seen)
 }
@@ -536,6 +599,13 @@ func (s *cmpSim) notes() []string {
 		return []string{"logistic regression: p(class 1|x) = σ(⟨w, x⟩ + b), the mean log-loss + (λ/2)‖w‖² with λ = 1/n " +
 			"minimised by gradient descent, t = 1/L",
 			"its boundary is a straight line whatever the data: it cannot follow the moons or enclose the circles"}
+	case s.sv != nil:
+		return []string{"RBF SVM (γ = 2, C = 1) by SMO: the class is the sign of F(x) = Σ α_i y_i k(x_i, x) + b; " +
+			"shading σ(2F), a squash of F, not a probability",
+			fmt.Sprintf("○ free SV (0 < α < C), × bound SV (α = C); KKT violation %.3g, stops at %g", s.sv.smo.KKT(), cmpSVMTol)}
+	case s.mlp != nil:
+		return []string{"MLP 2-16-16-1, tanh: p(class 1|x) = σ(output); Adam (lr 0.01) on the full batch's logistic loss",
+			fmt.Sprintf("training loss %.4g (%.4g at the start): the boundary bends to the data", s.mlp.loss, s.mlp.loss0)}
 	}
 	lines := []string{"Gaussian naive Bayes: within a class the features are independent normals; " +
 		"means and variances are refitted as each point arrives (variances + 1e-9·max Var)"}
@@ -563,6 +633,12 @@ func (s *cmpSim) Result() map[string]any {
 	case s.lg != nil:
 		th := s.lg.gd.X()
 		r["w"], r["b"], r["grad_norm"] = []float64{th[0], th[1]}, th[2], s.lg.gd.GradNorm()
+	case s.sv != nil:
+		free, bounded, _ := s.sv.smo.Counts()
+		r["sv"], r["kkt"], r["pair_updates"] = free+bounded, s.sv.smo.KKT(), s.sv.smo.Iter()
+		r["dual"], r["primal"] = s.sv.smo.Dual(), s.sv.smo.Primal()
+	case s.mlp != nil:
+		r["loss"], r["loss_start"], r["steps"] = s.mlp.loss, s.mlp.loss0, s.mlp.tr.Steps()
 	default:
 		r["n"] = s.seen
 	}
@@ -620,4 +696,239 @@ func (l *logistic) Proba(q, p []float64) {
 func (l *logistic) Predict(q []float64) int {
 	th := l.gd.X()
 	return boolInt(th[0]*q[0]+th[1]*q[1]+th[2] > 0)
+}
+
+// The SVM of model=svm: scikit-learn's gallery's SVC(gamma=2, C=1), an
+// RBF kernel exp(−γ‖x − z‖²), solved by the lab's SMO to its KKT
+// tolerance, cmpSVMPairs pair updates a step.
+const (
+	cmpSVMGamma = 2
+	cmpSVMC     = 1
+	cmpSVMTol   = 1e-3
+	cmpSVMPairs = 1
+)
+
+// cmpSVM is the SMO of model=svm with the decision function
+// F(x) = Σ α_i y_i k(x_i, x) + b on the grid and the test points, kept
+// without b as the pair updates change α.
+type cmpSVM struct {
+	k     kernel.RBF
+	smo   *svm.SMO
+	y     []float64
+	prevA []float64 // α where fg and fq were last brought up to date
+	fg    []float64 // Σ α_i y_i k(x_i, g) at the grid's centres
+	fq    []float64 // the same at the test points
+}
+
+// newCmpSVM starts SMO from α = 0 on x with labels 0, 1 (as −1, +1),
+// its kernel-row cache large enough for every row.
+func newCmpSVM(x [][]float64, y []int, cells, qx [][]float64) (*cmpSVM, error) {
+	pm := make([]float64, len(y))
+	for i, c := range y {
+		pm[i] = float64(2*c - 1)
+	}
+	v := &cmpSVM{k: kernel.RBF{Gamma: cmpSVMGamma}, y: pm, prevA: make([]float64, len(y)),
+		fg: make([]float64, len(cells)), fq: make([]float64, len(qx))}
+	var err error
+	v.smo, err = svm.NewKernel(x, v.k, pm, svm.Config{C: cmpSVMC, Tol: cmpSVMTol, Cache: cmpSVMCache(len(y)), Reserve: true})
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// cmpSVMCache is a cache of every kernel row of n points.
+func cmpSVMCache(n int) int64 { return 4*int64(n)*int64(n) + 64<<10 }
+
+// step makes cmpSVMPairs pair updates and brings F up to date at the grid
+// and the test points.
+func (v *cmpSVM) step(x, cells, qx [][]float64) error {
+	for range cmpSVMPairs {
+		i, j := v.smo.Pair()
+		if err := v.smo.Step(); err != nil {
+			return err
+		}
+		a := v.smo.Alpha()
+		for _, t := range [2]int{i, j} {
+			if t < 0 {
+				continue
+			}
+			d := (a[t] - v.prevA[t]) * v.y[t]
+			if d == 0 {
+				continue
+			}
+			for c, q := range cells {
+				v.fg[c] += d * kernel.Eval(v.k, x[t], q)
+			}
+			for c, q := range qx {
+				v.fq[c] += d * kernel.Eval(v.k, x[t], q)
+			}
+			v.prevA[t] = a[t]
+		}
+	}
+	return nil
+}
+
+// squash is the map's shading of the decision function, 1/(1 + e^(−2F)):
+// ½ on the boundary F = 0, 0.88 and 0.12 on the margins F = ±1. It is
+// not a probability.
+func squash(f float64) float64 { return 1 / (1 + math.Exp(-2*f)) }
+
+// The MLP of model=mlp: 2 → 16 → 16 → 1 tanh units, the logistic loss,
+// trained by Adam on the full batch, a step a step, for at most
+// cmpMLPSteps steps.
+const (
+	cmpMLPWidth = 16
+	cmpMLPLR    = 0.01
+	cmpMLPSteps = 500
+)
+
+// cmpMLPArch is model=mlp's network.
+var cmpMLPArch = nn.MLPConfig{In: 2, Hidden: []int{cmpMLPWidth, cmpMLPWidth}, Out: 1, Act: nn.Tanh}
+
+// cmpMLP is the network of model=mlp, its trainer and the batches its
+// map and accuracies run on.
+type cmpMLP struct {
+	net               *nn.MLP
+	tr                *nn.Trainer
+	tp                *tensor.Tape // forward passes for the map and the accuracies
+	grid, train, test *nn.Batch
+	loss0, loss       float64 // the training loss at the start and now
+	trainSet          *nn.Set
+}
+
+func newCmpMLP(x, qx, cells [][]float64, y, qy []int, seed uint64) (*cmpMLP, error) {
+	flat := func(r [][]float64) []float64 {
+		f := make([]float64, 0, 2*len(r))
+		for _, p := range r {
+			f = append(f, p[0], p[1])
+		}
+		return f
+	}
+	xs := flat(x)
+	set, err := nn.NewClassSet(xs, 2, y, 2)
+	if err != nil {
+		return nil, err
+	}
+	m := &cmpMLP{tp: tensor.NewForwardTape()}
+	if m.net, err = nn.NewMLP(cmpMLPArch, rand.New(rand.NewPCG(seed, 0x6d6c70))); err != nil { // "mlp"
+		return nil, err
+	}
+	if m.tr, err = nn.NewTrainer(m.net, set, nn.TrainConfig{Batch: len(y), Opt: opt.Config{Method: opt.Adam, LR: cmpMLPLR}},
+		rand.New(rand.NewPCG(seed, 0x6164616d))); err != nil { // "adam"
+		return nil, err
+	}
+	for _, b := range []struct {
+		dst  **nn.Batch
+		x    []float64
+		y    []int
+		rows int
+	}{{&m.grid, flat(cells), nil, len(cells)}, {&m.train, xs, y, len(y)}, {&m.test, flat(qx), qy, len(qy)}} {
+		if *b.dst, err = nn.NewBatch(b.rows, 2); err != nil {
+			return nil, err
+		}
+		(*b.dst).LoadRows(b.x, b.y)
+	}
+	return m, nil
+}
+
+// logits runs the network on b and returns its logits (the tape's: valid
+// until the next run).
+func (m *cmpMLP) logits(b *nn.Batch) []float64 {
+	m.tp.Rewind()
+	return m.net.Forward(m.tp, b.X, nil).Data
+}
+
+// accuracy is the share of b's rows whose logit's sign names their class.
+func (m *cmpMLP) accuracy(b *nn.Batch) float64 {
+	right := 0
+	for i, z := range m.logits(b) {
+		if boolInt(z > 0) == b.Labels[i] {
+			right++
+		}
+	}
+	return float64(right) / float64(len(b.Labels))
+}
+
+// cmpMLPBytes is what model=mlp holds: the network, its trainer, the
+// forward tape on the grid, the three batches and the training set.
+func cmpMLPBytes(n, cells int) int64 {
+	tc := nn.TrainConfig{Batch: n, Opt: opt.Config{Method: opt.Adam, LR: cmpMLPLR}}
+	return nn.ParamBytes(cmpMLPArch) + tc.Bytes(cmpMLPArch, n, 2, 1, nn.Logistic) +
+		nn.ForwardTapeBytes(cmpMLPArch, max(cells, n)) + nn.BatchBytes(cells, 2) + 2*nn.BatchBytes(n, 2) +
+		nn.SetBytes(n, 2) + 8*int64(cells+2*n)
+}
+
+// refreshSVM draws σ(2F) on the grid and scores sign F on the training
+// and test points.
+func (s *cmpSim) refreshSVM() {
+	v := s.sv
+	b := v.smo.Bias()
+	heat := make([]float64, len(s.cells))
+	for i, f := range v.fg {
+		heat[i] = squash(f + b)
+	}
+	right := 0
+	for i := range v.y {
+		if v.smo.Margin(i, b) > 0 {
+			right++
+		}
+	}
+	test := 0
+	for i, f := range v.fq {
+		if boolInt(f+b > 0) == s.qy[i] {
+			test++
+		}
+	}
+	s.heat, s.ready = heat, true
+	s.trainAcc, s.testAcc = float64(right)/float64(len(v.y)), float64(test)/float64(len(s.qy))
+	s.trace.Add(s.trainAcc, s.testAcc)
+}
+
+// svMarkers marks the support vectors: ○ free, × at the bound C.
+func (s *cmpSim) svMarkers() []sims.Marker {
+	var m []sims.Marker
+	for i, a := range s.sv.smo.Alpha() {
+		switch {
+		case a <= 0:
+		case a >= s.sv.smo.C():
+			m = append(m, sims.Marker{X: s.px[i], Y: s.py[i], Glyph: '×', Class: s.y[i]})
+		default:
+			m = append(m, sims.Marker{X: s.px[i], Y: s.py[i], Glyph: '○', Class: s.y[i]})
+		}
+	}
+	return m
+}
+
+// refreshMLP draws σ(logit) on the grid, scores the logit's sign on the
+// training and test points and takes the training loss.
+func (s *cmpSim) refreshMLP() {
+	m := s.mlp
+	heat := make([]float64, len(s.cells))
+	for i, z := range m.logits(m.grid) {
+		heat[i] = 1 / (1 + math.Exp(-z))
+	}
+	s.heat, s.ready = heat, true
+	s.trainAcc, s.testAcc = m.accuracy(m.train), m.accuracy(m.test)
+	m.loss = m.lossNow()
+	if m.tr.Steps() == 0 {
+		m.loss0 = m.loss
+	}
+	s.trace.Add(s.trainAcc, s.testAcc)
+}
+
+// lossNow is the mean logistic loss on the training points at the
+// current weights, log(1 + e^(−y z)) with y = ±1, from the logits.
+func (m *cmpMLP) lossNow() float64 {
+	sum := 0.0
+	for i, z := range m.logits(m.train) {
+		yz := float64(2*m.train.Labels[i]-1) * z
+		// log(1 + e^(−yz)), stable either side of 0
+		if yz > 0 {
+			sum += math.Log1p(math.Exp(-yz))
+		} else {
+			sum += -yz + math.Log1p(math.Exp(yz))
+		}
+	}
+	return sum / float64(len(m.train.Labels))
 }

@@ -22,4 +22,7 @@ var classifiersMetrics = []sims.MetricDecl{
 	sims.Declare("k", "knn: the neighbours that vote"),
 	sims.Declare("n", "naive-bayes: training points taken in"),
 	sims.Declare("grad_norm", "logistic: ‖∇f‖ of the regularised mean log-loss at the current (w, b)"),
+	sims.Declare("sv", "svm: support vectors, the training points with α > 0"),
+	sims.Declare("kkt", "svm: the maximal KKT violation m(α) − M(α); SMO stops when it is at most 1e-3"),
+	sims.Declare("loss", "mlp: mean logistic loss on the training points"),
 }

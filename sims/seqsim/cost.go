@@ -40,7 +40,7 @@ var TransformerCost = &sims.Spec{
 	// One octave a step: the curves are drawn by step 22; the pane then
 	// shows them for a while and starts again.
 	Replay:  sims.ReplayPause,
-	Params:  param.List(tcDim, tcHeads, tcLayers, tcFFN, tcVocab, tcMax),
+	Params:  param.List(tcLayers, tcDim, tcHeads, tcFFN, tcVocab, tcMax),
 	New:     newTransformerCost,
 	Size:    func(cfg sims.Config) int64 { return tcBytes },
 	Metrics: costMetrics,
