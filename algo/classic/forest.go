@@ -30,7 +30,6 @@ type Forest struct {
 	cfg     ForestConfig
 	rng     *rand.Rand
 	trees   []*Tree
-	counts  []float64
 	oob     []float64 // n×classes sums of out-of-bag probabilities
 	oobN    []int
 	p       []float64

@@ -794,7 +794,6 @@ type cmpMLP struct {
 	tp                *tensor.Tape // forward passes for the map and the accuracies
 	grid, train, test *nn.Batch
 	loss0, loss       float64 // the training loss at the start and now
-	trainSet          *nn.Set
 }
 
 func newCmpMLP(x, qx, cells [][]float64, y, qy []int, seed uint64) (*cmpMLP, error) {
