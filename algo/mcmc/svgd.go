@@ -2,6 +2,7 @@ package mcmc
 
 import (
 	"fmt"
+	"github.com/thelab/lab/algo/stein"
 	"math"
 	"slices"
 
@@ -190,20 +191,7 @@ func (s *SVGD) evaluate() {
 	for i := range n {
 		s.g.Grad(s.grad[i*d:(i+1)*d], s.x[i*d:(i+1)*d])
 	}
-	p := 0
-	for i := range n {
-		xi := s.x[i*d : (i+1)*d]
-		for j := i + 1; j < n; j++ {
-			xj := s.x[j*d : (j+1)*d]
-			r2 := 0.0
-			for k, v := range xi {
-				r := v - xj[k]
-				r2 += r * r
-			}
-			s.r2[p] = r2
-			p++
-		}
-	}
+	stein.PairDistances(s.r2, s.x, n, d)
 	s.h = s.bandwidth()
 	inv := 1 / float64(n)
 	c := 2 / s.h
@@ -215,29 +203,7 @@ func (s *SVGD) evaluate() {
 		clear(s.rep[i*d : (i+1)*d])
 		ksd += sqNorm(si) + c*float64(d)
 	}
-	p = 0
-	for i := range n {
-		xi, si := s.x[i*d:(i+1)*d], s.grad[i*d:(i+1)*d]
-		di, ri := s.drive[i*d:(i+1)*d], s.rep[i*d:(i+1)*d]
-		for j := i + 1; j < n; j++ {
-			r2 := s.r2[p]
-			p++
-			k := math.Exp(-r2 / s.h)
-			xj, sj := s.x[j*d:(j+1)*d], s.grad[j*d:(j+1)*d]
-			dj, rj := s.drive[j*d:(j+1)*d], s.rep[j*d:(j+1)*d]
-			ss, sd := 0.0, 0.0
-			for m := range xi {
-				diff := xi[m] - xj[m]
-				di[m] += k * sj[m]
-				dj[m] += k * si[m]
-				ri[m] += c * k * diff
-				rj[m] -= c * k * diff
-				ss += si[m] * sj[m]
-				sd += (si[m] - sj[m]) * diff
-			}
-			ksd += 2 * k * (ss + c*sd + c*float64(d) - c*c*r2)
-		}
-	}
+	ksd += stein.AddPairs(s.drive, s.rep, s.x, s.grad, s.r2, n, d, s.h)
 	for m := range s.phi {
 		s.drive[m] *= inv
 		s.rep[m] *= inv
