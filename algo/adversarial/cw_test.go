@@ -126,14 +126,7 @@ func TestCWObjectiveIsMovedPoint(t *testing.T) {
 // fooling ‖δ‖₂ is at most DeepFool's (with its overshoot 0.02) on each of
 // eight rows of a fixed network and draw, untargeted and targeted.
 func TestCWBelowDeepFool(t *testing.T) {
-	m := mlp(t, 8, []int{16}, 4, 6)
-	const n = 8
-	x0 := nearHalfRows(n, 8, 8)
-	labels := predicted(m, x0)
-	targets := make([]int, n)
-	for r := range targets {
-		targets[r] = (labels[r] + 2) % 4
-	}
+	m, x0, labels, targets := tanhProblem(t, 2)
 	for _, tg := range [][]int{nil, targets} {
 		df, err := New(m, nn.CrossEntropy, x0, labels, tg, Config{Method: DeepFool, Norm: L2, Overshoot: DefaultOvershoot, Lo: 0, Hi: 1})
 		if err != nil {
@@ -147,7 +140,7 @@ func TestCWBelowDeepFool(t *testing.T) {
 			t.Fatal(err)
 		}
 		runToEnd(t, cw, 2000)
-		for r := range n {
+		for r := range labels {
 			_, dDF, ok1 := df.Best(r)
 			_, dCW, ok2 := cw.Best(r)
 			if !ok1 || !ok2 || dCW > dDF {

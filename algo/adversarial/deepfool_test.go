@@ -63,6 +63,20 @@ func nearHalfRows(n, d int, seed uint64) []float64 {
 	return x
 }
 
+// tanhProblem is the fixed attack problem of the tanh-network tests:
+// eight rows near ½ of a 8-16-4 network, their predicted labels, and the
+// targets shift classes on.
+func tanhProblem(t *testing.T, shift int) (m *nn.MLP, x0 []float64, labels, targets []int) {
+	m = mlp(t, 8, []int{16}, 4, 6)
+	x0 = nearHalfRows(8, 8, 8)
+	labels = predicted(m, x0)
+	targets = make([]int, len(labels))
+	for r := range targets {
+		targets[r] = (labels[r] + shift) % 4
+	}
+	return m, x0, labels, targets
+}
+
 // predicted is the model's class of each row.
 func predicted(m nn.Model, x []float64) []int {
 	_, k := m.Shape()
@@ -157,14 +171,7 @@ func TestDeepFoolAffineOneStep(t *testing.T) {
 // target, when targeted) within the steps, inside the range, and Best is
 // the final iterate.
 func TestDeepFoolMLP(t *testing.T) {
-	m := mlp(t, 8, []int{16}, 4, 6)
-	const n = 8
-	x0 := nearHalfRows(n, 8, 8)
-	labels := predicted(m, x0)
-	targets := make([]int, n)
-	for r := range targets {
-		targets[r] = (labels[r] + 1) % 4
-	}
+	m, x0, labels, targets := tanhProblem(t, 1)
 	for _, norm := range Norms {
 		for _, tg := range [][]int{nil, targets} {
 			a, err := New(m, nn.CrossEntropy, x0, labels, tg, Config{Method: DeepFool, Norm: norm, Overshoot: DefaultOvershoot, Lo: 0, Hi: 1})

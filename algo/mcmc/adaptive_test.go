@@ -166,11 +166,7 @@ func TestAdaptiveValidation(t *testing.T) {
 // TestAdaptiveDoesNotAllocate: a Step allocates nothing on any preset.
 func TestAdaptiveDoesNotAllocate(t *testing.T) {
 	for _, name := range presets {
-		tg, _ := target.New(name, 0.9)
-		x0 := make([]float64, tg.Dim())
-		if name == target.KindDonut {
-			x0[0] = target.DonutR
-		}
+		tg, x0 := presetTarget(name)
 		a, err := NewAdaptive(tg, x0, AdaptiveConfig{Step: 0.5, T0: 20, Eps: 1e-6}, rand.New(rand.NewPCG(1, 1)))
 		if err != nil {
 			t.Fatal(err)

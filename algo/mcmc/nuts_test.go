@@ -320,11 +320,7 @@ func TestNUTSValidation(t *testing.T) {
 // the warm-up and after it.
 func TestNUTSDoesNotAllocate(t *testing.T) {
 	for _, name := range presets {
-		tg, _ := target.New(name, 0.9)
-		x0 := make([]float64, tg.Dim())
-		if name == target.KindDonut {
-			x0[0] = target.DonutR
-		}
+		tg, x0 := presetTarget(name)
 		s, err := NewNUTS(tg, x0, NUTSConfig{Warmup: 200}, rand.New(rand.NewPCG(1, 1)))
 		if err != nil {
 			t.Fatal(err)

@@ -691,13 +691,20 @@ func TestNewSamplersBadParams(t *testing.T) {
 	}
 }
 
+// presetTarget is the preset name (correlated at ρ = 0.9) and a start
+// of positive density on it: the origin, or a point of the donut's ring.
+func presetTarget(name target.Kind) (target.Target, []float64) {
+	tg, _ := target.New(name, 0.9)
+	x0 := make([]float64, tg.Dim())
+	if name == target.KindDonut {
+		x0[0] = target.DonutR
+	}
+	return tg, x0
+}
+
 func TestNewSamplersDoNotAllocate(t *testing.T) {
 	for _, name := range presets {
-		tg, _ := target.New(name, 0.9)
-		x0 := make([]float64, tg.Dim())
-		if name == "donut" {
-			x0[0] = target.DonutR
-		}
+		tg, x0 := presetTarget(name)
 		for _, s := range []string{"rw", "independence", "gibbs", "hmc", "mala", "ula"} {
 			c := newSampler(t, s, tg, x0, rand.New(rand.NewPCG(1, 1)))
 			if a := testing.AllocsPerRun(500, func() { _ = c.Step() }); a != 0 {
