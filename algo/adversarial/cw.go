@@ -146,7 +146,35 @@ func (a *Attack) stepCW() error {
 		cw.nextRound(a)
 	}
 	a.fresh = false
-	tp, k, kappa := a.tp, cw.k, a.cfg.Kappa
+	if err := a.cwGradient(); err != nil {
+		return err
+	}
+	if err := cw.o.Step(); err != nil {
+		return err
+	}
+	x := a.b.X.Data
+	for i, v := range cw.w.Data {
+		if cw.box {
+			v = cw.mid + cw.half*math.Tanh(v)
+		}
+		x[i] = v
+	}
+	cw.inner++
+	a.steps++
+	a.f, a.fresh = a.cwEval(true), true
+	if cw.finished() {
+		return algo.ErrConverged
+	}
+	return nil
+}
+
+// cwGradient writes into cw.w.Grad the gradient of each row's objective
+// ‖δ‖₂² + c·max(g, −κ) with respect to its variables w at the current
+// rows x: (2δ + c∇ₓg)·dx/dw, dx/dw = (Hi−Lo)(1 − tanh² w)/2 in a range
+// and 1 without; ∇ₓg is one reverse pass seeded by c(e_p − e_q), left out
+// where g ≤ −κ.
+func (a *Attack) cwGradient() error {
+	cw, tp, k, kappa := a.cw, a.tp, a.cw.k, a.cfg.Kappa
 	tp.Rewind()
 	out := a.m.Forward(tp, a.b.X, nil)
 	if err := tp.Err(); err != nil {
@@ -171,21 +199,6 @@ func (a *Attack) stepCW() error {
 			g *= cw.half * (1 - t*t)
 		}
 		gw[i] = g
-	}
-	if err := cw.o.Step(); err != nil {
-		return err
-	}
-	for i, v := range w {
-		if cw.box {
-			v = cw.mid + cw.half*math.Tanh(v)
-		}
-		x[i] = v
-	}
-	cw.inner++
-	a.steps++
-	a.f, a.fresh = a.cwEval(true), true
-	if cw.finished() {
-		return algo.ErrConverged
 	}
 	return nil
 }

@@ -251,3 +251,67 @@ func TestMinimalStepsDoNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// TestDeepFoolFirstStepByDifferences: on the tanh network, DeepFool's
+// first step from x₀ is rebuilt from central differences of the logits
+// (h = 10⁻⁶) instead of reverse passes: w′_k = ∇(f_k − f_y) for every
+// k ≠ y, l = argmin_k |f′_k|/‖w′_k‖_q, δ = (1+η)|f′_l|/‖w′_l‖₂² · w′_l (L2)
+// or (1+η)|f′_l|/‖w′_l‖₁ · sgn w′_l (L∞), to 10⁻⁶ of ‖δ‖.
+func TestDeepFoolFirstStepByDifferences(t *testing.T) {
+	m, x0, labels, _ := tanhProblem(t, 1)
+	d, k := m.Shape()
+	const h, eta = 1e-6, DefaultOvershoot
+	for _, norm := range Norms {
+		a, err := New(m, nn.CrossEntropy, x0, labels, nil, Config{Method: DeepFool, Norm: norm, Overshoot: eta})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Step(); err != nil && !errors.Is(err, algo.ErrConverged) {
+			t.Fatal(err)
+		}
+		z0 := logits(m, x0)
+		for r, y := range labels {
+			row := x0[r*d : (r+1)*d]
+			grad := make([][]float64, k) // ∂f_c/∂x_i by central differences
+			for c := range grad {
+				grad[c] = make([]float64, d)
+			}
+			for i := range d {
+				xp, xm := append([]float64(nil), row...), append([]float64(nil), row...)
+				xp[i] += h
+				xm[i] -= h
+				zp, zm := logits(m, xp), logits(m, xm)
+				for c := range k {
+					grad[c][i] = (zp[c] - zm[c]) / (2 * h)
+				}
+			}
+			best, want := math.Inf(1), make([]float64, d)
+			for c := range k {
+				if c == y {
+					continue
+				}
+				wk := make([]float64, d)
+				for i := range d {
+					wk[i] = grad[c][i] - grad[y][i]
+				}
+				f := math.Abs(z0[r*k+c] - z0[r*k+y])
+				q := dualNorm(wk, norm)
+				if f/q >= best {
+					continue
+				}
+				best = f / q
+				for i, v := range wk {
+					if norm == L2 {
+						want[i] = (1 + eta) * f / (q * q) * v
+					} else {
+						want[i] = (1 + eta) * f / q * sgn(v)
+					}
+				}
+			}
+			got := a.X()[r*d : (r+1)*d]
+			for i := range d {
+				algotest.Near(t, "δ_i of the first step", got[i]-row[i], want[i], 1e-6*(1+eta)*best)
+			}
+		}
+	}
+}

@@ -56,18 +56,6 @@ func checkData(x [][]float64, y []int, classes int) (int, error) {
 // MaxClasses bounds the number of classes.
 const MaxClasses = 64
 
-// argmax returns the index of the largest p[k], the smallest k among ties:
-// scikit-learn's predict, numpy's argmax over predict_proba.
-func argmax(p []float64) int {
-	best := 0
-	for k := 1; k < len(p); k++ {
-		if p[k] > p[best] {
-			best = k
-		}
-	}
-	return best
-}
-
 // Classifier is what the four engines share: class probabilities at a
 // query point (written into p, one per class) and the predicted class,
 // the most probable with ties to the smallest label.
@@ -76,8 +64,8 @@ type Classifier interface {
 	Predict(q []float64) int
 }
 
-// Accuracy returns the fraction of rows of x that c labels as y; scratch
-// holds one probability a class (no allocation).
+// Accuracy returns the fraction of rows of x that c labels as y (0 for no
+// rows).
 func Accuracy(c Classifier, x [][]float64, y []int) float64 {
 	if len(x) == 0 {
 		return 0

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"unsafe"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/thelab/lab/algo"
 )
 
@@ -32,7 +34,7 @@ type Forest struct {
 	trees   []*Tree
 	oob     []float64 // n×classes sums of out-of-bag probabilities
 	oobN    []int
-	p       []float64
+	p, s    []float64 // scratch: a tree's probabilities, their sum
 }
 
 // ForestConfig sets a Forest: Trees to grow (1..MaxTrees), MaxFeatures
@@ -70,7 +72,7 @@ func NewForest(x [][]float64, y []int, classes int, cfg ForestConfig, rng *rand.
 	}
 	n := len(x)
 	return &Forest{x: x, y: y, classes: classes, cfg: cfg, rng: rng, trees: make([]*Tree, 0, cfg.Trees),
-		oob: make([]float64, n*classes), oobN: make([]int, n), p: make([]float64, classes)}, nil
+		oob: make([]float64, n*classes), oobN: make([]int, n), p: make([]float64, classes), s: make([]float64, classes)}, nil
 }
 
 // Step grows one tree on a fresh bootstrap sample and adds its votes to
@@ -109,16 +111,22 @@ func (f *Forest) Trees() []*Tree { return f.trees }
 // Len is the number of trees grown so far.
 func (f *Forest) Len() int { return len(f.trees) }
 
-// Proba writes the average of the trees' probabilities at q into p (all
-// zero before the first tree).
-func (f *Forest) Proba(q, p []float64) {
-	clear(p)
+// sum writes Σ_t p^(t)(q), the trees' probabilities at q summed in the
+// order the trees were grown, into s.
+func (f *Forest) sum(q, s []float64) {
+	clear(s)
 	for _, t := range f.trees {
 		t.Proba(q, f.p)
 		for k, v := range f.p {
-			p[k] += v
+			s[k] += v
 		}
 	}
+}
+
+// Proba writes the average of the trees' probabilities at q into p (all
+// zero before the first tree).
+func (f *Forest) Proba(q, p []float64) {
+	f.sum(q, p)
 	if n := len(f.trees); n > 0 {
 		for k := range p {
 			p[k] /= float64(n)
@@ -127,20 +135,12 @@ func (f *Forest) Proba(q, p []float64) {
 }
 
 // Predict returns the most probable class by the averaged probabilities,
-// the smallest label among ties.
+// the smallest label among ties (0 before the first tree). It takes the
+// argmax of the sum, not of the average: dividing by T could round two
+// different sums to one average and so make a tie.
 func (f *Forest) Predict(q []float64) int {
-	best, bestP := 0, math.Inf(-1)
-	for k := range f.classes {
-		s := 0.0
-		for _, t := range f.trees {
-			i := t.leaf(q)
-			s += t.value[i*t.classes+k] / t.nodes[i].W
-		}
-		if s > bestP {
-			best, bestP = k, s
-		}
-	}
-	return best
+	f.sum(q, f.s)
+	return floats.MaxIdx(f.s)
 }
 
 // OOB returns the out-of-bag accuracy and the number of training points
@@ -153,7 +153,7 @@ func (f *Forest) OOB() (acc float64, n int, ok bool) {
 			continue
 		}
 		n++
-		if argmax(f.oob[i*f.classes:(i+1)*f.classes]) == f.y[i] {
+		if floats.MaxIdx(f.oob[i*f.classes:(i+1)*f.classes]) == f.y[i] {
 			right++
 		}
 	}

@@ -25,7 +25,8 @@ type KNN struct {
 	y       []int
 	classes int
 	k       int
-	// The k nearest so far of a query, by squared distance, ascending.
+	// Scratch of a query: squared distances and indices, the k nearest
+	// first (see neighbours).
 	bestD []float64
 	bestI []int
 	votes []int
@@ -66,17 +67,29 @@ func (m *KNN) Step() error {
 	return nil
 }
 
-// neighbours finds the k nearest training points of q into bestD, bestI
-// by insertion into a sorted list (strictly nearer goes first, so the
-// smaller index wins a tie): O(n) distances and few insertions.
+// insertMax is the largest k for which neighbours keeps the k nearest by
+// insertion into a sorted list; above it, it selects them.
+const insertMax = 32
+
+// neighbours puts the k nearest training points of q, by squared
+// distance and then by index (so that among points as far as the k-th,
+// those of smaller index come first), into bestD[:k], bestI[:k], in no
+// particular order. For small k it inserts into a sorted list, O(nk) at
+// worst and O(n) for data in random order; for larger k, where insertion
+// is O(nk) — quadratic as k nears n — it computes every distance and
+// selects the k smallest by quickselect, O(n) expected.
 func (m *KNN) neighbours(q []float64) {
-	k, got := m.k, 0
-	for i, r := range m.x {
-		d2 := 0.0
-		for j, v := range r {
-			t := v - q[j]
-			d2 += t * t
+	k := m.k
+	if k > insertMax {
+		for i, r := range m.x {
+			m.bestD[i], m.bestI[i] = dist2(r, q), i
 		}
+		selectK(m.bestD, m.bestI, k)
+		return
+	}
+	got := 0
+	for i, r := range m.x {
+		d2 := dist2(r, q)
 		if got == k && d2 >= m.bestD[k-1] {
 			continue
 		}
@@ -94,15 +107,67 @@ func (m *KNN) neighbours(q []float64) {
 	}
 }
 
-// Proba writes the class shares among the k nearest neighbours of q into p.
-func (m *KNN) Proba(q, p []float64) {
-	m.neighbours(q)
-	for c := range m.votes {
-		m.votes[c] = 0
+// dist2 is the squared Euclidean distance of a and b.
+func dist2(a, b []float64) float64 {
+	s := 0.0
+	for j, v := range a {
+		t := v - b[j]
+		s += t * t
 	}
+	return s
+}
+
+// selectK rearranges the pairs (d[i], idx[i]) so that the first k are the
+// k smallest in the order of d, then idx (Hoare's quickselect with
+// Lomuto's partition about a median of three; the pairs are distinct, as
+// the indices are).
+func selectK(d []float64, idx []int, k int) {
+	less := func(a, b int) bool { return d[a] < d[b] || (d[a] == d[b] && idx[a] < idx[b]) }
+	swap := func(a, b int) { d[a], d[b], idx[a], idx[b] = d[b], d[a], idx[b], idx[a] }
+	lo, hi := 0, len(d)-1
+	for lo < hi {
+		// The median of d[lo], d[mid], d[hi] to hi, the pivot.
+		mid := lo + (hi-lo)/2
+		if less(mid, lo) {
+			swap(mid, lo)
+		}
+		if less(hi, lo) {
+			swap(hi, lo)
+		}
+		if less(mid, hi) {
+			swap(mid, hi)
+		}
+		p := lo
+		for j := lo; j < hi; j++ {
+			if less(j, hi) {
+				swap(j, p)
+				p++
+			}
+		}
+		swap(p, hi) // the pivot is the (p+1)-th smallest
+		switch {
+		case p == k-1:
+			return
+		case p < k-1:
+			lo = p + 1
+		default:
+			hi = p - 1
+		}
+	}
+}
+
+// vote counts the classes of the k nearest neighbours of q into votes.
+func (m *KNN) vote(q []float64) {
+	m.neighbours(q)
+	clear(m.votes)
 	for _, i := range m.bestI[:m.k] {
 		m.votes[m.y[i]]++
 	}
+}
+
+// Proba writes the class shares among the k nearest neighbours of q into p.
+func (m *KNN) Proba(q, p []float64) {
+	m.vote(q)
 	for c, v := range m.votes {
 		p[c] = float64(v) / float64(m.k)
 	}
@@ -111,13 +176,7 @@ func (m *KNN) Proba(q, p []float64) {
 // Predict returns the majority class among the k nearest neighbours of q,
 // the smallest label among tied classes.
 func (m *KNN) Predict(q []float64) int {
-	m.neighbours(q)
-	for c := range m.votes {
-		m.votes[c] = 0
-	}
-	for _, i := range m.bestI[:m.k] {
-		m.votes[m.y[i]]++
-	}
+	m.vote(q)
 	best := 0
 	for c, v := range m.votes {
 		if v > m.votes[best] {

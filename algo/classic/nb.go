@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/thelab/lab/algo"
 )
 
@@ -75,8 +77,10 @@ func welford(n *int, mean, m2, x []float64) {
 	}
 }
 
-// N is the number of points taken in; Count(c) those of class c.
-func (m *GaussianNB) N() int          { return m.all[0] }
+// N is the number of points taken in.
+func (m *GaussianNB) N() int { return m.all[0] }
+
+// Count is the number of points of class c taken in.
 func (m *GaussianNB) Count(c int) int { return m.n[c] }
 
 // Epsilon is the variance added to every class variance: smoothing times
@@ -168,5 +172,5 @@ func (m *GaussianNB) Predict(q []float64) int {
 		return 0
 	}
 	m.joint(q)
-	return argmax(m.lj)
+	return floats.MaxIdx(m.lj)
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"unsafe"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/thelab/lab/algo"
 )
 
@@ -27,16 +29,22 @@ import (
 // or a when that rounds to b. Within a feature the smallest such t wins a
 // tie; among features the one searched first (lowest index, or first
 // drawn) does, where scikit-learn searches in an order drawn from its
-// random_state. A node is a leaf when it is pure (G ≤ 2⁻⁵²), holds one
-// sample, is at MaxDepth, or no feature varies in it (min_samples_split =
-// 2, min_samples_leaf = 1).
+// random_state. With MaxFeatures < d, a feature constant in the node is
+// passed over and not counted among the MaxFeatures (scikit-learn counts
+// it unless every feature drawn so far was constant, and skips the
+// features it found constant in an ancestor: the two rules search the
+// same features when d = 2, not always when d ≥ 3; the draws are from
+// another stream anyway). A node is a leaf when it is pure (G ≤ 2⁻⁵²),
+// holds one sample, is at MaxDepth, or no feature varies in it
+// (min_samples_split = 2, min_samples_leaf = 1).
 //
 // The tree grows best first, one split a Step: of the leaves that can be
 // split, the one whose best split lowers the impurity most (ΔG largest,
 // the earliest made among ties) is split. After s steps the tree is
-// scikit-learn's DecisionTreeClassifier(max_leaf_nodes = s + 1), and grown
-// to the end it is the same tree as the depth-first build's, the tree
-// with max_leaf_nodes unset. Its probabilities at q are the class shares
+// scikit-learn's DecisionTreeClassifier(max_leaf_nodes = s + 1) (whose
+// heap breaks ties between leaves' ΔG its own way), and grown to the end
+// with every feature searched it is the same tree as the depth-first
+// build's, the tree with max_leaf_nodes unset. Its probabilities at q are the class shares
 // of q's leaf; the prediction is the most probable class, the smallest
 // label among ties. (scikit-learn also casts the features to float32 and
 // takes values within 1e-7 of each other as equal; on data whose values
@@ -305,11 +313,14 @@ func (t *Tree) Done() bool {
 	return true
 }
 
-// Leaves is the number of leaves, Splits the number of splits made,
-// Depth the greatest depth of a node (the root's is 0).
+// Leaves is the number of leaves.
 func (t *Tree) Leaves() int { return t.leaves }
+
+// Splits is the number of splits made (each adds two nodes to the root).
 func (t *Tree) Splits() int { return (len(t.nodes) - 1) / 2 }
-func (t *Tree) Depth() int  { return t.depth }
+
+// Depth is the greatest depth of a node, the root's being 0.
+func (t *Tree) Depth() int { return t.depth }
 
 // Nodes returns the tree's nodes, the root first (shared: do not modify).
 func (t *Tree) Nodes() []Node { return t.nodes }
@@ -352,7 +363,7 @@ func (t *Tree) Proba(q, p []float64) {
 // among ties.
 func (t *Tree) Predict(q []float64) int {
 	i := t.leaf(q)
-	return argmax(t.value[i*t.classes : (i+1)*t.classes])
+	return floats.MaxIdx(t.value[i*t.classes : (i+1)*t.classes])
 }
 
 // TreeBytes is the memory of a grown tree of the given nodes and classes

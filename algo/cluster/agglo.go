@@ -29,6 +29,7 @@ const (
 // Linkages lists them.
 var Linkages = []Linkage{Ward, Single, Complete, Average}
 
+// String is the linkage's name.
 func (l Linkage) String() string { return string(l) }
 
 // Agglomerative is bottom-up hierarchical clustering (Ward 1963; scipy's
@@ -47,8 +48,10 @@ func (l Linkage) String() string { return string(l) }
 // Each slot i keeps its nearest active slot j > i (ties to the lowest j),
 // so a Step finds the closest pair, ties to the lowest (i, j), by a scan
 // of n values, and after the merge updates the nearest of the rows that
-// pointed at the merged slots (O(n) each) or that the merged cluster came
-// closer to; it allocates nothing. The constructor keeps the n×n matrix
+// pointed at the merged slots (O(n) each) or that the merged cluster is
+// now as near as their nearest (reducibility, d(i∪j, k) ≥ min(d_ik, d_jk),
+// keeps it from coming nearer; at a tie the lower slot wins); it
+// allocates nothing. The constructor keeps the n×n matrix
 // of distances.
 type Agglomerative struct {
 	n, k    int

@@ -39,6 +39,7 @@ const (
 // Sets lists them in the gallery's order.
 var Sets = []Set{Circles, Moons, Varied, Aniso, Blobs, None}
 
+// String is the set's name.
 func (s Set) String() string { return string(s) }
 
 // Classes is the number of true classes of the set (the gallery's

@@ -41,8 +41,10 @@ const (
 // One Step labels points popped from the stack until it has expanded one
 // core point, pushing its unlabelled neighbours: the cluster grows by one
 // core point's neighbourhood a step. When the stack is empty the scan goes
-// on to the next unlabelled core point. Step returns algo.ErrConverged
-// when no core point is left to expand. The constructor counts every
+// on to the next unlabelled core point. The Step that expands the last
+// core point also labels the border points left on the stack, so that
+// the labels are final when the next Step returns algo.ErrConverged,
+// which changes nothing. The constructor counts every
 // neighbourhood (n² distances) to find the kinds; a Step scans the n
 // points for the neighbours of the point it expands (memory O(n), not the
 // pairs within ε).
@@ -155,8 +157,23 @@ func (m *DBSCAN) Step() error {
 		}
 		m.cur = int(i)
 		m.expanded++
+		if m.expanded == m.cores {
+			m.drain()
+		}
 		return nil
 	}
+}
+
+// drain labels the points left on the stack once the last core point is
+// expanded (border points of the last cluster, none of them core), so
+// that the Step returning algo.ErrConverged labels nothing.
+func (m *DBSCAN) drain() {
+	for _, i := range m.stack {
+		if m.labels[i] == Noise {
+			m.labels[i] = m.clusters - 1
+		}
+	}
+	m.stack = m.stack[:0]
 }
 
 // Run steps to the end and returns the labels (a view).
@@ -191,8 +208,8 @@ func (m *DBSCAN) Clusters() int { return m.clusters }
 // Current is the core point the last Step expanded, −1 before the first.
 func (m *DBSCAN) Current() int { return m.cur }
 
-// Expanded is the number of core points expanded; Cores the number of
-// core points (the Steps a run takes).
+// Expanded is the number of core points expanded so far: a run takes
+// Cores() Steps.
 func (m *DBSCAN) Expanded() int { return m.expanded }
 
 // Cores is the number of core points.

@@ -30,6 +30,7 @@ const (
 // Affinities lists them.
 var Affinities = []Affinity{KNN, RBF}
 
+// String is the affinity's name.
 func (a Affinity) String() string { return string(a) }
 
 // Spectral is spectral clustering as scikit-learn's SpectralClustering
@@ -38,8 +39,9 @@ func (a Affinity) String() string { return string(a) }
 // ignored, as scipy's Laplacian ignores it), the degrees d_i = Σ_{j≠i}
 // w_ij, the normalised Laplacian L = I − D^{−1/2} W D^{−1/2}, its k
 // eigenvectors u_1..u_k of least eigenvalue, and the embedding of point i
-// as the row (u_1(i), …, u_k(i))/√d_i (the eigenvectors of the random-walk
-// Laplacian D⁻¹L; sklearn's norm_laplacian, with no row normalisation),
+// as the row (u_1(i), …, u_k(i))/√d_i (D^{−½}u_c is an eigenvector of the
+// random-walk Laplacian I − D⁻¹W of the same eigenvalue: sklearn's
+// norm_laplacian, with no row normalisation),
 // each column's sign fixed so that its entry of largest magnitude is
 // positive. k-means on the rows then names the clusters.
 //
@@ -73,7 +75,7 @@ func SpectralBytes(n, k int) int64 {
 const MaxSpectralN = 1500
 
 // NewSpectral validates its inputs (2..MaxSpectralN points, k in
-// 1..min(n, mixture.MaxK) and at most mixture.MaxDim, neighbours in 1..n−1
+// 1..min(n, mixture.MaxK) and at most mixture.MaxDim, neighbours in 2..n−1
 // for knn, gamma > 0 for rbf, restarts ≥ 1), builds the embedding and
 // starts k-means on it from the best of restarts starts, start r seeded by
 // rng(r).
@@ -98,8 +100,8 @@ func NewSpectral(points [][]float64, aff Affinity, k, neighbours int, gamma floa
 	w := mat.NewSymDense(n, nil)
 	switch aff {
 	case KNN:
-		if neighbours < 1 || neighbours > n-1 {
-			return nil, algo.BadParam("neighbours", neighbours, fmt.Sprintf("in 1..%d", n-1))
+		if neighbours < 2 || neighbours > n-1 { // m = 1 is the point alone: no edge
+			return nil, algo.BadParam("neighbours", neighbours, fmt.Sprintf("in 2..%d (itself included)", n-1))
 		}
 		d := make([]float64, n)
 		idx := make([]int, n)
@@ -147,15 +149,15 @@ func NewSpectral(points [][]float64, aff Affinity, k, neighbours int, gamma floa
 		}
 		s.degMin = min(s.degMin, deg[i])
 	}
-	if !(s.degMin > 0) {
-		return nil, algo.BadParam("affinity", aff, "a graph in which every point has a neighbour of positive weight")
+	if !(s.degMin > 0) { // only rbf can leave a point alone: exp(−γd²) underflows for γd² > 745
+		return nil, algo.BadParam("gamma", gamma, "small enough that every point has a neighbour of affinity exp(−γd²) > 0")
 	}
 	s.comps = components(w)
 	lap := mat.NewSymDense(n, nil)
 	for i := range n {
 		lap.SetSym(i, i, 1)
 		for j := range i {
-			lap.SetSym(i, j, -w.At(i, j)/math.Sqrt(deg[i]*deg[j]))
+			lap.SetSym(i, j, -w.At(i, j)/sqrtProd(deg[i], deg[j]))
 		}
 	}
 	// LAPACK's symmetric eigensolver on the Laplacian in place, with a
@@ -204,6 +206,17 @@ func NewSpectral(points [][]float64, aff Affinity, k, neighbours int, gamma floa
 	}
 	s.km = km
 	return s, nil
+}
+
+// sqrtProd is √(ab) for a, b > 0: in one rounding while ab is a normal
+// number, else as √a·√b, for ab underflows to 0 once a and b fall below
+// 1e-162 (an RBF affinity at large γ: exp(−γd²) with γd² > 373), and
+// −w_ij/0 would put −Inf in the Laplacian.
+func sqrtProd(a, b float64) float64 {
+	if p := a * b; p >= 0x1p-1022 {
+		return math.Sqrt(p)
+	}
+	return math.Sqrt(a) * math.Sqrt(b)
 }
 
 func boolCmp(a, b bool) int {

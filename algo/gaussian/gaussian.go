@@ -109,10 +109,11 @@ func Sum(g, h Normal) (Normal, error) {
 // N(0, covY), identity (d).
 func (g Normal) Linear(a Mat, b [2]float64, covY Mat) (Normal, error) {
 	m := a.Apply(g.Mu)
-	c := covY.Add(a.Mul(g.Cov).Mul(a.T()))
-	c[0][1] = (c[0][1] + c[1][0]) / 2 // AΣAᵀ is symmetric but for rounding
-	c[1][0] = c[0][1]
-	return New([2]float64{m[0] + b[0], m[1] + b[1]}, c)
+	p := a.Mul(g.Cov).Mul(a.T())
+	p[0][1] = (p[0][1] + p[1][0]) / 2 // AΣAᵀ is symmetric but for rounding
+	p[1][0] = p[0][1]
+	// covY is added as given, so that New refuses an asymmetric one.
+	return New([2]float64{m[0] + b[0], m[1] + b[1]}, covY.Add(p))
 }
 
 // LogPdf is log N(x; μ, Σ), with the normaliser (2π)^{−1} of d = 2.

@@ -144,15 +144,22 @@ func TestConditional(t *testing.T) {
 	}
 }
 
-// TestEllipse: every point of the k-contour is at Mahalanobis distance k.
+// TestEllipse: every point of the k-contour is at Mahalanobis distance k,
+// (x − μ)ᵀΣ⁻¹(x − μ) = k² with Σ⁻¹ the 2×2 inverse (not through L), and
+// the log density there is −log 2π − ½ log det Σ − k²/2.
 func TestEllipse(t *testing.T) {
+	const k = 2.0
+	g := testNormal
 	xs, ys := make([]float64, 33), make([]float64, 33)
-	testNormal.Ellipse(2, xs, ys)
+	g.Ellipse(k, xs, ys)
+	a, b, d := g.Cov[0][0], g.Cov[0][1], g.Cov[1][1]
+	det := a*d - b*b
 	for i := range xs {
-		// log density at the contour: −log 2π − log det L − k²/2.
-		got := testNormal.LogPdf([2]float64{xs[i], ys[i]})
-		want := -math.Log(2*math.Pi) - math.Log(testNormal.l[0][0]*testNormal.l[1][1]) - 2
-		algotest.Near(t, "density on the 2σ contour", got, want, 1e-13)
+		u, v := xs[i]-g.Mu[0], ys[i]-g.Mu[1]
+		maha := (d*u*u - 2*b*u*v + a*v*v) / det
+		algotest.Near(t, "(x − μ)ᵀΣ⁻¹(x − μ) on the 2σ contour", maha, k*k, 1e-13)
+		want := -math.Log(2*math.Pi) - 0.5*math.Log(det) - k*k/2
+		algotest.Near(t, "log density on the 2σ contour", g.LogPdf([2]float64{xs[i], ys[i]}), want, 1e-13)
 	}
 	algotest.Near(t, "closed", xs[0], xs[32], 1e-15)
 }
@@ -171,4 +178,7 @@ func TestValidation(t *testing.T) {
 		_, err := New(c.mu, c.cov)
 		algotest.WantParam(t, err, c.bad)
 	}
+	// An asymmetric noise covariance in (d) is refused, not symmetrised.
+	_, err := testNormal.Linear(Mat{{1, 0}, {0, 1}}, [2]float64{}, Mat{{1, 0.5}, {0.1, 1}})
+	algotest.WantParam(t, err, "cov")
 }

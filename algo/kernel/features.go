@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/thelab/lab/algo"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -29,8 +30,9 @@ func NewBumps(m int, lo, hi, s float64) (*Bumps, error) {
 	if !(hi > lo) || math.IsInf(hi-lo, 0) {
 		return nil, algo.BadParam("hi", hi, fmt.Sprintf("finite and > lo = %g", lo))
 	}
-	if !(s > 0) || math.IsInf(s, 0) {
-		return nil, algo.BadParam("s", s, "a finite width > 0")
+	if !(s > 0) || math.IsInf(s, 0) || math.IsInf(1/(2*s*s), 0) {
+		// γ = 1/(2s²) must be finite too: γ = ∞ makes φ_i(c_i) = e^{−∞·0} NaN.
+		return nil, algo.BadParam("s", s, "a finite width > 0 with 1/(2s²) finite")
 	}
 	b := &Bumps{Centres: make([]float64, m), Gamma: 1 / (2 * s * s)}
 	for i := range b.Centres {
@@ -74,6 +76,7 @@ type WeightBLR struct {
 	mu    []float64
 	stale bool
 	buf   *mat.VecDense
+	rhs   mat.VecDense // a view of the right-hand side of a solve (η or φ_*)
 }
 
 // NewWeightBLR starts from the prior over m ≥ 1 weights with precision
@@ -127,12 +130,19 @@ func (b *WeightBLR) refresh() error {
 	if !b.chol.Factorize(b.sym) {
 		return fmt.Errorf("the posterior precision is not positive definite")
 	}
-	if err := b.chol.SolveVecTo(b.buf, mat.NewVecDense(b.m, b.eta)); err != nil {
+	if err := b.chol.SolveVecTo(b.buf, b.view(b.eta)); err != nil {
 		return err
 	}
 	copy(b.mu, b.buf.RawVector().Data)
 	b.stale = false
 	return nil
+}
+
+// view points the reused vector rhs at v (length M), so that a solve
+// allocates no matrix header.
+func (b *WeightBLR) view(v []float64) *mat.VecDense {
+	b.rhs.SetRawVector(blas64.Vector{N: b.m, Inc: 1, Data: v[:b.m]})
+	return &b.rhs
 }
 
 // Mean returns μ (a view).
@@ -144,12 +154,13 @@ func (b *WeightBLR) Mean() ([]float64, error) {
 }
 
 // Predict returns the predictive mean φ_*ᵀμ and latent variance φ_*ᵀΣφ_*
-// of f_* for features phi.
+// of f_* for features phi. Once the posterior is factorised (after the
+// first call following an observation) it does not allocate.
 func (b *WeightBLR) Predict(phi []float64) (mean, variance float64, err error) {
 	if err := b.refresh(); err != nil {
 		return 0, 0, err
 	}
-	if err := b.chol.SolveVecTo(b.buf, mat.NewVecDense(b.m, phi)); err != nil {
+	if err := b.chol.SolveVecTo(b.buf, b.view(phi)); err != nil {
 		return 0, 0, err
 	}
 	return dot(phi, b.mu), math.Max(dot(phi, b.buf.RawVector().Data), 0), nil

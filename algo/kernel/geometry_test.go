@@ -250,6 +250,8 @@ func TestGeometryValidation(t *testing.T) {
 	algotest.WantParam(t, err, "hi")
 	_, err = NewBumps(3, -1, 1, 0)
 	algotest.WantParam(t, err, "s")
+	_, err = NewBumps(3, -1, 1, 1e-300) // γ = 1/(2s²) overflows: φ(c) would be NaN
+	algotest.WantParam(t, err, "s")
 	_, err = NewWeightBLR(3, 0, 1)
 	algotest.WantParam(t, err, "alpha")
 	_, err = NewWeightBLR(3, 1, math.Inf(1))
@@ -327,5 +329,23 @@ func TestWeightBLR(t *testing.T) {
 	lo, hi := ev[n-m-1], ev[n-m]
 	if lo > 1e-10*ev[n-1] || hi < 1e-6*ev[n-1] {
 		t.Errorf("spectrum of ΦΦᵀ/α: λ_(M+1) = %.3g, λ_M = %.3g, λ_max = %.3g: want rank %d", lo, hi, ev[n-1], m)
+	}
+}
+
+// TestWeightBLRPredictDoesNotAllocate: a chart of predictions, once the
+// posterior is factorised, allocates nothing (it built a vector header a
+// call before).
+func TestWeightBLRPredictDoesNotAllocate(t *testing.T) {
+	bm, _ := NewBumps(5, -1, 1, 0.4)
+	b, _ := NewWeightBLR(5, 1, 0.1)
+	phi := make([]float64, 5)
+	for _, x := range []float64{-0.7, 0.1, 0.8} {
+		b.Observe(bm.Map(x, phi), x*x)
+	}
+	if _, _, err := b.Predict(bm.Map(0.3, phi)); err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(20, func() { _, _, _ = b.Predict(phi) }); n != 0 {
+		t.Errorf("%v allocations a prediction", n)
 	}
 }

@@ -56,6 +56,7 @@ type Adaptive struct {
 	mom      *Moments  // the history x_0, …, x_t
 	cov      []float64 // C_t, d×d row-major
 	chol     []float64 // its lower Cholesky factor
+	spare    []float64 // where the next factor is computed
 	logpx    float64
 	n        int
 	accepted int
@@ -93,6 +94,7 @@ func NewAdaptive(p Density, x0 []float64, cfg AdaptiveConfig, rng *rand.Rand) (*
 		mom:   NewMoments(d),
 		cov:   make([]float64, d*d),
 		chol:  make([]float64, d*d),
+		spare: make([]float64, d*d),
 		logpx: lp,
 	}
 	if a.sd == 0 {
@@ -152,30 +154,43 @@ func (a *Adaptive) adapt() {
 			a.cov[i*d+j] = c
 		}
 	}
-	// Cholesky, C = L Lᵀ, into chol only if C is positive definite.
-	l := a.chol
+	// Cholesky, C = L Lᵀ, into the spare factor; it replaces chol only
+	// when C is positive definite, so that a failure keeps the last
+	// factor whole.
+	if cholesky(a.spare, a.cov, d) {
+		a.chol, a.spare = a.spare, a.chol
+		return
+	}
+	a.refactor()
+}
+
+// cholesky writes the lower Cholesky factor L of the d×d matrix c
+// (row-major, C = L Lᵀ; only its lower triangle is read) into l and
+// reports whether c is positive definite; l is left partly written when
+// it is not. The strict upper triangle of l is not touched.
+func cholesky(l, c []float64, d int) bool {
 	for j := range d {
-		s := a.cov[j*d+j]
+		s := c[j*d+j]
 		for k := range j {
 			s -= l[j*d+k] * l[j*d+k]
 		}
 		if !(s > 0) {
-			a.refactor()
-			return
+			return false
 		}
 		l[j*d+j] = math.Sqrt(s)
 		for i := j + 1; i < d; i++ {
-			v := a.cov[i*d+j]
+			v := c[i*d+j]
 			for k := range j {
 				v -= l[i*d+k] * l[j*d+k]
 			}
 			l[i*d+j] = v / l[j*d+j]
 		}
 	}
+	return true
 }
 
 // refactor restores C from the factor kept, C = L Lᵀ, when the new one
-// failed.
+// failed: the proposal stays the last one that was positive definite.
 func (a *Adaptive) refactor() {
 	d := len(a.x)
 	for i := range d {
@@ -190,7 +205,7 @@ func (a *Adaptive) refactor() {
 }
 
 // AdaptiveBytes is what NewAdaptive holds in dimension d.
-func AdaptiveBytes(d int) int64 { return 8*int64(2*d*d+3*d) + momentsBytes(d) + 256 }
+func AdaptiveBytes(d int) int64 { return 8*int64(3*d*d+3*d) + momentsBytes(d) + 256 }
 
 // X returns the current state (a view).
 func (a *Adaptive) X() []float64 { return a.x }

@@ -497,8 +497,9 @@ func (s *NUTS) Divergent() int      { return s.divergent }
 
 // StepSize is the ε the next iteration uses: ε_m during the warm-up, ε̄_M
 // after it. AvgStepSize is the averaged iterate ε̄_m (ε̄₀ = 1 before the
-// first update, as Alg. 5 starts it; ε̄_M from the end of the warm-up on),
-// and InitialStepSize ε₀.
+// first update, as Alg. 5 starts it; ε̄_M from the end of the warm-up on,
+// so with Warmup = 0 it stays 1 while the chain runs at ε₀), and
+// InitialStepSize ε₀.
 func (s *NUTS) StepSize() float64        { return s.eps }
 func (s *NUTS) AvgStepSize() float64     { return math.Exp(s.logEpsBar) }
 func (s *NUTS) InitialStepSize() float64 { return s.eps0 }

@@ -76,39 +76,38 @@ func TestNUTSMoments(t *testing.T) {
 // covers is the bias of the averaged iterate ε̄_M, which lags behind the
 // iterates: at δ = 0.8 the mean statistic is above δ by about 0.07 after
 // M = 200, 0.05 after 500, 0.03 after 2000 and 0.01–0.03 after 10⁴ (ε̄ is
-// slightly small), and measured here 0.67–0.68, 0.815–0.84 and 0.898–0.91
-// for δ = 0.65, 0.8, 0.9. The correlated target's statistic falls from
+// slightly small), and measured here (seeds 1 and 2) 0.67–0.68,
+// 0.815–0.84 and 0.898–0.91 for δ = 0.65, 0.8, 0.9; the test runs seed 1. The correlated target's statistic falls from
 // 0.94 to 0.29 as ε goes from 0.3 to 0.7: an adaptation aimed at another
 // statistic, or none, misses by far more.
 func TestNUTSAcceptanceNearDelta(t *testing.T) {
 	rho9, _ := target.NewCorrelated(0.9)
 	for _, tg := range []target.Target{target.StdNormal(), rho9} {
 		for _, delta := range []float64{0.65, 0.8, 0.9} {
-			for seed := uint64(1); seed <= 2; seed++ {
-				s, err := NewNUTS(tg, make([]float64, tg.Dim()), NUTSConfig{Delta: delta, Warmup: 5000}, rand.New(rand.NewPCG(seed, 3)))
-				if err != nil {
-					t.Fatal(err)
-				}
-				for range 5000 {
-					_ = s.Step()
-				}
-				if s.Adapting() {
-					t.Fatal("still adapting after the warm-up")
-				}
-				eps := s.StepSize()
-				sum := 0.0
-				const n = 4000
-				for range n {
-					_ = s.Step()
-					sum += s.AcceptStat()
-				}
-				if s.StepSize() != eps {
-					t.Errorf("ε changed after the warm-up: %g → %g", eps, s.StepSize())
-				}
-				label := fmt.Sprintf("%s δ = %g seed %d: mean acceptance statistic (ε = %.4g)", tg.Name(), delta, seed, eps)
-				algotest.Near(t, label, sum/n, delta, 0.05)
-				t.Logf("%s %.4f", label, sum/n)
+			const seed = 1
+			s, err := NewNUTS(tg, make([]float64, tg.Dim()), NUTSConfig{Delta: delta, Warmup: 5000}, rand.New(rand.NewPCG(seed, 3)))
+			if err != nil {
+				t.Fatal(err)
 			}
+			for range 5000 {
+				_ = s.Step()
+			}
+			if s.Adapting() {
+				t.Fatal("still adapting after the warm-up")
+			}
+			eps := s.StepSize()
+			sum := 0.0
+			const n = 4000
+			for range n {
+				_ = s.Step()
+				sum += s.AcceptStat()
+			}
+			if s.StepSize() != eps {
+				t.Errorf("ε changed after the warm-up: %g → %g", eps, s.StepSize())
+			}
+			label := fmt.Sprintf("%s δ = %g seed %d: mean acceptance statistic (ε = %.4g)", tg.Name(), delta, seed, eps)
+			algotest.Near(t, label, sum/n, delta, 0.05)
+			t.Logf("%s %.4f", label, sum/n)
 		}
 	}
 }
@@ -251,8 +250,9 @@ func TestNUTSLeapfrogPath(t *testing.T) {
 }
 
 // TestNUTSDivergence: a step far too large for the correlated Gaussian
-// (ε = 5, stability needs ε < 2√(1 − ρ) ≈ 0.63) makes every tree diverge
-// at once: depth 1, one leapfrog, the chain stays, and it is counted.
+// (ε = 50, stability needs ε < 2√(1 − ρ) ≈ 0.63) makes nearly every tree
+// diverge at once (at least 15 of 20): depth 1, one leapfrog, the chain
+// stays, and it is counted.
 func TestNUTSDivergence(t *testing.T) {
 	tg, _ := target.NewCorrelated(0.9)
 	s, err := NewNUTS(tg, []float64{1, 1}, NUTSConfig{Eps0: 50}, rand.New(rand.NewPCG(1, 1)))
@@ -271,7 +271,7 @@ func TestNUTSDivergence(t *testing.T) {
 }
 
 // TestFindReasonableEpsilon: Alg. 4 on N(0, σ²) returns a power of two
-// within a factor 4 of σ (one leapfrog step's acceptance crosses ½ near
+// between σ/4 and 8σ (one leapfrog step's acceptance crosses ½ near
 // ε ≈ σ·O(1)), scaling with σ.
 func TestFindReasonableEpsilon(t *testing.T) {
 	for _, sigma := range []float64{0.01, 1, 100} {

@@ -2,11 +2,11 @@ package mcmc
 
 import (
 	"fmt"
-	"github.com/thelab/lab/algo/stein"
 	"math"
 	"slices"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/stein"
 )
 
 // SVGDSchedule names how SVGD turns the direction φ into a move.
@@ -41,8 +41,8 @@ type SVGDConfig struct {
 	Eps float64
 	// Schedule is SVGDFixed (the default when "") or SVGDAdaGrad.
 	Schedule SVGDSchedule
-	// Bandwidth is a fixed kernel bandwidth h > 0, or 0 for the median
-	// heuristic of every step.
+	// Bandwidth is a fixed kernel bandwidth h > 0 (with 2/h finite), or 0
+	// for the median heuristic of every step.
 	Bandwidth float64
 }
 
@@ -65,7 +65,8 @@ type SVGDConfig struct {
 // the paper's median heuristic h = med²/log n, med the median of the
 // n(n−1)/2 distances ‖x_i − x_j‖, i < j (the mean of the two middle ones
 // for an even count), recomputed at every step; h = 1 when n = 1 (nothing
-// depends on it) or med = 0.
+// depends on it) or when 2/h would overflow (med = 0, more than half the
+// pairs coinciding, or med below about 10⁻¹⁵⁴).
 //
 // A step moves x_i ← x_i + ε φ(x_i) (SVGDFixed) or by the AdaGrad step of
 // the paper's code (SVGDAdaGrad), then evaluates φ at the new particles.
@@ -78,7 +79,11 @@ type SVGDConfig struct {
 //
 // s = ∇log p, which for the RBF is k·[s(x)ᵀs(x') + (2/h) (s(x) − s(x'))ᵀ(x − x')
 // + 2d/h − 4‖x − x'‖²/h²]. It is ‖φ̂‖² in the RKHS, the square of the
-// steepest descent rate of the KL, and falls to 0 as the particles settle.
+// steepest descent rate of the KL. It falls as the particles settle, but
+// not to 0 for finite n: by the reproducing property it is
+// (1/n) Σ_i [s(x_i)ᵀφ(x_i) + ∇·φ(x_i)], so at a fixed point (φ(x_i) = 0
+// for every i) it is (1/n) Σ_i ∇·φ(x_i), in general > 0 (the
+// V-statistic's bias, of order 1/n).
 //
 // A step costs O(n² d) and does not allocate. It returns an error that is
 // algo.ErrDiverged when a particle becomes non-finite.
@@ -125,8 +130,8 @@ func NewSVGD(g Gradient, x0 [][]float64, cfg SVGDConfig) (*SVGD, error) {
 	default:
 		return nil, algo.BadParam("schedule", cfg.Schedule, "fixed or adagrad")
 	}
-	if !(cfg.Bandwidth >= 0) || math.IsInf(cfg.Bandwidth, 0) {
-		return nil, algo.BadParam("bandwidth", cfg.Bandwidth, "a finite number ≥ 0 (0: the median heuristic)")
+	if !(cfg.Bandwidth >= 0) || math.IsInf(cfg.Bandwidth, 0) || (cfg.Bandwidth > 0 && math.IsInf(2/cfg.Bandwidth, 0)) {
+		return nil, algo.BadParam("bandwidth", cfg.Bandwidth, "a finite number ≥ 0 whose 2/h is finite (0: the median heuristic)")
 	}
 	pairs := n * (n - 1) / 2
 	s := &SVGD{
@@ -227,10 +232,11 @@ func (s *SVGD) bandwidth() float64 {
 	if m%2 == 0 { // the largest of the m/2 values left below it
 		med = 0.5 * (med + math.Sqrt(slices.Max(s.sel[:m/2])))
 	}
-	if med == 0 {
+	h := med * med / math.Log(float64(s.n))
+	if math.IsInf(2/h, 0) { // med = 0, or h too small for the kernel's 2/h
 		return 1
 	}
-	return med * med / math.Log(float64(s.n))
+	return h
 }
 
 // nthSmallest rearranges a so that a[k] is its k-th smallest value (from

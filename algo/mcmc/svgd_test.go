@@ -83,7 +83,8 @@ func TestSVGDGaussianMoments(t *testing.T) {
 					}
 				}
 			}
-			// The Stein discrepancy and the direction fall (oracle: KSD → 0).
+			// The Stein discrepancy and the direction fall 100-fold (KSD² towards
+			// its finite-n floor, ‖φ‖ towards 0).
 			if !(s.PhiNorm() < phi0/100 && s.KSD2() < ksd0/100) {
 				t.Errorf("‖φ‖ %.3g → %.3g, KSD² %.3g → %.3g: want each 100× smaller", phi0, s.PhiNorm(), ksd0, s.KSD2())
 			}
@@ -295,6 +296,7 @@ func TestSVGDValidation(t *testing.T) {
 		{"schedule", tg, x0, SVGDConfig{Eps: 0.1, Schedule: "adam"}},
 		{"bandwidth", tg, x0, SVGDConfig{Eps: 0.1, Bandwidth: -1}},
 		{"bandwidth", tg, x0, SVGDConfig{Eps: 0.1, Bandwidth: math.NaN()}},
+		{"bandwidth", tg, x0, SVGDConfig{Eps: 0.1, Bandwidth: 1e-320}}, // 2/h = +Inf
 	} {
 		_, err := NewSVGD(c.g, c.x0, c.cfg)
 		algotest.WantParam(t, err, c.name)
@@ -319,5 +321,21 @@ func BenchmarkSVGDStep(b *testing.B) {
 	s, _ := NewSVGD(target.Fig37(), svgdStart(100, 2, 0, 1, 1), SVGDConfig{Eps: 0.01})
 	for b.Loop() {
 		_ = s.Step()
+	}
+}
+
+// TestSVGDBandwidthUnderflow: particles 3·10⁻¹⁵⁵ apart give the median
+// heuristic h ≈ 8·10⁻³¹⁰, whose 2/h overflows; the bandwidth falls back to
+// h = 1 as for coinciding particles, and φ is finite. It failed when only
+// med = 0 was caught: the kernel's gradient (2/h)(x − x')k was NaN and
+// NewSVGD refused the particles.
+func TestSVGDBandwidthUnderflow(t *testing.T) {
+	tg, _ := target.NewNormal(0, 1)
+	s, err := NewSVGD(tg, [][]float64{{0}, {3e-155}, {6e-155}}, SVGDConfig{Eps: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Bandwidth() != 1 || !algo.AllFinite(s.Phi()) || !algo.Finite(s.KSD2()) {
+		t.Errorf("h = %g, φ = %v, KSD² = %g", s.Bandwidth(), s.Phi(), s.KSD2())
 	}
 }

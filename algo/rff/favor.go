@@ -3,6 +3,7 @@ package rff
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/thelab/lab/algo"
 )
@@ -51,15 +52,20 @@ type Favor struct {
 }
 
 // FavorFootprint is the bytes NewFavor allocates for n tokens of dimension
-// d with values of dimension dv (the sampler is the caller's).
+// d with values of dimension dv (the sampler is the caller's): the engine,
+// the n×n matrices SM, A and Û, the scaled queries and keys and the copied
+// values (n rows each, with their headers), the exact and linear outputs
+// and the vectors of one frequency.
 func FavorFootprint(n, d, dv int) int64 {
-	n64 := int64(n)
-	return 8 * (3*n64*n64 + 2*n64*int64(d) + 2*n64*int64(dv) + 3*n64 + int64(d) + int64(dv) + 6*n64)
+	n64, d64, dv64 := int64(n), int64(d), int64(dv)
+	const header = int64(unsafe.Sizeof([]float64(nil)))
+	return int64(unsafe.Sizeof(Favor{})) + 3*n64*header +
+		8*(3*n64*n64+2*n64*d64+3*n64*dv64+3*n64+d64+dv64)
 }
 
 // NewFavor takes queries and keys (n×d) and values (n×dv), not kept, and a
 // sampler of dimension d with γ = ½ (w ~ N(0, I)); iid or orthogonal
-// frequencies. Orthogonal rows come from explicit Gram–Schmidt, so their
+// frequencies (not SORF, whose fixed norms would bias the features). Orthogonal rows come from explicit Gram–Schmidt, so their
 // signs are symmetric (the Householder-QR sign trap of catalogue R6, which
 // would bias these sign-sensitive features, does not arise).
 func NewFavor(q, k, v [][]float64, s *Sampler) (*Favor, error) {
@@ -76,6 +82,11 @@ func NewFavor(q, k, v [][]float64, s *Sampler) (*Favor, error) {
 	}
 	if math.Abs(s.scale-1) > 1e-12 {
 		return nil, algo.BadParam("gamma", s.scale*s.scale/2, "0.5 (w ~ N(0, I)) for the softmax kernel")
+	}
+	if s.kind == SORF {
+		// SORF's rows have the fixed norm √p, not a χ(d) one: they are not
+		// N(0, I), and E e^{wᵀu} is no longer e^{‖u‖²/2}.
+		return nil, algo.BadParam("features", s.kind, "iid or orf (each row N(0, I), so that the features are unbiased)")
 	}
 	if dv == 0 {
 		return nil, algo.BadParam("dv", dv, "at least 1")

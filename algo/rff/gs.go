@@ -25,6 +25,7 @@ type GramSchmidt struct {
 	m, d int
 	g    []float64 // the original rows
 	q    []float64 // rows < k orthonormal, rows ≥ k as given
+	res  []float64 // SpanResidual's scratch row
 	k    int
 }
 
@@ -39,7 +40,7 @@ func NewGramSchmidt(g [][]float64) (*GramSchmidt, error) {
 	if m > d {
 		return nil, algo.BadParam("rows", m, fmt.Sprintf("at most d = %d (seed 004 L126: m ≤ d per block)", d))
 	}
-	s := &GramSchmidt{m: m, d: d, g: make([]float64, m*d), q: make([]float64, m*d)}
+	s := &GramSchmidt{m: m, d: d, g: make([]float64, m*d), q: make([]float64, m*d), res: make([]float64, d)}
 	for i, r := range g {
 		if len(r) != d {
 			return nil, algo.BadParam("d", len(r), fmt.Sprintf("%d, as row 0 (row %d)", d, i))
@@ -133,10 +134,11 @@ func (s *GramSchmidt) OrthError() float64 {
 // SpanResidual is the largest ‖g_i − Σ_{j≤i}(g_i·e_j)e_j‖/‖g_i‖ over the
 // rows done: 0 (to rounding) when each original row lies in the span of
 // the orthonormal rows up to it, which Gram–Schmidt keeps (seed 004 L130).
+// It does not allocate (a Frame's metric).
 func (s *GramSchmidt) SpanResidual() float64 {
 	worst := 0.0
 	d := s.d
-	r := make([]float64, d)
+	r := s.res
 	for i := 0; i < s.k; i++ {
 		gi := s.g[i*d : (i+1)*d]
 		copy(r, gi)

@@ -132,3 +132,42 @@ func TestModelsBadParams(t *testing.T) {
 	_, err = NewWeightSpaceGP(f, []float64{1, 2, 3}, 1)
 	algotest.WantParam(t, err, "y")
 }
+
+// TestStepsDoNotAllocate: the steps that say so allocate nothing: FAVOR+'s
+// (iid and orthogonal frequencies, across block boundaries),
+// Gram–Schmidt's, the features' Add and the weight-space GP's Step.
+func TestStepsDoNotAllocate(t *testing.T) {
+	q, k, v := favorTokens(6, 4, 1, 1)
+	for _, kind := range []Kind{IID, ORF} {
+		s, _ := NewSampler(4, 0.5, kind, rand.New(rand.NewPCG(1, 1)))
+		f, err := NewFavor(q, k, v, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := testing.AllocsPerRun(10, func() { _ = f.Step() }); n != 0 {
+			t.Errorf("FAVOR+ (%s): %v allocations a step", kind, n)
+		}
+	}
+	g := make([][]float64, 12)
+	for i := range g {
+		g[i] = make([]float64, 12)
+		g[i][i], g[i][(i+1)%12] = 1, 0.5
+	}
+	gs, err := NewGramSchmidt(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(10, func() { _ = gs.Step(); _ = gs.SpanResidual() }); n != 0 {
+		t.Errorf("Gram–Schmidt: %v allocations a step and its span residual", n)
+	}
+	pts, y := gpData(10, 5, 1)
+	s, _ := NewSampler(1, 20, SORF, rand.New(rand.NewPCG(2, 2))) // SORF's block draws too
+	f, _ := NewFeatures(pts, s, 40)
+	wgp, err := NewWeightSpaceGP(f, y, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(20, func() { _ = wgp.Step() }); n != 0 {
+		t.Errorf("weight-space GP: %v allocations a step", n)
+	}
+}

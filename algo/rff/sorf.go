@@ -13,9 +13,12 @@ import (
 // p = d rounded up to a power of two (the points are zero-padded, so a row
 // is used through its first d coordinates), H the normalised Walsh–Hadamard
 // matrix (H = Hᵀ = H⁻¹, entries ±1/√p) and D_i diagonal matrices of
-// independent random signs. HD₁HD₂HD₃ is orthogonal, so the rows of a
-// block are exactly orthogonal with the fixed norm √p·√(2γ): √d, not the
-// χ(d) radius of ORF. That fixed norm makes SORF slightly biased for the
+// independent random signs. HD₁HD₂HD₃ is orthogonal, so the p-vector rows
+// of a block are exactly orthogonal with the fixed norm √p·√(2γ): √d when
+// d is a power of two, not the χ(d) radius of ORF. (For other d the rows
+// cut to d coordinates are neither orthogonal nor of equal norms; wᵀx is
+// the p-vector row against x padded with zeros, and what follows holds
+// with p for d.) That fixed norm makes SORF slightly biased for the
 // Gaussian kernel: averaged over directions, its estimate's mean is the
 // kernel of the sphere of radius √d, Γ(d/2)(2/r)^{d/2−1}J_{d/2−1}(r) with
 // r = √(2γd)‖x − z‖ (SphereKernel), which tends to exp(−γ‖x − z‖²) as d
@@ -105,12 +108,20 @@ func (s *Sampler) newSORFBlock() {
 }
 
 // SphereKernel is the mean of cos(wᵀδ) over w uniform on the sphere of
-// radius ρ in d dimensions (d ≥ 2 even, the case of a power of two), at
-// r = ρ‖δ‖: Γ(d/2)(2/r)^{d/2−1}J_{d/2−1}(r), the characteristic function of
-// the uniform distribution on the sphere (1 at r = 0). With ρ = √(2γd) it
-// is what SORF and √d-normalised ORF estimate in place of exp(−γ‖δ‖²).
+// radius ρ in d dimensions, at r = ρ‖δ‖: Γ(d/2)(2/r)^{d/2−1}J_{d/2−1}(r),
+// the characteristic function of the uniform distribution on the sphere
+// (1 at r = 0). With ρ = √(2γd) it is what SORF and √d-normalised ORF
+// estimate in place of exp(−γ‖δ‖²). d is 1 or even (the sizes of a SORF
+// block, powers of two): at d = 1 the "sphere" is the two points ±ρ and
+// the mean is cos r (J_{−½}(r) = √(2/(πr)) cos r); an odd d > 1, whose
+// Bessel order is a half-integer math.Jn does not take, gives NaN.
 func SphereKernel(d int, r float64) float64 {
-	if r < 1e-8 {
+	switch {
+	case d == 1:
+		return math.Cos(r)
+	case d < 1 || d%2 == 1:
+		return math.NaN()
+	case r < 1e-8:
 		return 1
 	}
 	nu := d/2 - 1

@@ -147,4 +147,47 @@ func TestSphereKernel(t *testing.T) {
 	if v := SphereKernel(2, 1.3); math.Abs(v-math.J0(1.3)) > 1e-15 {
 		t.Errorf("Λ_2 = %v, J₀ = %v", v, math.J0(1.3))
 	}
+	if v := SphereKernel(3, 1.3); !math.IsNaN(v) {
+		t.Errorf("Λ_3 = %v, want NaN (odd d > 1 is not computed)", v)
+	}
+}
+
+// TestSphereKernelQuadrature: for d ≥ 2 the closed form equals
+// E cos(r u₁) for u uniform on the sphere, whose first coordinate u₁ =
+// cos θ has density ∝ sin^{d−2} θ on [0, π], by the trapezoid rule in θ
+// (spectrally accurate: the integrand is smooth, even and periodic), to
+// 1e-12; at d = 1 a SORF block is the single row ±√(2γ), so every
+// estimate is cos(√(2γ)δ), which is SphereKernel(1, √(2γ)|δ|) (it was
+// −Γ(½)(2/r)^{−1}J₁(r) before d = 1 was handled: the rff sim's SORF floor
+// at d = 1).
+func TestSphereKernelQuadrature(t *testing.T) {
+	const steps = 400
+	for _, d := range []int{2, 4, 8, 16, 64} {
+		for _, r := range []float64{0.3, 2, 7.5} {
+			num, den := 0.0, 0.0
+			for i := 1; i < steps; i++ { // the end points have sin θ = 0 (d = 2: halved below)
+				th := math.Pi * float64(i) / steps
+				wt := math.Pow(math.Sin(th), float64(d-2))
+				num += wt * math.Cos(r*math.Cos(th))
+				den += wt
+			}
+			if d == 2 {
+				num += (math.Cos(r) + math.Cos(-r)) / 2
+				den++
+			}
+			if got, want := SphereKernel(d, r), num/den; math.Abs(got-want) > 1e-12 {
+				t.Errorf("d = %d, r = %g: closed form %.15g, quadrature %.15g", d, r, got, want)
+			}
+		}
+	}
+	const gamma = 0.7
+	s, _ := NewSampler(1, gamma, SORF, rand.New(rand.NewPCG(3, 3)))
+	w := make([]float64, 1)
+	for _, delta := range []float64{-2.2, 0.4, 3} {
+		s.Next(w)
+		want := SphereKernel(1, math.Sqrt(2*gamma)*math.Abs(delta))
+		if got := math.Cos(w[0] * delta); math.Abs(got-want) > 1e-15 {
+			t.Errorf("d = 1, δ = %g: SORF estimate %v, sphere kernel %v", delta, got, want)
+		}
+	}
 }

@@ -171,7 +171,7 @@ func Footprint(n, m int) int64 {
 	return 5*8*int64(n)*int64(m) + 10*8*int64(n+m) + sinkhorn.Footprint(n, m, sinkhorn.Log)
 }
 
-// Tensor writes (L ⊗ T) for the square loss into dst (n×m) by Prop 1, with
+// tensor writes (L ⊗ T) for the square loss into dst (n×m) by Prop 1, with
 // T's own marginals, using w (n×m), r, rr (n) and s, ss (m) as scratch.
 func tensor(dst, c1, c2, t, w, r, s, rr, ss []float64, n, m int) {
 	clear(r)
@@ -321,7 +321,9 @@ func (g *GW) Iter() int { return g.iter }
 func (g *GW) Plan() []float64 { return g.t }
 
 // Objective is E(T) of the current plan; Entropy H(T) = −Σ T log T;
-// Regularised E(T) − ε H(T), which never rises (package comment).
+// Regularised E(T) − ε H(T), which never rises when C1 and C2 are
+// Euclidean distance matrices (as Distances makes) and the inner solves
+// are exact (package comment); for other matrices it may.
 func (g *GW) Objective() float64   { return g.obj }
 func (g *GW) Entropy() float64     { return g.ent }
 func (g *GW) Regularised() float64 { return g.obj - g.cfg.Eps*g.ent }

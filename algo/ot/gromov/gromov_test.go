@@ -174,6 +174,10 @@ func isometric(rng *rand.Rand, x []float64) (y []float64, sigma []int) {
 // relabelling's permutation coupling (E = 0 to rounding); the entropic
 // scheme at small ε recovers that permutation (each row's largest entry)
 // and ends with E below 3e-3 of E(p qᵀ) (the entropic blur's share).
+// The inner solves are capped at 100 Sinkhorn iterations, short of their
+// 10⁻⁹ at this ε (so were they at 2000, at four times the cost): the outer
+// scheme converges through inexact inner solves, in 33–80 iterations here
+// (E/E(p qᵀ) measured 9·10⁻⁶ and 5·10⁻⁴).
 func TestIsometry(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 4))
 	for trial := range 2 {
@@ -188,7 +192,7 @@ func TestIsometry(t *testing.T) {
 		algotest.Near(t, "E(permutation), definition", naive(c1, c2, perm, n, n), 0, 1e-24)
 		algotest.Near(t, "E(permutation), Prop 1", Objective(c1, c2, perm, n, n), 0, 1e-14)
 		c1, c2 = normalised(c1), normalised(c2)
-		g, err := New(c1, c2, uniform(n), uniform(n), Config{Eps: 3e-3, Tol: 1e-6, InnerTol: 1e-9, InnerIters: 2000})
+		g, err := New(c1, c2, uniform(n), uniform(n), Config{Eps: 3e-3, Tol: 1e-6, InnerTol: 1e-9, InnerIters: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +212,10 @@ func TestIsometry(t *testing.T) {
 // TestRegularisedNonIncreasing: E(T) − εH(T) never rises over the outer
 // iterations (the concavity argument of the package comment), between a
 // planar and a spatial cloud, for two ε, to 1e-12 (the inner solves stop
-// at a marginal error of 1e-11); E itself is allowed to.
+// at a marginal error of 1e-11); E itself is allowed to. The first 8
+// outer iterations are the ones that move the plan (‖T_{k+1} − T_k‖₁ from
+// 0.8 down to 0.015 at ε = 0.01, then flat), and cost half the inner
+// iterations of 15.
 func TestRegularisedNonIncreasing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 5))
 	for _, eps := range []float64{0.01, 0.1} {
@@ -218,7 +225,7 @@ func TestRegularisedNonIncreasing(t *testing.T) {
 			t.Fatal(err)
 		}
 		prev := g.Regularised()
-		for k := range 15 {
+		for k := range 8 {
 			if err := g.Step(); err != nil {
 				t.Fatal(err)
 			}

@@ -28,9 +28,12 @@
 // conversely every partial plan of mass s extends with t = 0 at the same
 // cost: the two optima are equal. (Chapel et al.'s Prop 1 puts a constant
 // ξ on the dummy cells and 2ξ + A, A > 0, on the dummy–dummy one; here
-// ξ = 0, and POT's code takes A = 2 max C.) This package takes
-// A = 1 + 2 max C and solves the extended problem with the transportation
-// simplex of algo/ot/lp.
+// ξ = 0, and POT's code takes A = 2 max C.) This package takes POT's
+// A = 2 max C (A = 1 when C = 0), which scales with C: the simplex's
+// pivoting tolerance is relative to the largest cost of C̄, so an A that
+// did not scale with C (A = 1 + 2 max C, say) would swamp a small C
+// (max C = 10⁻⁹) and return plans far from optimal. The extended problem
+// is solved with the transportation simplex of algo/ot/lp.
 //
 // As a function of s, PW is non-decreasing (for C ≥ 0: a plan of mass s
 // scaled by s′/s ≤ 1 is feasible for s′) and convex (the value of a
@@ -90,7 +93,7 @@ func New(a, b, c []float64) (*Problem, error) {
 		mx = math.Max(mx, v)
 	}
 	p := &Problem{n: n, m: m, a: append([]float64(nil), a...), b: append([]float64(nil), b...), c: c,
-		ta: ta, tb: tb, big: 1 + 2*mx,
+		ta: ta, tb: tb, big: dummyCost(mx),
 		ea: make([]float64, n+1), eb: make([]float64, m+1), ec: make([]float64, (n+1)*(m+1))}
 	copy(p.ea, a)
 	copy(p.eb, b)
@@ -99,6 +102,15 @@ func New(a, b, c []float64) (*Problem, error) {
 	}
 	p.ec[len(p.ec)-1] = p.big
 	return p, nil
+}
+
+// dummyCost is A = 2 max C, or 1 when C = 0 (A > 0 is all the reduction
+// needs, and A must scale with C for the simplex's relative tolerance).
+func dummyCost(maxC float64) float64 {
+	if maxC == 0 {
+		return 1
+	}
+	return math.Min(2*maxC, math.MaxFloat64) // finite for any finite C
 }
 
 // Footprint is the bytes New and a Solve allocate for n and m atoms: the

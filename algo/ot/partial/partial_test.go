@@ -191,6 +191,48 @@ func TestCheapestFirst(t *testing.T) {
 	}
 }
 
+// TestScaleInvariance: PW_{λC}(s) = λ PW_C(s) for every λ > 0, to 1e-10
+// relative, from λ = 10⁻¹² to 10⁶, on random clouds with unequal totals.
+// It failed when the dummy–dummy cost was 1 + 2 max C: with C scaled by
+// 10⁻⁹ or 10⁻¹², A ≈ 1 set the simplex's tolerance far above the costs
+// and the plans returned cost up to 5 times the optimum.
+func TestScaleInvariance(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for range 4 {
+		n, m := 15, 12
+		x, y := cloud(rng, n), cloud(rng, m)
+		a, b := weights(rng, n), weights(rng, m)
+		for j := range b {
+			b[j] *= 0.8
+		}
+		c := ot.GroundCost(x, y, 2, 2)
+		p, err := New(a, b, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref, err := p.Solve(0.5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, lambda := range []float64{1e-12, 1e-9, 1e-3, 1e6} {
+			cs := make([]float64, len(c))
+			for k, v := range c {
+				cs[k] = lambda * v
+			}
+			q, err := New(a, b, cs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sol, err := q.Solve(0.5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			algotest.Near(t, "PW_{λC}/λ", sol.Cost/lambda, ref.Cost, 1e-10*ref.Cost)
+			checkPlan(t, sol, a, b, 1e-12)
+		}
+	}
+}
+
 func TestValidation(t *testing.T) {
 	ok := []float64{0.5, 0.5}
 	c := []float64{0, 1, 1, 0}

@@ -10,7 +10,8 @@
 // cost has a closed form (seed 002 §5.4, Corollary 1: W_p^p = ∫₀¹
 // |F_μ⁻ − F_ν⁻|^p dt, the monotone coupling of the sorted atoms), so
 // SW_p^p is estimated by Monte Carlo over directions (POT's
-// ot.sliced_wasserstein_distance), at O((n + m) log(n + m)) a direction.
+// ot.sliced_wasserstein_distance), at O((n + m)(d + log(n + m))) a
+// direction (the projections, then the sorts).
 // The max-sliced variant (Deshpande et al. 2019) is the largest W_p^p
 // over the directions drawn.
 //
@@ -181,7 +182,10 @@ func (s *Sliced) Along(theta []float64) float64 {
 	return s.merge(nil)
 }
 
-// project writes ⟨θ, x_i⟩ and the masses into dst and sorts it.
+// project writes ⟨θ, x_i⟩ and the masses into dst and sorts it by
+// position, ties by index, so that the coupling among tied atoms (repeated
+// points, or points on a line orthogonal to θ) does not depend on the
+// sort's algorithm.
 func project(dst []atom, x, w, theta []float64) {
 	d := len(theta)
 	for i := range dst {
@@ -192,7 +196,12 @@ func project(dst []atom, x, w, theta []float64) {
 		}
 		dst[i] = atom{t: t, w: w[i], i: int32(i)}
 	}
-	slices.SortFunc(dst, func(a, b atom) int { return cmp.Compare(a.t, b.t) })
+	slices.SortFunc(dst, func(a, b atom) int {
+		if c := cmp.Compare(a.t, b.t); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
 }
 
 // merge walks the two sorted projections' quantile functions on the union
