@@ -23,7 +23,6 @@ package nn
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/thelab/lab/algo"
@@ -98,7 +97,7 @@ func (a Activation) At(t float64) float64 {
 	case ReLU:
 		return max(t, 0)
 	case Tanh:
-		return math.Tanh(t)
+		return stable.Tanh(t)
 	case Sigmoid:
 		return stable.Sigmoid(t)
 	}

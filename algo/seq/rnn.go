@@ -2,10 +2,10 @@ package seq
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/thelab/lab/algo"
+	"github.com/thelab/lab/algo/stable"
 	"github.com/thelab/lab/algo/tensor"
 	"gonum.org/v1/gonum/mat"
 )
@@ -195,7 +195,7 @@ func JacobianNorms(w []float64, n int, pre [][]float64, tanh bool) ([]float64, e
 		for i := range n {
 			d := 1.0
 			if tanh {
-				next[i] = math.Tanh(next[i])
+				next[i] = stable.Tanh(next[i])
 				d = 1 - next[i]*next[i]
 			}
 			for j := range n {

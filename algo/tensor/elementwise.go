@@ -298,7 +298,7 @@ func (tp *Tape) unary(op opKind, name string, a *Tensor, c float64) *Tensor {
 		}
 	case opTanh:
 		for i, v := range x {
-			z[i] = math.Tanh(v)
+			z[i] = stable.Tanh(v)
 		}
 	case opSigmoid:
 		for i, v := range x {
