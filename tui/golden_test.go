@@ -198,7 +198,10 @@ func TestGoldenPanes(t *testing.T) {
 	names := map[string]bool{}
 	for _, s := range snaps {
 		names[s.Spec.Name] = true
-		t.Run(s.Spec.Name, func(t *testing.T) { goldenPane(t, s) })
+		t.Run(s.Spec.Name, func(t *testing.T) {
+			t.Parallel()
+			goldenPane(t, s)
+		})
 	}
 	for _, c := range extraPanes {
 		if names[c.Name] {
@@ -207,6 +210,7 @@ func TestGoldenPanes(t *testing.T) {
 		}
 		names[c.Name] = true
 		t.Run(c.Name, func(t *testing.T) {
+			t.Parallel() // each builds its own sim: side by side, not the walk's tail
 			snap, err := c.snapshot()
 			if err != nil {
 				t.Fatal(err)

@@ -67,24 +67,33 @@ func TestTourKeys(t *testing.T) {
 // TestScenesRender: every built-in scene opens, and its dashboard at 80×24
 // and 140×45 shows the caption and every pane, readable.
 func TestScenesRender(t *testing.T) {
+	t.Parallel() // each scene builds its own sims: the scenes run side by side
 	for i, sc := range scene.Builtins() {
-		l, _ := tourLab(t, 80, 24, i)
-		for _, size := range [][2]int{{80, 24}, {140, 45}} {
-			l.send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
-			screen := l.screen()
-			checkReadable(t, screen)
-			lines := strings.Split(screen, "\n")
-			if !strings.Contains(lines[0], "scene ") && !strings.Contains(lines[0], "/") {
-				t.Errorf("%s at %dx%d: no tour line on top: %q", sc.Name, size[0], size[1], lines[0])
+		t.Run(sc.Name, func(t *testing.T) {
+			t.Parallel()
+			sceneRenders(t, sc, i)
+		})
+	}
+}
+
+// sceneRenders checks the i-th built-in scene, sc, for TestScenesRender.
+func sceneRenders(t *testing.T, sc scene.Scene, i int) {
+	l, _ := tourLab(t, 80, 24, i)
+	for _, size := range [][2]int{{80, 24}, {140, 45}} {
+		l.send(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		screen := l.screen()
+		checkReadable(t, screen)
+		lines := strings.Split(screen, "\n")
+		if !strings.Contains(lines[0], "scene ") && !strings.Contains(lines[0], "/") {
+			t.Errorf("%s at %dx%d: no tour line on top: %q", sc.Name, size[0], size[1], lines[0])
+		}
+		for _, p := range sc.Panes {
+			if !strings.Contains(screen, p.Sim) {
+				t.Errorf("%s at %dx%d: pane %s not shown:\n%s", sc.Name, size[0], size[1], p.Sim, screen)
 			}
-			for _, p := range sc.Panes {
-				if !strings.Contains(screen, p.Sim) {
-					t.Errorf("%s at %dx%d: pane %s not shown:\n%s", sc.Name, size[0], size[1], p.Sim, screen)
-				}
-			}
-			if strings.Contains(screen, "too small") {
-				t.Errorf("%s at %dx%d: says too small:\n%s", sc.Name, size[0], size[1], screen)
-			}
+		}
+		if strings.Contains(screen, "too small") {
+			t.Errorf("%s at %dx%d: says too small:\n%s", sc.Name, size[0], size[1], screen)
 		}
 	}
 }
