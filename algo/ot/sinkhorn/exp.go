@@ -34,7 +34,13 @@ var exp2Frac = func() (t [64]float64) {
 // branches on the common path: with x = (k/64) ln 2 + r, |r| ≤ ln 2/128,
 // e^x = 2^⌊k/64⌋ · 2^((k mod 64)/64) · e^r, the middle factor from a table
 // and e^r from its Taylor polynomial of degree 5 (the remainder
-// r⁶/6! < 4·10⁻¹⁷).
+// r⁶/6! < 4·10⁻¹⁷). Like algo/tensor's loops it is marked for the race
+// detector and the pointer checks of -race to leave alone (the sims'
+// Sinkhorn tests spent half their CPU in its instrumentation): it reads
+// and writes only its arguments, on the caller's goroutine.
+//
+//go:norace
+//go:nocheckptr
 func expShift(dst, x []float64, shift float64) float64 {
 	if dst != nil {
 		dst = dst[:len(x)]
@@ -62,6 +68,8 @@ func expShift(dst, x []float64, shift float64) float64 {
 // offsets writes dst_k = a_k − s·c_k (dst, a and c of one length) and
 // returns their maximum (−Inf when all are): the arguments of a
 // log-sum-exp and its shift.
+//
+//go:norace
 func offsets(dst, a, c []float64, s float64) float64 {
 	dst, a = dst[:len(c)], a[:len(c)]
 	mx := math.Inf(-1)
