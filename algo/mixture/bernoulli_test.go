@@ -142,10 +142,16 @@ func TestBernoulliUpdates(t *testing.T) {
 // (most vectors' component names their digit: measured 0.81 and 0.67 for
 // seeds 1 and 2, from 0.64 and 0.41 at the start: at least 0.1 higher), and
 // at least 7 distinct majority digits.
+//
+// EM stops when an iteration gains under 1e-6 nats a vector (not 1e-7):
+// 74 and 46 iterations instead of 129 and 49, and the purities are the
+// same 0.807 and 0.670 with the same majority digits (seed 1's last
+// reshuffle, 0.824 → 0.807, is over by iteration 60; at 1e-5 it would
+// stop at 31, before it).
 func TestBernoulliDigits(t *testing.T) {
 	x, labels := binaryDigits(t, 1000, 16, 2)
 	for seed := uint64(1); seed <= 2; seed++ {
-		e, err := NewBernoulliEM(x, 1000, 256, 10, 2, 1e-7, rand.New(rand.NewPCG(seed, 1)))
+		e, err := NewBernoulliEM(x, 1000, 256, 10, 2, 1e-6, rand.New(rand.NewPCG(seed, 1)))
 		if err != nil {
 			t.Fatal(err)
 		}

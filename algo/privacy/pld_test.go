@@ -232,12 +232,32 @@ func newQuad(q, sigma float64) quad {
 	return qd
 }
 
+// delta is δ(ε) by the quadrature.
+//
+// The ratio μ/μ₀ = 1 − q + q·exp((2x − 1)/(2σ²)) increases with x, so
+// μ − e^ε μ₀ is positive on a right tail of the points and μ₀ − e^ε μ on a
+// left one: each sum runs in from its end to the first term that is not
+// positive, and skips only terms that are 0 (or, where rounding makes the
+// sign flicker at the crossing, of the order 1e-16·μ: against the sum over
+// all points, δ agrees to 1e-13 and the inverted ε to 1e-14). The tails
+// are two fifths of the points or fewer at these δ, and invert asks δ 64
+// times a case: the sum over all 200,001 points cost a second under -race.
 func (qd quad) delta(eps float64) float64 {
 	var s0, s1 float64
 	e := math.Exp(eps)
-	for i, w := range qd.w {
-		s0 += w * math.Max(qd.mu[i]-e*qd.mu0[i], 0)
-		s1 += w * math.Max(qd.mu0[i]-e*qd.mu[i], 0)
+	for i := len(qd.w) - 1; i >= 0; i-- {
+		d := qd.mu[i] - e*qd.mu0[i]
+		if d <= 0 {
+			break
+		}
+		s0 += qd.w[i] * d
+	}
+	for i := range qd.w {
+		d := qd.mu0[i] - e*qd.mu[i]
+		if d <= 0 {
+			break
+		}
+		s1 += qd.w[i] * d
 	}
 	return math.Max(s0, s1)
 }

@@ -13,10 +13,14 @@ import (
 
 // TestAutoencoderPCA: the catalogue's shape (d = 5, r = 2, N = 60): the
 // linear AE reaches the Eckart–Young floor to 6 digits and PCA's subspace
-// (largest principal angle below 1e-6).
+// (largest principal angle below 1e-6). 1000 steps of this deterministic
+// descent, not 5000: on seed 1 both hold by step 600 (at 500 the angle
+// is still 1.35e-6), and at 1000 the
+// gap to the floor is 1.5e-15 of it and the angle 1.8e-10 (from 2000 on
+// the iterate sits at rounding's fixed point: 1.5e-15, 9e-16).
 func TestAutoencoderPCA(t *testing.T) {
 	s := simtest.Build(t, Autoencoder, map[string]string{"d": "5", "r": "2", "n": "60", "lr": "0.1"}, 1, nil)
-	simtest.Run(t, s, 5000)
+	simtest.Run(t, s, 1000)
 	f := s.Frame()
 	floor := simtest.Metric(t, f, "floor")
 	algotest.Near(t, "J", simtest.Metric(t, f, "J"), floor, 1e-6*floor)

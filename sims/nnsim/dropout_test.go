@@ -12,12 +12,17 @@ import (
 // noise (train loss under a tenth of the noise floor σ²/2, test loss
 // above it) while the same network with dropout, from the same weights,
 // ends with a smaller test loss and at most two thirds of the plain
-// train/test gap ([A16]'s pane), on seed 1 after 1500 steps. (Not on every
+// train/test gap ([A16]'s pane), on seed 1 after 1250 steps. (Not on every
 // seed: on seed 3 the plain network has not memorised its points by 3000
-// steps, and the two gaps are alike.) 1500 steps, as the train loss falls
-// under a tenth of the floor only after 1250 (3 ms a step under -race).
+// steps, and the two gaps are alike.) 1250 steps (3 ms a step under
+// -race), not the 1500 it ran: measured every 50 steps on seed 1, all
+// four conditions hold at every check from 1100 to 1500 (at 1050 the
+// plain train loss is back up to 0.022); at 1250 the plain train loss is
+// 0.0008, fifteen times under its bar floor/10 = 0.0125, its test loss
+// 0.343 against the floor 0.125, and the dropout gap 0.50 of the plain
+// one against the two thirds asked (1500: 0.0002, 0.354, 0.45).
 func TestDropoutGap(t *testing.T) {
-	const floor, steps = 0.5 * 0.5 / 2, 1500
+	const floor, steps = 0.5 * 0.5 / 2, 1250
 	s := simtest.Build(t, nnsim.Dropout, nil, 1, nil)
 	simtest.Run(t, s, steps)
 	f := s.Frame()
