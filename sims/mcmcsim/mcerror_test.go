@@ -14,16 +14,17 @@ import (
 // the independent draws' RMSE is −½ within 0.06 (C3's oracle), the log-log
 // chart holds the RMSEs and the σ/√S line, the CLT histogram integrates to
 // the fraction of estimates within ±4 s.e., and the text states the law.
+//
+// It runs 2000 of the sim's 10 000 steps (S = 10..2000, the range of the
+// engine's oracle, TestMonteCarloErrorSlope): over seeds 1–8 the fitted
+// slope at S = 2000 has a spread of 0.006 (0.010 at 10 000), so 0.06 is
+// still about 9 s.d.
 func TestMCErrorPane(t *testing.T) {
 	s := simtest.Build(t, MCErrorSim, nil, 1, nil)
 	if f := s.Frame(); f.Step != 0 || len(f.Charts) != 2 {
 		t.Errorf("first frame: step %d, %d charts", f.Step, len(f.Charts))
 	}
-	n := MCErrorSim.Steps
-	if testing.Short() {
-		n = 2000
-	}
-	simtest.Run(t, s, n)
+	simtest.Run(t, s, 2000)
 	f := s.Frame()
 	for _, m := range f.Metrics {
 		if math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {

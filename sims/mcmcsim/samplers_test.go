@@ -25,7 +25,11 @@ var samplerSpecs = []*sims.Spec{MH, Gibbs, HMC, MALA, Langevin}
 // and acceptance. Then Step does not allocate (every sampler, every
 // target, one chain and several, past the burn-in; this was
 // TestSamplerStepsDoNotAllocate, which built every sim again for it, and
-// mh's TestStepDoesNotAllocate, one row of it).
+// mh's TestStepDoesNotAllocate, one row of it). AllocsPerRun counts whole
+// mallocs per run (their total divided by the runs, rounded down), so 500
+// runs see an allocation made on every Step as 2000 did; what the 1500
+// more steps added was only a window for rarer events, which 2000 runs
+// would have rounded to 0 anyway unless they made ≥ 2000 mallocs.
 func TestSamplersShareTheirFrames(t *testing.T) {
 	for _, spec := range samplerSpecs {
 		for _, name := range targetMenu {
@@ -93,7 +97,7 @@ func TestSamplersShareTheirFrames(t *testing.T) {
 				if c := res["chains"].(int); strconvI(c) != chains || len(res["per_chain"].([]map[string]any)) != c {
 					t.Errorf("%s: %v chains in the result", spec.Name, res["chains"])
 				}
-				if a := testing.AllocsPerRun(2000, func() { _ = s.Step() }); a != 0 {
+				if a := testing.AllocsPerRun(500, func() { _ = s.Step() }); a != 0 {
 					t.Errorf("%s on %s, %s chains: Step allocates %v times", spec.Name, name, chains, a)
 				}
 			}
@@ -164,10 +168,13 @@ func TestRHatFlagsStuckChains(t *testing.T) {
 // pooled row of the table shows "—". R-hat is far above 1 and the
 // table's verdict says the chains disagree (this run also serves
 // TestRHatFlagsStuckChains, which ran step 0.5 from (3, 3) for the same
-// facts).
+// facts). The run is 5000 steps, not the issue's 20 000 (MH.Steps): chains
+// that never leave their modes give these numbers at any length (over
+// seeds 1–4, R̂ 1.45–1.75 and ESS 6–8 at 5000 steps, 1.45–1.74 and 6–8 at
+// 20 000); they are set by where the chains sit, not by noise.
 func TestDisagreeingChainsHaveASmallESS(t *testing.T) {
 	s := simtest.Build(t, MH, map[string]string{"target": "mixture", "step": "0.5", "chains": "4"}, 1, nil)
-	simtest.Run(t, s, MH.Steps)
+	simtest.Run(t, s, 5000)
 	f := s.Frame()
 	if r, _ := f.Metric("rhat"); r < 1.3 {
 		t.Errorf("step 0.5: R-hat %.3f, want ≫ 1 (per chain: %v)", r, s.Result()["per_chain"])
@@ -207,11 +214,17 @@ func TestDisagreeingChainsHaveASmallESS(t *testing.T) {
 // TestSettle: a live frame refreshes the diagnostics only now and then;
 // Settle (what `lab run` calls before printing) makes a frame's figures
 // those of Result, which are of every kept sample.
+//
+// 6000 steps between the two frames (there were 20 000) leave 7000 kept
+// draws a chain past mh's 1000 of burn-in: the refresh gap is then
+// 4 × 7000 / summaryWork = 3 frames, and the second frame is the first
+// since the summary, so it is stale as it was; the summaries of the
+// shorter runs are a third of the cost.
 func TestSettle(t *testing.T) {
 	s := simtest.Build(t, MH, map[string]string{"target": "correlated", "chains": "4"}, 1, nil)
 	simtest.Run(t, s, 2000)
 	s.Frame()
-	simtest.Run(t, s, 20000) // the next frame is within its gap: stale
+	simtest.Run(t, s, 6000) // the next frame is within its gap: stale
 	stale, _ := s.Frame().Metric("ess")
 	s.(sims.Settler).Settle()
 	fresh, _ := s.Frame().Metric("ess")
@@ -446,11 +459,23 @@ func TestSamplersInvalidParams(t *testing.T) {
 // among them: its own TestFramesAreImmutable and TestDeterministic checked
 // the same two facts the same way), a frame's slices do not change as the
 // sim goes on, and the same seed gives the same Result past the burn-in.
+// The frame is one of the two determinism runs' (at 1200 steps, past
+// every default burn-in, its charts hold kept samples), which then runs
+// on: two sims a sampler, not three (a Build reserves the diagnostics of
+// 65 536 draws a chain, the costliest part of a short run under -race).
 func TestSamplerFramesAreImmutableAndDeterministic(t *testing.T) {
 	for _, spec := range samplerSpecs {
-		s := simtest.Build(t, spec, map[string]string{"burnin": "0"}, 1, nil)
-		simtest.Run(t, s, 1500)
-		f := s.Frame()
+		run := func() (sims.Sim, sims.Frame, string) {
+			s := simtest.Build(t, spec, nil, 7, nil)
+			simtest.Run(t, s, 1200) // past every default burn-in (mh's 1000)
+			f := s.Frame()
+			b, _ := json.Marshal(s.Result())
+			return s, f, string(b)
+		}
+		s, f, a := run()
+		if _, _, b := run(); a != b {
+			t.Errorf("%s: same seed, different results", spec.Name)
+		}
 		before, err := json.Marshal(f)
 		if err != nil {
 			t.Fatal(err)
@@ -459,15 +484,6 @@ func TestSamplerFramesAreImmutableAndDeterministic(t *testing.T) {
 		_ = s.Frame()
 		if after, _ := json.Marshal(f); string(before) != string(after) {
 			t.Errorf("%s: a frame changed after it was returned", spec.Name)
-		}
-		res := func() string {
-			s := simtest.Build(t, spec, nil, 7, nil)
-			simtest.Run(t, s, 1200) // past every default burn-in (mh's 1000)
-			b, _ := json.Marshal(s.Result())
-			return string(b)
-		}
-		if a, b := res(), res(); a != b {
-			t.Errorf("%s: same seed, different results", spec.Name)
 		}
 	}
 }
