@@ -89,7 +89,8 @@ func simExamples(s *sims.Spec) [][2]string {
 		{"lab " + s.Name, "open it in the TUI (p edits its parameters)"},
 	}
 	if set, ok := exampleSet(s); ok {
-		out = append(out, [2]string{"lab " + s.Name + " --set " + set + " --seed 7", "the same with " + strings.Replace(set, "=", " = ", 1) + ", seed 7"})
+		seed := strconv.Itoa(exampleSeed)
+		out = append(out, [2]string{"lab " + s.Name + " --set " + set + " --seed " + seed, "the same with " + strings.Replace(set, "=", " = ", 1) + ", seed " + seed})
 	}
 	out = append(out,
 		[2]string{"lab run " + s.Name, "run " + steps + " steps headless and print a summary"},
@@ -118,6 +119,9 @@ func dataExample(s *sims.Spec) string {
 	}
 	return "points.csv"
 }
+
+// exampleSeed is the seed of the example that sets a parameter.
+const exampleSeed = 7
 
 // exampleSet is name=value for an example: a parameter set to a value other
 // than its default that resolves.

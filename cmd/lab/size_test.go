@@ -226,6 +226,20 @@ func extremeConfigs(spec *sims.Spec) []sizeConfig {
 	return cs
 }
 
+// exampleConfig is the setting of the example `lab help SIM` shows that
+// sets a parameter (exampleSet, at exampleSeed), if it has one: built and
+// stepped as an extreme is, held to the guards, in the process of the
+// sim's extremes (TestEverySimsHelp checks the help shows this setting).
+func exampleConfig(spec *sims.Spec) []sizeConfig {
+	set, ok := exampleSet(spec)
+	if !ok {
+		return nil
+	}
+	name, value, _ := strings.Cut(set, "=")
+	return []sizeConfig{{name: "example " + set, set: map[string]string{name: value}, seed: exampleSeed,
+		steps: extremeSteps, every: extremeSteps, extreme: true}}
+}
+
 // extremeSteps are the steps of a run at an extreme: its build and first
 // steps are where a setting breaks, and a few more where a value that is
 // not finite creeps into a result. Of the 809 extremes of the 104 sims
@@ -243,7 +257,7 @@ func TestSizeEstimates(t *testing.T) {
 		// the settings were 1,461 processes); the processes run as
 		// parallel subtests.
 		groups := map[int][]sizeConfig{}
-		for _, c := range append(sizeConfigs(spec), extremeConfigs(spec)...) {
+		for _, c := range append(append(sizeConfigs(spec), extremeConfigs(spec)...), exampleConfig(spec)...) {
 			groups[c.every] = append(groups[c.every], c)
 		}
 		for _, every := range slices.Sorted(maps.Keys(groups)) {
