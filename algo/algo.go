@@ -40,6 +40,17 @@ func (e divergedError) Is(target error) bool { return target == ErrDiverged }
 // Finite reports whether x is a number: neither NaN nor ±Inf.
 func Finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
+// SqDist is the squared Euclidean distance ‖a − b‖² of two points of one
+// dimension (b at least as long as a).
+func SqDist(a, b []float64) float64 {
+	s := 0.0
+	for i, v := range a {
+		d := v - b[i]
+		s += d * d
+	}
+	return s
+}
+
 // AllFinite reports whether every value of x is Finite: the test behind
 // most Diverged errors and most starting-point checks.
 func AllFinite(x []float64) bool {

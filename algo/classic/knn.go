@@ -82,14 +82,14 @@ func (m *KNN) neighbours(q []float64) {
 	k := m.k
 	if k > insertMax {
 		for i, r := range m.x {
-			m.bestD[i], m.bestI[i] = dist2(r, q), i
+			m.bestD[i], m.bestI[i] = algo.SqDist(r, q), i
 		}
 		selectK(m.bestD, m.bestI, k)
 		return
 	}
 	got := 0
 	for i, r := range m.x {
-		d2 := dist2(r, q)
+		d2 := algo.SqDist(r, q)
 		if got == k && d2 >= m.bestD[k-1] {
 			continue
 		}
@@ -105,16 +105,6 @@ func (m *KNN) neighbours(q []float64) {
 		}
 		m.bestD[pos], m.bestI[pos] = d2, i
 	}
-}
-
-// dist2 is the squared Euclidean distance of a and b.
-func dist2(a, b []float64) float64 {
-	s := 0.0
-	for j, v := range a {
-		t := v - b[j]
-		s += t * t
-	}
-	return s
 }
 
 // selectK rearranges the pairs (d[i], idx[i]) so that the first k are the

@@ -98,7 +98,7 @@ func NewAgglomerative(points [][]float64, link Linkage, k int) (*Agglomerative, 
 	for i, p := range points {
 		m.active[i], m.size[i], m.owner[i], m.head[i], m.next[i], m.tail[i] = true, 1, i, i, -1, i
 		for j := range i {
-			v := math.Sqrt(dist2(p, points[j]))
+			v := math.Sqrt(algo.SqDist(p, points[j]))
 			m.d[i*n+j], m.d[j*n+i] = v, v
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/thelab/lab/algo"
 	"github.com/thelab/lab/algo/algotest"
 )
 
@@ -207,7 +208,7 @@ func TestDBSCANSteps(t *testing.T) {
 		for i, k := range db.Kinds() {
 			cnt, nearCore := 0, false
 			for j := range x {
-				if math.Sqrt(dist2(x[i], x[j])) <= eps {
+				if math.Sqrt(algo.SqDist(x[i], x[j])) <= eps {
 					cnt++
 				}
 			}
@@ -346,7 +347,7 @@ func TestSpectralEmbedding(t *testing.T) {
 		d2 := mat.NewDense(n, n, nil)
 		for i := range n {
 			for j := range n {
-				d2.Set(i, j, dist2(x[i], x[j]))
+				d2.Set(i, j, algo.SqDist(x[i], x[j]))
 			}
 		}
 		near := mat.NewDense(n, n, nil) // a_ij
@@ -515,7 +516,7 @@ func TestLinkageHeights(t *testing.T) {
 			}
 			for i := range n {
 				for j := range n {
-					c, d := before[i]*n+before[j], math.Sqrt(dist2(x[i], x[j]))
+					c, d := before[i]*n+before[j], math.Sqrt(algo.SqDist(x[i], x[j]))
 					lo[c], hi[c], sum[c], cnt[c] = min(lo[c], d), max(hi[c], d), sum[c]+d, cnt[c]+1
 				}
 			}

@@ -188,12 +188,3 @@ func checkPoints(points [][]float64, min int) error {
 	}
 	return nil
 }
-
-// dist2 is the squared Euclidean distance of a and b.
-func dist2(a, b []float64) float64 {
-	s := 0.0
-	for t, v := range a {
-		s += (v - b[t]) * (v - b[t])
-	}
-	return s
-}

@@ -86,7 +86,7 @@ func NewDBSCAN(points [][]float64, eps float64, minSamples int) (*DBSCAN, error)
 	for i, p := range points {
 		cnt := 0
 		for _, q := range points {
-			if dist2(p, q) <= m.e2 {
+			if algo.SqDist(p, q) <= m.e2 {
 				cnt++
 			}
 		}
@@ -102,7 +102,7 @@ func NewDBSCAN(points [][]float64, eps float64, minSamples int) (*DBSCAN, error)
 			continue
 		}
 		for j, q := range points {
-			if m.kind[j] == Core && dist2(p, q) <= m.e2 {
+			if m.kind[j] == Core && algo.SqDist(p, q) <= m.e2 {
 				m.kind[i] = Border
 				break
 			}
@@ -119,7 +119,7 @@ func DBSCANBytes(n, d int) int64 {
 
 // within reports whether points i and j are within ε.
 func (m *DBSCAN) within(i, j int) bool {
-	return dist2(m.pts[i*m.d:(i+1)*m.d], m.pts[j*m.d:(j+1)*m.d]) <= m.e2
+	return algo.SqDist(m.pts[i*m.d:(i+1)*m.d], m.pts[j*m.d:(j+1)*m.d]) <= m.e2
 }
 
 // Step expands the next core point (see DBSCAN).

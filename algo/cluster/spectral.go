@@ -107,7 +107,7 @@ func NewSpectral(points [][]float64, aff Affinity, k, neighbours int, gamma floa
 		idx := make([]int, n)
 		for i, p := range points {
 			for j, q := range points {
-				d[j], idx[j] = dist2(p, q), j
+				d[j], idx[j] = algo.SqDist(p, q), j
 			}
 			// The m nearest, i itself first (distance 0), ties to the
 			// lower index (a stable sort by distance).
@@ -135,7 +135,7 @@ func NewSpectral(points [][]float64, aff Affinity, k, neighbours int, gamma floa
 		}
 		for i, p := range points {
 			for j := range i {
-				w.SetSym(i, j, math.Exp(-gamma*dist2(p, points[j])))
+				w.SetSym(i, j, math.Exp(-gamma*algo.SqDist(p, points[j])))
 			}
 		}
 	default:

@@ -36,19 +36,10 @@ func NewMeanSquares(points [][]float64) (*MeanSquares, error) {
 	}
 	floats.Scale(1/float64(len(points)), ms.mean)
 	for _, p := range points {
-		ms.s2 += sqDist(p, ms.mean)
+		ms.s2 += algo.SqDist(p, ms.mean)
 	}
 	ms.s2 /= float64(len(points))
 	return ms, nil
-}
-
-func sqDist(a, b []float64) float64 {
-	s := 0.0
-	for i, v := range a {
-		d := v - b[i]
-		s += d * d
-	}
-	return s
 }
 
 // Len is the number n of points.
@@ -61,7 +52,7 @@ func (ms *MeanSquares) Mean() []float64 { return ms.mean }
 // single-term gradient.
 func (ms *MeanSquares) Spread() float64 { return ms.s2 }
 
-func (ms *MeanSquares) Func(x []float64) float64 { return 0.5 * (sqDist(x, ms.mean) + ms.s2) }
+func (ms *MeanSquares) Func(x []float64) float64 { return 0.5 * (algo.SqDist(x, ms.mean) + ms.s2) }
 
 func (ms *MeanSquares) Grad(g, x []float64) { floats.SubTo(g, x, ms.mean) }
 
@@ -220,7 +211,7 @@ type stochRun struct {
 
 func (r *stochRun) advance(eps []float64, upto, cap int) (capped bool, err error) {
 	for n := 0; ; n++ {
-		c := math.Sqrt(sqDist(r.s.X(), r.ms.mean)) / r.scale
+		c := math.Sqrt(algo.SqDist(r.s.X(), r.ms.mean)) / r.scale
 		for len(r.counts) <= upto && c <= eps[len(r.counts)] {
 			r.counts = append(r.counts, float64(r.s.Iter()))
 		}

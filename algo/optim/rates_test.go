@@ -223,12 +223,12 @@ func TestMeanSquaresSGD(t *testing.T) {
 		s, _ := NewSGD(ms, x, SGDConfig{LR: 1, Schedule: InvK, Decay: 1, Batch: 1}, rand.New(rand.NewPCG(uint64(r), 9)))
 		for k := 1; k <= K; k++ {
 			s.Step()
-			e := sqDist(s.X(), ms.Mean())
+			e := algo.SqDist(s.X(), ms.Mean())
 			sum[k] += e
 			sum2[k] += e * e
 		}
 	}
-	mse := sqDist(x, ms.Mean())
+	mse := algo.SqDist(x, ms.Mean())
 	for k := 1; k <= K; k++ {
 		mse = MeanSquaresMSE(mse, Schedule(InvK).StepSize(1, 1, k-1), ms.Spread())
 		algotest.Near(t, "recursion", mse, ms.Spread()/float64(k), 1e-12*ms.Spread())
