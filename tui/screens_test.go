@@ -1,9 +1,11 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -27,19 +29,33 @@ var screenSizes = [][2]int{{80, 24}, {140, 45}, {220, 60}}
 const walkSteps = 12
 
 // walkedSims holds each catalogued sim built from seed 1 and stepped
-// walkSteps times, with its snapshot then; built once for every walk.
-// The tests draw the snapshots (immutable); TestEveryScreenSizeFits alone
-// takes the sims themselves, to open them in a lab.
+// walkSteps times, with its snapshot then; built once for every walk, on
+// as many goroutines as there are cores (the walks wait for it: built on
+// one, it kept the other idle), as lab serve builds its sessions' sims
+// side by side. The tests draw the snapshots (immutable);
+// TestEveryScreenSizeFits alone takes the sims themselves, to open them
+// in a lab.
 var walkedSims = sync.OnceValues(func() ([]*simtest.Shared, error) {
-	var out []*simtest.Shared
-	for _, spec := range catalog.All().Specs() {
-		sh, err := simtest.Share(spec, nil, 1, walkSteps)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", spec.Name, err)
-		}
-		out = append(out, sh)
+	specs := catalog.All().Specs()
+	out := make([]*simtest.Shared, len(specs))
+	errs := make([]error, len(specs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := range next {
+				if out[i], errs[i] = simtest.Share(specs[i], nil, 1, walkSteps); errs[i] != nil {
+					errs[i] = fmt.Errorf("%s: %w", specs[i].Name, errs[i])
+				}
+			}
+		})
 	}
-	return out, nil
+	for i := range specs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return out, errors.Join(errs...)
 })
 
 // walked is each catalogued sim's snapshot after walkSteps steps from
