@@ -231,15 +231,7 @@ func (f *Favor) AttentionError() float64 {
 	if f.m == 0 {
 		return math.NaN()
 	}
-	s, a2 := 0.0, 0.0
-	for i := 0; i < f.n; i++ {
-		for j := 0; j < f.n; j++ {
-			e := f.u[i*f.n+j]/f.den[i] - f.attn[i*f.n+j]
-			s += e * e
-			a2 += f.attn[i*f.n+j] * f.attn[i*f.n+j]
-		}
-	}
-	return math.Sqrt(s / a2)
+	return rowScaledError(f.u, f.den, f.attn, f.n)
 }
 
 // OutputError is ‖Ô − O‖_F/‖O‖_F of the outputs (NaN before the first
@@ -248,15 +240,19 @@ func (f *Favor) OutputError() float64 {
 	if f.m == 0 {
 		return math.NaN()
 	}
-	s, o2 := 0.0, 0.0
-	for i := 0; i < f.n; i++ {
-		for t := 0; t < f.dv; t++ {
-			e := f.num[i*f.dv+t]/f.den[i] - f.out[i*f.dv+t]
-			s += e * e
-			o2 += f.out[i*f.dv+t] * f.out[i*f.dv+t]
-		}
+	return rowScaledError(f.num, f.den, f.out, f.dv)
+}
+
+// rowScaledError is ‖D⁻¹E − R‖_F/‖R‖_F for an estimate E and a reference
+// R of cols columns (row-major) and the row scales D = diag(den).
+func rowScaledError(est, den, ref []float64, cols int) float64 {
+	s, r2 := 0.0, 0.0
+	for k, r := range ref {
+		e := est[k]/den[k/cols] - r
+		s += e * e
+		r2 += r * r
 	}
-	return math.Sqrt(s / o2)
+	return math.Sqrt(s / r2)
 }
 
 // KernelError is ‖Û/m − SM‖_F/‖SM‖_F, the error of the unbiased estimate of
