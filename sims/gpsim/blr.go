@@ -228,8 +228,7 @@ func (s *blrSim) compareBumps() error {
 		if err != nil {
 			return err
 		}
-		s.gpDiff = math.Max(s.gpDiff, math.Max(math.Abs(m-s.gpMean[i]), math.Abs(v-s.gpVar[i])))
-		s.gpSize = math.Max(s.gpSize, math.Max(math.Abs(s.gpMean[i]), s.gpVar[i]))
+		s.gpGap(i, m, v)
 	}
 	for fb.spec.N() < min(max(n, 1), len(fb.phi), blrSpectrum) {
 		if err := fb.spec.Step(); err != nil {
@@ -237,6 +236,14 @@ func (s *blrSim) compareBumps() error {
 		}
 	}
 	return nil
+}
+
+// gpGap folds the BLR's predictive mean m and variance v at chart point i
+// into the largest difference from the GP's (gpDiff) and the GP's largest
+// value (gpSize), which scales it.
+func (s *blrSim) gpGap(i int, m, v float64) {
+	s.gpDiff = math.Max(s.gpDiff, math.Max(math.Abs(m-s.gpMean[i]), math.Abs(v-s.gpVar[i])))
+	s.gpSize = math.Max(s.gpSize, math.Max(math.Abs(s.gpMean[i]), s.gpVar[i]))
 }
 
 // rank is the numerical rank of the spectrum's kernel matrix: the
@@ -269,8 +276,7 @@ func (s *blrSim) compare() error {
 	s.gpDiff, s.gpSize = 0, 0
 	for i, x := range s.chartX {
 		m, v := s.b.Predict(x)
-		s.gpDiff = math.Max(s.gpDiff, math.Max(math.Abs(m-s.gpMean[i]), math.Abs(v-s.gpVar[i])))
-		s.gpSize = math.Max(s.gpSize, math.Max(math.Abs(s.gpMean[i]), s.gpVar[i]))
+		s.gpGap(i, m, v)
 	}
 	batch, err := gp.BatchBLR(s.alpha, s.noise, s.x[:n], s.y[:n])
 	if err != nil {
